@@ -1,0 +1,102 @@
+"""The in-memory data model: one test set and the systems run on it (see ``shared/DESIGN.md``).
+
+``EvalSet`` holds pandas frames indexed by ``seg`` (0..n-1):
+
+- ``segments``: columns ``src`` (optional, may be all empty) and ``doc`` (optional document id);
+- ``refs``: one column per reference (``ref``, or ``A``, ``B``, ... as named by the loader);
+- ``hyps``: one column per system;
+- ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
+- ``human``: optional long frame ``seg``, ``system``, ``score``.
+
+An ``EvalSet`` is immutable in spirit: functions return new ones (``with_hyps``) instead of mutating, and
+``content_hash`` identifies the data for caching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """One test set: source segments, one or more references, one or more systems, optional extras."""
+
+    segments: pd.DataFrame
+    refs: pd.DataFrame
+    hyps: pd.DataFrame
+    terms: pd.DataFrame | None = None
+    human: pd.DataFrame | None = None
+    name: str = "data"
+    lang_pair: str | None = None  # e.g. "en-fr" when known (from a folder name or an option)
+    warnings: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        n = len(self.refs)
+        if self.refs.shape[1] == 0:
+            raise ValueError("an EvalSet needs at least one reference")
+        for frame_name in ("segments", "hyps"):
+            frame = getattr(self, frame_name)
+            if len(frame) != n:
+                raise ValueError(f"{frame_name} has {len(frame)} rows but the references have {n}")
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.refs)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.hyps.columns)
+
+    @property
+    def ref_names(self) -> list[str]:
+        return list(self.refs.columns)
+
+    @property
+    def tgt_lang(self) -> str | None:
+        """Target language code from ``lang_pair`` (``en-fr`` -> ``fr``), or None when unknown."""
+        if self.lang_pair and "-" in self.lang_pair:
+            return self.lang_pair.split("-")[-1]
+        return None
+
+    @property
+    def src(self) -> pd.Series:
+        if "src" in self.segments.columns:
+            return self.segments["src"]
+        return pd.Series([""] * self.n_segments, index=self.refs.index, name="src")
+
+    def with_hyps(self, hyps: pd.DataFrame) -> "EvalSet":
+        """A copy with other system outputs (same segments and references)."""
+        return replace(self, hyps=hyps)
+
+    def content_hash(self) -> str:
+        """A stable digest of every text and extra in the set, for cache keys."""
+        digest = hashlib.sha256()
+        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human):
+            if frame is None:
+                digest.update(b"\x00none")
+                continue
+            digest.update("\x1f".join(map(str, frame.columns)).encode())
+            digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
+        digest.update(str(self.lang_pair).encode())
+        return digest.hexdigest()
+
+
+def evalset_from_lists(
+    refs: dict[str, list[str]],
+    hyps: dict[str, list[str]],
+    src: list[str] | None = None,
+    **extras,
+) -> EvalSet:
+    """Build an EvalSet from plain Python lists (tests, the API, small scripts)."""
+    n = len(next(iter(refs.values())))
+    index = pd.RangeIndex(n, name="seg")
+    segments = pd.DataFrame({"src": src if src is not None else [""] * n}, index=index)
+    return EvalSet(
+        segments=segments,
+        refs=pd.DataFrame(refs, index=index),
+        hyps=pd.DataFrame(hyps, index=index),
+        **extras,
+    )

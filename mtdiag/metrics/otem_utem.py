@@ -1,0 +1,189 @@
+"""OTEM and UTEM: over- and under-translation evaluation metrics (Yang et al. 2018, eqs. 1-7).
+
+``score = LP * exp(sum_n (1/N) log mp_n) * 100``, lower is better (``shared/spec/METRICS.md`` §1).
+
+- OTEM (eq. 3): for each candidate n-gram g with candidate count cc and reference count rc,
+  ``over(g) = cc - rc`` if ``cc > rc > 0``; ``cc - 1`` if ``rc = 0`` and ``cc > 1``; else 0.
+  ``mp_n = sum over / sum cc``. Several references: ``rc = min_k count_k(g)`` (the paper's rule, eq. 3 text).
+  ``LP = 1 if c < r else exp(1 - r/c)`` (eq. 5), c and r summed over the corpus, r = closest reference length.
+- UTEM (eq. 6): for each reference n-gram, ``under(g) = max(0, rc - cc)``; ``mp_n = sum under / sum rc``.
+  Several references, per segment and order (the reference script's "optimistic" rule):
+  ``under_n = min_k under_k``, ``total_n = max_k total_k``, chosen independently; a reference with no n-grams of
+  order n is left out of that order. ``LP = 1 if c > r else exp(1 - c/r)`` (eq. 7).
+
+If any ``mp_n = 0`` (including orders with no n-grams at all) the geometric mean collapses and the score is 0, as
+in the public reference script (DeepLearnXMU/Otem-Utem ``metric.py``); a corpus with reference length 0 scores 0.
+Single-reference numbers equal that script's to 1e-12 (tests). Its multi-reference OTEM takes the minimum
+*positive* over-count; we follow the paper (minimum reference count) — documented in docs/metrics.md.
+
+Sufficient statistics per segment: ``[c, r, m_1..m_N, t_1..t_N]`` (m = over/under counts, t = totals).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
+from mtdiag.ngrams import closest_ref_length
+
+_PAPER = "Yang et al. 2018, Otem&Utem (eqs. 1-7)"
+
+
+def _geometric_score(stats: np.ndarray, order: int, long_penalty: bool) -> np.ndarray:
+    """``100 * LP * exp(mean_n log mp_n)`` from summed statistics, vectorised over leading axes."""
+    stats = np.asarray(stats, dtype=float)
+    c, r = stats[..., 0], stats[..., 1]
+    matched, total = stats[..., 2 : 2 + order], stats[..., 2 + order : 2 + 2 * order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mp = np.where(total > 0, matched / np.where(total > 0, total, 1), 0.0)
+        if long_penalty:  # OTEM: penalise candidates longer than the reference
+            lp = np.where(c < r, 1.0, np.exp(1.0 - r / np.where(c > 0, c, 1)))
+        else:  # UTEM: penalise candidates shorter than the reference
+            lp = np.where(c > r, 1.0, np.exp(1.0 - c / np.where(r > 0, r, 1)))
+        log_sum = np.zeros(c.shape)
+        for n in range(order):  # sequential sum, as the reference script
+            log_sum = log_sum + np.log(np.where(mp[..., n] > 0, mp[..., n], 1.0)) * (1.0 / order)
+        score = lp * np.exp(log_sum) * 100.0
+    collapsed = (mp <= 0).any(axis=-1) | (r <= 0)
+    return np.where(collapsed, 0.0, score)
+
+
+def _lengths(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray]:
+    tokens = ctx.tokens
+    c = tokens.hyps[system].lengths
+    ref_lens = np.stack([side.lengths for side in tokens.refs.values()], axis=1)
+    return c, closest_ref_length(c, ref_lens)
+
+
+class _OverUnder(Metric):
+    order_default: int
+
+    @property
+    def order(self) -> int:
+        return self.options["order"]
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        n = range(1, self.order + 1)
+        return ("hyp_len", "ref_len", *(f"matched_{i}" for i in n), *(f"total_{i}" for i in n))
+
+    def mp_per_order(self, stats: np.ndarray) -> np.ndarray:
+        """``mp_n`` per order from (summed or per-segment) statistics; 0 where an order has no n-grams."""
+        matched = stats[..., 2 : 2 + self.order].astype(float)
+        total = stats[..., 2 + self.order :].astype(float)
+        return np.divide(matched, total, out=np.zeros_like(matched), where=total > 0)
+
+
+class OTEM(_OverUnder):
+    """Over-translation evaluation metric (Yang et al. 2018, eqs. 2-5); 0-100, lower is better."""
+
+    info = MetricInfo(
+        name="otem",
+        label="OTEM",
+        description="Over-translation: share of repeated (over-matched) n-grams, with a long-length penalty.",
+        paper=_PAPER + ", eqs. 2-5",
+        scale=100,
+        higher_is_better=False,
+        options=(OptionSpec("order", 2, "maximum n-gram order N", minimum=1, maximum=4),),
+    )
+
+    def over_counts(self, ctx: ScoringContext, system: str, n: int):
+        """Per candidate (segment, n-gram): candidate count, reference count (min over refs) and over-count."""
+        index = ctx.word_ngrams(self.order)
+        hyp = index.counts(("hyp", system), n)
+        rc = np.min([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in ctx.tokens.refs], axis=0)
+        cc = hyp.counts
+        over = np.where((cc > rc) & (rc > 0), cc - rc, np.where((rc == 0) & (cc > 1), cc - 1, 0))
+        return hyp, cc, rc, over
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        c, r = _lengths(ctx, system)
+        over_n, total_n = [], []
+        for n in range(1, self.order + 1):
+            hyp, cc, _, over = self.over_counts(ctx, system, n)
+            over_n.append(hyp.per_segment(over))
+            total_n.append(hyp.totals)
+        return np.column_stack([c, r, *over_n, *total_n]).astype(np.int64)
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        return _geometric_score(stats_sum, self.order, long_penalty=True)
+
+    def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
+        """The over-matched n-grams of every segment: ``seg, order, ngram, hyp_count, ref_count, over``."""
+        frames = []
+        for n in range(1, self.order + 1):
+            hyp, cc, rc, over = self.over_counts(ctx, system, n)
+            keep = over > 0
+            frames.append(
+                pd.DataFrame({
+                    "seg": hyp.seg[keep], "order": n,
+                    "ngram": _ngram_texts(ctx, n, hyp.gram[keep], self.order),
+                    "hyp_count": cc[keep], "ref_count": rc[keep], "over": over[keep],
+                })
+            )
+        return pd.concat(frames, ignore_index=True).sort_values(["seg", "order"], kind="stable", ignore_index=True)
+
+
+class UTEM(_OverUnder):
+    """Under-translation evaluation metric (Yang et al. 2018, eqs. 6-7); 0-100, lower is better."""
+
+    info = MetricInfo(
+        name="utem",
+        label="UTEM",
+        description="Under-translation: share of reference n-grams missing from the output, with a short-length penalty.",
+        paper=_PAPER + ", eqs. 6-7",
+        scale=100,
+        higher_is_better=False,
+        options=(OptionSpec("order", 4, "maximum n-gram order N", minimum=1, maximum=4),),
+    )
+
+    def under_counts(self, ctx: ScoringContext, system: str, ref: str, n: int):
+        """Per reference (segment, n-gram): reference count, candidate count and under-count."""
+        index = ctx.word_ngrams(self.order)
+        ref_counts = index.counts(("ref", ref), n)
+        cc = index.counts(("hyp", system), n).lookup(ref_counts.keys)
+        return ref_counts, ref_counts.counts, cc, np.maximum(ref_counts.counts - cc, 0)
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        c, r = _lengths(ctx, system)
+        under_n, total_n = [], []
+        for n in range(1, self.order + 1):
+            unders, totals = [], []
+            for ref in ctx.tokens.refs:
+                ref_counts, rc, _, under = self.under_counts(ctx, system, ref, n)
+                total = ref_counts.totals
+                totals.append(total)
+                # a reference without n-grams of this order is left out of the minimum
+                unders.append(np.where(total > 0, ref_counts.per_segment(under), np.inf))
+            under = np.min(unders, axis=0)
+            under_n.append(np.where(np.isfinite(under), under, 0))
+            total_n.append(np.max(totals, axis=0))
+        return np.column_stack([c, r, *under_n, *total_n]).astype(np.int64)
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        return _geometric_score(stats_sum, self.order, long_penalty=False)
+
+    def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
+        """Under-matched reference n-grams: ``seg, ref, order, ngram, ref_count, hyp_count, under``."""
+        frames = []
+        for ref in ctx.tokens.refs:
+            for n in range(1, self.order + 1):
+                ref_counts, rc, cc, under = self.under_counts(ctx, system, ref, n)
+                keep = under > 0
+                frames.append(
+                    pd.DataFrame({
+                        "seg": ref_counts.seg[keep], "ref": ref, "order": n,
+                        "ngram": _ngram_texts(ctx, n, ref_counts.gram[keep], self.order),
+                        "ref_count": rc[keep], "hyp_count": cc[keep], "under": under[keep],
+                    })
+                )
+        return pd.concat(frames, ignore_index=True).sort_values(["seg", "ref", "order"], kind="stable", ignore_index=True)
+
+
+def _ngram_texts(ctx: ScoringContext, n: int, grams: np.ndarray, max_order: int) -> np.ndarray:
+    """N-gram ids -> their tokens joined by one space."""
+    if len(grams) == 0:
+        return np.array([], dtype=object)
+    words = ctx.tokens.vocab[ctx.word_ngrams(max_order).gram_ids(n, grams)]
+    return np.array([" ".join(row) for row in words], dtype=object)

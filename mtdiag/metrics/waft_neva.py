@@ -1,0 +1,198 @@
+"""WAFT and NEVA (Forsbom 2003, "Training a Super Model Look-Alike", eqs. 3-4), with the edit-operation alignment.
+
+- **WAFT** (word accuracy for translation, eq. 3) ``= 1 - e / max(r, c)``: e is the word-level Levenshtein distance
+  (insert, delete, substitute at unit cost), computed by rapidfuzz on token-id strings. Several references: the
+  best (highest) WAFT; on a tie the first reference. Both texts empty -> 1; one empty -> 0.
+  Corpus ("segments are concatenated"): ``1 - sum e_i / sum max(r_i, c_i)`` with each segment's best reference.
+- **NEVA** (n-gram evaluation, eq. 4) ``= BP * sum_{n=1..N} (1/N) p_n`` with ``N = min(4, c)``, p_n BLEU's clipped
+  precision (clip by the maximum count over references), ``BP = 1 if c > r else exp(1 - r/c)``, r the closest
+  reference length; c = 0 -> 0. Corpus: summed clipped/total counts per order and BP on summed c, r; orders with no
+  n-grams anywhere are left out of the mean — which on one segment is exactly ``N = min(4, c)``.
+
+NEVA > WAFT flags word-order trouble (paper §5). ``shared/spec/METRICS.md`` §2 holds the worked numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+from rapidfuzz.distance import Levenshtein
+
+from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
+from mtdiag.ngrams import closest_ref_length
+from mtdiag.tokenize import TokenSide
+
+_PAPER = "Forsbom 2003, Training a Super Model Look-Alike"
+NEVA_ORDER = 4
+
+
+def _as_strings(side: TokenSide) -> list[str]:
+    """Each segment's token ids as one string of code points, so rapidfuzz compares whole tokens fast."""
+    codes = side.ids + np.where(side.ids >= 0xD800, 0x800, 0)  # skip the surrogate block
+    text = codes.astype(np.uint32).tobytes().decode("utf-32-le")
+    offsets = side.offsets.tolist()
+    return [text[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment: Levenshtein edits and ``max(r, c)`` against the best-WAFT reference, and that reference's index."""
+    cache = ctx.__dict__.setdefault("_waft_cache", {})
+    if system in cache:
+        return cache[system]
+    tokens = ctx.tokens
+    hyp = _as_strings(tokens.hyps[system])
+    c = tokens.hyps[system].lengths
+    best_e = best_m = best_k = None
+    best_waft = None
+    for k, side in enumerate(tokens.refs.values()):
+        ref = _as_strings(side)
+        e = np.fromiter((Levenshtein.distance(h, r) for h, r in zip(hyp, ref)), dtype=np.int64, count=len(hyp))
+        m = np.maximum(c, side.lengths)
+        waft = np.where(m > 0, 1.0 - e / np.where(m > 0, m, 1), 1.0)
+        if best_waft is None:
+            best_e, best_m, best_waft, best_k = e, m, waft, np.zeros(len(e), dtype=np.int64)
+        else:
+            better = waft > best_waft
+            best_e, best_m = np.where(better, e, best_e), np.where(better, m, best_m)
+            best_waft, best_k = np.where(better, waft, best_waft), np.where(better, k, best_k)
+    cache[system] = (best_e, best_m, best_k)
+    return cache[system]
+
+
+class WAFT(Metric):
+    """Word accuracy for translation (Forsbom 2003, eq. 3); 0-1, higher is better."""
+
+    info = MetricInfo(
+        name="waft",
+        label="WAFT",
+        description="1 - word edit distance / longer length; low when words are wrong, missing, extra or moved.",
+        paper=_PAPER + ", eq. 3",
+        scale=1,
+        higher_is_better=True,
+    )
+    stat_names = ("edits", "max_len")
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        e, m, _ = best_reference_edits(ctx, system)
+        return np.column_stack([e, m]).astype(np.int64)
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        stats_sum = np.asarray(stats_sum, dtype=float)
+        e, m = stats_sum[..., 0], stats_sum[..., 1]
+        return np.where(m > 0, 1.0 - e / np.where(m > 0, m, 1), 1.0)
+
+    def evidence(self, ctx: ScoringContext, system: str) -> "EditEvidence":
+        return EditEvidence(ctx, system)
+
+
+class NEVA(Metric):
+    """N-gram evaluation (Forsbom 2003, eq. 4); 0-1, higher is better."""
+
+    info = MetricInfo(
+        name="neva",
+        label="NEVA",
+        description="Mean (not geometric) clipped n-gram precision with a brevity penalty; forgiving of word order.",
+        paper=_PAPER + ", eq. 4",
+        scale=1,
+        higher_is_better=True,
+    )
+    stat_names = ("hyp_len", "ref_len", *(f"clipped_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        return clipped_ngram_statistics(ctx.word_ngrams(NEVA_ORDER), ctx.tokens, system, NEVA_ORDER)
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        stats_sum = np.asarray(stats_sum, dtype=float)
+        c, r = stats_sum[..., 0], stats_sum[..., 1]
+        clipped, total = stats_sum[..., 2:6], stats_sum[..., 6:10]
+        present = total > 0
+        precision = np.divide(clipped, total, out=np.zeros_like(clipped), where=present)
+        orders = present.sum(axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = precision.sum(axis=-1) / np.where(orders > 0, orders, 1)
+            bp = np.where(c > r, 1.0, np.exp(1.0 - r / np.where(c > 0, c, 1)))
+        return np.where(c > 0, bp * mean, 0.0)
+
+
+def clipped_ngram_statistics(index, tokens, system: str, order: int) -> np.ndarray:
+    """``[c, r, clipped_1..order, total_1..order]`` per segment: BLEU's clipped counts (max over references)."""
+    c = tokens.hyps[system].lengths
+    r = closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
+    clipped, totals = [], []
+    for n in range(1, order + 1):
+        hyp = index.counts(("hyp", system), n)
+        rc = np.max([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in tokens.refs], axis=0)
+        clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
+        totals.append(hyp.totals)
+    return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)
+
+
+class EditEvidence:
+    """The word-level edit operations behind WAFT: per-segment alignment and corpus confusion pairs."""
+
+    def __init__(self, ctx: ScoringContext, system: str):
+        self._ctx = ctx
+        self._system = system
+
+    def best_reference(self, seg: int) -> str:
+        _, _, k = best_reference_edits(self._ctx, self._system)
+        return list(self._ctx.tokens.refs)[int(k[seg])]
+
+    def alignment(self, seg: int) -> pd.DataFrame:
+        """The Levenshtein backtrace of one segment against its best-WAFT reference.
+
+        Columns ``op`` (match / substitute / insert / delete), ``hyp`` and ``ref`` tokens, ``hyp_pos``, ``ref_pos``
+        (-1 where the side has no token). *insert* = a word the system added; *delete* = a reference word it missed.
+        """
+        ref_name = self.best_reference(seg)
+        hyp_tokens = self._ctx.tokens.tokens(self._system, seg)
+        ref_tokens = self._ctx.tokens.tokens(ref_name, seg)
+        return align_tokens(hyp_tokens, ref_tokens)
+
+    def operations(self) -> pd.DataFrame:
+        """Every non-match edit of every segment: ``seg, op, hyp, ref``."""
+        rows = []
+        tokens = self._ctx.tokens
+        _, _, best = best_reference_edits(self._ctx, self._system)
+        refs = list(tokens.refs)
+        for seg in range(self._ctx.evalset.n_segments):
+            hyp_tokens = tokens.tokens(self._system, seg)
+            ref_tokens = tokens.tokens(refs[int(best[seg])], seg)
+            rows.extend((seg, op, h, r) for op, h, r, _, _ in aligned_tokens(hyp_tokens, ref_tokens) if op != "match")
+        return pd.DataFrame(rows, columns=["seg", "op", "hyp", "ref"])
+
+    def confusion_pairs(self) -> pd.DataFrame:
+        """Corpus counts of each edit: substitutions hyp->ref, insertions, deletions, most frequent first."""
+        ops = self.operations()
+        counts = Counter(zip(ops["op"], ops["hyp"], ops["ref"]))
+        frame = pd.DataFrame([(op, h, r, n) for (op, h, r), n in counts.items()], columns=["op", "hyp", "ref", "count"])
+        return frame.sort_values(["count", "op", "hyp", "ref"], ascending=[False, True, True, True], ignore_index=True)
+
+
+_OPCODE_NAMES = {"equal": "match", "replace": "substitute", "insert": "insert", "delete": "delete"}
+
+
+def aligned_tokens(hyp_tokens: list[str], ref_tokens: list[str]):
+    """Yield ``(op, hyp token, ref token, hyp_pos, ref_pos)`` along a Levenshtein alignment of the two token lists.
+
+    The alignment turns the reference into the hypothesis (rapidfuzz opcodes on token-id strings): *insert* is a
+    word the system added, *delete* a reference word it missed; positions are -1 on the side without a token.
+    """
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(hyp_tokens + ref_tokens))}
+
+    def encode(tokens: list[str]) -> str:
+        return "".join(chr(vocab[t] + (0x800 if vocab[t] >= 0xD800 else 0)) for t in tokens)
+
+    for block in Levenshtein.opcodes(encode(ref_tokens), encode(hyp_tokens)):
+        op = _OPCODE_NAMES[block.tag]
+        for i in range(max(block.src_end - block.src_start, block.dest_end - block.dest_start)):
+            rp = block.src_start + i if block.src_start + i < block.src_end else -1
+            hp = block.dest_start + i if block.dest_start + i < block.dest_end else -1
+            yield op, hyp_tokens[hp] if hp >= 0 else "", ref_tokens[rp] if rp >= 0 else "", hp, rp
+
+
+def align_tokens(hyp_tokens: list[str], ref_tokens: list[str]) -> pd.DataFrame:
+    """The full alignment table (matches included) of hypothesis against reference tokens."""
+    return pd.DataFrame(list(aligned_tokens(hyp_tokens, ref_tokens)), columns=["op", "hyp", "ref", "hyp_pos", "ref_pos"])

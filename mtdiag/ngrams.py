@@ -1,0 +1,141 @@
+"""Vectorised n-gram counting shared by every n-gram metric (OTEM/UTEM, NEVA, BLEU, chrF).
+
+Every text of every side (references and systems) is a run of integer ids in one flat array. An n-gram gets a
+dense integer id by pairing the id of its (n-1)-gram prefix with its last token and factorising the pairs
+(``pandas.factorize``, a C hash table): ids are shared by all sides, so a system's n-gram and a reference's n-gram
+are equal exactly when their ids are equal. A side's multiset of n-grams per segment is then one sorted array of
+keys ``segment * n_grams + gram`` with counts (``numpy.unique``), and clipping, over-/under-counting and
+per-segment sums are array operations (``searchsorted``, ``minimum``, ``bincount``) — no Python loop over
+n-grams or segments.
+
+References are counted once and reused for every system.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Hashable
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.tokenize import TokenSide
+
+
+@dataclass(frozen=True)
+class NgramCounts:
+    """The n-grams of one order in one side: sorted unique (segment, gram) keys with their counts."""
+
+    keys: np.ndarray  # int64, sorted: seg * n_grams + gram
+    counts: np.ndarray  # int64
+    seg: np.ndarray  # int64 segment of each key
+    gram: np.ndarray  # int64 n-gram id of each key
+    n_segments: int
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Counts of the given (segment, gram) keys in this side; 0 where absent."""
+        if len(self.keys) == 0 or len(keys) == 0:
+            return np.zeros(len(keys), dtype=np.int64)
+        idx = np.searchsorted(self.keys, keys)
+        idx[idx == len(self.keys)] = 0
+        return np.where(self.keys[idx] == keys, self.counts[idx], 0)
+
+    def per_segment(self, values: np.ndarray) -> np.ndarray:
+        """Sum ``values`` (one per key) within each segment."""
+        return np.bincount(self.seg, weights=values, minlength=self.n_segments)
+
+    @cached_property
+    def totals(self) -> np.ndarray:
+        """Number of n-grams (with repetition) per segment (computed once: references serve every system)."""
+        return self.per_segment(self.counts)
+
+
+class NgramIndex:
+    """N-gram ids of orders 1..max_order over several named sides of equal segment count."""
+
+    def __init__(self, sides: dict[Hashable, TokenSide], max_order: int):
+        if max_order < 1:
+            raise ValueError("max_order must be at least 1")
+        self.max_order = max_order
+        self.sides = sides
+        names = list(sides)
+        starts = np.cumsum([0] + [len(sides[k].ids) for k in names])
+        self._side_range = {k: (int(starts[i]), int(starts[i + 1])) for i, k in enumerate(names)}
+        flat = np.concatenate([sides[k].ids for k in names]) if names else np.zeros(0, np.int64)
+        # the end (exclusive) of the segment each position belongs to, in flat coordinates
+        ends = np.concatenate(
+            [np.repeat(sides[k].offsets[1:] + starts[i], sides[k].lengths) for i, k in enumerate(names)]
+        ) if names else np.zeros(0, np.int64)
+        unigram, uniques = pd.factorize(flat)
+        self._flat = flat
+        self._grams: list[np.ndarray] = [np.asarray(unigram, dtype=np.int64)]  # per order: id or -1
+        self._n_grams: list[int] = [len(uniques)]
+        self._first: list[np.ndarray] = [self._first_positions(self._grams[0], len(uniques))]
+        positions = np.arange(len(flat), dtype=np.int64)
+        for n in range(2, max_order + 1):
+            valid = positions + n <= ends
+            pos = positions[valid]
+            combined = self._grams[n - 2][pos] * self._n_grams[0] + self._grams[0][pos + n - 1]
+            codes, uniq = pd.factorize(combined)
+            grams = np.full(len(flat), -1, dtype=np.int64)
+            grams[pos] = codes
+            self._grams.append(grams)
+            self._n_grams.append(len(uniq))
+            self._first.append(self._first_positions(grams, len(uniq)))
+        self._counts: dict[tuple[Hashable, int], NgramCounts] = {}
+
+    @staticmethod
+    def _first_positions(grams: np.ndarray, n_grams: int) -> np.ndarray:
+        first = np.zeros(n_grams, dtype=np.int64)
+        pos = np.flatnonzero(grams >= 0)
+        first[grams[pos][::-1]] = pos[::-1]
+        return first
+
+    def counts(self, side: Hashable, n: int) -> NgramCounts:
+        """The per-segment multiset of order-``n`` n-grams of ``side`` (computed once, then cached)."""
+        key = (side, n)
+        if key not in self._counts:
+            if not 1 <= n <= self.max_order:
+                raise ValueError(f"order {n} outside 1..{self.max_order}")
+            lo, hi = self._side_range[side]
+            tokens = self.sides[side]
+            seg_of = np.repeat(np.arange(tokens.n_segments, dtype=np.int64), tokens.lengths)
+            grams = self._grams[n - 1][lo:hi]
+            valid = grams >= 0
+            n_grams = max(self._n_grams[n - 1], 1)
+            keys, counts = np.unique(seg_of[valid] * n_grams + grams[valid], return_counts=True)
+            self._counts[key] = NgramCounts(
+                keys=keys, counts=counts.astype(np.int64), seg=keys // n_grams, gram=keys % n_grams,
+                n_segments=tokens.n_segments,
+            )
+        return self._counts[key]
+
+    def gram_ids(self, n: int, gram: np.ndarray) -> np.ndarray:
+        """The token ids of n-grams (shape (len(gram), n)), read from each n-gram's first occurrence."""
+        start = self._first[n - 1][gram]
+        return self._flat[start[:, None] + np.arange(n)]
+
+
+def char_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, TokenSide]:
+    """Every raw text as code points with whitespace removed (chrF's character n-gram input)."""
+    sides = {}
+    for role, frame in (("ref", refs), ("hyp", hyps)):
+        for name in frame.columns:
+            stripped = ["".join(text.split()) for text in frame[name]]
+            lengths = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped))
+            offsets = np.zeros(len(stripped) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            ids = np.frombuffer("".join(stripped).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+            sides[(role, name)] = TokenSide(ids=ids, offsets=offsets)
+    return sides
+
+
+def closest_ref_length(hyp_len: np.ndarray, ref_lens: np.ndarray) -> np.ndarray:
+    """Per segment, the reference length nearest the candidate's; a tie goes to the shorter (as BLEU).
+
+    ``ref_lens`` has shape (n_segments, n_refs).
+    """
+    diff = np.abs(ref_lens - hyp_len[:, None])
+    nearest = diff == diff.min(axis=1, keepdims=True)
+    return np.where(nearest, ref_lens, np.iinfo(np.int64).max).min(axis=1)

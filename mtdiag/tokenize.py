@@ -1,0 +1,166 @@
+"""Tokenisation, done once per distinct text and shared by every metric.
+
+Tokenisers are sacrebleu's own classes (``none``, ``13a``, ``intl``, ``zh``, ``ja-mecab``, ``char``), applied to
+the right-stripped line exactly as sacrebleu's BLEU does, then split on whitespace. Lower-casing is an explicit
+option (default on, as the seed papers report case-insensitive scores; see ``shared/spec/METRICS.md`` §0).
+
+Decision (documented in docs/metrics.md): for the case-agnostic tokenisers (everything but ``ja-mecab``) the
+lower-cased tokens are the cased tokens lower-cased, so a text is tokenised once and both casings are served from
+that one pass (sacrebleu lower-cases before tokenising; for these tokenisers the two orders give the same tokens —
+a test checks it on the sample data). ``ja-mecab`` is tokenised per casing, because MeCab's segmentation of Latin
+script may depend on case.
+
+The result of tokenising an :class:`~mtdiag.evalset.EvalSet` is a :class:`TokenizedSet`: every text as an array of
+integer token ids over one shared vocabulary, which the n-gram counter (:mod:`mtdiag.ngrams`) and the edit
+distance (rapidfuzz) consume directly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+TOKENIZERS: tuple[str, ...] = ("13a", "none", "intl", "zh", "ja-mecab", "char")
+DEFAULT_TOKENIZER = "13a"
+DEFAULT_LOWERCASE = True
+_CASE_AGNOSTIC = frozenset({"13a", "none", "intl", "zh", "char"})
+
+_TOKENIZER_CLASSES = {
+    "none": ("sacrebleu.tokenizers.tokenizer_none", "NoneTokenizer"),
+    "13a": ("sacrebleu.tokenizers.tokenizer_13a", "Tokenizer13a"),
+    "intl": ("sacrebleu.tokenizers.tokenizer_intl", "TokenizerV14International"),
+    "zh": ("sacrebleu.tokenizers.tokenizer_zh", "TokenizerZh"),
+    "ja-mecab": ("sacrebleu.tokenizers.tokenizer_ja_mecab", "TokenizerJaMecab"),
+    "char": ("sacrebleu.tokenizers.tokenizer_char", "TokenizerChar"),
+}
+
+
+@dataclass(frozen=True)
+class TokenizeOptions:
+    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold case first."""
+
+    tokenize: str = DEFAULT_TOKENIZER
+    lowercase: bool = DEFAULT_LOWERCASE
+
+    def __post_init__(self) -> None:
+        if self.tokenize not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {self.tokenize!r}; choose one of {', '.join(TOKENIZERS)}")
+
+    @property
+    def signature(self) -> str:
+        return f"tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}"
+
+
+@lru_cache(maxsize=None)
+def sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
+    """The sacrebleu tokeniser object for ``name`` (imported lazily: MeCab is heavy)."""
+    if name not in _TOKENIZER_CLASSES:
+        raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    import importlib
+
+    module_name, class_name = _TOKENIZER_CLASSES[name]
+    try:
+        return getattr(importlib.import_module(module_name), class_name)()
+    except RuntimeError as exc:  # sacrebleu raises this when MeCab/ipadic are missing
+        raise RuntimeError(f"tokenizer {name!r} is not available: {exc}".strip()) from exc
+
+
+@lru_cache(maxsize=2**18)
+def _tokenize_cased(name: str, text: str) -> tuple[str, ...]:
+    return tuple(sacrebleu_tokenizer(name)(text.rstrip()).split())
+
+
+@lru_cache(maxsize=2**18)
+def _tokenize_lowered(name: str, text: str) -> tuple[str, ...]:
+    if name in _CASE_AGNOSTIC:
+        return tuple(token.lower() for token in _tokenize_cased(name, text))
+    return tuple(sacrebleu_tokenizer(name)(text.lower().rstrip()).split())
+
+
+def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:
+    """The tokens of one text under ``options`` (cached: a distinct text is tokenised once per setting)."""
+    if options.lowercase:
+        return _tokenize_lowered(options.tokenize, text)
+    return _tokenize_cased(options.tokenize, text)
+
+
+def tokenize_texts(texts: Iterable[str], options: TokenizeOptions = TokenizeOptions()) -> list[tuple[str, ...]]:
+    """Tokens of many texts; identical texts share one tokenisation."""
+    return [tokenize_text(text, options) for text in texts]
+
+
+@dataclass(frozen=True)
+class TokenSide:
+    """One column of texts (a reference or a system) as token ids: ``ids[offsets[i]:offsets[i+1]]`` is segment i."""
+
+    ids: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.offsets) - 1
+
+    def segment(self, i: int) -> np.ndarray:
+        return self.ids[self.offsets[i] : self.offsets[i + 1]]
+
+    def segments(self) -> list[np.ndarray]:
+        return np.split(self.ids, self.offsets[1:-1])
+
+
+@dataclass(frozen=True)
+class TokenizedSet:
+    """Every reference and system of an EvalSet as token ids over one vocabulary."""
+
+    vocab: np.ndarray  # object array: token id -> token string
+    refs: dict[str, TokenSide]
+    hyps: dict[str, TokenSide]
+    options: TokenizeOptions
+
+    def side(self, name: str) -> TokenSide:
+        return self.hyps[name] if name in self.hyps else self.refs[name]
+
+    def tokens(self, name: str, i: int) -> list[str]:
+        return self.vocab[self.side(name).segment(i)].tolist()
+
+
+def encode_sides(
+    columns: dict[str, Sequence[Sequence[str]]],
+) -> tuple[np.ndarray, dict[str, TokenSide]]:
+    """Map token sequences of several named sides onto one vocabulary of integer ids."""
+    flat: list[str] = []
+    bounds: dict[str, np.ndarray] = {}
+    for name, sequences in columns.items():
+        lengths = np.fromiter((len(seq) for seq in sequences), dtype=np.int64, count=len(sequences))
+        offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        bounds[name] = offsets + len(flat)
+        flat.extend(itertools.chain.from_iterable(sequences))
+    codes, vocab = pd.factorize(pd.Series(flat, dtype=object)) if flat else (np.zeros(0, np.int64), pd.Index([]))
+    codes = np.asarray(codes, dtype=np.int64)
+    sides = {
+        name: TokenSide(ids=codes[offsets[0] : offsets[-1]], offsets=offsets - offsets[0])
+        for name, offsets in bounds.items()
+    }
+    return np.asarray(vocab, dtype=object), sides
+
+
+def tokenize_evalset(refs: pd.DataFrame, hyps: pd.DataFrame, options: TokenizeOptions) -> TokenizedSet:
+    """Tokenise every reference and system column once, and encode them over one vocabulary."""
+    columns = {("ref", name): tokenize_texts(refs[name], options) for name in refs.columns}
+    columns |= {("hyp", name): tokenize_texts(hyps[name], options) for name in hyps.columns}
+    vocab, sides = encode_sides(columns)
+    return TokenizedSet(
+        vocab=vocab,
+        refs={name: sides[("ref", name)] for name in refs.columns},
+        hyps={name: sides[("hyp", name)] for name in hyps.columns},
+        options=options,
+    )
