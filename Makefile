@@ -1,0 +1,51 @@
+# mtdiag — every step a fresh machine needs is scripted here.
+#   make run    -> dashboard on sample_data (http://localhost:8501)
+#   make test   -> venv + deps + Debian chromium, then the whole pytest suite
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+STAMP  := $(VENV)/.mtdiag-installed
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: help install run browser test bench clean
+
+help:
+	@echo "make install  - create $(VENV) and install mtdiag + dev requirements"
+	@echo "make run      - start the dashboard (opens on sample_data)"
+	@echo "make browser  - install Debian chromium for the real-browser tests"
+	@echo "make test     - install, browser, then run the test suite"
+	@echo "make bench    - run every benchmarks/bench_*.py"
+
+install: $(STAMP)
+
+# Re-install only when the dependency files change (the editable install picks up code changes by itself).
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -r requirements-dev.txt -e .
+	@touch $@
+
+run: install
+	$(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then \
+	  echo "chromium present: $$($(CHROMIUM) --version 2>/dev/null || echo $(CHROMIUM))"; \
+	else \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-cjk; \
+	fi
+
+test: install browser
+	$(VPY) -m pytest -q
+
+bench: install
+	@shopt -s nullglob; files=(benchmarks/bench_*.py); \
+	if [ $${#files[@]} -eq 0 ]; then echo "no benchmarks/bench_*.py yet"; exit 0; fi; \
+	for f in "$${files[@]}"; do echo "== $$f"; $(VPY) "$$f" || exit $$?; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache artifacts

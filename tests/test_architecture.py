@@ -1,0 +1,99 @@
+"""Layering rules from shared/DESIGN.md ("Package layout"), checked on the source itself.
+
+- Only ``mtdiag/ui/`` may import Streamlit; the core never does.
+- Nothing in the core imports ``mtdiag.ui`` (layers point one way).
+- ``import mtdiag`` stays light: no Streamlit, numba or MeCab (heavy imports are lazy).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PKG = REPO_ROOT / "mtdiag"
+UI = PKG / "ui"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Absolute names of every module a file imports (relative imports resolved), at any depth in the file."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        pytest.fail(f"{path.relative_to(REPO_ROOT)} does not parse: {exc}")
+    mod = _module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts)
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            names.add(target)
+            # `from mtdiag import ui` / `from . import ui` import a submodule by name
+            names.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.Call):
+            # importlib.import_module("streamlit") / __import__("streamlit") with a literal name
+            func = node.func
+            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if fname in ("import_module", "__import__") and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    names.add(arg.value)
+    return names
+
+
+def _core_files() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if UI not in p.parents and "__pycache__" not in p.parts)
+
+
+def test_core_files_found():
+    assert (PKG / "__init__.py").is_file(), "mtdiag/__init__.py is missing"
+    assert _core_files(), "no core modules found under mtdiag/"
+
+
+def _hits(prefix: str) -> dict[str, list[str]]:
+    bad = {}
+    for path in _core_files():
+        hits = sorted(n for n in _imported_modules(path) if n == prefix or n.startswith(prefix + "."))
+        if hits:
+            bad[str(path.relative_to(REPO_ROOT))] = hits
+    return bad
+
+
+def test_only_ui_imports_streamlit():
+    bad = _hits("streamlit")
+    assert not bad, f"only mtdiag/ui/ may import streamlit; found: {bad}"
+
+
+def test_core_does_not_import_ui():
+    bad = _hits("mtdiag.ui")
+    assert not bad, f"the core must not import mtdiag.ui (layers point one way); found: {bad}"
+
+
+def test_import_mtdiag_is_light():
+    code = ("import mtdiag, sys; "
+            "print('streamlit' in sys.modules, 'numba' in sys.modules, 'MeCab' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, f"`import mtdiag` failed:\n{proc.stderr}"
+    streamlit, numba, mecab = proc.stdout.split()
+    assert (streamlit, numba, mecab) == ("False", "False", "False"), (
+        f"`import mtdiag` pulled in heavy modules: streamlit={streamlit} numba={numba} MeCab={mecab}")

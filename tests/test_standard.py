@@ -1,0 +1,52 @@
+"""BLEU and chrF equal sacrebleu's own results, corpus and every segment, on WMT21 en-de (12 systems, 3 refs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sacrebleu
+
+from mtdiag.api import Options, evaluate
+from mtdiag.evalset import evalset_from_lists
+from tests.conftest import DEV, read_lines
+
+EN_DE = DEV / "wmt21" / "en-de"
+
+
+@pytest.fixture(scope="module")
+def en_de_report():
+    refs = {name: read_lines(EN_DE / f"ref.{name}.txt") for name in "ACD"}
+    hyps = {p.name.split(".")[-2]: read_lines(p) for p in sorted(EN_DE.glob("newstest2021.en-de.*.txt"))}
+    assert len(hyps) == 12
+    return evaluate(evalset_from_lists(refs, hyps), Options(metrics=("bleu", "chrf"))), refs, hyps
+
+
+def test_bleu_and_chrf_equal_sacrebleu_on_every_system_and_segment(en_de_report):
+    report, refs, hyps = en_de_report
+    ref_columns = list(refs.values())
+    bleu, chrf = sacrebleu.BLEU(), sacrebleu.CHRF()
+    sentence_bleu = sacrebleu.BLEU(effective_order=True)
+    for system, lines in hyps.items():
+        assert report.corpus.loc[system, "bleu"] == pytest.approx(bleu.corpus_score(lines, ref_columns).score, abs=1e-9)
+        assert report.corpus.loc[system, "chrf"] == pytest.approx(chrf.corpus_score(lines, ref_columns).score, abs=1e-9)
+        seg_refs = list(zip(*ref_columns))
+        expected_bleu = [sentence_bleu.sentence_score(h, list(r)).score for h, r in zip(lines, seg_refs)]
+        expected_chrf = [chrf.sentence_score(h, list(r)).score for h, r in zip(lines, seg_refs)]
+        np.testing.assert_allclose(report.segments.loc[system, "bleu"], expected_bleu, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(report.segments.loc[system, "chrf"], expected_chrf, atol=1e-9, rtol=0)
+
+
+def test_bleu_statistics_are_sacrebleus(en_de_report):
+    report, refs, hyps = en_de_report
+    system = "Online-W"
+    expected = np.array(sacrebleu.BLEU()._extract_corpus_statistics(hyps[system], list(refs.values())))
+    np.testing.assert_array_equal(report.result("bleu", system).stats, expected)
+
+
+@pytest.mark.parametrize("hyp,ref", [("", "a b"), ("a b", ""), ("", ""), ("x", "x"), ("a", "b")])
+def test_bleu_chrf_edge_cases_equal_sacrebleu(hyp, ref):
+    report = evaluate(evalset_from_lists({"ref": [ref]}, {"sys": [hyp]}), Options(metrics=("bleu", "chrf")))
+    assert report.corpus.loc["sys", "bleu"] == pytest.approx(sacrebleu.corpus_bleu([hyp], [[ref]]).score, abs=1e-9)
+    assert report.corpus.loc["sys", "chrf"] == pytest.approx(sacrebleu.corpus_chrf([hyp], [[ref]]).score, abs=1e-9)
+    assert report.segments.loc[("sys", 0), "bleu"] == pytest.approx(sacrebleu.sentence_bleu(hyp, [ref]).score, abs=1e-9)
+    assert report.segments.loc[("sys", 0), "chrf"] == pytest.approx(sacrebleu.sentence_chrf(hyp, [ref]).score, abs=1e-9)
