@@ -8,7 +8,7 @@ operations) for the dashboard.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable
 
@@ -17,7 +17,7 @@ import pandas as pd
 
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics import REGISTRY, MetricResult, ScoringContext, create_metric
-from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TOKENIZER, TokenizeOptions
+from mtdiag.tokenize import DEFAULT_LOWERCASE, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -26,7 +26,7 @@ ProgressCallback = Callable[[float, str], None]
 class Options:
     """Everything that changes a number. Defaults follow ``shared/spec/METRICS.md`` and the CLI contract."""
 
-    tokenize: str = DEFAULT_TOKENIZER
+    tokenize: str | None = None  # None: by target language (ja-mecab for ja, zh for zh, else 13a), as sacrebleu
     lowercase: bool = DEFAULT_LOWERCASE
     metrics: tuple[str, ...] | None = None  # None: every metric the inputs allow
     otem_order: int = 2
@@ -35,7 +35,12 @@ class Options:
 
     @property
     def tokenize_options(self) -> TokenizeOptions:
-        return TokenizeOptions(self.tokenize, self.lowercase)
+        return TokenizeOptions(self.tokenize or default_tokenizer(self.tgt_lang), self.lowercase)
+
+    def resolved(self, evalset: EvalSet) -> "Options":
+        """These options with the target language and the tokeniser made explicit for ``evalset``."""
+        tgt_lang = self.tgt_lang or evalset.tgt_lang
+        return replace(self, tgt_lang=tgt_lang, tokenize=self.tokenize or default_tokenizer(tgt_lang))
 
     def metric_options(self, name: str) -> dict:
         return {"otem": {"order": self.otem_order}, "utem": {"order": self.utem_order}}.get(name, {})
@@ -100,6 +105,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
     processed once for all systems. ``progress(fraction, message)`` is called as metrics finish.
     """
+    options = options.resolved(evalset)
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else tuple(allowed)
     for name in names:
@@ -107,7 +113,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
             raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
         if name not in allowed:
             raise ValueError(f"metric {name!r} needs term annotations (--terms), and these inputs have none")
-    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang or evalset.tgt_lang)
+    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
     results: dict[tuple[str, str], MetricResult] = {}
     steps = max(len(names) * len(evalset.systems), 1)
     for i, name in enumerate(names):

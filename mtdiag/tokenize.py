@@ -28,6 +28,7 @@ import pandas as pd
 TOKENIZERS: tuple[str, ...] = ("13a", "none", "intl", "zh", "ja-mecab", "char")
 DEFAULT_TOKENIZER = "13a"
 DEFAULT_LOWERCASE = True
+_LANGUAGE_TOKENIZERS = {"ja": "ja-mecab", "zh": "zh"}
 _CASE_AGNOSTIC = frozenset({"13a", "none", "intl", "zh", "char"})
 
 _TOKENIZER_CLASSES = {
@@ -38,6 +39,12 @@ _TOKENIZER_CLASSES = {
     "ja-mecab": ("sacrebleu.tokenizers.tokenizer_ja_mecab", "TokenizerJaMecab"),
     "char": ("sacrebleu.tokenizers.tokenizer_char", "TokenizerChar"),
 }
+
+
+def default_tokenizer(lang: str | None) -> str:
+    """The default tokeniser for a target language, as sacrebleu chooses it: ``ja-mecab`` for Japanese, ``zh``
+    for Chinese, ``13a`` otherwise (and when the language is unknown)."""
+    return _LANGUAGE_TOKENIZERS.get((lang or "").lower().split("-")[0], DEFAULT_TOKENIZER)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,14 @@ from __future__ import annotations
 from mtdiag.metrics.base import Metric, MetricInfo, MetricResult, OptionSpec, ScoringContext
 from mtdiag.metrics.otem_utem import OTEM, UTEM
 from mtdiag.metrics.standard import BLEU, CHRF
+from mtdiag.metrics.ter import TER
+from mtdiag.metrics.terminology import TermExactMatch, TermTER, TermWindow2, TermWindow3
 from mtdiag.metrics.waft_neva import NEVA, WAFT
 
-REGISTRY: dict[str, type[Metric]] = {cls.info.name: cls for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF)}
+REGISTRY: dict[str, type[Metric]] = {
+    cls.info.name: cls
+    for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF, TER, TermExactMatch, TermWindow2, TermWindow3, TermTER)
+}
 
 
 def metric_info(name: str) -> MetricInfo:

@@ -1,0 +1,435 @@
+"""Translation Edit Rate (TER) — an exact, compiled port of sacrebleu's ``metrics/lib_ter.py``.
+
+TER (Snover, Dorr, Schwartz, Micciulla, Makhoul 2006, "A Study of Translation Edit Rate with Targeted Human
+Annotation", AMTA) is the number of edits — insertions, deletions, substitutions and shifts of word blocks — that
+turn the hypothesis into the reference, divided by the reference length. This module reproduces, decision for
+decision, the Tercom re-implementation in sacrebleu 2.x (Post 2018; ``sacrebleu/metrics/lib_ter.py``, Memsource):
+
+- the *beam* edit distance (``BeamEditDistance``): only a band of ``BEAM_WIDTH`` = 25 cells on either side of the
+  pseudo-diagonal ``floor(i * len_ref / len_hyp)`` is filled (widened when the length ratio exceeds 50), the last row
+  is filled completely, cells outside the band are "infinite" (10^16), and ties prefer match/substitution, then
+  deletion, then insertion (sacrebleu's order, chosen because the trace is flipped);
+- the greedy shift search (``_shift`` / ``_find_shifted_pairs``): block pairs of up to ``MAX_SHIFT_SIZE`` = 10
+  words whose start positions differ by at most ``MAX_SHIFT_DIST`` = 50, the error/alignment filters taken from the
+  flipped trace, every target position ``align[r] + 1`` of the block's reference span (and 0), candidates ranked by
+  (gain, length, earliest start, earliest target), at most ``MAX_SHIFT_CANDIDATES`` = 1000 evaluated per segment —
+  and, as in sacrebleu, when that budget runs out the best shift of the current round is *not* applied;
+- ``translation_edit_rate``: shift while the best shift strictly lowers the edit distance; edits = shifts + final
+  edit distance; an empty reference gives (len(hyp), 0).
+
+What is different (and why results are still identical):
+
+- **Compiled kernel.** Words are encoded as integer ids once (every hypothesis word that is not in the reference
+  vocabulary gets the id -1 — the edit distance only ever compares a hypothesis word with reference words, so this
+  cannot change a result) and the whole per-segment algorithm runs in a numba ``@njit(cache=True)`` kernel.
+  numba is imported lazily, on the first computation, so importing :mod:`mtdiag` stays fast.
+- **No trie cache.** sacrebleu caches edit-distance rows per hypothesis prefix; a row depends only on the prefix
+  and on the (shift-invariant) hypothesis length, so the cache never changes a value. We instead keep the full
+  matrix of the current hypothesis and recompute, for each shift candidate, only the rows after the first word the
+  shift changes (two rolling rows) — the same numbers, with less work.
+- **Per-reference-token costs** (for TERm, ``shared/spec/METRICS.md`` §3): optionally each reference token j has a
+  cost λ_j, paid instead of 1 when that token is substituted or missing from the hypothesis (the edit-distance
+  "insertion" of a reference word, including the first matrix row, which becomes the prefix sums of λ).
+  Hypothesis words with no reference counterpart and shifts still cost 1, matches cost 0. All distances are
+  float64; with every λ = 1 all values are small integers held exactly, so the edits equal sacrebleu's bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Sequence
+
+import numpy as np
+
+BEAM_WIDTH = 25
+MAX_SHIFT_SIZE = 10
+MAX_SHIFT_DIST = 50
+MAX_SHIFT_CANDIDATES = 1000
+
+
+@cache
+def _tercom():
+    from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+    return TercomTokenizer(normalized=False, no_punct=False, asian_support=False, case_sensitive=False)
+
+
+def ter_words(text: str) -> list[str]:
+    """The words sacrebleu's TER (default options) scores: ``TER()._preprocess_segment(text).split()``.
+
+    That is the Tercom tokenizer with normalized=False, no_punct=False, asian_support=False, case_sensitive=False
+    (lower-casing and whitespace normalisation) applied to the right-stripped text.
+    """
+    return _tercom()(text.rstrip()).split()
+
+
+@dataclass(frozen=True, eq=False)
+class ReferenceSet:
+    """Reference columns tokenised for TER and encoded once, to be scored against any number of systems.
+
+    ``words[k][s]`` are the TER words of reference column k, segment s. ``tokens``/``offsets`` hold the same words
+    as integer ids, column after column (reference ``k * n_segments + s`` spans
+    ``tokens[offsets[i]:offsets[i + 1]]``); ``vocab`` maps a word to its id.
+    """
+
+    words: tuple[tuple[tuple[str, ...], ...], ...]
+    vocab: dict[str, int]
+    tokens: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def from_words(cls, columns: Sequence[Sequence[Sequence[str]]]) -> ReferenceSet:
+        """Encode reference word lists ``columns[k][s]`` (every column must have the same number of segments)."""
+        words = tuple(tuple(tuple(seg) for seg in column) for column in columns)
+        if not words:
+            raise ValueError("TER needs at least one reference")
+        if len({len(column) for column in words}) != 1:
+            raise ValueError("every reference column must have the same number of segments")
+        vocab: dict[str, int] = {}
+        flat = [vocab.setdefault(w, len(vocab)) for column in words for seg in column for w in seg]
+        lengths = [len(seg) for column in words for seg in column]
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return cls(words, vocab, np.asarray(flat, dtype=np.int64), offsets)
+
+    @property
+    def n_refs(self) -> int:
+        return len(self.words)
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.words[0])
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Reference lengths in words, shape (n_segments, n_refs)."""
+        return np.diff(self.offsets).reshape(self.n_refs, self.n_segments).T
+
+    def average_lengths(self) -> np.ndarray:
+        """Per segment, the average reference length (sacrebleu's second TER statistic)."""
+        return self.lengths.sum(axis=1) / self.n_refs
+
+    def flat_costs(self, ref_costs: Sequence[Sequence[Sequence[float] | None]] | None) -> np.ndarray:
+        """Per-token costs aligned with ``tokens``: ``ref_costs[k][s]`` (None = all 1) or all 1 when None."""
+        costs = np.ones(len(self.tokens), dtype=np.float64)
+        if ref_costs is None:
+            return costs
+        if len(ref_costs) != self.n_refs:
+            raise ValueError(f"ref_costs has {len(ref_costs)} columns, the references have {self.n_refs}")
+        for k, column in enumerate(ref_costs):
+            if len(column) != self.n_segments:
+                raise ValueError(f"ref_costs column {k} has {len(column)} segments, expected {self.n_segments}")
+            for s, seg_costs in enumerate(column):
+                if seg_costs is None:
+                    continue
+                seg = np.asarray(seg_costs, dtype=np.float64)
+                start, end = self.offsets[k * self.n_segments + s], self.offsets[k * self.n_segments + s + 1]
+                if seg.shape != (end - start,):
+                    raise ValueError(
+                        f"ref_costs[{k}][{s}] has shape {seg.shape}; the reference has {end - start} TER words"
+                    )
+                if not np.all(np.isfinite(seg) & (seg >= 0)):
+                    raise ValueError(f"ref_costs[{k}][{s}] must be finite and non-negative")
+                costs[start:end] = seg
+        return costs
+
+    def edits(
+        self,
+        hyp_words: Sequence[Sequence[str]],
+        ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
+    ) -> np.ndarray:
+        """Edits of every hypothesis against every reference, shape (n_segments, n_refs), float64.
+
+        ``hyp_words[s]`` are the TER words of segment s (see :func:`ter_words`); ``ref_costs`` as in
+        :meth:`flat_costs`. With unit costs each value equals sacrebleu's ``translation_edit_rate(...)[0]``.
+        """
+        if len(hyp_words) != self.n_segments:
+            raise ValueError(f"{len(hyp_words)} hypotheses for {self.n_segments} reference segments")
+        hyp_lengths = [len(seg) for seg in hyp_words]
+        hyp_offsets = np.zeros(len(hyp_lengths) + 1, dtype=np.int64)
+        np.cumsum(hyp_lengths, out=hyp_offsets[1:])
+        get = self.vocab.get
+        hyp_tokens = np.fromiter((get(w, -1) for seg in hyp_words for w in seg), np.int64, int(hyp_offsets[-1]))
+        seg_index = np.arange(self.n_segments, dtype=np.int64)
+        pair_hyp = np.tile(seg_index, self.n_refs)
+        pair_ref = np.arange(self.n_refs * self.n_segments, dtype=np.int64)
+        edits = _kernel()(
+            hyp_tokens, hyp_offsets, self.tokens, self.offsets, self.flat_costs(ref_costs), pair_hyp, pair_ref
+        )
+        return edits.reshape(self.n_refs, self.n_segments).T
+
+    def statistics(
+        self,
+        hyp_words: Sequence[Sequence[str]],
+        ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
+    ) -> np.ndarray:
+        """sacrebleu's TER segment statistics, shape (n_segments, 2): [best (minimum) edits, average ref length]."""
+        return np.column_stack([self.edits(hyp_words, ref_costs).min(axis=1), self.average_lengths()])
+
+
+def translation_edit_rate(
+    words_hyp: Sequence[str], words_ref: Sequence[str], ref_costs: Sequence[float] | None = None
+) -> tuple[float, int]:
+    """(number of edits, reference length) for one pair of TER word lists — sacrebleu's function of that name.
+
+    ``ref_costs`` optionally gives one cost per reference word (see the module docstring).
+    """
+    refs = ReferenceSet.from_words([[words_ref]])
+    costs = None if ref_costs is None else [[ref_costs]]
+    return float(refs.edits([words_hyp], costs)[0, 0]), len(words_ref)
+
+
+@cache
+def _kernel():
+    """Compile (or load from numba's on-disk cache) the batch kernel: edits for each (hypothesis, reference) pair."""
+    import math
+
+    from numba import njit
+
+    inf = 1e16  # sacrebleu's _INT_INFINITY; 1e16 + 1 rounds back to 1e16, so "inf + cost > inf" stays false
+    beam_width = BEAM_WIDTH
+    max_shift_size = MAX_SHIFT_SIZE
+    max_shift_dist = MAX_SHIFT_DIST
+    max_candidates = MAX_SHIFT_CANDIDATES
+    op_nop, op_sub, op_ins, op_del, op_undef = 0, 1, 2, 3, 4  # ins: a reference word; del: a hypothesis word
+
+    @njit(cache=True)
+    def beam_geometry(n_h, n_r, lo, hi):
+        # BeamEditDistance._edit_distance: the band [lo[i], hi[i]) of row i; row 0 and the last row are full.
+        ratio = n_r / n_h if n_h > 0 else 1.0
+        width = math.ceil(ratio / 2 + beam_width) if beam_width < ratio / 2 else beam_width
+        lo[0] = 0
+        hi[0] = n_r + 1
+        for i in range(1, n_h + 1):
+            diag = math.floor(i * ratio)
+            lo[i] = max(0, diag - width)
+            hi[i] = min(n_r + 1, diag + width)
+        hi[n_h] = n_r + 1
+
+    @njit(cache=True)
+    def fill_row(prev, plo, phi, cur, lo, hi, ops, word, ref, cost):
+        # One row of the beam edit distance; cells of the previous row outside [plo, phi) and of this row left of
+        # lo are infinite. Strict "<" in sacrebleu's order: match/substitution, deletion, insertion.
+        for j in range(lo, hi):
+            if j == 0:
+                cur[0] = (prev[0] if plo == 0 else inf) + 1.0
+                ops[0] = op_del
+                continue
+            best = inf
+            op = op_undef
+            diag = prev[j - 1] if plo <= j - 1 < phi else inf
+            if word == ref[j - 1]:
+                value = diag
+                diag_op = op_nop
+            else:
+                value = diag + cost[j - 1]
+                diag_op = op_sub
+            if best > value:
+                best = value
+                op = diag_op
+            value = (prev[j] if plo <= j < phi else inf) + 1.0
+            if best > value:
+                best = value
+                op = op_del
+            value = (cur[j - 1] if j > lo else inf) + cost[j - 1]
+            if best > value:
+                best = value
+                op = op_ins
+            cur[j] = best
+            ops[j] = op
+
+    @njit(cache=True)
+    def alignment(ops, n_h, n_r, trace, align, hyp_err, ref_err):
+        # Backtrace, then trace_to_alignment on the flipped trace: align[r] = hypothesis position of reference
+        # word r (or the last one before it), and prefix sums of the hypothesis / reference error flags.
+        i = n_h
+        j = n_r
+        t = 0
+        while i > 0 or j > 0:
+            op = ops[i, j]
+            trace[t] = op
+            t += 1
+            if op == op_nop or op == op_sub:
+                i -= 1
+                j -= 1
+            elif op == op_ins:
+                j -= 1
+            elif op == op_del:
+                i -= 1
+            else:
+                raise RuntimeError("TER: the beam edit distance left the band (sacrebleu fails here too)")
+        pos_h = -1
+        pos_r = -1
+        hyp_err[0] = 0
+        ref_err[0] = 0
+        for k in range(t - 1, -1, -1):
+            op = trace[k]
+            if op == op_nop or op == op_sub:
+                err = 1 if op == op_sub else 0
+                pos_h += 1
+                pos_r += 1
+                align[pos_r] = pos_h
+                hyp_err[pos_h + 1] = hyp_err[pos_h] + err
+                ref_err[pos_r + 1] = ref_err[pos_r] + err
+            elif op == op_del:
+                pos_h += 1
+                hyp_err[pos_h + 1] = hyp_err[pos_h] + 1
+            else:
+                pos_r += 1
+                align[pos_r] = pos_h
+                ref_err[pos_r + 1] = ref_err[pos_r] + 1
+
+    @njit(cache=True)
+    def perform_shift(words, n, start, length, target, out):
+        # sacrebleu's _perform_shift, including its Python slice clipping in the "within the block" case.
+        k = 0
+        if target < start:
+            bounds = ((0, target), (start, start + length), (target, start), (start + length, n))
+        elif target > start + length:
+            bounds = ((0, start), (start + length, target), (start, start + length), (target, n))
+        else:
+            mid = min(n, length + target)
+            bounds = ((0, start), (start + length, mid), (start, start + length), (mid, n))
+        for a, b in bounds:
+            for m in range(a, b):
+                out[k] = words[m]
+                k += 1
+
+    @njit(cache=True)
+    def shifted_distance(words, out, n_h, first, dist, lo, hi, rows, scratch_ops, ref, n_r, cost):
+        # Edit distance of `out`, reusing the rows of `words` (in dist) up to the first word that differs.
+        k = first
+        while k < n_h and out[k] == words[k]:
+            k += 1
+        if k == n_h:
+            return dist[n_h, n_r]
+        prev = dist[k]
+        for i in range(k + 1, n_h + 1):
+            cur = rows[i & 1]
+            fill_row(prev, lo[i - 1], hi[i - 1], cur, lo[i], hi[i], scratch_ops, out[i - 1], ref, cost)
+            prev = cur
+        return prev[n_r]
+
+    @njit(cache=True)
+    def best_shift(words, n_h, ref, n_r, cost, dist, lo, hi, align, hyp_err, ref_err, out, rows, scratch_ops,
+                   checked):
+        # sacrebleu's _shift over _find_shifted_pairs; returns (found, gain, length, start, target, checked).
+        pre_score = dist[n_h, n_r]
+        found = False
+        best_gain = 0.0
+        best_len = 0
+        best_start = 0
+        best_target = 0
+        for start_h in range(n_h):
+            for start_r in range(n_r):
+                if abs(start_r - start_h) > max_shift_dist:
+                    continue
+                length = 0
+                while words[start_h + length] == ref[start_r + length] and length < max_shift_size:
+                    length += 1
+                    if (
+                        hyp_err[start_h + length] != hyp_err[start_h]
+                        and ref_err[start_r + length] != ref_err[start_r]
+                        and not (start_h <= align[start_r] < start_h + length)
+                    ):
+                        prev_idx = -1
+                        for offset in range(-1, length):
+                            idx = 0 if start_r + offset == -1 else align[start_r + offset] + 1
+                            if idx == prev_idx:
+                                continue
+                            prev_idx = idx
+                            perform_shift(words, n_h, start_h, length, idx, out)
+                            gain = pre_score - shifted_distance(
+                                words, out, n_h, min(start_h, idx), dist, lo, hi, rows, scratch_ops, ref, n_r, cost
+                            )
+                            checked += 1
+                            # tuple order (gain, length, -start_h, -idx); equal tuples mean the same shift
+                            if (
+                                not found
+                                or gain > best_gain
+                                or gain == best_gain
+                                and (
+                                    length > best_len
+                                    or length == best_len
+                                    and (start_h < best_start or start_h == best_start and idx < best_target)
+                                )
+                            ):
+                                found = True
+                                best_gain = gain
+                                best_len = length
+                                best_start = start_h
+                                best_target = idx
+                        if checked >= max_candidates:
+                            return found, best_gain, best_len, best_start, best_target, checked
+                    if n_h == start_h + length or n_r == start_r + length:
+                        break
+        return found, best_gain, best_len, best_start, best_target, checked
+
+    @njit(cache=True)
+    def pair_edits(hyp, ref, cost, dist, ops, lo, hi, words, out, rows, scratch_ops, trace, align, hyp_err,
+                   ref_err):
+        # sacrebleu's translation_edit_rate for one pair.
+        n_h = hyp.shape[0]
+        n_r = ref.shape[0]
+        if n_r == 0:
+            return float(n_h)
+        beam_geometry(n_h, n_r, lo, hi)
+        dist[0, 0] = 0.0
+        ops[0, 0] = op_ins
+        for j in range(1, n_r + 1):
+            dist[0, j] = dist[0, j - 1] + cost[j - 1]
+            ops[0, j] = op_ins
+        words[:n_h] = hyp
+        first_row = 1
+        shifts = 0
+        checked = 0
+        while True:
+            for i in range(first_row, n_h + 1):
+                fill_row(dist[i - 1], lo[i - 1], hi[i - 1], dist[i], lo[i], hi[i], ops[i], words[i - 1], ref, cost)
+            alignment(ops, n_h, n_r, trace, align, hyp_err, ref_err)
+            found, gain, length, start, target, checked = best_shift(
+                words, n_h, ref, n_r, cost, dist, lo, hi, align, hyp_err, ref_err, out, rows, scratch_ops, checked
+            )
+            if checked >= max_candidates or not found or gain <= 0:
+                break
+            shifts += 1
+            perform_shift(words, n_h, start, length, target, out)
+            k = min(start, target)
+            while out[k] == words[k]:
+                k += 1
+            words[:n_h] = out[:n_h]
+            first_row = k + 1
+        return shifts + dist[n_h, n_r]
+
+    @njit(cache=True)
+    def batch(hyp_tokens, hyp_offsets, ref_tokens, ref_offsets, ref_costs, pair_hyp, pair_ref):
+        n_pairs = pair_hyp.shape[0]
+        max_h = 0
+        max_r = 0
+        for p in range(n_pairs):
+            max_h = max(max_h, hyp_offsets[pair_hyp[p] + 1] - hyp_offsets[pair_hyp[p]])
+            max_r = max(max_r, ref_offsets[pair_ref[p] + 1] - ref_offsets[pair_ref[p]])
+        dist = np.empty((max_h + 1, max_r + 1), dtype=np.float64)
+        ops = np.empty((max_h + 1, max_r + 1), dtype=np.int8)
+        lo = np.empty(max_h + 1, dtype=np.int64)
+        hi = np.empty(max_h + 1, dtype=np.int64)
+        words = np.empty(max_h, dtype=np.int64)
+        out = np.empty(max_h, dtype=np.int64)
+        rows = np.empty((2, max_r + 1), dtype=np.float64)
+        scratch_ops = np.empty(max_r + 1, dtype=np.int8)
+        trace = np.empty(max_h + max_r, dtype=np.int8)
+        align = np.empty(max_r, dtype=np.int64)
+        hyp_err = np.empty(max_h + 1, dtype=np.int64)
+        ref_err = np.empty(max_r + 1, dtype=np.int64)
+        result = np.empty(n_pairs, dtype=np.float64)
+        for p in range(n_pairs):
+            h0, h1 = hyp_offsets[pair_hyp[p]], hyp_offsets[pair_hyp[p] + 1]
+            r0, r1 = ref_offsets[pair_ref[p]], ref_offsets[pair_ref[p] + 1]
+            result[p] = pair_edits(
+                hyp_tokens[h0:h1], ref_tokens[r0:r1], ref_costs[r0:r1], dist, ops, lo, hi, words, out, rows,
+                scratch_ops, trace, align, hyp_err, ref_err,
+            )
+        return result
+
+    return batch
