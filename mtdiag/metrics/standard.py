@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mtdiag import __version__
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
 from mtdiag.metrics.waft_neva import clipped_ngram_statistics
 
@@ -102,7 +103,7 @@ class BLEU(Metric):
 
     def signature(self, ctx: ScoringContext) -> str:
         return (f"bleu|nrefs:{len(ctx.evalset.ref_names)}|case:mixed|eff:no|tok:{ctx.options.tokenize}"
-                f"|smooth:exp|version:sacrebleu-compatible")
+                f"|smooth:exp|version:mtdiag-{__version__}")
 
 
 class CHRF(Metric):
@@ -143,4 +144,5 @@ class CHRF(Metric):
         return chrf_from_stats(stats_sum)
 
     def signature(self, ctx: ScoringContext) -> str:
-        return f"chrF2|nrefs:{len(ctx.evalset.ref_names)}|case:mixed|eff:yes|nc:6|nw:0|space:no|version:sacrebleu-compatible"
+        return (f"chrF2|nrefs:{len(ctx.evalset.ref_names)}|case:mixed|eff:yes|nc:6|nw:0|space:no"
+                f"|version:mtdiag-{__version__}")

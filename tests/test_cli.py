@@ -1,0 +1,89 @@
+"""The ``mtdiag score`` command line: the contract in DESIGN.md, the worked numbers, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mtdiag.cli import main
+from mtdiag.metrics import REGISTRY
+from tests.conftest import SAMPLE, SHARED
+from tests.test_worked_numbers import WORKED, _case_id
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("case", WORKED, ids=[_case_id(c) for c in WORKED])
+def test_worked_numbers_through_the_cli(capsys, case):
+    args = ["score", "--hyp", f"sys={SHARED / case['hyp']}", "--metrics", "otem,utem,waft,neva", "--segments",
+            "--tokenize", case["tokenize"]]
+    for ref in case["refs"]:
+        args += ["--ref", str(SHARED / ref)]
+    if not case["lowercase"]:
+        args.append("--no-lowercase")
+    code, out, _ = run_cli(capsys, *args)
+    assert code == 0
+    result = json.loads(out)
+    for metric, expected in case["corpus"].items():
+        assert result["corpus"]["sys"][metric] == pytest.approx(expected, abs=1e-9)
+    for metric, expected in case["segments_first5"].items():
+        assert result["segments"]["sys"][metric][:5] == pytest.approx(expected, abs=1e-9)
+
+
+def test_score_json_has_every_metric_the_inputs_allow(capsys):
+    folder = SAMPLE / "tico19.en-fr"
+    code, out, _ = run_cli(capsys, "score", "--ref", str(folder / "ref.A.txt"), "--src", str(folder / "src.txt"),
+                           "--hyp", f"fairseq={folder / 'tico19dev.en-fr.Fairseq.txt'}", "--terms",
+                           str(folder / "terms.tsv"), "--tgt-lang", "fr", "--segments")
+    assert code == 0
+    result = json.loads(out)
+    assert list(result["corpus"]["fairseq"]) == list(REGISTRY)
+    assert all(len(v) == 200 for v in result["segments"]["fairseq"].values())
+    assert None in result["segments"]["fairseq"]["term_exact"]  # segments without terms are null
+
+
+def test_score_tsv_with_segments(capsys):
+    folder = SAMPLE / "wmt21.en-de"
+    code, out, _ = run_cli(capsys, "score", "--ref", str(folder / "ref.A.txt"), "--hyp",
+                           f"a={folder / 'newstest2021.en-de.UEdin.txt'}", "--metrics", "bleu,waft", "--format", "tsv",
+                           "--segments")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "system\tseg_id\tbleu\twaft"
+    assert lines[1].startswith("a\tcorpus\t") and lines[2].startswith("a\t1\t") and len(lines) == 2 + 117
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--hyp", "a=missing.txt"], "mtdiag: error: missing.txt: no such file"),
+    (["--metrics", "nope"], "mtdiag: error: unknown metric 'nope'; known: " + ", ".join(REGISTRY)),
+    (["--metrics", "term_exact"], "mtdiag: error: metric 'term_exact' needs term annotations (--terms), and these inputs have none"),
+])
+def test_score_errors_are_one_line_with_exit_status_1(capsys, args, message):
+    folder = SAMPLE / "wmt21.en-de"
+    base = ["score", "--ref", str(folder / "ref.A.txt")]
+    if not any(a.startswith("a=") for a in args):
+        base += ["--hyp", f"a={folder / 'newstest2021.en-de.UEdin.txt'}"]
+    code, out, err = run_cli(capsys, *base, *args)
+    assert code == 1 and out == "" and err.strip() == message
+
+
+def test_mismatched_line_counts_name_both_files(tmp_path, capsys):
+    (tmp_path / "ref.txt").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("a\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "score", "--ref", str(tmp_path / "ref.txt"), "--hyp", f"s={tmp_path / 'hyp.txt'}")
+    assert code == 1
+    assert err.strip() == f"mtdiag: error: {tmp_path / 'hyp.txt'}: has 1 line but {tmp_path / 'ref.txt'} has 2"
+
+
+def test_python_dash_m_runs_the_cli():
+    folder = SAMPLE / "wmt21.en-de"
+    done = subprocess.run([sys.executable, "-m", "mtdiag", "score", "--ref", str(folder / "ref.A.txt"), "--hyp",
+                           f"u={folder / 'newstest2021.en-de.UEdin.txt'}", "--metrics", "neva"],
+                          capture_output=True, text=True, check=True)
+    assert set(json.loads(done.stdout)["corpus"]["u"]) == {"neva"}
