@@ -18,6 +18,7 @@ distance (rapidfuzz) consume directly.
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Sequence
@@ -99,6 +100,12 @@ def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tu
 def tokenize_texts(texts: Iterable[str], options: TokenizeOptions = TokenizeOptions()) -> list[tuple[str, ...]]:
     """Tokens of many texts; identical texts share one tokenisation."""
     return [tokenize_text(text, options) for text in texts]
+
+
+def is_punctuation(token: str) -> bool:
+    """A punctuation token: every character in a Unicode punctuation category (P*) — the rule of METRICS.md §3
+    (term windows skip them) and §4 (they become ``<PUNC>``). Symbols (S*) are words."""
+    return bool(token) and all(unicodedata.category(ch).startswith("P") for ch in token)
 
 
 @dataclass(frozen=True)

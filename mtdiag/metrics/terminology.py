@@ -24,7 +24,6 @@ the spec.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from functools import lru_cache
 
@@ -34,7 +33,7 @@ import pandas as pd
 from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
 from mtdiag.metrics.ter import ter_scores, ter_statistics, ter_words
 from mtdiag.terms import alternatives, find_matches
-from mtdiag.tokenize import tokenize_text
+from mtdiag.tokenize import is_punctuation, tokenize_text
 
 _PAPER = "Alam et al. 2021, On the Evaluation of MT for Terminology Consistency, §2.2"
 TERM_COST = 2.0
@@ -50,11 +49,6 @@ def stop_words(lang: str | None) -> frozenset[str]:
 
     code = lang.split("_")[0].split("-")[0].lower()
     return frozenset(w.lower() for w in stopwordsiso.stopwords(code)) if stopwordsiso.has_lang(code) else frozenset()
-
-
-def is_punctuation(token: str) -> bool:
-    """True when every character of the token is in a Unicode punctuation category (P*)."""
-    return bool(token) and all(unicodedata.category(ch).startswith("P") for ch in token)
 
 
 def term_window(tokens: list[str], span: tuple[int, int], width: int, stops: frozenset[str]) -> list[int]:

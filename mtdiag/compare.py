@@ -1,0 +1,559 @@
+"""Paired significance tests, confidence intervals, signatures and exports for every metric.
+
+Two paired tests compare each system with a chosen baseline, for every metric, by re-aggregating the per-segment
+sufficient statistics that the metrics already computed (:meth:`mtdiag.metrics.base.Metric.corpus_score` is
+vectorised over leading axes, so a whole resampling distribution is one call):
+
+- **Paired bootstrap resampling** (Koehn 2004, "Statistical Significance Tests for Machine Translation
+  Evaluation"), as sacrebleu's ``--paired-bs`` (``sacrebleu/significance.py``, ``_paired_bs_test``, itself after
+  Moses' ``bootstrap-hypothesis-difference-significance.pl``): ``B`` full-size samples of segment indices drawn
+  with replacement by ``numpy.random.default_rng(seed).choice(n, size=(B, n))`` — the very draw sacrebleu makes,
+  shared by every system and metric, which is what makes the test paired. p-value: the bootstrap distribution of
+  ``|score_sys - score_base|`` is shifted to mean zero and compared with the observed ``|difference|``,
+  ``p = (#{shifted >= observed} + 1) / (B + 1)``.
+- **Paired approximate randomisation** (Noreen 1989; Riezler & Maxwell 2005, "On Some Pitfalls in Automatic
+  Evaluation and Significance Testing for MT"), as sacrebleu's ``--paired-ar`` (``_paired_ar_test``, after
+  MultEval): in each of ``T`` trials every segment's statistics are swapped between system and baseline with
+  probability 1/2 (``rng.integers(2, size=(T, n), dtype=bool)``, sacrebleu's draw);
+  ``p = (#{|shuffled difference| >= observed} + 1) / (T + 1)``.
+
+Mean and 95% confidence interval are sacrebleu's ``estimate_ci``: the mean of the bootstrap scores, the interval
+between the ``B // 40``-th smallest and largest bootstrap score, and sacrebleu's ``± ci`` = half its width.
+
+**One deliberate difference from sacrebleu**: a trial counts when its statistic is *at least as extreme* as the
+observed one (``>=``, Riezler & Maxwell 2005, Fig. 1), where sacrebleu and MultEval count only strictly greater
+ones (``>``). The two agree except on exact ties, which with real data arise only when the two systems have equal
+statistics: sacrebleu then reports ``p = 1/(B+1)`` ("significant") for a system compared with itself, mtdiag
+reports ``p = 1``. ``docs/significance.md`` records the agreement measured against sacrebleu.
+
+Every resampled sum is one matrix product ``weights @ stats`` over the statistics of all systems and metrics at
+once (weights: a ``(B, n)`` matrix of resample counts, or the ``(T, n)`` swap mask), so the tests cost a couple of
+BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number of systems.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from mtdiag import __version__
+from mtdiag.metrics import Metric, metric_info
+
+DEFAULT_SEED = 12345  # sacrebleu's default (SACREBLEU_SEED)
+DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}  # sacrebleu's --paired-bs-n / --paired-ar-n
+DEFAULT_CONFIDENCE = 1000  # bootstrap resamples for the CI reported with approximate randomisation
+ALPHA = 0.05
+METHODS = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomisation"}
+COLUMNS = ("score", "mean", "ci_lo", "ci_hi", "ci", "delta", "p", "significant", "better")
+_CHUNK_VALUES = 4_000_000  # rows of a weight matrix converted to float64 at once: at most ~32 MB
+
+
+# --------------------------------------------------------------------------------------------------- the draws
+
+
+def bootstrap_indices(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"], seed: int | None = DEFAULT_SEED,
+                      rng: np.random.Generator | None = None) -> np.ndarray:
+    """``(n_samples, n_segments)`` segment indices drawn with replacement — sacrebleu's draw, index for index.
+
+    sacrebleu (``_paired_bs_test`` / ``_bootstrap_resample``) calls
+    ``np.random.default_rng(seed).choice(n, size=(B, n), replace=True)``; the same call here yields the same
+    samples (Koehn 2004: full-size samples with replacement).
+    """
+    rng = np.random.default_rng(seed) if rng is None else rng
+    return rng.choice(n_segments, size=(n_samples, n_segments), replace=True)
+
+
+def resample_counts(indices: np.ndarray) -> np.ndarray:
+    """How often each segment occurs in each sample: ``(B, n)`` indices -> ``(B, n)`` float64 counts.
+
+    ``counts @ stats`` then equals sacrebleu's ``stats[indices].sum(axis=1)`` exactly (integers in float64).
+    """
+    n_samples, n_segments = indices.shape
+    offsets = (np.arange(n_samples, dtype=np.int64) * n_segments)[:, None]
+    flat = np.bincount((indices + offsets).ravel(), minlength=n_samples * n_segments)
+    return flat.reshape(n_samples, n_segments).astype(np.float64)
+
+
+def bootstrap_counts(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"],
+                     seed: int | None = DEFAULT_SEED) -> np.ndarray:
+    """The ``(B, n)`` resample-count matrix of sacrebleu's bootstrap draw (:func:`bootstrap_indices`)."""
+    return resample_counts(bootstrap_indices(n_segments, n_samples, seed))
+
+
+def randomization_draws(n_segments: int, n_trials: int = DEFAULT_SAMPLES["ar"], seed: int | None = DEFAULT_SEED,
+                        n_confidence: int = DEFAULT_CONFIDENCE) -> tuple[np.ndarray, np.ndarray | None]:
+    """The swap mask of approximate randomisation and the resample counts of its confidence intervals.
+
+    As sacrebleu's ``_paired_ar_test``: one generator seeded with ``seed`` draws the ``(T, n)`` boolean mask
+    ``rng.integers(2, size=(T, n), dtype=bool)`` (True: the segment's statistics are swapped between system and
+    baseline, Riezler & Maxwell 2005), then — when ``n_confidence > 0`` — the bootstrap indices for the systems'
+    confidence intervals. Returns ``(mask, counts or None)``.
+    """
+    rng = np.random.default_rng(seed)
+    mask = rng.integers(2, size=(n_trials, n_segments), dtype=bool)
+    counts = None
+    if n_confidence > 0:
+        counts = resample_counts(bootstrap_indices(n_segments, n_confidence, rng=rng))
+    return mask, counts
+
+
+# ------------------------------------------------------------------------------------------ the statistics
+
+
+def confidence_interval(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and 95% interval of bootstrap scores, as sacrebleu's ``estimate_ci``, vectorised over leading axes.
+
+    The scores are sorted; the interval runs from the ``B // 40``-th smallest to the ``B // 40``-th largest
+    (the 2.5th and 97.5th percentiles); the mean is that of the sorted scores. Returns ``(mean, lo, hi)``;
+    sacrebleu's reported ``± ci`` is ``(hi - lo) / 2``. Resamples on which a metric is undefined (NaN: e.g. a
+    term metric on a sample without terms) are left out; with none left the result is NaN.
+    """
+    ordered = np.sort(np.asarray(scores, dtype=float), axis=-1)  # NaN sorts last
+    valid = np.isfinite(ordered).sum(axis=-1)
+    lower = valid // 40
+    upper = np.maximum(valid - lower - 1, 0)
+    lo = np.take_along_axis(ordered, lower[..., None], axis=-1)[..., 0]
+    hi = np.take_along_axis(ordered, upper[..., None], axis=-1)[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.where(np.isfinite(ordered), ordered, 0.0).sum(axis=-1)
+        mean = np.where(valid == ordered.shape[-1], ordered.mean(axis=-1), total / valid)
+    empty = valid == 0
+    return np.where(empty, np.nan, mean), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
+
+
+def p_value(sample_statistics: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """``(#{sample >= observed} + 1) / (N + 1)`` along the last axis (Riezler & Maxwell 2005; sacrebleu's
+    ``_compute_p_value`` with ``>=`` for ``>``, see the module docstring). The ``+1`` keeps the test's
+    false-rejection rate at or below its level. Samples that are NaN (a metric undefined on that sample) are
+    not counted in N; a NaN observed statistic gives NaN."""
+    samples = np.asarray(sample_statistics, dtype=float)
+    observed = np.asarray(observed, dtype=float)
+    count = np.sum(samples >= observed[..., None], axis=-1)
+    n = np.isfinite(samples).sum(axis=-1)
+    return np.where(np.isfinite(observed), (count + 1) / (n + 1), np.nan)
+
+
+def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Paired bootstrap p-value (Koehn 2004; sacrebleu ``_paired_bs_test``), vectorised over leading axes.
+
+    ``system_scores`` ``(..., B)`` and ``baseline_scores`` ``(B,)`` are scores on the same resamples;
+    ``observed`` is ``|score_sys - score_base|`` on the full test set. The sample differences
+    ``|sys_b - base_b|`` are centred on zero (the null hypothesis) and compared with the observed difference.
+    """
+    differences = np.abs(np.asarray(system_scores, dtype=float) - baseline_scores)
+    finite = np.isfinite(differences)
+    if finite.all():
+        centre = differences.mean(axis=-1, keepdims=True)
+    else:  # leave out resamples where the metric is undefined
+        with np.errstate(invalid="ignore", divide="ignore"):
+            centre = (np.where(finite, differences, 0.0).sum(axis=-1, keepdims=True)
+                      / finite.sum(axis=-1, keepdims=True))
+    centred = differences - centre
+    return p_value(centred, observed)
+
+
+def weighted_sums(weights: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``weights @ stats`` for many statistics arrays at once: ``(R, n)`` and ``{key: (n, ...)}`` -> ``{key: (R, ...)}``.
+
+    All arrays are flattened into one ``(n, K)`` matrix so that one matrix product serves every system and
+    metric; rows of ``weights`` are processed in chunks to bound memory.
+    """
+    keys = list(stacked)
+    if not keys:
+        return {}
+    n = weights.shape[1]
+    flat = np.concatenate([np.asarray(stacked[k], dtype=np.float64).reshape(n, -1) for k in keys], axis=1)
+    chunk = max(1, _CHUNK_VALUES // max(n, 1))
+    out = np.empty((weights.shape[0], flat.shape[1]))
+    for start in range(0, weights.shape[0], chunk):
+        out[start:start + chunk] = weights[start:start + chunk].astype(np.float64) @ flat
+    result, col = {}, 0
+    for k in keys:
+        shape = np.shape(stacked[k])[1:]
+        width = int(np.prod(shape))
+        result[k] = out[:, col:col + width].reshape(weights.shape[0], *shape)
+        col += width
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ the tests
+
+
+def _stack(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str, np.ndarray]],
+           systems: Sequence[str]) -> dict[str, np.ndarray]:
+    """``{metric: (n, S, k)}`` float64 statistics, systems in ``systems`` order (baseline first)."""
+    stacked = {}
+    for name in metrics:
+        arrays = [np.asarray(stats[name][s], dtype=np.float64) for s in systems]
+        stacked[name] = np.stack(arrays, axis=1)
+    return stacked
+
+
+def _scores(metric: Metric, sums: np.ndarray) -> np.ndarray:
+    return np.asarray(metric.corpus_score(sums), dtype=float)
+
+
+def _bootstrap(metrics, stacked, n_samples, seed):
+    """Per metric: the ``(S, B)`` bootstrap scores and the ``(S,)`` p-values (baseline: NaN)."""
+    n_segments = next(iter(stacked.values())).shape[0]
+    sums = weighted_sums(bootstrap_counts(n_segments, n_samples, seed), stacked)
+    out = {}
+    for name, metric in metrics.items():
+        scores = _scores(metric, sums[name]).T  # (S, B)
+        observed = _scores(metric, stacked[name].sum(axis=0))
+        p = bootstrap_p_value(scores[1:], scores[0], np.abs(observed[1:] - observed[0]))
+        out[name] = (scores, np.concatenate([[np.nan], p]))
+    return out
+
+
+def _randomization(metrics, stacked, n_trials, seed, n_confidence):
+    """Per metric: ``(S, B)`` bootstrap scores for the intervals (or None) and ``(S,)`` p-values (baseline: NaN).
+
+    Swapping by a mask ``m`` gives ``a = sys + m @ (base - sys)`` and ``b = base - m @ (base - sys)``, summed —
+    sacrebleu's ``pos_sel @ bl_stats + neg_sel @ sys_stats`` and its mirror, in one product.
+    """
+    n_segments = next(iter(stacked.values())).shape[0]
+    mask, ci_counts = randomization_draws(n_segments, n_trials, seed, n_confidence)
+    diffs = {name: s[:, :1, :] - s[:, 1:, :] for name, s in stacked.items()}  # base - sys, (n, S-1, k)
+    swapped = weighted_sums(mask, diffs)
+    ci_sums = weighted_sums(ci_counts, {n: s[:, 1:, :] for n, s in stacked.items()}) if ci_counts is not None else None
+    # sacrebleu estimates the baseline's interval by a fresh bootstrap draw (_bootstrap_resample)
+    base_counts = bootstrap_counts(n_segments, n_confidence, seed) if n_confidence > 0 else None
+    base_sums = weighted_sums(base_counts, {n: s[:, :1, :] for n, s in stacked.items()}) if base_counts is not None else None
+    out = {}
+    for name, metric in metrics.items():
+        total = stacked[name].sum(axis=0)  # (S, k)
+        observed = _scores(metric, total)
+        a = _scores(metric, total[1:] + swapped[name])  # (T, S-1)
+        b = _scores(metric, total[:1] + -swapped[name])
+        p = p_value(np.abs(a - b).T, np.abs(observed[1:] - observed[0]))
+        scores = None
+        if ci_sums is not None:
+            scores = np.concatenate([_scores(metric, base_sums[name]).T, _scores(metric, ci_sums[name]).T])
+        out[name] = (scores, np.concatenate([[np.nan], p]))
+    return out
+
+
+def _frame(metrics, stacked, systems, resampled) -> pd.DataFrame:
+    """The long result frame: index ``(system, metric)``, columns :data:`COLUMNS`."""
+    rows = []
+    for name, metric in metrics.items():
+        observed = _scores(metric, stacked[name].sum(axis=0))
+        scores, p = resampled[name]
+        if scores is not None:
+            mean, lo, hi = confidence_interval(scores)
+        else:
+            mean = lo = hi = np.full(len(systems), np.nan)
+        sign = 1.0 if metric.info.higher_is_better else -1.0
+        for i, system in enumerate(systems):
+            delta = observed[i] - observed[0]
+            better = int(np.sign(delta) * sign) if np.isfinite(delta) else 0
+            rows.append((system, name, observed[i], mean[i], lo[i], hi[i], (hi[i] - lo[i]) / 2, delta, p[i],
+                         bool(p[i] < ALPHA), better))
+    frame = pd.DataFrame(rows, columns=["system", "metric", *COLUMNS]).set_index(["system", "metric"])
+    order = pd.MultiIndex.from_product([systems, list(metrics)], names=["system", "metric"])
+    return frame.reindex(order)
+
+
+def compare_stats(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str, np.ndarray]], baseline: str,
+                  method: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED,
+                  n_confidence: int = DEFAULT_CONFIDENCE, signatures: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Paired significance of every system against ``baseline`` from statistics arrays and metric objects.
+
+    ``metrics``: ``{name: Metric}``; ``stats``: ``{name: {system: (n_segments, k) sufficient statistics}}``.
+    ``method`` ``"bs"`` (paired bootstrap, Koehn 2004, ``n`` resamples, default 1000) or ``"ar"`` (approximate
+    randomisation, Riezler & Maxwell 2005, ``n`` trials, default 10000, plus ``n_confidence`` bootstrap
+    resamples for the intervals; 0 for none), both drawn exactly as sacrebleu draws them from ``seed``
+    (``None``: fresh entropy). Returns the long frame of :func:`significance`.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown significance method {method!r}: choose 'bs' (paired bootstrap) or 'ar' "
+                         f"(approximate randomisation)")
+    n = DEFAULT_SAMPLES[method] if n is None else int(n)
+    if n < 1:
+        raise ValueError(f"the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1, got {n}")
+    if not metrics:
+        raise ValueError("no metric to compare")
+    systems = list(next(iter(stats.values())))
+    if baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not a system; systems: {', '.join(systems)}")
+    systems = [baseline] + [s for s in systems if s != baseline]
+    stacked = _stack(metrics, stats, systems)
+    if next(iter(stacked.values())).shape[0] == 0:
+        raise ValueError("there are no segments to resample")
+    n_confidence = max(int(n_confidence), 0) if method == "ar" else 0
+    if method == "bs":
+        resampled = _bootstrap(metrics, stacked, n, seed)
+    else:
+        resampled = _randomization(metrics, stacked, n, seed, n_confidence)
+    frame = _frame(metrics, stacked, systems, resampled)
+    base_signatures = signatures or {name: name for name in metrics}
+    frame.attrs.update(
+        baseline=baseline, method=method, n=n, seed=seed, n_confidence=n_confidence,
+        alpha=ALPHA,
+        signatures={m: resampling_signature(base_signatures.get(m, m), method, n, seed, n_confidence)
+                    for m in metrics},
+        labels={m: metric.info.label for m, metric in metrics.items()},
+        higher_is_better={m: metric.info.higher_is_better for m, metric in metrics.items()},
+        scales={m: metric.info.scale for m, metric in metrics.items()},
+    )
+    return frame
+
+
+def significance(report, baseline: str, method: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED,
+                 *, systems: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+                 n_confidence: int = DEFAULT_CONFIDENCE) -> pd.DataFrame:
+    """Paired significance of every system of ``report`` against ``baseline``, for every metric.
+
+    ``method="bs"``: paired bootstrap resampling (Koehn 2004; sacrebleu ``--paired-bs``), ``n`` resamples
+    (default 1000). ``method="ar"``: paired approximate randomisation (Riezler & Maxwell 2005; sacrebleu
+    ``--paired-ar``), ``n`` trials (default 10000), intervals from ``n_confidence`` bootstrap resamples.
+    ``systems``/``metrics`` restrict the comparison (the baseline is always included).
+
+    Returns a frame indexed by ``(system, metric)`` — baseline first, then the report's order — with columns
+    ``score`` (corpus score), ``mean``, ``ci_lo``, ``ci_hi`` (bootstrap mean and 95% interval), ``ci`` (its
+    half-width, sacrebleu's ``±``), ``delta`` (score - baseline score), ``p`` (NaN for the baseline),
+    ``significant`` (p < 0.05) and ``better`` (+1 better than the baseline in the metric's direction — lower is
+    better for OTEM, UTEM, TER —, -1 worse, 0 equal). ``frame.attrs`` holds ``baseline``, ``method``, ``n``,
+    ``seed``, ``n_confidence``, ``alpha``, and per metric ``signatures`` (with the resampling part),
+    ``labels``, ``higher_is_better`` and ``scales``.
+    """
+    names = list(report.metrics if metrics is None else metrics)
+    unknown = [m for m in names if m not in report.metrics]
+    if unknown:
+        raise ValueError(f"metric {unknown[0]!r} was not computed; computed: {', '.join(report.metrics)}")
+    all_systems = list(report.evalset.systems)
+    if baseline not in all_systems:
+        raise ValueError(f"baseline {baseline!r} is not a system; systems: {', '.join(all_systems)}")
+    chosen = all_systems if systems is None else [baseline] + [s for s in systems if s != baseline]
+    missing = [s for s in chosen if s not in all_systems]
+    if missing:
+        raise ValueError(f"{missing[0]!r} is not a system; systems: {', '.join(all_systems)}")
+    metric_objects = {m: report.metric(m) for m in names}
+    stats = {m: {s: report.results[(m, s)].stats for s in chosen} for m in names}
+    signatures = {m: report.results[(m, baseline)].signature for m in names}
+    return compare_stats(metric_objects, stats, baseline, method, n, seed, n_confidence, signatures)
+
+
+def paired_bootstrap(report, baseline: str, n_samples: int = DEFAULT_SAMPLES["bs"], seed: int | None = DEFAULT_SEED,
+                     **kwargs) -> pd.DataFrame:
+    """Paired bootstrap resampling (Koehn 2004) of every system against ``baseline``; see :func:`significance`."""
+    return significance(report, baseline, "bs", n_samples, seed, **kwargs)
+
+
+def paired_randomization(report, baseline: str, n_trials: int = DEFAULT_SAMPLES["ar"],
+                         seed: int | None = DEFAULT_SEED, **kwargs) -> pd.DataFrame:
+    """Paired approximate randomisation (Riezler & Maxwell 2005) against ``baseline``; see :func:`significance`."""
+    return significance(report, baseline, "ar", n_trials, seed, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------ signatures
+
+
+def resampling_part(method: str, n: int, seed: int | None, n_confidence: int = 0) -> str:
+    """sacrebleu's signature fields for a paired test: ``bs:1000|seed:12345`` or ``[bs:1000|]ar:10000|seed:12345``."""
+    seed_text = "none" if seed is None else str(seed)
+    if method == "bs":
+        return f"bs:{n}|seed:{seed_text}"
+    confidence = f"bs:{n_confidence}|" if n_confidence and n_confidence > 0 else ""
+    return f"{confidence}ar:{n}|seed:{seed_text}"
+
+
+def resampling_signature(signature: str, method: str, n: int, seed: int | None, n_confidence: int = 0) -> str:
+    """A metric signature with the resampling fields added where sacrebleu puts them (after ``nrefs``).
+
+    Without an ``nrefs`` field they go before ``version``, else at the end. A signature that does not name the
+    mtdiag version gets ``mtdiag:VERSION`` appended, so every reported score says what produced it.
+    """
+    fields = [f for f in signature.split("|") if f]
+    part = resampling_part(method, n, seed, n_confidence)
+    position = next((i + 1 for i, f in enumerate(fields) if f.startswith("nrefs:")), None)
+    if position is None:
+        position = next((i for i, f in enumerate(fields) if f.startswith("version:")), len(fields))
+    fields.insert(position, part)
+    return with_version("|".join(fields))
+
+
+def with_version(signature: str) -> str:
+    """``signature`` with ``|mtdiag:VERSION`` appended unless it already names this mtdiag version."""
+    if f"mtdiag-{__version__}" in signature or f"mtdiag:{__version__}" in signature:
+        return signature
+    return f"{signature}|mtdiag:{__version__}" if signature else f"mtdiag:{__version__}"
+
+
+def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[str, str]:
+    """``{metric: signature}`` of a report's scores — with the resampling fields when ``comparison`` (a frame
+    from :func:`significance`) is given, and always naming the mtdiag version."""
+    if comparison is not None and comparison.attrs.get("signatures"):
+        return dict(comparison.attrs["signatures"])
+    return {metric: with_version(sig) for metric, sig in report.signatures().items()}
+
+
+# ------------------------------------------------------------------------------------------ per-segment view
+
+
+def segment_differences(report, system: str, baseline: str, metric: str) -> pd.DataFrame:
+    """Per segment: the baseline's and the system's segment scores, ``delta`` and direction-aware ``gain``.
+
+    ``gain > 0``: the system is better on that segment (for lower-is-better metrics, lower). Sorted by
+    ``|gain|``, largest first (segments where the metric is undefined last) — the "segments where they differ
+    most" of the Compare view.
+    """
+    info = report.metric(metric).info
+    base = report.results[(metric, baseline)].segments
+    other = report.results[(metric, system)].segments
+    delta = other - base
+    frame = pd.DataFrame({"baseline": base, "system": other, "delta": delta,
+                          "gain": delta if info.higher_is_better else -delta},
+                         index=pd.RangeIndex(len(base), name="seg"))
+    order = np.argsort(-np.nan_to_num(np.abs(frame["gain"].to_numpy()), nan=-1.0), kind="stable")
+    return frame.iloc[order]
+
+
+# --------------------------------------------------------------------------------------------------- exports
+
+
+def _info(frame: pd.DataFrame, metric: str) -> tuple[str, bool, float]:
+    """(label, higher_is_better, scale) of a metric: from the frame's attrs, else from the registry."""
+    attrs = frame.attrs
+    try:
+        info = metric_info(metric)
+        label, higher, scale = info.label, info.higher_is_better, info.scale
+    except KeyError:
+        label, higher, scale = metric, True, 100
+    return (attrs.get("labels", {}).get(metric, label), attrs.get("higher_is_better", {}).get(metric, higher),
+            attrs.get("scales", {}).get(metric, scale))
+
+
+def _number(value: Any) -> float | None:
+    """A JSON-safe float: NaN and infinities become None."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def significance_json(frame: pd.DataFrame) -> dict:
+    """``{SYSTEM: {METRIC: {"score", "mean", "ci": [lo, hi], "p", "significant", "delta", "better"}}}``
+    (the baseline's ``p`` is None); the ``"significance"`` object of ``mtdiag score --format json``."""
+    out: dict[str, dict[str, dict]] = {}
+    for (system, metric), row in frame.iterrows():
+        out.setdefault(system, {})[metric] = {
+            "score": _number(row["score"]), "mean": _number(row["mean"]),
+            "ci": [_number(row["ci_lo"]), _number(row["ci_hi"])], "p": _number(row["p"]),
+            "significant": bool(row["significant"]), "delta": _number(row["delta"]), "better": int(row["better"]),
+        }
+    return out
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (``& % $ # _ { } ~ ^ \\``); newlines become spaces."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text).replace("\r", " ").replace("\n", " "))
+
+
+def _decimals(scale: float) -> int:
+    return 2 if scale >= 10 else 4
+
+
+def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = None, *, mark: str = "dagger",
+                signatures: Mapping[str, str] | None = None, decimals: int | None = None) -> str:
+    """A booktabs LaTeX table: one row per system, one column per metric with ``$\\uparrow$``/``$\\downarrow$``.
+
+    ``corpus``: corpus scores (index system, one column per metric). With ``significance_frame`` (from
+    :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval, and a ``mark``
+    (``"dagger"`` -> ``$^{\\dagger}$``, ``"star"`` -> ``$^{*}$``) when the system is significantly better than the
+    baseline (p < 0.05, in the metric's direction). Signatures go into ``%`` comment lines. Needs
+    ``\\usepackage{booktabs}``.
+    """
+    if mark not in ("dagger", "star"):
+        raise ValueError(f"mark must be 'dagger' or 'star', got {mark!r}")
+    symbol = r"$^{\dagger}$" if mark == "dagger" else r"$^{*}$"
+    sig = significance_frame
+    ref = sig if sig is not None else pd.DataFrame()
+    metrics = list(corpus.columns)
+    infos = {m: _info(ref, m) for m in metrics}
+    header = ["System"] + [latex_escape(infos[m][0]) + (r" $\uparrow$" if infos[m][1] else r" $\downarrow$")
+                           for m in metrics]
+    baseline = sig.attrs.get("baseline") if sig is not None else None
+    lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    for system, row in corpus.iterrows():
+        name = latex_escape(system) + (" (baseline)" if system == baseline else "")
+        cells = [name]
+        for m in metrics:
+            places = decimals if decimals is not None else _decimals(infos[m][2])
+            cells.append(_latex_cell(row[m], sig, system, m, places, symbol))
+        lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\bottomrule")
+    if sig is not None:
+        method = METHODS[sig.attrs.get("method", "bs")]
+        unit = "resamples" if sig.attrs.get("method", "bs") == "bs" else "trials"
+        note = (f"{symbol} significantly better than {latex_escape(baseline)} ($p < {sig.attrs.get('alpha', ALPHA)}$, "
+                f"{method}, {sig.attrs.get('n')} {unit}); $\\pm$: half-width of the 95\\% confidence interval.")
+        lines.append(r"\multicolumn{" + str(len(metrics) + 1) + r"}{l}{\footnotesize " + note + r"} \\")
+    lines.append(r"\end{tabular}")
+    signatures = signatures if signatures is not None else (sig.attrs.get("signatures", {}) if sig is not None else {})
+    comments = [f"% {m}: {signatures[m]}".replace("\n", " ") for m in metrics if m in signatures]
+    return "\n".join(comments + lines)
+
+
+def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str, places: int, symbol: str) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "--"
+    text = f"{float(value):.{places}f}"
+    if sig is None or (system, metric) not in sig.index:
+        return text
+    row = sig.loc[(system, metric)]
+    if math.isfinite(float(row["ci"])):
+        text += f" $\\pm$ {float(row['ci']):.{places}f}"
+    if bool(row["significant"]) and int(row["better"]) > 0:
+        text += symbol
+    return text
+
+
+def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
+    """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
+
+    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
+    - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better).
+    - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
+      :func:`significance_json`.
+    """
+    fmt = fmt.lower()
+    signatures = frame.attrs.get("signatures", {})
+    if fmt in ("csv", "tsv"):
+        table = frame.reset_index()
+        table.insert(2, "label", [_info(frame, m)[0] for m in table["metric"]])
+        table["signature"] = [signatures.get(m, "") for m in table["metric"]]
+        buffer = io.StringIO()
+        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
+        return buffer.getvalue()
+    if fmt == "latex":
+        corpus = frame["score"].unstack("metric")
+        corpus = corpus.reindex(index=list(dict.fromkeys(frame.index.get_level_values("system"))),
+                                columns=list(dict.fromkeys(frame.index.get_level_values("metric"))))
+        return latex_table(corpus, frame, **latex_options)
+    if fmt == "json":
+        attrs = frame.attrs
+        payload = {"baseline": attrs.get("baseline"), "method": attrs.get("method"), "n": attrs.get("n"),
+                   "seed": attrs.get("seed"), "n_confidence": attrs.get("n_confidence"),
+                   "signatures": dict(signatures), "significance": significance_json(frame)}
+        return json.dumps(payload, ensure_ascii=False)
+    raise ValueError(f"unknown export format {fmt!r}: choose csv, tsv, latex or json")
+
+
+__all__ = [
+    "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
+    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
+    "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "paired_randomization", "p_value",
+    "randomization_draws", "report_signatures", "resample_counts", "resampling_part", "resampling_signature",
+    "segment_differences", "significance", "significance_json", "weighted_sums", "with_version",
+]
