@@ -283,7 +283,7 @@ def _ngrams(args) -> str:
 
 def _likeness(args) -> str:
     from mtdiag.api import Options
-    from mtdiag.metrics.likeness import likeness_scores, orange_king, queen
+    from mtdiag.likeness import likeness_scores, orange_king, queen
 
     metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
     evalset = _load_named(args.ref, args.hyp)

@@ -13,7 +13,7 @@ import sacrebleu
 
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.metrics.likeness import (
+from mtdiag.likeness import (
     DEFAULT_QUEEN_METRICS,
     greedy_metric_set,
     king_of_set,

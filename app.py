@@ -1,0 +1,24 @@
+"""mtdiag dashboard — entry point: page navigation + the data loader in the sidebar.
+
+Run ``streamlit run app.py`` (or ``mtdiag serve [--data DIR]``, which passes ``-- --data DIR``). The app opens on
+the richest test set found (``--data DIR`` first, then ``sample_data/``) with nothing to click.
+Each view is a small page in ``pages/`` (listed in ``mtdiag.ui.navigation``); shared state, widgets and charts live
+in ``mtdiag.ui``.
+"""
+
+import streamlit as st
+
+from mtdiag.ui import loader, navigation, widgets
+
+st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
+
+page = st.navigation(navigation.pages())
+current, problems = loader.sidebar()
+for problem in problems:
+    st.error(problem, icon=":material/error:")
+if current is None:
+    if not problems:
+        st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
+    st.stop()
+widgets.style()
+page.run()

@@ -1,0 +1,637 @@
+"""Per-segment problem flags, the "worst first" ranking, and the frames behind the dashboard's views.
+
+Everything here reads a :class:`~mtdiag.api.Report` and returns pandas frames; nothing computes a metric anew and
+nothing imports Streamlit. The dashboard's pages only draw what these functions return.
+
+**Flags** (one boolean column each in :func:`segment_table`; see :data:`FLAGS`):
+
+- ``high_otem`` — segment OTEM above ``Thresholds.otem_above`` (default 0: a segment OTEM is non-zero only when
+  the hypothesis over-matches n-grams of every order up to N, i.e. it repeats itself);
+- ``high_utem`` — segment UTEM at or above the ``Thresholds.utem_quantile`` quantile of all rows (default the
+  worst 10 %);
+- ``word_order`` — NEVA > WAFT (Forsbom 2003 §5: every such segment showed reversed word order);
+- ``missed_term`` — the segment has term occurrences and exact-match term accuracy below 100 (term metrics only);
+- ``mt_only_ngram`` — the hypothesis contains an n-gram of the system's MT-only table (when the caller passes the
+  table, see :func:`segment_table`).
+
+**Problem score** (``problem``, 0–1, higher = worse) — the mean of one 0–1 badness per signal: for every
+segment-level metric, the row's rank of badness among all rows of the table scaled to 0–1 (``(min-rank − 1) /
+(rows − 1)``, so ties at the best value all score 0), and every flag as 0 or 1. Undefined values are left out of
+that row's mean. ``rank`` orders the rows by it (1 = worst; ties broken by system and segment order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.highlight import Span, ngram_spans
+from mtdiag.metrics import metric_info
+
+TEXT_PREVIEW = 120  # characters of a text shown in a table cell (12,000-row tables stay light)
+HIGHLIGHT_MAX_ORDER = 2  # under-matched n-grams above this order are listed, not highlighted (they cover most text)
+
+
+@dataclass(frozen=True)
+class FlagInfo:
+    name: str
+    label: str
+    help: str
+
+
+FLAGS: dict[str, FlagInfo] = {
+    f.name: f
+    for f in (
+        FlagInfo("high_otem", "high OTEM", "segment OTEM above the threshold: the output repeats n-grams "
+                                           "(over-translation)"),
+        FlagInfo("high_utem", "high UTEM", "segment UTEM among the worst rows: reference n-grams are missing "
+                                           "(under-translation)"),
+        FlagInfo("word_order", "NEVA > WAFT", "NEVA above WAFT: the right words in the wrong order "
+                                              "(Forsbom 2003 §5)"),
+        FlagInfo("missed_term", "missed term", "a term of the segment is not translated as annotated"),
+        FlagInfo("mt_only_ngram", "MT-only n-gram", "the output contains an n-gram that never occurs in the "
+                                                    "human translation"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where the score flags start: ``OTEM > otem_above``; ``UTEM >= quantile(utem_quantile)`` of all rows."""
+
+    otem_above: float = 0.0
+    utem_quantile: float = 0.9
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric_info(metric).higher_is_better
+
+
+def badness_rank(values: pd.Series, higher_better: bool) -> pd.Series:
+    """0 (best) .. 1 (worst) per row: the min-rank of badness scaled by the number of defined rows."""
+    bad = -values if higher_better else values
+    ranks = bad.rank(method="min", na_option="keep")
+    n = int(values.notna().sum())
+    if n <= 1:
+        return pd.Series(np.where(values.notna(), 0.0, np.nan), index=values.index)
+    return (ranks - 1) / (n - 1)
+
+
+def _preview(texts: pd.Series, width: int = TEXT_PREVIEW) -> pd.Series:
+    texts = texts.astype(str)
+    long = texts.str.len() > width
+    return texts.where(~long, texts.str.slice(0, width) + "…")
+
+
+def segment_table(report, thresholds: Thresholds = Thresholds(),
+                  mt_only: Mapping[str, Iterable[int]] | None = None) -> pd.DataFrame:
+    """Every (system, segment) row with every segment score, NEVA − WAFT, the flags, the problem score and rank,
+    and short previews of source and hypothesis. Rows in rank order (worst first).
+
+    ``mt_only`` (optional): per system, the segments whose hypothesis contains an MT-only n-gram — adds the
+    ``mt_only_ngram`` flag.
+    """
+    scores = report.segments
+    table = scores.reset_index()
+    metrics = [m for m in report.metrics if m in scores.columns and metric_info(m).segment_level]
+    flags: dict[str, pd.Series] = {}
+    if "otem" in scores:
+        flags["high_otem"] = table["otem"] > thresholds.otem_above
+    if "utem" in scores:
+        cut = table["utem"].quantile(thresholds.utem_quantile) if table["utem"].notna().any() else np.inf
+        flags["high_utem"] = (table["utem"] >= cut) & (table["utem"] > 0)
+    if "waft" in scores and "neva" in scores:
+        table["neva_minus_waft"] = table["neva"] - table["waft"]
+        flags["word_order"] = table["neva"] > table["waft"]
+    if "term_exact" in scores:
+        flags["missed_term"] = table["term_exact"].notna() & (table["term_exact"] < 100)
+    if mt_only is not None:
+        pairs = {(s, int(g)) for s, segs in mt_only.items() for g in segs}
+        flags["mt_only_ngram"] = pd.Series([(s, int(g)) in pairs for s, g in zip(table["system"], table["seg"])],
+                                           index=table.index)
+    signals = [badness_rank(table[m], higher_is_better(m)) for m in metrics]
+    signals += [f.astype(float) for f in flags.values()]
+    problem = pd.concat(signals, axis=1).mean(axis=1, skipna=True) if signals else pd.Series(0.0, index=table.index)
+    for name, flag in flags.items():
+        table[name] = flag.astype(bool)
+    table["flags"] = sum(table[name].astype(int) for name in flags) if flags else 0
+    table["problem"] = problem.round(6)
+    evalset = report.evalset
+    system_order = {s: i for i, s in enumerate(evalset.systems)}
+    table["_sys"] = table["system"].map(system_order)
+    table = table.sort_values(["problem", "_sys", "seg"], ascending=[False, True, True], kind="stable")
+    table = table.drop(columns="_sys").reset_index(drop=True)
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
+    if "doc" in evalset.segments.columns:
+        table["doc"] = evalset.segments["doc"].reindex(table["seg"]).to_numpy()
+    table["src"] = _preview(evalset.src).reindex(table["seg"]).to_numpy()
+    hyps = evalset.hyps
+    table["hyp"] = [_preview_one(hyps.at[g, s]) for s, g in zip(table["system"], table["seg"])]
+    return table
+
+
+def _preview_one(text: str, width: int = TEXT_PREVIEW) -> str:
+    text = str(text)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def flag_columns(table: pd.DataFrame) -> list[str]:
+    """The flag columns present in a :func:`segment_table`."""
+    return [f for f in FLAGS if f in table.columns]
+
+
+def filter_segments(table: pd.DataFrame, evalset, *, systems: Sequence[str] | None = None,
+                    flags: Sequence[str] = (), all_flags: bool = False, text: str = "",
+                    ranges: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
+    """Rows of a :func:`segment_table` kept by the filters: systems; rows with any (or all) of ``flags``; a
+    case-insensitive substring of the source, any reference or the row's hypothesis (full texts, not previews);
+    score ranges ``{metric: (low, high)}`` (inclusive)."""
+    keep = pd.Series(True, index=table.index)
+    if systems is not None:
+        keep &= table["system"].isin(list(systems))
+    flags = [f for f in flags if f in table.columns]
+    if flags:
+        hits = table[flags].astype(bool)
+        keep &= hits.all(axis=1) if all_flags else hits.any(axis=1)
+    for metric, (low, high) in (ranges or {}).items():
+        if metric in table.columns:
+            keep &= table[metric].between(low, high)
+    needle = (text or "").strip()
+    if needle:
+        seg_hit = evalset.src.astype(str).str.contains(needle, case=False, regex=False)
+        for ref in evalset.ref_names:
+            seg_hit |= evalset.refs[ref].astype(str).str.contains(needle, case=False, regex=False)
+        hyp_hit = {s: evalset.hyps[s].astype(str).str.contains(needle, case=False, regex=False)
+                   for s in evalset.systems}
+        segs = table["seg"].to_numpy()
+        in_seg = seg_hit.reindex(segs).to_numpy()
+        in_hyp = np.array([bool(hyp_hit[s].iat[g]) for s, g in zip(table["system"], segs)], dtype=bool)
+        keep &= pd.Series(in_seg | in_hyp, index=table.index)
+    return table[keep]
+
+
+# ---------------------------------------------------------------------------------------------- overview
+
+
+def corpus_table(report) -> pd.DataFrame:
+    """Corpus scores (index system, one column per metric) in registry order."""
+    return report.corpus.copy()
+
+
+def best_systems(corpus: pd.DataFrame) -> pd.DataFrame:
+    """Per metric: the best system (ties: all of them, in system order), its score and the direction."""
+    rows = []
+    for metric in corpus.columns:
+        values = corpus[metric]
+        if values.notna().sum() == 0:
+            continue
+        hib = higher_is_better(metric)
+        best = values.max() if hib else values.min()
+        winners = [s for s, v in values.items() if np.isclose(v, best, rtol=0, atol=1e-12)]
+        rows.append({"metric": metric, "label": metric_info(metric).label, "best": ", ".join(winners),
+                     "score": best, "direction": "higher is better" if hib else "lower is better"})
+    return pd.DataFrame(rows, columns=["metric", "label", "best", "score", "direction"])
+
+
+def best_mask(corpus: pd.DataFrame) -> pd.DataFrame:
+    """Boolean frame shaped like ``corpus``: True where a system is best on that metric."""
+    mask = pd.DataFrame(False, index=corpus.index, columns=corpus.columns)
+    for metric in corpus.columns:
+        values = corpus[metric]
+        if values.notna().any():
+            best = values.max() if higher_is_better(metric) else values.min()
+            mask[metric] = np.isclose(values, best, rtol=0, atol=1e-12)
+    return mask
+
+
+def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.DataFrame:
+    """Per (system, metric) of ``corpus``: ``"▲"`` significantly better than the baseline, ``"▼"`` significantly
+    worse, ``"="`` the baseline itself, ``""`` not significant or not tested. ``sig`` is a frame of
+    :func:`mtdiag.compare.significance`."""
+    marks = pd.DataFrame("", index=corpus.index, columns=corpus.columns)
+    if sig is None:
+        return marks
+    baseline = sig.attrs.get("baseline")
+    for (system, metric), row in sig.iterrows():
+        if system not in marks.index or metric not in marks.columns:
+            continue
+        if system == baseline:
+            marks.at[system, metric] = "="
+        elif bool(row["significant"]) and row["better"] != 0:
+            marks.at[system, metric] = "▲" if row["better"] > 0 else "▼"
+    return marks
+
+
+def significance_table(sig: pd.DataFrame) -> pd.DataFrame:
+    """The significance frame flattened for display/export: ``system, metric, score, ci_lo, ci_hi, delta, p,
+    significant, better``."""
+    cols = [c for c in ("score", "ci_lo", "ci_hi", "ci", "delta", "p", "significant", "better") if c in sig.columns]
+    return sig[cols].reset_index()
+
+
+def intervals(sig: pd.DataFrame) -> pd.DataFrame:
+    """``system, metric, lo, hi``: the 95% bootstrap intervals of a significance frame (for error bars)."""
+    frame = sig[["ci_lo", "ci_hi"]].rename(columns={"ci_lo": "lo", "ci_hi": "hi"}).reset_index()
+    return frame.dropna(subset=["lo", "hi"])
+
+
+# ---------------------------------------------------------------------------------------------- OTEM / UTEM
+
+
+def score_histogram(report, metric: str, bins: int = 10) -> pd.DataFrame:
+    """Per system, how many (and what share) of its segments fall in each score range: ``system, bin, segments,
+    share``. Exactly 0 is a range of its own (most OTEM segments are 0), then ``bins`` equal ranges up to the
+    maximum."""
+    seg = report.segments[metric]
+    values = seg.dropna()
+    top = float(values.max()) if len(values) else 0.0
+    edges = np.linspace(0.0, top if top > 0 else 1.0, bins + 1)
+    labels = ["0"] + [f"{_short(edges[i])}–{_short(edges[i + 1])}" for i in range(bins)]
+    rows = []
+    for system in report.evalset.systems:
+        v = seg.xs(system, level="system").dropna().to_numpy(dtype=float)
+        counts = [int((v == 0).sum())]
+        positive = v[v > 0]
+        hist = np.histogram(positive, bins=edges)[0] if len(positive) else np.zeros(bins, dtype=int)
+        counts += [int(c) for c in hist]
+        total = max(len(v), 1)
+        rows += [{"system": system, "bin": label, "segments": c, "share": c / total} for label, c in zip(labels, counts)]
+    return pd.DataFrame(rows, columns=["system", "bin", "segments", "share"])
+
+
+def _short(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def distribution_summary(report, metric: str) -> pd.DataFrame:
+    """Per system: corpus score, mean and median segment score, share of segments above 0, and segments."""
+    seg = report.segments[metric]
+    grouped = seg.groupby(level="system", sort=False)
+    frame = pd.DataFrame({
+        "corpus": report.corpus[metric],
+        "segment_mean": grouped.mean(),
+        "segment_median": grouped.median(),
+        "share_above_0": grouped.apply(lambda s: float((s > 0).mean())),
+        "segments": grouped.size(),
+    })
+    frame.index.name = "system"
+    return frame.reindex(report.evalset.systems)
+
+
+def mp_per_order(report, metric: str) -> pd.DataFrame:
+    """OTEM/UTEM ``mp_n`` per system and order from the summed statistics: ``system, order, mp, matched,
+    total`` (mp in 0–1: the share of over-/under-matched n-grams of that order)."""
+    m = report.metric(metric)
+    order = m.order
+    rows = []
+    for system in report.evalset.systems:
+        stats = report.result(metric, system).stats.sum(axis=0)
+        mp = m.mp_per_order(stats)
+        for n in range(order):
+            rows.append({"system": system, "order": n + 1, "mp": float(mp[n]),
+                         "matched": int(stats[2 + n]), "total": int(stats[2 + order + n])})
+    return pd.DataFrame(rows, columns=["system", "order", "mp", "matched", "total"])
+
+
+def frequent_ngrams(evidence: pd.DataFrame, count: str) -> pd.DataFrame:
+    """The over-/under-matched n-grams of one system, most frequent first: ``order, ngram, segments`` (how many
+    segments have it) and ``count`` (summed ``count`` column: over- or under-matched occurrences)."""
+    if evidence.empty:
+        return pd.DataFrame(columns=["order", "ngram", "segments", count])
+    frame = evidence.groupby(["order", "ngram"], sort=False).agg(segments=("seg", "nunique"), total=(count, "sum"))
+    frame = frame.rename(columns={"total": count}).reset_index()
+    return frame.sort_values([count, "segments", "order", "ngram"], ascending=[False, False, True, True],
+                             ignore_index=True)
+
+
+def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None) -> list[int]:
+    """The segments (ascending) whose evidence lists ``ngram``."""
+    rows = evidence[evidence["ngram"] == ngram]
+    if order is not None:
+        rows = rows[rows["order"] == order]
+    return sorted(int(s) for s in rows["seg"].unique())
+
+
+# ---------------------------------------------------------------------------------------------- WAFT / NEVA
+
+
+def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag, largest NEVA − WAFT first."""
+    frame = report.segments[["waft", "neva"]].reset_index()
+    if systems is not None:
+        frame = frame[frame["system"].isin(list(systems))]
+    frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
+    frame["word_order"] = frame["neva"] > frame["waft"]
+    frame["hyp"] = [_preview_one(report.evalset.hyps.at[g, s]) for s, g in zip(frame["system"], frame["seg"])]
+    return frame.sort_values(["neva_minus_waft", "system", "seg"], ascending=[False, True, True],
+                             ignore_index=True)
+
+
+def edit_tables(report, system: str, top: int | None = 50) -> dict[str, pd.DataFrame]:
+    """The corpus's most frequent edit operations of one system: ``substitute`` (confusion pairs hyp → ref),
+    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``."""
+    pairs = report.evidence("waft", system).confusion_pairs()
+    out = {}
+    for op, cols in (("substitute", ["hyp", "ref", "count"]), ("insert", ["hyp", "count"]),
+                     ("delete", ["ref", "count"])):
+        rows = pairs[pairs["op"] == op][cols].reset_index(drop=True)
+        out[op] = rows.head(top) if top else rows
+    return out
+
+
+def op_counts(report) -> pd.DataFrame:
+    """Per system: how many substitutions, insertions and deletions its best-reference alignments have."""
+    rows = []
+    for system in report.evalset.systems:
+        pairs = report.evidence("waft", system).confusion_pairs()
+        totals = pairs.groupby("op")["count"].sum()
+        rows.append({"system": system, **{op: int(totals.get(op, 0)) for op in ("substitute", "insert", "delete")}})
+    return pd.DataFrame(rows, columns=["system", "substitute", "insert", "delete"]).set_index("system")
+
+
+# ---------------------------------------------------------------------------------------------- one segment
+
+
+@dataclass(frozen=True)
+class SideTokens:
+    """One text of a segment as tokens: ``shown`` (the user's tokeniser, original case when it lines up) and
+    ``matched`` (exactly the tokens the metrics saw), same length."""
+
+    name: str
+    shown: list[str]
+    matched: list[str]
+
+
+def side_tokens(report, side: str, seg: int) -> SideTokens:
+    """The tokens of a reference or system for one segment, for display."""
+    ctx = report.context
+    matched = ctx.tokens.tokens(side, seg)
+    shown = matched
+    if ctx.options.lowercase:
+        cased = ctx.cased_tokens.tokens(side, seg)
+        if len(cased) == len(matched) and all(c.lower() == m for c, m in zip(cased, matched)):
+            shown = cased
+    return SideTokens(side, list(shown), list(matched))
+
+
+@dataclass(frozen=True)
+class SegmentDetail:
+    """Everything the dashboard shows for one (system, segment): texts, tokens and highlight spans."""
+
+    system: str
+    seg: int
+    src: str
+    hyp: SideTokens
+    refs: dict[str, SideTokens]
+    hyp_spans: list[Span]
+    ref_spans: dict[str, list[Span]]
+    best_ref: str | None
+    alignment: pd.DataFrame | None
+    over: pd.DataFrame
+    under: pd.DataFrame
+    terms: pd.DataFrame | None
+    scores: pd.Series
+
+
+def _order_spans(tokens: list[str], rows: pd.DataFrame, prefix: str, describe) -> list[Span]:
+    grams = {}
+    for row in rows.itertuples(index=False):
+        kind = f"{prefix}1" if row.order == 1 else prefix
+        grams[row.ngram] = (kind, describe(row))
+    spans = ngram_spans(tokens, grams)
+    # unigram spans drawn last so that a missing/repeated word keeps the strong colour
+    return sorted(spans, key=lambda s: (s.kind.endswith("1"), s.start))
+
+
+def segment_detail(report, system: str, seg: int) -> SegmentDetail:
+    """Source, references and hypothesis of one segment with their evidence: over-matched n-grams in the
+    hypothesis, under-matched n-grams in each reference, the edit alignment against the best-WAFT reference, and
+    term occurrences (when the data has terms)."""
+    evalset = report.evalset
+    seg = int(seg)
+    hyp = side_tokens(report, system, seg)
+    refs = {r: side_tokens(report, r, seg) for r in evalset.ref_names}
+    hyp_spans: list[Span] = []
+    ref_spans: dict[str, list[Span]] = {r: [] for r in refs}
+    over = under = pd.DataFrame()
+    if "otem" in report.metrics:
+        ev = report.evidence("otem", system)
+        over = ev[ev["seg"] == seg].reset_index(drop=True)
+        hyp_spans += _order_spans(hyp.matched, over, "over",
+                                  lambda r: f"over-matched {r.order}-gram: {r.hyp_count}× in the hypothesis, "
+                                            f"{r.ref_count}× in the reference")
+    if "utem" in report.metrics:
+        ev = report.evidence("utem", system)
+        under = ev[ev["seg"] == seg].reset_index(drop=True)
+        marked = under[under["order"] <= HIGHLIGHT_MAX_ORDER]
+        for ref, rows in marked.groupby("ref", sort=False):
+            ref_spans[ref] += _order_spans(refs[ref].matched, rows, "under",
+                                           lambda r: f"under-matched {r.order}-gram: {r.ref_count}× in the "
+                                                     f"reference, {r.hyp_count}× in the hypothesis")
+    best_ref = alignment = None
+    if "waft" in report.metrics:
+        edits = report.evidence("waft", system)
+        best_ref = edits.best_reference(seg)
+        alignment = edits.alignment(seg)
+        shown_h, shown_r = hyp.shown, refs[best_ref].shown
+        alignment = alignment.assign(
+            hyp=[shown_h[p] if p >= 0 else "" for p in alignment["hyp_pos"]],
+            ref=[shown_r[p] if p >= 0 else "" for p in alignment["ref_pos"]],
+        )
+    terms = None
+    occurrences = term_table(report, system)
+    if occurrences is not None:
+        terms = occurrences[occurrences["seg"] == seg].reset_index(drop=True)
+        first_ref = evalset.ref_names[0]
+        for row in terms.itertuples(index=False):
+            title = f"term {row.src_term} → {row.tgt_terms}"
+            if row.hyp_span is not None:
+                hyp_spans.append(Span(row.hyp_span[0], row.hyp_span[1], "term_ok", title))
+            if row.ref_span is not None:
+                kind = "term_ok" if row.correct else "term_miss"
+                ref_spans[first_ref].append(Span(row.ref_span[0], row.ref_span[1], kind, title))
+    scores = report.segments.loc[(system, seg)]
+    return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=hyp, refs=refs,
+                         hyp_spans=hyp_spans, ref_spans=ref_spans, best_ref=best_ref, alignment=alignment,
+                         over=over, under=under, terms=terms, scores=scores)
+
+
+# ---------------------------------------------------------------------------------------------- n-grams
+
+
+def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
+    """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens."""
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
+
+    return build(report.evalset, ht_ref=ht_ref, orders=orders, min_count=min_count, options=report.context.options)
+
+
+def mt_only_segments(report, order: int = 1, min_count: int = 2) -> dict[str, list[int]]:
+    """Per system, the segments whose hypothesis contains an n-gram of its MT-only table at ``order`` (an n-gram
+    the system uses at least ``min_count`` times and the human translation — the first reference — never)."""
+    tables = ngram_tables(report, orders=(order,), min_count=min_count)
+    out = {}
+    for system in report.evalset.systems:
+        segments = tables.table(system, order).mt_only["segments"]
+        out[system] = sorted({int(s) for arr in segments for s in arr})
+    return out
+
+
+def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None = None) -> tuple[list[Span], list[Span]]:
+    """Spans of one n-gram in a segment's hypothesis and reference (default: the first), for display.
+
+    N-grams as the n-gram tables print them: a leading ``<s>`` means the sentence start (matched only there);
+    n-grams with ``<UNK>``/``<PUNC>`` (the orders 3-4 transform) are patterns, not words, and get no span."""
+    ref = ref or report.evalset.ref_names[0]
+    words = ngram.split(" ")
+    if any(w in ("<UNK>", "<PUNC>") for w in words):
+        return [], []
+    start_only = words[0] == "<s>"
+    words = [w for w in words if w != "<s>"]
+    if not words:
+        return [], []
+    target = " ".join(words)
+
+    def spans(side: str) -> list[Span]:
+        found = ngram_spans(side_tokens(report, side, seg).matched, [target])
+        return [s for s in found if s.start == 0] if start_only else found
+
+    return spans(system), spans(ref)
+
+
+def ngram_rows(tables, system: str, order: int, kind: str) -> pd.DataFrame:
+    """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order, with ``n_segments``
+    (how many segments contain each n-gram) in place of the segment arrays."""
+    table = getattr(tables.table(system, order), kind).copy()
+    table["n_segments"] = [len(s) for s in table["segments"]]
+    return table
+
+
+# ---------------------------------------------------------------------------------------------- terminology
+
+
+def has_terms(report) -> bool:
+    terms = report.evalset.terms
+    return terms is not None and len(terms) > 0 and "term_exact" in report.metrics
+
+
+def term_table(report, system: str) -> pd.DataFrame | None:
+    """Every term occurrence of one system with its verdict and spans (None when the data has no terms)."""
+    if not has_terms(report):
+        return None
+    from mtdiag.metrics.terminology import term_occurrences
+
+    return term_occurrences(report.context, system)
+
+
+def term_summary(report) -> pd.DataFrame:
+    """Per term (source term + target alternatives) and system: occurrences, correct, accuracy (0–100) and the
+    segments where it was missed; long form, most-missed first."""
+    rows = []
+    for system in report.evalset.systems:
+        occ = term_table(report, system)
+        if occ is None or occ.empty:
+            continue
+        for (src_term, tgt_terms), group in occ.groupby(["src_term", "tgt_terms"], sort=False):
+            missed = sorted(int(s) for s in group.loc[~group["correct"], "seg"].unique())
+            rows.append({"system": system, "src_term": src_term, "tgt_terms": tgt_terms,
+                         "occurrences": len(group), "correct": int(group["correct"].sum()),
+                         "accuracy": 100.0 * group["correct"].mean(),
+                         "missed_in": ", ".join(str(s) for s in missed)})
+    frame = pd.DataFrame(rows, columns=["system", "src_term", "tgt_terms", "occurrences", "correct", "accuracy",
+                                        "missed_in"])
+    return frame.sort_values(["accuracy", "occurrences", "src_term", "system"], ascending=[True, False, True, True],
+                             ignore_index=True)
+
+
+def term_spans(report, system: str, occurrence: pd.Series, window: int) -> tuple[list[Span], list[Span]]:
+    """Highlight spans of one term occurrence: (hypothesis spans, first-reference spans) with the term and its
+    ``window``-token context."""
+    hyp, ref = [], []
+    title = f"{occurrence['src_term']} → {occurrence['tgt_terms']}"
+    if occurrence["hyp_span"] is not None:
+        hyp.append(Span(*occurrence["hyp_span"], "term_ok", title))
+        hyp += [Span(i, i + 1, "window") for i in occurrence[f"hyp_window{window}"]]
+    if occurrence["ref_span"] is not None:
+        ref.append(Span(*occurrence["ref_span"], "term_ok" if occurrence["correct"] else "term_miss", title))
+        ref += [Span(i, i + 1, "window") for i in occurrence[f"ref_window{window}"]]
+    return hyp, ref
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
+    """Per metric: the corpus scores of systems ``a`` and ``b``, ``a − b`` and which one is better."""
+    rows = []
+    for metric in report.metrics:
+        va, vb = float(report.corpus.at[a, metric]), float(report.corpus.at[b, metric])
+        diff = va - vb
+        hib = higher_is_better(metric)
+        better = "tie" if np.isclose(diff, 0, atol=1e-12) else (a if (diff > 0) == hib else b)
+        rows.append({"metric": metric, "label": metric_info(metric).label, a: va, b: vb, "difference": diff,
+                     "better": better})
+    return pd.DataFrame(rows)
+
+
+def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per metric: A's and B's corpus scores, ``difference`` (A − B), and — given ``sig``, a frame of
+    :func:`mtdiag.compare.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
+    ``better`` names the system the metric prefers ("tie" when equal)."""
+    frame = corpus_differences(report, a, b)
+    if sig is not None:
+        frame["p"] = [float(sig.at[(a, m), "p"]) if (a, m) in sig.index else np.nan for m in frame["metric"]]
+        frame["significant"] = [bool(sig.at[(a, m), "significant"]) if (a, m) in sig.index else False
+                                for m in frame["metric"]]
+    return frame
+
+
+def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
+    """Per segment: ``metric`` of ``a`` and ``b``, ``a − b`` and ``advantage`` (positive = ``a`` better), largest
+    |difference| first; with previews of both hypotheses."""
+    seg = report.segments[metric]
+    va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
+    diff = va - vb
+    sign = 1.0 if higher_is_better(metric) else -1.0
+    frame = pd.DataFrame({"seg": va.index, a: va.to_numpy(), b: vb.to_numpy(), "difference": diff.to_numpy(),
+                          "advantage": sign * diff.to_numpy()})
+    frame[f"hyp {a}"] = _preview(report.evalset.hyps[a]).to_numpy()
+    frame[f"hyp {b}"] = _preview(report.evalset.hyps[b]).to_numpy()
+    frame["_abs"] = frame["difference"].abs()
+    frame = frame.sort_values(["_abs", "seg"], ascending=[False, True], kind="stable").drop(columns="_abs")
+    return frame.reset_index(drop=True)
+
+
+def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideTokens, list[Span], list[Span]]:
+    """The two systems' tokens for one segment and spans marking the tokens the other system does not share
+    (a word-level Levenshtein alignment of the two hypotheses)."""
+    from mtdiag.highlight import diff_spans
+    from mtdiag.metrics.waft_neva import aligned_tokens
+
+    ta, tb = side_tokens(report, a, seg), side_tokens(report, b, seg)
+    ops = [(op, hp, rp) for op, _, _, hp, rp in aligned_tokens(ta.matched, tb.matched)]
+    return ta, tb, diff_spans(ops, "a"), diff_spans(ops, "b")
+
+
+# ---------------------------------------------------------------------------------------------- human scores
+
+
+def has_human_scores(report) -> bool:
+    """True when the data has human scores for at least one of the report's systems."""
+    human = report.evalset.human
+    return human is not None and len(human) > 0 and bool(human["system"].isin(report.evalset.systems).any())
+
+
+def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What the metric-vs-human scatter plots draw: per rated (system, segment) ``system, seg, human, <metric>``,
+    and per system ``system, human`` (mean over its rated segments) and ``<metric>`` (its corpus score)."""
+    from mtdiag.human import rated_segments
+
+    segments = rated_segments(report, report.evalset.human)[["human", metric]].reset_index()
+    means = segments.groupby("system", sort=False)["human"].mean()
+    systems = pd.DataFrame({"system": means.index, "human": means.to_numpy(),
+                            metric: report.corpus[metric].reindex(means.index).to_numpy()})
+    return segments, systems

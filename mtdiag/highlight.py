@@ -1,0 +1,306 @@
+"""Tokens + spans -> escaped HTML, for the dashboard's segment displays. Pure functions; no Streamlit.
+
+Every piece of segment text that reaches HTML goes through :func:`html.escape` here (``quote=True``, so it is safe
+in attribute values too): the dashboard renders these strings with ``unsafe_allow_html`` and a segment such as
+``<script>…</script>`` or ``<img onerror=…>`` must show as text, never run. Nothing else in the code base builds
+HTML from segment text.
+
+Vocabulary:
+
+- a :class:`Span` marks tokens ``[start, end)`` of one text with a *kind* (a CSS class, see :data:`KINDS`) and an
+  optional tooltip;
+- :func:`ngram_spans` finds every occurrence of n-grams (tokens joined by one space, as the metrics report them)
+  in a token list;
+- :func:`render_tokens` joins the tokens with spaces and wraps runs of tokens that carry the same kinds in one
+  ``<span>``; :func:`render_text` escapes plain text (a source without tokens);
+- :func:`render_alignment` draws an edit-operation alignment as aligned token pairs;
+- long texts are cut (:data:`MAX_TOKENS` tokens, :data:`MAX_CHARS` characters) with a visible note.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
+MAX_CHARS = 4_000  # characters shown of a plain text
+MAX_ALIGNMENT = 400  # edit operations shown in an alignment strip
+
+# kind -> (CSS declarations, legend label). Colours are chosen to stay readable on light and dark themes.
+KINDS: dict[str, tuple[str, str]] = {
+    "over1": ("background:#f59e0b;color:#111;", "repeated word (over-matched unigram)"),
+    "over": ("background:#fde68a;color:#111;", "part of an over-matched n-gram"),
+    "under1": ("background:#60a5fa;color:#111;", "missing word (under-matched unigram)"),
+    "under": ("background:#bfdbfe;color:#111;", "part of an under-matched n-gram"),
+    "term_ok": ("outline:2px solid #16a34a;outline-offset:1px;", "term, translated correctly"),
+    "term_miss": ("outline:2px dashed #dc2626;outline-offset:1px;", "term, missing from the hypothesis"),
+    "window": ("text-decoration:underline dotted #7c3aed 2px;text-underline-offset:3px;", "term window"),
+    "match": ("color:inherit;", "match"),
+    "substitute": ("background:#fde68a;color:#111;", "substitution"),
+    "insert": ("background:#bbf7d0;color:#111;", "insertion (word only in the hypothesis)"),
+    "delete": ("background:#fecaca;color:#111;", "deletion (reference word missing)"),
+    "diff": ("background:#e9d5ff;color:#111;", "differs from the other system"),
+    "ngram": ("background:#a5f3fc;color:#111;", "the selected n-gram"),
+}
+
+STYLE = (
+    "<style>"
+    ".mtd-text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.92rem;"
+    "line-height:1.9;white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 0.4rem 0;}"
+    ".mtd-label{font-weight:600;font-size:0.85rem;opacity:0.8;margin-right:0.4rem;}"
+    ".mtd-note{font-size:0.8rem;opacity:0.75;font-style:italic;}"
+    ".mtd-text span[class^='mtd-k-'],.mtd-text span[class*=' mtd-k-']{border-radius:3px;padding:0 1px;}"
+    ".mtd-align{display:flex;flex-wrap:wrap;gap:4px 2px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"
+    "monospace;font-size:0.85rem;}"
+    ".mtd-op{display:inline-flex;flex-direction:column;border:1px solid rgba(128,128,128,0.35);border-radius:3px;"
+    "padding:0 3px;min-width:1.2em;text-align:center;}"
+    ".mtd-op .mtd-h{border-bottom:1px solid rgba(128,128,128,0.35);}"
+    ".mtd-op .mtd-gap{opacity:0.45;}"
+    ".mtd-legend{font-size:0.8rem;margin:0.2rem 0 0.6rem 0;}"
+    ".mtd-legend span.mtd-sw{margin-right:0.9rem;padding:0 4px;border-radius:3px;}"
+    + "".join(f".mtd-k-{kind}{{{css}}}" for kind, (css, _) in KINDS.items())
+    + "</style>"
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Tokens ``[start, end)`` of one text marked with ``kind`` (a key of :data:`KINDS`) and a tooltip."""
+
+    start: int
+    end: int
+    kind: str
+    title: str = ""
+
+
+def escape(text: object) -> str:
+    """``html.escape`` with quotes escaped too (safe in element content and in attribute values)."""
+    return html.escape(str(text), quote=True)
+
+
+def ngram_spans(tokens: Sequence[str], ngrams: Mapping[str, tuple[str, str]] | Iterable[str],
+                kind: str = "ngram") -> list[Span]:
+    """Every occurrence in ``tokens`` of each n-gram (tokens joined by one space).
+
+    ``ngrams`` is either an iterable of n-gram strings (all marked ``kind``) or a mapping ``ngram -> (kind,
+    title)``. Occurrences may overlap; each is one span.
+    """
+    if isinstance(ngrams, Mapping):
+        wanted = {tuple(g.split(" ")): kt for g, kt in ngrams.items() if g}
+    else:
+        wanted = {tuple(g.split(" ")): (kind, "") for g in ngrams if g}
+    by_order: dict[int, dict[tuple[str, ...], tuple[str, str]]] = {}
+    for gram, kt in wanted.items():
+        by_order.setdefault(len(gram), {})[gram] = kt
+    spans = []
+    tokens = list(tokens)
+    for n, grams in sorted(by_order.items()):
+        for i in range(len(tokens) - n + 1):
+            hit = grams.get(tuple(tokens[i : i + n]))
+            if hit is not None:
+                spans.append(Span(i, i + n, hit[0], hit[1]))
+    return spans
+
+
+def _cut(tokens: Sequence[str], max_tokens: int | None) -> tuple[list[str], str]:
+    tokens = list(tokens)
+    if max_tokens is not None and len(tokens) > max_tokens:
+        note = f"… shortened for display: showing {max_tokens:,} of {len(tokens):,} tokens"
+        return tokens[:max_tokens], note
+    return tokens, ""
+
+
+def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_tokens: int | None = MAX_TOKENS,
+                  label: str | None = None) -> str:
+    """The tokens joined by spaces, runs of tokens with the same kinds wrapped in one ``<span>``, as one
+    ``<div class="mtd-text">``. Everything is escaped. Texts longer than ``max_tokens`` are cut with a note."""
+    shown, note = _cut(tokens, max_tokens)
+    kinds: list[set[str]] = [set() for _ in shown]
+    titles: list[list[str]] = [[] for _ in shown]
+    for span in spans:
+        if span.kind not in KINDS:
+            raise ValueError(f"unknown highlight kind {span.kind!r}; known: {', '.join(KINDS)}")
+        for i in range(max(span.start, 0), min(span.end, len(shown))):
+            kinds[i].add(span.kind)
+            if span.title and span.title not in titles[i]:
+                titles[i].append(span.title)
+    parts: list[str] = []
+    i = 0
+    while i < len(shown):
+        j = i + 1
+        while j < len(shown) and kinds[j] == kinds[i] and titles[j] == titles[i]:
+            j += 1
+        text = escape(" ".join(shown[i:j]))
+        if kinds[i]:
+            classes = " ".join(f"mtd-k-{k}" for k in sorted(kinds[i]))
+            title = f' title="{escape("; ".join(titles[i]))}"' if titles[i] else ""
+            parts.append(f'<span class="{classes}"{title}>{text}</span>')
+        else:
+            parts.append(text)
+        i = j
+    body = " ".join(parts)
+    return _wrap(body, label, note)
+
+
+def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Character offsets of each token in ``text``, found left to right (case-insensitively), or None when a
+    token cannot be found (the tokeniser rewrote the text beyond recognition): then show the tokens instead.
+
+    Tokenisers drop spaces, split punctuation, fold case and may unescape entities (13a turns ``&amp;`` into
+    ``&``); searching forward from the previous token's end tolerates all of these.
+    """
+    lowered = text.lower()
+    haystack = lowered if len(lowered) == len(text) else text
+    pos = 0
+    offsets = []
+    for token in tokens:
+        needle = token.lower() if haystack is lowered else token
+        if not needle:
+            offsets.append((pos, pos))
+            continue
+        start = haystack.find(needle, pos)
+        if start < 0:
+            return None
+        offsets.append((start, start + len(needle)))
+        pos = start + len(needle)
+    return offsets
+
+
+def render_marked_text(text: str, tokens: Sequence[str], spans: Iterable[Span] = (), *,
+                       max_tokens: int | None = MAX_TOKENS, max_chars: int | None = MAX_CHARS,
+                       label: str | None = None) -> str:
+    """The original ``text`` with the token ``spans`` highlighted on it (tokens located by
+    :func:`token_offsets`); falls back to :func:`render_tokens` when the tokens cannot be located. Escaped; cut
+    after ``max_tokens`` tokens or ``max_chars`` characters with a note."""
+    text = "" if text is None else str(text)
+    spans = list(spans)
+    tokens = list(tokens)
+    n_shown = len(tokens) if max_tokens is None else min(len(tokens), max_tokens)
+    offsets = token_offsets(text, tokens[:n_shown])
+    if offsets is None:
+        return render_tokens(tokens, spans, max_tokens=max_tokens, label=label)
+    notes = []
+    end = len(text)
+    if n_shown < len(tokens):
+        end = offsets[n_shown - 1][1] if n_shown else 0
+        notes.append(f"showing {n_shown:,} of {len(tokens):,} tokens")
+    if max_chars is not None and end > max_chars:
+        end = max_chars
+        notes.append(f"showing {max_chars:,} of {len(text):,} characters")
+    while n_shown and offsets[n_shown - 1][1] > end:
+        n_shown -= 1
+    # kinds/titles of each token and of the gap after it (a gap is marked when one span covers both neighbours)
+    tok_marks: list[tuple[set[str], list[str]]] = [(set(), []) for _ in range(n_shown)]
+    gap_marks: list[tuple[set[str], list[str]]] = [(set(), []) for _ in range(n_shown)]
+    for span in spans:
+        if span.kind not in KINDS:
+            raise ValueError(f"unknown highlight kind {span.kind!r}; known: {', '.join(KINDS)}")
+        first, last = max(span.start, 0), min(span.end, n_shown) - 1
+        for i in range(first, last + 1):
+            _mark(tok_marks[i], span)
+            if i < last:
+                _mark(gap_marks[i], span)
+    pieces: list[tuple[str, frozenset[str], tuple[str, ...]]] = []
+    empty: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())
+    pos = 0
+    for i in range(n_shown):
+        start, stop = offsets[i]
+        if start > pos:
+            gap = gap_marks[i - 1] if i > 0 else (set(), [])
+            pieces.append((text[pos:start], frozenset(gap[0]), tuple(gap[1])))
+        pieces.append((text[start:stop], frozenset(tok_marks[i][0]), tuple(tok_marks[i][1])))
+        pos = stop
+    if pos < end:
+        pieces.append((text[pos:end], *empty))
+    parts = []
+    merged: list[list] = []
+    for piece, kinds, titles in pieces:
+        if merged and merged[-1][1] == kinds and merged[-1][2] == titles:
+            merged[-1][0] += piece
+        else:
+            merged.append([piece, kinds, titles])
+    for piece, kinds, titles in merged:
+        if kinds:
+            classes = " ".join(f"mtd-k-{k}" for k in sorted(kinds))
+            title = f' title="{escape("; ".join(titles))}"' if titles else ""
+            parts.append(f'<span class="{classes}"{title}>{escape(piece)}</span>')
+        else:
+            parts.append(escape(piece))
+    note = ("… shortened for display: " + ", ".join(notes)) if notes else ""
+    return _wrap("".join(parts), label, note)
+
+
+def _mark(mark: tuple[set[str], list[str]], span: Span) -> None:
+    mark[0].add(span.kind)
+    if span.title and span.title not in mark[1]:
+        mark[1].append(span.title)
+
+
+def render_text(text: str, *, max_chars: int | None = MAX_CHARS, label: str | None = None) -> str:
+    """Plain text (e.g. the source, which is not tokenised) escaped, cut after ``max_chars`` with a note."""
+    text = "" if text is None else str(text)
+    note = ""
+    if max_chars is not None and len(text) > max_chars:
+        note = f"… shortened for display: showing {max_chars:,} of {len(text):,} characters"
+        text = text[:max_chars]
+    return _wrap(escape(text), label, note)
+
+
+def _wrap(body: str, label: str | None, note: str) -> str:
+    head = f'<span class="mtd-label">{escape(label)}</span>' if label else ""
+    empty = '<span class="mtd-note">(empty)</span>' if not body else ""
+    tail = f' <span class="mtd-note">{escape(note)}</span>' if note else ""
+    return f'<div class="mtd-text">{head}{body}{empty}{tail}</div>'
+
+
+def render_alignment(rows: Iterable[tuple[str, str, str]], *, max_ops: int | None = MAX_ALIGNMENT,
+                     hyp_label: str = "hyp", ref_label: str = "ref") -> str:
+    """An edit-operation alignment ``(op, hyp token, ref token)`` as aligned pairs: the hypothesis token above
+    the reference token, coloured by operation (match / substitute / insert / delete)."""
+    rows = list(rows)
+    note = ""
+    if max_ops is not None and len(rows) > max_ops:
+        note = f"… shortened for display: showing {max_ops:,} of {len(rows):,} operations"
+        rows = rows[:max_ops]
+    cells = [
+        f'<span class="mtd-op"><span class="mtd-h mtd-note">{escape(hyp_label)}</span>'
+        f'<span class="mtd-note">{escape(ref_label)}</span></span>'
+    ]
+    for op, hyp, ref in rows:
+        if op not in KINDS:
+            raise ValueError(f"unknown edit operation {op!r}")
+        h = escape(hyp) if hyp else '<span class="mtd-gap">·</span>'
+        r = escape(ref) if ref else '<span class="mtd-gap">·</span>'
+        cells.append(f'<span class="mtd-op mtd-k-{op}" title="{escape(op)}"><span class="mtd-h">{h}</span>'
+                     f"<span>{r}</span></span>")
+    tail = f'<div class="mtd-note">{escape(note)}</div>' if note else ""
+    return f'<div class="mtd-align">{"".join(cells)}</div>{tail}'
+
+
+def render_legend(kinds: Iterable[str]) -> str:
+    """A one-line legend for the given highlight kinds."""
+    items = []
+    for kind in kinds:
+        _, label = KINDS[kind]
+        items.append(f'<span class="mtd-sw mtd-k-{kind}">{escape(label)}</span>')
+    return f'<div class="mtd-legend">{"".join(items)}</div>'
+
+
+def diff_spans(ops: Iterable[tuple[str, int, int]], side: str) -> list[Span]:
+    """Spans marking the tokens of one side that an alignment of two token lists does not match.
+
+    ``ops`` are ``(op, a_pos, b_pos)`` rows of an alignment of text *a* against text *b* (op as in
+    :func:`render_alignment`; a position of -1 means no token on that side); ``side`` is ``"a"`` or ``"b"``.
+    """
+    if side not in ("a", "b"):
+        raise ValueError("side must be 'a' or 'b'")
+    positions = sorted({int(a if side == "a" else b) for op, a, b in ops
+                        if op != "match" and (a if side == "a" else b) is not None and (a if side == "a" else b) >= 0})
+    spans: list[Span] = []
+    for pos in positions:  # runs of adjacent differing tokens become one span
+        if spans and spans[-1].end == pos:
+            spans[-1] = Span(spans[-1].start, pos + 1, "diff")
+        else:
+            spans.append(Span(pos, pos + 1, "diff"))
+    return spans

@@ -1,0 +1,176 @@
+"""Plotly figures for the dashboard. Each takes a frame from :mod:`mtdiag.diagnose` and returns a figure; nothing
+is computed here beyond what drawing needs. Built with ``plotly.graph_objects`` directly (plotly.express costs
+~10x more per figure, which a first render and a rerun feel)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mtdiag.metrics import metric_info
+
+SCATTER_SVG_MAX = 3000  # above this many points a scatter is drawn with WebGL
+PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#db2777", "#65a30d", "#4f46e5",
+           "#ca8a04", "#0d9488", "#be123c", "#7c3aed", "#0284c7", "#b45309", "#15803d"]
+BEST, OTHER = "#1d4ed8", "#93c5fd"
+MARGIN = dict(t=40, b=30, l=50, r=20)
+
+
+def _label(metric: str) -> str:
+    info = metric_info(metric)
+    return f"{info.label} {'↑' if info.higher_is_better else '↓'}"
+
+
+def colours(names) -> dict[str, str]:
+    """One stable colour per system (in the given order)."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(dict.fromkeys(names))}
+
+
+def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: pd.DataFrame | None = None,
+                columns: int = 4) -> go.Figure:
+    """One small bar chart per metric (own y axis), one bar per system; the best system's bar is darker.
+
+    ``corpus``: index system, one column per metric; ``best``: the boolean frame of ``diagnose.best_mask``;
+    ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals.
+    """
+    metrics = list(corpus.columns)
+    cols = max(1, min(columns, len(metrics)))
+    rows = math.ceil(len(metrics) / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_label(m) for m in metrics],
+                        vertical_spacing=min(0.5 / rows, 1 / (rows - 1) - 0.01) if rows > 1 else 0.1,
+                        horizontal_spacing=0.06)
+    systems = list(corpus.index)
+    for i, metric in enumerate(metrics):
+        values = corpus[metric].to_numpy(dtype=float)
+        marks = [bool(best.at[s, metric]) for s in systems] if best is not None else [False] * len(systems)
+        error_y = None
+        if errors is not None and len(errors):
+            rows_m = errors[errors["metric"] == metric].set_index("system").reindex(systems)
+            if rows_m["lo"].notna().any():
+                error_y = dict(type="data", symmetric=False, array=np.clip(rows_m["hi"].to_numpy() - values, 0, None),
+                               arrayminus=np.clip(values - rows_m["lo"].to_numpy(), 0, None), color="#374151",
+                               thickness=1.2, width=3)
+        fig.add_trace(go.Bar(x=systems, y=values, marker_color=[BEST if b else OTHER for b in marks],
+                             error_y=error_y, showlegend=False, name=metric_info(metric).label,
+                             hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(tickangle=-40)
+    fig.update_annotations(font_size=13)
+    fig.update_layout(height=330 * rows + 60, bargap=0.25, margin=MARGIN)
+    return fig
+
+
+def distribution_heatmap(shares: pd.DataFrame, metric: str) -> go.Figure:
+    """Share of each system's segments per score range (``diagnose.score_histogram``): one row per system."""
+    systems = list(dict.fromkeys(shares["system"]))
+    bins = list(dict.fromkeys(shares["bin"]))
+    grid = shares.pivot(index="system", columns="bin", values="share").reindex(index=systems, columns=bins)
+    counts = shares.pivot(index="system", columns="bin", values="segments").reindex(index=systems, columns=bins)
+    share = grid.to_numpy(dtype=float)
+    text = np.vectorize(lambda v: "" if not np.isfinite(v) or v == 0 else f"{v:.0%}" if v >= 0.01 else "<1%")(share)
+    # colour by the square root of the share, so that a few % stay visible next to a large "0" column
+    fig = go.Figure(go.Heatmap(z=np.sqrt(share), x=bins, y=systems, text=text, texttemplate="%{text}",
+                               customdata=np.dstack([share, counts.to_numpy(dtype=float)]), colorscale="Blues",
+                               zmin=0, zmax=1, showscale=False,
+                               hovertemplate="%{y}, %{x}: %{customdata[0]:.1%} of segments "
+                                             "(%{customdata[1]})<extra></extra>"))
+    fig.update_layout(height=max(220, 34 * len(systems) + 110), xaxis_title=f"segment {_label(metric)}",
+                      yaxis=dict(autorange="reversed"), margin=MARGIN)
+    return fig
+
+
+def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
+    """``mp_n`` per order (x) and system (colour): the share of over-/under-matched n-grams."""
+    palette = colours(frame["system"])
+    fig = go.Figure()
+    for system, rows in frame.groupby("system", sort=False):
+        fig.add_trace(go.Bar(x=rows["order"].astype(str), y=rows["mp"], name=system, marker_color=palette[system],
+                             customdata=rows[["matched", "total"]].to_numpy(),
+                             hovertemplate=f"{system}, order %{{x}}: %{{y:.2%}} (%{{customdata[0]}} of "
+                                           "%{customdata[1]})<extra></extra>"))
+    label = metric_info(metric).label
+    fig.update_layout(barmode="group", height=340, xaxis_title="n-gram order",
+                      yaxis=dict(title=f"{label} mp_n", tickformat=".1%"), margin=MARGIN)
+    return fig
+
+
+def waft_neva_scatter(frame: pd.DataFrame) -> go.Figure:
+    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half (word-order trouble)
+    shaded."""
+    palette = colours(frame["system"])
+    kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
+    fig = go.Figure()
+    for system, rows in frame.groupby("system", sort=False):
+        fig.add_trace(kind(x=rows["waft"], y=rows["neva"], mode="markers", name=system,
+                           marker=dict(color=palette[system], size=6, opacity=0.7),
+                           customdata=rows[["seg", "neva_minus_waft"]].to_numpy(),
+                           hovertemplate=f"{system}, segment %{{customdata[0]}}<br>WAFT %{{x:.3f}}, NEVA %{{y:.3f}}"
+                                         "<extra></extra>"))
+    fig.add_shape(type="path", path="M 0 0 L 0 1 L 1 1 Z", fillcolor="rgba(220,38,38,0.08)", line_width=0,
+                  layer="below")
+    fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(color="rgba(120,120,120,0.8)", dash="dash"))
+    fig.add_annotation(x=0.2, y=0.93, text="NEVA > WAFT: word-order trouble", showarrow=False,
+                       font=dict(color="#b91c1c"))
+    fig.update_layout(height=520, xaxis=dict(range=[-0.02, 1.02], title="WAFT ↑ (edit-distance accuracy)"),
+                      yaxis=dict(range=[-0.02, 1.02], title="NEVA ↑ (mean n-gram precision)"), margin=MARGIN)
+    return fig
+
+
+def op_bars(counts: pd.DataFrame) -> go.Figure:
+    """Substitutions / insertions / deletions per system (stacked)."""
+    fig = go.Figure()
+    for op, colour in (("substitute", "#f59e0b"), ("insert", "#22c55e"), ("delete", "#ef4444")):
+        fig.add_trace(go.Bar(x=list(counts.index), y=counts[op], name=op, marker_color=colour))
+    fig.update_layout(barmode="stack", height=320, yaxis_title="edit operations", margin=MARGIN)
+    return fig
+
+
+def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
+    """Segment-level advantage of ``a`` over ``b`` (positive = ``a`` better), sorted, as two filled areas."""
+    data = frame.dropna(subset=["advantage"]).sort_values("advantage", ascending=False)
+    adv = data["advantage"].to_numpy(dtype=float)
+    x = np.arange(1, len(adv) + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=np.where(adv > 0, adv, 0), fill="tozeroy", mode="lines", name=f"{a} better",
+                             line=dict(color="#2563eb", width=1), customdata=data["seg"].to_numpy(),
+                             hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=x, y=np.where(adv < 0, adv, 0), fill="tozeroy", mode="lines", name=f"{b} better",
+                             line=dict(color="#dc2626", width=1), customdata=data["seg"].to_numpy(),
+                             hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
+    fig.update_layout(height=300, xaxis_title="segments, sorted by advantage", yaxis_title=f"advantage of {a}",
+                      margin=MARGIN)
+    return fig
+
+
+def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human") -> go.Figure:
+    """A metric's scores (y) against human scores (x), one point per system or segment."""
+    palette = colours(frame["system"])
+    kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
+    per_segment = "seg" in frame.columns
+    fig = go.Figure()
+    for system, rows in frame.groupby("system", sort=False):
+        text = rows["seg"].astype(str).radd("segment ") if per_segment else None
+        fig.add_trace(kind(x=rows[x], y=rows[metric], mode="markers" if per_segment else "markers+text",
+                           name=system, marker=dict(color=palette[system], size=6 if per_segment else 11,
+                                                    opacity=0.75),
+                           text=text if per_segment else [system] * len(rows),
+                           textposition="top center",
+                           hovertemplate=f"{system}" + (" %{text}" if per_segment else "")
+                                         + "<br>human %{x:.3g}, metric %{y:.4g}<extra></extra>"))
+    fig.update_layout(height=420, xaxis_title="human score", yaxis_title=_label(metric), margin=MARGIN,
+                      showlegend=per_segment)
+    return fig
+
+
+def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference: float | None = None) -> go.Figure:
+    fig = go.Figure(go.Bar(x=frame[x], y=frame[value], marker_color=OTHER,
+                           hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
+    if reference is not None:
+        fig.add_hline(y=reference, line_dash="dash", line_color="gray", annotation_text="random",
+                      annotation_position="top left")
+    fig.update_layout(height=320, yaxis=dict(title=title, range=[0, 1]), margin=MARGIN)
+    return fig

@@ -1,0 +1,348 @@
+"""The sidebar: which data (a test-set folder, or uploaded files) and which tokenisation/case/metric options.
+
+- **Test set folder** (the default): the folders found under ``--data DIR`` (``mtdiag serve --data DIR`` passes it
+  to ``app.py`` after ``--``; ``MTDIAG_DATA`` works too) and under ``sample_data/``. The richest set (most
+  references, then most systems) comes first and is loaded without a click. Extra system outputs can be uploaded
+  and are scored against the chosen set.
+- **Upload files**: a source, one or more references, one or more system outputs (several at once; each system is
+  named after its file, editable), optional terms/glossary and human scores.
+
+Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``st.error`` on the page; the data
+loaded before stays loaded. Nothing here computes a metric.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from mtdiag import io as mio
+from mtdiag.api import Options
+from mtdiag.errors import InputError
+from mtdiag.metrics import REGISTRY
+from mtdiag.tokenize import TOKENIZERS, default_tokenizer
+from mtdiag.ui import state
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_DIR = REPO_ROOT / "sample_data"
+MODES = ("Test set folder", "Upload files")
+LAST_GOOD = "_mtdiag_last_good"
+TEXT_TYPES = ["txt"]
+TABLE_TYPES = ["tsv", "txt"]
+
+
+# --------------------------------------------------------------------------------------------- folders
+
+
+def data_argument(argv: list[str] | None = None) -> str | None:
+    """``--data DIR`` from the script arguments (``streamlit run app.py -- --data DIR``), else ``MTDIAG_DATA``."""
+    argv = sys.argv[1:] if argv is None else argv
+    for i, arg in enumerate(argv):
+        if arg == "--data" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--data="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("MTDIAG_DATA") or None
+
+
+def _is_set(folder: Path) -> bool:
+    try:
+        names = [p.name.lower() for p in folder.iterdir() if p.is_file()]
+    except OSError:
+        return False
+    return any(n == "ref.txt" or (n.startswith("ref.") and n.endswith(".txt") and not n.endswith(".annotated.txt"))
+               for n in names)
+
+
+def _richness(folder: Path) -> tuple[int, int]:
+    names = [p.name.lower() for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".txt"]
+    refs = sum(1 for n in names if n == "ref.txt" or (n.startswith("ref.") and not n.endswith(".annotated.txt")))
+    systems = sum(1 for n in names if not n.startswith(("ref.", "src.")) and n != "ref.txt"
+                  and not n.endswith(".annotated.txt"))
+    return refs, systems
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def find_sets(root: str) -> list[str]:
+    """Test-set folders at ``root``: the folder itself when it is one, else its sub-folders (two levels deep)
+    that are; richest first (most references, then most systems), then by name."""
+    base = Path(root)
+    if not base.is_dir():
+        return []
+    if _is_set(base):
+        return [str(base)]
+    found = [p for p in sorted(base.iterdir()) if p.is_dir() and _is_set(p)]
+    for sub in sorted(base.iterdir()):
+        if sub.is_dir() and not _is_set(sub):
+            found += [p for p in sorted(sub.iterdir()) if p.is_dir() and _is_set(p)]
+
+    def order(p: Path):
+        refs, systems = _richness(p)
+        return (-refs, -systems, p.name)
+
+    return [str(p) for p in sorted(found, key=order)]
+
+
+def available_sets() -> list[str]:
+    """Folders from ``--data`` first, then the sample sets (each once)."""
+    sets: list[str] = []
+    arg = data_argument()
+    if arg:
+        sets += find_sets(str(Path(arg).resolve()))
+    for path in find_sets(str(SAMPLE_DIR)):
+        if path not in sets:
+            sets.append(path)
+    return sets
+
+
+def set_label(path: str) -> str:
+    p = Path(path)
+    try:
+        return str(p.relative_to(REPO_ROOT))
+    except ValueError:
+        return "/".join(p.parts[-2:])  # e.g. wmt21/en-ja
+
+
+def _stamp(path: str) -> tuple:
+    """Names, sizes and modification times of a folder's files: a changed file reloads the set."""
+    return tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in Path(path).iterdir() if p.is_file()))
+
+
+@st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
+def _load_folder(path: str, stamp: tuple) -> state.Dataset:
+    evalset = mio.load_folder(path)
+    return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...], _base: state.Dataset) -> state.Dataset:
+    """The base set with uploaded system outputs added (each checked against the set's segment count)."""
+    evalset = _base.evalset
+    hyps = evalset.hyps.copy()
+    for name, file_name, data in extras:
+        if not name.strip():
+            raise InputError(file_name, "the system name is empty")
+        if name in hyps.columns:
+            raise InputError(file_name, f"system name {name!r} is already used in {_base.label}; rename it")
+        if name in evalset.ref_names:
+            raise InputError(file_name, f"system name {name!r} is also the name of a reference; rename it")
+        lines = mio.read_lines((file_name, data))
+        if len(lines) != evalset.n_segments:
+            hint = " (an extra blank line at the end?)" if len(lines) == evalset.n_segments + 1 and not lines[-1].strip() else ""
+            raise InputError(file_name, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but the test set "
+                                        f"{_base.label} has "
+                                        f"{evalset.n_segments} segments{hint}")
+        hyps[name] = lines
+    extended = evalset.with_hyps(hyps)
+    label = f"{_base.label} + {len(extras)} uploaded"
+    return state.Dataset(extended, extended.content_hash(), "folder", label)
+
+
+# --------------------------------------------------------------------------------------------- uploads
+
+
+def ref_name_from_file(file_name: str) -> str:
+    """``ref.A.txt`` -> ``A``; ``ref.txt`` -> ``ref``; ``newstest2021.en-de.ref.B.txt`` -> ``B``; else the stem."""
+    stem = Path(file_name).stem
+    lower = stem.lower()
+    if lower in ("ref", "reference"):
+        return "ref"
+    for marker in ("ref.", "reference."):
+        if marker in lower:
+            return stem[lower.rindex(marker) + len(marker):] or stem
+    return stem
+
+
+def system_name_from_file(file_name: str) -> str:
+    return mio.system_name_from_stem(Path(file_name).stem)
+
+
+@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4)
+def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
+                 lang_pair: str | None) -> state.Dataset:
+    """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content."""
+    evalset = mio.load_files(
+        src=(src[1], src[2]) if src else None,
+        refs=[(name, (file_name, data)) for name, file_name, data in refs],
+        hyps=[(name, (file_name, data)) for name, file_name, data in hyps],
+        terms=(terms[1], terms[2]) if terms else None,
+        human=(human[1], human[2]) if human else None,
+        name="upload",
+        lang_pair=lang_pair,
+    )
+    return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
+
+
+def _file_tuple(uploaded, name: str | None = None) -> tuple[str, str, bytes]:
+    return (name or uploaded.name, uploaded.name, uploaded.getvalue())
+
+
+def _system_names(files, prefix: str) -> list[str]:
+    """Editable system names, one text box per uploaded system file (default: from the file name)."""
+    names = []
+    if not files:
+        return names
+    with st.sidebar.expander("System names", expanded=False):
+        for i, f in enumerate(files):
+            names.append(st.text_input(f.name, value=system_name_from_file(f.name), key=f"{prefix}_name_{i}_{f.name}"))
+    return names
+
+
+def _guess_lang_pair(file_names: list[str]) -> str:
+    for name in file_names:
+        pair = mio.lang_pair_from_name(Path(name).stem) or mio.lang_pair_from_name(
+            Path(name).stem.rsplit(".", 1)[0])
+        if pair:
+            return pair
+    return ""
+
+
+def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
+    """The upload form; returns (the uploaded data set or None while incomplete, the problems found)."""
+    sb = st.sidebar
+    src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
+    refs = sb.file_uploader("References (one or more)", type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
+    hyps = sb.file_uploader("System outputs (one or more)", type=TEXT_TYPES, accept_multiple_files=True,
+                            key="up_hyps")
+    terms = sb.file_uploader("Terms or glossary (TSV, optional)", type=TABLE_TYPES, key="up_terms")
+    human = sb.file_uploader("Human scores (TSV: system, seg_id, score; optional)", type=TABLE_TYPES, key="up_human")
+    names = _system_names(hyps, "up")
+    guess = _guess_lang_pair([f.name for f in (hyps or [])] + [f.name for f in (refs or [])])
+    typed = sb.text_input("Language pair (optional)", key="up_lang", placeholder=guess or "e.g. en-de",
+                          help="Chooses the tokeniser (ja-mecab, zh) and the stop words of term windows. Empty: "
+                               "read from the file names when they carry one (e.g. newstest2021.en-de.X.txt).")
+    lang = typed.strip() or guess or None
+    if not refs or not hyps:
+        sb.info("Upload at least one reference and one system output. Until then the previous data stays loaded.")
+        return None, []
+    try:
+        data = _load_upload(
+            _file_tuple(src, "src") if src else None,
+            tuple(_file_tuple(f, ref_name_from_file(f.name)) for f in refs),
+            tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
+            _file_tuple(terms) if terms else None,
+            _file_tuple(human) if human else None,
+            lang,
+        )
+    except InputError as error:
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
+        return None, [f"the uploaded files could not be read: {error}"]
+    return data, []
+
+
+def _folder_widgets(sets: list[str]) -> tuple[state.Dataset | None, list[str]]:
+    sb = st.sidebar
+    if not sets:
+        sb.warning("No test-set folder found: upload files instead.")
+        return None, []
+    path = sb.selectbox("Test set", sets, format_func=set_label, key="data_set")
+    try:
+        base = _load_folder(path, _stamp(path))
+    except InputError as error:
+        return None, [str(error)]
+    extra = sb.file_uploader("Add system outputs (one segment per line)", type=TEXT_TYPES,
+                             accept_multiple_files=True, key="up_extra",
+                             help="Score your own outputs against this test set; the system is named after the file.")
+    if not extra:
+        return base, []
+    names = _system_names(extra, "extra")
+    try:
+        return _with_extra_systems(base.data_key, tuple(_file_tuple(f, n) for f, n in zip(extra, names)), base), []
+    except InputError as error:  # keep what was loaded before (this set, with any earlier uploads)
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:
+        return None, [f"the uploaded system outputs could not be read: {error}"]
+
+
+# --------------------------------------------------------------------------------------------- options
+
+
+def _option_widgets(data: state.Dataset) -> Options:
+    sb = st.sidebar
+    sb.subheader("Options")
+    auto = default_tokenizer(data.evalset.tgt_lang)
+    choice = sb.selectbox(
+        "Tokeniser", ["auto", *TOKENIZERS], key="opt_tokenize",
+        format_func=lambda t: f"auto ({auto} for this target language)" if t == "auto" else t,
+        help="sacrebleu tokeniser for OTEM/UTEM, WAFT/NEVA, terms and n-grams (and BLEU). 'auto': ja-mecab for "
+             "Japanese, zh for Chinese, 13a otherwise.")
+    lowercase = sb.checkbox("Lower-case (case-insensitive scores)", value=True, key="opt_lowercase",
+                            help="The papers report case-insensitive scores; BLEU, chrF and TER keep sacrebleu's "
+                                 "case-sensitive defaults.")
+    values = {}
+    fields = {f.name for f in dataclasses.fields(Options)}
+    with sb.expander("Metric options"):
+        for name, cls in REGISTRY.items():
+            for spec in cls.info.options:
+                field = f"{name}_{spec.name}"
+                if field not in fields or not isinstance(spec.default, int):
+                    continue
+                values[field] = int(st.number_input(
+                    f"{cls.info.label} {spec.help}", min_value=spec.minimum, max_value=spec.maximum,
+                    value=spec.default, step=1, key=f"opt_{field}"))
+    return Options(tokenize=None if choice == "auto" else choice, lowercase=lowercase, **values)
+
+
+# --------------------------------------------------------------------------------------------- the sidebar
+
+
+def sidebar() -> tuple[state.Current | None, list[str]]:
+    """Draw the sidebar, load the data, compute (or fetch) the report; returns (current, input problems).
+
+    On a problem the last data loaded successfully stays in use.
+    """
+    sb = st.sidebar
+    sb.title("mtdiag")
+    sb.caption("Diagnostic evaluation of machine-translation output")
+    mode = sb.radio("Data", MODES, key="data_mode", horizontal=True)
+    if mode == MODES[0]:
+        data, problems = _folder_widgets(available_sets())
+    else:
+        data, problems = _upload_widgets()
+    if data is None:
+        data = st.session_state.get(LAST_GOOD)
+    if data is None:  # nothing loaded yet (e.g. upload mode from the start): fall back to the first set
+        sets = available_sets()
+        if sets:
+            try:
+                data = _load_folder(sets[0], _stamp(sets[0]))
+            except InputError as error:
+                problems.append(str(error))
+    if data is None:
+        return None, problems
+    problems = [f"{p}  \nThe data loaded before stays in use ({data.label})." for p in problems]
+    st.session_state[LAST_GOOD] = data
+    options = _option_widgets(data)
+    _summary(data)
+    try:
+        report = state.report_for(data, options)
+    except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
+        problems.append(f"The metrics cannot be computed with these options: {error}")
+        return None, problems
+    current = state.Current(data, options, report)
+    state.set_current(current)
+    return current, problems
+
+
+def _summary(data: state.Dataset) -> None:
+    ev = data.evalset
+    extras = []
+    if ev.terms is not None and len(ev.terms):
+        extras.append(f"{len(ev.terms)} term occurrences")
+    if ev.human is not None and len(ev.human):
+        extras.append(f"{len(ev.human)} human scores")
+    lines = [f"**{data.label}**" + (f" ({ev.lang_pair})" if ev.lang_pair else ""),
+             f"{ev.n_segments:,} segments · {len(ev.systems)} systems · {len(ev.ref_names)} reference"
+             + ("s" if len(ev.ref_names) != 1 else "")]
+    if extras:
+        lines.append(" · ".join(extras))
+    st.sidebar.caption("  \n".join(lines))
+    if ev.warnings:
+        with st.sidebar.expander(f"{len(ev.warnings)} input warning" + ("s" if len(ev.warnings) != 1 else "")):
+            for warning in ev.warnings:
+                st.caption(warning)

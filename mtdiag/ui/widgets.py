@@ -1,0 +1,288 @@
+"""Shared widgets: tables with downloads and row selection, HTML blocks, the segment detail, pickers.
+
+HTML shown here is built only by :mod:`mtdiag.highlight` (which escapes every piece of text) and rendered with
+``st.html`` (no JavaScript runs).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from mtdiag import diagnose, highlight
+from mtdiag.metrics import REGISTRY, metric_info
+from mtdiag.ui import state
+
+EXCEL_MAX_ROWS = 1_048_575
+
+
+# --------------------------------------------------------------------------------------------- labels
+
+
+def metric_label(metric: str, arrow: bool = True) -> str:
+    """``BLEU ↑`` / ``OTEM ↓`` (the arrow says which direction is better)."""
+    if metric not in REGISTRY:
+        return metric
+    info = metric_info(metric)
+    return f"{info.label} {'↑' if info.higher_is_better else '↓'}" if arrow else info.label
+
+
+def metric_help(metric: str) -> str:
+    info = metric_info(metric)
+    scale = "0–100" if info.scale == 100 else "0–1"
+    better = "higher is better" if info.higher_is_better else "lower is better"
+    return f"{info.description} ({scale}, {better}; {info.paper})"
+
+
+def number_format(metric: str) -> str:
+    return "%.2f" if metric_info(metric).scale == 100 else "%.4f"
+
+
+def column_config(frame: pd.DataFrame) -> dict:
+    """Column settings for a frame holding metric columns, flag columns and texts."""
+    config: dict = {}
+    for column in frame.columns:
+        if column in REGISTRY:
+            config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
+                                                           format=number_format(column))
+        elif column in diagnose.FLAGS:
+            flag = diagnose.FLAGS[column]
+            config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
+        elif column == "neva_minus_waft":
+            config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
+                                                           help="positive: NEVA > WAFT (word-order trouble)")
+        elif column == "problem":
+            config[column] = st.column_config.ProgressColumn(
+                "problem", min_value=0.0, max_value=1.0, format="%.3f",
+                help="combined problem score (0–1): mean of each metric's badness rank and each flag")
+        elif "seg" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
+            config[column] = st.column_config.TextColumn(column, width="large")
+    return config
+
+
+# --------------------------------------------------------------------------------------------- html
+
+
+def style() -> None:
+    """The highlight CSS (once per page run)."""
+    st.html(highlight.STYLE)
+
+
+def html(body: str) -> None:
+    """Render HTML built by :mod:`mtdiag.highlight` (escaped there)."""
+    st.html(body)
+
+
+def explain(text: str) -> None:
+    st.info(text, icon=":material/info:")
+
+
+# --------------------------------------------------------------------------------------------- charts
+
+
+def chart(current: state.Current, kind: str, params: Sequence, build: Callable, *, key: str, where=st) -> None:
+    """A plotly chart built once per (kind, data, options, params) — see :func:`mtdiag.ui.state.memo`."""
+    where.plotly_chart(state.memo(kind, current.key, tuple(params), build), key=key)
+
+
+# --------------------------------------------------------------------------------------------- tables
+
+
+def to_csv(frame: pd.DataFrame) -> bytes:
+    """A table as UTF-8 CSV (index kept when it is named)."""
+    keep_index = any(name is not None for name in frame.index.names)
+    return _flatten(frame).to_csv(index=keep_index).encode("utf-8")
+
+
+def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
+    """A table as an .xlsx workbook (openpyxl)."""
+    buffer = io.BytesIO()
+    keep_index = any(name is not None for name in frame.index.names)
+    flat = _flatten(frame).head(EXCEL_MAX_ROWS)
+    # openpyxl refuses control characters in cells
+    for column in flat.columns:
+        if flat[column].dtype == object or pd.api.types.is_string_dtype(flat[column]):
+            flat[column] = flat[column].map(lambda v: _ILLEGAL.sub("", v) if isinstance(v, str) else v)
+    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+        flat.to_excel(writer, sheet_name=sheet[:31], index=keep_index)
+    return buffer.getvalue()
+
+
+_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _flatten(frame: pd.DataFrame) -> pd.DataFrame:
+    """Array/list cells (e.g. n-gram segment lists) become space-separated text."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object and len(out) and not isinstance(out[column].iloc[0], str):
+            if hasattr(out[column].iloc[0], "__len__"):
+                out[column] = out[column].map(
+                    lambda v: " ".join(map(str, v)) if hasattr(v, "__len__") and not isinstance(v, str) else v)
+    return out
+
+
+def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False) -> None:
+    """Download buttons for a table: CSV (always) and Excel (``excel=True``). Files are built on click."""
+    slug = re.sub(r"[^\w.-]+", "_", name).strip("_") or "table"
+    row = st.container(horizontal=True, gap="small")
+    row.download_button("CSV", data=lambda: to_csv(frame), file_name=f"{slug}.csv", mime="text/csv",
+                        key=f"dl_csv_{key}", on_click="ignore", icon=":material/download:",
+                        help=f"Download this table ({len(frame):,} rows) as CSV")
+    if excel:
+        row.download_button(
+            "Excel", data=lambda: to_excel(frame), file_name=f"{slug}.xlsx", key=f"dl_xlsx_{key}",
+            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", on_click="ignore",
+            icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as an Excel workbook")
+
+
+def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
+          height: int | str = "auto", hide_index: bool = True, config: dict | None = None,
+          column_order: Sequence[str] | None = None, max_rows: int | None = None) -> int | None:
+    """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
+    its position in ``frame`` is returned (None when nothing is selected). ``max_rows``: show only the first rows
+    (the downloads still hold them all)."""
+    full = frame
+    if max_rows is not None and len(frame) > max_rows:
+        st.caption(f"Showing the first {max_rows:,} of {len(frame):,} rows; the downloads have them all.")
+        frame = frame.head(max_rows)
+    cfg = column_config(frame)
+    cfg.update(config or {})
+    kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=key, column_order=column_order)
+    if select:
+        event = st.dataframe(frame, on_select="rerun", selection_mode="single-row", **kwargs)
+        rows = list(event.selection.rows) if event is not None else []
+    else:
+        st.dataframe(frame, **kwargs)
+        rows = []
+    downloads(full, name or key, key, excel=excel)
+    if rows and 0 <= rows[0] < len(frame):
+        return int(rows[0])
+    return None
+
+
+# --------------------------------------------------------------------------------------------- pickers
+
+
+def system_picker(label: str, systems: Sequence[str], key: str, *, multi: bool = False, index: int = 0):
+    if multi:
+        return st.multiselect(label, list(systems), default=list(systems), key=key)
+    return st.selectbox(label, list(systems), index=min(index, max(len(systems) - 1, 0)), key=key)
+
+
+# --------------------------------------------------------------------------------------------- one segment
+
+
+LEGEND_KINDS = ("over1", "over", "under1", "under", "term_ok", "term_miss")
+
+
+def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -> None:
+    """Source, references and hypothesis of one segment with the evidence highlighted, then the edit alignment
+    and the evidence tables."""
+    detail = state.segment_detail(current.key, system, int(seg), current.report)
+    ev = current.evalset
+    st.markdown(f"#### Segment {seg} (line {seg + 1}) · {system}")
+    scores = detail.scores.dropna()
+    if len(scores):
+        cols = st.columns(min(len(scores), 6))
+        for i, (metric, value) in enumerate(scores.items()):
+            cols[i % len(cols)].metric(metric_label(metric), f"{value:.2f}" if metric_info(metric).scale == 100
+                                       else f"{value:.3f}", help=metric_help(metric))
+    kinds = [k for k in LEGEND_KINDS if (k.startswith("term") and detail.terms is not None and len(detail.terms))
+             or not k.startswith("term")]
+    html(highlight.render_legend(kinds))
+    parts = [highlight.render_text(detail.src, label="Source")] if str(detail.src).strip() else []
+    for name, tokens in detail.refs.items():
+        best = " (closest for WAFT)" if name == detail.best_ref and len(detail.refs) > 1 else ""
+        parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, detail.ref_spans[name],
+                                                  label=f"Reference {name}{best}"))
+    parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
+                                              label=f"Hypothesis ({system})"))
+    html("".join(parts))
+    tabs = st.tabs(["Edit alignment", "Over-matched n-grams", "Under-matched n-grams", "Terms"])
+    with tabs[0]:
+        if detail.alignment is None:
+            explain("WAFT was not computed, so there is no alignment.")
+        else:
+            st.caption(f"Word-level Levenshtein alignment against reference {detail.best_ref} (the one with the "
+                       f"best WAFT). Insert = a word only the hypothesis has; delete = a reference word it lacks.")
+            html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
+            html(highlight.render_alignment(detail.alignment[["op", "hyp", "ref"]].itertuples(index=False)))
+            table(detail.alignment, key=f"{key}_align", name=f"alignment_{system}_{seg}", height=240)
+    with tabs[1]:
+        if detail.over.empty:
+            explain("No over-matched n-gram: the hypothesis repeats nothing beyond what the references have.")
+        else:
+            table(detail.over, key=f"{key}_over", name=f"over_{system}_{seg}")
+    with tabs[2]:
+        if detail.under.empty:
+            explain("No under-matched n-gram: every reference n-gram is covered.")
+        else:
+            table(detail.under, key=f"{key}_under", name=f"under_{system}_{seg}", height=260)
+    with tabs[3]:
+        if detail.terms is None:
+            explain("This data has no term annotations (no terms.tsv, glossary or <term> tags).")
+        elif detail.terms.empty:
+            explain("No term occurs in this segment.")
+        else:
+            cols = [c for c in ("term_id", "src_term", "tgt_terms", "correct", "window2", "window3")
+                    if c in detail.terms.columns]
+            table(detail.terms[cols], key=f"{key}_terms", name=f"terms_{system}_{seg}")
+
+
+def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,
+                 limit: int = 20, ref: str | None = None) -> None:
+    """Several segments of one system (source, first reference, hypothesis), e.g. the segments an n-gram opens.
+    ``spans_for(seg) -> (hyp_spans, ref_spans)`` adds highlights."""
+    ev = current.evalset
+    segments = list(segments)
+    if not segments:
+        explain("No segment.")
+        return
+    if len(segments) > limit:
+        st.caption(f"Showing the first {limit} of {len(segments):,} segments.")
+    ref = ref or ev.ref_names[0]
+    parts = []
+    for seg in segments[:limit]:
+        hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
+        hyp_tokens = diagnose.side_tokens(current.report, system, seg).shown
+        ref_tokens = diagnose.side_tokens(current.report, ref, seg).shown
+        block = [f'<div class="mtd-note">segment {seg} (line {seg + 1})</div>']
+        if str(ev.src.iat[seg]).strip():
+            block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))
+        block.append(highlight.render_marked_text(ev.refs.at[seg, ref], ref_tokens, ref_spans, label=f"Ref {ref}",
+                                                  max_tokens=120))
+        block.append(highlight.render_marked_text(ev.hyps.at[seg, system], hyp_tokens, hyp_spans,
+                                                  label=system, max_tokens=120))
+        parts.append("".join(block) + "<hr style='margin:0.4rem 0;opacity:0.3'>")
+    html("".join(parts))
+
+
+# --------------------------------------------------------------------------------------------- overview
+
+
+BEST_STYLE = "background-color: rgba(37, 99, 235, 0.22); font-weight: 700;"
+
+
+def overview_styler(corpus: pd.DataFrame, best: pd.DataFrame, marks: pd.DataFrame):
+    """The corpus table as a pandas Styler: scores with their significance mark, the best per metric shaded.
+    (Sorting in the grid still uses the numbers.)"""
+    styler = corpus.style
+    for metric in corpus.columns:
+        places = 2 if metric_info(metric).scale == 100 else 4
+        for system in corpus.index:
+            mark = marks.at[system, metric]
+            styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",
+                                   subset=pd.IndexSlice[[system], [metric]])
+    return styler.apply(lambda col: [BEST_STYLE if best.at[s, col.name] else "" for s in col.index], axis=0)
+
+
+def overview_config(corpus: pd.DataFrame) -> dict:
+    config = {"system": st.column_config.TextColumn("system")}
+    for metric in corpus.columns:
+        config[metric] = st.column_config.Column(metric_label(metric), help=metric_help(metric))
+    return config

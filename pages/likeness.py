@@ -1,0 +1,101 @@
+"""Human likeness (ORANGE/KING per metric, QUEEN per system) and agreement with human scores."""
+
+import streamlit as st
+
+from mtdiag import diagnose
+from mtdiag.ui import charts, state, widgets
+
+current = state.current()
+report, ev = current.report, current.evalset
+st.title("Human likeness & human scores")
+st.caption("With several references, a good metric should score a human translation at least as high as the "
+           "systems (ORANGE: how often; KING: how often above every system), and a human-like system should be as "
+           "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
+           "how well each metric agrees with them.")
+
+section = st.segmented_control(
+    "View", ["likeness", "queen", "human"], default="likeness", key="hl_section", required=True,
+    format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
+                 "human": "Human scores"}.__getitem__)
+candidates = [m for m in report.metrics if not m.startswith("term_")]
+default = [m for m in ("waft", "neva", "bleu", "chrf") if m in candidates]
+
+if section == "likeness":
+    metrics = st.multiselect("Similarity metrics", candidates, default=default, key="hl_metrics",
+                             format_func=widgets.metric_label)
+    if not metrics:
+        widgets.explain("Choose at least one metric.")
+        st.stop()
+    result = state.orange_king(current.key, tuple(metrics), report)
+    if result.explanation:
+        widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
+                        f"{'s' if len(ev.ref_names) != 1 else ''}; pick a set with several (e.g. wmt21.en-de).")
+    else:
+        st.caption(f"A random metric has ORANGE 0.5 and KING 1/{len(ev.systems)} = {1 / len(ev.systems):.3f}. "
+                   "tie_share: comparisons where human and system score exactly the same (ties count for the "
+                   "human).")
+        table = result.table.reset_index()
+        widgets.table(table, key="hl_ok", name="orange_king")
+        left, right = st.columns(2)
+        widgets.chart(current, "orange", metrics, lambda: charts.likeness_bars(table, "orange", "metric", "ORANGE", 0.5),
+                      key="hl_orange", where=left)
+        widgets.chart(current, "king", metrics,
+                      lambda: charts.likeness_bars(table, "king", "metric", "KING", 1 / len(ev.systems)),
+                      key="hl_king", where=right)
+        with st.expander("KING per segment"):
+            widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
+                          height=300)
+
+elif section == "queen":
+    c1, c2 = st.columns([3, 1])
+    metrics = c1.multiselect("Metric set X", candidates, default=default, key="hl_queen_metrics",
+                             format_func=widgets.metric_label)
+    pool = c2.toggle("Pool reference pairs over segments", key="hl_pool",
+                     help="Compare with the reference pairs of every segment (the paper's choice with three "
+                          "references) instead of the segment's own.")
+    if not metrics:
+        widgets.explain("Choose at least one metric.")
+        st.stop()
+    result = state.queen(current.key, tuple(metrics), pool, report)
+    if result.explanation:
+        widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
+                        f"{'s' if len(ev.ref_names) != 1 else ''}.")
+    else:
+        table = result.systems.rename("queen").reset_index()
+        st.caption("QUEEN: share of reference triples ⟨r, r′, r″⟩ where the system is at least as close to r as "
+                   "r′ is to r″ on every metric of X.")
+        widgets.table(table, key="hl_queen", name="queen")
+        widgets.chart(current, "queen", (*metrics, pool), lambda: charts.likeness_bars(table, "queen", "system", "QUEEN"),
+                      key="hl_queen_bars")
+        with st.expander("QUEEN per segment"):
+            widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
+                          height=300)
+
+else:
+    if not diagnose.has_human_scores(report):
+        widgets.explain(
+            "This data has no human scores for its systems, so there is nothing to correlate. Human scores are a "
+            "TSV with `system`, `seg_id` (1-based) and a score column (`score` or `mqm_score`), e.g. the "
+            "`mqm.seg.tsv` of wmt21.en-de; upload one with your data in the sidebar.")
+        st.stop()
+    st.subheader("Agreement with the human scores")
+    st.caption("Pearson and Kendall correlation; positive = agrees with the humans (lower-is-better metrics are "
+               "negated). Segment level pools every rated (system, segment); system level compares each "
+               "system's mean human score with its corpus score.")
+    widgets.table(state.human_agreement(current.key, report).reset_index(), key="hl_agreement",
+                  name="human_agreement")
+    metric = st.selectbox("Metric", list(report.metrics), key="hl_metric", format_func=widgets.metric_label,
+                          index=list(report.metrics).index("chrf") if "chrf" in report.metrics else 0)
+    segments, systems = state.human_points(current.key, metric, report)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Segments**")
+        widgets.chart(current, "human_segments", (metric,), lambda: charts.human_scatter(segments, metric),
+                      key="hl_seg_scatter")
+    with right:
+        st.markdown("**Systems** (mean human score vs corpus score)")
+        widgets.chart(current, "human_systems", (metric,), lambda: charts.human_scatter(systems, metric),
+                      key="hl_sys_scatter")
+    st.subheader("Human ranking")
+    st.caption("Mean human score per rated system (references included when rated), best first.")
+    widgets.table(state.human_ranking(current.key, report).reset_index(), key="hl_ranking", name="human_ranking")

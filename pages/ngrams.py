@@ -1,0 +1,42 @@
+"""N-grams: HT-only, MT-only and skewed n-grams per system and order; each opens the segments that have it."""
+
+import streamlit as st
+
+from mtdiag import diagnose, highlight
+from mtdiag.ui import state, widgets
+
+current = state.current()
+report, ev = current.report, current.evalset
+st.title("N-grams")
+st.caption("Corpus n-gram counts of a human translation (a reference) against each system (Aikawa & Rarrick). "
+           "HT-only: frequent in the human translation, never in the system (what it fails to say); MT-only: the "
+           "reverse (its tics); skewed: much more frequent in one. Orders 3–4 keep the 100 most frequent human "
+           "words; other words become <UNK>, punctuation <PUNC>; <s> marks the sentence start.")
+
+c1, c2, c3, c4 = st.columns(4)
+system = c1.selectbox("System", ev.systems, key="ng_system")
+order = c2.selectbox("Order", [1, 2, 3, 4], key="ng_order")
+min_count = int(c3.number_input("Minimum count k", min_value=1, max_value=100, value=2, key="ng_min_count"))
+ht_ref = c4.selectbox("Human translation", ev.ref_names, key="ng_ht_ref")
+kind = st.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
+                            required=True, format_func=lambda k: {"ht_only": "HT-only", "mt_only": "MT-only",
+                                                                  "skewed": "Skewed"}[k])
+rows = state.ngram_rows(current.key, min_count, ht_ref, system, order, kind, report)
+st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
+picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
+                       select=True, height=380)
+if picked is not None:
+    gram = rows.iloc[picked]
+    segments = [int(s) for s in gram["segments"]]
+    st.markdown(f"**Segments with “{gram['ngram']}”** ({len(segments)}; HT {gram['ht_count']}×, "
+                f"{system} {gram['mt_count']}×)")
+    if any(w in ("<UNK>", "<PUNC>") for w in gram["ngram"].split()):
+        st.caption("A pattern with <UNK>/<PUNC> is not highlighted in the text.")
+
+    def spans(seg):
+        return diagnose.ngram_highlights(report, system, seg, gram["ngram"], ref=ht_ref)
+
+    widgets.html(highlight.render_legend(["ngram"]))
+    widgets.segment_list(current, system, segments, spans_for=spans, ref=ht_ref)
+else:
+    widgets.explain("Select an n-gram in the table to list the segments that contain it.")

@@ -1,0 +1,57 @@
+"""Over/under-translation: OTEM/UTEM per segment and system, mp_n per order, and the n-grams behind them."""
+
+import streamlit as st
+
+from mtdiag import diagnose, highlight
+from mtdiag.ui import charts, state, widgets
+
+current = state.current()
+report, ev = current.report, current.evalset
+st.title("Over/under-translation")
+st.caption("OTEM counts repeated (over-matched) n-grams of the output; UTEM counts reference n-grams the output "
+           "misses (under-matched). Both 0–100, lower is better (Yang et al. 2018). A segment's score is 0 as "
+           "soon as one order has nothing over/under-matched, so read the n-grams, not only the score.")
+
+available = [m for m in ("otem", "utem") if m in report.metrics]
+if not available:
+    widgets.explain("OTEM and UTEM were not computed for this data.")
+    st.stop()
+metric = st.segmented_control("Metric", available, default=available[0], key="ou_metric", required=True,
+                              format_func=lambda m: widgets.metric_label(m))
+word = "over" if metric == "otem" else "under"
+
+st.subheader("Per system")
+widgets.table(state.distribution_summary(current.key, metric, report).reset_index(), key="ou_summary",
+              name=f"{metric}_summary")
+left, right = st.columns(2)
+with left:
+    st.markdown("**Segment scores** (share of each system's segments per score range)")
+    widgets.chart(current, "distribution", (metric,),
+                  lambda: charts.distribution_heatmap(state.score_histogram(current.key, metric, report), metric),
+                  key="ou_dist")
+with right:
+    st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
+    mp = state.mp_per_order(current.key, metric, report)
+    widgets.chart(current, "mp_bars", (metric,), lambda: charts.mp_bars(mp, metric), key="ou_mp")
+with st.expander("mp_n table"):
+    widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
+
+st.subheader(f"Most frequent {word}-matched n-grams")
+system = widgets.system_picker("System", ev.systems, key="ou_system")
+grams = state.frequent_ngrams(current.key, metric, system, report)
+st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
+picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, height=320,
+                       max_rows=1000)
+if picked is not None:
+    gram = grams.iloc[picked]
+    evidence = state.evidence_frame(current.key, metric, system, report)
+    segments = diagnose.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
+    st.markdown(f"**Segments with “{gram['ngram']}”** ({len(segments)})")
+
+    def spans(seg):
+        return diagnose.ngram_highlights(report, system, seg, gram["ngram"])
+
+    widgets.html(highlight.render_legend(["ngram"]))
+    widgets.segment_list(current, system, segments, spans_for=spans)
+else:
+    widgets.explain("Select an n-gram in the table to list the segments where it is " + word + "-matched.")

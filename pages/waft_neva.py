@@ -1,0 +1,55 @@
+"""WAFT vs NEVA: per-segment scatter, NEVA > WAFT (word-order trouble), edit operations and alignments."""
+
+import streamlit as st
+
+from mtdiag import highlight
+from mtdiag.ui import charts, state, widgets
+
+current = state.current()
+report, ev = current.report, current.evalset
+st.title("WAFT vs NEVA")
+st.caption("WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
+           "precision) does not. Where NEVA > WAFT the right words are in the wrong order (Forsbom 2003 §5).")
+if not {"waft", "neva"} <= set(report.metrics):
+    widgets.explain("WAFT and NEVA were not computed for this data.")
+    st.stop()
+
+frame = state.word_order_table(current.key, report)
+systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
+frame = frame[frame["system"].isin(systems)]
+widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(frame), key="wn_scatter")
+
+st.subheader("Disagreeing segments")
+reverse = st.toggle("WAFT > NEVA first (the opposite disagreement, e.g. short outputs)", key="wn_reverse")
+if reverse:
+    frame = frame.iloc[::-1]
+st.caption(f"{int(frame['word_order'].sum()):,} of {len(frame):,} rows have NEVA > WAFT. Select a row for its "
+           "alignment.")
+picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_neva_segments", select=True,
+                       height=320, max_rows=1000,
+                       column_order=["system", "seg", "waft", "neva", "neva_minus_waft", "word_order", "hyp"])
+if len(frame):
+    row = frame.iloc[picked if picked is not None else 0]
+    system, seg = str(row["system"]), int(row["seg"])
+    best_ref, alignment = state.alignment(current.key, system, seg, report)
+    st.markdown(f"**Alignment of segment {seg} ({system}) against reference {best_ref}**"
+                + ("" if picked is not None else " — the top row; select another in the table"))
+    widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
+    widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
+    with st.expander("Alignment table"):
+        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{seg}")
+
+st.subheader("Edit operations over the corpus")
+widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.op_counts(current.key, report)), key="wn_ops")
+system = widgets.system_picker("System", ev.systems, key="wn_system")
+tables = state.edit_tables(current.key, system, report)
+c1, c2, c3 = st.columns(3)
+with c1:
+    st.markdown("**Confusion pairs** (hyp → ref)")
+    widgets.table(tables["substitute"], key="wn_sub", max_rows=500, name=f"confusion_pairs_{system}", height=320)
+with c2:
+    st.markdown("**Insertions** (only in the output)")
+    widgets.table(tables["insert"], key="wn_ins", max_rows=500, name=f"insertions_{system}", height=320)
+with c3:
+    st.markdown("**Deletions** (reference words missing)")
+    widgets.table(tables["delete"], key="wn_del", max_rows=500, name=f"deletions_{system}", height=320)

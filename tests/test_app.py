@@ -1,0 +1,399 @@
+"""The dashboard under Streamlit's AppTest: every page on every sample set, uploads, bad uploads, segment detail,
+escaping, long segments, ``--data`` and the no-recompute rule."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "sample_data"
+
+APP = str(REPO / "app.py")
+PAGES = ["pages/overview.py", "pages/segments.py", "pages/over_under.py", "pages/waft_neva.py",
+         "pages/terminology.py", "pages/ngrams.py", "pages/likeness.py", "pages/compare.py"]
+SETS = sorted(p.name for p in SAMPLE.iterdir() if p.is_dir())
+DE = SAMPLE / "wmt21.en-de"
+N_DE = 117
+SCRIPT = "<script>window.__xss=1</script>"
+IMG = '<img src=x onerror="window.__xss=2">'
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture(autouse=True)
+def navigation_like_the_server(monkeypatch):
+    """Run app.py on every AppTest run, as the server does.
+
+    The server flips ``PagesManager.uses_pages_directory`` to False for good once app.py calls ``st.navigation``.
+    AppTest resets it before every run, and a ``pages/`` folder next to app.py turns it back on, so from the
+    second run on AppTest would execute the page file alone (Streamlit's old pages-folder mode) — without app.py's
+    sidebar and loader. This keeps the server's behaviour."""
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class NavigationPagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test_module, "PagesManager", NavigationPagesManager)
+
+
+@pytest.fixture(autouse=True)
+def no_data_argument(monkeypatch):
+    monkeypatch.delenv("MTDIAG_DATA", raising=False)
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.sidebar.caption)
+
+
+def html_bodies(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.get("html"))
+
+
+def lines_file(name: str, lines: list[str]) -> tuple[str, bytes, str]:
+    return name, ("\n".join(lines) + "\n").encode("utf-8"), "text/plain"
+
+
+def de_lines(file: str) -> list[str]:
+    return (DE / file).read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def table_with(at: AppTest, *columns: str) -> pd.DataFrame:
+    """The first table on the page that has all these columns (read-only tables carry no key in AppTest)."""
+    for frame in at.dataframe:
+        value = frame.value
+        if set(columns) <= set(value.columns):
+            return value
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def corpus_systems(at: AppTest) -> list[str]:
+    at.switch_page("pages/overview.py").run()
+    return list(table_with(at, "otem", "bleu").index)
+
+
+# ------------------------------------------------------------------------------------------ every page
+
+
+def test_opens_on_the_richest_sample_set_with_nothing_to_click():
+    at = start()
+    assert at.selectbox(key="data_set").value.endswith("wmt21.en-de")
+    assert "wmt21.en-de" in sidebar_text(at)
+    assert at.title[0].value == "Overview"
+    assert corpus_systems(at) == ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT",
+                                  "VolcTrans-GLAT"]
+
+
+@pytest.mark.parametrize("sample", SETS)
+def test_every_page_renders_on_every_sample_set(sample):
+    at = start()
+    path = next(p for p in at.selectbox(key="data_set").options if p.endswith(sample))
+    at.selectbox(key="data_set").set_value(path).run()
+    assert not at.exception
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, f"{page} on {sample}: {[e.value for e in at.exception]}"
+        assert at.title, f"{page} on {sample} has no title"
+        assert not at.error, f"{page} on {sample}: {[e.value for e in at.error]}"
+
+
+def test_overview_marks_direction_best_and_significance():
+    at = start()
+    table = table_with(at, "otem", "bleu")
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "OTEM ↓" in spec and "BLEU ↑" in spec
+    best = table_with(at, "metric", "best", "direction").set_index("metric")
+    assert best.at["otem", "direction"] == "lower is better"
+    sig = table_with(at, "system", "metric", "ci_lo", "p")
+    assert set(sig["system"]) == set(table.index)
+
+
+# ------------------------------------------------------------------------------------------ uploads
+
+
+def test_upload_source_references_and_several_systems():
+    at = start()
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_src").set_value(lines_file("src.txt", de_lines("src.txt")))
+    at.file_uploader(key="up_refs").set_value([lines_file("ref.A.txt", de_lines("ref.A.txt")),
+                                               lines_file("ref.C.txt", de_lines("ref.C.txt"))])
+    at.file_uploader(key="up_hyps").set_value([
+        lines_file("newstest2021.en-de.Online-W.txt", de_lines("newstest2021.en-de.Online-W.txt")),
+        lines_file("newstest2021.en-de.UEdin.txt", de_lines("newstest2021.en-de.UEdin.txt")),
+    ])
+    at.run()
+    assert not at.exception and not at.error
+    assert "**uploaded files** (en-de)" in sidebar_text(at)
+    assert "2 references" in sidebar_text(at)
+    assert corpus_systems(at) == ["Online-W", "UEdin"]
+    # system names come from the file names and are editable
+    at.text_input(key="up_name_0_newstest2021.en-de.Online-W.txt").set_value("Mine").run()
+    assert corpus_systems(at) == ["Mine", "UEdin"]
+
+
+def test_add_a_system_output_to_the_sample_set():
+    at = start()
+    at.file_uploader(key="up_extra").set_value(lines_file("my-system.txt", de_lines("ref.D.txt"))).run()
+    assert not at.exception and not at.error
+    systems = corpus_systems(at)
+    assert systems[-1] == "my-system" and len(systems) == 7
+    assert "+ 1 uploaded" in sidebar_text(at)
+
+
+@pytest.mark.parametrize("name, data, expected", [
+    ("short.txt", b"one line\ntwo lines\n", "short.txt: has 2 lines but the test set wmt21.en-de has 117 segments"),
+    ("bytes.txt", b"fine\n\xc3\x28 broken\n", "bytes.txt: line 2: byte 0xC3 is not valid UTF-8"),
+    ("nul.txt", b"\x00\x01\x02binary", "nul.txt: line 1: contains a NUL byte"),
+])
+def test_bad_system_upload_shows_the_problem_and_keeps_the_data(name, data, expected):
+    at = start()
+    before = corpus_systems(at)
+    at.file_uploader(key="up_extra").set_value((name, data, "text/plain")).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any(expected in e for e in errors), errors
+    assert any("data loaded before stays" in e for e in errors)
+    assert corpus_systems(at) == before  # the previous data stays
+    for page in PAGES[1:3]:
+        at.switch_page(page).run()
+        assert not at.exception
+
+
+def test_a_bad_file_next_to_a_good_upload_keeps_the_good_one():
+    at = start()
+    good = lines_file("mine.txt", de_lines("ref.D.txt"))
+    at.file_uploader(key="up_extra").set_value(good).run()
+    assert len(corpus_systems(at)) == 7
+    at.file_uploader(key="up_extra").set_value([good, ("bad.txt", b"x\n", "text/plain")]).run()
+    assert any("bad.txt: has 1 line but the test set" in e.value for e in at.error)
+    assert corpus_systems(at)[-1] == "mine" and len(corpus_systems(at)) == 7
+
+
+def test_bad_upload_in_upload_mode_names_the_file_and_line():
+    at = start()
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.A.txt")[:-3]))
+    at.run()
+    assert not at.exception
+    assert any("sys.txt: has 114 lines but ref.A.txt has 117" in e.value for e in at.error)
+    assert "wmt21.en-de" in sidebar_text(at)  # still the sample set
+    at.file_uploader(key="up_human").set_value(("scores.tsv", b"system\tseg_id\tscore\nsys\t999\t1\n", "text/plain"))
+    at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.A.txt")))
+    at.run()
+    assert any("scores.tsv: line 2: seg_id 999 is out of range" in e.value for e in at.error)
+
+
+# ------------------------------------------------------------------------------------------ segments
+
+
+def test_selecting_a_segment_shows_its_detail():
+    at = start()
+    at.switch_page("pages/segments.py").run()
+    table = at.dataframe(key="seg_table").value
+    assert len(table) == 6 * N_DE
+    assert table["problem"].is_monotonic_decreasing  # worst first
+    row = table.iloc[3]
+    at.session_state["seg_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    headers = [m.value for m in at.markdown if m.value.startswith("#### Segment")]
+    assert headers == [f"#### Segment {row['seg']} (line {row['seg'] + 1}) · {row['system']}"]
+    body = html_bodies(at)
+    ev_text = de_lines("src.txt")[row["seg"]]
+    assert "Hypothesis (" + row["system"] + ")" in body
+    assert ev_text[:20].replace("&", "&amp;").replace('"', "&quot;")[:10] in body
+    assert "mtd-align" in body  # the edit alignment
+
+
+def test_segment_filters_and_flags():
+    at = start()
+    at.switch_page("pages/segments.py").run()
+    at.multiselect(key="seg_flags").set_value(["word_order"]).run()
+    table = at.dataframe(key="seg_table").value
+    assert len(table) and table["word_order"].all()
+    at.text_input(key="seg_text").set_value("Hund").run()
+    table = at.dataframe(key="seg_table").value
+    assert len(table) and table["word_order"].all()
+    assert at.get("download_button")  # CSV + Excel
+
+
+def test_segment_text_is_escaped_and_shown_literally():
+    at = start()
+    lines = de_lines("ref.D.txt")
+    lines[5] = f"Ein Test {SCRIPT} und {IMG} Ende"
+    at.file_uploader(key="up_extra").set_value(lines_file("xss.txt", lines)).run()
+    at.switch_page("pages/segments.py").run()
+    at.text_input(key="seg_text").set_value("__xss").run()
+    table = at.dataframe(key="seg_table").value
+    assert list(zip(table["system"], table["seg"])) == [("xss", 5)]
+    body = html_bodies(at)
+    text = re.sub(r"<[^>]+>", "", body)  # what the browser shows: highlights may wrap parts of the text
+    assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in text
+    assert "&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt;" in text
+    assert "<script>window" not in body and "<img src=x" not in body
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="cmp_a").set_value("xss").run()
+    assert "<script>window" not in html_bodies(at)
+
+
+def test_long_segment_is_shortened_for_display():
+    at = start()
+    lines = de_lines("ref.D.txt")
+    lines[7] = "marker " + " ".join(f"w{i}" for i in range(10_000))
+    at.file_uploader(key="up_extra").set_value(lines_file("long.txt", lines)).run()
+    at.switch_page("pages/segments.py").run()
+    at.text_input(key="seg_text").set_value("marker w0 w1").run()
+    assert not at.exception
+    body = html_bodies(at)
+    assert "shortened for display" in body
+    assert len(body) < 200_000
+    cell = at.dataframe(key="seg_table").value["hyp"].iloc[0]
+    assert len(cell) <= 121 and cell.endswith("…")
+
+
+# ------------------------------------------------------------------------------------------ other views
+
+
+def test_over_under_ngram_opens_its_segments():
+    at = start()
+    at.switch_page("pages/over_under.py").run()
+    grams = at.dataframe(key="ou_grams_otem").value
+    at.session_state["ou_grams_otem"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert any(f"Segments with “{grams.iloc[0]['ngram']}”" in m.value for m in at.markdown)
+    assert "mtd-k-ngram" in html_bodies(at)
+
+
+def test_ngram_table_opens_its_segments():
+    at = start()
+    at.switch_page("pages/ngrams.py").run()
+    rows = at.dataframe(key="ng_table_ht_only").value
+    at.session_state["ng_table_ht_only"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert any(f"Segments with “{rows.iloc[1]['ngram']}”" in m.value for m in at.markdown)
+
+
+def test_terminology_explains_without_terms_and_shows_terms_with_them():
+    at = start()
+    at.switch_page("pages/terminology.py").run()
+    assert any("no term annotations" in i.value for i in at.info)
+    path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
+    at.selectbox(key="data_set").set_value(path).run()
+    assert not at.exception
+    assert table_with(at, "src_term", "occurrences")["occurrences"].sum() > 0
+    assert "mtd-k-term_ok" in html_bodies(at) or "mtd-k-term_miss" in html_bodies(at)
+
+
+def test_compare_two_systems():
+    at = start()
+    at.switch_page("pages/compare.py").run()
+    metrics = table_with(at, "metric", "difference", "better")
+    assert {"difference", "p", "significant", "better"} <= set(metrics.columns)
+    segs = at.dataframe(key="cmp_segs").value
+    assert segs["difference"].abs().is_monotonic_decreasing
+    assert "mtd-k-diff" in html_bodies(at)
+
+
+def test_human_likeness_and_human_scores_on_three_references():
+    at = start()
+    at.switch_page("pages/likeness.py").run()
+    table = table_with(at, "metric", "orange", "king")
+    assert set(table["metric"]) == {"waft", "neva", "bleu", "chrf"}
+    assert table["orange"].between(0, 1).all()
+    at.segmented_control(key="hl_section").set_value("queen").run()
+    assert not at.exception
+    queen = table_with(at, "system", "queen")
+    assert len(queen) == 6 and queen["queen"].between(0, 1).all()
+    at.segmented_control(key="hl_section").set_value("human").run()
+    assert not at.exception
+    agreement = table_with(at, "metric", "seg_pearson", "sys_kendall")
+    assert set(agreement["metric"]) == set(table_with(at, "metric", "seg_pearson")["metric"])
+    assert len(at.get("plotly_chart")) == 2  # segment and system scatter
+
+
+def test_human_likeness_explains_what_is_missing():
+    at = start()
+    path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
+    at.selectbox(key="data_set").set_value(path).run()
+    at.switch_page("pages/likeness.py").run()
+    assert any("needs at least 2 references" in i.value for i in at.info)
+    at.segmented_control(key="hl_section").set_value("queen").run()
+    assert any("needs at least 3 references" in i.value for i in at.info)
+    at.segmented_control(key="hl_section").set_value("human").run()
+    assert any("no human scores" in i.value for i in at.info)
+    assert not at.exception
+
+
+# ------------------------------------------------------------------------------------------ caching, --data
+
+
+def test_widget_clicks_never_recompute_metrics(monkeypatch):
+    at = start()
+    import mtdiag.ui.state as ui_state
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("metrics recomputed on a widget click")
+
+    monkeypatch.setattr(ui_state, "evaluate", refuse)
+    at.selectbox(key="ov_baseline").set_value("Online-W").run()
+    at.switch_page("pages/segments.py").run()
+    at.multiselect(key="seg_systems").set_value(["UEdin"]).run()
+    at.switch_page("pages/waft_neva.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    # a different option is different numbers: that one does compute
+    at.checkbox(key="opt_lowercase").uncheck().run()
+    assert at.exception
+
+
+def test_data_argument_opens_that_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "mine.en-fr"
+    shutil.copytree(SAMPLE / "tico19.en-fr", folder)
+    monkeypatch.setenv("MTDIAG_DATA", str(folder))
+    at = start()
+    assert at.selectbox(key="data_set").value == str(folder)
+    assert "mine.en-fr" in sidebar_text(at)
+    assert any(p.endswith("wmt21.en-de") for p in at.selectbox(key="data_set").options)
+
+
+def test_data_argument_parsing():
+    from mtdiag.ui.loader import data_argument
+
+    assert data_argument(["--data", "/x"]) == "/x"
+    assert data_argument(["--data=/y"]) == "/y"
+    assert data_argument([]) is None
+
+
+def test_table_exports():
+    from mtdiag.ui.widgets import to_csv, to_excel
+
+    frame = pd.DataFrame({"seg": [0, 1], "hyp": ["a\x01b", "<c>"], "segments": [[1, 2], [3]]})
+    assert to_csv(frame).decode().splitlines() == ["seg,hyp,segments", "0,a\x01b,1 2", "1,<c>,3"]
+    workbook = to_excel(frame)
+    back = pd.read_excel(__import__("io").BytesIO(workbook))
+    assert list(back["hyp"]) == ["ab", "<c>"]

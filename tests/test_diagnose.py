@@ -1,0 +1,240 @@
+"""mtdiag.diagnose: problem flags, the worst-first ranking and the frames behind the dashboard's views.
+
+The toy set uses the worked examples of METRICS.md §2 (Forsbom 2003: "Solenoid valves for injection timing" vs
+"Injection timing solenoid valves" has WAFT 0 and NEVA 0.325, the word-order flag; "Check the check valve." vs
+"Check the non-return valve.") and the OTEM paper's over-translation (a repeated word: Yang et al. 2018 §1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtdiag import diagnose
+from mtdiag.api import evaluate
+from mtdiag.evalset import evalset_from_lists
+from mtdiag.io import load_folder
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+
+REFS = {"A": ["the cat sat on the mat .", "Injection timing solenoid valves", "Check the non-return valve .", "Number"]}
+HYPS = {
+    "rep": ["the cat cat cat sat on the mat .", "Solenoid valves for injection timing", "Check the check valve .",
+            "Number"],
+    "good": ["the cat sat on the mat .", "Injection timing solenoid valves", "Check the valve .", "Number"],
+}
+SRC = ["le chat <b>", "soupapes", "vérifiez la valve", "Nombre"]
+
+
+@pytest.fixture(scope="module")
+def report():
+    return evaluate(evalset_from_lists(REFS, HYPS, src=SRC))
+
+
+@pytest.fixture(scope="module")
+def table(report):
+    return diagnose.segment_table(report)
+
+
+def _row(table, system, seg):
+    return table[(table["system"] == system) & (table["seg"] == seg)].iloc[0]
+
+
+def test_segment_table_has_every_row_score_and_flag(report, table):
+    assert len(table) == 8
+    assert set(report.metrics) <= set(table.columns)
+    for flag in ("high_otem", "high_utem", "word_order"):
+        assert table[flag].dtype == bool
+    assert list(table["rank"]) == list(range(1, 9))
+    assert table["problem"].between(0, 1).all()
+    assert table["problem"].is_monotonic_decreasing
+
+
+def test_word_order_flag_is_neva_above_waft_forsbom_solenoid_example(table):
+    row = _row(table, "rep", 1)
+    assert row["waft"] == pytest.approx(0.0)
+    assert row["neva"] == pytest.approx(0.325)
+    assert row["word_order"] and row["neva_minus_waft"] == pytest.approx(0.325)
+    assert (table["word_order"] == (table["neva"] > table["waft"])).all()
+
+
+def test_high_otem_flags_the_repeated_word(table):
+    assert _row(table, "rep", 0)["high_otem"]
+    assert table["high_otem"].sum() == 1
+
+
+def test_high_utem_threshold_is_a_quantile_of_all_rows(report):
+    table = diagnose.segment_table(report, diagnose.Thresholds(utem_quantile=0.5))
+    cut = table["utem"].quantile(0.5)
+    assert (table["high_utem"] == ((table["utem"] >= cut) & (table["utem"] > 0))).all()
+
+
+def test_perfect_segments_score_zero_and_rank_last(table):
+    perfect = table[(table["system"] == "good") & table["seg"].isin([0, 1, 3])]
+    assert (perfect["problem"] == 0).all()
+    assert perfect["rank"].min() > table[table["problem"] > 0]["rank"].max()
+
+
+def test_badness_rank_ties_at_the_best_score_zero():
+    values = pd.Series([0.0, 0.0, 0.0, 5.0, 10.0])
+    assert list(diagnose.badness_rank(values, higher_better=False)) == [0, 0, 0, 0.75, 1.0]
+    assert list(diagnose.badness_rank(values, higher_better=True)) == [0.5, 0.5, 0.5, 0.25, 0.0]
+    with_nan = diagnose.badness_rank(pd.Series([1.0, np.nan, 2.0]), higher_better=True)
+    assert np.isnan(with_nan[1]) and list(with_nan[[0, 2]]) == [1.0, 0.0]
+
+
+def test_problem_is_the_mean_of_metric_ranks_and_flags(report, table):
+    row = _row(table, "rep", 1)
+    signals = []
+    for metric in report.metrics:
+        ranks = diagnose.badness_rank(table[metric], diagnose.higher_is_better(metric))
+        signals.append(ranks[row.name])
+    signals += [float(row[f]) for f in diagnose.flag_columns(table)]
+    assert row["problem"] == pytest.approx(np.mean(signals), abs=1e-6)
+
+
+def test_filter_by_text_searches_full_source_references_and_output(report, table):
+    ev = report.evalset
+    assert set(diagnose.filter_segments(table, ev, text="<B>")["seg"]) == {0}  # source, case-insensitive
+    assert set(diagnose.filter_segments(table, ev, text="non-return")["seg"]) == {2}  # reference
+    hits = diagnose.filter_segments(table, ev, text="cat cat")  # only system rep's output
+    assert set(zip(hits["system"], hits["seg"])) == {("rep", 0)}
+
+
+def test_filter_by_systems_flags_and_ranges(report, table):
+    ev = report.evalset
+    assert set(diagnose.filter_segments(table, ev, systems=["good"])["system"]) == {"good"}
+    flagged = diagnose.filter_segments(table, ev, flags=["word_order", "high_otem"])
+    assert set(zip(flagged["system"], flagged["seg"])) == {("rep", 0), ("rep", 1)}
+    assert diagnose.filter_segments(table, ev, flags=["word_order", "high_otem"], all_flags=True).empty
+    ranged = diagnose.filter_segments(table, ev, ranges={"waft": (0.9, 1.0)})
+    assert (ranged["waft"] >= 0.9).all() and len(ranged) == 4
+
+
+def test_mt_only_flag(report):
+    table = diagnose.segment_table(report, mt_only={"rep": [0]})
+    assert set(zip(*table.loc[table["mt_only_ngram"], ["system", "seg"]].T.values)) == {("rep", 0)}
+
+
+def test_best_systems_respect_direction(report):
+    corpus = report.corpus
+    best = diagnose.best_systems(corpus).set_index("metric")
+    assert best.at["otem", "best"] == "good" and best.at["otem", "direction"] == "lower is better"
+    assert best.at["bleu", "best"] == "good" and best.at["bleu", "direction"] == "higher is better"
+    mask = diagnose.best_mask(corpus)
+    assert mask.loc["good", "otem"] and not mask.loc["rep", "otem"]
+
+
+def test_significance_marks_from_a_significance_frame(report):
+    from mtdiag.compare import significance
+
+    sig = significance(report, "rep", n=50)
+    marks = diagnose.significance_marks(report.corpus, sig)
+    assert (marks.loc["rep"] == "=").all()
+    for metric in report.metrics:
+        row = sig.loc[("good", metric)]
+        expected = ("▲" if row["better"] > 0 else "▼") if row["significant"] and row["better"] else ""
+        assert marks.at["good", metric] == expected
+    assert (diagnose.significance_marks(report.corpus, None) == "").all().all()
+    assert set(diagnose.intervals(sig).columns) == {"system", "metric", "lo", "hi"}
+
+
+def test_mp_per_order_equals_the_summed_statistics(report):
+    mp = diagnose.mp_per_order(report, "otem")
+    row = mp[(mp["system"] == "rep") & (mp["order"] == 1)].iloc[0]
+    stats = report.result("otem", "rep").stats.sum(axis=0)
+    assert row["matched"] == stats[2] and row["total"] == stats[4]
+    assert row["mp"] == pytest.approx(stats[2] / stats[4])
+
+
+def test_score_histogram_keeps_zero_apart(report):
+    hist = diagnose.score_histogram(report, "otem", bins=4)
+    rep = hist[hist["system"] == "rep"]
+    assert list(rep["bin"])[0] == "0" and len(rep) == 5
+    assert rep["segments"].sum() == 4 and rep.iloc[0]["segments"] == 3  # three segments without repeats
+    assert rep["share"].sum() == pytest.approx(1.0)
+    assert hist[hist["system"] == "good"].iloc[0]["share"] == 1.0
+
+
+def test_frequent_ngrams_and_their_segments(report):
+    evidence = report.evidence("otem", "rep")
+    grams = diagnose.frequent_ngrams(evidence, "over")
+    assert grams.iloc[0]["ngram"] == "cat" and grams.iloc[0]["over"] == 2
+    assert diagnose.ngram_segments(evidence, "check", 1) == [2]
+
+
+def test_segment_detail_highlights_repeats_in_hypothesis_and_missing_words_in_reference(report):
+    detail = diagnose.segment_detail(report, "rep", 0)
+    repeated = {(s.start, s.end, s.kind) for s in detail.hyp_spans}
+    assert {(1, 2, "over1"), (2, 3, "over1"), (3, 4, "over1")} <= repeated
+    assert detail.hyp.matched == "the cat cat cat sat on the mat .".split()
+    missing = diagnose.segment_detail(report, "good", 2)
+    assert any(s.kind == "under1" and missing.refs["A"].matched[s.start] == "non-return"
+               for s in missing.ref_spans["A"])
+    assert missing.best_ref == "A"
+    assert set(missing.alignment["op"]) == {"match", "delete"}
+
+
+def test_side_tokens_show_original_case(report):
+    tokens = diagnose.side_tokens(report, "rep", 1)
+    assert tokens.shown[0] == "Solenoid" and tokens.matched[0] == "solenoid"
+
+
+def test_segment_differences_are_direction_aware(report):
+    frame = diagnose.segment_differences(report, "rep", "good", "otem")  # lower is better
+    first = frame.iloc[0]
+    assert first["seg"] == 0 and first["difference"] > 0 and first["advantage"] < 0
+    bleu = diagnose.segment_differences(report, "rep", "good", "bleu")
+    assert (np.sign(bleu["advantage"]) == np.sign(bleu["difference"])).all()
+
+
+def test_pair_differences_name_the_better_system(report):
+    frame = diagnose.pair_differences(report, "rep", "good").set_index("metric")
+    assert frame.at["otem", "better"] == "good" and frame.at["otem", "difference"] > 0
+
+
+def test_hypothesis_diff_marks_only_differing_words(report):
+    a, b, spans_a, spans_b = diagnose.hypothesis_diff(report, "rep", "good", 2)
+    assert [a.matched[i] for s in spans_a for i in range(s.start, s.end)] == ["check"]
+    assert spans_b == []
+
+
+def test_ngram_highlights_handle_sentence_start_and_patterns(report):
+    hyp, ref = diagnose.ngram_highlights(report, "rep", 0, "<s> the cat")
+    assert [(s.start, s.end) for s in hyp] == [(0, 2)] and [(s.start, s.end) for s in ref] == [(0, 2)]
+    assert diagnose.ngram_highlights(report, "rep", 0, "<UNK> cat") == ([], [])
+
+
+def test_mt_only_segments_and_ngram_rows(report):
+    # "cat" is repeated but also in the human translation; "for" (segment 1) is the only word it never uses
+    assert diagnose.mt_only_segments(report, order=1, min_count=2) == {"rep": [], "good": []}
+    assert diagnose.mt_only_segments(report, order=1, min_count=1) == {"rep": [1], "good": []}
+    tables = diagnose.ngram_tables(report, orders=(1,), min_count=1)
+    rows = diagnose.ngram_rows(tables, "rep", 1, "mt_only")
+    assert "for" in set(rows["ngram"]) and (rows["n_segments"] == [len(s) for s in rows["segments"]]).all()
+
+
+def test_term_summary_on_annotated_sample():
+    report = evaluate(load_folder(SAMPLE / "tico19.en-fr"))
+    assert diagnose.has_terms(report)
+    summary = diagnose.term_summary(report)
+    assert {"src_term", "tgt_terms", "occurrences", "correct", "accuracy", "missed_in"} <= set(summary.columns)
+    assert summary["occurrences"].sum() == len(report.evalset.terms)
+    occ = diagnose.term_table(report, "Fairseq")
+    row = occ[occ["correct"]].iloc[0]
+    hyp, ref = diagnose.term_spans(report, "Fairseq", row, 2)
+    assert hyp[0].kind == "term_ok" and ref[0].kind == "term_ok"
+    detail = diagnose.segment_detail(report, "Fairseq", int(row["seg"]))
+    assert detail.terms is not None and len(detail.terms) >= 1
+    table = diagnose.segment_table(report)
+    assert "missed_term" in table.columns
+    assert (table["missed_term"] == (table["term_exact"].notna() & (table["term_exact"] < 100))).all()
+
+
+def test_no_terms_means_no_term_views(report):
+    assert not diagnose.has_terms(report)
+    assert diagnose.term_table(report, "rep") is None
+    assert "missed_term" not in diagnose.segment_table(report).columns
