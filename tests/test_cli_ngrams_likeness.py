@@ -8,7 +8,7 @@ import pytest
 
 from mtdiag.cli import main
 
-from conftest import SAMPLE
+from tests.conftest import SAMPLE
 
 EN_DE = SAMPLE / "wmt21.en-de"
 GLAT = f"GLAT={EN_DE / 'newstest2021.en-de.VolcTrans-GLAT.txt'}"

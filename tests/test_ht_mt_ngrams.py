@@ -18,7 +18,7 @@ from mtdiag.metrics.ht_mt_ngrams import frequent_words, ngram_tables
 from mtdiag.tokenize import is_punctuation
 from mtdiag.tokenize import TokenizeOptions, tokenize_text
 
-from conftest import DEV, SAMPLE, read_lines
+from tests.conftest import DEV, SAMPLE, read_lines
 
 HT = ["the cat sat .", "the dog ran !", "a cat"]
 MT = ["the cat sat", "a dog ran .", "the the"]

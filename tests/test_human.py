@@ -12,7 +12,7 @@ from mtdiag.evalset import evalset_from_lists
 from mtdiag.human import human_agreement, human_system_scores, mqm_system_ranking
 from mtdiag.io import load_folder, read_human_scores
 
-from conftest import DEV
+from tests.conftest import DEV
 
 REFS = {"A": ["the cat sat on the mat", "a dog barked", "it rained all day", "we went home early"]}
 HYPS = {

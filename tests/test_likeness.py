@@ -26,7 +26,7 @@ from mtdiag.likeness import (
     select_metrics,
 )
 
-from conftest import SAMPLE
+from tests.conftest import SAMPLE
 
 nan = float("nan")
 
