@@ -25,6 +25,8 @@ install: $(STAMP)
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -r requirements-dev.txt -e .
+	# compile the TER kernel once now (numba caches it on disk), so the dashboard's first render doesn't wait for it
+	$(VPY) -c "from mtdiag.metrics.ter_engine import translation_edit_rate; translation_edit_rate(['a'], ['b'])"
 	@touch $@
 
 run: install
