@@ -397,24 +397,6 @@ def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[st
 # ------------------------------------------------------------------------------------------ per-segment view
 
 
-def segment_differences(report, system: str, baseline: str, metric: str) -> pd.DataFrame:
-    """Per segment: the baseline's and the system's segment scores, ``delta`` and direction-aware ``gain``.
-
-    ``gain > 0``: the system is better on that segment (for lower-is-better metrics, lower). Sorted by
-    ``|gain|``, largest first (segments where the metric is undefined last) — the "segments where they differ
-    most" of the Compare view.
-    """
-    info = report.metric(metric).info
-    base = report.results[(metric, baseline)].segments
-    other = report.results[(metric, system)].segments
-    delta = other - base
-    frame = pd.DataFrame({"baseline": base, "system": other, "delta": delta,
-                          "gain": delta if info.higher_is_better else -delta},
-                         index=pd.RangeIndex(len(base), name="seg"))
-    order = np.argsort(-np.nan_to_num(np.abs(frame["gain"].to_numpy()), nan=-1.0), kind="stable")
-    return frame.iloc[order]
-
-
 # --------------------------------------------------------------------------------------------------- exports
 
 
@@ -555,5 +537,5 @@ __all__ = [
     "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
     "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "paired_randomization", "p_value",
     "randomization_draws", "report_signatures", "resample_counts", "resampling_part", "resampling_signature",
-    "segment_differences", "significance", "significance_json", "weighted_sums", "with_version",
+    "significance", "significance_json", "weighted_sums", "with_version",
 ]

@@ -33,7 +33,6 @@ from mtdiag.compare import (
     paired_randomization,
     randomization_draws,
     resampling_signature,
-    segment_differences,
     significance,
 )
 from mtdiag.evalset import evalset_from_lists
@@ -355,8 +354,3 @@ def test_latex_escape():
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
 
 
-def test_segment_differences_direction_and_order(hand_report):
-    frame = segment_differences(hand_report, "good", "bad", "otem")
-    assert (frame["gain"] >= 0).all() and (frame["gain"] == -frame["delta"]).all()
-    gains = frame["gain"].abs().to_numpy()
-    assert (np.diff(gains) <= 0).all()
