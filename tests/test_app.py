@@ -3,6 +3,8 @@ escaping, long segments, ``--data`` and the no-recompute rule."""
 
 from __future__ import annotations
 
+import json
+
 import re
 import shutil
 from pathlib import Path
@@ -123,8 +125,9 @@ def test_every_page_renders_on_every_sample_set(sample):
 def test_overview_marks_direction_best_and_significance():
     at = start()
     table = table_with(at, "otem", "bleu")
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "OTEM ↓" in spec and "BLEU ↑" in spec
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # parsed: JSON may escape the arrows (\u2193)
+    titles = {a["text"] for a in spec["layout"].get("annotations", [])}
+    assert "OTEM ↓" in titles and "BLEU ↑" in titles
     best = table_with(at, "metric", "best", "direction").set_index("metric")
     assert best.at["otem", "direction"] == "lower is better"
     sig = table_with(at, "system", "metric", "ci_lo", "p")
