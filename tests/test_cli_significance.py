@@ -7,23 +7,18 @@ words and drops two on each of 50 segments, so every metric finds ``good`` signi
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
 from mtdiag import __version__
 from mtdiag.cli import main
+from tests.test_compare import hand_made
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    rng = random.Random(7)
-    vocab = [f"w{i}" for i in range(400)]
-    refs, bad = [], []
-    for _ in range(50):
-        words = rng.sample(vocab, rng.randint(8, 12))
-        refs.append(" ".join(words))
-        bad.append(" ".join(words[:2] + words[:-2]))
+    refs, hyps = hand_made()
+    refs, bad = refs["ref"], hyps["bad"]
     folder = tmp_path_factory.mktemp("sig")
     paths = {}
     for name, lines in (("ref", refs), ("good", refs), ("bad", bad)):

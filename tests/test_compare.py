@@ -48,7 +48,7 @@ METHODS = [("bs", 1000), ("ar", 2000)]
 # ------------------------------------------------------------------------------------------ hand-made corpora
 
 
-def _hand_made() -> tuple[dict, dict]:
+def hand_made() -> tuple[dict, dict]:
     """50 segments of 8-12 distinct words. ``good`` = the reference (perfect on every segment), ``twin`` = an
     identical copy of ``good``, ``bad`` = the reference with its first two words repeated (over-translation:
     OTEM) and its last two dropped (under-translation: UTEM) — worse than ``good`` on every segment, every metric."""
@@ -64,7 +64,7 @@ def _hand_made() -> tuple[dict, dict]:
 
 @pytest.fixture(scope="module")
 def hand_report():
-    refs, hyps = _hand_made()
+    refs, hyps = hand_made()
     return evaluate(evalset_from_lists(refs, hyps), Options(metrics=HAND_METRICS))
 
 
@@ -309,7 +309,7 @@ def test_resampling_signature_placement():
 
 @pytest.fixture(scope="module")
 def odd_names_frame():
-    refs, hyps = _hand_made()
+    refs, hyps = hand_made()
     hyps = {"base_v1 & co": hyps["bad"], "50% {new}": hyps["good"]}
     report = evaluate(evalset_from_lists(refs, hyps), Options(metrics=("bleu", "otem", "waft")))
     return significance(report, "base_v1 & co", "bs", 200)
