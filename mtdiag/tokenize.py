@@ -21,7 +21,7 @@ import itertools
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -167,14 +167,47 @@ def encode_sides(
     return np.asarray(vocab, dtype=object), sides
 
 
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The ranges ``[starts[i], starts[i] + lengths[i])`` concatenated into one int64 array."""
+    ends = np.cumsum(lengths, dtype=np.int64)
+    total = int(ends[-1]) if len(ends) else 0
+    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + lengths, lengths) + np.arange(total, dtype=np.int64)
+
+
+def tokenize_distinct(
+    columns: dict[Hashable, Sequence[str]], options: TokenizeOptions
+) -> tuple[np.ndarray, TokenSide, dict[Hashable, np.ndarray]]:
+    """Tokenise each distinct text of several columns once.
+
+    Returns the vocabulary, one :class:`TokenSide` over the distinct texts, and per column the distinct-text id
+    of every segment (identical texts — repeated segments, a system equal to a reference — share one entry).
+    """
+    local = {name: pd.factorize(pd.Series(column, dtype=object)) for name, column in columns.items()}
+    pooled = np.concatenate([np.asarray(values, dtype=object) for _, values in local.values()]) if local else []
+    global_ids, distinct = pd.factorize(pd.Series(pooled, dtype=object))
+    text_ids, start = {}, 0
+    for name, (codes, values) in local.items():
+        text_ids[name] = np.asarray(global_ids[start : start + len(values)], dtype=np.int64)[codes]
+        start += len(values)
+    vocab, sides = encode_sides({"distinct": tokenize_texts(list(distinct), options)})
+    return vocab, sides["distinct"], text_ids
+
+
+def gather_side(distinct: TokenSide, text_ids: np.ndarray) -> TokenSide:
+    """A column's :class:`TokenSide` from the distinct texts it consists of."""
+    lengths = distinct.lengths[text_ids]
+    offsets = np.zeros(len(text_ids) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return TokenSide(ids=distinct.ids[concat_ranges(distinct.offsets[:-1][text_ids], lengths)], offsets=offsets)
+
+
 def tokenize_evalset(refs: pd.DataFrame, hyps: pd.DataFrame, options: TokenizeOptions) -> TokenizedSet:
-    """Tokenise every reference and system column once, and encode them over one vocabulary."""
-    columns = {("ref", name): tokenize_texts(refs[name], options) for name in refs.columns}
-    columns |= {("hyp", name): tokenize_texts(hyps[name], options) for name in hyps.columns}
-    vocab, sides = encode_sides(columns)
+    """Tokenise every distinct text of the reference and system columns once, over one vocabulary."""
+    columns = {("ref", name): refs[name] for name in refs.columns} | {("hyp", name): hyps[name] for name in hyps.columns}
+    vocab, distinct, text_ids = tokenize_distinct(columns, options)
     return TokenizedSet(
         vocab=vocab,
-        refs={name: sides[("ref", name)] for name in refs.columns},
-        hyps={name: sides[("hyp", name)] for name in hyps.columns},
+        refs={name: gather_side(distinct, text_ids[("ref", name)]) for name in refs.columns},
+        hyps={name: gather_side(distinct, text_ids[("hyp", name)]) for name in hyps.columns},
         options=options,
     )

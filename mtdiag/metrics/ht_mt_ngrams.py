@@ -41,10 +41,10 @@ from mtdiag.evalset import EvalSet
 from mtdiag.tokenize import (
     TokenizeOptions,
     TokenSide,
+    concat_ranges,
     default_tokenizer,
-    encode_sides,
     is_punctuation,
-    tokenize_texts,
+    tokenize_distinct,
 )
 
 ORDERS: tuple[int, ...] = (1, 2, 3, 4)
@@ -160,30 +160,10 @@ def ngram_texts(codes: np.ndarray, n: int, labels: np.ndarray, base: int) -> np.
     return np.array([" ".join(row) for row in tokens], dtype=object)
 
 
-def _distinct_tokens(columns: dict[str, pd.Series], options: TokenizeOptions):
-    """Tokenise each distinct text once: (vocab, TokenSide over distinct texts, per column the text id per seg)."""
-    local = {name: pd.factorize(column) for name, column in columns.items()}
-    pooled = np.concatenate([np.asarray(values, dtype=object) for _, values in local.values()])
-    global_ids, distinct = pd.factorize(pooled)
-    per_column, start = {}, 0
-    for name, (codes, values) in local.items():
-        per_column[name] = global_ids[start : start + len(values)][codes]
-        start += len(values)
-    vocab, sides = encode_sides({"distinct": tokenize_texts(list(distinct), options)})
-    return vocab, sides["distinct"], per_column
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The ranges ``[starts[i], starts[i] + lengths[i])`` concatenated into one int64 array."""
-    ends = np.cumsum(lengths, dtype=np.int64)
-    total = int(ends[-1]) if len(ends) else 0
-    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + lengths, lengths) + np.arange(total, dtype=np.int64)
-
-
 def _gather(distinct: TokenSide, text_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For a column given as distinct-text ids: per token, its position in ``distinct``; and the text lengths."""
     lengths = distinct.lengths[text_ids]
-    index = _ranges(distinct.offsets[:-1][text_ids], lengths)
+    index = concat_ranges(distinct.offsets[:-1][text_ids], lengths)
     return index.astype(np.int32) if len(distinct.ids) < 2**31 else index, lengths
 
 
@@ -229,7 +209,7 @@ def _merge_rows(rows: np.ndarray, a: _SideGrams, b: _SideGrams, n_seg: int) -> l
     for side in (a, b):
         lengths = side.ptr[rows + 1] - side.ptr[rows]
         row = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
-        keys.append(row * n_seg + side.segs[_ranges(side.ptr[rows], lengths)])
+        keys.append(row * n_seg + side.segs[concat_ranges(side.ptr[rows], lengths)])
     merged = _sorted_distinct(np.concatenate(keys))
     bounds = np.searchsorted(merged // n_seg, np.arange(len(rows) + 1))
     segs = (merged % n_seg).astype(np.int32)
@@ -342,7 +322,7 @@ def ngram_tables(
         options = TokenizeOptions(default_tokenizer(evalset.tgt_lang))
     columns = {ht_ref: evalset.refs[ht_ref]}
     columns |= {s: evalset.hyps[s] if s in evalset.hyps.columns else evalset.refs[s] for s in systems}
-    vocab, distinct, text_ids = _distinct_tokens(columns, options)
+    vocab, distinct, text_ids = tokenize_distinct(columns, options)
     kept = frequent_words(vocab, _word_counts(distinct, text_ids[ht_ref], len(vocab)))
     spaces = {"lexical": _lexical_space(vocab), "transformed": _transformed_space(vocab, kept)}
     gathers = {name: _gather(distinct, ids) for name, ids in text_ids.items()}
