@@ -10,28 +10,56 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from mtdiag.evalset import EvalSet
-from mtdiag.metrics import REGISTRY, MetricResult, ScoringContext, create_metric
+from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
 
 
+MetricOptions = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+
+def _freeze_metric_options(value: Mapping[str, Mapping[str, Any]] | MetricOptions | None) -> MetricOptions:
+    """``{metric: {option: value}}`` as a sorted, hashable tuple (so ``Options`` stays frozen and its ``repr`` is a
+    stable cache key); options equal to their declared default are dropped."""
+    items = dict(value or ())
+    frozen = []
+    for metric in sorted(items):
+        spec_of = {spec.name: spec for spec in metric_info(metric).options}
+        chosen = dict(items[metric])
+        unknown = sorted(set(chosen) - set(spec_of))
+        if unknown:
+            raise ValueError(f"{metric} has no option {', '.join(unknown)}")
+        kept = tuple((name, spec_of[name].validate(v)) for name, v in sorted(chosen.items())
+                     if spec_of[name].validate(v) != spec_of[name].default)
+        if kept:
+            frozen.append((metric, kept))
+    return tuple(frozen)
+
+
 @dataclass(frozen=True)
 class Options:
-    """Everything that changes a number. Defaults follow ``shared/spec/METRICS.md`` and the CLI contract."""
+    """Everything that changes a number. Defaults follow ``shared/spec/METRICS.md`` and the CLI contract.
+
+    ``metric_options`` maps a metric name to its options (``{"otem": {"order": 3}, "chrf": {"word_order": 2}}``),
+    validated against each metric's declared :class:`~mtdiag.metrics.OptionSpec`; a mapping is accepted and stored
+    as a sorted tuple.
+    """
 
     tokenize: str | None = None  # None: by target language (ja-mecab for ja, zh for zh, else 13a), as sacrebleu
     lowercase: bool = DEFAULT_LOWERCASE
     metrics: tuple[str, ...] | None = None  # None: every metric the inputs allow
-    otem_order: int = 2
-    utem_order: int = 4
+    metric_options: MetricOptions = ()
     tgt_lang: str | None = None  # stop words of term window overlap; None: read from the EvalSet's lang pair
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metric_options", _freeze_metric_options(self.metric_options))
 
     @property
     def tokenize_options(self) -> TokenizeOptions:
@@ -42,14 +70,18 @@ class Options:
         tgt_lang = self.tgt_lang or evalset.tgt_lang
         return replace(self, tgt_lang=tgt_lang, tokenize=self.tokenize or default_tokenizer(tgt_lang))
 
-    def metric_options(self, name: str) -> dict:
-        return {"otem": {"order": self.otem_order}, "utem": {"order": self.utem_order}}.get(name, {})
+    def options_for(self, metric: str) -> dict[str, Any]:
+        """The options given for ``metric`` (the metric fills in its declared defaults)."""
+        return dict(dict(self.metric_options).get(metric, ()))
 
 
 def available_metrics(evalset: EvalSet) -> list[str]:
-    """The registered metrics these inputs allow (term metrics only when the set has terms)."""
+    """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
+    only when it has a source)."""
     has_terms = evalset.terms is not None and len(evalset.terms) > 0
-    return [name for name, cls in REGISTRY.items() if has_terms or not cls.info.needs_terms]
+    has_src = "src" in evalset.segments.columns
+    return [name for name, cls in REGISTRY.items()
+            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)]
 
 
 @dataclass(frozen=True)
@@ -61,6 +93,7 @@ class Report:
     metrics: tuple[str, ...]
     results: dict[tuple[str, str], MetricResult] = field(repr=False)
     context: ScoringContext = field(repr=False, compare=False)
+    metric_objects: dict[str, Metric] = field(repr=False, compare=False)
 
     @cached_property
     def corpus(self) -> pd.DataFrame:
@@ -85,18 +118,16 @@ class Report:
         return self.results[(metric, system)]
 
     def evidence(self, metric: str, system: str):
-        """Metric-specific per-segment detail (computed on first request, then cached)."""
-        cache = self.__dict__.setdefault("_evidence", {})
-        if (metric, system) not in cache:
-            cache[(metric, system)] = self.metric(metric).evidence(self.context, system)
-        return cache[(metric, system)]
+        """Metric-specific per-system detail (computed on first request, then kept in the scoring context)."""
+        return self.metric(metric).cached_evidence(self.context, system)
 
-    def metric(self, name: str):
-        return create_metric(name, **self.options.metric_options(name))
+    def metric(self, name: str) -> Metric:
+        """The metric object (with its options) that computed this report's ``name`` scores."""
+        return self.metric_objects[name]
 
-    def signatures(self) -> dict[str, str]:
+    def signatures(self) -> dict[str, Signature]:
         first = self.evalset.systems[0]
-        return {m: self.results[(m, first)].signature for m in self.metrics}
+        return {m: self.results[(m, first)].sig for m in self.metrics}
 
 
 def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None) -> Report:
@@ -108,20 +139,24 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else tuple(allowed)
+    if not names:
+        raise ValueError("no metric to compute: name at least one")
     for name in names:
         if name not in REGISTRY:
             raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
         if name not in allowed:
-            raise ValueError(f"metric {name!r} needs term annotations (--terms), and these inputs have none")
+            needs = "term annotations (--terms)" if REGISTRY[name].info.needs_terms else "the source (--src)"
+            raise ValueError(f"metric {name!r} needs {needs}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
     results: dict[tuple[str, str], MetricResult] = {}
     steps = max(len(names) * len(evalset.systems), 1)
-    for i, name in enumerate(names):
-        metric = create_metric(name, **options.metric_options(name))
+    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in names}
+    for i, (name, metric) in enumerate(metric_objects.items()):
         for j, system in enumerate(evalset.systems):
             if progress:
                 progress((i * len(evalset.systems) + j) / steps, f"{metric.info.label}: {system}")
             results[(name, system)] = metric.compute(context, system)
     if progress:
         progress(1.0, "done")
-    return Report(evalset=evalset, options=options, metrics=names, results=results, context=context)
+    return Report(evalset=evalset, options=options, metrics=names, results=results, context=context,
+                  metric_objects=metric_objects)

@@ -41,6 +41,67 @@ def _add_tokenize_options(parser: argparse.ArgumentParser) -> None:
                         help="keep case (default: lower-case before OTEM/UTEM/WAFT/NEVA/terms/n-grams)")
 
 
+def option_flag(metric: str, option: str) -> str:
+    """The command-line flag of a metric option: ``--METRIC-OPTION`` with underscores as hyphens."""
+    return f"--{metric}-{option}".replace("_", "-")
+
+
+def _option_type(spec):
+    """An argparse ``type`` that parses and validates with the option's declaration (argparse names the flag)."""
+
+    def parse(text: str):
+        try:
+            return spec.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = spec.type.__name__  # argparse says "invalid int value" with this name
+    return parse
+
+
+def _add_metric_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per declared metric option (the registry's :class:`~mtdiag.metrics.OptionSpec`), e.g.
+    ``--otem-order 3``, ``--chrf-word-order 2``, ``--term-ter-cost 2``; booleans as ``--X``/``--no-X``. A flag
+    not given leaves the metric's declared default."""
+    from mtdiag.metrics import REGISTRY
+
+    group = parser.add_argument_group("metric options (generated from the metric registry)")
+    for name, cls in REGISTRY.items():
+        for spec in cls.info.options:
+            flag = option_flag(name, spec.name)
+            default = spec.describe(spec.default)
+            extra = f"; one of {', '.join(map(spec.describe, spec.choices))}" if spec.choices and spec.type is not bool else ""
+            if spec.type in (int, float) and (spec.minimum is not None or spec.maximum is not None):
+                extra += f"; {'' if spec.minimum is None else f'{spec.minimum:g}'}..{'' if spec.maximum is None else f'{spec.maximum:g}'}"
+            text = f"{cls.info.label}: {spec.help} (default: {default}{extra})"
+            dest = f"metric_option:{name}:{spec.name}"
+            if spec.type is bool:
+                group.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=text)
+            else:
+                group.add_argument(flag, dest=dest, type=_option_type(spec), default=None,
+                                   metavar=spec.type.__name__.upper(), help=text.replace("%", "%%"))
+
+
+def _metric_options(args) -> dict[str, dict]:
+    """``{metric: {option: value}}`` of the generated flags the user gave."""
+    chosen: dict[str, dict] = {}
+    for dest, value in vars(args).items():
+        if dest.startswith("metric_option:") and value is not None:
+            _, metric, option = dest.split(":", 2)
+            chosen.setdefault(metric, {})[option] = value
+    return chosen
+
+
+def _metric_list(text: str | None) -> tuple[str, ...] | None:
+    """``--metrics`` as a tuple of names (None: every metric the inputs allow); an empty list is an error."""
+    if text is None:
+        return None
+    names = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    if not names:
+        raise CliError(f"--metrics {text!r}: name at least one metric")
+    return names
+
+
 def _add_format(parser: argparse.ArgumentParser, choices=("json", "tsv")) -> None:
     parser.add_argument("--format", default="json", choices=choices, help="output format (default: %(default)s)")
 
@@ -109,11 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--metrics", help=f"comma-separated subset of: {', '.join(REGISTRY)} (default: all the inputs allow)")
     _add_tokenize_options(score)
     score.add_argument("--tgt-lang", help="target language code (stop words of term window overlap)")
-    score.add_argument("--otem-order", type=int, default=2, help="OTEM maximum n-gram order (default: %(default)s)")
-    score.add_argument("--utem-order", type=int, default=4, help="UTEM maximum n-gram order (default: %(default)s)")
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
     score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add each "
                        "metric's correlation with them to the JSON output")
+    _add_metric_options(score)
     _add_significance_options(score)
     _add_format(score, ("json", "tsv", "latex"))
     score.set_defaults(handler=_score)
@@ -153,9 +213,8 @@ def _json_value(value: float):
 def _score(args) -> str:
     from mtdiag.api import Options, evaluate
 
-    metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip()) if args.metrics else None
-    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=metrics,
-                      otem_order=args.otem_order, utem_order=args.utem_order, tgt_lang=args.tgt_lang)
+    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
+                      metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
     _check_significance_args(args)
     _check_human_args(args)
     evalset = _load(args)
@@ -285,7 +344,7 @@ def _likeness(args) -> str:
     from mtdiag.api import Options
     from mtdiag.likeness import likeness_scores, orange_king, queen
 
-    metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
+    metrics = _metric_list(args.metrics)
     evalset = _load_named(args.ref, args.hyp)
     scores = likeness_scores(evalset, metrics, Options(tokenize=args.tokenize, lowercase=not args.no_lowercase))
     ok, qu = orange_king(scores), queen(scores)

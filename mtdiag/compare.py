@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import __version__
-from mtdiag.metrics import Metric, metric_info
+from mtdiag.metrics import Metric, Signature, metric_info
 
 DEFAULT_SEED = 12345  # sacrebleu's default (SACREBLEU_SEED)
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}  # sacrebleu's --paired-bs-n / --paired-ar-n
@@ -249,7 +249,7 @@ def _frame(metrics, stacked, systems, resampled) -> pd.DataFrame:
             mean, lo, hi = confidence_interval(scores)
         else:
             mean = lo = hi = np.full(len(systems), np.nan)
-        sign = 1.0 if metric.info.higher_is_better else -1.0
+        sign = metric.info.sign  # 0 for a metric without a better direction: never "better"
         for i, system in enumerate(systems):
             delta = observed[i] - observed[0]
             better = int(np.sign(delta) * sign) if np.isfinite(delta) else 0
@@ -262,7 +262,8 @@ def _frame(metrics, stacked, systems, resampled) -> pd.DataFrame:
 
 def compare_stats(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str, np.ndarray]], baseline: str,
                   method: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED,
-                  n_confidence: int = DEFAULT_CONFIDENCE, signatures: Mapping[str, str] | None = None) -> pd.DataFrame:
+                  n_confidence: int = DEFAULT_CONFIDENCE,
+                  signatures: Mapping[str, Signature] | None = None) -> pd.DataFrame:
     """Paired significance of every system against ``baseline`` from statistics arrays and metric objects.
 
     ``metrics``: ``{name: Metric}``; ``stats``: ``{name: {system: (n_segments, k) sufficient statistics}}``.
@@ -292,12 +293,12 @@ def compare_stats(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str
     else:
         resampled = _randomization(metrics, stacked, n, seed, n_confidence)
     frame = _frame(metrics, stacked, systems, resampled)
-    base_signatures = signatures or {name: name for name in metrics}
+    base_signatures = dict(signatures or {})
     frame.attrs.update(
         baseline=baseline, method=method, n=n, seed=seed, n_confidence=n_confidence,
         alpha=ALPHA,
-        signatures={m: resampling_signature(base_signatures.get(m, m), method, n, seed, n_confidence)
-                    for m in metrics},
+        signatures={m: resampling_signature(base_signatures.get(m, Signature(m)), method, n, seed,
+                                            n_confidence).format() for m in metrics},
         labels={m: metric.info.label for m, metric in metrics.items()},
         higher_is_better={m: metric.info.higher_is_better for m, metric in metrics.items()},
         scales={m: metric.info.scale for m, metric in metrics.items()},
@@ -336,7 +337,7 @@ def significance(report, baseline: str, method: str = "bs", n: int | None = None
         raise ValueError(f"{missing[0]!r} is not a system; systems: {', '.join(all_systems)}")
     metric_objects = {m: report.metric(m) for m in names}
     stats = {m: {s: report.results[(m, s)].stats for s in chosen} for m in names}
-    signatures = {m: report.results[(m, baseline)].signature for m in names}
+    signatures = {m: report.results[(m, baseline)].sig for m in names}
     return compare_stats(metric_objects, stats, baseline, method, n, seed, n_confidence, signatures)
 
 
@@ -355,43 +356,36 @@ def paired_randomization(report, baseline: str, n_trials: int = DEFAULT_SAMPLES[
 # ------------------------------------------------------------------------------------------------ signatures
 
 
-def resampling_part(method: str, n: int, seed: int | None, n_confidence: int = 0) -> str:
+def resampling_fields(method: str, n: int, seed: int | None, n_confidence: int = 0) -> tuple[tuple[str, str], ...]:
     """sacrebleu's signature fields for a paired test: ``bs:1000|seed:12345`` or ``[bs:1000|]ar:10000|seed:12345``."""
-    seed_text = "none" if seed is None else str(seed)
+    seed_field = ("seed", "none" if seed is None else str(seed))
     if method == "bs":
-        return f"bs:{n}|seed:{seed_text}"
-    confidence = f"bs:{n_confidence}|" if n_confidence and n_confidence > 0 else ""
-    return f"{confidence}ar:{n}|seed:{seed_text}"
+        return (("bs", str(n)), seed_field)
+    confidence = (("bs", str(n_confidence)),) if n_confidence and n_confidence > 0 else ()
+    return (*confidence, ("ar", str(n)), seed_field)
 
 
-def resampling_signature(signature: str, method: str, n: int, seed: int | None, n_confidence: int = 0) -> str:
-    """A metric signature with the resampling fields added where sacrebleu puts them (after ``nrefs``).
-
-    Without an ``nrefs`` field they go before ``version``, else at the end. A signature that does not name the
-    mtdiag version gets ``mtdiag:VERSION`` appended, so every reported score says what produced it.
-    """
-    fields = [f for f in signature.split("|") if f]
-    part = resampling_part(method, n, seed, n_confidence)
-    position = next((i + 1 for i, f in enumerate(fields) if f.startswith("nrefs:")), None)
-    if position is None:
-        position = next((i for i, f in enumerate(fields) if f.startswith("version:")), len(fields))
-    fields.insert(position, part)
-    return with_version("|".join(fields))
+def resampling_signature(signature: Signature, method: str, n: int, seed: int | None,
+                         n_confidence: int = 0) -> Signature:
+    """A metric signature with the resampling fields added where sacrebleu puts them (after ``nrefs``; without it,
+    before ``version``, else at the end), naming the mtdiag version (:func:`with_version`)."""
+    return with_version(signature.with_fields(resampling_fields(method, n, seed, n_confidence), after="nrefs"))
 
 
-def with_version(signature: str) -> str:
-    """``signature`` with ``|mtdiag:VERSION`` appended unless it already names this mtdiag version."""
-    if f"mtdiag-{__version__}" in signature or f"mtdiag:{__version__}" in signature:
+def with_version(signature: Signature) -> Signature:
+    """``signature`` with an ``mtdiag:VERSION`` field appended unless its ``version`` is this mtdiag's."""
+    if signature.get("version") == f"mtdiag-{__version__}" or signature.get("mtdiag") == __version__:
         return signature
-    return f"{signature}|mtdiag:{__version__}" if signature else f"mtdiag:{__version__}"
+    last = signature.fields[-1][0] if signature.fields else None
+    return signature.with_fields([("mtdiag", __version__)], after=last)
 
 
 def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[str, str]:
-    """``{metric: signature}`` of a report's scores — with the resampling fields when ``comparison`` (a frame
-    from :func:`significance`) is given, and always naming the mtdiag version."""
+    """``{metric: signature}`` of a report's scores, formatted — with the resampling fields when ``comparison`` (a
+    frame from :func:`significance`) is given, and always naming the mtdiag version."""
     if comparison is not None and comparison.attrs.get("signatures"):
         return dict(comparison.attrs["signatures"])
-    return {metric: with_version(sig) for metric, sig in report.signatures().items()}
+    return {metric: with_version(sig).format() for metric, sig in report.signatures().items()}
 
 
 # ------------------------------------------------------------------------------------------ per-segment view
@@ -536,6 +530,6 @@ __all__ = [
     "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
     "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
     "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "paired_randomization", "p_value",
-    "randomization_draws", "report_signatures", "resample_counts", "resampling_part", "resampling_signature",
+    "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
     "significance", "significance_json", "weighted_sums", "with_version",
 ]

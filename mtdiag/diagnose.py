@@ -29,10 +29,9 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
-from mtdiag.metrics import metric_info
+from mtdiag.metrics import EvidenceTable, metric_info
 
 TEXT_PREVIEW = 120  # characters of a text shown in a table cell (12,000-row tables stay light)
-HIGHLIGHT_MAX_ORDER = 2  # under-matched n-grams above this order are listed, not highlighted (they cover most text)
 
 
 @dataclass(frozen=True)
@@ -66,10 +65,6 @@ class Thresholds:
     utem_quantile: float = 0.9
 
 
-def higher_is_better(metric: str) -> bool:
-    return metric_info(metric).higher_is_better
-
-
 def badness_rank(values: pd.Series, higher_better: bool) -> pd.Series:
     """0 (best) .. 1 (worst) per row: the min-rank of badness scaled by the number of defined rows."""
     bad = -values if higher_better else values
@@ -96,7 +91,8 @@ def segment_table(report, thresholds: Thresholds = Thresholds(),
     """
     scores = report.segments
     table = scores.reset_index()
-    metrics = [m for m in report.metrics if m in scores.columns and metric_info(m).segment_level]
+    metrics = [m for m in report.metrics
+               if m in scores.columns and metric_info(m).segment_level and metric_info(m).has_direction]
     flags: dict[str, pd.Series] = {}
     if "otem" in scores:
         flags["high_otem"] = table["otem"] > thresholds.otem_above
@@ -112,7 +108,7 @@ def segment_table(report, thresholds: Thresholds = Thresholds(),
         pairs = {(s, int(g)) for s, segs in mt_only.items() for g in segs}
         flags["mt_only_ngram"] = pd.Series([(s, int(g)) in pairs for s, g in zip(table["system"], table["seg"])],
                                            index=table.index)
-    signals = [badness_rank(table[m], higher_is_better(m)) for m in metrics]
+    signals = [badness_rank(table[m], metric_info(m).higher_is_better) for m in metrics]
     signals += [f.astype(float) for f in flags.values()]
     problem = pd.concat(signals, axis=1).mean(axis=1, skipna=True) if signals else pd.Series(0.0, index=table.index)
     for name, flag in flags.items():
@@ -186,13 +182,13 @@ def best_systems(corpus: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for metric in corpus.columns:
         values = corpus[metric]
-        if values.notna().sum() == 0:
+        info = metric_info(metric)
+        if values.notna().sum() == 0 or not info.has_direction:
             continue
-        hib = higher_is_better(metric)
-        best = values.max() if hib else values.min()
+        best = values.max() if info.higher_is_better else values.min()
         winners = [s for s, v in values.items() if np.isclose(v, best, rtol=0, atol=1e-12)]
-        rows.append({"metric": metric, "label": metric_info(metric).label, "best": ", ".join(winners),
-                     "score": best, "direction": "higher is better" if hib else "lower is better"})
+        rows.append({"metric": metric, "label": info.label, "best": ", ".join(winners),
+                     "score": best, "direction": info.direction})
     return pd.DataFrame(rows, columns=["metric", "label", "best", "score", "direction"])
 
 
@@ -201,8 +197,9 @@ def best_mask(corpus: pd.DataFrame) -> pd.DataFrame:
     mask = pd.DataFrame(False, index=corpus.index, columns=corpus.columns)
     for metric in corpus.columns:
         values = corpus[metric]
-        if values.notna().any():
-            best = values.max() if higher_is_better(metric) else values.min()
+        info = metric_info(metric)
+        if values.notna().any() and info.has_direction:
+            best = values.max() if info.higher_is_better else values.min()
             mask[metric] = np.isclose(values, best, rtol=0, atol=1e-12)
     return mask
 
@@ -367,19 +364,14 @@ class SideTokens:
 
 def side_tokens(report, side: str, seg: int) -> SideTokens:
     """The tokens of a reference or system for one segment, for display."""
-    ctx = report.context
-    matched = ctx.tokens.tokens(side, seg)
-    shown = matched
-    if ctx.options.lowercase:
-        cased = ctx.cased_tokens.tokens(side, seg)
-        if len(cased) == len(matched) and all(c.lower() == m for c, m in zip(cased, matched)):
-            shown = cased
-    return SideTokens(side, list(shown), list(matched))
+    shown, matched = report.context.display_tokens(side, seg)
+    return SideTokens(side, shown, matched)
 
 
 @dataclass(frozen=True)
 class SegmentDetail:
-    """Everything the dashboard shows for one (system, segment): texts, tokens and highlight spans."""
+    """Everything the dashboard shows for one (system, segment): texts, tokens, highlight spans, the legend of
+    their kinds, and every metric's evidence tables (keyed by name, in the report's metric order)."""
 
     system: str
     seg: int
@@ -388,75 +380,41 @@ class SegmentDetail:
     refs: dict[str, SideTokens]
     hyp_spans: list[Span]
     ref_spans: dict[str, list[Span]]
-    best_ref: str | None
-    alignment: pd.DataFrame | None
-    over: pd.DataFrame
-    under: pd.DataFrame
-    terms: pd.DataFrame | None
+    legend: list[str]
+    tables: dict[str, EvidenceTable]
+    facts: dict[str, object]
     scores: pd.Series
 
-
-def _order_spans(tokens: list[str], rows: pd.DataFrame, prefix: str, describe) -> list[Span]:
-    grams = {}
-    for row in rows.itertuples(index=False):
-        kind = f"{prefix}1" if row.order == 1 else prefix
-        grams[row.ngram] = (kind, describe(row))
-    spans = ngram_spans(tokens, grams)
-    # unigram spans drawn last so that a missing/repeated word keeps the strong colour
-    return sorted(spans, key=lambda s: (s.kind.endswith("1"), s.start))
+    def table(self, name: str) -> pd.DataFrame | None:
+        """One evidence table's frame (``over``, ``under``, ``alignment``, ``terms``, …), None when absent."""
+        return self.tables[name].frame if name in self.tables else None
 
 
 def segment_detail(report, system: str, seg: int) -> SegmentDetail:
-    """Source, references and hypothesis of one segment with their evidence: over-matched n-grams in the
-    hypothesis, under-matched n-grams in each reference, the edit alignment against the best-WAFT reference, and
-    term occurrences (when the data has terms)."""
+    """Source, references and hypothesis of one segment with every computed metric's evidence
+    (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
+    each reference, the edit alignment, term occurrences, …), merged in the report's metric order."""
     evalset = report.evalset
     seg = int(seg)
-    hyp = side_tokens(report, system, seg)
-    refs = {r: side_tokens(report, r, seg) for r in evalset.ref_names}
     hyp_spans: list[Span] = []
-    ref_spans: dict[str, list[Span]] = {r: [] for r in refs}
-    over = under = pd.DataFrame()
-    if "otem" in report.metrics:
-        ev = report.evidence("otem", system)
-        over = ev[ev["seg"] == seg].reset_index(drop=True)
-        hyp_spans += _order_spans(hyp.matched, over, "over",
-                                  lambda r: f"over-matched {r.order}-gram: {r.hyp_count}× in the hypothesis, "
-                                            f"{r.ref_count}× in the reference")
-    if "utem" in report.metrics:
-        ev = report.evidence("utem", system)
-        under = ev[ev["seg"] == seg].reset_index(drop=True)
-        marked = under[under["order"] <= HIGHLIGHT_MAX_ORDER]
-        for ref, rows in marked.groupby("ref", sort=False):
-            ref_spans[ref] += _order_spans(refs[ref].matched, rows, "under",
-                                           lambda r: f"under-matched {r.order}-gram: {r.ref_count}× in the "
-                                                     f"reference, {r.hyp_count}× in the hypothesis")
-    best_ref = alignment = None
-    if "waft" in report.metrics:
-        edits = report.evidence("waft", system)
-        best_ref = edits.best_reference(seg)
-        alignment = edits.alignment(seg)
-        shown_h, shown_r = hyp.shown, refs[best_ref].shown
-        alignment = alignment.assign(
-            hyp=[shown_h[p] if p >= 0 else "" for p in alignment["hyp_pos"]],
-            ref=[shown_r[p] if p >= 0 else "" for p in alignment["ref_pos"]],
-        )
-    terms = None
-    occurrences = term_table(report, system)
-    if occurrences is not None:
-        terms = occurrences[occurrences["seg"] == seg].reset_index(drop=True)
-        first_ref = evalset.ref_names[0]
-        for row in terms.itertuples(index=False):
-            title = f"term {row.src_term} → {row.tgt_terms}"
-            if row.hyp_span is not None:
-                hyp_spans.append(Span(row.hyp_span[0], row.hyp_span[1], "term_ok", title))
-            if row.ref_span is not None:
-                kind = "term_ok" if row.correct else "term_miss"
-                ref_spans[first_ref].append(Span(row.ref_span[0], row.ref_span[1], kind, title))
-    scores = report.segments.loc[(system, seg)]
-    return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=hyp, refs=refs,
-                         hyp_spans=hyp_spans, ref_spans=ref_spans, best_ref=best_ref, alignment=alignment,
-                         over=over, under=under, terms=terms, scores=scores)
+    ref_spans: dict[str, list[Span]] = {r: [] for r in evalset.ref_names}
+    legend: list[str] = []
+    tables: dict[str, EvidenceTable] = {}
+    facts: dict[str, object] = {}
+    for name in report.metrics:
+        evidence = report.metric(name).segment_evidence(report.context, system, seg)
+        if evidence is None:
+            continue
+        hyp_spans += evidence.hyp_spans
+        for ref, spans in evidence.ref_spans.items():
+            ref_spans[ref] += spans
+        legend += [k for k in evidence.legend if k not in legend]
+        tables |= evidence.tables
+        facts |= evidence.facts
+    return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
+                         refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
+                         ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,
+                         scores=report.segments.loc[(system, seg)])
 
 
 # ---------------------------------------------------------------------------------------------- n-grams
@@ -570,8 +528,11 @@ def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
     for metric in report.metrics:
         va, vb = float(report.corpus.at[a, metric]), float(report.corpus.at[b, metric])
         diff = va - vb
-        hib = higher_is_better(metric)
-        better = "tie" if np.isclose(diff, 0, atol=1e-12) else (a if (diff > 0) == hib else b)
+        info = metric_info(metric)
+        if not info.has_direction:
+            better = "—"
+        else:
+            better = "tie" if np.isclose(diff, 0, atol=1e-12) else (a if (diff > 0) == info.higher_is_better else b)
         rows.append({"metric": metric, "label": metric_info(metric).label, a: va, b: vb, "difference": diff,
                      "better": better})
     return pd.DataFrame(rows)
@@ -595,7 +556,7 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     seg = report.segments[metric]
     va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
     diff = va - vb
-    sign = 1.0 if higher_is_better(metric) else -1.0
+    sign = metric_info(metric).sign
     frame = pd.DataFrame({"seg": va.index, a: va.to_numpy(), b: vb.to_numpy(), "difference": diff.to_numpy(),
                           "advantage": sign * diff.to_numpy()})
     frame[f"hyp {a}"] = _preview(report.evalset.hyps[a]).to_numpy()

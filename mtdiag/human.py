@@ -40,10 +40,6 @@ def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
         return float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0])
 
 
-def _oriented(values: pd.Series | pd.DataFrame, metric: str):
-    return values if metric_info(metric).higher_is_better else -values
-
-
 def rated_segments(report: Report, human: pd.DataFrame) -> pd.DataFrame:
     """The rated (system, seg) pairs of the report's systems: index ``(system, seg)``, column ``human`` and one
     column per metric (metric scores as computed, not sign-flipped)."""
@@ -77,8 +73,9 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
 
     Index ``metric``; columns ``seg_pearson``, ``seg_kendall`` (pooled rated (system, segment) pairs),
     ``sys_pearson``, ``sys_kendall`` (per-system mean human score vs corpus score), ``n_seg``, ``n_sys`` (the
-    items used). Signed so that positive = agrees with the humans (see the module docstring). Without human
-    scores for any of the report's systems every value is NaN / 0.
+    items used). Signed so that positive = agrees with the humans (see the module docstring); metrics without a
+    better direction (the length ratio) are left out. Without human scores for any of the report's systems every
+    value is NaN / 0.
     """
     human = report.evalset.human if human is None else human
     if human is None:
@@ -88,10 +85,11 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
     segments = rated_segments(report, human)
     system_means = segments.groupby(level="system")["human"].mean() * sign
     rows = {}
-    for metric in report.metrics:
+    for metric in (m for m in report.metrics if metric_info(m).has_direction):  # a direction to agree with
+        info = metric_info(metric)
         seg = segments[["human", metric]].dropna()
-        seg_r, seg_tau = _correlations(_oriented(seg[metric], metric).to_numpy(), sign * seg["human"].to_numpy())
-        corpus = _oriented(report.corpus[metric], metric).reindex(system_means.index)
+        seg_r, seg_tau = _correlations(info.oriented(seg[metric]).to_numpy(), sign * seg["human"].to_numpy())
+        corpus = info.oriented(report.corpus[metric]).reindex(system_means.index)
         both = pd.concat([corpus, system_means], axis=1).dropna()
         sys_r, sys_tau = _correlations(both.iloc[:, 0].to_numpy(), both.iloc[:, 1].to_numpy())
         rows[metric] = [seg_r, seg_tau, sys_r, sys_tau, len(seg), len(both)]

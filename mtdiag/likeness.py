@@ -213,7 +213,7 @@ def king_of_set(pairs: np.ndarray, n_systems: int, pool: bool) -> LikenessCounts
 
 def likeness_metrics(evalset: EvalSet) -> tuple[str, ...]:
     """The registered segment-level metrics these inputs allow (term metrics only with terms)."""
-    return tuple(m for m in available_metrics(evalset) if REGISTRY[m].info.segment_level)
+    return tuple(m for m in available_metrics(evalset) if REGISTRY[m].info.segment_level and REGISTRY[m].info.has_direction)
 
 
 def _fresh(name: str, taken: set[str]) -> str:
@@ -225,7 +225,7 @@ def _fresh(name: str, taken: set[str]) -> str:
 def _oriented(report, metric: str, candidates: list[str]) -> np.ndarray:
     """Segment scores (n_seg, n_candidates) oriented so that higher = more similar."""
     frame = report.segments[metric].unstack("system")[candidates].to_numpy(dtype=float)
-    return frame if metric_info(metric).higher_is_better else -frame
+    return metric_info(metric).oriented(frame)
 
 
 @dataclass(frozen=True)

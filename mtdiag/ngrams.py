@@ -20,7 +20,10 @@ from typing import Hashable
 import numpy as np
 import pandas as pd
 
-from mtdiag.tokenize import TokenSide
+from mtdiag.tokenize import TokenSide, encode_sides
+
+# sacrebleu's CHRF._PUNCTS: punctuation separated from the start or end of a word for chrF++'s word n-grams
+_CHRF_PUNCTS = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,43 @@ def char_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, TokenSi
             ids = np.frombuffer("".join(stripped).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
             sides[(role, name)] = TokenSide(ids=ids, offsets=offsets)
     return sides
+
+
+def chrf_words(text: str) -> list[str]:
+    """chrF++'s words (sacrebleu ``CHRF._remove_punctuation``, after Popović's chrF++): whitespace-split words, a
+    punctuation mark at the end (else the start) of a longer word split off; one-character words kept whole."""
+    words: list[str] = []
+    for w in text.split():
+        if len(w) == 1:
+            words.append(w)
+        elif w[-1] in _CHRF_PUNCTS:
+            words += [w[:-1], w[-1]]
+        elif w[0] in _CHRF_PUNCTS:
+            words += [w[0], w[1:]]
+        else:
+            words.append(w)
+    return words
+
+
+def chrf_word_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, TokenSide]:
+    """Every raw text as chrF++ words (:func:`chrf_words`) over one vocabulary (case-sensitive, as sacrebleu)."""
+    columns = {("ref", name): [chrf_words(t) for t in refs[name]] for name in refs.columns}
+    columns |= {("hyp", name): [chrf_words(t) for t in hyps[name]] for name in hyps.columns}
+    return encode_sides(columns)[1]
+
+
+def clipped_ngram_statistics(index: NgramIndex, tokens, system: str, order: int) -> np.ndarray:
+    """``[c, r, clipped_1..order, total_1..order]`` per segment (BLEU's statistics, shared with NEVA): hypothesis
+    length, closest reference length, and per order the n-grams clipped by their maximum count over references."""
+    c = tokens.hyps[system].lengths
+    r = closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
+    clipped, totals = [], []
+    for n in range(1, order + 1):
+        hyp = index.counts(("hyp", system), n)
+        rc = np.max([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in tokens.refs], axis=0)
+        clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
+        totals.append(hyp.totals)
+    return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)
 
 
 def closest_ref_length(hyp_len: np.ndarray, ref_lens: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from mtdiag.compare import (
     significance,
 )
 from mtdiag.evalset import evalset_from_lists
-from mtdiag.metrics import REGISTRY, create_metric
+from mtdiag.metrics import REGISTRY, Signature, create_metric
 from tests.conftest import DEV, read_lines
 
 EN_DE = DEV / "wmt21" / "en-de"
@@ -260,7 +260,7 @@ def test_compare_stats_from_arrays_and_a_metric_object():
     refs = [["the cat sat on the mat", "a b c d e"] * 20]
     stats = {"bleu": {name: np.array(sacrebleu.BLEU()._extract_corpus_statistics(h, refs))
                       for name, h in (("a", hyps_a), ("b", hyps_b))}}
-    frame = compare_stats({"bleu": bleu}, stats, "b", "bs", 200, signatures={"bleu": "bleu|nrefs:1|version:x"})
+    frame = compare_stats({"bleu": bleu}, stats, "b", "bs", 200, signatures={"bleu": Signature("bleu", (("nrefs", "1"), ("version", "x")))})
     assert frame.loc[("a", "bleu"), "score"] == pytest.approx(sacrebleu.corpus_bleu(hyps_a, refs).score, abs=1e-9)
     assert frame.loc[("a", "bleu"), "better"] == 1 and frame.loc[("a", "bleu"), "p"] < 0.01
     assert frame.attrs["signatures"]["bleu"] == f"bleu|nrefs:1|bs:200|seed:12345|version:x|mtdiag:{__version__}"
@@ -299,8 +299,9 @@ def test_signatures_carry_resampling_and_version(hand_report):
 
 
 def test_resampling_signature_placement():
-    assert resampling_signature("x|version:1", "ar", 50, None) == f"x|ar:50|seed:none|version:1|mtdiag:{__version__}"
-    assert resampling_signature(f"a|version:mtdiag-{__version__}", "bs", 10, 3) == \
+    assert resampling_signature(Signature("x", (("version", "1"),)), "ar", 50, None).format() == \
+        f"x|ar:50|seed:none|version:1|mtdiag:{__version__}"
+    assert resampling_signature(Signature("a", (("version", f"mtdiag-{__version__}"),)), "bs", 10, 3).format() == \
         f"a|bs:10|seed:3|version:mtdiag-{__version__}"
 
 

@@ -17,6 +17,7 @@ from mtdiag import diagnose
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
+from mtdiag.metrics import metric_info
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -90,7 +91,10 @@ def test_problem_is_the_mean_of_metric_ranks_and_flags(report, table):
     row = _row(table, "rep", 1)
     signals = []
     for metric in report.metrics:
-        ranks = diagnose.badness_rank(table[metric], diagnose.higher_is_better(metric))
+        info = metric_info(metric)
+        if not info.has_direction:  # the length ratio has no worse side: not a badness signal
+            continue
+        ranks = diagnose.badness_rank(table[metric], info.higher_is_better)
         signals.append(ranks[row.name])
     signals += [float(row[f]) for f in diagnose.flag_columns(table)]
     assert row["problem"] == pytest.approx(np.mean(signals), abs=1e-6)
@@ -174,8 +178,8 @@ def test_segment_detail_highlights_repeats_in_hypothesis_and_missing_words_in_re
     missing = diagnose.segment_detail(report, "good", 2)
     assert any(s.kind == "under1" and missing.refs["A"].matched[s.start] == "non-return"
                for s in missing.ref_spans["A"])
-    assert missing.best_ref == "A"
-    assert set(missing.alignment["op"]) == {"match", "delete"}
+    assert missing.facts["best_ref"] == "A"
+    assert set(missing.table("alignment")["op"]) == {"match", "delete"}
 
 
 def test_side_tokens_show_original_case(report):
@@ -228,7 +232,7 @@ def test_term_summary_on_annotated_sample():
     hyp, ref = diagnose.term_spans(report, "Fairseq", row, 2)
     assert hyp[0].kind == "term_ok" and ref[0].kind == "term_ok"
     detail = diagnose.segment_detail(report, "Fairseq", int(row["seg"]))
-    assert detail.terms is not None and len(detail.terms) >= 1
+    assert detail.table("terms") is not None and len(detail.table("terms")) >= 1
     table = diagnose.segment_table(report)
     assert "missed_term" in table.columns
     assert (table["missed_term"] == (table["term_exact"].notna() & (table["term_exact"] < 100))).all()

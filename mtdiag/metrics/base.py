@@ -11,53 +11,209 @@ Computing never mutates a metric object; results are frozen dataclasses.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Hashable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from mtdiag import __version__
 from mtdiag.evalset import EvalSet
+from mtdiag.highlight import Span
 from mtdiag.tokenize import TokenizedSet, TokenizeOptions, tokenize_evalset
 
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One user-settable option of a metric (the CLI and the UI draw their widgets from these)."""
+    """One user-settable option of a metric, declared once: the CLI generates ``--METRIC-OPTION`` from it, the
+    sidebar draws a widget from it, and :class:`Metric` validates values with it.
+
+    ``type`` is ``int``, ``float``, ``bool`` or ``str`` (inferred from ``default`` when not given). A ``default`` of
+    ``None`` means *automatic* (the metric decides from the data, e.g. by target language) and needs an explicit
+    ``type``. ``choices`` restricts the values; ``minimum``/``maximum`` bound numbers (inclusive).
+    """
 
     name: str
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    type: type | None = None
+
+    def __post_init__(self) -> None:
+        if self.type is None:
+            if self.default is None:
+                raise ValueError(f"option {self.name}: an automatic default (None) needs an explicit type")
+            object.__setattr__(self, "type", type(self.default))
+        if self.type not in (int, float, bool, str):
+            raise ValueError(f"option {self.name}: type must be int, float, bool or str, not {self.type!r}")
 
     def validate(self, value: Any) -> Any:
-        if self.choices is not None and value not in self.choices:
-            raise ValueError(f"option {self.name}={value!r}: choose one of {self.choices}")
-        if isinstance(self.default, int) and not isinstance(self.default, bool):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        """``value`` checked against the declaration (``ValueError`` naming the option otherwise)."""
+        if value is None and self.default is None:
+            return None
+        if self.type is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"option {self.name}={value!r}: expected yes or no (a boolean)")
+            value = bool(value)
+        elif self.type is int:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                 raise ValueError(f"option {self.name}={value!r}: expected a whole number")
-            if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
-                raise ValueError(f"option {self.name}={value}: must be in {self.minimum}..{self.maximum}")
+            value = int(value)
+        elif self.type is float:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"option {self.name}={value!r}: expected a number")
+            value = float(value)
+            if not np.isfinite(value):
+                raise ValueError(f"option {self.name}={value!r}: expected a finite number")
+        elif not isinstance(value, str):
+            raise ValueError(f"option {self.name}={value!r}: expected text")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"option {self.name}={value!r}: choose one of {', '.join(map(str, self.choices))}")
+        if self.type in (int, float):
+            if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+                raise ValueError(f"option {self.name}={value}: must be in {_bound(self.minimum)}..{_bound(self.maximum)}")
         return value
+
+    def parse(self, text: str) -> Any:
+        """A value from command-line text, validated (``ValueError`` with a one-line reason otherwise)."""
+        if self.type is bool:
+            lowered = text.strip().lower()
+            if lowered not in _BOOL_WORDS:
+                raise ValueError(f"{text!r}: expected yes or no")
+            return self.validate(_BOOL_WORDS[lowered])
+        if self.type in (int, float):
+            try:
+                value = self.type(text)
+            except ValueError:
+                raise ValueError(f"{text!r}: expected {'a whole number' if self.type is int else 'a number'}") from None
+            return self.validate(value)
+        return self.validate(text)
+
+    def describe(self, value: Any) -> str:
+        """How a value reads in signatures: ``yes``/``no`` for booleans, ``auto`` for an automatic default."""
+        if value is None:
+            return "auto"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_BOOL_WORDS = {"yes": True, "true": True, "on": True, "1": True, "no": False, "false": False, "off": False, "0": False}
+
+
+def _bound(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
 
 
 @dataclass(frozen=True)
 class MetricInfo:
-    """Declarative metadata: what the registry, the CLI and the dashboard know about a metric."""
+    """Declarative metadata: what the registry, the CLI, the dashboard and every export know about a metric.
+
+    The display facts (``label``, ``decimals``, ``higher_is_better``, ``scale``) are the one source for number
+    formatting, best-per-column shading, significance direction and export headers.
+    """
 
     name: str  # the key used in JSON, the CLI and column names, e.g. "otem"
     label: str  # a short display name, e.g. "OTEM"
     description: str
     paper: str  # citation of the defining paper / equation
     scale: float  # 100 for 0-100 metrics, 1 for 0-1 metrics (OTEM/UTEM may exceed 100: LP > 1)
-    higher_is_better: bool
+    higher_is_better: bool | None  # None: no better direction (e.g. a length ratio: 1 is ideal)
     segment_level: bool = True
     needs_terms: bool = False
+    needs_source: bool = False
     options: tuple[OptionSpec, ...] = ()
+    decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale
+
+    @property
+    def places(self) -> int:
+        """Decimal places a person sees (tables, exports, LaTeX)."""
+        if self.decimals is not None:
+            return self.decimals
+        return 2 if self.scale >= 10 else 4
+
+    @property
+    def has_direction(self) -> bool:
+        return self.higher_is_better is not None
+
+    @property
+    def arrow_label(self) -> str:
+        """``BLEU ↑`` / ``OTEM ↓``: the label with the direction that is better (no arrow without one)."""
+        if not self.has_direction:
+            return self.label
+        return f"{self.label} {'↑' if self.higher_is_better else '↓'}"
+
+    @property
+    def direction(self) -> str:
+        if not self.has_direction:
+            return "no better direction"
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+    @property
+    def sign(self) -> float:
+        """+1 higher is better, -1 lower is better, 0 no direction."""
+        return 0.0 if not self.has_direction else 1.0 if self.higher_is_better else -1.0
+
+    @property
+    def scale_text(self) -> str:
+        return "0–100" if self.scale == 100 else "0–1" if self.scale == 1 else f"0–{self.scale:g}"
+
+    def format(self, value: float) -> str:
+        """A score as a person reads it (``—`` when undefined)."""
+        return "—" if value is None or not np.isfinite(value) else f"{float(value):.{self.places}f}"
+
+    def oriented(self, values):
+        """``values`` turned so that higher is better (negated for lower-is-better metrics; a metric without a
+        direction has no orientation: ``ValueError``)."""
+        if not self.has_direction:
+            raise ValueError(f"{self.label} has no better direction")
+        return values if self.higher_is_better else -values
+
+    def option(self, name: str) -> OptionSpec:
+        for spec in self.options:
+            if spec.name == name:
+                return spec
+        raise KeyError(f"{self.name} has no option {name!r}")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What produced a score, as sacrebleu prints it: ``name|key:value|…`` (e.g. ``bleu|nrefs:1|case:mixed|…``).
+
+    A frozen value built by the metric from the options it really computed with; resampling tests add their fields
+    with :meth:`with_fields` (no string is ever parsed back).
+    """
+
+    name: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    def format(self) -> str:
+        return "|".join([self.name, *(f"{key}:{value}" for key, value in self.fields)])
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def get(self, key: str) -> str | None:
+        return next((value for k, value in self.fields if k == key), None)
+
+    def with_fields(self, fields: Sequence[tuple[str, str]], *, after: str | None = None) -> "Signature":
+        """These fields inserted after the field ``after`` (before ``version`` when absent; else at the end)."""
+        keys = [k for k, _ in self.fields]
+        if after is not None and after in keys:
+            at = keys.index(after) + 1
+        else:
+            at = keys.index("version") if "version" in keys else len(keys)
+        added = tuple((str(k), str(v)) for k, v in fields)
+        return replace(self, fields=self.fields[:at] + added + self.fields[at:])
+
+
+def mtdiag_version_field() -> tuple[str, str]:
+    return ("version", f"mtdiag-{__version__}")
 
 
 @dataclass(frozen=True)
@@ -70,8 +226,41 @@ class MetricResult:
     segments: np.ndarray  # float per segment; NaN where the metric is undefined on that segment
     stats: np.ndarray  # (n_segments, k) sufficient statistics
     stat_names: tuple[str, ...]
-    signature: str
-    evidence: Any = field(default=None, compare=False, repr=False)  # metric-specific per-segment detail
+    sig: Signature
+
+    @property
+    def signature(self) -> str:
+        """The formatted :class:`Signature`."""
+        return self.sig.format()
+
+
+@dataclass(frozen=True)
+class EvidenceTable:
+    """One table of a segment's evidence, as the detail view lists it: a ``title`` (its tab), the ``frame``, a
+    ``caption`` above it, the text shown when it is ``empty``; ``alignment=True`` when its ``op``/``hyp``/``ref``
+    columns are also drawn as an alignment strip."""
+
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    empty: str = ""
+    alignment: bool = False
+
+
+@dataclass(frozen=True)
+class SegmentEvidence:
+    """What one metric shows for one (system, segment): highlight spans, the legend of their kinds, and tables.
+
+    ``hyp_spans`` mark the hypothesis, ``ref_spans`` each reference (by name); ``tables`` are keyed by a short name
+    (``over``, ``alignment``, …); ``facts`` are single values (e.g. ``best_ref``, the reference an alignment was
+    made against).
+    """
+
+    hyp_spans: tuple[Span, ...] = ()
+    ref_spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
+    tables: Mapping[str, EvidenceTable] = field(default_factory=dict)
+    legend: tuple[str, ...] = ()
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
 
 class ScoringContext:
@@ -79,12 +268,25 @@ class ScoringContext:
 
     Built once per (data, options) by :func:`mtdiag.api.evaluate`; each shared structure is computed lazily on
     first use and then reused by every metric and every system (references are processed once, not per system).
+    Anything else a metric wants to compute once per context goes through :meth:`memo`.
     """
 
     def __init__(self, evalset: EvalSet, options: TokenizeOptions = TokenizeOptions(), tgt_lang: str | None = None):
         self.evalset = evalset
         self.options = options
         self.tgt_lang = tgt_lang if tgt_lang is not None else evalset.tgt_lang
+        self._memo: dict[Hashable, Any] = {}
+        self._lock = threading.Lock()
+
+    def memo(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """The value stored under ``key``, built by ``build()`` on first request (thread-safe: the dashboard shares
+        a report between sessions; two threads may both build, the first stored value wins)."""
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = build()
+        with self._lock:
+            return self._memo.setdefault(key, value)
 
     @cached_property
     def tokens(self) -> TokenizedSet:
@@ -111,22 +313,29 @@ class ScoringContext:
         """Character n-gram counts of every raw text with whitespace removed (chrF, case-sensitive)."""
         return self._ngram_index("char", max_order)
 
-    def _ngram_index(self, kind: str, max_order: int):
-        from mtdiag.ngrams import NgramIndex, char_sides
+    def chrf_word_ngrams(self, max_order: int):
+        """Word n-gram counts of chrF++ words (whitespace split, edge punctuation separated; case-sensitive)."""
+        return self._ngram_index("chrf_word", max_order)
 
-        cache = self.__dict__.setdefault("_ngram_cache", {})
-        cached = cache.get(kind)
-        if cached is None or cached.max_order < max_order:
-            # one index per kind: built at least to order 4 (6 for characters) so that n-gram ids handed out
-            # to one metric stay valid for every other
-            max_order = max(max_order, 6 if kind == "char" else 4)
+    def _ngram_index(self, kind: str, max_order: int):
+        from mtdiag.ngrams import NgramIndex, char_sides, chrf_word_sides
+
+        # one index per kind, built at least to order 4 (6 for characters) so that n-gram ids handed out to one
+        # metric stay valid for every other; a request above that builds a larger one
+        floor = 6 if kind == "char" else 4
+        key = ("ngram_index", kind, max(max_order, floor))
+
+        def build():
             if kind == "char":
                 sides = char_sides(self.evalset.refs, self.evalset.hyps)
+            elif kind == "chrf_word":
+                sides = chrf_word_sides(self.evalset.refs, self.evalset.hyps)
             else:
                 tokset = self.tokens if kind == "word" else self.cased_tokens
                 sides = {("ref", k): v for k, v in tokset.refs.items()} | {("hyp", k): v for k, v in tokset.hyps.items()}
-            cached = cache[kind] = NgramIndex(sides, max_order)
-        return cached
+            return NgramIndex(sides, key[2])
+
+        return self.memo(key, build)
 
     def ref_texts(self) -> list[list[str]]:
         """Raw reference texts, one list per reference column."""
@@ -135,9 +344,26 @@ class ScoringContext:
     def hyp_texts(self, system: str) -> list[str]:
         return self.evalset.hyps[system].tolist()
 
+    def display_tokens(self, side: str, seg: int) -> tuple[list[str], list[str]]:
+        """(shown, matched) tokens of a reference or system for one segment: ``matched`` exactly the tokens the
+        metrics saw, ``shown`` the same in the original case when the cased tokenisation lines up."""
+        matched = self.tokens.tokens(side, seg)
+        shown = matched
+        if self.options.lowercase:
+            cased = self.cased_tokens.tokens(side, seg)
+            if len(cased) == len(matched) and all(c.lower() == m for c, m in zip(cased, matched)):
+                shown = cased
+        return list(shown), list(matched)
+
 
 class Metric(ABC):
-    """A metric: metadata + options; ``compute`` returns a :class:`MetricResult` for one system."""
+    """A metric: metadata + validated options; ``compute`` returns a :class:`MetricResult` for one system.
+
+    Subclasses implement :meth:`statistics` and :meth:`corpus_score`; they may override :meth:`segment_scores`
+    (where the paper's sentence score differs), :meth:`signature_fields` (what their numbers depend on),
+    :meth:`evidence` (per-system detail, computed once per context) and :meth:`segment_evidence` (what the
+    segment detail highlights).
+    """
 
     info: ClassVar[MetricInfo]
 
@@ -165,14 +391,31 @@ class Metric(ABC):
         return self.corpus_score(stats)
 
     def evidence(self, ctx: ScoringContext, system: str) -> Any:
-        """Optional per-segment detail for the dashboard (n-grams, alignments, ...)."""
+        """Optional per-system detail for the dashboard (n-grams, alignments, ...); use :meth:`cached_evidence`."""
         return None
 
-    def signature(self, ctx: ScoringContext) -> str:
+    def cached_evidence(self, ctx: ScoringContext, system: str) -> Any:
+        """:meth:`evidence`, computed once per context, metric, options and system."""
+        key = ("evidence", self.info.name, tuple(sorted(self.options.items())), system)
+        return ctx.memo(key, lambda: self.evidence(ctx, system))
+
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence | None:
+        """What the segment detail highlights for this metric (None: nothing)."""
+        return None
+
+    def signature_name(self) -> str:
+        return self.info.name
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """The fields between ``nrefs`` and ``version``: by default the shared tokenisation (``tok``, ``case``) and
+        every option as ``name:value``. Metrics that run on their own tokenisation override this."""
+        options = tuple((spec.name, spec.describe(self.options[spec.name])) for spec in self.info.options)
+        return (("tok", ctx.options.tokenize), ("case", "lc" if ctx.options.lowercase else "mixed"), *options)
+
+    def signature(self, ctx: ScoringContext) -> Signature:
         refs = len(ctx.evalset.ref_names)
-        opts = "|".join(f"{k}:{v}" for k, v in self.options.items())
-        parts = [self.info.name, f"nrefs:{refs}", ctx.options.signature, opts, f"version:mtdiag-{__version__}"]
-        return "|".join(p for p in parts if p)
+        return Signature(self.signature_name(),
+                         (("nrefs", str(refs)), *self.signature_fields(ctx), mtdiag_version_field()))
 
     def compute(self, ctx: ScoringContext, system: str) -> MetricResult:
         stats = self.statistics(ctx, system)
@@ -183,5 +426,5 @@ class Metric(ABC):
             segments=np.asarray(self.segment_scores(stats), dtype=float),
             stats=stats,
             stat_names=self.stat_names,
-            signature=self.signature(ctx),
+            sig=self.signature(ctx),
         )

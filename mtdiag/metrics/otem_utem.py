@@ -24,10 +24,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
+from mtdiag.highlight import Span, ngram_spans
+from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
 from mtdiag.ngrams import closest_ref_length
 
 _PAPER = "Yang et al. 2018, Otem&Utem (eqs. 1-7)"
+
+HIGHLIGHT_MAX_ORDER = 2  # under-matched n-grams above this order are listed, not highlighted
 
 
 def _geometric_score(stats: np.ndarray, order: int, long_penalty: bool) -> np.ndarray:
@@ -124,6 +127,18 @@ class OTEM(_OverUnder):
             )
         return pd.concat(frames, ignore_index=True).sort_values(["seg", "order"], kind="stable", ignore_index=True)
 
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
+        """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour)."""
+        ev = self.cached_evidence(ctx, system)
+        over = ev[ev["seg"] == seg].reset_index(drop=True)
+        _, hyp_tokens = ctx.display_tokens(system, seg)
+        spans = _order_spans(hyp_tokens, over, "over", lambda r: f"over-matched {r.order}-gram: {r.hyp_count}× in "
+                                                                  f"the hypothesis, {r.ref_count}× in the reference")
+        return SegmentEvidence(
+            hyp_spans=spans, legend=("over1", "over"),
+            tables={"over": EvidenceTable("Over-matched n-grams", over, empty="No over-matched n-gram: the "
+                                          "hypothesis repeats nothing beyond what the references have.")})
+
 
 class UTEM(_OverUnder):
     """Under-translation evaluation metric (Yang et al. 2018, eqs. 6-7); 0-100, lower is better."""
@@ -179,6 +194,29 @@ class UTEM(_OverUnder):
                     })
                 )
         return pd.concat(frames, ignore_index=True).sort_values(["seg", "ref", "order"], kind="stable", ignore_index=True)
+
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
+        """The segment's under-matched reference n-grams, marked in each reference up to order
+        :data:`HIGHLIGHT_MAX_ORDER` (longer ones are listed: they would cover most of the text)."""
+        ev = self.cached_evidence(ctx, system)
+        under = ev[ev["seg"] == seg].reset_index(drop=True)
+        marked = under[under["order"] <= HIGHLIGHT_MAX_ORDER]
+        ref_spans = {}
+        for ref, rows in marked.groupby("ref", sort=False):
+            _, ref_tokens = ctx.display_tokens(ref, seg)
+            ref_spans[ref] = _order_spans(ref_tokens, rows, "under", lambda r: f"under-matched {r.order}-gram: "
+                                          f"{r.ref_count}× in the reference, {r.hyp_count}× in the hypothesis")
+        return SegmentEvidence(
+            ref_spans=ref_spans, legend=("under1", "under"),
+            tables={"under": EvidenceTable("Under-matched n-grams", under,
+                                           empty="No under-matched n-gram: every reference n-gram is covered.")})
+
+
+def _order_spans(tokens: list[str], rows: pd.DataFrame, prefix: str, describe) -> tuple[Span, ...]:
+    """Spans of evidence n-grams in ``tokens``: kind ``{prefix}1`` for unigrams (drawn last, so a missing or
+    repeated word keeps the strong colour), ``{prefix}`` for longer n-grams."""
+    grams = {row.ngram: (f"{prefix}1" if row.order == 1 else prefix, describe(row)) for row in rows.itertuples(index=False)}
+    return tuple(sorted(ngram_spans(tokens, grams), key=lambda s: (s.kind.endswith("1"), s.start)))
 
 
 def _ngram_texts(ctx: ScoringContext, n: int, grams: np.ndarray, max_order: int) -> np.ndarray:

@@ -9,17 +9,18 @@ Python ``Counter`` objects, and the scores are sacrebleu's formulas transcribed 
   smoothing; stats ``[c, r, correct_1..4, total_1..4]`` with closest reference length and clipping by the maximum
   count over references. Corpus BLEU without, sentence BLEU with effective order (``sacrebleu.sentence_bleu``).
 - **chrF** (Popović 2015; sacrebleu ``CHRF`` defaults): character 6-grams of the raw text with whitespace removed,
-  no word n-grams, beta 2, case-sensitive, effective order; stats ``[hyp, ref, match] x 6``; with several
-  references each segment keeps the statistics of the reference with the best sentence chrF (first on a tie).
+  beta 2, case-sensitive, effective order; stats ``[hyp, ref, match]`` per character order 1..6, then per word order;
+  with several references each segment keeps the statistics of the reference with the best sentence chrF (first on
+  a tie). Option ``word_order`` (default 0): word n-grams of orders 1..word_order on sacrebleu's chrF++ words
+  (:func:`mtdiag.ngrams.chrf_words`) — ``word_order=2`` is chrF++ (Popović 2017), sacrebleu ``CHRF(word_order=2)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mtdiag import __version__
-from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.metrics.waft_neva import clipped_ngram_statistics
+from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
+from mtdiag.ngrams import clipped_ngram_statistics
 
 BLEU_ORDER = 4
 CHRF_ORDER = 6
@@ -58,13 +59,14 @@ def bleu_from_stats(stats: np.ndarray, effective_order: bool) -> np.ndarray:
 
 
 def chrf_from_stats(stats: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``CHRF._compute_f_score`` (no eps smoothing) vectorised over leading axes of ``stats``."""
+    """sacrebleu's ``CHRF._compute_f_score`` (no eps smoothing) vectorised over leading axes of ``stats``: the
+    last axis holds ``[hyp, ref, match]`` per n-gram order (character orders, then word orders for chrF++)."""
     stats = np.asarray(stats, dtype=float)
     factor = CHRF_BETA**2
     avg_prec = np.zeros(stats.shape[:-1])
     avg_rec = np.zeros(stats.shape[:-1])
     eff = np.zeros(stats.shape[:-1])
-    for i in range(CHRF_ORDER):
+    for i in range(stats.shape[-1] // 3):
         n_hyp, n_ref, n_match = stats[..., 3 * i], stats[..., 3 * i + 1], stats[..., 3 * i + 2]
         both = (n_hyp > 0) & (n_ref > 0)
         avg_prec = np.where(both, avg_prec + n_match / np.where(n_hyp > 0, n_hyp, 1), avg_prec)
@@ -101,30 +103,47 @@ class BLEU(Metric):
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
         return bleu_from_stats(stats, effective_order=True)
 
-    def signature(self, ctx: ScoringContext) -> str:
-        return (f"bleu|nrefs:{len(ctx.evalset.ref_names)}|case:mixed|eff:no|tok:{ctx.options.tokenize}"
-                f"|smooth:exp|version:mtdiag-{__version__}")
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """sacrebleu's BLEU fields: case-sensitive whatever mtdiag's lower-casing option says."""
+        return (("case", "mixed"), ("eff", "no"), ("tok", ctx.options.tokenize), ("smooth", "exp"))
 
 
 class CHRF(Metric):
-    """chrF as sacrebleu computes it (Popović 2015); 0-100, higher is better."""
+    """chrF (Popović 2015) and chrF++ (Popović 2017, ``word_order=2``) as sacrebleu computes them; 0-100, higher
+    is better."""
 
     info = MetricInfo(
         name="chrf",
         label="chrF",
-        description="sacrebleu chrF2: character 6-gram F-score (beta 2), case-sensitive.",
-        paper="Popović 2015; sacrebleu (Post 2018) defaults",
+        description="sacrebleu chrF2: character 6-gram F-score (beta 2), case-sensitive; with word order 2, chrF++.",
+        paper="Popović 2015 (chrF), Popović 2017 (chrF++); sacrebleu (Post 2018) defaults",
         scale=100,
         higher_is_better=True,
+        options=(OptionSpec("word_order", 0, "word n-gram order (0: chrF, 2: chrF++)", minimum=0, maximum=4),),
     )
-    stat_names = tuple(f"{kind}_{n}" for n in range(1, CHRF_ORDER + 1) for kind in ("hyp", "ref", "match"))
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        orders = [f"char{n}" for n in range(1, CHRF_ORDER + 1)]
+        orders += [f"word{n}" for n in range(1, self.options["word_order"] + 1)]
+        return tuple(f"{kind}_{order}" for order in orders for kind in ("hyp", "ref", "match"))
+
+    def _order_indexes(self, ctx: ScoringContext) -> list[tuple[object, int]]:
+        """(n-gram index, order) of every n-gram order chrF averages: characters 1..6, then words."""
+        chars = ctx.char_ngrams(CHRF_ORDER)
+        orders: list[tuple[object, int]] = [(chars, n) for n in range(1, CHRF_ORDER + 1)]
+        word_order = self.options["word_order"]
+        if word_order:
+            words = ctx.chrf_word_ngrams(word_order)
+            orders += [(words, n) for n in range(1, word_order + 1)]
+        return orders
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        index = ctx.char_ngrams(CHRF_ORDER)
+        orders = self._order_indexes(ctx)
         best_stats, best_f = None, None
         for ref in ctx.evalset.ref_names:
             columns = []
-            for n in range(1, CHRF_ORDER + 1):
+            for index, n in orders:
                 hyp = index.counts(("hyp", system), n)
                 ref_counts = index.counts(("ref", ref), n)
                 match = hyp.per_segment(np.minimum(hyp.counts, ref_counts.lookup(hyp.keys)))
@@ -143,6 +162,10 @@ class CHRF(Metric):
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return chrf_from_stats(stats_sum)
 
-    def signature(self, ctx: ScoringContext) -> str:
-        return (f"chrF2|nrefs:{len(ctx.evalset.ref_names)}|case:mixed|eff:yes|nc:6|nw:0|space:no"
-                f"|version:mtdiag-{__version__}")
+    def signature_name(self) -> str:
+        return f"chrF{CHRF_BETA}" + "+" * self.options["word_order"]  # sacrebleu's name: chrF2, chrF2++
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """sacrebleu's chrF fields (``nw`` = word order)."""
+        return (("case", "mixed"), ("eff", "yes"), ("nc", str(CHRF_ORDER)), ("nw", str(self.options["word_order"])),
+                ("space", "no"))

@@ -15,7 +15,6 @@ from typing import Sequence
 
 import numpy as np
 
-from mtdiag import __version__
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
 from mtdiag.metrics.ter_engine import ReferenceSet, ter_words
 
@@ -82,7 +81,6 @@ class TER(Metric):
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return ter_scores(stats_sum)
 
-    def signature(self, ctx: ScoringContext) -> str:
-        """sacrebleu's TER signature fields: TER ignores mtdiag's tokenisation options."""
-        refs = len(ctx.evalset.ref_names)
-        return f"ter|nrefs:{refs}|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:mtdiag-{__version__}"
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """sacrebleu's TER signature fields: TER runs on its own tokenisation, whatever mtdiag's options say."""
+        return (("case", "lc"), ("tok", "tercom"), ("norm", "no"), ("punct", "yes"), ("asian", "no"))

@@ -30,8 +30,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
-from mtdiag.metrics.ter import ter_scores, ter_statistics, ter_words
+from mtdiag.highlight import Span
+from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
+from mtdiag.metrics.ter import TER, ter_scores, ter_statistics, ter_words
 from mtdiag.terms import alternatives, find_matches
 from mtdiag.tokenize import is_punctuation, tokenize_text
 
@@ -76,9 +77,10 @@ def term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
     positions or None) and for each window w: ``hyp_window{w}``, ``ref_window{w}`` (token positions) and
     ``window{w}`` (the occurrence's overlap score, NaN when it has none). Computed once per system.
     """
-    cache = ctx.__dict__.setdefault("_term_cache", {})
-    if system in cache:
-        return cache[system]
+    return ctx.memo(("term_occurrences", system), lambda: _term_occurrences(ctx, system))
+
+
+def _term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
     terms = ctx.evalset.terms
     ref_name = ctx.evalset.ref_names[0]
     stops = stop_words(ctx.tgt_lang)
@@ -105,30 +107,31 @@ def term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
                         hyp_win, ref_win, score = [], [], np.nan
                     row |= {f"hyp_window{w}": hyp_win, f"ref_window{w}": ref_win, f"window{w}": score}
                 rows.append(row)
-    cache[system] = pd.DataFrame(rows)
-    return cache[system]
+    return pd.DataFrame(rows)
 
 
-def term_costs(ctx: ScoringContext) -> list[list[np.ndarray | None]]:
-    """Per reference column and segment, the TER-word costs: λ on the words of target terms, 1 elsewhere."""
-    cache = ctx.__dict__.setdefault("_term_costs", {})
-    if "costs" not in cache:
-        terms = ctx.evalset.terms
-        by_seg = {int(seg): group for seg, group in terms.groupby("seg")}
-        columns = []
-        for ref_name in ctx.evalset.ref_names:
-            column: list[np.ndarray | None] = [None] * ctx.evalset.n_segments
-            for seg, group in by_seg.items():
-                words = ter_words(ctx.evalset.refs[ref_name].iloc[seg])
-                costs = np.ones(len(words))
-                for (_, tgt_terms), occ in group.groupby([group["src_term"].str.lower(), "tgt_terms"], sort=False):
-                    alts = {a for surface in occ["ref_surface"] for a in alternatives(tgt_terms, surface)}
-                    for start, end in find_matches(words, [ter_words(a) for a in alts])[: len(occ)]:
-                        costs[start:end] = TERM_COST
-                column[seg] = costs
-            columns.append(column)
-        cache["costs"] = columns
-    return cache["costs"]
+def term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None]]:
+    """Per reference column and segment, the TER-word costs: ``cost`` (λ) on the words of target terms, 1
+    elsewhere (computed once per context and cost)."""
+    return ctx.memo(("term_costs", cost), lambda: _term_costs(ctx, cost))
+
+
+def _term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None]]:
+    terms = ctx.evalset.terms
+    by_seg = {int(seg): group for seg, group in terms.groupby("seg")}
+    columns = []
+    for ref_name in ctx.evalset.ref_names:
+        column: list[np.ndarray | None] = [None] * ctx.evalset.n_segments
+        for seg, group in by_seg.items():
+            words = ter_words(ctx.evalset.refs[ref_name].iloc[seg])
+            costs = np.ones(len(words))
+            for (_, tgt_terms), occ in group.groupby([group["src_term"].str.lower(), "tgt_terms"], sort=False):
+                alts = {a for surface in occ["ref_surface"] for a in alternatives(tgt_terms, surface)}
+                for start, end in find_matches(words, [ter_words(a) for a in alts])[: len(occ)]:
+                    costs[start:end] = cost
+            column[seg] = costs
+        columns.append(column)
+    return columns
 
 
 def _per_segment(ctx: ScoringContext, occurrences: pd.DataFrame, values: pd.Series) -> np.ndarray:
@@ -165,6 +168,24 @@ class TermExactMatch(Metric):
 
     def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
         return term_occurrences(ctx, system)
+
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
+        """The segment's term occurrences: the matched term in the hypothesis, and in the first reference (the
+        one terms are annotated on) marked as found or missed."""
+        occ = term_occurrences(ctx, system)
+        rows = occ[occ["seg"] == seg].reset_index(drop=True) if len(occ) else occ
+        hyp_spans, ref_spans = [], []
+        for row in rows.itertuples(index=False):
+            title = f"term {row.src_term} → {row.tgt_terms}"
+            if row.hyp_span is not None:
+                hyp_spans.append(Span(row.hyp_span[0], row.hyp_span[1], "term_ok", title))
+            if row.ref_span is not None:
+                ref_spans.append(Span(row.ref_span[0], row.ref_span[1], "term_ok" if row.correct else "term_miss", title))
+        shown = [c for c in ("term_id", "src_term", "tgt_terms", "correct", "window2", "window3") if c in rows.columns]
+        return SegmentEvidence(
+            hyp_spans=tuple(hyp_spans), ref_spans={ctx.evalset.ref_names[0]: tuple(ref_spans)},
+            tables={"terms": EvidenceTable("Terms", rows[shown], empty="No term occurs in this segment.")},
+            legend=("term_ok", "term_miss"))
 
 
 class TermWindowOverlap(Metric):
@@ -214,12 +235,17 @@ class TermTER(Metric):
         name="term_ter", label="1-TERm", paper=_PAPER + ", TERm", scale=100, higher_is_better=True,
         needs_terms=True,
         description="(1 - TERm) x 100: TER where reference words of target terms cost 2 when substituted or missing.",
-        options=(OptionSpec("term_cost", TERM_COST, "edit cost of a reference word inside a target term"),),
+        options=(OptionSpec("cost", TERM_COST, "edit cost of a reference word inside a target term",
+                            minimum=0.0),),
     )
     stat_names = ("edits", "ref_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), term_costs(ctx))
+        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), term_costs(ctx, self.options["cost"]))
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """TERm runs on TER's own tokenisation (:meth:`mtdiag.metrics.ter.TER.signature_fields`), plus the cost."""
+        return (*TER().signature_fields(ctx), ("cost", self.info.option("cost").describe(self.options["cost"])))
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return 100.0 - ter_scores(stats_sum)

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
-from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.ngrams import closest_ref_length
+from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, ScoringContext, SegmentEvidence
+from mtdiag.ngrams import clipped_ngram_statistics
 from mtdiag.tokenize import TokenSide
 
 _PAPER = "Forsbom 2003, Training a Super Model Look-Alike"
@@ -38,9 +38,10 @@ def _as_strings(side: TokenSide) -> list[str]:
 
 def best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per segment: Levenshtein edits and ``max(r, c)`` against the best-WAFT reference, and that reference's index."""
-    cache = ctx.__dict__.setdefault("_waft_cache", {})
-    if system in cache:
-        return cache[system]
+    return ctx.memo(("best_reference_edits", system), lambda: _best_reference_edits(ctx, system))
+
+
+def _best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tokens = ctx.tokens
     hyp = _as_strings(tokens.hyps[system])
     c = tokens.hyps[system].lengths
@@ -57,8 +58,7 @@ def best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, 
             better = waft > best_waft
             best_e, best_m = np.where(better, e, best_e), np.where(better, m, best_m)
             best_waft, best_k = np.where(better, waft, best_waft), np.where(better, k, best_k)
-    cache[system] = (best_e, best_m, best_k)
-    return cache[system]
+    return best_e, best_m, best_k
 
 
 class WAFT(Metric):
@@ -85,6 +85,21 @@ class WAFT(Metric):
 
     def evidence(self, ctx: ScoringContext, system: str) -> "EditEvidence":
         return EditEvidence(ctx, system)
+
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
+        """The word-level edit alignment of the segment against its best-WAFT reference (tokens as shown)."""
+        edits = self.cached_evidence(ctx, system)
+        best = edits.best_reference(seg)
+        alignment = edits.alignment(seg)
+        shown_h, _ = ctx.display_tokens(system, seg)
+        shown_r, _ = ctx.display_tokens(best, seg)
+        alignment = alignment.assign(hyp=[shown_h[p] if p >= 0 else "" for p in alignment["hyp_pos"]],
+                                     ref=[shown_r[p] if p >= 0 else "" for p in alignment["ref_pos"]])
+        caption = (f"Word-level Levenshtein alignment against reference {best} (the one with the best WAFT). "
+                   "Insert = a word only the hypothesis has; delete = a reference word it lacks.")
+        return SegmentEvidence(tables={"alignment": EvidenceTable("Edit alignment", alignment, caption=caption,
+                                                                  alignment=True)},
+                               facts={"best_ref": best})
 
 
 class NEVA(Metric):
@@ -114,19 +129,6 @@ class NEVA(Metric):
             mean = precision.sum(axis=-1) / np.where(orders > 0, orders, 1)
             bp = np.where(c > r, 1.0, np.exp(1.0 - r / np.where(c > 0, c, 1)))
         return np.where(c > 0, bp * mean, 0.0)
-
-
-def clipped_ngram_statistics(index, tokens, system: str, order: int) -> np.ndarray:
-    """``[c, r, clipped_1..order, total_1..order]`` per segment: BLEU's clipped counts (max over references)."""
-    c = tokens.hyps[system].lengths
-    r = closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
-    clipped, totals = [], []
-    for n in range(1, order + 1):
-        hyp = index.counts(("hyp", system), n)
-        rc = np.max([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in tokens.refs], axis=0)
-        clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
-        totals.append(hyp.totals)
-    return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)
 
 
 class EditEvidence:

@@ -21,8 +21,7 @@ MARGIN = dict(t=40, b=30, l=50, r=20)
 
 
 def _label(metric: str) -> str:
-    info = metric_info(metric)
-    return f"{info.label} {'↑' if info.higher_is_better else '↓'}"
+    return metric_info(metric).arrow_label
 
 
 def colours(names) -> dict[str, str]:

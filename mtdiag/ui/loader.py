@@ -274,18 +274,36 @@ def _option_widgets(data: state.Dataset) -> Options:
     lowercase = sb.checkbox("Lower-case (case-insensitive scores)", value=True, key="opt_lowercase",
                             help="The papers report case-insensitive scores; BLEU, chrF and TER keep sacrebleu's "
                                  "case-sensitive defaults.")
-    values = {}
-    fields = {f.name for f in dataclasses.fields(Options)}
+    chosen: dict[str, dict] = {}
     with sb.expander("Metric options"):
         for name, cls in REGISTRY.items():
             for spec in cls.info.options:
-                field = f"{name}_{spec.name}"
-                if field not in fields or not isinstance(spec.default, int):
-                    continue
-                values[field] = int(st.number_input(
-                    f"{cls.info.label} {spec.help}", min_value=spec.minimum, max_value=spec.maximum,
-                    value=spec.default, step=1, key=f"opt_{field}"))
-    return Options(tokenize=None if choice == "auto" else choice, lowercase=lowercase, **values)
+                value = _option_widget(cls.info, spec)
+                if value is not None and value != spec.default:
+                    chosen.setdefault(name, {})[spec.name] = value
+    return Options(tokenize=None if choice == "auto" else choice, lowercase=lowercase, metric_options=chosen)
+
+
+def _option_widget(info, spec):
+    """One widget drawn from a metric option's declaration (:class:`~mtdiag.metrics.OptionSpec`); the value chosen
+    (None: the automatic default)."""
+    label = f"{info.label}: {spec.help}"
+    key = f"opt_{info.name}_{spec.name}"
+    if spec.type is bool:
+        if spec.default is None:
+            picked = st.selectbox(label, ["auto", "yes", "no"], key=key)
+            return None if picked == "auto" else picked == "yes"
+        return st.checkbox(label, value=spec.default, key=key)
+    if spec.choices is not None:
+        return st.selectbox(label, list(spec.choices), index=list(spec.choices).index(spec.default), key=key)
+    if spec.type is int:
+        return int(st.number_input(label, min_value=None if spec.minimum is None else int(spec.minimum),
+                                   max_value=None if spec.maximum is None else int(spec.maximum),
+                                   value=spec.default, step=1, key=key))
+    if spec.type is float:
+        return float(st.number_input(label, min_value=spec.minimum, max_value=spec.maximum,
+                                     value=float(spec.default), step=0.5, key=key))
+    return st.text_input(label, value=spec.default, key=key)
 
 
 # --------------------------------------------------------------------------------------------- the sidebar

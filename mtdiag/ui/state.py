@@ -197,7 +197,7 @@ def op_counts(key: str, _report: Report) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=64)
 def alignment(key: str, system: str, seg: int, _report: Report) -> tuple[str, pd.DataFrame]:
     detail = segment_detail(key, system, seg, _report)
-    return detail.best_ref, detail.alignment
+    return detail.facts.get("best_ref"), detail.table("alignment")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

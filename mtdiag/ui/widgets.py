@@ -24,22 +24,20 @@ EXCEL_MAX_ROWS = 1_048_575
 
 
 def metric_label(metric: str, arrow: bool = True) -> str:
-    """``BLEU ↑`` / ``OTEM ↓`` (the arrow says which direction is better)."""
+    """``BLEU ↑`` / ``OTEM ↓`` (the arrow says which direction is better; :attr:`MetricInfo.arrow_label`)."""
     if metric not in REGISTRY:
         return metric
     info = metric_info(metric)
-    return f"{info.label} {'↑' if info.higher_is_better else '↓'}" if arrow else info.label
+    return info.arrow_label if arrow else info.label
 
 
 def metric_help(metric: str) -> str:
     info = metric_info(metric)
-    scale = "0–100" if info.scale == 100 else "0–1"
-    better = "higher is better" if info.higher_is_better else "lower is better"
-    return f"{info.description} ({scale}, {better}; {info.paper})"
+    return f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})"
 
 
 def number_format(metric: str) -> str:
-    return "%.2f" if metric_info(metric).scale == 100 else "%.4f"
+    return f"%.{metric_info(metric).places}f"
 
 
 def column_config(frame: pd.DataFrame) -> dict:
@@ -177,9 +175,6 @@ def system_picker(label: str, systems: Sequence[str], key: str, *, multi: bool =
 # --------------------------------------------------------------------------------------------- one segment
 
 
-LEGEND_KINDS = ("over1", "over", "under1", "under", "term_ok", "term_miss")
-
-
 def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -> None:
     """Source, references and hypothesis of one segment with the evidence highlighted, then the edit alignment
     and the evidence tables."""
@@ -190,48 +185,33 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
     if len(scores):
         cols = st.columns(min(len(scores), 6))
         for i, (metric, value) in enumerate(scores.items()):
-            cols[i % len(cols)].metric(metric_label(metric), f"{value:.2f}" if metric_info(metric).scale == 100
-                                       else f"{value:.3f}", help=metric_help(metric))
-    kinds = [k for k in LEGEND_KINDS if (k.startswith("term") and detail.terms is not None and len(detail.terms))
-             or not k.startswith("term")]
-    html(highlight.render_legend(kinds))
+            cols[i % len(cols)].metric(metric_label(metric), metric_info(metric).format(value),
+                                       help=metric_help(metric))
+    html(highlight.render_legend(detail.legend))
+    best_ref = detail.facts.get("best_ref")
     parts = [highlight.render_text(detail.src, label="Source")] if str(detail.src).strip() else []
     for name, tokens in detail.refs.items():
-        best = " (closest for WAFT)" if name == detail.best_ref and len(detail.refs) > 1 else ""
+        best = " (closest for WAFT)" if name == best_ref and len(detail.refs) > 1 else ""
         parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, detail.ref_spans[name],
                                                   label=f"Reference {name}{best}"))
     parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
                                               label=f"Hypothesis ({system})"))
     html("".join(parts))
-    tabs = st.tabs(["Edit alignment", "Over-matched n-grams", "Under-matched n-grams", "Terms"])
-    with tabs[0]:
-        if detail.alignment is None:
-            explain("WAFT was not computed, so there is no alignment.")
-        else:
-            st.caption(f"Word-level Levenshtein alignment against reference {detail.best_ref} (the one with the "
-                       f"best WAFT). Insert = a word only the hypothesis has; delete = a reference word it lacks.")
-            html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
-            html(highlight.render_alignment(detail.alignment[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(detail.alignment, key=f"{key}_align", name=f"alignment_{system}_{seg}", height=240)
-    with tabs[1]:
-        if detail.over.empty:
-            explain("No over-matched n-gram: the hypothesis repeats nothing beyond what the references have.")
-        else:
-            table(detail.over, key=f"{key}_over", name=f"over_{system}_{seg}")
-    with tabs[2]:
-        if detail.under.empty:
-            explain("No under-matched n-gram: every reference n-gram is covered.")
-        else:
-            table(detail.under, key=f"{key}_under", name=f"under_{system}_{seg}", height=260)
-    with tabs[3]:
-        if detail.terms is None:
-            explain("This data has no term annotations (no terms.tsv, glossary or <term> tags).")
-        elif detail.terms.empty:
-            explain("No term occurs in this segment.")
-        else:
-            cols = [c for c in ("term_id", "src_term", "tgt_terms", "correct", "window2", "window3")
-                    if c in detail.terms.columns]
-            table(detail.terms[cols], key=f"{key}_terms", name=f"terms_{system}_{seg}")
+    if not detail.tables:
+        return
+    names = list(detail.tables)
+    for name, tab in zip(names, st.tabs([detail.tables[n].title for n in names])):
+        evidence = detail.tables[name]
+        with tab:
+            if evidence.frame is None or evidence.frame.empty:
+                explain(evidence.empty or "Nothing to show for this segment.")
+                continue
+            if evidence.caption:
+                st.caption(evidence.caption)
+            if evidence.alignment:
+                html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
+                html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
+            table(evidence.frame, key=f"{key}_{name}", name=f"{name}_{system}_{seg}", height=260)
 
 
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,
@@ -273,7 +253,7 @@ def overview_styler(corpus: pd.DataFrame, best: pd.DataFrame, marks: pd.DataFram
     (Sorting in the grid still uses the numbers.)"""
     styler = corpus.style
     for metric in corpus.columns:
-        places = 2 if metric_info(metric).scale == 100 else 4
+        places = metric_info(metric).places
         for system in corpus.index:
             mark = marks.at[system, metric]
             styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",
