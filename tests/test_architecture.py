@@ -97,3 +97,62 @@ def test_import_mtdiag_is_light():
     streamlit, numba, mecab = proc.stdout.split()
     assert (streamlit, numba, mecab) == ("False", "False", "False"), (
         f"`import mtdiag` pulled in heavy modules: streamlit={streamlit} numba={numba} MeCab={mecab}")
+
+
+# The layer order of docs/architecture.md: a module may import its own layer and the layers below, never above.
+LAYERS = {
+    "foundation": 0,  # mtdiag, errors, evalset, tokenize, highlight
+    "inputs": 1,      # io (reading and validating files), terms, ngrams
+    "metrics": 2,     # mtdiag.metrics.* (the registry and one module per metric)
+    "scoring": 3,     # api: evaluate(EvalSet, Options) -> Report
+    "analyses": 4,    # what consumes a Report: diagnose, compare, human, likeness, triage, buckets, export, ...
+    "entry": 5,       # cli, __main__
+    "ui": 6,          # mtdiag.ui (the only Streamlit importer)
+}
+_FOUNDATION = {"mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.highlight"}
+_INPUTS = ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams")
+
+
+def layer_of(module: str) -> int:
+    """The layer of an mtdiag module (every module must have one: a new top-level module is an analysis unless it
+    is listed here)."""
+    if module in _FOUNDATION:
+        return LAYERS["foundation"]
+    if module.startswith(_INPUTS):
+        return LAYERS["inputs"]
+    if module == "mtdiag.metrics" or module.startswith("mtdiag.metrics."):
+        return LAYERS["metrics"]
+    if module == "mtdiag.api":
+        return LAYERS["scoring"]
+    if module in ("mtdiag.cli", "mtdiag.__main__"):
+        return LAYERS["entry"]
+    if module == "mtdiag.ui" or module.startswith("mtdiag.ui."):
+        return LAYERS["ui"]
+    return LAYERS["analyses"]
+
+
+def test_layers_point_one_way():
+    """Every import of an mtdiag module goes to the same layer or one below (docs/architecture.md)."""
+    files = sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+    modules = {_module_name(p) for p in files}
+
+    def module_of(name: str) -> str:  # `mtdiag.api.Options` -> `mtdiag.api` (the longest prefix that is a module)
+        while name not in modules and "." in name:
+            name = name.rpartition(".")[0]
+        return name
+
+    bad = []
+    for path in files:
+        module = _module_name(path)
+        for name in _imported_modules(path):
+            if name == "mtdiag" or name.startswith("mtdiag."):
+                target = module_of(name)
+                if layer_of(target) > layer_of(module):
+                    bad.append(f"{module} ({layer_of(module)}) imports {name} ({layer_of(target)})")
+    assert not bad, "imports that point up the layers:\n" + "\n".join(bad)
+
+
+def test_architecture_doc_names_every_layer():
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for layer in LAYERS:
+        assert f"**{layer}**" in text, f"docs/architecture.md does not describe the {layer} layer"
