@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from mtdiag.chunks import Execution, chunked_statistics
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, TokenizeOptions, default_tokenizer
@@ -130,11 +131,17 @@ class Report:
         return {m: self.results[(m, first)].sig for m in self.metrics}
 
 
-def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None) -> Report:
+def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None,
+             execution: Execution | None = None) -> Report:
     """Score every system of ``evalset`` with every requested metric.
 
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
-    processed once for all systems. ``progress(fraction, message)`` is called as metrics finish.
+    processed once for all systems. ``progress(fraction, message)`` is called as the work advances.
+
+    ``execution`` (:class:`~mtdiag.chunks.Execution`) says how, never what: a set larger than one slice, or large
+    enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
+    the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.chunks`). A small set is
+    scored in one piece on the report's own context, whose tokens and n-gram indexes the evidence views then reuse.
     """
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
@@ -148,14 +155,26 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
             needs = "term annotations (--terms)" if REGISTRY[name].info.needs_terms else "the source (--src)"
             raise ValueError(f"metric {name!r} needs {needs}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    results: dict[tuple[str, str], MetricResult] = {}
-    steps = max(len(names) * len(evalset.systems), 1)
     metric_objects = {name: create_metric(name, **options.options_for(name)) for name in names}
-    for i, (name, metric) in enumerate(metric_objects.items()):
-        for j, system in enumerate(evalset.systems):
-            if progress:
-                progress((i * len(evalset.systems) + j) / steps, f"{metric.info.label}: {system}")
-            results[(name, system)] = metric.compute(context, system)
+    execution = execution or Execution()
+    workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
+    chunk = execution.chunk_size()
+    if workers > 1:
+        chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
+    if execution.dask or workers > 1 or evalset.n_segments > chunk:
+        stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
+                                   [(name, metric.options) for name, metric in metric_objects.items()],
+                                   replace(execution, chunk=chunk, workers=workers), progress)
+    else:
+        stats = {}
+        steps = max(len(names) * len(evalset.systems), 1)
+        for i, (name, metric) in enumerate(metric_objects.items()):
+            for j, system in enumerate(evalset.systems):
+                if progress:
+                    progress((i * len(evalset.systems) + j) / steps, f"{metric.info.label}: {system}")
+                stats[(name, system)] = metric.statistics(context, system)
+    results = {(name, system): metric_objects[name].result(system, stats[(name, system)], context)
+               for name in names for system in evalset.systems}
     if progress:
         progress(1.0, "done")
     return Report(evalset=evalset, options=options, metrics=names, results=results, context=context,

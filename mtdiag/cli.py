@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
     score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add each "
                        "metric's correlation with them to the JSON output")
+    score.add_argument("--dask", metavar="ADDRESS", help="compute on a Dask cluster: a scheduler address "
+                       "(tcp://host:8786), or local / local:N for a local cluster of N worker processes; the numbers "
+                       "are identical to a single-process run")
     _add_metric_options(score)
     _add_significance_options(score)
     _add_format(score, ("json", "tsv", "latex"))
@@ -212,6 +215,7 @@ def _json_value(value: float):
 
 def _score(args) -> str:
     from mtdiag.api import Options, evaluate
+    from mtdiag.chunks import Execution
 
     options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
                       metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
@@ -220,7 +224,7 @@ def _score(args) -> str:
     evalset = _load(args)
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
-    report = evaluate(evalset, options)
+    report = evaluate(evalset, options, execution=Execution(dask=args.dask))
     from mtdiag.compare import export_comparison, latex_table, report_signatures, significance_json
 
     comparison = _significance(args, report)

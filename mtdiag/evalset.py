@@ -71,6 +71,25 @@ class EvalSet:
         """A copy with other system outputs (same segments and references)."""
         return replace(self, hyps=hyps)
 
+    def segment_slice(self, start: int, stop: int) -> "EvalSet":
+        """Segments ``start..stop-1`` as an EvalSet of their own (``seg`` renumbered from 0; terms and human scores
+        of those segments kept). Every metric's per-segment statistics of a slice equal the whole set's rows, which
+        is what chunked and distributed scoring rely on (:mod:`mtdiag.chunks`)."""
+        index = pd.RangeIndex(stop - start, name="seg")
+
+        def rows(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame.iloc[start:stop].set_axis(index, axis=0)
+
+        def long(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+            if frame is None:
+                return None
+            kept = frame[(frame["seg"] >= start) & (frame["seg"] < stop)].copy()
+            kept["seg"] -= start
+            return kept.reset_index(drop=True)
+
+        return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
+                       terms=long(self.terms), human=long(self.human), warnings=())
+
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys."""
         digest = hashlib.sha256()

@@ -74,7 +74,6 @@ class NgramIndex:
         self._flat = flat
         self._grams: list[np.ndarray] = [np.asarray(unigram, dtype=np.int64)]  # per order: id or -1
         self._n_grams: list[int] = [len(uniques)]
-        self._first: list[np.ndarray] = [self._first_positions(self._grams[0], len(uniques))]
         positions = np.arange(len(flat), dtype=np.int64)
         for n in range(2, max_order + 1):
             valid = positions + n <= ends
@@ -85,7 +84,7 @@ class NgramIndex:
             grams[pos] = codes
             self._grams.append(grams)
             self._n_grams.append(len(uniq))
-            self._first.append(self._first_positions(grams, len(uniq)))
+        self._first: dict[int, np.ndarray] = {}  # per order, built on first use (only n-gram texts need it)
         self._counts: dict[tuple[Hashable, int], NgramCounts] = {}
 
     @staticmethod
@@ -116,7 +115,9 @@ class NgramIndex:
 
     def gram_ids(self, n: int, gram: np.ndarray) -> np.ndarray:
         """The token ids of n-grams (shape (len(gram), n)), read from each n-gram's first occurrence."""
-        start = self._first[n - 1][gram]
+        if n not in self._first:
+            self._first[n] = self._first_positions(self._grams[n - 1], self._n_grams[n - 1])
+        start = self._first[n][gram]
         return self._flat[start[:, None] + np.arange(n)]
 
 

@@ -104,7 +104,7 @@ LAYERS = {
     "foundation": 0,  # mtdiag, errors, evalset, tokenize, highlight
     "inputs": 1,      # io (reading and validating files), terms, ngrams
     "metrics": 2,     # mtdiag.metrics.* (the registry and one module per metric)
-    "scoring": 3,     # api: evaluate(EvalSet, Options) -> Report
+    "scoring": 3,     # api: evaluate(EvalSet, Options) -> Report; chunks: sliced, threaded, Dask statistics
     "analyses": 4,    # what consumes a Report: diagnose, compare, human, likeness, triage, buckets, export, ...
     "entry": 5,       # cli, __main__
     "ui": 6,          # mtdiag.ui (the only Streamlit importer)
@@ -122,7 +122,7 @@ def layer_of(module: str) -> int:
         return LAYERS["inputs"]
     if module == "mtdiag.metrics" or module.startswith("mtdiag.metrics."):
         return LAYERS["metrics"]
-    if module == "mtdiag.api":
+    if module in ("mtdiag.api", "mtdiag.chunks"):
         return LAYERS["scoring"]
     if module in ("mtdiag.cli", "mtdiag.__main__"):
         return LAYERS["entry"]

@@ -418,7 +418,10 @@ class Metric(ABC):
                          (("nrefs", str(refs)), *self.signature_fields(ctx), mtdiag_version_field()))
 
     def compute(self, ctx: ScoringContext, system: str) -> MetricResult:
-        stats = self.statistics(ctx, system)
+        return self.result(system, self.statistics(ctx, system), ctx)
+
+    def result(self, system: str, stats: np.ndarray, ctx: ScoringContext) -> MetricResult:
+        """The scores of one system from its per-segment statistics (however they were computed)."""
         return MetricResult(
             metric=self.info.name,
             system=system,

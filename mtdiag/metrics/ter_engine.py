@@ -40,6 +40,7 @@ What is different (and why results are still identical):
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import Sequence
@@ -197,15 +198,21 @@ _COMPILED = (
 )
 
 
+_KERNEL_LOCK = threading.Lock()
+
+
 @cache
 def _kernel():
-    """Compile the kernel (or load it from numba's cache) on first use; returns :func:`_batch`."""
+    """Compile the kernel (or load it from numba's cache) on first use; returns :func:`_batch`. Thread-safe (slices
+    are scored on several threads) and compiled ``nogil``, so those threads really run on several cores."""
     from numba import njit
 
-    namespace = globals()
-    for name in _COMPILED:
-        namespace[name] = njit(cache=True)(namespace[name])
-    return namespace["_batch"]
+    with _KERNEL_LOCK:
+        namespace = globals()
+        for name in _COMPILED:
+            if not hasattr(namespace[name], "py_func"):
+                namespace[name] = njit(cache=True, nogil=True)(namespace[name])
+        return namespace["_batch"]
 
 
 def _beam_geometry(n_h, n_r, lo, hi):

@@ -1,0 +1,142 @@
+"""Chunked, parallel and distributed scoring: per-segment sufficient statistics computed on slices of segments.
+
+Every metric's statistics are one row per segment that depends on that segment alone (its tokens, its n-grams, its
+best reference, its terms), so the statistics of a set are the rows of its slices stacked in order, and every
+corpus score — a function of summed statistics — is unchanged. That lets scoring
+
+- keep memory bounded: a large set is scored :data:`DEFAULT_CHUNK` segments at a time, each slice with its own
+  :class:`~mtdiag.metrics.ScoringContext` (tokens, n-gram indexes) that is dropped before the next;
+- use both cores: slices run on a thread pool (numpy, pandas' hash tables, rapidfuzz and the compiled TER kernel do
+  their work outside the GIL);
+- go beyond one machine: on a Dask cluster (``dask.distributed``), each slice is a task whose result is its
+  statistics (:func:`dask_client` takes a scheduler address, or ``local``/``local:N`` for a local cluster).
+
+The results are identical to scoring the whole set at once (``tests/test_chunks.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from mtdiag.evalset import EvalSet
+from mtdiag.metrics import ScoringContext, create_metric
+from mtdiag.tokenize import TokenizeOptions
+
+DEFAULT_CHUNK = 1_000  # segments per slice: small arrays stay in cache (faster than one big piece) and memory stays bounded
+PARALLEL_MIN_PAIRS = 2_000  # (segment, system) pairs from which a second thread pays for itself
+
+ChunkStats = dict[tuple[str, str], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How statistics are computed (never what they are): ``chunk`` segments per slice (None: the default),
+    ``workers`` threads (None: every core when the work is large enough, else 1), or a Dask ``dask`` scheduler
+    address / ``local`` / ``local:N``."""
+
+    chunk: int | None = None
+    workers: int | None = None
+    dask: str | None = None
+
+    def chunk_size(self) -> int:
+        return int(self.chunk) if self.chunk else DEFAULT_CHUNK
+
+    def n_workers(self, pairs: int) -> int:
+        if self.workers:
+            return max(int(self.workers), 1)
+        return min(os.cpu_count() or 1, 2) if pairs >= PARALLEL_MIN_PAIRS else 1
+
+
+def slices(n_segments: int, size: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` bounds of consecutive slices of at most ``size`` segments (one empty slice for none)."""
+    size = max(int(size), 1)
+    return [(start, min(start + size, n_segments)) for start in range(0, n_segments, size)] or [(0, 0)]
+
+
+def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str | None,
+                     metrics: Sequence[tuple[str, dict]]) -> ChunkStats:
+    """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
+    function of its arguments (it runs in a thread, a process or on a Dask worker)."""
+    ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
+    out: ChunkStats = {}
+    for name, options in metrics:
+        metric = create_metric(name, **options)
+        for system in evalset.systems:
+            out[(name, system)] = metric.statistics(ctx, system)
+    return out
+
+
+def stack(parts: Iterable[ChunkStats]) -> ChunkStats:
+    """The slices' statistics stacked in segment order."""
+    parts = list(parts)
+    return {key: np.concatenate([part[key] for part in parts], axis=0) for key in parts[0]}
+
+
+def chunked_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str | None,
+                       metrics: Sequence[tuple[str, dict]], execution: Execution = Execution(),
+                       progress: Callable[[float, str], None] | None = None) -> ChunkStats:
+    """Statistics of every (metric, system) of ``evalset``, computed slice by slice as ``execution`` says."""
+    bounds = slices(evalset.n_segments, execution.chunk_size())
+    if execution.dask:
+        return _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, execution.dask, progress)
+    workers = min(execution.n_workers(evalset.n_segments * len(evalset.systems)), len(bounds))
+    done: list[ChunkStats | None] = [None] * len(bounds)
+
+    def run(i: int) -> None:
+        start, stop = bounds[i]
+        done[i] = slice_statistics(evalset.segment_slice(start, stop), tokenize, tgt_lang, metrics)
+
+    if workers == 1:
+        for i, (start, stop) in enumerate(bounds):
+            if progress:
+                progress(i / len(bounds), f"segments {start + 1}–{stop} of {evalset.n_segments}")
+            run(i)
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mtdiag-slice") as pool:
+            futures = [pool.submit(run, i) for i in range(len(bounds))]
+            for finished, future in enumerate(futures):
+                future.result()
+                if progress:
+                    progress((finished + 1) / len(bounds), f"{finished + 1} of {len(bounds)} slices")
+    return stack(done)
+
+
+def dask_client(address: str):
+    """A ``dask.distributed`` client: ``local`` / ``local:N`` start a local cluster of N worker processes (default:
+    the number of cores) on the loopback interface; anything else is a scheduler address (``tcp://host:8786``)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - dask is a dependency; a broken install is the user's to fix
+        raise RuntimeError(f"--dask needs dask.distributed ({exc}); install it with pip install 'dask[distributed]'")
+    if address == "local" or address.startswith("local:"):
+        count = address.partition(":")[2]
+        if count and (not count.isdigit() or int(count) < 1):
+            raise ValueError(f"--dask {address}: expected local or local:N with N a positive whole number")
+        workers = int(count) if count else (os.cpu_count() or 1)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None)
+        return Client(cluster)
+    return Client(address)
+
+
+def _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, address, progress) -> ChunkStats:
+    from dask.distributed import as_completed
+
+    client = dask_client(address)
+    try:
+        futures = [client.submit(slice_statistics, evalset.segment_slice(start, stop), tokenize, tgt_lang,
+                                 list(metrics), pure=False) for start, stop in bounds]
+        for finished, _ in enumerate(as_completed(futures)):
+            if progress:
+                progress((finished + 1) / len(futures), f"{finished + 1} of {len(futures)} slices on Dask")
+        return stack(client.gather(futures))
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and address.startswith("local"):
+            cluster.close()

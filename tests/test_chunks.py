@@ -1,0 +1,90 @@
+"""Sliced, threaded and Dask scoring give exactly the numbers of scoring the whole set at once (every metric,
+corpus and every segment), because every metric's statistics are one row per segment (``mtdiag.chunks``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtdiag.api import Options, evaluate
+from mtdiag.chunks import Execution, slices
+from mtdiag.io import load_folder
+from tests.conftest import DEV, SAMPLE
+
+WHOLE = Execution(chunk=10**9, workers=1)
+
+
+def assert_same(a, b):
+    assert a.metrics == b.metrics
+    for key, result in a.results.items():
+        other = b.results[key]
+        np.testing.assert_array_equal(result.stats, other.stats, err_msg=str(key))
+        assert result.signature == other.signature
+    pd.testing.assert_frame_equal(a.corpus, b.corpus, rtol=0, atol=0)
+    pd.testing.assert_frame_equal(a.segments, b.segments, rtol=0, atol=0)
+
+
+@pytest.fixture(scope="module")
+def tico():
+    return load_folder(DEV / "terminology" / "tico19-en-fr")  # 971 segments, terms, every default metric
+
+
+@pytest.fixture(scope="module")
+def tico_whole(tico):
+    return evaluate(tico, execution=WHOLE)
+
+
+@pytest.mark.parametrize("execution", [Execution(chunk=1, workers=1), Execution(chunk=97, workers=1),
+                                       Execution(chunk=250, workers=2), Execution()])
+def test_slices_and_threads_give_the_same_numbers(tico, tico_whole, execution):
+    assert {"term_exact", "term_window2", "term_ter", "ter", "chrf"} <= set(tico_whole.metrics)
+    assert_same(tico_whole, evaluate(tico, execution=execution))
+
+
+def test_several_references_and_systems_in_slices():
+    evalset = load_folder(SAMPLE / "wmt21.en-de")  # 3 references, 6 systems, human scores
+    options = Options(metric_options={"chrf": {"word_order": 2}, "otem": {"order": 3}})
+    assert_same(evaluate(evalset, options, execution=WHOLE),
+                evaluate(evalset, options, execution=Execution(chunk=10, workers=2)))
+
+
+def test_slice_bounds():
+    assert slices(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert slices(0, 4) == [(0, 0)]
+    assert slices(3, 0) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_segment_slice_renumbers_terms(tico):
+    part = tico.segment_slice(100, 200)
+    assert part.n_segments == 100 and part.terms["seg"].between(0, 99).all()
+    expected = tico.terms[(tico.terms["seg"] >= 100) & (tico.terms["seg"] < 200)]
+    assert len(part.terms) == len(expected) and list(part.terms["seg"] + 100) == list(expected["seg"])
+    assert part.refs.iloc[0, 0] == tico.refs.iloc[100, 0]
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_numbers(tico, tico_whole):
+    """A real ``dask.distributed.LocalCluster`` with two worker processes on the loopback interface."""
+    report = evaluate(tico, execution=Execution(dask="local:2", chunk=200))
+    assert_same(tico_whole, report)
+
+
+def test_dask_address_is_checked():
+    with pytest.raises(ValueError, match="local or local:N"):
+        evaluate(load_folder(SAMPLE / "tico19.en-fr"), execution=Execution(dask="local:x"))
+
+
+@pytest.mark.slow
+def test_cli_dask_flag_gives_the_single_process_scores(capsys):
+    import json
+
+    from mtdiag import cli
+
+    folder = SAMPLE / "wmt21.en-de"
+    base = ["score", "--ref", str(folder / "ref.A.txt"), "--ref", str(folder / "ref.C.txt"),
+            "--hyp", f"x={folder / 'newstest2021.en-de.UEdin.txt'}", "--hyp", f"y={folder / 'newstest2021.en-de.Online-W.txt'}"]
+    assert cli.main(base) == 0
+    single = json.loads(capsys.readouterr().out)["corpus"]
+    assert cli.main(base + ["--dask", "local:2"]) == 0
+    assert json.loads(capsys.readouterr().out)["corpus"] == single
