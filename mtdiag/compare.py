@@ -353,6 +353,65 @@ def paired_randomization(report, baseline: str, n_trials: int = DEFAULT_SAMPLES[
     return significance(report, baseline, "ar", n_trials, seed, **kwargs)
 
 
+# ------------------------------------------------------------------------------- every pair, ranked clusters
+
+
+def pairwise_significance(report, method: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED, *,
+                          metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every system against every other, per metric: the system × system matrix of paired tests, long form.
+
+    Index ``(metric, system, other)`` (``system != other``); columns ``delta`` (score of ``system`` − score of
+    ``other``), ``p`` (the paired test of ``system`` with ``other`` as the baseline — exactly
+    :func:`significance`'s p for that pair, same draw), ``significant`` and ``better`` (+1 ``system`` is better in
+    the metric's direction, -1 worse, 0 equal or no direction). ``delta`` and ``better`` are antisymmetric; with
+    the same draw for every pair the p-values are symmetric. ``attrs``: ``method``, ``n``, ``seed``, ``alpha``.
+    """
+    systems = list(report.evalset.systems)
+    if len(systems) < 2:
+        raise ValueError("pairwise significance needs at least two systems")
+    names = list(report.metrics if metrics is None else metrics)
+    frames = []
+    for baseline in systems:
+        frame = significance(report, baseline, method, n, seed, metrics=names, n_confidence=0)
+        frame = frame.drop(index=baseline, level="system")[["delta", "p", "significant", "better"]]
+        frames.append(frame.assign(other=baseline).reset_index())
+    table = pd.concat(frames, ignore_index=True).set_index(["metric", "system", "other"])
+    order = pd.MultiIndex.from_tuples([(m, a, b) for m in names for a in systems for b in systems if a != b],
+                                      names=["metric", "system", "other"])
+    table = table.reindex(order)
+    table.attrs.update(method=method, n=DEFAULT_SAMPLES[method] if n is None else int(n), seed=seed, alpha=ALPHA)
+    return table
+
+
+def ranked_clusters(report, pairwise: pd.DataFrame) -> pd.DataFrame:
+    """Systems ranked per metric with WMT-style significance clusters.
+
+    Per metric the systems are sorted best first (direction-aware; a metric without a better direction is not
+    ranked). Walking down the ranking, a system opens the next cluster when it is significantly worse than the
+    system directly above it (p < 0.05 in ``pairwise``, :func:`pairwise_significance`); otherwise it joins that
+    system's cluster. Returns ``metric, rank, system, score, cluster, p_above`` (the p-value against the system
+    above; NaN for the first).
+    """
+    rows = []
+    for metric in dict.fromkeys(pairwise.index.get_level_values("metric")):
+        info = metric_info(metric)
+        if not info.has_direction:
+            continue
+        scores = report.corpus[metric]
+        order = sorted(scores.index, key=lambda s: (-info.sign * scores[s], list(scores.index).index(s)))
+        cluster, above = 1, None
+        for rank, system in enumerate(order, start=1):
+            p_above = np.nan
+            if above is not None:
+                pair = pairwise.loc[(metric, system, above)]
+                p_above = float(pair["p"])
+                if bool(pair["significant"]) and int(pair["better"]) < 0:
+                    cluster += 1
+            rows.append((metric, rank, system, float(scores[system]), cluster, p_above))
+            above = system
+    return pd.DataFrame(rows, columns=["metric", "rank", "system", "score", "cluster", "p_above"])
+
+
 # ------------------------------------------------------------------------------------------------ signatures
 
 
@@ -529,7 +588,7 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
 __all__ = [
     "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
     "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
-    "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "paired_randomization", "p_value",
+    "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
     "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
     "significance", "significance_json", "weighted_sums", "with_version",
 ]
