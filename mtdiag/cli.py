@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_ngrams_command(commands)
     _add_likeness_command(commands)
+    _add_buckets_command(commands)
 
     serve = commands.add_parser("serve", help="start the dashboard")
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
@@ -281,6 +282,78 @@ def _add_ngrams_command(commands) -> None:
     _add_tokenize_options(ngrams)
     _add_format(ngrams)
     ngrams.set_defaults(handler=_ngrams)
+
+
+def _add_buckets_command(commands) -> None:
+    """``mtdiag buckets --by LIST``: every metric per bucket of segments (compare-mt's analysis; mtdiag.buckets)."""
+    from mtdiag.buckets import BY
+
+    buckets = commands.add_parser("buckets", help="every metric per bucket of segments (length, rare words, "
+                                  "labels, human-score bands)")
+    buckets.add_argument("--ref", action="append", required=True, metavar="REF.txt", help="reference file (repeatable)")
+    buckets.add_argument("--hyp", action="append", required=True, type=_named_file, metavar="NAME=FILE",
+                         help="system output (repeatable)")
+    buckets.add_argument("--src", metavar="SRC.txt", help="source file (needed for src_length)")
+    buckets.add_argument("--terms", metavar="TERMS", help="terms TSV or glossary TSV (as for score)")
+    buckets.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): the human "
+                         "dimension")
+    buckets.add_argument("--by", default="src_length,ref_length,ref_freq",
+                         help=f"comma-separated dimensions: {', '.join(BY)}, label:COLUMN (default: %(default)s)")
+    buckets.add_argument("--word-counts", metavar="COUNTS.tsv", help="word<TAB>count file for ref_freq (default: "
+                         "frequencies within the test set's references)")
+    buckets.add_argument("--metrics", help="comma-separated metrics (default: all the inputs allow)")
+    buckets.add_argument("--compare", nargs=2, metavar=("A", "B"), help="also a paired bootstrap of system A "
+                         "against B inside each bucket")
+    _add_tokenize_options(buckets)
+    buckets.add_argument("--tgt-lang", help="target language code")
+    _add_metric_options(buckets)
+    _add_format(buckets)
+    buckets.set_defaults(handler=_buckets)
+
+
+def _buckets(args) -> str:
+    from mtdiag import buckets as bucketing
+    from mtdiag.api import Options, evaluate
+    from mtdiag.io import read_human_scores
+
+    dimensions = [d.strip() for d in args.by.split(",") if d.strip()]
+    if not dimensions:
+        raise CliError(f"--by {args.by!r}: name at least one dimension")
+    counts = bucketing.read_word_counts(args.word_counts) if args.word_counts else None
+    evalset = _load(args)
+    _print_warnings(evalset)
+    if args.human:
+        from dataclasses import replace
+
+        evalset = replace(evalset, human=read_human_scores(args.human, n_segments=evalset.n_segments))
+    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
+                      metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
+    report = evaluate(evalset, options)
+    if args.compare:
+        missing = [s for s in args.compare if s not in report.evalset.systems]
+        if missing:
+            raise CliError(f"--compare {missing[0]!r} is not a system; systems: {', '.join(report.evalset.systems)}")
+    tables, tests = {}, {}
+    for by in dimensions:
+        groups = bucketing.bucketing(report, by, word_counts=counts)
+        tables[by] = bucketing.bucket_scores(report, groups)
+        if args.compare:
+            tests[by] = bucketing.bucket_significance(report, groups, *args.compare)
+    if args.format == "json":
+        out = {"buckets": {by: [{k: _json_value(v) if isinstance(v, float) else v for k, v in row.items()}
+                                for row in table.to_dict(orient="records")] for by, table in tables.items()}}
+        if tests:
+            out["significance"] = {by: [{k: _json_value(v) if isinstance(v, float) else v for k, v in row.items()}
+                                        for row in table.to_dict(orient="records")] for by, table in tests.items()}
+        return json.dumps(out, ensure_ascii=False)
+    frames = [table.assign(by=by)[["by", *table.columns]] for by, table in tables.items()]
+    lines = [pd_tsv(frame, header=i == 0) for i, frame in enumerate(frames)]
+    return "".join(lines).rstrip("\n")
+
+
+def pd_tsv(frame, header: bool = True) -> str:
+    """A frame as TSV text (numbers as Python writes them; empty for undefined)."""
+    return frame.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="")
 
 
 def _add_likeness_command(commands) -> None:

@@ -73,3 +73,26 @@ def test_pairwise_test_inside_each_bucket(report):
     row = table[(table["bucket"] == "d2") & (table["metric"] == "bleu")].iloc[0]
     assert row["segments"] == 2 and row["delta"] > 0 and row["better"] == 1
     assert set(table["bucket"]) == {"d1", "d2"}
+
+
+def test_buckets_cli_contract(tmp_path, capsys):
+    import json
+
+    from mtdiag import cli
+
+    (tmp_path / "ref.txt").write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    for name, lines in HYPS.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    base = ["buckets", "--ref", str(tmp_path / "ref.txt"), "--hyp", f"s={tmp_path / 's.txt'}",
+            "--hyp", f"t={tmp_path / 't.txt'}", "--metrics", "bleu,ter", "--by", "ref_length"]
+    assert cli.main(base) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["buckets"]["ref_length"]
+    assert [(r["bucket"], r["system"], r["segments"]) for r in rows] == [
+        ("1-9", "s", 2), ("1-9", "t", 2), ("10-19", "s", 2), ("10-19", "t", 2)]
+    assert set(rows[0]) == {"bucket", "system", "segments", "bleu", "ter"}
+    assert cli.main(base + ["--format", "tsv", "--compare", "t", "s"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "by\tbucket\tsystem\tsegments\tbleu\tter" and len(lines) == 5
+    assert cli.main(base + ["--by", "label:doc"]) == 1
+    assert "no label column 'doc'" in capsys.readouterr().err
