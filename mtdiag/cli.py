@@ -346,9 +346,12 @@ def _buckets(args) -> str:
             out["significance"] = {by: [{k: _json_value(v) if isinstance(v, float) else v for k, v in row.items()}
                                         for row in table.to_dict(orient="records")] for by, table in tests.items()}
         return json.dumps(out, ensure_ascii=False)
-    frames = [table.assign(by=by)[["by", *table.columns]] for by, table in tables.items()]
-    lines = [pd_tsv(frame, header=i == 0) for i, frame in enumerate(frames)]
-    return "".join(lines).rstrip("\n")
+    text = "".join(pd_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
+                   for i, (by, table) in enumerate(tables.items()))
+    if tests:  # a second table after one empty line: the paired test per bucket
+        text += "\n" + "".join(pd_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
+                                for i, (by, table) in enumerate(tests.items()))
+    return text.rstrip("\n")
 
 
 def pd_tsv(frame, header: bool = True) -> str:

@@ -93,6 +93,7 @@ def test_buckets_cli_contract(tmp_path, capsys):
     assert set(rows[0]) == {"bucket", "system", "segments", "bleu", "ter"}
     assert cli.main(base + ["--format", "tsv", "--compare", "t", "s"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "by\tbucket\tsystem\tsegments\tbleu\tter" and len(lines) == 5
+    assert lines[0] == "by\tbucket\tsystem\tsegments\tbleu\tter" and lines[5] == ""
+    assert lines[6] == "by\tbucket\tmetric\tsegments\tt\ts\tdelta\tp\tsignificant\tbetter" and len(lines) == 11
     assert cli.main(base + ["--by", "label:doc"]) == 1
     assert "no label column 'doc'" in capsys.readouterr().err
