@@ -143,8 +143,8 @@ def filter_segments(table: pd.DataFrame, evalset, *, systems: Sequence[str] | No
                     flags: Sequence[str] = (), all_flags: bool = False, text: str = "",
                     ranges: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
     """Rows of a :func:`segment_table` kept by the filters: systems; rows with any (or all) of ``flags``; a
-    case-insensitive substring of the source, any reference or the row's hypothesis (full texts, not previews);
-    score ranges ``{metric: (low, high)}`` (inclusive)."""
+    case-insensitive regular expression (:func:`text_matches`) found in the source, any reference or the row's
+    hypothesis (full texts, not previews); score ranges ``{metric: (low, high)}`` (inclusive)."""
     keep = pd.Series(True, index=table.index)
     if systems is not None:
         keep &= table["system"].isin(list(systems))
@@ -157,16 +157,41 @@ def filter_segments(table: pd.DataFrame, evalset, *, systems: Sequence[str] | No
             keep &= table[metric].between(low, high)
     needle = (text or "").strip()
     if needle:
-        seg_hit = evalset.src.astype(str).str.contains(needle, case=False, regex=False)
+        seg_hit = pd.Series(text_matches(needle, evalset.src.astype(str)), index=evalset.src.index)
         for ref in evalset.ref_names:
-            seg_hit |= evalset.refs[ref].astype(str).str.contains(needle, case=False, regex=False)
-        hyp_hit = {s: evalset.hyps[s].astype(str).str.contains(needle, case=False, regex=False)
+            seg_hit |= text_matches(needle, evalset.refs[ref].astype(str))
+        hyp_hit = {s: pd.Series(text_matches(needle, evalset.hyps[s].astype(str)), index=evalset.hyps.index)
                    for s in evalset.systems}
         segs = table["seg"].to_numpy()
         in_seg = seg_hit.reindex(segs).to_numpy()
         in_hyp = np.array([bool(hyp_hit[s].iat[g]) for s, g in zip(table["system"], segs)], dtype=bool)
         keep &= pd.Series(in_seg | in_hyp, index=table.index)
     return table[keep]
+
+
+SEARCH_SECONDS = 2.0  # time budget of one text search (a pathological pattern must not hold the server)
+
+
+def text_matches(pattern: str, texts: Sequence[str], budget: float = SEARCH_SECONDS) -> np.ndarray:
+    """Which texts contain a match of ``pattern``, a case-insensitive regular expression (the ``regex`` module's
+    syntax: ``Pandemie|Virus``, ``\\d+ %``; a plain word matches as a substring). ``ValueError`` with a clear
+    message for an invalid pattern or a search that exceeds ``budget`` seconds over all texts."""
+    import time
+
+    import regex
+
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE | regex.V1)
+    except regex.error as exc:
+        raise ValueError(f"the search {pattern!r} is not a valid regular expression: {exc}") from None
+    deadline = time.monotonic() + budget
+    hits = np.zeros(len(texts), dtype=bool)
+    try:
+        for i, text in enumerate(texts):
+            hits[i] = compiled.search(text, timeout=max(deadline - time.monotonic(), 0.001)) is not None
+    except TimeoutError:
+        raise ValueError(f"the search {pattern!r} takes too long on these texts; simplify the pattern") from None
+    return hits
 
 
 # ---------------------------------------------------------------------------------------------- overview

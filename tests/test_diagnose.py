@@ -242,3 +242,13 @@ def test_no_terms_means_no_term_views(report):
     assert not diagnose.has_terms(report)
     assert diagnose.term_table(report, "rep") is None
     assert "missed_term" not in diagnose.segment_table(report).columns
+
+
+def test_search_is_a_case_insensitive_regular_expression(report, table):
+    ev = report.evalset
+    assert set(diagnose.filter_segments(table, ev, text="non-return|<B>")["seg"]) == {0, 2}
+    assert set(diagnose.filter_segments(table, ev, text=r"cat\s+cat")["seg"]) == {0}
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        diagnose.filter_segments(table, ev, text="(unclosed")
+    with pytest.raises(ValueError, match="takes too long"):
+        diagnose.text_matches(r"(a|aa)+$", ["a" * 60 + "b"] * 50, budget=0.05)
