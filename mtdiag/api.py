@@ -17,6 +17,7 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics
 from mtdiag.evalset import EvalSet
+from mtdiag.metrics.imported import ImportedMetric, register_imported
 from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, TokenizeOptions, default_tokenizer
 
@@ -78,11 +79,13 @@ class Options:
 
 def available_metrics(evalset: EvalSet) -> list[str]:
     """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
-    only when it has a source)."""
+    only when it has a source, imported metrics only when the set has their scores — registering those)."""
     has_terms = evalset.terms is not None and len(evalset.terms) > 0
     has_src = "src" in evalset.segments.columns
+    imported = set(register_imported(evalset))
     return [name for name, cls in REGISTRY.items()
-            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)]
+            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)
+            and (not issubclass(cls, ImportedMetric) or name in imported)]
 
 
 @dataclass(frozen=True)

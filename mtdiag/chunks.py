@@ -25,6 +25,7 @@ import numpy as np
 
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics import ScoringContext, create_metric
+from mtdiag.metrics.imported import register_imported
 from mtdiag.tokenize import TokenizeOptions
 
 DEFAULT_CHUNK = 1_000  # segments per slice: small arrays stay in cache (faster than one big piece) and memory stays bounded
@@ -62,6 +63,7 @@ def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str 
                      metrics: Sequence[tuple[str, dict]]) -> ChunkStats:
     """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
     function of its arguments (it runs in a thread, a process or on a Dask worker)."""
+    register_imported(evalset)  # on a Dask worker the registry starts without the set's imported metrics
     ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
     out: ChunkStats = {}
     for name, options in metrics:

@@ -6,7 +6,9 @@
 - ``refs``: one column per reference (``ref``, or ``A``, ``B``, ... as named by the loader);
 - ``hyps``: one column per system;
 - ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
-- ``human``: optional long frame ``seg``, ``system``, ``score``.
+- ``human``: optional long frame ``seg``, ``system``, ``score``;
+- ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
+  elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
 
 An ``EvalSet`` is immutable in spirit: functions return new ones (``with_hyps``) instead of mutating, and
 ``content_hash`` identifies the data for caching.
@@ -21,6 +23,18 @@ import pandas as pd
 
 
 @dataclass(frozen=True)
+class ImportedMetricInfo:
+    """A metric whose segment scores come from a file (``EvalSet.scores``): its ``name`` (the column/key), whether
+    higher is better, where it came from (``source``: the file), and system-level scores the file gave
+    (``system_scores``: ``((system, score), ...)``, for checking)."""
+
+    name: str
+    higher_is_better: bool
+    source: str
+    system_scores: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class EvalSet:
     """One test set: source segments, one or more references, one or more systems, optional extras."""
 
@@ -32,6 +46,8 @@ class EvalSet:
     name: str = "data"
     lang_pair: str | None = None  # e.g. "en-fr" when known (from a folder name or an option)
     warnings: tuple[str, ...] = field(default=())
+    scores: pd.DataFrame | None = None
+    imported: tuple["ImportedMetricInfo", ...] = field(default=())
 
     def __post_init__(self) -> None:
         n = len(self.refs)
@@ -88,18 +104,19 @@ class EvalSet:
             return kept.reset_index(drop=True)
 
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
-                       terms=long(self.terms), human=long(self.human), warnings=())
+                       terms=long(self.terms), human=long(self.human), scores=long(self.scores), warnings=())
 
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys."""
         digest = hashlib.sha256()
-        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human):
+        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human, self.scores):
             if frame is None:
                 digest.update(b"\x00none")
                 continue
             digest.update("\x1f".join(map(str, frame.columns)).encode())
             digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
         digest.update(str(self.lang_pair).encode())
+        digest.update(repr(self.imported).encode())
         return digest.hexdigest()
 
 

@@ -1,0 +1,119 @@
+"""Metrics computed elsewhere (COMET, MetricX, xCOMET, …) as registry metrics, from their segment scores.
+
+A scores file gives one score per (system, segment) and metric (:func:`mtdiag.io.read_metric_scores`); the EvalSet
+carries them (``EvalSet.scores``) with each metric's direction and source (``EvalSet.imported``). Such a metric is a
+registry metric like any other — every view, the triage ranking, significance, human correlation, buckets and
+exports pick it up — with these definitions:
+
+- sufficient statistics per segment: ``[score, 1]`` where the file has a score, ``[0, 0]`` where it has none;
+- corpus score: the mean of the segment scores (summed scores / scored segments) — how COMET, MetricX and xCOMET
+  define a system score, so a paired bootstrap resamples exactly that mean (Koehn 2004 on the mean);
+- segment score: the file's score (NaN where missing);
+- signature: ``NAME|nrefs:N|source:FILE|imported:yes|version:…`` (where the numbers came from).
+
+A system-level score in the file is kept for checking: :func:`system_score_mismatches` lists systems whose given
+score differs from the mean of its segment scores (a file summarising differently, or on other segments).
+
+Classes are made per (name, direction) by :func:`imported_metric` and named ``Imported_<name>_<up|down>`` in this
+module; the module builds a missing one on attribute access, so a metric object pickles to a Dask worker (which
+imports this module afresh) and means the same thing there.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
+
+_LOCK = threading.Lock()
+_PREFIX = "Imported_"
+
+
+def class_name(name: str, higher_is_better: bool) -> str:
+    return f"{_PREFIX}{name}_{'up' if higher_is_better else 'down'}"
+
+
+def imported_metric(name: str, higher_is_better: bool) -> type[Metric]:
+    """The metric class of an imported metric ``name`` with this direction (made once, then reused)."""
+    key = class_name(name, higher_is_better)
+    with _LOCK:
+        cls = globals().get(key)
+        if cls is None:
+            info = MetricInfo(
+                name=name, label=name, scale=1, higher_is_better=higher_is_better, decimals=4,
+                description=f"{name}: segment scores imported from a file (computed elsewhere); corpus = mean of the "
+                            "segment scores",
+                paper="imported scores (e.g. COMET: Rei et al. 2020; MetricX: Juraska et al. 2023)",
+            )
+            cls = type(key, (ImportedMetric,), {"info": info, "__module__": __name__, "__qualname__": key})
+            globals()[key] = cls
+        return cls
+
+
+def __getattr__(attribute: str):
+    """Build ``Imported_<name>_<up|down>`` on first access (unpickling in a fresh process)."""
+    if attribute.startswith(_PREFIX) and attribute.endswith(("_up", "_down")):
+        name, _, direction = attribute[len(_PREFIX):].rpartition("_")
+        return imported_metric(name, direction == "up")
+    raise AttributeError(attribute)
+
+
+class ImportedMetric(Metric):
+    """Segment scores from ``EvalSet.scores``; corpus = their mean (see the module docstring)."""
+
+    stat_names = ("score_sum", "scored")
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        evalset = ctx.evalset
+        stats = np.zeros((evalset.n_segments, 2))
+        scores = evalset.scores
+        if scores is not None and len(scores):
+            rows = scores[(scores["metric"] == self.info.name) & (scores["system"] == system)]
+            rows = rows.dropna(subset=["score"])
+            segs = rows["seg"].to_numpy(dtype=np.int64)
+            stats[segs, 0] = rows["score"].to_numpy(dtype=float)
+            stats[segs, 1] = 1.0
+        return stats
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        stats_sum = np.asarray(stats_sum, dtype=float)
+        total, scored = stats_sum[..., 0], stats_sum[..., 1]
+        return np.where(scored > 0, total / np.where(scored > 0, scored, 1), np.nan)
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        source = next((m.source for m in ctx.evalset.imported if m.name == self.info.name), "unknown")
+        return (("source", source), ("imported", "yes"))
+
+
+def register_imported(evalset) -> list[str]:
+    """Make the EvalSet's imported metrics available in the registry; returns their names. A name that is a
+    built-in metric, or an imported one registered with the other direction, is a ``ValueError``."""
+    from mtdiag.metrics import REGISTRY
+
+    names = []
+    for spec in evalset.imported:
+        cls = imported_metric(spec.name, spec.higher_is_better)
+        current = REGISTRY.get(spec.name)
+        if current is None:
+            REGISTRY[spec.name] = cls
+        elif current is not cls:
+            kind = "built-in metric" if not issubclass(current, ImportedMetric) else "imported metric with the other direction"
+            raise ValueError(f"imported scores for {spec.name!r} clash with the {kind} of that name; rename the metric "
+                             f"in {spec.source}")
+        names.append(spec.name)
+    return names
+
+
+def system_score_mismatches(report, tolerance: float = 1e-6) -> list[str]:
+    """Systems whose system-level score in the scores file differs from the mean of their segment scores."""
+    problems = []
+    for spec in report.evalset.imported:
+        if spec.name not in report.metrics:
+            continue
+        for system, given in spec.system_scores:
+            if system in report.corpus.index and abs(report.corpus.at[system, spec.name] - given) > tolerance:
+                problems.append(f"{spec.source}: the system score of {spec.name} for {system} is {given:g}, but its "
+                                f"segment scores average {report.corpus.at[system, spec.name]:g}")
+    return problems
