@@ -56,7 +56,7 @@ def lang_pair_from_name(name: str) -> str | None:
 def lang_pair_from_file_name(file_name: str) -> str | None:
     """The language pair of a ``testset.xx-yy.NAME.ext`` file name (``generaltest2022.en-ja.X.txt`` -> ``en-ja``);
     None without such a prefix (a bare ``Online-B.txt`` is a name, not a pair)."""
-    match = _SYSTEM_PREFIX.match(Path(file_name).name)
+    match = _SYSTEM_PREFIX.match(Path(file_name).stem)
     return f"{match.group(1)}-{match.group(2)}".lower() if match else None
 
 

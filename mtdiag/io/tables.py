@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io as _stdio
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,8 +138,9 @@ def _json_object(raw: str, name: str, line: int) -> object:
         return json.loads(raw)
     except json.JSONDecodeError as error:
         raise InputError(name, f"not valid JSON ({error.msg} at column {error.colno})", line) from None
-    except ValueError as error:  # e.g. an integer of more than sys.get_int_max_str_digits() digits
-        raise InputError(name, f"not readable JSON ({error})", line) from None
+    except ValueError:  # the one other ValueError json raises: an integer over Python's digit limit
+        raise InputError(name, f"not readable JSON (a number has more than {sys.get_int_max_str_digits():,} "
+                               "digits)", line) from None
     except RecursionError:
         raise InputError(name, "not readable JSON (nested too deeply)", line) from None
 
