@@ -23,13 +23,16 @@ class CliError(Exception):
 
 
 def _named_file(value: str) -> tuple[str, str]:
-    """``NAME=FILE`` -> (name, file); a bare FILE is named after its file name."""
+    """``NAME=FILE`` -> (name, file); a bare FILE is named after its file name (:mod:`mtdiag.io.naming`:
+    ``newstest2021.en-de.Facebook-AI.txt`` -> ``Facebook-AI``)."""
+    from mtdiag.io import system_name_from_file
+
     if "=" in value:
         name, path = value.split("=", 1)
         if not name:
             raise argparse.ArgumentTypeError(f"{value!r}: the system name before '=' is empty")
         return name, path
-    return Path(value).stem, value
+    return system_name_from_file(value), value
 
 
 def _add_tokenize_options(parser: argparse.ArgumentParser) -> None:
@@ -192,22 +195,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args) -> "EvalSet":
-    from mtdiag.io import load_files
+def _ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
+    """References named by :func:`mtdiag.io.ref_name_from_file` (``ref.A.txt`` -> ``A``); a repeated name gets a
+    prime (``A'``)."""
+    from mtdiag.io import ref_name_from_file
 
     refs: dict[str, str] = {}
-    for path in args.ref:
-        name = Path(path).stem
+    for path in ref_paths:
+        name = ref_name_from_file(path)
         while name in refs:
             name += "'"
         refs[name] = path
+    return list(refs.items())
+
+
+def _lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
+    """The language pair (:func:`mtdiag.io.resolve_lang_pair`): ``--tgt-lang``, else the files' folder names
+    (``wmt22.en-ja``, ``en-ja``), else their ``testset.xx-yy.`` file names."""
+    from mtdiag.io import resolve_lang_pair
+
+    return resolve_lang_pair(tgt_lang, folders=[Path(p).resolve().parent.name for p in paths],
+                             file_names=[Path(p).name for p in paths])
+
+
+def _load(args) -> "EvalSet":
+    from mtdiag.io import clean_name, load_files
+
     hyps: dict[str, str] = {}
     for name, path in args.hyp:
+        name = clean_name(name)
         if name in hyps:
             raise CliError(f"{path}: system name {name!r} is used twice (also for {hyps[name]})")
         hyps[name] = path
-    return load_files(src=args.src, refs=list(refs.items()), hyps=list(hyps.items()), name="cli",
-                      lang_pair=f"xx-{args.tgt_lang}" if args.tgt_lang else None, terms=args.terms)
+    paths = [*args.ref, *hyps.values(), *([args.src] if args.src else [])]
+    return load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
+                      lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
 
 
 def _json_value(value: float):
@@ -280,6 +302,8 @@ def _add_ngrams_command(commands) -> None:
                         "(default: %(default)s)")
     ngrams.add_argument("--top", type=int, default=50, help="rows per table, 0 = all (default: %(default)s)")
     _add_tokenize_options(ngrams)
+    ngrams.add_argument("--tgt-lang", help="target language code: chooses the default tokeniser (default: read "
+                        "from a folder name like wmt22.en-ja or en-ja, or file names like generaltest2022.en-ja.X.txt)")
     _add_format(ngrams)
     ngrams.set_defaults(handler=_ngrams)
 
@@ -377,17 +401,14 @@ def _print_warnings(evalset) -> None:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
 
 
-def _load_named(ref_paths: Sequence[str], hyps: Sequence[tuple[str, str]]) -> "EvalSet":
-    """References named by their file stems (a repeated stem gets a prime), systems by ``NAME=``."""
+def _load_named(ref_paths: Sequence[str], hyps: Sequence[tuple[str, str]], tgt_lang: str | None = None) -> "EvalSet":
+    """References named by :func:`_ref_entries`, systems by ``NAME=`` (or their file names); the language pair
+    from ``tgt_lang`` or the files' folder and file names (:func:`_lang_pair`)."""
     from mtdiag.io import load_files
 
-    refs: list[tuple[str, str]] = []
-    for path in ref_paths:
-        name = Path(path).stem
-        while name in dict(refs):
-            name += "'"
-        refs.append((name, path))
-    evalset = load_files(refs=refs, hyps=list(hyps), name="cli")
+    paths = [*ref_paths, *(path for _, path in hyps)]
+    evalset = load_files(refs=_ref_entries(ref_paths), hyps=list(hyps), name="cli",
+                         lang_pair=_lang_pair(tgt_lang, paths))
     _print_warnings(evalset)
     return evalset
 
@@ -400,8 +421,8 @@ def _ngrams(args) -> str:
         raise CliError(f"--min-count {args.min_count}: must be at least 1")
     if args.top < 0:
         raise CliError(f"--top {args.top}: must be 0 (all rows) or more")
-    evalset = _load_named([args.ht], args.mt)
-    options = TokenizeOptions(args.tokenize or default_tokenizer(None), lowercase=not args.no_lowercase)
+    evalset = _load_named([args.ht], args.mt, args.tgt_lang)
+    options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase)
     tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
     rows = {}
     for system in tables.systems:

@@ -400,3 +400,19 @@ def test_table_exports():
     workbook = to_excel(frame)
     back = pd.read_excel(__import__("io").BytesIO(workbook))
     assert list(back["hyp"]) == ["ab", "<c>"]
+
+
+def test_folder_scan_uses_the_io_naming_rule(tmp_path):
+    """The dashboard's folder scan counts what load_folder reads: README/LICENSE/notes are not systems, a prefixed
+    ``testset.xx-yy.ref.B.txt`` is a reference; upload names and the language pair come from mtdiag.io too."""
+    from mtdiag.ui import loader
+
+    for name in ("ref.txt", "newstest2021.en-de.ref.B.txt", "README.txt", "LICENSE.txt", "notes.txt",
+                 "newstest2021.en-de.Sys.txt", "src.txt", "src.annotated.txt"):
+        (tmp_path / name).write_text("a\n", encoding="utf-8")
+    assert loader._is_set(tmp_path) and loader._richness(tmp_path) == (2, 1)
+    (tmp_path / "ref.txt").unlink()
+    (tmp_path / "newstest2021.en-de.ref.B.txt").unlink()
+    assert not loader._is_set(tmp_path) and loader._richness(tmp_path) == (0, 1)
+    assert loader._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
+    assert loader._guess_lang_pair(["HW-TSC.txt"]) == ""

@@ -87,3 +87,45 @@ def test_python_dash_m_runs_the_cli():
                            f"u={folder / 'newstest2021.en-de.UEdin.txt'}", "--metrics", "neva"],
                           capture_output=True, text=True, check=True)
     assert set(json.loads(done.stdout)["corpus"]["u"]) == {"neva"}
+
+
+def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
+    from mtdiag.cli import _load, build_parser
+
+    files = {"ref.A.txt": "a b\n", "ref.txt": "a b\n", "newstest2021.en-de.ref.B.txt": "a b\n",
+             "newstest2021.en-de.Facebook-AI.txt": "a b\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    args = build_parser().parse_args(["score", *sum((["--ref", str(tmp_path / n)] for n in list(files)[:3]), []),
+                                      "--hyp", str(tmp_path / "newstest2021.en-de.Facebook-AI.txt")])
+    evalset = _load(args)
+    assert evalset.ref_names == ["A", "ref", "B"] and evalset.systems == ["Facebook-AI"]
+    assert evalset.lang_pair == "en-de"  # from the system's file name
+
+
+def test_jsonl_reference_and_system_are_read_as_tables_not_raw_lines(capsys, tmp_path):
+    refs, hyps = ["the cat sat on the mat", "a dog"], ["the cat sat on a mat", "dog"]
+    (tmp_path / "ref.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(refs)))
+    (tmp_path / "sys.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(hyps)))
+    (tmp_path / "ref.txt").write_text("\n".join(refs) + "\n")
+    (tmp_path / "sys.txt").write_text("\n".join(hyps) + "\n")
+    _, from_tables, _ = run_cli(capsys, "score", "--ref", str(tmp_path / "ref.jsonl"), "--hyp",
+                                f"s={tmp_path / 'sys.jsonl'}", "--metrics", "bleu,chrf")
+    _, from_text, _ = run_cli(capsys, "score", "--ref", str(tmp_path / "ref.txt"), "--hyp",
+                              f"s={tmp_path / 'sys.txt'}", "--metrics", "bleu,chrf")
+    import sacrebleu
+
+    tables = json.loads(from_tables)["corpus"]["s"]
+    assert tables == json.loads(from_text)["corpus"]["s"]
+    assert tables["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score, abs=1e-9)
+    assert tables["bleu"] < 100
+
+
+def test_an_ambiguous_table_is_a_one_line_error(capsys, tmp_path):
+    (tmp_path / "ref.tsv").write_text("a\tb\nx\ty\n")
+    (tmp_path / "sys.txt").write_text("x\n")
+    code, _, err = run_cli(capsys, "score", "--ref", str(tmp_path / "ref.tsv"), "--hyp", f"s={tmp_path / 'sys.txt'}")
+    assert code == 1
+    assert err == (f"mtdiag: error: {tmp_path / 'ref.tsv'}: line 1: is read as a table with one text column for the "
+                   "reference, but it has text columns a, b; keep only that column, or give it one ref or ref.NAME "
+                   "column\n")

@@ -117,3 +117,33 @@ def test_score_human_errors(capsys):
     assert code != 0 and "--human needs --format json" in err
     code, _, err = run(capsys, *base, "--human", EN_DE / "missing.tsv")
     assert code != 0 and "missing.tsv" in err and err.count("\n") == 1
+
+
+def test_ngrams_language_from_tgt_lang_folder_or_file_names(capsys, tmp_path):
+    """On en-ja the default tokeniser is ja-mecab whether the language comes from --tgt-lang, the folder name
+    (wmt21.en-ja) or the file names; without any of them (plain copies) whole sentences are single words."""
+    ja = SAMPLE / "wmt21.en-ja"
+    (tmp_path / "ref.txt").write_bytes((ja / "ref.A.txt").read_bytes())
+    (tmp_path / "ob.txt").write_bytes((ja / "newstest2021.en-ja.Online-B.txt").read_bytes())
+    plain = ["ngrams", "--ht", tmp_path / "ref.txt", "--mt", f"OB={tmp_path / 'ob.txt'}", "--order", 1, "--top", 2]
+    _, unknown, _ = run(capsys, *plain)
+    _, option, _ = run(capsys, *plain, "--tgt-lang", "ja")
+    _, folder, _ = run(capsys, "ngrams", "--ht", ja / "ref.A.txt", "--mt", f"OB={ja / 'newstest2021.en-ja.Online-B.txt'}",
+                       "--order", 1, "--top", 2)
+    expected = {"ht_only": [["同", 10, 0], ["新型", 9, 0]], "mt_only": [["-", 0, 16], ["ませ", 0, 16]]}
+    assert json.loads(option)["tables"]["OB"] == expected
+    assert json.loads(folder)["tables"]["OB"] == expected
+    assert json.loads(unknown)["tables"]["OB"] == {"ht_only": [], "mt_only": [["-", 0, 7]]}
+
+
+def test_score_reads_the_language_from_the_files_when_tgt_lang_is_absent(capsys, tmp_path):
+    ja = SAMPLE / "wmt21.en-ja"
+    (tmp_path / "ref.txt").write_bytes((ja / "ref.A.txt").read_bytes())
+    (tmp_path / "ob.txt").write_bytes((ja / "newstest2021.en-ja.Online-B.txt").read_bytes())
+    _, named, _ = run(capsys, "score", "--ref", ja / "ref.A.txt", "--hyp", ja / "newstest2021.en-ja.Online-B.txt",
+                      "--metrics", "bleu")
+    _, option, _ = run(capsys, "score", "--ref", tmp_path / "ref.txt", "--hyp", f"Online-B={tmp_path / 'ob.txt'}",
+                       "--metrics", "bleu", "--tgt-lang", "ja")
+    assert json.loads(named) == json.loads(option)
+    assert json.loads(named)["corpus"]["Online-B"]["bleu"] == pytest.approx(25.975148730513638, abs=1e-9)
+    assert "tok:ja-mecab" in json.loads(named)["signatures"]["bleu"]

@@ -595,6 +595,172 @@ def test_load_path_table_and_missing(tmp_path):
 
 
 def test_io_does_not_import_streamlit():
-    source = (ROOT / "mtdiag" / "io.py").read_text()
-    assert "streamlit" not in source
+    sources = sorted((ROOT / "mtdiag" / "io").glob("*.py"))
+    assert len(sources) >= 8  # the package: __init__, text, tables, human, terms, naming, files, folders
+    for path in sources:
+        assert "streamlit" not in path.read_text(), path.name
     assert isinstance(read_table(("t.tsv", b"a\tb\n1\t2\n")), pd.DataFrame)
+
+
+# ------------------------------------------------------------------------------------------------ one naming rule
+
+
+@pytest.mark.parametrize("file_name, role", [
+    ("ref.A.txt", ("ref", "A")),
+    ("ref.txt", ("ref", "ref")),
+    ("newstest2021.en-de.ref.B.txt", ("ref", "B")),
+    ("ref-C.txt", ("ref", "C")),
+    ("newstest2021.en-de.Facebook-AI.txt", ("system", "Facebook-AI")),
+    ("generaltest2022.en-ja.X.txt", ("system", "X")),
+    ("HW-TSC.txt", ("system", "HW-TSC")),
+    ("src.txt", ("src", "src")),
+    ("README.txt", None),
+    ("LICENSE.txt", None),
+    ("notes.txt", None),
+    ("ref.A.annotated.txt", None),
+    ("src.annotated.txt", None),
+])
+def test_file_roles(file_name, role):
+    from mtdiag.io import file_role
+
+    assert file_role(file_name) == role
+
+
+def test_reference_and_system_names_from_files():
+    from mtdiag.io import ref_name_from_file, system_name_from_file
+
+    assert [ref_name_from_file(n) for n in ("ref.A.txt", "ref.txt", "newstest2021.en-de.ref.B.txt", "my.txt")] == [
+        "A", "ref", "B", "my"]
+    assert system_name_from_file("newstest2021.en-de.Facebook-AI.txt") == "Facebook-AI"
+    assert system_name_from_file(" a .txt") == "a"
+
+
+def test_language_pair_from_option_folder_or_file_names():
+    from mtdiag.io import resolve_lang_pair
+
+    assert resolve_lang_pair(folders=["wmt22.en-ja"]) == "en-ja"
+    assert resolve_lang_pair(folders=["en-ja"]) == "en-ja"
+    assert resolve_lang_pair(folders=["tmp"], file_names=["generaltest2022.en-ja.X.txt"]) == "en-ja"
+    assert resolve_lang_pair(folders=["tmp"], file_names=["HW-TSC.txt", "Online-B.txt"]) is None
+    assert resolve_lang_pair("ja") == "xx-ja"
+    assert resolve_lang_pair("JA", folders=["wmt22.en-de"]) == "en-ja"
+
+
+def test_folder_scan_skips_readme_and_names_prefixed_references(tmp_path):
+    from mtdiag.io import folder_inputs
+
+    folder = write(tmp_path / "wmt.en-de", {"ref.txt": "a\n", "newstest2021.en-de.ref.B.txt": "b\n",
+                                            "README.txt": "about\n", "LICENSE.txt": "x\n", "notes.txt": "n\n",
+                                            "newstest2021.en-de.Sys.txt": "a\n", "src.txt": "s\n"})
+    inputs = folder_inputs(folder)
+    assert inputs.src == folder / "src.txt"
+    assert [name for name, _ in inputs.refs] == ["B", "ref"]
+    assert [name for name, _ in inputs.systems] == ["Sys"]
+    data = load_folder(folder)
+    assert data.ref_names == ["B", "ref"] and data.systems == ["Sys"] and data.lang_pair == "en-de"
+
+
+def test_folder_language_pair_from_system_file_names(tmp_path):
+    folder = write(tmp_path / "data", {"ref.txt": "a\n", "generaltest2022.en-ja.X.txt": "a\n"})
+    assert load_folder(folder).lang_pair == "en-ja"
+
+
+# ------------------------------------------------------------------------------------------------ loader crashes
+
+
+REF2 = ("ref.txt", b"a b c\nd e f\n")
+
+
+@pytest.mark.parametrize("seg_id", ["\u00b2", "\u0661"])
+def test_terms_seg_id_must_be_ascii_digits(seg_id):
+    terms = ("terms.tsv", f"seg_id\tsrc_term\ttgt_term\n1\tx\ta\n{seg_id}\tz\td\n".encode())
+    error = error_of(load_files, src=("src.txt", b"x y\nz w\n"), refs={"ref": REF2}, hyps={"s": REF2}, terms=terms)
+    assert str(error) == f'terms.tsv: line 3: seg_id "{seg_id}" is not a segment number (write it in the digits 0-9)'
+
+
+def test_terms_seg_id_with_underscore_is_refused():
+    terms = ("terms.tsv", b"seg_id\tsrc_term\ttgt_term\n1_0\tx\ta\n")
+    error = error_of(load_files, src=("src.txt", b"x y\nz w\n"), refs={"ref": REF2}, hyps={"s": REF2}, terms=terms)
+    assert (error.file, error.line) == ("terms.tsv", 2)
+    assert "seg_id '1_0' is not a segment number" in str(error)
+
+
+def test_jsonl_number_over_the_digit_limit():
+    error = error_of(read_table, ("t.jsonl", b'{"a": 1}\n{"a": ' + b"9" * 5000 + b"}\n"))
+    assert str(error) == "t.jsonl: line 2: not readable JSON (a number has more than 4,300 digits)"
+
+
+def test_jsonl_nested_100000_deep():
+    error = error_of(read_table, ("t.jsonl", b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"))
+    assert str(error) == "t.jsonl: line 1: not readable JSON (nested too deeply)"
+
+
+def test_human_scores_20_digit_seg_id_without_a_segment_count():
+    error = error_of(read_human_scores, ("h.tsv", b"system\tseg_id\tscore\ns\t12345678901234567890\t1\n"))
+    assert str(error) == ('h.tsv: line 2: seg_id "12345678901234567890" is out of range (seg_id is 1-based; '
+                          "at most 1,000,000,000,000)")
+    assert read_human_scores(("h.tsv", b"system\tseg_id\tscore\ns\t1000000000000\t1\n"))["seg"].tolist() == [
+        999_999_999_999]
+
+
+@pytest.mark.parametrize("seg_id", ["\u0661", "1_0", "+1", "\u00b2"])
+def test_human_scores_seg_id_is_ascii_digits_only(seg_id):
+    error = error_of(read_human_scores, ("h.tsv", f"system\tseg_id\tscore\ns\t{seg_id}\t1\n".encode()), n_segments=20)
+    assert str(error) == f'h.tsv: line 2: seg_id "{seg_id}" is not a whole number'
+
+
+# ------------------------------------------------------------------------------------------------ small ones
+
+
+def test_a_system_of_only_newlines_outputs_nothing():
+    data = load_files(refs={"ref": REF2}, hyps={"s": ("s.txt", b"\n\n"), "t": REF2})
+    assert data.hyps["s"].tolist() == ["", ""]
+    assert data.warnings == ("s.txt: every line is empty: the system outputs nothing (kept, scored as empty output)",)
+    assert str(error_of(load_files, refs={"ref": REF2}, hyps={"s": ("s.txt", b"\n\n\n")})) == "s.txt: the file is empty"
+    assert str(error_of(load_files, refs={"ref": ("r.txt", b"\n\n")}, hyps={"s": REF2})) == "r.txt: the file is empty"
+
+
+def test_a_system_of_only_newlines_in_a_folder(tmp_path):
+    folder = write(tmp_path / "set", {"ref.txt": "a\nb\n", "empty.txt": "\n\n", "full.txt": "a\nb\n"})
+    data = load_folder(folder)
+    assert data.systems == ["empty", "full"]
+    assert data.warnings == ("empty.txt: every line is empty: the system outputs nothing (kept, scored as empty output)",)
+
+
+def test_names_differing_by_surrounding_space_are_one_name():
+    error = error_of(load_files, refs={"ref": REF2}, hyps=[("a", ("a.txt", REF2[1])), ("a ", ("b.txt", REF2[1]))])
+    assert str(error) == 'b.txt: system name "a" is already used by a.txt'
+    assert load_files(refs={" ref ": REF2}, hyps={" s": REF2}).systems == ["s"]
+
+
+def test_human_scores_for_systems_that_are_not_loaded_warn():
+    human = ("h.tsv", b"system\tseg_id\tscore\na\t1\t1\nzz\t1\t2\nref.ref\t2\t0\n")
+    data = load_files(refs={"ref": REF2}, hyps={"a": REF2}, human=human)
+    assert data.warnings == ("h.tsv: scores for systems that are not loaded (zz) are kept but match no output",)
+    assert len(data.human) == 3
+
+
+# ------------------------------------------------------------------------------------------------ tables as text files
+
+
+def test_load_files_reads_a_table_entry_as_its_one_text_column():
+    ref = ("ref.jsonl", b'{"id": 1, "text": "a b c"}\n{"id": 2, "text": "d e f"}\n')
+    hyp = ("a.tsv", b"seg_id\tscore\tMySys\n1\t0.5\ta b\n2\t0.1\t\n")
+    data = load_files(refs={"ref": ref}, hyps={"a": hyp})
+    assert data.refs["ref"].tolist() == ["a b c", "d e f"]
+    assert data.hyps["a"].tolist() == ["a b", ""]
+    assert data.warnings == ('a.tsv: column "MySys": 1 empty value (line 3) kept as an empty segment',)
+
+
+def test_a_table_picks_the_column_of_its_role_among_several():
+    table = ("t.csv", b"src,ref,MySys\nx,a b,a\ny,c d,c\n")
+    data = load_files(src=table, refs={"ref": table}, hyps={"s": table})
+    assert (data.src.tolist(), data.refs["ref"].tolist(), data.hyps["s"].tolist()) == (
+        ["x", "y"], ["a b", "c d"], ["a", "c"])
+
+
+def test_an_ambiguous_table_says_which_column_to_keep():
+    ref = ("ref.jsonl", b'{"src": "x", "text": "a", "other": "b"}\n')
+    error = error_of(load_files, refs={"ref": ref}, hyps={"s": ("s.txt", b"a\n")})
+    assert str(error) == ("ref.jsonl: line 1: is read as a table with one text column for the reference, but it has "
+                          "text columns src, text, other; keep only that column, or give it one ref or ref.NAME column")

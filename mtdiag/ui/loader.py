@@ -49,21 +49,24 @@ def data_argument(argv: list[str] | None = None) -> str | None:
     return os.environ.get("MTDIAG_DATA") or None
 
 
-def _is_set(folder: Path) -> bool:
+def _inputs(folder: Path) -> mio.FolderInputs | None:
+    """The folder's inputs by :mod:`mtdiag.io.naming`'s rule, or None when it cannot be read."""
     try:
-        names = [p.name.lower() for p in folder.iterdir() if p.is_file()]
-    except OSError:
-        return False
-    return any(n == "ref.txt" or (n.startswith("ref.") and n.endswith(".txt") and not n.endswith(".annotated.txt"))
-               for n in names)
+        return mio.folder_inputs(folder)
+    except InputError:
+        return None
+
+
+def _is_set(folder: Path) -> bool:
+    """A test-set folder has at least one reference file (by the io naming rule)."""
+    inputs = _inputs(folder)
+    return inputs is not None and bool(inputs.refs)
 
 
 def _richness(folder: Path) -> tuple[int, int]:
-    names = [p.name.lower() for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".txt"]
-    refs = sum(1 for n in names if n == "ref.txt" or (n.startswith("ref.") and not n.endswith(".annotated.txt")))
-    systems = sum(1 for n in names if not n.startswith(("ref.", "src.")) and n != "ref.txt"
-                  and not n.endswith(".annotated.txt"))
-    return refs, systems
+    """(references, systems) of a folder, as :func:`mtdiag.io.load_folder` would read them."""
+    inputs = _inputs(folder)
+    return (len(inputs.refs), len(inputs.systems)) if inputs is not None else (0, 0)
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -124,7 +127,8 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
     evalset = _base.evalset
     hyps = evalset.hyps.copy()
     for name, file_name, data in extras:
-        if not name.strip():
+        name = mio.clean_name(name)
+        if not name:
             raise InputError(file_name, "the system name is empty")
         if name in hyps.columns:
             raise InputError(file_name, f"system name {name!r} is already used in {_base.label}; rename it")
@@ -143,22 +147,6 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
 
 
 # --------------------------------------------------------------------------------------------- uploads
-
-
-def ref_name_from_file(file_name: str) -> str:
-    """``ref.A.txt`` -> ``A``; ``ref.txt`` -> ``ref``; ``newstest2021.en-de.ref.B.txt`` -> ``B``; else the stem."""
-    stem = Path(file_name).stem
-    lower = stem.lower()
-    if lower in ("ref", "reference"):
-        return "ref"
-    for marker in ("ref.", "reference."):
-        if marker in lower:
-            return stem[lower.rindex(marker) + len(marker):] or stem
-    return stem
-
-
-def system_name_from_file(file_name: str) -> str:
-    return mio.system_name_from_stem(Path(file_name).stem)
 
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4)
@@ -188,17 +176,13 @@ def _system_names(files, prefix: str) -> list[str]:
         return names
     with st.sidebar.expander("System names", expanded=False):
         for i, f in enumerate(files):
-            names.append(st.text_input(f.name, value=system_name_from_file(f.name), key=f"{prefix}_name_{i}_{f.name}"))
+            names.append(st.text_input(f.name, value=mio.system_name_from_file(f.name), key=f"{prefix}_name_{i}_{f.name}"))
     return names
 
 
 def _guess_lang_pair(file_names: list[str]) -> str:
-    for name in file_names:
-        pair = mio.lang_pair_from_name(Path(name).stem) or mio.lang_pair_from_name(
-            Path(name).stem.rsplit(".", 1)[0])
-        if pair:
-            return pair
-    return ""
+    """The language pair the uploaded file names carry (:func:`mtdiag.io.resolve_lang_pair`), or ``""``."""
+    return mio.resolve_lang_pair(file_names=file_names) or ""
 
 
 def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
@@ -222,7 +206,7 @@ def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     try:
         data = _load_upload(
             _file_tuple(src, "src") if src else None,
-            tuple(_file_tuple(f, ref_name_from_file(f.name)) for f in refs),
+            tuple(_file_tuple(f, mio.ref_name_from_file(f.name)) for f in refs),
             tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
             _file_tuple(terms) if terms else None,
             _file_tuple(human) if human else None,

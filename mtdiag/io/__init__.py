@@ -1,0 +1,67 @@
+"""Read and validate every input into an :class:`~mtdiag.evalset.EvalSet`, at the edge, once (``docs/inputs.md``).
+
+Inputs (see ``shared/data/README.md``):
+
+- plain text, one segment per line (:mod:`.text`: ``read_lines``), gathered from a folder (:mod:`.folders`:
+  ``load_folder``) or from named files / uploaded bytes (:mod:`.files`: ``load_files``);
+- tables where the header names the roles (:mod:`.tables`: ``read_table`` / ``load_table``): TSV (no quoting, as
+  in WMT files), CSV (standard quoting) and JSONL (one object per line);
+- human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``);
+- terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
+- one naming rule for sources, references, systems and the language pair (:mod:`.naming`).
+
+Every problem is an :class:`InputError`: one sentence that starts with the file's name and, when known, ``line
+N:``. Problems that leave the data usable (empty lines, very long segments, ignored numeric columns, a system
+that outputs nothing, human scores for systems that are not loaded) become warning strings collected into
+``EvalSet.warnings``.
+"""
+
+from mtdiag.errors import InputError
+from mtdiag.io.files import load_files
+from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
+from mtdiag.io.human import read_human_scores
+from mtdiag.io.naming import (
+    clean_name,
+    file_role,
+    is_ignored_file,
+    lang_pair_from_file_name,
+    lang_pair_from_name,
+    ref_name_from_column,
+    ref_name_from_file,
+    resolve_lang_pair,
+    system_name_from_file,
+    system_name_from_stem,
+)
+from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
+from mtdiag.io.terms import read_term_file
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, decode_text, read_lines, split_lines
+
+__all__ = [
+    "InputError",
+    "Limits",
+    "DEFAULT_LIMITS",
+    "FolderInputs",
+    "clean_name",
+    "decode_text",
+    "file_role",
+    "folder_inputs",
+    "is_ignored_file",
+    "is_table_name",
+    "lang_pair_from_file_name",
+    "lang_pair_from_name",
+    "load_files",
+    "load_folder",
+    "load_path",
+    "load_table",
+    "read_human_scores",
+    "read_lines",
+    "read_table",
+    "read_term_file",
+    "read_text_column",
+    "ref_name_from_column",
+    "ref_name_from_file",
+    "resolve_lang_pair",
+    "split_lines",
+    "system_name_from_file",
+    "system_name_from_stem",
+]

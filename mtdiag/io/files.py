@@ -1,0 +1,180 @@
+"""Assembling an :class:`~mtdiag.evalset.EvalSet` from named files (:func:`load_files`): uploads or the CLI's
+paths; the checks every set gets (names, line counts, inline term tags) are shared with the folder loader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from mtdiag import terms as term_inputs
+from mtdiag.errors import InputError
+from mtdiag.evalset import EvalSet
+from mtdiag.io.human import read_human_scores, unknown_score_systems
+from mtdiag.io.naming import clean_name
+from mtdiag.io.tables import is_table_name, read_text_column
+from mtdiag.io.terms import read_term_file
+from mtdiag.io.text import (
+    DEFAULT_LIMITS,
+    Limits,
+    Source,
+    _plural,
+    _quote,
+    _read_bytes,
+    _segment_warnings,
+    _unpack,
+    decode_text,
+    split_lines,
+)
+
+
+@dataclass(frozen=True)
+class _TextFile:
+    """One read text file with its role name (reference or system name) and display name."""
+
+    role: str
+    display: str
+    lines: list[str]
+
+
+def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: Limits,
+                   warnings: list[str]) -> _TextFile:
+    """One source, reference (``kind`` ``ref``) or system (``kind`` ``system``) file as segments.
+
+    A file whose name ends in a table extension (``.tsv``, ``.tab``, ``.csv``, ``.jsonl``, ``.ndjson``) is read as
+    a table with one text column (:func:`mtdiag.io.tables.read_text_column`), never as raw lines; any other file
+    has one segment per line. A system file of nothing but line breaks is a system that output nothing: it is
+    read (its line count is checked by :func:`_assemble`, which warns); for sources and references it is empty.
+    """
+    data, display = _read_bytes(source, None, limits, fallback)
+    if is_table_name(display):
+        display, column, lines, numbers = read_text_column((display, data), role=kind, limits=limits)
+        warnings.extend(_segment_warnings(display, lines, numbers, limits, column=column))
+        return _TextFile(role, display, lines)
+    lines = split_lines(decode_text(data, display, allow_blank=kind == "system"))
+    if any(line.strip() for line in lines):
+        warnings.extend(_segment_warnings(display, lines, None, limits))
+    return _TextFile(role, display, lines)
+
+
+def _check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> None:
+    """Refuse empty names, duplicate reference or system names, and a system named like a reference."""
+    for kind, entries in (("reference", refs), ("system", hyps)):
+        first: dict[str, str] = {}
+        for role, display in entries:
+            if not role.strip():
+                raise InputError(display, f"the {kind} name is empty")
+            if role in first:
+                raise InputError(display, f"{kind} name {_quote(role)} is already used by {first[role]}")
+            first[role] = display
+    ref_files = dict(refs)
+    for role, display in hyps:
+        if role in ref_files:
+            raise InputError(display, f"system name {_quote(role)} is also the name of reference {ref_files[role]}")
+
+
+def _line_count_error(file: _TextFile, expected: _TextFile) -> InputError:
+    """The line counts differ (a file of nothing but empty lines is empty)."""
+    if not any(line.strip() for line in file.lines):
+        return InputError(file.display, "the file is empty")
+    n, m = len(file.lines), len(expected.lines)
+    hint = ""
+    if n == m + 1 and not file.lines[-1].strip():
+        hint = f" (the last line of {file.display} is empty: an extra blank line at the end?)"
+    return InputError(file.display, f"has {_plural(n, 'line')} but {expected.display} has {m}{hint}")
+
+
+def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile], *, name: str,
+              lang_pair: str | None, human: pd.DataFrame | None, warnings: list[str],
+              term_files: list[_TextFile | term_inputs.TermFile] = ()) -> EvalSet:
+    """Check line counts against the first reference (warning about systems that output nothing), take inline ``<term>`` tags out of source and reference
+    lines, read term files, and build the :class:`EvalSet`."""
+    expected = refs[0]
+    for file in ([src] if src else []) + refs[1:] + hyps:
+        if len(file.lines) != len(expected.lines):
+            raise _line_count_error(file, expected)
+    warnings = [*warnings, *(f"{f.display}: every line is empty: the system outputs nothing (kept, scored as "
+                             "empty output)" for f in hyps if not any(line.strip() for line in f.lines))]
+    src, refs, tagged = _strip_tags(src, refs)
+    found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files))
+    if not len(found_terms):
+        found_terms = tagged
+    index = pd.RangeIndex(len(expected.lines), name="seg")
+    segments = pd.DataFrame(index=index)
+    if src is not None:
+        segments["src"] = src.lines
+    return EvalSet(
+        segments=segments,
+        refs=pd.DataFrame({f.role: f.lines for f in refs}, index=index),
+        hyps=pd.DataFrame({f.role: f.lines for f in hyps}, index=index),
+        terms=found_terms if len(found_terms) else None,
+        human=human,
+        name=name,
+        lang_pair=lang_pair,
+        warnings=tuple(warnings),
+    )
+
+
+def _strip_tags(src: _TextFile | None, refs: list[_TextFile]):
+    """Source and references without inline ``<term>`` tags, and the term occurrences the tags give."""
+    def strip(file: _TextFile):
+        if not term_inputs.has_term_tags(file.lines):
+            return file, None
+        pairs = [term_inputs.strip_term_tags(line, file.display, i) for i, line in enumerate(file.lines, start=1)]
+        return _TextFile(file.role, file.display, [p[0] for p in pairs]), [p[1] for p in pairs]
+
+    src, src_tags = strip(src) if src is not None else (None, None)
+    stripped = [strip(f) for f in refs]
+    refs = [f for f, _ in stripped]
+    tagged = term_inputs.empty_terms()
+    if src_tags is not None:
+        tagged = term_inputs.terms_from_tags(src_tags, stripped[0][1], src.display)
+    return src, refs, tagged
+
+
+def _entries(named: Mapping[str, Source] | Iterable[tuple[str, Source]]) -> list[tuple[str, Source]]:
+    """``(name, source)`` pairs with names stripped of surrounding whitespace (``a`` and ``a `` are one name)."""
+    pairs = list(named.items()) if isinstance(named, Mapping) else [tuple(e) for e in named]
+    return [(clean_name(name) if isinstance(name, str) else name, source) for name, source in pairs]
+
+
+def _display_of(source: Source, fallback: str) -> str:
+    return _unpack(source, fallback)[1]
+
+
+def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[tuple[str, Source]] = (),
+               hyps: Mapping[str, Source] | Iterable[tuple[str, Source]] = (), *, name: str = "data",
+               lang_pair: str | None = None, human: Source | None = None, terms: Source | None = None,
+               limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """An :class:`EvalSet` from named files: uploads (bytes or ``(file_name, bytes)``) or paths (the CLI).
+
+    ``refs``/``hyps`` map a reference/system name to a source; a list of ``(name, source)`` pairs is accepted
+    too, so that a name given twice is reported (names are stripped of surrounding whitespace first). Every file
+    must have as many lines as the first reference. A ``.tsv``/``.csv``/``.jsonl`` file is read as a table with
+    one text column (:func:`read_text_file`). Human scores for systems that are not loaded give a warning.
+    ``human`` is an optional human-score TSV (see :func:`read_human_scores`); ``terms`` an optional terms TSV
+    (``seg_id, src_term, tgt_term``) or glossary TSV (``source, target``); inline ``<term>`` tags in the source
+    and reference lines are read without it (:mod:`mtdiag.terms`).
+    """
+    term_source = terms
+    ref_entries, hyp_entries = _entries(refs), _entries(hyps)
+    if not ref_entries:
+        raise InputError(None, "no reference file given; at least one is needed")
+    if not hyp_entries:
+        raise InputError(None, "no system output file given; at least one is needed")
+    _check_names([(r, _display_of(s, f"reference {r}")) for r, s in ref_entries],
+                 [(h, _display_of(s, f"system {h}")) for h, s in hyp_entries])
+    warnings: list[str] = []
+    src_file = read_text_file("src", "src", src, "source", limits, warnings) if src is not None else None
+    ref_files = [read_text_file(r, "ref", s, f"reference {r}", limits, warnings) for r, s in ref_entries]
+    hyp_files = [read_text_file(h, "system", s, f"system {h}", limits, warnings) for h, s in hyp_entries]
+    scores = None
+    if human is not None:
+        display = _display_of(human, "human scores")
+        scores = read_human_scores(human, display, len(ref_files[0].lines), limits=limits)
+        warnings += unknown_score_systems(scores, [f.role for f in ref_files], [f.role for f in hyp_files], display)
+    term_files = [] if term_source is None else [
+        read_term_file(term_source, _display_of(term_source, "terms"), limits=limits)]
+    return _assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair, human=scores,
+                     warnings=warnings, term_files=term_files)

@@ -1,0 +1,117 @@
+"""Human scores: a long TSV ``system, seg_id, score`` (:func:`read_human_scores`)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+
+from mtdiag.errors import InputError
+from mtdiag.io.tables import _Table, _all_numbers, _parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _plural, _quote
+
+HUMAN_SCORES_FILE = "mqm.seg.tsv"
+MAX_SEG_ID = 10**12
+"""The largest ``seg_id`` read when the segment count is not known (no file within the size limit has more
+lines); a larger one is out of range rather than an integer overflow in the frame."""
+_SEG_ID = re.compile(r"[0-9]+")
+
+
+def _score_column(table: _Table, lowered: list[str]) -> int:
+    """The score column: ``score``, else ``mqm_score``, else the single numeric column that is not an id."""
+    for wanted in ("score", "mqm_score"):
+        if wanted in lowered:
+            return lowered.index(wanted)
+    candidates = [
+        i for i, column in enumerate(lowered)
+        if column not in ("system", "seg_id") and not column.endswith("id") and _all_numbers(table.column(i))
+    ]
+    if len(candidates) == 1:
+        return candidates[0]
+    found = f"found columns {_names(table.header)}"
+    if not candidates:
+        raise InputError(table.name, f"no score column; {found}; expected score, mqm_score or one numeric column", 1)
+    numeric = _names(table.header[i] for i in candidates)
+    raise InputError(table.name, f"several numeric columns ({numeric}) could be the score; name one score", 1)
+
+
+def _parse_seg_id(value: str, table: _Table, line: int, n_segments: int | None) -> int:
+    """A 1-based segment id: ASCII digits only (``١``, ``²``, ``1_0``, ``+1`` are refused), at least 1 and at most
+    ``n_segments`` (or :data:`MAX_SEG_ID` when the count is not known)."""
+    digits = value.strip()
+    if not _SEG_ID.fullmatch(digits):
+        raise InputError(table.name, f"seg_id {_quote(value)} is not a whole number", line)
+    if len(digits.lstrip("0")) > len(str(MAX_SEG_ID)):
+        raise InputError(table.name, f"seg_id {_quote(digits)} is out of range (seg_id is 1-based; at most "
+                                     f"{MAX_SEG_ID:,})", line)
+    seg_id = int(digits)
+    if seg_id < 1 or seg_id > (n_segments if n_segments is not None else MAX_SEG_ID):
+        limit = f"; at most {MAX_SEG_ID:,}"
+        if n_segments is not None:
+            limit = f"; the set has {_plural(n_segments, 'segment')}"
+            limit += f", numbered 1 to {n_segments}" if n_segments > 1 else ""
+        raise InputError(table.name, f"seg_id {seg_id} is out of range (seg_id is 1-based{limit})", line)
+    return seg_id
+
+
+def _parse_score(value: str, table: _Table, line: int) -> float | None:
+    """A score, or None for blank (not rated); NaN also counts as not rated."""
+    if not value.strip():
+        return None
+    try:
+        score = float(value)
+    except ValueError:
+        raise InputError(table.name, f"score {_quote(value)} is not a number", line) from None
+    if math.isnan(score):
+        return None
+    if math.isinf(score):
+        raise InputError(table.name, f"score {_quote(value)} is not a finite number", line)
+    return score + 0.0  # -0.0 (as written in MQM files) becomes 0.0
+
+
+def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                      limits: Limits = DEFAULT_LIMITS) -> pd.DataFrame:
+    """Human judgements from a long TSV into a frame ``seg`` (0-based), ``system``, ``score``.
+
+    The header has ``system``, ``seg_id`` (1-based, checked against ``n_segments`` when given) and a score
+    column (``score``, ``mqm_score`` or the one numeric non-id column). A blank score means not rated and the row
+    is dropped; system names (``ref.A``, ``ref-A``, …) are kept as they are. A system rated twice on the same
+    segment is an error.
+    """
+    table = _parse_table(source, name, "tsv", limits)
+    lowered = [h.lower() for h in table.header]
+    for required in ("system", "seg_id"):
+        if required not in lowered:
+            raise InputError(table.name, f"missing column {required}; found columns {_names(table.header)}; "
+                                         "expected system, seg_id and a score column", 1)
+    system_at, seg_at, score_at = lowered.index("system"), lowered.index("seg_id"), _score_column(table, lowered)
+    seen: dict[tuple[str, int], int] = {}
+    records = []
+    for row, line in zip(table.rows, table.lines):
+        system = row[system_at].strip()
+        if not system:
+            raise InputError(table.name, "the system name is empty", line)
+        seg_id = _parse_seg_id(row[seg_at], table, line, n_segments)
+        score = _parse_score(row[score_at], table, line)
+        if (system, seg_id) in seen:
+            raise InputError(table.name, f"a second row for system {system}, seg_id {seg_id} "
+                                         f"(the first is on line {seen[system, seg_id]})", line)
+        seen[system, seg_id] = line
+        if score is not None:
+            records.append((seg_id - 1, system, score))
+    frame = pd.DataFrame(records, columns=["seg", "system", "score"])
+    return frame.astype({"seg": "int64", "score": "float64"})
+
+
+
+def unknown_score_systems(scores: pd.DataFrame, refs: list[str], systems: list[str], display: str,
+                          absent: str = "that are not loaded") -> list[str]:
+    """A warning naming the systems ``scores`` rates that are neither a loaded system nor a reference (as
+    ``NAME``, ``ref.NAME``, ``ref-NAME`` or ``ref_NAME``): their scores match no output. ``absent`` says where
+    they are missing (``not in the folder`` for a folder)."""
+    known = set(systems) | set(refs) | {f"ref{sep}{r}" for r in refs for sep in ".-_"}
+    unknown = sorted(set(scores["system"]) - known)
+    if not unknown:
+        return []
+    return [f"{display}: scores for systems {absent} ({_names(unknown)}) are kept but match no output"]

@@ -1,0 +1,39 @@
+"""Reading term files (terms TSVs and glossaries) into :class:`mtdiag.terms.TermFile` tables; what the terms mean
+(matching, inline tags) is :mod:`mtdiag.terms`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mtdiag import terms as term_inputs
+from mtdiag.errors import InputError
+from mtdiag.io.tables import _parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote
+
+TERMS_FILE = "terms.tsv"
+_SEG_ID_COLUMNS = ("seg_id", "segment", "seg")  # mtdiag.terms' names for the segment column
+
+
+def read_term_file(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> term_inputs.TermFile:
+    """A terms or glossary TSV as a :class:`~mtdiag.terms.TermFile` (header and rows of strings).
+
+    Segment ids must be written in ASCII digits: ``²`` or ``١`` (which Python's ``int`` reads as 1 or refuses
+    with a ``ValueError``) are an :class:`InputError` naming the line; the range check is :mod:`mtdiag.terms`'.
+    """
+    table = _parse_table(source, name, "tsv", limits)
+    lowered = [h.strip().lower() for h in table.header]
+    seg_at = next((lowered.index(c) for c in _SEG_ID_COLUMNS if c in lowered), None)
+    if seg_at is not None:
+        for row, line in zip(table.rows, table.lines):
+            if not row[seg_at].strip().isascii():
+                raise InputError(table.name, f"seg_id {_quote(row[seg_at])} is not a segment number "
+                                             "(write it in the digits 0-9)", line)
+    return term_inputs.TermFile(table.name, list(table.header), [list(row) for row in table.rows])
+
+
+def folder_term_files(folder: Path, *, limits: Limits = DEFAULT_LIMITS) -> list[term_inputs.TermFile]:
+    """``terms.tsv`` when the folder has one, else every ``glossary*.tsv`` (sorted), else none (tags in
+    ``src.annotated.txt``/``ref*.annotated.txt`` are read by :func:`mtdiag.io.load_folder`)."""
+    if (folder / TERMS_FILE).is_file():
+        return [read_term_file(folder / TERMS_FILE, TERMS_FILE, limits=limits)]
+    return [read_term_file(p, p.name, limits=limits) for p in sorted(folder.glob("glossary*.tsv"))]

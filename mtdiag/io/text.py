@@ -1,0 +1,279 @@
+"""Bytes to decoded lines: sources (paths, bytes, uploads), size limits, encodings, segment warnings.
+
+Text rules: UTF-8 (a BOM is stripped), or UTF-16 only with a byte-order mark; CRLF and CR become LF; lines split
+on LF only — the line ends Python's universal newlines (and so sacrebleu) use, so ``U+2028`` and friends stay
+inside a segment; one trailing newline does not make a segment; text is never unescaped or stripped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Union
+
+from mtdiag.errors import InputError
+
+Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", BinaryIO, "tuple[str, Any]"]
+"""Bytes (content), a ``str``/``PathLike`` (a path), a binary file-like object (``.read()``; its ``.name`` is
+the display name, e.g. Streamlit's ``UploadedFile``), or a ``(display_name, one_of_those)`` pair."""
+
+ACCEPTED_ENCODINGS = "accepted encodings are UTF-8 and UTF-16 with a byte-order mark"
+_SHOWN_LINES = 5
+_BOMS = (
+    (codecs.BOM_UTF32_LE, None),  # checked before UTF-16 LE, whose BOM is its prefix
+    (codecs.BOM_UTF32_BE, None),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size limits: a file over ``max_file_bytes`` is refused before decoding; a segment over
+    ``max_segment_words`` whitespace-separated words or ``max_segment_chars`` characters is kept, with a warning
+    (the character limit catches unspaced scripts such as Japanese)."""
+
+    max_file_bytes: int = 200_000_000
+    max_segment_words: int = 10_000
+    max_segment_chars: int = 100_000
+
+
+DEFAULT_LIMITS = Limits()
+
+
+# --------------------------------------------------------------------------------------------------- helpers
+
+
+def _quote(value: str, width: int = 40) -> str:
+    """A value from a file, quoted and shortened for a message (control characters escaped)."""
+    text = value if len(value) <= width else value[:width] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _names(values: Iterable[str]) -> str:
+    """``a, b, c`` (empty names shown as ``""``)."""
+    return ", ".join(v if v else '""' for v in values) or "none"
+
+
+def _lines_phrase(numbers: list[int], noun: str = "line") -> str:
+    """``line 3`` / ``lines 3 and 7`` / ``lines 3, 7, 9, 10, 15, …`` (first few of many)."""
+    if len(numbers) == 1:
+        return f"{noun} {numbers[0]}"
+    shown = [str(n) for n in numbers[:_SHOWN_LINES]]
+    if len(numbers) > _SHOWN_LINES:
+        return f"{noun}s " + ", ".join(shown) + ", …"
+    return f"{noun}s " + ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _count_breaks(text: str | bytes) -> int:
+    """Line breaks in ``text`` counting LF, CR and CRLF once each."""
+    if isinstance(text, str):
+        return text.count("\n") + text.count("\r") - text.count("\r\n")
+    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+
+
+def _plural(count: int, noun: str) -> str:
+    """``1 line`` / ``2 lines``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------------- reading
+
+
+def _unpack(source: object, fallback: str) -> tuple[object, str]:
+    """Split a source into (payload, display name)."""
+    if isinstance(source, tuple):
+        if len(source) != 2 or not isinstance(source[0], str):
+            raise TypeError("a (display_name, data) pair needs a str name")
+        return source[1], source[0]
+    if isinstance(source, (str, os.PathLike)):
+        return source, str(source)
+    name = getattr(source, "name", None)
+    if hasattr(source, "read") and isinstance(name, str) and name:
+        return source, os.path.basename(name)
+    return source, fallback
+
+
+def _read_bytes(source: object, name: str | None, limits: Limits, fallback: str = "input") -> tuple[bytes, str]:
+    """The raw bytes of a source and its display name; refuses missing paths and files over the size limit."""
+    payload, display = _unpack(source, fallback)
+    display = name or display
+    if isinstance(payload, (str, os.PathLike)):
+        data = _read_path(Path(payload), display, limits)
+    elif isinstance(payload, (bytes, bytearray, memoryview)):
+        data = bytes(payload)
+    elif hasattr(payload, "read"):
+        data = _read_file_object(payload, display, limits)
+    else:
+        raise TypeError(f"{display}: expected bytes, a path or a binary file object, got {type(payload).__name__}")
+    _check_size(len(data), display, limits)
+    return data, display
+
+
+def _read_file_object(handle: BinaryIO, display: str, limits: Limits) -> bytes:
+    """Read a binary file object from its start (an upload may have been read before), up to the size limit."""
+    size = getattr(handle, "size", None)  # Streamlit's UploadedFile knows its size
+    if isinstance(size, int):
+        _check_size(size, display, limits)
+    if getattr(handle, "seekable", lambda: False)():
+        handle.seek(0)
+    data = handle.read(limits.max_file_bytes + 1)
+    if not isinstance(data, bytes):
+        raise TypeError(f"{display}: a file-like source must be opened in binary mode")
+    if len(data) > limits.max_file_bytes:
+        raise InputError(display, f"the file is too large (over the limit of {limits.max_file_bytes:,} bytes)")
+    return data
+
+
+def _read_path(path: Path, display: str, limits: Limits) -> bytes:
+    """Read a file, checking existence and size before reading it."""
+    try:
+        if path.is_dir():
+            raise InputError(display, "is a folder, not a file")
+        _check_size(path.stat().st_size, display, limits)
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(display, "no such file") from None
+    except PermissionError:
+        raise InputError(display, "cannot read the file (permission denied)") from None
+    except OSError as error:
+        raise InputError(display, f"cannot read the file ({error.strerror or error})") from None
+
+
+def _check_size(size: int, display: str, limits: Limits) -> None:
+    if size > limits.max_file_bytes:
+        raise InputError(
+            display, f"the file is too large ({size:,} bytes; the limit is {limits.max_file_bytes:,} bytes)"
+        )
+
+
+# --------------------------------------------------------------------------------------------------- decoding
+
+
+def _looks_like_utf16(data: bytes) -> bool:
+    """True when NUL bytes sit on every other byte, as in UTF-16 text without a byte-order mark."""
+    sample = data[:4096]
+    half = len(sample) // 2
+    if half == 0:
+        return False
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    return max(even, odd) >= max(4, 0.3 * half) and min(even, odd) <= 0.05 * half
+
+
+def _nul_error(name: str, line: int, data: bytes | None) -> InputError:
+    if data is not None and _looks_like_utf16(data):
+        return InputError(name, "contains a NUL byte (UTF-16 without a byte-order mark? save it as UTF-8)", line)
+    return InputError(name, "contains a NUL byte (binary file?)", line)
+
+
+def _decode_error(name: str, body: bytes, codec: str, offset: int, error: UnicodeDecodeError) -> InputError:
+    """Name the line, column and byte offset of the first byte ``codec`` cannot decode."""
+    before = body[: error.start].decode(codec)
+    line = _count_breaks(before) + 1
+    column = len(re.split(r"\r\n|\r|\n", before)[-1]) + 1
+    bad = body[error.start : max(error.end, error.start + 1)]
+    shown = " ".join(f"0x{b:02X}" for b in bad)
+    what = f"byte {shown} is" if len(bad) == 1 else f"bytes {shown} are"
+    return InputError(
+        name,
+        f"{what} not valid {codec.upper()} at column {column} (byte offset {offset + error.start}); "
+        f"{ACCEPTED_ENCODINGS}",
+        line,
+    )
+
+
+def decode_text(data: bytes, name: str, *, allow_blank: bool = False) -> str:
+    """Decode a file's bytes to text with LF line ends, or raise :class:`InputError`.
+
+    UTF-8 (a UTF-8 BOM is stripped) by default; UTF-16 LE/BE only when the file starts with its BOM. NUL bytes
+    (outside UTF-16) mean a binary file; a file with nothing but whitespace is empty — unless ``allow_blank``
+    and it has a line break (a system output of empty lines: it output nothing). CRLF and CR become LF.
+    """
+    codec, bom_length = "utf-8", 0
+    for bom, bom_codec in _BOMS:
+        if data.startswith(bom):
+            if bom_codec is None:
+                raise InputError(name, f"the file is UTF-32 (byte-order mark); {ACCEPTED_ENCODINGS}", 1)
+            codec, bom_length = bom_codec, len(bom)
+            break
+    body = data[bom_length:]
+    if codec == "utf-8" and b"\x00" in body:
+        raise _nul_error(name, _count_breaks(body[: body.index(b"\x00")]) + 1, body)
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError as error:
+        raise _decode_error(name, body, codec, bom_length, error) from None
+    if "\x00" in text:
+        raise _nul_error(name, _count_breaks(text[: text.index("\x00")]) + 1, None)
+    if not text.strip() and not (allow_blank and _count_breaks(text)):
+        raise InputError(name, "the file is empty")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split LF-normalised text into segments; a single trailing newline does not make an extra segment."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")
+
+
+# --------------------------------------------------------------------------------------------------- warnings
+
+
+def _segment_warnings(name: str, values: list[str], line_numbers: list[int] | None, limits: Limits,
+                      column: str | None = None) -> list[str]:
+    """Warnings for empty and very long segments (the data is kept as it is)."""
+    where = f"{name}: column {_quote(column)}:" if column is not None else f"{name}:"
+    lines = line_numbers or list(range(1, len(values) + 1))
+    empty = [lines[i] for i, value in enumerate(values) if not value.strip()]
+    long = [lines[i] for i, value in enumerate(values) if _too_long(value, limits)]
+    found = []
+    if empty:
+        noun = "value" if column is not None else "line"
+        plural = "" if len(empty) == 1 else "s"
+        kept = "an empty segment" if len(empty) == 1 else "empty segments"
+        found.append(f"{where} {len(empty)} empty {noun}{plural} ({_lines_phrase(empty)}) kept as {kept}")
+    if long:
+        plural = "" if len(long) == 1 else "s"
+        found.append(
+            f"{where} {len(long)} segment{plural} over {limits.max_segment_words:,} words or "
+            f"{limits.max_segment_chars:,} characters ({_lines_phrase(long)}) kept whole; "
+            "the dashboard shortens long segments on display"
+        )
+    return found
+
+
+def _too_long(value: str, limits: Limits) -> bool:
+    if len(value) > limits.max_segment_chars:
+        return True
+    # a text shorter than the word limit cannot hold more words than that: skip the split
+    return len(value) > limits.max_segment_words and len(value.split()) > limits.max_segment_words
+
+# --------------------------------------------------------------------------------------------------- plain text
+
+
+def read_lines(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
+               warnings: list[str] | None = None) -> list[str]:
+    """The segments of a one-segment-per-line text file (bytes, path, file object or ``(name, data)``).
+
+    Raises :class:`InputError` for unreadable, oversized, undecodable, binary or empty files; appends warnings
+    (empty lines, very long segments) to ``warnings`` when given.
+    """
+    data, display = _read_bytes(source, name, limits)
+    lines = split_lines(decode_text(data, display))
+    if warnings is not None:
+        warnings.extend(_segment_warnings(display, lines, None, limits))
+    return lines
