@@ -40,7 +40,7 @@ class _TextFile:
 
 def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: Limits,
                    warnings: list[str]) -> _TextFile:
-    """One source, reference (``kind`` ``ref``) or system (``kind`` ``system``) file as segments.
+    """One source, reference or system file (``kind`` ``src``, ``ref`` or ``system``) as segments named ``role``.
 
     A file whose name ends in a table extension (``.tsv``, ``.tab``, ``.csv``, ``.jsonl``, ``.ndjson``) is read as
     a table with one text column (:func:`mtdiag.io.tables.read_text_column`), never as raw lines; any other file
