@@ -44,6 +44,13 @@ def _add_tokenize_options(parser: argparse.ArgumentParser) -> None:
                         help="keep case (default: lower-case before OTEM/UTEM/WAFT/NEVA/terms/n-grams)")
 
 
+def _add_scores_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scores", action="append", metavar="SCORES.tsv",
+                        help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
+                        "metric, score [, higher_is_better], or one column per metric; they become metrics like "
+                        "the others (repeatable)")
+
+
 def option_flag(metric: str, option: str) -> str:
     """The command-line flag of a metric option: ``--METRIC-OPTION`` with underscores as hyphens."""
     return f"--{metric}-{option}".replace("_", "-")
@@ -176,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
     score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add each "
                        "metric's correlation with them to the JSON output")
+    _add_scores_option(score)
     score.add_argument("--dask", metavar="ADDRESS", help="compute on a Dask cluster: a scheduler address "
                        "(tcp://host:8786), or local / local:N for a local cluster of N worker processes; the numbers "
                        "are identical to a single-process run")
@@ -228,8 +236,13 @@ def _load(args) -> "EvalSet":
             raise CliError(f"{path}: system name {name!r} is used twice (also for {hyps[name]})")
         hyps[name] = path
     paths = [*args.ref, *hyps.values(), *([args.src] if args.src else [])]
-    return load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
-                      lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
+    evalset = load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
+                         lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
+    for path in getattr(args, "scores", None) or ():
+        from mtdiag.io import with_metric_scores
+
+        evalset = with_metric_scores(evalset, path)
+    return evalset
 
 
 def _json_value(value: float):
@@ -321,6 +334,7 @@ def _add_buckets_command(commands) -> None:
     buckets.add_argument("--terms", metavar="TERMS", help="terms TSV or glossary TSV (as for score)")
     buckets.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): the human "
                          "dimension")
+    _add_scores_option(buckets)
     buckets.add_argument("--by", default="src_length,ref_length,ref_freq",
                          help=f"comma-separated dimensions: {', '.join(BY)}, label:COLUMN (default: %(default)s)")
     buckets.add_argument("--word-counts", metavar="COUNTS.tsv", help="word<TAB>count file for ref_freq (default: "

@@ -25,6 +25,7 @@ from mtdiag.io import (
     load_files,
     load_table,
     read_human_scores,
+    read_metric_scores,
     read_lines,
     read_table,
     read_term_file,
@@ -128,7 +129,8 @@ def only_input_errors(call, *args, **kwargs):
 @given(data=st.one_of(any_bytes, encoded(delimited()), encoded(jsonl()), encoded(human_docs), encoded(term_docs)),
        suffix=st.sampled_from(SUFFIXES), n_segments=st.one_of(st.none(), st.integers(1, 5)))
 def test_readers(data, suffix, n_segments):
-    """Each example goes to every reader: read_lines, read_table, load_table, read_human_scores, read_term_file."""
+    """Each example goes to every reader: read_lines, read_table, load_table, read_human_scores, read_term_file,
+    read_metric_scores."""
     lines = only_input_errors(read_lines, ("a.txt", data))
     assert lines is None or (lines and all("\n" not in line for line in lines))
     table = only_input_errors(read_table, (f"t{suffix}", data))
@@ -140,6 +142,10 @@ def test_readers(data, suffix, n_segments):
         assert (frame["seg"] >= 0).all() and (n_segments is None or (frame["seg"] < n_segments).all())
     terms = only_input_errors(read_term_file, ("terms.tsv", data))
     assert terms is None or len(terms.rows) >= 1
+    scores = only_input_errors(read_metric_scores, (f"s{suffix}", data), n_segments=n_segments)
+    if scores is not None:
+        frame, infos, _ = scores
+        assert len(frame) and infos and (frame["seg"] >= 0).all()
 
 
 line_texts = st.lists(st.sampled_from([f for f in FRAGMENTS if len(f) < 100] + ["the cat", "a dog", "x"]),

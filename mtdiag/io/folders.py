@@ -10,6 +10,7 @@ from pathlib import Path
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
 from mtdiag.io.files import _assemble, _check_names, _TextFile, read_text_file
+from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
 from mtdiag.io.human import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
 from mtdiag.io.naming import file_role, resolve_lang_pair
 from mtdiag.io.tables import load_table
@@ -60,7 +61,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     """An :class:`EvalSet` from a folder: ``src.txt`` (optional), ``ref.txt``/``ref.NAME.txt`` (one or more),
     every other ``*.txt`` a system named by its stem without a ``testset.xx-yy.`` prefix (the rule of
     :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
-    ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); ``lang_pair`` from
+    ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
+    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
     Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.terms`)."""
     folder, display = Path(path), str(path)
@@ -101,8 +103,11 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
             ref_files[0] = _TextFile(ref_files[0].role, annotated_ref.name,
                                      read_lines(annotated_ref, annotated_ref.name, limits=limits, warnings=warnings))
     lang_pair = resolve_lang_pair(folders=[name], file_names=[p.name for _, p in hyps])
-    return _assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
-                     human=human, warnings=warnings, term_files=term_files)
+    evalset = _assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
+                        human=human, warnings=warnings, term_files=term_files)
+    if (folder / METRIC_SCORES_FILE).is_file():
+        evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)
+    return evalset
 
 
 def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:

@@ -1,0 +1,136 @@
+"""Metric scores computed elsewhere (COMET, MetricX, xCOMET, …): :func:`read_metric_scores`.
+
+Two layouts, TSV/CSV/JSONL (by extension; any of them as written by a script around ``comet-score`` or MetricX):
+
+- **long**: columns ``system``, ``seg_id`` (1-based), ``metric``, ``score`` and optionally ``higher_is_better``
+  (``1``/``0``, ``true``/``false``, ``yes``/``no``; the same for every row of a metric);
+- **wide**: columns ``system``, ``seg_id`` and one numeric column per metric (``comet``, ``metricx``, …).
+
+A row whose ``seg_id`` is empty (or ``system``/``sys``) is a **system-level** score: kept to be checked against the
+mean of that system's segment scores (:func:`mtdiag.metrics.imported.system_score_mismatches`). A blank score is
+a segment without a score. The direction of a metric without a ``higher_is_better`` column: lower is better for
+names starting with ``metricx`` (MetricX predicts an error score, 0 best) or ending in ``ter``, higher otherwise —
+said in one warning per metric so the user can correct it. Metric names become lower-case keys (letters, digits,
+``_``; other characters become ``_``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from mtdiag.errors import InputError
+from mtdiag.evalset import ImportedMetricInfo
+from mtdiag.io.human import _parse_score, _parse_seg_id
+from mtdiag.io.tables import _all_numbers, _parse_table, _Table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _quote
+
+METRIC_SCORES_FILE = "metric_scores.tsv"  # read from a test-set folder automatically
+_TRUE, _FALSE = {"1", "true", "yes", "higher", "up"}, {"0", "false", "no", "lower", "down"}
+_SYSTEM_LEVEL = {"", "system", "sys", "corpus"}
+_LOWER_IS_BETTER = re.compile(r"^(metricx.*|.*ter)$")
+
+
+def metric_key(name: str) -> str:
+    """A metric name as a key: lower-case, letters/digits/underscore, starting with a letter."""
+    key = re.sub(r"\W+", "_", name.strip().lower()).strip("_")
+    return key if key and key[0].isalpha() else f"m_{key}"
+
+
+def _direction(value: str, table: _Table, line: int) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise InputError(table.name, f"higher_is_better {_quote(value)}: expected 1/0, true/false or yes/no", line)
+
+
+def read_metric_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                       systems: list[str] | None = None, limits: Limits = DEFAULT_LIMITS
+                       ) -> tuple[pd.DataFrame, tuple[ImportedMetricInfo, ...], list[str]]:
+    """(scores, metric infos, warnings): ``scores`` a long frame ``seg`` (0-based), ``system``, ``metric``,
+    ``score``; one :class:`~mtdiag.evalset.ImportedMetricInfo` per metric; warnings for assumed directions and
+    for systems that are not loaded (``systems``)."""
+    table = _parse_table(source, name, None, limits)
+    lowered = [h.strip().lower() for h in table.header]
+    for required in ("system", "seg_id"):
+        if required not in lowered:
+            raise InputError(table.name, f"missing column {required}; found columns {_names(table.header)}; "
+                                         "expected system, seg_id, metric, score (or one column per metric)", 1)
+    system_at, seg_at = lowered.index("system"), lowered.index("seg_id")
+    long = "metric" in lowered and "score" in lowered
+    if long:
+        metric_columns = []
+    else:
+        metric_columns = [i for i, h in enumerate(lowered) if i not in (system_at, seg_at)
+                          and h != "higher_is_better" and _all_numbers([v for v in table.column(i) if v.strip()])]
+        if not metric_columns:
+            raise InputError(table.name, f"no score column; found columns {_names(table.header)}; expected metric "
+                                         "and score columns, or one numeric column per metric", 1)
+    direction_at = lowered.index("higher_is_better") if "higher_is_better" in lowered else None
+    records, system_level, directions, seen = [], {}, {}, {}
+    for row, line in zip(table.rows, table.lines):
+        system = row[system_at].strip()
+        if not system:
+            raise InputError(table.name, "the system name is empty", line)
+        seg_text = row[seg_at].strip()
+        seg = None if seg_text.lower() in _SYSTEM_LEVEL else _parse_seg_id(seg_text, table, line, n_segments) - 1
+        cells = ([(row[lowered.index("metric")], row[lowered.index("score")])] if long
+                 else [(table.header[i], row[i]) for i in metric_columns])
+        for raw_metric, raw_score in cells:
+            if not raw_metric.strip():
+                raise InputError(table.name, "the metric name is empty", line)
+            metric = metric_key(raw_metric)
+            if direction_at is not None and row[direction_at].strip():
+                higher = _direction(row[direction_at], table, line)
+                if directions.setdefault(metric, (higher, line))[0] != higher:
+                    raise InputError(table.name, f"metric {metric}: higher_is_better differs from line "
+                                                 f"{directions[metric][1]}", line)
+            score = _parse_score(raw_score, table, line)
+            key = (metric, system, seg)
+            if key in seen:
+                what = "system-level score" if seg is None else f"seg_id {seg + 1}"
+                raise InputError(table.name, f"a second {metric} score for system {system}, {what} (the first is "
+                                             f"on line {seen[key]})", line)
+            seen[key] = line
+            if score is None:
+                continue
+            if seg is None:
+                system_level.setdefault(metric, []).append((system, score))
+            else:
+                records.append((seg, system, metric, score))
+    scores = pd.DataFrame(records, columns=["seg", "system", "metric", "score"]).astype(
+        {"seg": "int64", "score": "float64"})
+    metrics = list(dict.fromkeys([m for _, _, m, _ in records] + list(system_level)))
+    if not records:
+        raise InputError(table.name, "has no segment scores (every score is blank or system-level)")
+    warnings, infos = [], []
+    for metric in metrics:
+        if metric in directions:
+            higher = directions[metric][0]
+        else:
+            higher = not _LOWER_IS_BETTER.match(metric)
+            warnings.append(f"{table.name}: {metric} is taken as {'higher' if higher else 'lower'} is better (add a "
+                            "higher_is_better column to say otherwise)")
+        infos.append(ImportedMetricInfo(metric, higher, table.name, tuple(system_level.get(metric, ()))))
+    if systems is not None:
+        unknown = sorted(set(scores["system"]) - set(systems))
+        if unknown:
+            warnings.append(f"{table.name}: scores for systems that are not loaded ({_names(unknown)}) are ignored")
+    return scores, tuple(infos), warnings
+
+
+def with_metric_scores(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
+    """``evalset`` with the metric scores of a file added (``EvalSet.scores``/``imported``; warnings appended)."""
+    from dataclasses import replace
+
+    scores, infos, warnings = read_metric_scores(source, name, evalset.n_segments, systems=evalset.systems,
+                                                 limits=limits)
+    clash = sorted({i.name for i in infos} & {i.name for i in evalset.imported})
+    if clash:
+        raise InputError(infos[0].source, f"metric scores for {_names(clash)} are already loaded")
+    merged = scores if evalset.scores is None else pd.concat([evalset.scores, scores], ignore_index=True)
+    return replace(evalset, scores=merged, imported=evalset.imported + infos,
+                   warnings=tuple(evalset.warnings) + tuple(warnings))
