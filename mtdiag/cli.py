@@ -44,6 +44,33 @@ def _add_tokenize_options(parser: argparse.ArgumentParser) -> None:
                         help="keep case (default: lower-case before OTEM/UTEM/WAFT/NEVA/terms/n-grams)")
 
 
+def _add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None:
+    parser.add_argument("--testset", metavar="PATH", help="the whole test set instead of separate files: a folder, "
+                        "WMT XML (.xml), SGML (.sgm, or a folder of them), TSV/CSV/JSONL with named columns; any of "
+                        "them .gz" + (f"; {note}" if note else ""))
+
+
+def _testset(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp", refs=None, hyps=None):
+    """The test set of ``--testset`` (None without it); an error when separate files are given too, or neither."""
+    from mtdiag.io.testsets import load_testset
+
+    if args.testset is None:
+        if not refs or not hyps:
+            raise CliError(f"give the inputs: --testset PATH, or {ref_flag} and {hyp_flag}")
+        return None
+    given = [flag for flag, value in ((ref_flag, refs), (hyp_flag, hyps), ("--src", getattr(args, "src", None)),
+                                      ("--terms", getattr(args, "terms", None))) if value]
+    if given:
+        raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
+    evalset = load_testset(args.testset)
+    if getattr(args, "tgt_lang", None):
+        from dataclasses import replace
+
+        source = evalset.lang_pair.split("-")[0] if evalset.lang_pair and "-" in evalset.lang_pair else "xx"
+        evalset = replace(evalset, lang_pair=f"{source}-{args.tgt_lang}")
+    return evalset
+
+
 def _add_scores_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scores", action="append", metavar="SCORES.tsv",
                         help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
@@ -144,13 +171,19 @@ def _check_significance_args(args) -> None:
         raise CliError(f"{option} N: the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1")
     if args.baseline is None:
         raise CliError(f"{option} needs --baseline NAME (one of the --hyp system names)")
-    names = [name for name, _ in args.hyp]
-    if args.baseline not in names:
-        raise CliError(f"--baseline {args.baseline!r} is not a system; systems: {', '.join(names)}")
-    if len(names) < 2:
-        raise CliError(f"{option} needs at least two systems (--hyp) to compare")
     if args.segments and args.format != "json":
         raise CliError(f"--segments with {option} needs --format json")
+
+
+def _check_baseline(args, systems: list[str]) -> None:
+    """The significance baseline against the loaded systems (the names come from --hyp or the test set)."""
+    if args.paired_bs is None and args.paired_ar is None:
+        return
+    option = "--paired-bs" if args.paired_bs is not None else "--paired-ar"
+    if args.baseline not in systems:
+        raise CliError(f"--baseline {args.baseline!r} is not a system; systems: {', '.join(systems)}")
+    if len(systems) < 2:
+        raise CliError(f"{option} needs at least two systems (--hyp) to compare")
 
 
 def _significance(args, report):
@@ -171,9 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
-    score.add_argument("--ref", action="append", required=True, metavar="REF.txt", help="reference file (repeatable)")
-    score.add_argument("--hyp", action="append", required=True, type=_named_file, metavar="NAME=FILE",
+    score.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
+    score.add_argument("--hyp", action="append", type=_named_file, metavar="NAME=FILE",
                        help="system output (repeatable)")
+    _add_testset_option(score)
     score.add_argument("--src", metavar="SRC.txt", help="source file (optional)")
     score.add_argument("--terms", metavar="TERMS", help="terms TSV (seg_id, src_term, tgt_term) or glossary TSV "
                        "(source, target); inline <term> tags in source/reference lines are read without it")
@@ -227,6 +261,17 @@ def _lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
 
 
 def _load(args) -> "EvalSet":
+    from mtdiag.io import with_metric_scores
+
+    evalset = _testset(args, refs=args.ref, hyps=args.hyp)
+    if evalset is None:
+        evalset = _load_files(args)
+    for path in getattr(args, "scores", None) or ():
+        evalset = with_metric_scores(evalset, path)
+    return evalset
+
+
+def _load_files(args) -> "EvalSet":
     from mtdiag.io import clean_name, load_files
 
     hyps: dict[str, str] = {}
@@ -236,13 +281,8 @@ def _load(args) -> "EvalSet":
             raise CliError(f"{path}: system name {name!r} is used twice (also for {hyps[name]})")
         hyps[name] = path
     paths = [*args.ref, *hyps.values(), *([args.src] if args.src else [])]
-    evalset = load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
-                         lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
-    for path in getattr(args, "scores", None) or ():
-        from mtdiag.io import with_metric_scores
-
-        evalset = with_metric_scores(evalset, path)
-    return evalset
+    return load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
+                      lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
 
 
 def _json_value(value: float):
@@ -258,6 +298,7 @@ def _score(args) -> str:
     _check_significance_args(args)
     _check_human_args(args)
     evalset = _load(args)
+    _check_baseline(args, evalset.systems)
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     report = evaluate(evalset, options, execution=Execution(dask=args.dask))
@@ -307,9 +348,10 @@ def _serve(args) -> str:
 def _add_ngrams_command(commands) -> None:
     """``mtdiag ngrams``: HT-only / MT-only n-gram tables (Aikawa & Rarrick §2.2; METRICS.md §4)."""
     ngrams = commands.add_parser("ngrams", help="n-grams only the human translation or only a system uses")
-    ngrams.add_argument("--ht", required=True, metavar="REF.txt", help="the human translation")
-    ngrams.add_argument("--mt", action="append", required=True, type=_named_file, metavar="NAME=FILE",
+    ngrams.add_argument("--ht", metavar="REF.txt", help="the human translation")
+    ngrams.add_argument("--mt", action="append", type=_named_file, metavar="NAME=FILE",
                         help="system output (repeatable)")
+    _add_testset_option(ngrams, "its first reference is the human translation")
     ngrams.add_argument("--order", type=int, default=3, choices=(1, 2, 3, 4), help="n-gram order (default: %(default)s)")
     ngrams.add_argument("--min-count", type=int, default=2, help="minimum count k in the corpus that has the n-gram "
                         "(default: %(default)s)")
@@ -327,9 +369,10 @@ def _add_buckets_command(commands) -> None:
 
     buckets = commands.add_parser("buckets", help="every metric per bucket of segments (length, rare words, "
                                   "labels, human-score bands)")
-    buckets.add_argument("--ref", action="append", required=True, metavar="REF.txt", help="reference file (repeatable)")
-    buckets.add_argument("--hyp", action="append", required=True, type=_named_file, metavar="NAME=FILE",
+    buckets.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
+    buckets.add_argument("--hyp", action="append", type=_named_file, metavar="NAME=FILE",
                          help="system output (repeatable)")
+    _add_testset_option(buckets)
     buckets.add_argument("--src", metavar="SRC.txt", help="source file (needed for src_length)")
     buckets.add_argument("--terms", metavar="TERMS", help="terms TSV or glossary TSV (as for score)")
     buckets.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): the human "
@@ -400,9 +443,10 @@ def pd_tsv(frame, header: bool = True) -> str:
 def _add_likeness_command(commands) -> None:
     """``mtdiag likeness``: ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006 §2.2, §3.1)."""
     likeness = commands.add_parser("likeness", help="ORANGE/KING of metrics and QUEEN of systems (several references)")
-    likeness.add_argument("--ref", action="append", required=True, metavar="REF.txt", help="reference file (repeatable)")
-    likeness.add_argument("--hyp", action="append", required=True, type=_named_file, metavar="NAME=FILE",
+    likeness.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
+    likeness.add_argument("--hyp", action="append", type=_named_file, metavar="NAME=FILE",
                           help="system output (repeatable)")
+    _add_testset_option(likeness)
     likeness.add_argument("--metrics", default="waft,neva,bleu,chrf",
                           help="comma-separated similarity metrics (default: %(default)s)")
     _add_tokenize_options(likeness)
@@ -435,7 +479,9 @@ def _ngrams(args) -> str:
         raise CliError(f"--min-count {args.min_count}: must be at least 1")
     if args.top < 0:
         raise CliError(f"--top {args.top}: must be 0 (all rows) or more")
-    evalset = _load_named([args.ht], args.mt, args.tgt_lang)
+    evalset = _testset(args, "--ht", "--mt", refs=args.ht, hyps=args.mt)
+    if evalset is None:
+        evalset = _load_named([args.ht], args.mt, args.tgt_lang)
     options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase)
     tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
     rows = {}
@@ -460,7 +506,7 @@ def _likeness(args) -> str:
     from mtdiag.likeness import likeness_scores, orange_king, queen
 
     metrics = _metric_list(args.metrics)
-    evalset = _load_named(args.ref, args.hyp)
+    evalset = _testset(args, refs=args.ref, hyps=args.hyp) or _load_named(args.ref, args.hyp)
     scores = likeness_scores(evalset, metrics, Options(tokenize=args.tokenize, lowercase=not args.no_lowercase))
     ok, qu = orange_king(scores), queen(scores)
     for explanation in dict.fromkeys(e for e in (ok.explanation, qu.explanation) if e):

@@ -8,6 +8,7 @@ Inputs (see ``shared/data/README.md``):
   in WMT files), CSV (standard quoting) and JSONL (one object per line);
 - human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``);
 - terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
+- whole test sets in the field's formats — WMT XML, SGML, TSV/CSV/JSONL, gzip (:mod:`.testsets`: ``load_testset``);
 - metric scores computed elsewhere, COMET/MetricX/… (:mod:`.scores`: ``read_metric_scores``);
 - one naming rule for sources, references, systems and the language pair (:mod:`.naming`).
 
@@ -34,6 +35,7 @@ from mtdiag.io.naming import (
     system_name_from_stem,
 )
 from mtdiag.io.scores import read_metric_scores, with_metric_scores
+from mtdiag.io.testsets import load_testset
 from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
 from mtdiag.io.terms import read_term_file
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, decode_text, read_lines, split_lines
@@ -55,6 +57,7 @@ __all__ = [
     "load_folder",
     "load_path",
     "load_table",
+    "load_testset",
     "read_human_scores",
     "read_lines",
     "read_metric_scores",

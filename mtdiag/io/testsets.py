@@ -1,0 +1,306 @@
+"""Whole test sets in the field's formats: one path for ``--testset`` and for uploads (:func:`load_testset`).
+
+- a **folder** of text files (:func:`mtdiag.io.load_folder`), or of WMT ``.sgm`` files (below);
+- **WMT XML** (``.xml``, the WMT21+ format, as sacrebleu's ``WMTXMLDataset`` reads it): ``<dataset>`` /
+  ``<collection>`` / ``<doc id=… origlang=… [domain=…]>`` holding ``<src lang=…>``, one ``<ref lang=…
+  translator=…>`` per translator and one ``<hyp system=…>`` per system, each with ``<p>``/``<seg id=N>``. Documents
+  in file order, segments by id; ``doc``, ``origlang`` and ``domain`` become label columns. Decisions as sacrebleu:
+  a ``testsuite`` document is skipped, a segment with no reference from any translator is skipped (one warning);
+  unlike sacrebleu, a system that misses a segment is an error naming the document, system and segment (an
+  output can't be scored against a reference it lacks). References are named by ``translator`` (``ref`` without
+  one). Parsed with ``defusedxml`` (no entity expansion, no external entities: uploads may be hostile).
+- **SGML** (``.sgm``/``.sgml``, WMT up to 2020): ``<srcset>``, ``<refset>`` and ``<tstset>`` sets of ``<doc
+  docid=… sysid=…>`` with one ``<seg id=N>…</seg>`` per line; one set per file (the WMT releases) or several in one
+  file (mteval's combined format). A folder of ``.sgm`` files is one test set. The text of a segment is taken as
+  written with the five XML entities (``&amp; &lt; &gt; &quot; &apos;``) decoded — WMT's wrap scripts escape
+  them. Segments are matched to the source by (document, segment id); names come from ``sysid`` (``ref`` →
+  ``ref``; ``ref-A``/``A`` → ``A``).
+- **TSV/CSV/JSONL** with named columns (:func:`mtdiag.io.load_table`).
+- Any of these **gzip**-compressed (``.gz``): decompressed with the same size limit as any file (a small
+  compressed upload cannot expand past it).
+
+Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the line or XML element.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io as _io
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from mtdiag.errors import InputError
+from mtdiag.evalset import EvalSet
+from mtdiag.io.files import _assemble, _TextFile
+from mtdiag.io.folders import load_folder
+from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
+from mtdiag.io.tables import TABLE_FORMATS, load_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote, _read_bytes, decode_text
+
+XML_SUFFIXES = (".xml",)
+SGML_SUFFIXES = (".sgm", ".sgml")
+TESTSET_SUFFIXES = (*XML_SUFFIXES, *SGML_SUFFIXES, *TABLE_FORMATS)
+
+
+def _inner_name(display: str) -> str:
+    """The file name without a trailing ``.gz``."""
+    return display[:-3] if display.lower().endswith(".gz") else display
+
+
+def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, str]:
+    """The bytes of a file, decompressed when its name ends in ``.gz`` (never past ``limits.max_file_bytes``), and
+    its display name."""
+    data, display = _read_bytes(source, name, limits)
+    if not display.lower().endswith(".gz"):
+        return data, display
+    try:
+        with gzip.GzipFile(fileobj=_io.BytesIO(data)) as stream:
+            inflated = stream.read(limits.max_file_bytes + 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(display, f"is not a readable gzip file ({exc})") from None
+    if len(inflated) > limits.max_file_bytes:
+        raise InputError(display, f"decompresses to more than {limits.max_file_bytes:,} bytes, the size limit")
+    return inflated, display
+
+
+def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``)."""
+    if not isinstance(path, tuple):
+        folder = Path(path)
+        if folder.is_dir():
+            sgml = sorted(p for p in folder.iterdir() if p.is_file() and _inner_name(p.name).lower().endswith(SGML_SUFFIXES))
+            if sgml and not any(p.name.lower().startswith("ref") and p.suffix.lower() == ".txt" for p in folder.iterdir()):
+                return load_sgml([(p.name, p) for p in sgml], name=folder.resolve().name, limits=limits)
+            return load_folder(folder, limits=limits)
+        if not folder.exists():
+            raise InputError(str(path), "no such file or folder")
+        source: Source = folder
+        display = str(path)
+    else:
+        display, source = path[0], path
+    kind = _inner_name(Path(display).name).lower()
+    if kind.endswith(XML_SUFFIXES):
+        return load_wmt_xml(source, display, limits=limits)
+    if kind.endswith(SGML_SUFFIXES):
+        return load_sgml([(display, source)], limits=limits)
+    if kind.endswith(tuple(TABLE_FORMATS)):
+        data, shown = read_maybe_gzip(source, display, limits=limits)
+        return load_table((_inner_name(shown), data), limits=limits)
+    raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
+                              "(optionally .gz)")
+
+
+# ------------------------------------------------------------------------------------------------- WMT XML
+
+
+def _seg_id(seg, where: str, display: str) -> int:
+    raw = seg.get("id")
+    if raw is None or not raw.strip().isascii() or not raw.strip().isdigit():
+        raise InputError(display, f"{where}: <seg id={_quote(str(raw))}> needs a whole-number id")
+    return int(raw)
+
+
+def _segments(element, where: str, display: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for seg in element.iter("seg"):
+        seg_id = _seg_id(seg, where, display)
+        if seg_id in out:
+            raise InputError(display, f"{where}: <seg id=\"{seg_id}\"> appears twice")
+        out[seg_id] = "".join(seg.itertext())
+    return out
+
+
+def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """An :class:`EvalSet` from a WMT21+ XML test set (see the module docstring)."""
+    from defusedxml import ElementTree as SafeTree
+    from defusedxml.common import DefusedXmlException
+
+    data, display = read_maybe_gzip(source, name, limits=limits)
+    try:
+        root = SafeTree.fromstring(data)
+    except DefusedXmlException as exc:
+        raise InputError(display, f"uses XML entities or DTDs, which are not accepted ({type(exc).__name__})") from None
+    except SafeTree.ParseError as exc:
+        line = getattr(exc, "position", (None, None))[0]
+        raise InputError(display, f"is not well-formed XML: {str(exc).split(':')[0]}", line) from None
+    src_langs = {e.get("lang") for e in root.iter("src")}
+    ref_langs = {e.get("lang") for e in root.iter("ref")}
+    if len(src_langs) != 1:
+        raise InputError(display, f"expected one source language in <src lang=…>, found {len(src_langs)}")
+    if not ref_langs:
+        raise InputError(display, "has no <ref> element: a test set needs at least one reference")
+    if len(ref_langs) != 1:
+        raise InputError(display, f"expected one reference language in <ref lang=…>, found {sorted(map(str, ref_langs))}")
+    translators = list(dict.fromkeys(e.get("translator") or "" for e in root.iter("ref")))
+    systems = list(dict.fromkeys(e.get("system") or "" for e in root.iter("hyp")))
+    if not systems:
+        raise InputError(display, "has no <hyp system=…> element: there is no system output to score")
+    if "" in systems:
+        raise InputError(display, "a <hyp> element has no system attribute")
+    rows, skipped = [], 0
+    for doc in root.iter("doc"):
+        if "testsuite" in doc.attrib:
+            continue
+        doc_id = doc.get("id", "")
+        where = f"<doc id={_quote(doc_id)}>"
+        src_elements = doc.findall("src")
+        if len(src_elements) != 1:
+            raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
+        src = _segments(src_elements[0], f"{where} <src>", display)
+        refs = {ref.get("translator") or "": _segments(ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display)
+                for ref in doc.findall("ref")}
+        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={_quote(hyp.get('system'))}>", display)
+                for hyp in doc.findall("hyp")}
+        for system in systems:
+            if system not in hyps:
+                raise InputError(display, f"{where}: no <hyp system={_quote(system)}> (every document needs every system)")
+        for seg_id in sorted(src):
+            if not any(refs.get(t, {}).get(seg_id, "") for t in translators):
+                skipped += 1
+                continue
+            for system in systems:
+                if seg_id not in hyps[system]:
+                    raise InputError(display, f"{where} <hyp system={_quote(system)}>: no <seg id=\"{seg_id}\"> for "
+                                              "the source segment of that id")
+            rows.append((doc_id, doc.get("origlang"), doc.get("domain"), src[seg_id],
+                         [refs.get(t, {}).get(seg_id, "") for t in translators],
+                         [hyps[s][seg_id] for s in systems]))
+    if not rows:
+        raise InputError(display, "has no segment with a reference")
+    warnings = [f"{display}: {skipped} source segment(s) without any reference were skipped (as sacrebleu)"] if skipped else []
+    ref_names = [clean_name(t) or "ref" for t in translators]
+    src_lang, ref_lang = next(iter(src_langs)), next(iter(ref_langs))
+    collection = next(iter(root.iter("collection")), None)
+    set_name = (collection.get("id") if collection is not None else None) or root.get("id") or Path(_inner_name(display)).stem
+    evalset = _assemble(
+        _TextFile("src", display, [r[3] for r in rows]),
+        [_TextFile(ref, display, [r[4][k] for r in rows]) for k, ref in enumerate(ref_names)],
+        [_TextFile(clean_name(s), display, [r[5][k] for r in rows]) for k, s in enumerate(systems)],
+        name=set_name, lang_pair=f"{src_lang}-{ref_lang}" if src_lang and ref_lang else None, human=None,
+        warnings=warnings)
+    labels = {"doc": [r[0] for r in rows], "origlang": [r[1] for r in rows]}
+    if any(r[2] is not None for r in rows):
+        labels["domain"] = [r[2] or "" for r in rows]
+    return replace(evalset, segments=evalset.segments.assign(**labels))
+
+
+# ---------------------------------------------------------------------------------------------------- SGML
+
+_SET = re.compile(r"<(srcset|refset|tstset)\b([^>]*)>", re.IGNORECASE)
+_END_SET = re.compile(r"</(srcset|refset|tstset)\s*>", re.IGNORECASE)
+_DOC = re.compile(r"<doc\b([^>]*)>", re.IGNORECASE)
+_SEG = re.compile(r"<seg\b([^>]*)>(.*?)</seg\s*>", re.IGNORECASE)
+_ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+_ENTITY = re.compile("|".join(map(re.escape, _ENTITIES)))
+
+
+def _attrs(text: str) -> dict[str, str]:
+    return {m.group(1).lower(): next(g for g in m.groups()[1:] if g is not None) for m in _ATTR.finditer(text)}
+
+
+@dataclass
+class _SgmlSet:
+    kind: str  # srcset / refset / tstset
+    name: str  # sysid
+    lang: str | None
+    src_lang: str | None
+    display: str
+    line: int
+    segs: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)  # (doc, seg id) -> (text, line)
+    order: list[tuple[str, int]] = field(default_factory=list)
+    genre: dict[str, str] = field(default_factory=dict)
+
+
+def _parse_sgml(text: str, display: str) -> list[_SgmlSet]:
+    sets: list[_SgmlSet] = []
+    current: _SgmlSet | None = None
+    doc, doc_sysid = None, None
+    for number, line in enumerate(text.split("\n"), start=1):
+        opened = _SET.search(line)
+        if opened:
+            attrs = _attrs(opened.group(2))
+            current = _SgmlSet(opened.group(1).lower(), attrs.get("sysid", ""), attrs.get("trglang") or attrs.get("srclang"),
+                               attrs.get("srclang"), display, number)
+            sets.append(current)
+            doc = None
+        found_doc = _DOC.search(line)
+        if found_doc:
+            if current is None:
+                raise InputError(display, "<doc> outside a <srcset>, <refset> or <tstset>", number)
+            attrs = _attrs(found_doc.group(1))
+            doc, doc_sysid = attrs.get("docid", ""), attrs.get("sysid")
+            if doc_sysid and not current.name:
+                current.name = doc_sysid
+            current.genre[doc] = attrs.get("genre", "")
+        for seg in _SEG.finditer(line):
+            if current is None or doc is None:
+                raise InputError(display, "<seg> outside a <doc>", number)
+            raw_id = _attrs(seg.group(1)).get("id", "")
+            if not raw_id.isascii() or not raw_id.isdigit():
+                raise InputError(display, f"<seg id={_quote(raw_id)}> needs a whole-number id", number)
+            key = (doc, int(raw_id))
+            if key in current.segs:
+                raise InputError(display, f"<doc docid={_quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
+                                          f"{current.segs[key][1]})", number)
+            current.segs[key] = (_ENTITY.sub(lambda m: _ENTITIES[m.group(0)], seg.group(2)), number)
+            current.order.append(key)
+        if _END_SET.search(line):
+            current, doc = None, None
+    return sets
+
+
+def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """An :class:`EvalSet` from WMT SGML files (see the module docstring)."""
+    sets: list[_SgmlSet] = []
+    for display, source in files:
+        data, shown = read_maybe_gzip(source, display, limits=limits)
+        found = _parse_sgml(decode_text(data, shown), shown)
+        if not found:
+            raise InputError(shown, "has no <srcset>, <refset> or <tstset>: not a WMT SGML file")
+        sets += found
+    srcs = [s for s in sets if s.kind == "srcset"]
+    refs = [s for s in sets if s.kind == "refset"]
+    tsts = sorted((s for s in sets if s.kind == "tstset"), key=lambda s: (s.name.casefold(), s.name))  # as a folder
+    if len(srcs) > 1:
+        raise InputError(srcs[1].display, f"a second <srcset> (the first is in {srcs[0].display})", srcs[1].line)
+    if not refs:
+        raise InputError(files[0][0], "no <refset>: a test set needs at least one reference")
+    if not tsts:
+        raise InputError(files[0][0], "no <tstset>: there is no system output to score")
+    anchor = srcs[0] if srcs else refs[0]
+    order = anchor.order
+
+    def lines(s: _SgmlSet) -> list[str]:
+        missing = [key for key in order if key not in s.segs]
+        if missing:
+            doc, seg = missing[0]
+            raise InputError(s.display, f"{s.kind} {_quote(s.name)} has no <seg id=\"{seg}\"> in <doc docid="
+                                        f"{_quote(doc)}> ({len(missing)} missing), which {anchor.display} has", s.line)
+        extra = len(s.segs) - len(order)
+        if extra:
+            doc, seg = next(key for key in s.order if key not in anchor.segs)
+            raise InputError(s.display, f"<doc docid={_quote(doc)}> <seg id=\"{seg}\"> is not in {anchor.display}",
+                             s.segs[(doc, seg)][1])
+        return [s.segs[key][0] for key in order]
+
+    def ref_name(s: _SgmlSet) -> str:
+        if not s.name:
+            return ""
+        return ref_name_from_column(s.name) or clean_name(s.name)
+
+    src_lang = (srcs[0].src_lang if srcs else None) or refs[0].src_lang
+    ref_lang = refs[0].lang
+    set_name = name or Path(_inner_name(files[0][0])).name.split(".")[0]
+    evalset = _assemble(
+        _TextFile("src", srcs[0].display, lines(srcs[0])) if srcs else None,
+        [_TextFile(ref_name(s) or f"ref{i + 1}", s.display, lines(s)) for i, s in enumerate(refs)],
+        [_TextFile(clean_name(s.name) or Path(_inner_name(s.display)).stem, s.display, lines(s)) for s in tsts],
+        name=set_name, lang_pair=f"{src_lang}-{ref_lang}" if src_lang and ref_lang else lang_pair_from_name(set_name),
+        human=None, warnings=[])
+    labels = {"doc": [doc for doc, _ in order]}
+    if any(anchor.genre.values()):
+        labels["genre"] = [anchor.genre.get(doc, "") for doc, _ in order]
+    return replace(evalset, segments=evalset.segments.assign(**labels))
