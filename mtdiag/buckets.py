@@ -19,6 +19,9 @@ rows). Dimensions (``BY``):
 - ``human`` — the human score of the pair (``evalset.human``): MQM-style scores (all ≤ 0) in the bands
   ``0`` (no error), ``-0.1…-4.9`` (minor errors only), ``-5…-9.9`` (one major), ``-10…-24.9``, ``≤ -25``
   (MQM weights: minor 1, major 5, non-translation 25); other scales in quartiles. Unrated pairs are left out.
+- ``error_category`` — from human error annotations (MQM/ESA spans): the top-level category (``Accuracy``,
+  ``Fluency``, …, the part before ``/``) of the pair's heaviest error (the first on a tie); ``no error`` for a rated
+  pair without errors. Unrated pairs are left out.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from mtdiag.compare import DEFAULT_SEED, compare_stats
 from mtdiag.errors import InputError
 from mtdiag.tokenize import TokenizeOptions, default_tokenizer, is_punctuation, tokenize_texts
 
-BY = ("src_length", "ref_length", "ref_freq", "human")  # plus label:COLUMN
+BY = ("src_length", "ref_length", "ref_freq", "human", "error_category")  # plus label:COLUMN
 LENGTH_EDGES = (1, 10, 20, 30, 40, 50)
 FREQ_BANDS = ((0, 0, "0"), (1, 1, "1"), (2, 2, "2"), (3, 4, "3-4"), (5, 9, "5-9"), (10, 99, "10-99"),
               (100, 999, "100-999"), (1000, np.inf, "1000+"))
@@ -124,6 +127,8 @@ def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> 
         return _same_for_all(report, values, list(dict.fromkeys(values)), by)
     if by == "human":
         return _human_bands(report)
+    if by == "error_category":
+        return _error_categories(report)
     raise ValueError(f"unknown bucket dimension {by!r}; choose {', '.join(BY)} or label:COLUMN")
 
 
@@ -172,6 +177,27 @@ def _human_bands(report) -> Bucketing:
         labels[row[system], int(seg)] = band_of(score)
     present = {v for v in labels.ravel() if v is not None}
     return Bucketing("human", systems, labels, tuple(b for b in order if b in present))
+
+
+def _error_categories(report) -> Bucketing:
+    evalset = report.evalset
+    spans = evalset.annotations
+    if spans is None:
+        raise ValueError("error_category buckets need human error annotations (an MQM or ESA file)")
+    systems = tuple(evalset.systems)
+    row = {s: i for i, s in enumerate(systems)}
+    labels = np.full((len(systems), evalset.n_segments), None, dtype=object)
+    if evalset.human is not None:
+        for system, seg in zip(evalset.human["system"], evalset.human["seg"]):
+            if system in row:
+                labels[row[system], int(seg)] = "no error"
+    heaviest = spans[spans["system"].isin(systems)].sort_values("weight", ascending=False, kind="stable")
+    for (system, seg), group in heaviest.groupby(["system", "seg"], sort=False):
+        category = str(group["category"].iat[0]).split("/")[0].strip() or "unspecified"
+        labels[row[system], int(seg)] = category
+    present = [v for v in dict.fromkeys(labels.ravel()) if v is not None]
+    order = sorted((v for v in present if v != "no error"), key=str.casefold) + (["no error"] if "no error" in present else [])
+    return Bucketing("error_category", systems, labels, tuple(order))
 
 
 def bucket_scores(report, buckets: Bucketing, metrics: Sequence[str] | None = None) -> pd.DataFrame:

@@ -72,6 +72,10 @@ def _testset(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp", refs=None, 
 
 
 def _add_scores_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--annotations", action="append", metavar="ERRORS.tsv",
+                        help="human error annotations: an MQM error TSV (system, seg_id, rater, target with <v>...</v>, "
+                        "category, severity) or ESA scores with error_spans (JSONL/TSV); their segment scores become the "
+                        "human scores when there are none, their spans are shown (repeatable)")
     parser.add_argument("--scores", action="append", metavar="SCORES.tsv",
                         help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
                         "metric, score [, higher_is_better], or one column per metric; they become metrics like "
@@ -261,13 +265,15 @@ def _lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
 
 
 def _load(args) -> "EvalSet":
-    from mtdiag.io import with_metric_scores
+    from mtdiag.io import with_error_annotations, with_metric_scores
 
     evalset = _testset(args, refs=args.ref, hyps=args.hyp)
     if evalset is None:
         evalset = _load_files(args)
     for path in getattr(args, "scores", None) or ():
         evalset = with_metric_scores(evalset, path)
+    for path in getattr(args, "annotations", None) or ():
+        evalset = with_error_annotations(evalset, path)
     return evalset
 
 

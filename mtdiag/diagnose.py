@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
-from mtdiag.metrics import EvidenceTable, metric_info
+from mtdiag.metrics import EvidenceTable, SegmentEvidence, metric_info
 
 TEXT_PREVIEW = 120  # characters of a text shown in a table cell (12,000-row tables stay light)
 
@@ -436,10 +436,42 @@ def segment_detail(report, system: str, seg: int) -> SegmentDetail:
         legend += [k for k in evidence.legend if k not in legend]
         tables |= evidence.tables
         facts |= evidence.facts
+    human = human_error_evidence(report, system, seg)
+    if human is not None:
+        hyp_spans += human.hyp_spans
+        legend += [k for k in human.legend if k not in legend]
+        tables |= human.tables
     return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
                          refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
                          ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,
                          scores=report.segments.loc[(system, seg)])
+
+
+def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
+    """The human error spans (MQM/ESA annotations) of one output: marked in the hypothesis (major/minor) and listed
+    with rater, severity, category and the marked text; None when the data has no annotations."""
+    from mtdiag.highlight import char_span_tokens, token_offsets
+
+    spans = report.evalset.annotations
+    if spans is None:
+        return None
+    rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
+    text = str(report.evalset.hyps.at[seg, system])
+    shown, _ = report.context.display_tokens(system, seg)
+    offsets = token_offsets(text, shown)
+    marks = []
+    for row in rows.itertuples(index=False):
+        if row.side != "target" or offsets is None:
+            continue
+        tokens = char_span_tokens(offsets, row.start, row.end)
+        if tokens is not None:
+            kind = "human_major" if row.weight >= 5 else "human_minor"
+            marks.append(Span(tokens[0], tokens[1], kind, f"{row.severity} {row.category} ({row.rater or 'rater'})"))
+    listed = rows.assign(text=[text[r.start:r.end] if r.side == "target" else "" for r in rows.itertuples()])
+    listed = listed[["rater", "severity", "category", "side", "text", "weight"]]
+    return SegmentEvidence(hyp_spans=tuple(marks), legend=("human_major", "human_minor"),
+                           tables={"human_errors": EvidenceTable("Human errors", listed,
+                                                                 empty="The raters marked no error in this output.")})
 
 
 # ---------------------------------------------------------------------------------------------- n-grams

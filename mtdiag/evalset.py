@@ -7,6 +7,7 @@
 - ``hyps``: one column per system;
 - ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
 - ``human``: optional long frame ``seg``, ``system``, ``score``;
+- ``annotations``: optional human error spans (MQM / ESA), one row per error (:mod:`mtdiag.io.annotations`);
 - ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
   elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
 
@@ -48,6 +49,7 @@ class EvalSet:
     warnings: tuple[str, ...] = field(default=())
     scores: pd.DataFrame | None = None
     imported: tuple["ImportedMetricInfo", ...] = field(default=())
+    annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.annotations.SPAN_COLUMNS
 
     def __post_init__(self) -> None:
         n = len(self.refs)
@@ -104,12 +106,13 @@ class EvalSet:
             return kept.reset_index(drop=True)
 
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
-                       terms=long(self.terms), human=long(self.human), scores=long(self.scores), warnings=())
+                       terms=long(self.terms), human=long(self.human), scores=long(self.scores),
+                       annotations=long(self.annotations), warnings=())
 
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys."""
         digest = hashlib.sha256()
-        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human, self.scores):
+        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human, self.scores, self.annotations):
             if frame is None:
                 digest.update(b"\x00none")
                 continue

@@ -42,6 +42,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "delete": ("background:#fecaca;color:#111;", "deletion (reference word missing)"),
     "diff": ("background:#e9d5ff;color:#111;", "differs from the other system"),
     "ngram": ("background:#a5f3fc;color:#111;", "the selected n-gram"),
+    "human_major": ("text-decoration:underline wavy #b91c1c 2px;text-underline-offset:4px;", "human-marked major error"),
+    "human_minor": ("text-decoration:underline wavy #d97706 1px;text-underline-offset:4px;", "human-marked minor error"),
 }
 
 STYLE = (
@@ -165,6 +167,13 @@ def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | N
         offsets.append((start, start + len(needle)))
         pos = start + len(needle)
     return offsets
+
+
+def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
+    """The tokens ``[first, last + 1)`` whose characters (``offsets``, :func:`token_offsets`) overlap the character
+    span ``[start, end)`` (an empty span marks the token it falls in); None when no token does."""
+    hit = [i for i, (a, b) in enumerate(offsets) if (a < end and b > start) or (start == end and a <= start < b)]
+    return (hit[0], hit[-1] + 1) if hit else None
 
 
 def render_marked_text(text: str, tokens: Sequence[str], spans: Iterable[Span] = (), *,

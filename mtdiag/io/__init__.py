@@ -6,7 +6,8 @@ Inputs (see ``shared/data/README.md``):
   ``load_folder``) or from named files / uploaded bytes (:mod:`.files`: ``load_files``);
 - tables where the header names the roles (:mod:`.tables`: ``read_table`` / ``load_table``): TSV (no quoting, as
   in WMT files), CSV (standard quoting) and JSONL (one object per line);
-- human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``);
+- human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``), and human error spans
+  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``);
 - terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
 - whole test sets in the field's formats — WMT XML, SGML, TSV/CSV/JSONL, gzip (:mod:`.testsets`: ``load_testset``);
 - metric scores computed elsewhere, COMET/MetricX/… (:mod:`.scores`: ``read_metric_scores``);
@@ -19,6 +20,7 @@ that outputs nothing, human scores for systems that are not loaded) become warni
 """
 
 from mtdiag.errors import InputError
+from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
 from mtdiag.io.human import read_human_scores
@@ -59,6 +61,7 @@ __all__ = [
     "load_table",
     "load_testset",
     "read_human_scores",
+    "read_error_annotations",
     "read_lines",
     "read_metric_scores",
     "read_table",
@@ -70,5 +73,6 @@ __all__ = [
     "split_lines",
     "system_name_from_file",
     "system_name_from_stem",
+    "with_error_annotations",
     "with_metric_scores",
 ]

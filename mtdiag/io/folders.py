@@ -10,6 +10,7 @@ from pathlib import Path
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
 from mtdiag.io.files import _assemble, _check_names, _TextFile, read_text_file
+from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
 from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
 from mtdiag.io.human import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
 from mtdiag.io.naming import file_role, resolve_lang_pair
@@ -62,7 +63,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     every other ``*.txt`` a system named by its stem without a ``testset.xx-yy.`` prefix (the rule of
     :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
     ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
-    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); ``lang_pair`` from
+    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error spans from ``mqm.errors.tsv`` /
+    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`); ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
     Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.terms`)."""
     folder, display = Path(path), str(path)
@@ -107,6 +109,9 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
                         human=human, warnings=warnings, term_files=term_files)
     if (folder / METRIC_SCORES_FILE).is_file():
         evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)
+    for file_name in ANNOTATION_FILES:
+        if (folder / file_name).is_file():
+            evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits)
     return evalset
 
 

@@ -100,17 +100,20 @@ def _parse_delimited(text: str, name: str, fmt: str, limits: Limits) -> _Table:
     return _Table(name, header or [], rows, lines)
 
 
-def _json_cell(value: object, key: str, name: str, line: int) -> str:
-    """A JSONL value as text: strings as they are, numbers in their JSON form; anything else is an error."""
+def _json_cell(value: object, key: str, name: str, line: int, nested: bool = False) -> str:
+    """A JSONL value as text: strings as they are, numbers in their JSON form, lists and objects as JSON text when
+    the reader takes them (``nested``, e.g. error spans); anything else is an error."""
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return json.dumps(value)
+    if nested and isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
     kind = {type(None): "null (a missing value)", bool: "true/false", list: "a list", dict: "an object"}
     raise InputError(name, f"{_quote(key)} is {kind.get(type(value), type(value).__name__)}; expected text", line)
 
 
-def _parse_jsonl(text: str, name: str) -> _Table:
+def _parse_jsonl(text: str, name: str, nested: bool = False) -> _Table:
     """One JSON object per line (blank lines skipped); every object must have the first object's keys."""
     header: list[str] | None = None
     first_line = 1
@@ -126,7 +129,7 @@ def _parse_jsonl(text: str, name: str) -> _Table:
             header, first_line = keys, number
         elif set(keys) != set(header):
             raise InputError(name, _key_mismatch(header, keys, first_line), number)
-        rows.append([_json_cell(obj[k], k, name, number) for k in header])
+        rows.append([_json_cell(obj[k], k, name, number, nested) for k in header])
         lines.append(number)
     return _Table(name, header or [], rows, lines)
 
@@ -156,11 +159,11 @@ def _key_mismatch(expected: list[str], found: list[str], first_line: int) -> str
     return f"{what} (line {first_line} has keys {_names(expected)}; this line has {_names(found)})"
 
 
-def _parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits) -> _Table:
+def _parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> _Table:
     data, display = _read_bytes(source, name, limits)
     kind = _table_format(display, fmt)
     text = decode_text(data, display)
-    table = _parse_jsonl(text, display) if kind == "jsonl" else _parse_delimited(text, display, kind, limits)
+    table = _parse_jsonl(text, display, nested) if kind == "jsonl" else _parse_delimited(text, display, kind, limits)
     if len(set(table.header)) != len(table.header):
         first = next(h for i, h in enumerate(table.header) if h in table.header[:i])
         where = [i + 1 for i, h in enumerate(table.header) if h == first]

@@ -1,0 +1,199 @@
+"""Human error annotations: MQM error TSVs and ESA span files (:func:`read_error_annotations`).
+
+**MQM** (the format of google/wmt-mqm-human-evaluation): a TSV with ``system, doc, doc_id, seg_id, rater, source,
+target, category, severity``; one row per error, the erroneous span marked ``<v>…</v>`` in ``target`` (or in
+``source`` for source-side errors such as omissions), and a ``No-error`` row for a segment a rater found clean.
+A segment's score is the negated weighted sum of its errors, averaged over the raters who rated it — as the
+``mqm.seg.tsv`` files report it. Weights (Freitag et al. 2021, "Experts, Errors, and Context", TACL, Table 2):
+major 5, minor 1, a minor Fluency/Punctuation error 0.1, Non-translation 25 (whatever the severity), neutral and
+No-error 0.
+
+**ESA** (Error Span Annotation, Kocmi et al. 2024): JSONL, one object per (system, segment[, rater]) with ``system``,
+``seg_id``, a 0–100 ``score`` (or ``esa_score``) and ``error_spans``/``errors``: a list of ``{"start", "end",
+"severity"[, "category"]}`` character offsets into the system output (``start_i``/``end_i`` are accepted too); or
+a TSV with the same columns and ``error_spans`` as a JSON list. The segment score is the mean of the raters'
+scores.
+
+Both give (1) human scores per (system, segment) and (2) the spans, as a long frame ``seg, system, rater, side,
+start, end, severity, category, weight`` — one row per error (``side``: ``target``/``source``, or empty with offsets
+-1 when the error marks no span; offsets are characters of the text with the ``<v>`` marks removed), which the
+segment detail draws and lists and buckets group by category.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+
+from mtdiag.errors import InputError
+from mtdiag.io.human import _parse_score, _parse_seg_id
+from mtdiag.io.tables import _parse_table, _Table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _quote
+
+ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
+MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0, "critical": 25.0}
+NON_TRANSLATION_WEIGHT = 25.0
+PUNCTUATION_MINOR_WEIGHT = 0.1
+SPAN_COLUMNS = ["seg", "system", "rater", "side", "start", "end", "severity", "category", "weight"]
+_MARK = re.compile(r"<v>(.*?)</v>", re.DOTALL)
+
+
+def mqm_weight(category: str, severity: str) -> float:
+    """The MQM weight of one error (Freitag et al. 2021, Table 2)."""
+    cat, sev = category.strip().lower(), severity.strip().lower()
+    if cat.startswith("non-translation"):
+        return NON_TRANSLATION_WEIGHT
+    if cat in ("no-error", "no error") or sev in ("no-error", "neutral"):
+        return 0.0
+    if sev == "minor" and cat.replace(" ", "") in ("fluency/punctuation", "fluency-punctuation"):
+        return PUNCTUATION_MINOR_WEIGHT
+    if sev not in MQM_WEIGHTS:
+        raise ValueError(f"severity {severity!r}: expected Major, Minor, Neutral or No-error")
+    return MQM_WEIGHTS[sev]
+
+
+def _marked_span(text: str) -> tuple[int, int] | None:
+    """Character offsets of the ``<v>…</v>`` span in ``text`` once the marks are removed (None without one)."""
+    match = _MARK.search(text)
+    if match is None:
+        return None
+    start = match.start()
+    return start, start + len(match.group(1))
+
+
+def _empty_spans() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("seg", "start", "end") else "float64" if c == "weight"
+                                      else object) for c in SPAN_COLUMNS})
+
+
+def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                           limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(human scores ``seg, system, score``, error spans :data:`SPAN_COLUMNS`) from an MQM error TSV or an ESA
+    JSONL/TSV file (told apart by their columns)."""
+    table = _parse_table(source, name, None, limits, nested=True)
+    lowered = [h.strip().lower() for h in table.header]
+    if "severity" in lowered and "category" in lowered:
+        return _read_mqm(table, lowered, n_segments)
+    if any(c in lowered for c in ("error_spans", "errors", "esa_score")) or "score" in lowered:
+        return _read_esa(table, lowered, n_segments)
+    raise InputError(table.name, f"found columns {_names(table.header)}; expected an MQM error table (system, seg_id, "
+                                 "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
+
+
+def _column(lowered: list[str], table: _Table, *names: str, required: bool = True) -> int | None:
+    for wanted in names:
+        if wanted in lowered:
+            return lowered.index(wanted)
+    if required:
+        raise InputError(table.name, f"missing column {names[0]}; found columns {_names(table.header)}", 1)
+    return None
+
+
+def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
+    rater_at = _column(lowered, table, "rater", required=False)
+    target_at = _column(lowered, table, "target", required=False)
+    source_at = _column(lowered, table, "source", required=False)
+    penalties: dict[tuple[str, int, str], float] = {}
+    spans = []
+    for row, line in zip(table.rows, table.lines):
+        system = row[at["system"]].strip()
+        if not system:
+            raise InputError(table.name, "the system name is empty", line)
+        seg = _parse_seg_id(row[at["seg_id"]], table, line, n_segments) - 1
+        rater = row[rater_at].strip() if rater_at is not None else ""
+        category, severity = row[at["category"]].strip(), row[at["severity"]].strip()
+        try:
+            weight = mqm_weight(category, severity)
+        except ValueError as exc:
+            raise InputError(table.name, str(exc), line) from None
+        key = (system, seg, rater)
+        penalties[key] = penalties.get(key, 0.0) + weight
+        if weight > 0:  # an error: located by its <v> mark in the target, else in the source, else nowhere
+            marked = [(side, _marked_span(row[column])) for side, column in (("target", target_at), ("source", source_at))
+                      if column is not None]
+            side, span = next(((side, span) for side, span in marked if span is not None), ("", (-1, -1)))
+            spans.append((seg, system, rater, side, span[0], span[1], severity, category, weight))
+    by_pair: dict[tuple[str, int], list[float]] = {}
+    for (system, seg, _), penalty in penalties.items():
+        by_pair.setdefault((system, seg), []).append(-penalty)
+    scores = pd.DataFrame([(seg, system, sum(v) / len(v) + 0.0) for (system, seg), v in by_pair.items()],
+                          columns=["seg", "system", "score"])
+    return scores.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans)
+
+
+def _spans_frame(rows: list[tuple]) -> pd.DataFrame:
+    if not rows:
+        return _empty_spans()
+    return pd.DataFrame(rows, columns=SPAN_COLUMNS).astype({"seg": "int64", "start": "int64", "end": "int64",
+                                                            "weight": "float64"})
+
+
+def _read_esa(table: _Table, lowered: list[str], n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    system_at = _column(lowered, table, "system")
+    seg_at = _column(lowered, table, "seg_id", "line_id", "segment_id")
+    score_at = _column(lowered, table, "score", "esa_score")
+    rater_at = _column(lowered, table, "rater", "annotator", required=False)
+    spans_at = _column(lowered, table, "error_spans", "errors", required=False)
+    scores: dict[tuple[str, int], list[float]] = {}
+    spans = []
+    for row, line in zip(table.rows, table.lines):
+        system = row[system_at].strip()
+        if not system:
+            raise InputError(table.name, "the system name is empty", line)
+        seg = _parse_seg_id(row[seg_at], table, line, n_segments) - 1
+        score = _parse_score(row[score_at], table, line)
+        if score is not None:
+            scores.setdefault((system, seg), []).append(score)
+        rater = row[rater_at].strip() if rater_at is not None else ""
+        raw = row[spans_at].strip() if spans_at is not None else ""
+        for span in _esa_spans(raw, table, line):
+            spans.append((seg, system, rater, "target", *span))
+    frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in scores.items()],
+                         columns=["seg", "system", "score"])
+    return frame.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans)
+
+
+def _esa_spans(raw: str, table: _Table, line: int) -> list[tuple[int, int, str, str, float]]:
+    if not raw or raw in ("[]", "null"):
+        return []
+    try:
+        items = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise InputError(table.name, f"error_spans {_quote(raw)} is not a JSON list", line) from None
+    if not isinstance(items, list):
+        raise InputError(table.name, "error_spans must be a list of {start, end, severity}", line)
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise InputError(table.name, "each error span must be an object {start, end, severity}", line)
+        start, end = item.get("start", item.get("start_i")), item.get("end", item.get("end_i"))
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**9 for v in (start, end)) or end < start:
+            raise InputError(table.name, f"error span {_quote(json.dumps(item))}: start and end must be character "
+                                         "offsets with start <= end", line)
+        severity = str(item.get("severity", "minor"))
+        category = str(item.get("category", ""))
+        try:
+            weight = mqm_weight(category, severity)
+        except ValueError as exc:
+            raise InputError(table.name, str(exc), line) from None
+        out.append((start, end, severity, category, weight))
+    return out
+
+
+def with_error_annotations(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
+    """``evalset`` with the error spans of an MQM/ESA file (``EvalSet.annotations``) and, when it has no human
+    scores yet, the segment scores they give (``EvalSet.human``); systems that are not loaded give a warning."""
+    from dataclasses import replace
+
+    scores, spans = read_error_annotations(source, name, evalset.n_segments, limits=limits)
+    display = name or (source[0] if isinstance(source, tuple) else str(source))
+    warnings = list(evalset.warnings)
+    unknown = sorted(set(scores["system"]) - set(evalset.systems))
+    if unknown:
+        warnings.append(f"{display}: annotations for systems that are not loaded ({_names(unknown)}) match no output")
+    human = evalset.human if evalset.human is not None and len(evalset.human) else scores
+    merged = spans if evalset.annotations is None else pd.concat([evalset.annotations, spans], ignore_index=True)
+    return replace(evalset, human=human, annotations=merged, warnings=tuple(warnings))
