@@ -308,7 +308,8 @@ def _score(args) -> str:
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     report = evaluate(evalset, options, execution=Execution(dask=args.dask))
-    from mtdiag.compare import export_comparison, latex_table, report_signatures, significance_json
+    from mtdiag.compare import report_signatures
+    from mtdiag.export import export_comparison, latex_table, significance_json
 
     comparison = _significance(args, report)
     if args.format == "latex":
@@ -401,6 +402,7 @@ def _add_buckets_command(commands) -> None:
 def _buckets(args) -> str:
     from mtdiag import buckets as bucketing
     from mtdiag.api import Options, evaluate
+    from mtdiag.export import to_json_records, to_tsv
     from mtdiag.io import read_human_scores
 
     dimensions = [d.strip() for d in args.by.split(",") if d.strip()]
@@ -427,23 +429,16 @@ def _buckets(args) -> str:
         if args.compare:
             tests[by] = bucketing.bucket_significance(report, groups, *args.compare)
     if args.format == "json":
-        out = {"buckets": {by: [{k: _json_value(v) if isinstance(v, float) else v for k, v in row.items()}
-                                for row in table.to_dict(orient="records")] for by, table in tables.items()}}
+        out = {"buckets": {by: to_json_records(table) for by, table in tables.items()}}
         if tests:
-            out["significance"] = {by: [{k: _json_value(v) if isinstance(v, float) else v for k, v in row.items()}
-                                        for row in table.to_dict(orient="records")] for by, table in tests.items()}
+            out["significance"] = {by: to_json_records(table) for by, table in tests.items()}
         return json.dumps(out, ensure_ascii=False)
-    text = "".join(pd_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
+    text = "".join(to_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
                    for i, (by, table) in enumerate(tables.items()))
     if tests:  # a second table after one empty line: the paired test per bucket
-        text += "\n" + "".join(pd_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
+        text += "\n" + "".join(to_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
                                 for i, (by, table) in enumerate(tests.items()))
     return text.rstrip("\n")
-
-
-def pd_tsv(frame, header: bool = True) -> str:
-    """A frame as TSV text (numbers as Python writes them; empty for undefined)."""
-    return frame.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="")
 
 
 def _add_likeness_command(commands) -> None:

@@ -33,10 +33,7 @@ BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number 
 
 from __future__ import annotations
 
-import io
-import json
-import math
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -450,145 +447,10 @@ def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[st
 # ------------------------------------------------------------------------------------------ per-segment view
 
 
-# --------------------------------------------------------------------------------------------------- exports
-
-
-def _info(frame: pd.DataFrame, metric: str) -> tuple[str, bool, float]:
-    """(label, higher_is_better, scale) of a metric: from the frame's attrs, else from the registry."""
-    attrs = frame.attrs
-    try:
-        info = metric_info(metric)
-        label, higher, scale = info.label, info.higher_is_better, info.scale
-    except KeyError:
-        label, higher, scale = metric, True, 100
-    return (attrs.get("labels", {}).get(metric, label), attrs.get("higher_is_better", {}).get(metric, higher),
-            attrs.get("scales", {}).get(metric, scale))
-
-
-def _number(value: Any) -> float | None:
-    """A JSON-safe float: NaN and infinities become None."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def significance_json(frame: pd.DataFrame) -> dict:
-    """``{SYSTEM: {METRIC: {"score", "mean", "ci": [lo, hi], "p", "significant", "delta", "better"}}}``
-    (the baseline's ``p`` is None); the ``"significance"`` object of ``mtdiag score --format json``."""
-    out: dict[str, dict[str, dict]] = {}
-    for (system, metric), row in frame.iterrows():
-        out.setdefault(system, {})[metric] = {
-            "score": _number(row["score"]), "mean": _number(row["mean"]),
-            "ci": [_number(row["ci_lo"]), _number(row["ci_hi"])], "p": _number(row["p"]),
-            "significant": bool(row["significant"]), "delta": _number(row["delta"]), "better": int(row["better"]),
-        }
-    return out
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped (``& % $ # _ { } ~ ^ \\``); newlines become spaces."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text).replace("\r", " ").replace("\n", " "))
-
-
-def _decimals(scale: float) -> int:
-    return 2 if scale >= 10 else 4
-
-
-def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = None, *, mark: str = "dagger",
-                signatures: Mapping[str, str] | None = None, decimals: int | None = None) -> str:
-    """A booktabs LaTeX table: one row per system, one column per metric with ``$\\uparrow$``/``$\\downarrow$``.
-
-    ``corpus``: corpus scores (index system, one column per metric). With ``significance_frame`` (from
-    :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval, and a ``mark``
-    (``"dagger"`` -> ``$^{\\dagger}$``, ``"star"`` -> ``$^{*}$``) when the system is significantly better than the
-    baseline (p < 0.05, in the metric's direction). Signatures go into ``%`` comment lines. Needs
-    ``\\usepackage{booktabs}``.
-    """
-    if mark not in ("dagger", "star"):
-        raise ValueError(f"mark must be 'dagger' or 'star', got {mark!r}")
-    symbol = r"$^{\dagger}$" if mark == "dagger" else r"$^{*}$"
-    sig = significance_frame
-    ref = sig if sig is not None else pd.DataFrame()
-    metrics = list(corpus.columns)
-    infos = {m: _info(ref, m) for m in metrics}
-    header = ["System"] + [latex_escape(infos[m][0]) + (r" $\uparrow$" if infos[m][1] else r" $\downarrow$")
-                           for m in metrics]
-    baseline = sig.attrs.get("baseline") if sig is not None else None
-    lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
-    for system, row in corpus.iterrows():
-        name = latex_escape(system) + (" (baseline)" if system == baseline else "")
-        cells = [name]
-        for m in metrics:
-            places = decimals if decimals is not None else _decimals(infos[m][2])
-            cells.append(_latex_cell(row[m], sig, system, m, places, symbol))
-        lines.append(" & ".join(cells) + r" \\")
-    lines.append(r"\bottomrule")
-    if sig is not None:
-        method = METHODS[sig.attrs.get("method", "bs")]
-        unit = "resamples" if sig.attrs.get("method", "bs") == "bs" else "trials"
-        note = (f"{symbol} significantly better than {latex_escape(baseline)} ($p < {sig.attrs.get('alpha', ALPHA)}$, "
-                f"{method}, {sig.attrs.get('n')} {unit}); $\\pm$: half-width of the 95\\% confidence interval.")
-        lines.append(r"\multicolumn{" + str(len(metrics) + 1) + r"}{l}{\footnotesize " + note + r"} \\")
-    lines.append(r"\end{tabular}")
-    signatures = signatures if signatures is not None else (sig.attrs.get("signatures", {}) if sig is not None else {})
-    comments = [f"% {m}: {signatures[m]}".replace("\n", " ") for m in metrics if m in signatures]
-    return "\n".join(comments + lines)
-
-
-def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str, places: int, symbol: str) -> str:
-    if value is None or not math.isfinite(float(value)):
-        return "--"
-    text = f"{float(value):.{places}f}"
-    if sig is None or (system, metric) not in sig.index:
-        return text
-    row = sig.loc[(system, metric)]
-    if math.isfinite(float(row["ci"])):
-        text += f" $\\pm$ {float(row['ci']):.{places}f}"
-    if bool(row["significant"]) and int(row["better"]) > 0:
-        text += symbol
-    return text
-
-
-def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
-    """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
-
-    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
-    - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better).
-    - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
-      :func:`significance_json`.
-    """
-    fmt = fmt.lower()
-    signatures = frame.attrs.get("signatures", {})
-    if fmt in ("csv", "tsv"):
-        table = frame.reset_index()
-        table.insert(2, "label", [_info(frame, m)[0] for m in table["metric"]])
-        table["signature"] = [signatures.get(m, "") for m in table["metric"]]
-        buffer = io.StringIO()
-        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
-        return buffer.getvalue()
-    if fmt == "latex":
-        corpus = frame["score"].unstack("metric")
-        corpus = corpus.reindex(index=list(dict.fromkeys(frame.index.get_level_values("system"))),
-                                columns=list(dict.fromkeys(frame.index.get_level_values("metric"))))
-        return latex_table(corpus, frame, **latex_options)
-    if fmt == "json":
-        attrs = frame.attrs
-        payload = {"baseline": attrs.get("baseline"), "method": attrs.get("method"), "n": attrs.get("n"),
-                   "seed": attrs.get("seed"), "n_confidence": attrs.get("n_confidence"),
-                   "signatures": dict(signatures), "significance": significance_json(frame)}
-        return json.dumps(payload, ensure_ascii=False)
-    raise ValueError(f"unknown export format {fmt!r}: choose csv, tsv, latex or json")
-
-
 __all__ = [
     "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
     "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
-    "export_comparison", "latex_escape", "latex_table", "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
+    "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
     "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
-    "significance", "significance_json", "weighted_sums", "with_version",
+    "significance", "weighted_sums", "with_version",
 ]

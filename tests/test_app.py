@@ -393,7 +393,7 @@ def test_data_argument_parsing():
 
 
 def test_table_exports():
-    from mtdiag.ui.widgets import to_csv, to_excel
+    from mtdiag.export import to_csv, to_excel
 
     frame = pd.DataFrame({"seg": [0, 1], "hyp": ["a\x01b", "<c>"], "segments": [[1, 2], [3]]})
     assert to_csv(frame).decode().splitlines() == ["seg,hyp,segments", "0,a\x01b,1 2", "1,<c>,3"]

@@ -26,8 +26,6 @@ from mtdiag.compare import (
     bootstrap_indices,
     compare_stats,
     confidence_interval,
-    export_comparison,
-    latex_escape,
     p_value,
     paired_bootstrap,
     paired_randomization,
@@ -36,6 +34,7 @@ from mtdiag.compare import (
     significance,
 )
 from mtdiag.evalset import evalset_from_lists
+from mtdiag.export import export_comparison, latex_escape
 from mtdiag.metrics import REGISTRY, Signature, create_metric
 from tests.conftest import DEV, read_lines
 

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import cli, compare
+from mtdiag import cli, compare, export
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.highlight import Span
@@ -102,8 +102,8 @@ def test_a_registered_metric_reaches_significance_and_exports(long_words):
     sig = compare.significance(report, "y", "bs", 50)
     assert ("x", "long_words") in sig.index and sig.loc[("x", "long_words"), "better"] == -1  # lower is better
     assert "|min_chars:4|" in sig.attrs["signatures"]["long_words"]
-    assert "Long words $\\downarrow$" in compare.latex_table(report.corpus, sig)
-    csv = compare.export_comparison(sig, "csv")
+    assert "Long words $\\downarrow$" in export.latex_table(report.corpus, sig)
+    csv = export.export_comparison(sig, "csv")
     assert "long_words,Long words" in csv
 
 

@@ -6,18 +6,16 @@ HTML shown here is built only by :mod:`mtdiag.highlight` (which escapes every pi
 
 from __future__ import annotations
 
-import io
 import re
 from typing import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from mtdiag import diagnose, highlight
+from mtdiag import diagnose, export, highlight
 from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
-EXCEL_MAX_ROWS = 1_048_575
 
 
 # --------------------------------------------------------------------------------------------- labels
@@ -90,50 +88,16 @@ def chart(current: state.Current, kind: str, params: Sequence, build: Callable, 
 # --------------------------------------------------------------------------------------------- tables
 
 
-def to_csv(frame: pd.DataFrame) -> bytes:
-    """A table as UTF-8 CSV (index kept when it is named)."""
-    keep_index = any(name is not None for name in frame.index.names)
-    return _flatten(frame).to_csv(index=keep_index).encode("utf-8")
-
-
-def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
-    """A table as an .xlsx workbook (openpyxl)."""
-    buffer = io.BytesIO()
-    keep_index = any(name is not None for name in frame.index.names)
-    flat = _flatten(frame).head(EXCEL_MAX_ROWS)
-    # openpyxl refuses control characters in cells
-    for column in flat.columns:
-        if flat[column].dtype == object or pd.api.types.is_string_dtype(flat[column]):
-            flat[column] = flat[column].map(lambda v: _ILLEGAL.sub("", v) if isinstance(v, str) else v)
-    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
-        flat.to_excel(writer, sheet_name=sheet[:31], index=keep_index)
-    return buffer.getvalue()
-
-
-_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def _flatten(frame: pd.DataFrame) -> pd.DataFrame:
-    """Array/list cells (e.g. n-gram segment lists) become space-separated text."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object and len(out) and not isinstance(out[column].iloc[0], str):
-            if hasattr(out[column].iloc[0], "__len__"):
-                out[column] = out[column].map(
-                    lambda v: " ".join(map(str, v)) if hasattr(v, "__len__") and not isinstance(v, str) else v)
-    return out
-
-
 def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False) -> None:
     """Download buttons for a table: CSV (always) and Excel (``excel=True``). Files are built on click."""
     slug = re.sub(r"[^\w.-]+", "_", name).strip("_") or "table"
     row = st.container(horizontal=True, gap="small")
-    row.download_button("CSV", data=lambda: to_csv(frame), file_name=f"{slug}.csv", mime="text/csv",
+    row.download_button("CSV", data=lambda: export.to_csv(frame), file_name=f"{slug}.csv", mime="text/csv",
                         key=f"dl_csv_{key}", on_click="ignore", icon=":material/download:",
                         help=f"Download this table ({len(frame):,} rows) as CSV")
     if excel:
         row.download_button(
-            "Excel", data=lambda: to_excel(frame), file_name=f"{slug}.xlsx", key=f"dl_xlsx_{key}",
+            "Excel", data=lambda: export.to_excel(frame), file_name=f"{slug}.xlsx", key=f"dl_xlsx_{key}",
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", on_click="ignore",
             icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as an Excel workbook")
 

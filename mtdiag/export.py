@@ -1,0 +1,257 @@
+"""Every writer of mtdiag's tables — CSV, Excel, TSV, JSON, LaTeX — for the command line and the dashboard alike.
+
+**Spreadsheet safety** (OWASP, "CSV Injection"): a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return would be read as a formula by a spreadsheet. In CSV such a cell gets a leading single quote
+(``'=1+1``: shown as text, visibly marked); in Excel it is written as a text cell with Excel's own quote prefix
+(``quotePrefix``: shown as ``=1+1``, never a formula; openpyxl ``data_type == "s"``). Numbers stay numbers (a
+negative score is a number, not text). Texts are never cut; characters XML forbids are removed from Excel cells
+(openpyxl refuses them) and kept in CSV.
+
+**Significance exports** (:func:`export_comparison`, :func:`latex_table`, :func:`significance_json`): the frames
+of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
+(:class:`~mtdiag.metrics.MetricInfo`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.compare import ALPHA, METHODS
+from mtdiag.metrics import metric_info
+
+EXCEL_MAX_ROWS = 1_048_575  # a sheet's rows below the header
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def is_dangerous(value: object) -> bool:
+    """A text cell a spreadsheet would read as a formula (OWASP's leading characters)."""
+    return isinstance(value, str) and value.startswith(_FORMULA_START)
+
+
+def neutralise(value: object) -> object:
+    """A CSV cell made safe: dangerous text gets a leading single quote; anything else is unchanged."""
+    return "'" + value if is_dangerous(value) else value
+
+
+def flatten(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy with array/list cells (e.g. n-gram segment lists) as space-separated text and the index kept as
+    columns when it is named."""
+    keep_index = any(name is not None for name in frame.index.names)
+    out = frame.reset_index() if keep_index else frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object and len(out):
+            out[column] = out[column].map(
+                lambda v: " ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else v)
+    return out
+
+
+def _text_columns(frame: pd.DataFrame) -> list:
+    return [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+
+
+def safe_for_spreadsheets(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`flatten`, then every dangerous text cell neutralised (:func:`neutralise`)."""
+    out = flatten(frame)
+    for column in _text_columns(out):
+        out[column] = out[column].map(neutralise)
+    out.columns = [neutralise(str(c)) for c in out.columns]
+    return out
+
+
+def to_csv(frame: pd.DataFrame) -> bytes:
+    """A table as UTF-8 CSV (RFC 4180 line ends, so a field holding a carriage return is quoted), safe to open in
+    a spreadsheet (the index kept when it is named)."""
+    return safe_for_spreadsheets(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+
+
+def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
+    """A table as TSV text for the command line (numbers as Python writes them; empty for undefined)."""
+    return flatten(frame).to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="")
+
+
+def to_json_records(frame: pd.DataFrame) -> list[dict]:
+    """A table as JSON-ready records (NaN and infinities become null)."""
+    records = flatten(frame).to_dict(orient="records")
+    return [{str(k): _json_value(v) for k, v in row.items()} for row in records]
+
+
+def _json_value(value: Any):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _number(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def to_json(frame: pd.DataFrame) -> str:
+    return json.dumps(to_json_records(frame), ensure_ascii=False)
+
+
+def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
+    """A table as an .xlsx workbook (openpyxl): header, then at most :data:`EXCEL_MAX_ROWS` rows; every text cell
+    is a text cell (dangerous ones with Excel's quote prefix), numbers are numbers."""
+    from openpyxl import Workbook
+
+    flat = flatten(frame).head(EXCEL_MAX_ROWS)
+    workbook = Workbook()
+    worksheet = workbook.active
+    worksheet.title = re.sub(r"[\[\]:*?/\\]", "_", sheet)[:31] or "sheet"
+    rows = [list(map(str, flat.columns))] + flat.astype(object).where(flat.notna(), None).values.tolist()
+    for r, values in enumerate(rows, start=1):
+        for c, value in enumerate(values, start=1):
+            if isinstance(value, (np.integer, np.floating)):
+                value = value.item()
+            if isinstance(value, float) and not math.isfinite(value):
+                value = None
+            cell = worksheet.cell(row=r, column=c)
+            if isinstance(value, str):
+                cell.value = _ILLEGAL_XML.sub("", value)
+                cell.data_type = "s"  # never a formula, whatever the text starts with
+                if is_dangerous(value):
+                    cell.quotePrefix = True
+            else:
+                cell.value = value if not isinstance(value, (list, tuple, dict)) else str(value)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _info(frame: pd.DataFrame, metric: str) -> tuple[str, bool | None, int]:
+    """(label, higher_is_better, decimal places) of a metric: from the registry (:class:`MetricInfo`), else from
+    the frame's attrs (a frame made elsewhere), else neutral defaults."""
+    attrs = frame.attrs
+    try:
+        info = metric_info(metric)
+        return info.label, info.higher_is_better, info.places
+    except KeyError:
+        scale = attrs.get("scales", {}).get(metric, 100)
+        return (attrs.get("labels", {}).get(metric, metric), attrs.get("higher_is_better", {}).get(metric, True),
+                2 if scale >= 10 else 4)
+
+
+def _number(value: Any) -> float | None:
+    """A JSON-safe float: NaN and infinities become None."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def significance_json(frame: pd.DataFrame) -> dict:
+    """``{SYSTEM: {METRIC: {"score", "mean", "ci": [lo, hi], "p", "significant", "delta", "better"}}}``
+    (the baseline's ``p`` is None); the ``"significance"`` object of ``mtdiag score --format json``."""
+    out: dict[str, dict[str, dict]] = {}
+    for (system, metric), row in frame.iterrows():
+        out.setdefault(system, {})[metric] = {
+            "score": _number(row["score"]), "mean": _number(row["mean"]),
+            "ci": [_number(row["ci_lo"]), _number(row["ci_hi"])], "p": _number(row["p"]),
+            "significant": bool(row["significant"]), "delta": _number(row["delta"]), "better": int(row["better"]),
+        }
+    return out
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (``& % $ # _ { } ~ ^ \\``); newlines become spaces."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text).replace("\r", " ").replace("\n", " "))
+
+
+def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = None, *, mark: str = "dagger",
+                signatures: Mapping[str, str] | None = None, decimals: int | None = None) -> str:
+    """A booktabs LaTeX table: one row per system, one column per metric with ``$\\uparrow$``/``$\\downarrow$``.
+
+    ``corpus``: corpus scores (index system, one column per metric). With ``significance_frame`` (from
+    :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval, and a ``mark``
+    (``"dagger"`` -> ``$^{\\dagger}$``, ``"star"`` -> ``$^{*}$``) when the system is significantly better than the
+    baseline (p < 0.05, in the metric's direction). Signatures go into ``%`` comment lines. Needs
+    ``\\usepackage{booktabs}``.
+    """
+    if mark not in ("dagger", "star"):
+        raise ValueError(f"mark must be 'dagger' or 'star', got {mark!r}")
+    symbol = r"$^{\dagger}$" if mark == "dagger" else r"$^{*}$"
+    sig = significance_frame
+    ref = sig if sig is not None else pd.DataFrame()
+    metrics = list(corpus.columns)
+    infos = {m: _info(ref, m) for m in metrics}
+    arrows = {True: r" $\uparrow$", False: r" $\downarrow$", None: ""}
+    header = ["System"] + [latex_escape(infos[m][0]) + arrows[infos[m][1]] for m in metrics]
+    baseline = sig.attrs.get("baseline") if sig is not None else None
+    lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    for system, row in corpus.iterrows():
+        name = latex_escape(system) + (" (baseline)" if system == baseline else "")
+        cells = [name]
+        for m in metrics:
+            places = decimals if decimals is not None else infos[m][2]
+            cells.append(_latex_cell(row[m], sig, system, m, places, symbol))
+        lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\bottomrule")
+    if sig is not None:
+        method = METHODS[sig.attrs.get("method", "bs")]
+        unit = "resamples" if sig.attrs.get("method", "bs") == "bs" else "trials"
+        note = (f"{symbol} significantly better than {latex_escape(baseline)} ($p < {sig.attrs.get('alpha', ALPHA)}$, "
+                f"{method}, {sig.attrs.get('n')} {unit}); $\\pm$: half-width of the 95\\% confidence interval.")
+        lines.append(r"\multicolumn{" + str(len(metrics) + 1) + r"}{l}{\footnotesize " + note + r"} \\")
+    lines.append(r"\end{tabular}")
+    signatures = signatures if signatures is not None else (sig.attrs.get("signatures", {}) if sig is not None else {})
+    comments = [f"% {m}: {signatures[m]}".replace("\n", " ") for m in metrics if m in signatures]
+    return "\n".join(comments + lines)
+
+
+def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str, places: int, symbol: str) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "--"
+    text = f"{float(value):.{places}f}"
+    if sig is None or (system, metric) not in sig.index:
+        return text
+    row = sig.loc[(system, metric)]
+    if math.isfinite(float(row["ci"])):
+        text += f" $\\pm$ {float(row['ci']):.{places}f}"
+    if bool(row["significant"]) and int(row["better"]) > 0:
+        text += symbol
+    return text
+
+
+def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
+    """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
+
+    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
+    - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better).
+    - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
+      :func:`significance_json`.
+    """
+    fmt = fmt.lower()
+    signatures = frame.attrs.get("signatures", {})
+    if fmt in ("csv", "tsv"):
+        table = frame.reset_index()
+        table.insert(2, "label", [_info(frame, m)[0] for m in table["metric"]])
+        table["signature"] = [signatures.get(m, "") for m in table["metric"]]
+        if fmt == "csv":  # for spreadsheets: system names are user text
+            table = safe_for_spreadsheets(table)
+        buffer = io.StringIO()
+        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
+        return buffer.getvalue()
+    if fmt == "latex":
+        corpus = frame["score"].unstack("metric")
+        corpus = corpus.reindex(index=list(dict.fromkeys(frame.index.get_level_values("system"))),
+                                columns=list(dict.fromkeys(frame.index.get_level_values("metric"))))
+        return latex_table(corpus, frame, **latex_options)
+    if fmt == "json":
+        attrs = frame.attrs
+        payload = {"baseline": attrs.get("baseline"), "method": attrs.get("method"), "n": attrs.get("n"),
+                   "seed": attrs.get("seed"), "n_confidence": attrs.get("n_confidence"),
+                   "signatures": dict(signatures), "significance": significance_json(frame)}
+        return json.dumps(payload, ensure_ascii=False)
+    raise ValueError(f"unknown export format {fmt!r}: choose csv, tsv, latex or json")

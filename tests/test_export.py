@@ -1,0 +1,57 @@
+"""Exports are safe to open in a spreadsheet (OWASP CSV injection) and keep every text whole."""
+
+from __future__ import annotations
+
+import io
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from mtdiag.export import flatten, to_csv, to_excel, to_json_records, to_tsv
+
+DANGEROUS = ['=HYPERLINK("http://x","y")', "=1+1", "+1", "-1+2", "@SUM(A1)", "\t=1", "\r=1"]
+
+
+@pytest.fixture
+def frame():
+    texts = DANGEROUS + ["plain text", "a, \"quoted\" <b>text</b>", "x" * 5000]
+    return pd.DataFrame({"seg_id": range(1, len(texts) + 1), "hyp": texts, "score": [-1.5] * len(texts),
+                         "segments": [[1, 2]] * len(texts)})
+
+
+def test_csv_neutralises_formula_cells_and_keeps_numbers(frame):
+    back = pd.read_csv(io.BytesIO(to_csv(frame)), keep_default_na=False)
+    for original, written in zip(frame["hyp"], back["hyp"]):
+        if original.startswith(("=", "+", "-", "@", "\t", "\r")):
+            assert written == "'" + original
+        else:
+            assert written == original
+    assert back["score"].dtype.kind == "f" and (back["score"] == -1.5).all()  # a negative number stays a number
+    assert back["segments"].iloc[0] == "1 2" and len(back) == len(frame)
+    assert len(back["hyp"].iloc[-1]) == 5000  # never cut
+
+
+def test_excel_cells_from_user_text_are_never_formulas(frame):
+    sheet = openpyxl.load_workbook(io.BytesIO(to_excel(frame))).active
+    rows = list(sheet.iter_rows(min_row=2))
+    for row, original in zip(rows, frame["hyp"]):
+        cell = row[1]
+        assert cell.data_type != "f" and cell.value == original  # the text kept exactly
+        if original.startswith(("=", "+", "-", "@")):
+            assert cell.quotePrefix
+    assert rows[0][2].value == -1.5 and rows[0][2].data_type == "n"
+    assert len(rows) == len(frame)
+
+
+def test_tsv_and_json_for_scripts(frame):
+    lines = to_tsv(frame.head(2)[["seg_id", "score"]]).splitlines()
+    assert lines == ["seg_id\tscore", "1\t-1.5", "2\t-1.5"]
+    records = to_json_records(pd.DataFrame({"a": [1.0, float("nan")], "b": [[1], [2, 3]]}))
+    assert records == [{"a": 1.0, "b": "1"}, {"a": None, "b": "2 3"}]
+
+
+def test_named_index_is_kept():
+    frame = pd.DataFrame({"bleu": [1.0]}, index=pd.Index(["=sys"], name="system"))
+    assert list(flatten(frame).columns) == ["system", "bleu"]
+    assert to_csv(frame).decode().splitlines() == ["system,bleu", "'=sys,1.0"]
