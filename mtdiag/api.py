@@ -176,9 +176,29 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
                 if progress:
                     progress((i * len(evalset.systems) + j) / steps, f"{metric.info.label}: {system}")
                 stats[(name, system)] = metric.statistics(context, system)
-    results = {(name, system): metric_objects[name].result(system, stats[(name, system)], context)
-               for name in names for system in evalset.systems}
     if progress:
         progress(1.0, "done")
+    return _report(evalset, options, names, stats, context, metric_objects)
+
+
+def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,
+            metric_objects: dict[str, Metric]) -> Report:
+    results = {(name, system): metric_objects[name].result(system, stats[(name, system)], context)
+               for name in names for system in evalset.systems}
     return Report(evalset=evalset, options=options, metrics=names, results=results, context=context,
                   metric_objects=metric_objects)
+
+
+def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[str, ...],
+                           statistics: Mapping[tuple[str, str], np.ndarray]) -> Report:
+    """A report from per-segment statistics computed before (a saved run, a Dask job): corpus and segment scores
+    by the metrics' formulas, nothing tokenised or counted again. ``options`` are the ones the statistics were
+    computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)`` array."""
+    options = options.resolved(evalset)
+    register_imported(evalset)
+    missing = [(m, s) for m in metrics for s in evalset.systems if (m, s) not in statistics]
+    if missing:
+        raise ValueError(f"no statistics for {missing[0][0]} of {missing[0][1]}")
+    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
+    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in metrics}
+    return _report(evalset, options, tuple(metrics), statistics, context, metric_objects)
