@@ -33,8 +33,11 @@ class OptionSpec:
     choices: tuple[Any, ...] | None = None
     minimum: int | None = None
     maximum: int | None = None
+    type: type | None = None  # the value's type when the default (None = auto) does not show it
 
     def validate(self, value: Any) -> Any:
+        if value is None and self.default is None:  # "auto": the metric resolves it
+            return value
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"option {self.name}={value!r}: choose one of {self.choices}")
         if isinstance(self.default, int) and not isinstance(self.default, bool):
