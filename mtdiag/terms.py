@@ -5,10 +5,16 @@ alternatives joined by ``|``), ``ref_surface`` (the term's form in the reference
 Three inputs produce them:
 
 (a) inline tags ``<term id=… type=… src="…" tgt="alt1|alt2">surface</term>`` in source and reference lines (WMT21
-    terminology / TICO-19 format): the k-th target tag pairs with the k-th source tag; the tags are stripped from
-    the text every other metric sees (:func:`strip_term_tags`);
+    terminology / TICO-19 format), read case-insensitively (``<TERM>``): a reference tag pairs with a source tag of
+    the same ``id`` — the j-th reference occurrence of an id with the j-th source occurrence — and, without ids, with
+    the same ``src`` and ``tgt`` attributes; never by position, because reference tags follow the target language's
+    word order (:func:`terms_from_tags`). The tags are stripped from the text every other metric sees
+    (:func:`strip_term_tags`); a stray ``</term>`` or an unclosed ``<term …>`` is removed with a warning;
 (b) a terms TSV ``seg_id, src_term, tgt_term`` (1-based ``seg_id``; ``|`` between alternatives; the TICO-19 names
-    ``src_term_lemma``/``tgt_term_alternatives``/``ref_surface`` are accepted too) (:func:`terms_from_table`);
+    ``src_term_lemma``/``tgt_term_alternatives``/``ref_surface`` are accepted too) (:func:`terms_from_table`). The
+    source term may be a lemma (``infection`` annotating ``infections``, as in the terminology paper's release):
+    the metrics are target-side, so such a row is loaded; its source side is located case-insensitively, else by
+    a lemma-like stem (:func:`find_source_term`), and the rows located neither way are counted in one warning;
 (c) a glossary TSV ``source, target`` matched automatically (:func:`match_glossary`): an entry is an occurrence in
     a segment when its source term is in the source (whole tokens, case-insensitive, longest match first) and one
     of its targets is in the reference — the paper's recipe for silver annotations.
@@ -27,7 +33,8 @@ import pandas as pd
 from mtdiag.errors import InputError
 
 TERM_COLUMNS = ["seg", "term_id", "src_term", "tgt_terms", "ref_surface"]
-_TAG = re.compile(r"<term\b([^>]*)>(.*?)</term\s*>", re.DOTALL)
+_TAG = re.compile(r"<term\b([^>]*)>(.*?)</term\s*>", re.DOTALL | re.IGNORECASE)
+_STRAY_TAG = re.compile(r"</?term\b[^>]*>?", re.IGNORECASE)
 _ATTRIBUTE = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _ALIASES = {
     "seg_id": ("seg_id", "segment", "seg"),
@@ -50,45 +57,69 @@ def empty_terms() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "seg" else "object") for c in TERM_COLUMNS})
 
 
-def strip_term_tags(line: str, name: str, line_no: int) -> tuple[str, list[TermTag]]:
+def strip_term_tags(line: str, name: str, line_no: int,
+                    warnings: list[str] | None = None) -> tuple[str, list[TermTag]]:
     """The line without ``<term>`` tags (each replaced by its surface) and the tags in order.
 
-    Malformed tags (an unclosed ``<term``, a nested tag, a tag without ``src``/``tgt``) raise :class:`InputError`
-    naming the file and the line.
+    Tags are read case-insensitively (``<TERM …>…</Term>``). A nested tag or a tag without ``src``/``tgt`` raises
+    :class:`InputError` naming the file and the line. A stray tag — a ``</term>`` without an opening tag, or a
+    ``<term …>`` never closed — is removed from the text (so it is not scored as words) and reported in
+    ``warnings`` (``"<file>: line <n>: …"``) when a list is given.
     """
     tags: list[TermTag] = []
 
     def replace(match: re.Match) -> str:
-        attributes = {k: (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(match.group(1))}
+        attributes = {k.lower(): (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(match.group(1))}
         surface = match.group(2).strip()
-        if "<term" in surface:
+        if re.search(r"<term\b", surface, re.IGNORECASE):
             raise InputError(name, "nested <term> tags are not supported", line_no)
         missing = [a for a in ("src", "tgt") if not attributes.get(a, "").strip()]
         if missing:
             raise InputError(name, f"a <term> tag has no {' or '.join(missing)} attribute: {match.group(0)[:80]}", line_no)
-        tags.append(TermTag(attributes.get("id", ""), attributes["src"].strip(), attributes["tgt"].strip(), surface))
+        tags.append(TermTag(attributes.get("id", "").strip(), attributes["src"].strip(), attributes["tgt"].strip(),
+                            surface))
         return f" {surface} "
 
     stripped = _TAG.sub(replace, line)
-    if re.search(r"</?term\b", stripped):
-        raise InputError(name, "a <term> tag is not closed (or a </term> has no opening tag)", line_no)
-    return " ".join(stripped.split()) if tags else line, tags
+    strays = _STRAY_TAG.findall(stripped)
+    if strays:
+        if warnings is not None:
+            listed = ", ".join(repr(tag[:40]) for tag in strays)
+            warnings.append(f"{name}: line {line_no}: stray term tag(s) without a partner removed: {listed}")
+        stripped = _STRAY_TAG.sub(" ", stripped)
+    return " ".join(stripped.split()) if tags or strays else line, tags
 
 
 def has_term_tags(lines: list[str]) -> bool:
-    return any("<term" in line for line in lines)
+    """Whether any line holds a ``<term`` or ``</term`` tag (any case)."""
+    return any(_STRAY_TAG.search(line) for line in lines)
 
 
-def terms_from_tags(src_tags: list[list[TermTag]], ref_tags: list[list[TermTag]] | None, name: str) -> pd.DataFrame:
-    """Term occurrences from the tags of source lines, paired k-th with the reference lines' tags."""
+def terms_from_tags(src_tags: list[list[TermTag]], ref_tags: list[list[TermTag]] | None, name: str,
+                    ref_name: str | None = None) -> pd.DataFrame:
+    """Term occurrences from the tags of source lines, each with the surface of its partner reference tag.
+
+    A reference tag's partner is the source tag of the same ``id`` in the segment (the j-th reference occurrence
+    of an id pairs with the j-th source occurrence, ids naming terms that can occur twice); when the reference tag
+    has no id, the source tag with the same ``src`` and ``tgt`` attributes, likewise in order. Never by position:
+    reference tags follow the target language's word order (METRICS.md §3 (a)). A reference tag without a source
+    partner raises :class:`InputError` naming ``ref_name`` (default ``name``) and the line; a source tag without a
+    reference partner has no reference surface (its alternatives still count).
+    """
     rows = []
     for seg, tags in enumerate(src_tags):
-        targets = ref_tags[seg] if ref_tags is not None else []
-        if ref_tags is not None and len(targets) not in (0, len(tags)):
-            raise InputError(name, f"{len(tags)} source term tag(s) but {len(targets)} in the reference", seg + 1)
-        for k, tag in enumerate(tags):
-            ref_surface = targets[k].surface if targets else ""
-            rows.append((seg, tag.term_id, tag.src, tag.tgt, ref_surface))
+        surfaces: list[str | None] = [None] * len(tags)  # None: no reference partner (yet)
+        for ref_tag in ref_tags[seg] if ref_tags is not None else []:
+            key = (lambda t: t.term_id == ref_tag.term_id) if ref_tag.term_id else (
+                lambda t: (t.src, t.tgt) == (ref_tag.src, ref_tag.tgt))
+            partner = next((k for k, tag in enumerate(tags) if key(tag) and surfaces[k] is None), None)
+            if partner is None:
+                what = f"id {ref_tag.term_id!r}" if ref_tag.term_id else f"src {ref_tag.src!r} and tgt {ref_tag.tgt!r}"
+                raise InputError(ref_name or name, f"the reference term tag {ref_tag.surface!r} has no source term tag "
+                                                   f"with {what} in this segment", seg + 1)
+            surfaces[partner] = ref_tag.surface
+        for tag, surface in zip(tags, surfaces):
+            rows.append((seg, tag.term_id, tag.src, tag.tgt, surface or ""))
     return pd.DataFrame(rows, columns=TERM_COLUMNS) if rows else empty_terms()
 
 
@@ -106,12 +137,15 @@ def is_glossary_header(header: list[str]) -> bool:
 
 
 def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segments: int,
-                     src_tokens: list[list[str]] | None = None, tokenize=None) -> pd.DataFrame:
+                     src_tokens: list[list[str]] | None = None, tokenize=None,
+                     warnings: list[str] | None = None) -> pd.DataFrame:
     """Term occurrences from a terms TSV (header on line 1, ``rows`` from line 2).
 
     With ``src_tokens`` (lower-cased source tokens per segment) and ``tokenize`` (text -> lower-cased tokens), each
-    source term (its ``src_surface`` when the file has one) must occur in its segment's source, else an
-    :class:`InputError` names the line.
+    source term (its ``src_surface`` when the file has one) is looked for in its segment's source, as written
+    (case-insensitively), else by a lemma-like stem (:func:`find_source_term`). A row not found as written is
+    still loaded — the metrics are target-side, and term lists often give the source term as a lemma — and the
+    number of such rows (how many by stem, how many not at all) is reported as one warning in ``warnings``.
     """
     seg_col, src_col, tgt_col = (_column(header, r) for r in ("seg_id", "src_term", "tgt_term"))
     if seg_col is None or src_col is None or tgt_col is None:
@@ -119,7 +153,7 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
     lowered = [h.strip().lower() for h in header]
     optional = {key: lowered.index(key) if key in lowered else None
                 for key in ("term_id", "ref_surface", "tgt_term_in_ref", "src_surface")}
-    out = []
+    out, unmatched = [], []
     for i, row in enumerate(rows, start=2):
         if len(row) < len(header):
             raise InputError(name, f"expected {len(header)} columns, found {len(row)}", i)
@@ -134,10 +168,17 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
                             if optional[k] is not None), "")
         if src_tokens is not None and tokenize is not None:
             surface = row[optional["src_surface"]].strip() if optional["src_surface"] is not None else src_term
-            if not find_matches(src_tokens[seg], [list(tokenize(surface))]):
-                raise InputError(name, f"the source term {surface!r} does not occur in segment {seg + 1}'s source", i)
+            surface_tokens = list(tokenize(surface))
+            if not find_matches(src_tokens[seg], [surface_tokens]):
+                unmatched.append((i, surface, seg, bool(find_source_term(src_tokens[seg], surface_tokens))))
         term_id = row[optional["term_id"]].strip() if optional["term_id"] is not None else ""
         out.append((seg, term_id, src_term, tgt, ref_surface))
+    if unmatched and warnings is not None:
+        line, surface, seg, _ = unmatched[0]
+        stems = sum(found for *_, found in unmatched)
+        warnings.append(f"{name}: {len(unmatched)} source term(s) do not occur as written in their segment's source "
+                        f"({stems} found as a lemma-like stem, {len(unmatched) - stems} not at all; first: line {line}, "
+                        f"{surface!r} in segment {seg + 1}); they are scored on the target side all the same")
     return pd.DataFrame(out, columns=TERM_COLUMNS) if out else empty_terms()
 
 
@@ -162,6 +203,34 @@ def find_matches(tokens: list[str], alternatives_tokens: list[list[str]]) -> lis
         else:
             i += 1
     return matches
+
+
+STEM_SLACK = 2
+MIN_STEM = 3
+
+
+def _stem_equal(term_token: str, src_token: str) -> bool:
+    """A lemma-like stem match: the source token starts with the term token without its last ``STEM_SLACK``
+    characters (never fewer than ``MIN_STEM``): ``infection``~``infections``, ``child``~``children``."""
+    stem = term_token[: max(len(term_token) - STEM_SLACK, MIN_STEM)]
+    return src_token.startswith(stem)
+
+
+def find_source_term(src_tokens: list[str], term_tokens: list[str]) -> list[tuple[int, int]]:
+    """Where a source term is in a source (lower-cased tokens): its exact matches (:func:`find_matches`), else the
+    leftmost non-overlapping spans whose every token stem-matches the term's (:func:`_stem_equal`) — a term list
+    may give the source term as a lemma (``infection`` for ``infections``). Empty when neither finds it."""
+    exact = find_matches(src_tokens, [term_tokens])
+    if exact or not term_tokens:
+        return exact
+    n, spans, i = len(term_tokens), [], 0
+    while i + n <= len(src_tokens):
+        if all(_stem_equal(t, s) for t, s in zip(term_tokens, src_tokens[i : i + n])):
+            spans.append((i, i + n))
+            i += n
+        else:
+            i += 1
+    return spans
 
 
 def match_glossary(entries: list[tuple[str, str]], src_tokens: list[list[str]], ref_tokens: list[list[str]],
@@ -218,9 +287,10 @@ class TermFile:
 
 
 def build_terms(src_lines: list[str] | None, ref_lines: list[str], lang_pair: str | None,
-                files: list[TermFile]) -> pd.DataFrame:
-    """Term occurrences from term files: terms TSVs are read as they are (checked against the source when there is
-    one); glossary TSVs are matched against source and first reference (several glossaries are pooled)."""
+                files: list[TermFile], warnings: list[str] | None = None) -> pd.DataFrame:
+    """Term occurrences from term files: terms TSVs are read as they are (their source terms located in the source
+    when there is one; the unlocated counted in one warning per file, appended to ``warnings``); glossary TSVs are
+    matched against source and first reference (several glossaries are pooled)."""
     src_lang, tgt_lang = (lang_pair.split("-", 1) if lang_pair and "-" in lang_pair else (None, None))
     src_tokenize, tgt_tokenize = _lowered_tokens(src_lang), _lowered_tokens(tgt_lang)
     src_tokens = [list(src_tokenize(line)) for line in src_lines] if src_lines is not None else None
@@ -232,7 +302,8 @@ def build_terms(src_lines: list[str] | None, ref_lines: list[str], lang_pair: st
             glossary += [(row[i_src].strip(), row[i_tgt].strip()) for row in file.rows
                          if row[i_src].strip() and row[i_tgt].strip()]
         else:
-            frames.append(terms_from_table(file.header, file.rows, file.name, len(ref_lines), src_tokens, src_tokenize))
+            frames.append(terms_from_table(file.header, file.rows, file.name, len(ref_lines), src_tokens, src_tokenize,
+                                           warnings))
     if glossary:
         if src_tokens is None:
             raise InputError(files[0].name, "a glossary needs the source text to find its terms (give a source file)")

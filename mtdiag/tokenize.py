@@ -4,11 +4,13 @@ Tokenisers are sacrebleu's own classes (``none``, ``13a``, ``intl``, ``zh``, ``j
 the right-stripped line exactly as sacrebleu's BLEU does, then split on whitespace. Lower-casing is an explicit
 option (default on, as the seed papers report case-insensitive scores; see ``shared/spec/METRICS.md`` §0).
 
-Decision (documented in docs/metrics.md): for the case-agnostic tokenisers (everything but ``ja-mecab``) the
-lower-cased tokens are the cased tokens lower-cased, so a text is tokenised once and both casings are served from
-that one pass (sacrebleu lower-cases before tokenising; for these tokenisers the two orders give the same tokens —
-a test checks it on the sample data). ``ja-mecab`` is tokenised per casing, because MeCab's segmentation of Latin
-script may depend on case.
+Decision (``shared/spec/METRICS.md`` §0/§4, docs/metrics.md): a text is tokenised **as written** and the tokens
+are then case-folded, for every tokeniser. A segmenter with a dictionary must see the original case: folded first,
+MeCab splits the full-width ``Ｇ７`` into ``ｇ`` ``７`` and cuts ``VAT`` differently. For the case-agnostic tokenisers
+(``13a``, ``none``, ``intl``, ``zh``, ``char``) both orders give the same tokens (a test checks it on the sample
+data), so the lower-cased tokens are served from the one cased pass. sacrebleu's own order (fold, then tokenise)
+is kept only inside sacrebleu-identical metrics that lower-case themselves (TER, :mod:`mtdiag.metrics.ter`); BLEU
+and chrF are case-sensitive and use the cased tokens.
 
 The result of tokenising an :class:`~mtdiag.evalset.EvalSet` is a :class:`TokenizedSet`: every text as an array of
 integer token ids over one shared vocabulary, which the n-gram counter (:mod:`mtdiag.ngrams`) and the edit
@@ -30,7 +32,6 @@ TOKENIZERS: tuple[str, ...] = ("13a", "none", "intl", "zh", "ja-mecab", "char")
 DEFAULT_TOKENIZER = "13a"
 DEFAULT_LOWERCASE = True
 _LANGUAGE_TOKENIZERS = {"ja": "ja-mecab", "zh": "zh"}
-_CASE_AGNOSTIC = frozenset({"13a", "none", "intl", "zh", "char"})
 
 _TOKENIZER_CLASSES = {
     "none": ("sacrebleu.tokenizers.tokenizer_none", "NoneTokenizer"),
@@ -50,7 +51,7 @@ def default_tokenizer(lang: str | None) -> str:
 
 @dataclass(frozen=True)
 class TokenizeOptions:
-    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold case first."""
+    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold the tokens' case."""
 
     tokenize: str = DEFAULT_TOKENIZER
     lowercase: bool = DEFAULT_LOWERCASE
@@ -85,9 +86,8 @@ def _tokenize_cased(name: str, text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=2**18)
 def _tokenize_lowered(name: str, text: str) -> tuple[str, ...]:
-    if name in _CASE_AGNOSTIC:
-        return tuple(token.lower() for token in _tokenize_cased(name, text))
-    return tuple(sacrebleu_tokenizer(name)(text.lower().rstrip()).split())
+    """The cased tokens, each lower-cased (tokenise first, then fold: see the module docstring)."""
+    return tuple(token.lower() for token in _tokenize_cased(name, text))
 
 
 def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:

@@ -10,8 +10,9 @@ from mtdiag.api import Options, evaluate
 from mtdiag.errors import InputError
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_files, load_folder
-from mtdiag.terms import TERM_COLUMNS, find_matches, strip_term_tags
-from tests.conftest import SAMPLE
+from mtdiag.terms import (TERM_COLUMNS, TermFile, build_terms, find_matches, find_source_term, strip_term_tags,
+                          terms_from_tags)
+from tests.conftest import DEV, SAMPLE
 
 SPANISH_REF = ("De manera comparable , un estudio demográfico de 2012 demostró que los pacientes con MERS-CoV también "
                "tenían fiebre (98%) , tos seca (47%) y disnea (55%) como principales síntomas .")
@@ -153,7 +154,6 @@ def test_sample_annotated_lines_strip_to_the_plain_files():
 
 
 @pytest.mark.parametrize("line,message", [
-    ('a <term src="x" tgt="y">x', "src.txt: line 1: a <term> tag is not closed (or a </term> has no opening tag)"),
     ('a <term tgt="y">x</term>', 'src.txt: line 1: a <term> tag has no src attribute: <term tgt="y">x</term>'),
     ('<term src="a" tgt="b"><term src="c" tgt="d">c</term></term>', "src.txt: line 1: nested <term> tags are not supported"),
 ])
@@ -169,9 +169,10 @@ def test_terms_file_errors_name_file_and_line():
     with pytest.raises(InputError) as error:
         load_files(**files, terms=("terms.tsv", b"segment\tsource\nx\ty\n"))
     assert str(error.value) == "terms.tsv: line 1: a terms file needs the columns seg_id, src_term, tgt_term; found segment, source"
-    with pytest.raises(InputError) as error:
-        load_files(**files, terms=("terms.tsv", b"seg_id\tsrc_term\ttgt_term\n1\tfever\tfievre\n2\tfever\tfievre\n"))
-    assert str(error.value) == "terms.tsv: line 3: the source term 'fever' does not occur in segment 2's source"
+    # a source term not in its segment's source is loaded all the same (the metrics are target-side; see
+    # test_terms_not_in_the_source_load_with_one_warning for the warning)
+    data = load_files(**files, terms=("terms.tsv", b"seg_id\tsrc_term\ttgt_term\n1\tfever\tfievre\n2\tfever\tfievre\n"))
+    assert data.terms[["seg", "src_term"]].values.tolist() == [[0, "fever"], [1, "fever"]]
     with pytest.raises(InputError) as error:
         load_files(**files, terms=("terms.tsv", b"seg_id\tsrc_term\ttgt_term\n9\tfever\tfievre\n"))
     assert str(error.value) == "terms.tsv: line 2: seg_id '9' is not a segment number between 1 and 2"
@@ -192,3 +193,111 @@ def test_en_ja_glossary_folder_terms_use_japanese_segmentation():
     report = evaluate(load_folder(SAMPLE / "wmt21.en-ja"), Options(metrics=("term_exact",)))
     assert report.options.tokenize == "ja-mecab"
     assert 50 < report.corpus["term_exact"].min() <= report.corpus["term_exact"].max() <= 100
+
+
+# ------------------------------------------------------------------ terms as real term data is written (issue 11)
+
+TICO_DEV = DEV / "terminology" / "tico19-en-fr"
+TAG = '<term id="{id}" src="{src}" tgt="{tgt}">{surface}</term>'
+
+
+def test_reference_tags_pair_by_id_not_by_position():
+    src = TAG.format(id=1, src="respiratory", tgt="respiratoires", surface="respiratory") + " " + TAG.format(
+        id=2, src="infection", tgt="infection", surface="infection")
+    ref = "une " + TAG.format(id=2, src="infection", tgt="infection", surface="infection") + " " + TAG.format(
+        id=1, src="respiratory", tgt="respiratoires", surface="respiratoires")
+    data = load_files(src=("src.txt", (src + "\n").encode()), refs={"A": ("ref.txt", (ref + "\n").encode())},
+                      hyps={"mt": ("mt.txt", "une infection\n".encode())}, lang_pair="en-fr")
+    assert data.terms[["src_term", "ref_surface"]].values.tolist() == [["respiratory", "respiratoires"],
+                                                                      ["infection", "infection"]]
+    report = evaluate(data, Options(metrics=("term_exact",)))
+    assert report.corpus.loc["mt", "term_exact"] == pytest.approx(50.0)
+
+
+def test_tags_without_ids_pair_by_src_and_tgt_and_repeated_ids_in_order():
+    src = [[strip_term_tags('<term src="a" tgt="x">a</term> <term src="b" tgt="y">b</term>', "s", 1)[1][0],
+            strip_term_tags('<term src="b" tgt="y">b</term>', "s", 1)[1][0]]]
+    ref = [strip_term_tags('<term src="b" tgt="y">yy</term> <term src="a" tgt="x">xx</term>', "r", 1)[1]]
+    frame = terms_from_tags(src, ref, "src.txt", "ref.txt")
+    assert frame[["src_term", "ref_surface"]].values.tolist() == [["a", "xx"], ["b", "yy"]]
+    twice = strip_term_tags('<term id="7" src="t" tgt="u">t</term> . <term id="7" src="t" tgt="u">t</term>', "s", 1)[1]
+    ref_twice = strip_term_tags('<term id="7" src="t" tgt="u">u1</term> <term id="7" src="t" tgt="u">u2</term>', "r", 1)[1]
+    assert terms_from_tags([twice], [ref_twice], "s")["ref_surface"].tolist() == ["u1", "u2"]
+
+
+def test_a_reference_tag_without_a_source_partner_names_file_and_line():
+    src = [[], strip_term_tags('<term id="1" src="a" tgt="x">a</term>', "s", 2)[1]]
+    ref = [[], strip_term_tags('<term id="2" src="b" tgt="y">y</term>', "r", 2)[1]]
+    with pytest.raises(InputError) as error:
+        terms_from_tags(src, ref, "src.annotated.txt", "ref.annotated.txt")
+    assert str(error.value) == ("ref.annotated.txt: line 2: the reference term tag 'y' has no source term tag "
+                                "with id '2' in this segment")
+    extra = [[], ref[1] + ref[1]]
+    with pytest.raises(InputError):
+        terms_from_tags([[], src[1] + strip_term_tags('<term id="2" src="b" tgt="y">b</term>', "s", 2)[1]], extra, "s")
+
+
+def test_tico19_tags_score_exactly_like_its_terms_tsv():
+    system = next(TICO_DEV.glob("tico19dev.en-fr.*.txt"))
+    tags = load_files(src=TICO_DEV / "src.annotated.txt", refs={"A": TICO_DEV / "ref.annotated.txt"},
+                      hyps={"F": system}, lang_pair="en-fr")
+    table = load_files(src=TICO_DEV / "src.txt", refs={"A": TICO_DEV / "ref.A.txt"}, hyps={"F": system},
+                       lang_pair="en-fr", terms=TICO_DEV / "terms.tsv")
+    assert len(tags.terms) == len(table.terms) == 901
+    a, b = tags.terms.reset_index(drop=True), table.terms.reset_index(drop=True)
+    assert a[["seg", "term_id", "src_term", "tgt_terms"]].equals(b[["seg", "term_id", "src_term", "tgt_terms"]])
+    differ = a.index[a["ref_surface"] != b["ref_surface"]].tolist()
+    # the only difference: segment 511 has "touch" twice; its reference tags say "touche" then "touchent", the
+    # TSV gives "touchent" for both rows
+    assert differ == [353] and (a.loc[353, "ref_surface"], b.loc[353, "ref_surface"]) == ("touche", "touchent")
+    exact = [evaluate(d, Options(metrics=("term_exact",))).corpus.loc["F", "term_exact"] for d in (tags, table)]
+    assert exact[0] == exact[1] == pytest.approx(84.46170921198669, abs=1e-9)
+
+
+def _tsv_file(name: str, path) -> TermFile:
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    return TermFile(name, lines[0].split("\t"), [line.split("\t") for line in lines[1:]])
+
+
+def test_lemma_only_source_terms_load_with_one_warning_and_score_like_the_surface_file():
+    surface_file = _tsv_file("terms.tsv", TICO_DEV / "terms.tsv")
+    keep = [surface_file.header.index(c) for c in ("seg_id", "term_id", "src_term_lemma", "tgt_term_alternatives",
+                                                    "ref_surface")]
+    lemma_file = TermFile("lemmas.tsv", ["seg_id", "term_id", "src_term", "tgt_term", "ref_surface"],
+                          [[row[i] for i in keep] for row in surface_file.rows])
+    src = (TICO_DEV / "src.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    ref = (TICO_DEV / "ref.A.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    surface_warnings, lemma_warnings = [], []
+    by_surface = build_terms(src, ref, "en-fr", [surface_file], surface_warnings)
+    by_lemma = build_terms(src, ref, "en-fr", [lemma_file], lemma_warnings)
+    assert surface_warnings == []
+    assert len(lemma_warnings) == 1 and lemma_warnings[0].startswith("lemmas.tsv: ")
+    assert "source term(s) do not occur as written in their segment's source (" in lemma_warnings[0]
+    assert " found as a lemma-like stem, 0 not at all; first: line " in lemma_warnings[0]
+    assert by_lemma.equals(by_surface) and len(by_lemma) == 901
+    system = next(TICO_DEV.glob("tico19dev.en-fr.*.txt")).read_text(encoding="utf-8").split("\n")[:-1]
+    scores = [evaluate(evalset_from_lists({"A": ref}, {"F": system}, src=src, terms=terms, lang_pair="en-fr"),
+                       Options(metrics=("term_exact", "term_window2", "term_ter"))).corpus.loc["F"].tolist()
+              for terms in (by_surface, by_lemma)]
+    assert scores[0] == scores[1]
+
+
+def test_source_terms_are_found_as_written_then_by_a_lemma_like_stem():
+    tokens = "the infections and the children".split()
+    assert find_source_term(tokens, ["infections"]) == [(1, 2)]
+    assert find_source_term(tokens, ["infection"]) == [(1, 2)]
+    assert find_source_term(tokens, ["child"]) == [(4, 5)]
+    assert find_source_term(tokens, ["mouse"]) == []
+    assert find_source_term(tokens, ["an"]) == [(2, 3)]  # a short token is its own stem ("an" ~ "and")
+
+
+def test_stray_and_upper_case_tags():
+    clean, tags = strip_term_tags('a <TERM id="3" SRC="fever" Tgt="fièvre">fever</Term> rose', "src.txt", 4)
+    assert clean == "a fever rose" and [(t.term_id, t.src, t.tgt, t.surface) for t in tags] == [("3", "fever", "fièvre", "fever")]
+    warnings: list[str] = []
+    assert strip_term_tags("the fever</term> rose", "ref.txt", 7, warnings) == ("the fever rose", [])
+    assert strip_term_tags('a <term src="x" tgt="y">x', "src.txt", 1, warnings) == ("a x", [])
+    assert warnings == ["ref.txt: line 7: stray term tag(s) without a partner removed: '</term>'",
+                        'src.txt: line 1: stray term tag(s) without a partner removed: \'<term src="x" tgt="y">\'']
+    data = load_files(src=("src.txt", b"a </TERM> b\n"), refs={"A": ("ref.txt", b"x\n")}, hyps={"s": ("s.txt", b"x\n")})
+    assert data.segments["src"].tolist() == ["a b"]

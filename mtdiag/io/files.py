@@ -96,8 +96,9 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
             raise _line_count_error(file, expected)
     warnings = [*warnings, *(f"{f.display}: every line is empty: the system outputs nothing (kept, scored as "
                              "empty output)" for f in hyps if not any(line.strip() for line in f.lines))]
-    src, refs, tagged = _strip_tags(src, refs)
-    found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files))
+    src, refs, tagged = _strip_tags(src, refs, warnings)
+    found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files),
+                                          warnings)
     if not len(found_terms):
         found_terms = tagged
     index = pd.RangeIndex(len(expected.lines), name="seg")
@@ -116,12 +117,14 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
     )
 
 
-def _strip_tags(src: _TextFile | None, refs: list[_TextFile]):
-    """Source and references without inline ``<term>`` tags, and the term occurrences the tags give."""
+def _strip_tags(src: _TextFile | None, refs: list[_TextFile], warnings: list[str]):
+    """Source and references without inline ``<term>`` tags, and the term occurrences the tags give (stray tags
+    are warnings appended to ``warnings``)."""
     def strip(file: _TextFile):
         if not term_inputs.has_term_tags(file.lines):
             return file, None
-        pairs = [term_inputs.strip_term_tags(line, file.display, i) for i, line in enumerate(file.lines, start=1)]
+        pairs = [term_inputs.strip_term_tags(line, file.display, i, warnings)
+                 for i, line in enumerate(file.lines, start=1)]
         return _TextFile(file.role, file.display, [p[0] for p in pairs]), [p[1] for p in pairs]
 
     src, src_tags = strip(src) if src is not None else (None, None)
@@ -129,7 +132,7 @@ def _strip_tags(src: _TextFile | None, refs: list[_TextFile]):
     refs = [f for f, _ in stripped]
     tagged = term_inputs.empty_terms()
     if src_tags is not None:
-        tagged = term_inputs.terms_from_tags(src_tags, stripped[0][1], src.display)
+        tagged = term_inputs.terms_from_tags(src_tags, stripped[0][1], src.display, refs[0].display)
     return src, refs, tagged
 
 

@@ -2,10 +2,16 @@
 
 The algorithm is :mod:`mtdiag.metrics.ter_engine`, a compiled port of sacrebleu's ``lib_ter.py`` (beam edit
 distance + Tercom-style greedy shifts). It runs on sacrebleu's own TER preprocessing of the raw texts (Tercom
-tokenizer, default options: lower-cased, no normalisation, punctuation kept) — not on mtdiag's shared tokens — so
-the per-segment statistics, the corpus score and the segment scores equal sacrebleu's ``TER()`` (``corpus_score``
-and ``sentence_score``). Per-reference-token costs (TERm, ``shared/spec/METRICS.md`` §3) go through
-:func:`ter_statistics`.
+tokenizer) — not on mtdiag's shared tokens — so the per-segment statistics, the corpus score and the segment scores
+equal sacrebleu's ``TER(normalized=…, no_punct=…, asian_support=…, case_sensitive=…)`` (``corpus_score`` and
+``sentence_score``) with the same four options. Per-reference-token costs (TERm, ``shared/spec/METRICS.md`` §3) go
+through :func:`ter_statistics`.
+
+**Default options** (a decision the spec leaves to us, ``docs/metrics.md``): ``no_punct`` and ``case_sensitive``
+off (sacrebleu's defaults); ``normalized`` and ``asian_support`` *auto*: on when the target language is Chinese,
+Japanese or Korean (zh/ja/ko), off otherwise. sacrebleu's plain defaults leave unsegmented CJK text as one "word"
+per sentence, which makes TER meaningless there (corpus TER 103-193 on WMT21 en-ja); with both on, CJK characters
+are split apart as Tercom does. The signature states the resolved values.
 """
 
 from __future__ import annotations
@@ -15,34 +21,60 @@ from typing import Sequence
 
 import numpy as np
 
-from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.metrics.ter_engine import ReferenceSet, ter_words
+from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
+from mtdiag.metrics.ter_engine import ReferenceSet, TerTokenization, ter_words
+
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+
+
+def default_ter_tokenization(tgt_lang: str | None) -> TerTokenization:
+    """The TER tokenisation with every *auto* option resolved for a target language: ``normalized`` and
+    ``asian_support`` on for zh/ja/ko (any region/script suffix, e.g. ``zh-TW``), everything else sacrebleu's
+    default."""
+    return resolve_ter_tokenization({}, tgt_lang)
+
+
+def resolve_ter_tokenization(options: dict, tgt_lang: str | None) -> TerTokenization:
+    """:class:`TerTokenization` from TER option values (``None`` or absent = auto for ``normalized`` and
+    ``asian_support``; absent = off for ``no_punct`` and ``case_sensitive``)."""
+    cjk = (tgt_lang or "").replace("_", "-").split("-")[0].lower() in CJK_LANGUAGES
+
+    def auto(name: str) -> bool:
+        value = options.get(name)
+        return cjk if value is None else bool(value)
+
+    return TerTokenization(normalized=auto("normalized"), no_punct=bool(options.get("no_punct", False)),
+                           asian_support=auto("asian_support"),
+                           case_sensitive=bool(options.get("case_sensitive", False)))
 
 
 @lru_cache(maxsize=8)
-def _reference_set(refs: tuple[tuple[str, ...], ...]) -> ReferenceSet:
-    return ReferenceSet.from_words([[ter_words(text) for text in column] for column in refs])
+def _reference_set(refs: tuple[tuple[str, ...], ...], tokenization: TerTokenization) -> ReferenceSet:
+    return ReferenceSet.from_words([[ter_words(text, tokenization) for text in column] for column in refs])
 
 
-def reference_set(refs: Sequence[Sequence[str]]) -> ReferenceSet:
-    """The TER-tokenised, encoded references (``refs[k][s]``: column k, segment s), cached on the texts."""
-    return _reference_set(tuple(tuple(column) for column in refs))
+def reference_set(refs: Sequence[Sequence[str]], tokenization: TerTokenization = TerTokenization()) -> ReferenceSet:
+    """The TER-tokenised, encoded references (``refs[k][s]``: column k, segment s), cached on the texts and the
+    tokenisation options."""
+    return _reference_set(tuple(tuple(column) for column in refs), tokenization)
 
 
 def ter_statistics(
     hyps: Sequence[str],
     refs: Sequence[Sequence[str]],
     ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
+    tokenization: TerTokenization = TerTokenization(),
 ) -> np.ndarray:
     """sacrebleu's TER segment statistics from raw texts, shape (n_segments, 2): [edits, average ref length].
 
     ``refs[k][s]`` is reference column k, segment s. Edits are the minimum over the references, the length the
-    average reference length in TER words (sacrebleu's ``TER._compute_segment_statistics``). ``ref_costs[k][s]``,
-    when given, is an array of costs over the TER words of that reference (:func:`ter_words`; None = all 1):
-    a reference word costs its λ when substituted or missing, hypothesis words and shifts cost 1 (TERm).
-    The length stays the unweighted word count.
+    average reference length in TER words (sacrebleu's ``TER._compute_segment_statistics``). ``tokenization`` is
+    sacrebleu's TER tokenisation options (default: sacrebleu's ``TER()`` defaults). ``ref_costs[k][s]``, when given,
+    is an array of costs over the TER words of that reference (:func:`ter_words` with the same ``tokenization``;
+    None = all 1): a reference word costs its λ when substituted or missing, hypothesis words and shifts cost 1
+    (TERm). The length stays the unweighted word count.
     """
-    return reference_set(refs).statistics([ter_words(text) for text in hyps], ref_costs)
+    return reference_set(refs, tokenization).statistics([ter_words(text, tokenization) for text in hyps], ref_costs)
 
 
 def ter_scores(stats: np.ndarray) -> np.ndarray:
@@ -59,7 +91,8 @@ def ter_scores(stats: np.ndarray) -> np.ndarray:
 
 
 class TER(Metric):
-    """Translation Edit Rate on sacrebleu's TER tokenisation; equal to ``sacrebleu.metrics.TER()``."""
+    """Translation Edit Rate on sacrebleu's TER tokenisation; equal to ``sacrebleu.metrics.TER(**options)`` with
+    the resolved options (auto = on for a zh/ja/ko target, see the module docstring)."""
 
     info = MetricInfo(
         name="ter",
@@ -67,20 +100,35 @@ class TER(Metric):
         description=(
             "Translation Edit Rate: insertions, deletions, substitutions and word-block shifts needed to turn the "
             "hypothesis into the closest reference, per reference word (average reference length). Identical to "
-            "sacrebleu's TER with its default options (case-insensitive, Tercom tokenisation)."
+            "sacrebleu's TER with the same options (Tercom tokenisation; case-insensitive by default; for Chinese, "
+            "Japanese and Korean targets normalized + asian_support by default)."
         ),
         paper="Snover et al. 2006 via sacrebleu (Post 2018)",
         scale=100,
         higher_is_better=False,
+        options=(
+            OptionSpec(name="normalized", default=None, type=bool, choices=(False, True),
+                       help="Tercom normalisation (punctuation split off words); auto (None): on for zh/ja/ko"),
+            OptionSpec(name="no_punct", default=False, choices=(False, True), help="remove punctuation"),
+            OptionSpec(name="asian_support", default=None, type=bool, choices=(False, True),
+                       help="split CJK characters (needs normalized or no_punct); auto (None): on for zh/ja/ko"),
+            OptionSpec(name="case_sensitive", default=False, choices=(False, True),
+                       help="keep case (off: lower-case both sides)"),
+        ),
     )
     stat_names = ("edits", "ref_len")
 
+    def tokenization(self, ctx: ScoringContext) -> TerTokenization:
+        """The options in force for ``ctx``: auto values resolved with the target language."""
+        return resolve_ter_tokenization(self.options, ctx.tgt_lang)
+
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts())
+        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), tokenization=self.tokenization(ctx))
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return ter_scores(stats_sum)
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """sacrebleu's TER signature fields: TER runs on its own tokenisation, whatever mtdiag's options say."""
-        return (("case", "lc"), ("tok", "tercom"), ("norm", "no"), ("punct", "yes"), ("asian", "no"))
+        """sacrebleu's TER signature fields with the resolved options: TER runs on its own tokenisation, whatever
+        mtdiag's tokenisation options say."""
+        return self.tokenization(ctx).signature_fields

@@ -53,20 +53,52 @@ MAX_SHIFT_DIST = 50
 MAX_SHIFT_CANDIDATES = 1000
 
 
+@dataclass(frozen=True)
+class TerTokenization:
+    """The four options of sacrebleu's TER tokenisation (``TER(normalized=, no_punct=, asian_support=,
+    case_sensitive=)``, passed unchanged to its ``TercomTokenizer``).
+
+    - ``normalized``: Tercom's character normalisation (XML entities, punctuation split off words);
+    - ``no_punct``: remove punctuation;
+    - ``asian_support``: with ``normalized``, split CJK characters (and kana/hangul runs) apart; with ``no_punct``,
+      also remove CJK and full-width punctuation. **On its own it does nothing** — sacrebleu applies it only inside
+      the ``normalized`` and ``no_punct`` steps, and so do we;
+    - ``case_sensitive``: keep case (off: lower-case, sacrebleu's default).
+
+    The defaults are sacrebleu's. :mod:`mtdiag.metrics.ter` resolves the target-language dependent default
+    (``normalized``/``asian_support`` on for zh/ja/ko, ``shared/spec/METRICS.md`` §0).
+    """
+
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    case_sensitive: bool = False
+
+    @property
+    def signature_fields(self) -> tuple[tuple[str, str], ...]:
+        """sacrebleu's TER signature fields for these options: ``case:lc|tok:tercom|norm:no|punct:yes|asian:no``."""
+        yes_no = {True: "yes", False: "no"}
+        return (("case", "mixed" if self.case_sensitive else "lc"), ("tok", "tercom"),
+                ("norm", yes_no[self.normalized]), ("punct", yes_no[not self.no_punct]),
+                ("asian", yes_no[self.asian_support]))
+
+
 @cache
-def _tercom():
+def _tercom(tokenization: TerTokenization):
     from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-    return TercomTokenizer(normalized=False, no_punct=False, asian_support=False, case_sensitive=False)
+    return TercomTokenizer(normalized=tokenization.normalized, no_punct=tokenization.no_punct,
+                           asian_support=tokenization.asian_support, case_sensitive=tokenization.case_sensitive)
 
 
-def ter_words(text: str) -> list[str]:
-    """The words sacrebleu's TER (default options) scores: ``TER()._preprocess_segment(text).split()``.
+def ter_words(text: str, tokenization: TerTokenization = TerTokenization()) -> list[str]:
+    """The words sacrebleu's TER scores: ``TER(**options)._preprocess_segment(text).split()``.
 
-    That is the Tercom tokenizer with normalized=False, no_punct=False, asian_support=False, case_sensitive=False
-    (lower-casing and whitespace normalisation) applied to the right-stripped text.
+    That is sacrebleu's Tercom tokenizer with the options of ``tokenization`` (default: normalized=False,
+    no_punct=False, asian_support=False, case_sensitive=False — lower-casing and whitespace normalisation only)
+    applied to the right-stripped text.
     """
-    return _tercom()(text.rstrip()).split()
+    return _tercom(tokenization)(text.rstrip()).split()
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,8 @@ Per term occurrence (``EvalSet.terms``), against the first reference (the one te
   unknown); the span itself is never in its window. Occurrence score = |multiset intersection| / |reference
   window| (an empty reference window: 1 if the hypothesis window is empty too, else 0). Segment and corpus score =
   mean over those occurrences x 100; undefined (NaN/null) without any.
-- **TERm** — sacrebleu's TER on its own tokenisation of the raw texts (:mod:`mtdiag.metrics.ter`), except that a
+- **TERm** — sacrebleu's TER on its own tokenisation of the raw texts (:mod:`mtdiag.metrics.ter`, with TER's
+  default options for the target language: ``normalized`` + ``asian_support`` for zh/ja/ko), except that a
   reference word belonging to a target term costs λ = 2 when substituted or missing. A term's words in each
   reference are its first K matches there (K = its occurrences in the segment). Reported ``(1 - TERm) x 100``;
   corpus from summed edits / summed reference lengths. Without terms in a segment, TERm = TER exactly.
@@ -32,7 +33,7 @@ import pandas as pd
 
 from mtdiag.highlight import Span
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
-from mtdiag.metrics.ter import TER, ter_scores, ter_statistics, ter_words
+from mtdiag.metrics.ter import default_ter_tokenization, ter_scores, ter_statistics, ter_words
 from mtdiag.terms import alternatives, find_matches
 from mtdiag.tokenize import is_punctuation, tokenize_text
 
@@ -112,22 +113,24 @@ def _term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
 
 def term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None]]:
     """Per reference column and segment, the TER-word costs: ``cost`` (λ) on the words of target terms, 1
-    elsewhere (computed once per context and cost)."""
+    elsewhere, computed once per context and cost. The words are TER's (:func:`default_ter_tokenization` for the
+    target language, as :class:`TermTER` scores)."""
     return ctx.memo(("term_costs", cost), lambda: _term_costs(ctx, cost))
 
 
 def _term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None]]:
+    tokenization = default_ter_tokenization(ctx.tgt_lang)
     terms = ctx.evalset.terms
     by_seg = {int(seg): group for seg, group in terms.groupby("seg")}
     columns = []
     for ref_name in ctx.evalset.ref_names:
         column: list[np.ndarray | None] = [None] * ctx.evalset.n_segments
         for seg, group in by_seg.items():
-            words = ter_words(ctx.evalset.refs[ref_name].iloc[seg])
+            words = ter_words(ctx.evalset.refs[ref_name].iloc[seg], tokenization)
             costs = np.ones(len(words))
             for (_, tgt_terms), occ in group.groupby([group["src_term"].str.lower(), "tgt_terms"], sort=False):
                 alts = {a for surface in occ["ref_surface"] for a in alternatives(tgt_terms, surface)}
-                for start, end in find_matches(words, [ter_words(a) for a in alts])[: len(occ)]:
+                for start, end in find_matches(words, [ter_words(a, tokenization) for a in alts])[: len(occ)]:
                     costs[start:end] = cost
             column[seg] = costs
         columns.append(column)
@@ -241,11 +244,14 @@ class TermTER(Metric):
     stat_names = ("edits", "ref_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), term_costs(ctx, self.options["cost"]))
+        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), term_costs(ctx, self.options["cost"]),
+                              default_ter_tokenization(ctx.tgt_lang))
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """TERm runs on TER's own tokenisation (:meth:`mtdiag.metrics.ter.TER.signature_fields`), plus the cost."""
-        return (*TER().signature_fields(ctx), ("cost", self.info.option("cost").describe(self.options["cost"])))
+        """TERm runs on TER's own tokenisation with TER's defaults for the target language
+        (:func:`default_ter_tokenization`), plus the cost."""
+        return (*default_ter_tokenization(ctx.tgt_lang).signature_fields,
+                ("cost", self.info.option("cost").describe(self.options["cost"])))
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return 100.0 - ter_scores(stats_sum)

@@ -1,0 +1,28 @@
+"""Tokenise the text as written, then fold case (``shared/spec/METRICS.md`` §0/§4)."""
+
+from __future__ import annotations
+
+from mtdiag.evalset import evalset_from_lists
+from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.tokenize import TokenizeOptions, sacrebleu_tokenizer, tokenize_text
+
+JA = "Ｇ７の首脳はVATについて議論した。"
+
+
+def test_mecab_sees_the_cased_text_and_the_tokens_are_folded_after():
+    cased = tokenize_text(JA, TokenizeOptions("ja-mecab", lowercase=False))
+    assert cased[:1] == ("Ｇ７",)
+    lowered = tokenize_text(JA, TokenizeOptions("ja-mecab", lowercase=True))
+    assert lowered == tuple(t.lower() for t in cased)
+    assert lowered == ("ｇ７", "の", "首脳", "は", "vat", "について", "議論", "し", "た", "。")
+    # folding first (sacrebleu's order) changes MeCab's segmentation: "ｇ" "７"
+    assert sacrebleu_tokenizer("ja-mecab")(JA.lower()).split()[:2] == ["ｇ", "７"]
+
+
+def test_ht_mt_ngrams_on_japanese_keep_the_cased_segmentation():
+    evalset = evalset_from_lists({"A": [JA]}, {"mt": ["Ｇ７の首脳は税について議論した。"]})
+    tables = ngram_tables(evalset, orders=(1,), min_count=1, options=TokenizeOptions("ja-mecab", lowercase=True))
+    unigrams = tables.table("mt", 1)
+    rows = unigrams.ht_only[["ngram", "ht_count", "mt_count"]].itertuples(index=False)
+    assert [(g, int(h), int(m)) for g, h, m in rows] == [("vat", 1, 0)]
+    assert "ｇ" not in set(unigrams.ht_only.ngram) | set(unigrams.mt_only.ngram)
