@@ -50,3 +50,11 @@ def test_bleu_chrf_edge_cases_equal_sacrebleu(hyp, ref):
     assert report.corpus.loc["sys", "chrf"] == pytest.approx(sacrebleu.corpus_chrf([hyp], [[ref]]).score, abs=1e-9)
     assert report.segments.loc[("sys", 0), "bleu"] == pytest.approx(sacrebleu.sentence_bleu(hyp, [ref]).score, abs=1e-9)
     assert report.segments.loc[("sys", 0), "chrf"] == pytest.approx(sacrebleu.sentence_chrf(hyp, [ref]).score, abs=1e-9)
+
+
+def test_a_perfect_system_scores_exactly_100():
+    """sacrebleu prints 100.00000000000004 (exp of a log); BLEU is at most 100 (issue: hardening)."""
+    report = evaluate(evalset_from_lists({"r": ["the cat sat on the mat"]}, {"s": ["the cat sat on the mat"]}),
+                      Options(metrics=("bleu", "chrf")))
+    assert report.corpus.loc["s", "bleu"] == 100.0 and report.corpus.loc["s", "chrf"] == 100.0
+    assert report.segments.loc[("s", 0), "bleu"] == 100.0

@@ -55,7 +55,9 @@ def bleu_from_stats(stats: np.ndarray, effective_order: bool) -> np.ndarray:
             included = (n < eff_order) if effective_order else np.ones(c.shape, dtype=bool)
             log_sum = np.where(included, log_sum + log_p, log_sum)
         score = bp * np.exp(log_sum / np.where(eff_order > 0, eff_order, 1))
-    return np.where(correct.sum(axis=-1) > 0, score, 0.0)
+    # exp(log(100)) is 100.00000000000004 in floating point (sacrebleu prints that for a perfect system); BLEU
+    # is at most 100, so the rounding error above it is cut — every other value is sacrebleu's, bit for bit
+    return np.where(correct.sum(axis=-1) > 0, np.minimum(score, 100.0), 0.0)
 
 
 def chrf_from_stats(stats: np.ndarray) -> np.ndarray:
