@@ -46,7 +46,7 @@ if picked is not None:
     gram = grams.iloc[picked]
     evidence = state.evidence_frame(current.key, metric, system, report)
     segments = diagnose.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
-    st.markdown(f"**Segments with “{gram['ngram']}”** ({len(segments)})")
+    st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)})")
 
     def spans(seg):
         return diagnose.ngram_highlights(report, system, seg, gram["ngram"])

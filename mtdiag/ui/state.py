@@ -24,7 +24,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from mtdiag import compare, diagnose
+from mtdiag import compare, diagnose, highlight
 from mtdiag.api import Options, Report, evaluate
 from mtdiag.evalset import EvalSet
 
@@ -97,10 +97,11 @@ def report_for(data: Dataset, options: Options) -> Report:
     key = report_key(data, options)
     report = store.get(key)
     if report is None:
-        bar = st.progress(0.0, text=f"Computing metrics for {data.label} …")
+        bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
 
-        def progress(fraction: float, message: str) -> None:
-            bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"Computing metrics: {message}")
+        def progress(fraction: float, message: str) -> None:  # the message names systems: user text
+            bar.progress(min(max(float(fraction), 0.0), 1.0),
+                         text=f"Computing metrics: {highlight.escape_markdown(message)}")
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
