@@ -354,6 +354,30 @@ def test_ngram_table_opens_its_segments():
     assert any(f"Segments with “{rows.iloc[1]['ngram']}”" in shown(m.value) for m in at.markdown)
 
 
+def test_ngram_with_markup_is_shown_escaped_in_markdown():
+    """Issue 11: an n-gram of uploaded text reaches st.markdown escaped (the browser test cannot select a row)."""
+    from mtdiag.highlight import escape_markdown
+
+    at = start()
+    lines = de_lines("ref.D.txt")
+    for i in (1, 2, 3):
+        lines[i] = f"{lines[i]} ![x](http://127.0.0.1:9/i) [x](javascript:alert(1)) <img src=x onerror=alert(2)>"
+    at.file_uploader(key="up_extra").set_value(lines_file("probe.txt", lines)).run()
+    at.switch_page("pages/ngrams.py").run()
+    at.selectbox(key="ng_system").set_value("probe")
+    at.segmented_control(key="ng_kind").set_value("mt_only").run()
+    rows = at.dataframe(key="ng_table_mt_only").value
+    marked = [i for i, gram in enumerate(rows["ngram"]) if any(c in gram for c in "<[!(")]
+    assert marked, list(rows["ngram"])
+    at.session_state["ng_table_mt_only"] = {"selection": {"rows": [marked[0]], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    gram = rows["ngram"].iloc[marked[0]]
+    headers = [m.value for m in at.markdown if m.value.startswith("**Segments with")]
+    assert len(headers) == 1 and f"“{escape_markdown(gram)}”" in headers[0] and f"“{gram}”" not in headers[0]
+    assert f"“{gram}”" in shown(headers[0])
+
+
 def test_terminology_explains_without_terms_and_shows_terms_with_them():
     at = start()
     at.switch_page("pages/terminology.py").run()
@@ -452,3 +476,35 @@ def test_table_exports():
     workbook = to_excel(frame)
     back = pd.read_excel(__import__("io").BytesIO(workbook))
     assert list(back["hyp"]) == ["ab", "<c>"]
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+def test_report_store_drops_unused_reports_and_the_sweep_clears_what_derives_from_them(monkeypatch):
+    from mtdiag.ui import state
+
+    store = state._ReportStore(size=2, ttl=100.0)
+    a, b, c = object(), object(), object()
+    store.put("a", a)
+    store.put("b", b)
+    store.put("c", c)  # over the size: the least recently used ("a") goes
+    assert store.get("a") is None and store.get("b") is b and len(store) == 2
+    cleared = []
+    monkeypatch.setattr(state, "_PER_UPLOAD", [])
+    state.register_per_upload(lambda: cleared.append("uploads"))
+    monkeypatch.setattr(st.cache_data, "clear", lambda: cleared.append("frames"))
+    now = __import__("time").monotonic()
+    assert state.sweep(store, now + 50) == 0 and cleared == []  # both used < 100 s ago: nothing is dropped
+    assert state.sweep(store, now + 150) == 2 and len(store) == 0
+    assert cleared == ["frames", "uploads"]
+
+
+def test_a_session_keeps_no_report_between_runs():
+    """The session holds its Current weakly: the report store is the only owner of a report."""
+    at = start()
+    import weakref
+
+    assert isinstance(at.session_state["_mtdiag_current"], weakref.ref)
+    at.switch_page("pages/segments.py").run()  # the next run finds the report in the store
+    assert not at.exception and len(at.dataframe(key="seg_table").value) == 6 * N_DE

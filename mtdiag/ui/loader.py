@@ -126,7 +126,7 @@ def _load_folder(path: str, stamp: tuple) -> state.Dataset:
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=state.REPORT_TTL_S)
 def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...], _base: state.Dataset) -> state.Dataset:
     """The base set with uploaded system outputs added (each checked against the set's segment count)."""
     evalset = _base.evalset
@@ -169,7 +169,7 @@ def system_name_from_file(file_name: str) -> str:
     return mio.system_name_from_stem(Path(file_name).stem)
 
 
-@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4)
+@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
                  lang_pair: str | None) -> state.Dataset:
     """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content."""
@@ -183,6 +183,10 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
         lang_pair=lang_pair,
     )
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
+
+
+state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
+state.register_per_upload(_load_upload.clear)
 
 
 def _file_tuple(uploaded, name: str | None = None) -> tuple[str, str, bytes]:
