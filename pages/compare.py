@@ -38,8 +38,8 @@ picked = widgets.table(segs, key="cmp_segs", name=f"segments_{a}_vs_{b}_{metric}
 
 if len(segs):
     seg = int(segs.iloc[picked if picked is not None else 0]["seg"])
-    st.markdown(f"**Segment {highlight.segment_number(seg)}**" + ("" if picked is not None else " — the largest difference; select "
-                                                                      "another row in the table"))
+    st.markdown(f"**Segment {highlight.segment_number(seg)}**"
+                + ("" if picked is not None else " — the largest difference; select another row in the table"))
     ta, tb, spans_a, spans_b = state.hypothesis_diff(current.key, a, b, seg, report)
     widgets.html(highlight.render_legend(["diff"]))
     parts = []

@@ -28,8 +28,8 @@ picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", na
 if picked is not None:
     gram = rows.iloc[picked]
     segments = [int(s) for s in gram["segments"]]
-    st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)}; HT {gram['ht_count']}×, "
-                f"{highlight.escape_markdown(system)} {gram['mt_count']}×)")
+    st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)}; "
+                f"HT {gram['ht_count']}×, {highlight.escape_markdown(system)} {gram['mt_count']}×)")
     if any(w in ("<UNK>", "<PUNC>") for w in gram["ngram"].split()):
         st.caption("A pattern with <UNK>/<PUNC> is not highlighted in the text.")
 

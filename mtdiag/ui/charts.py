@@ -103,7 +103,8 @@ def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
     palette = colours(frame["system"])
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        fig.add_trace(go.Bar(x=rows["order"].astype(str), y=rows["mp"], name=_text(system), marker_color=palette[system],
+        fig.add_trace(go.Bar(x=rows["order"].astype(str), y=rows["mp"], name=_text(system),
+                             marker_color=palette[system],
                              customdata=rows[["matched", "total"]].to_numpy(),
                              hovertemplate="%{fullData.name}, order %{x}: %{y:.2%} (%{customdata[0]} of "
                                            "%{customdata[1]})<extra></extra>"))
@@ -149,12 +150,13 @@ def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
     data = frame.dropna(subset=["advantage"]).sort_values("advantage", ascending=False)
     adv = data["advantage"].to_numpy(dtype=float)
     x = np.arange(1, len(adv) + 1)
+    numbers = data["seg"].map(highlight.segment_number).to_numpy()
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=np.where(adv > 0, adv, 0), fill="tozeroy", mode="lines", name=f"{_text(a)} better",
-                             line=dict(color="#2563eb", width=1), customdata=data["seg"].map(highlight.segment_number).to_numpy(),
+                             line=dict(color="#2563eb", width=1), customdata=numbers,
                              hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
     fig.add_trace(go.Scatter(x=x, y=np.where(adv < 0, adv, 0), fill="tozeroy", mode="lines", name=f"{_text(b)} better",
-                             line=dict(color="#dc2626", width=1), customdata=data["seg"].map(highlight.segment_number).to_numpy(),
+                             line=dict(color="#dc2626", width=1), customdata=numbers,
                              hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
     fig.update_layout(height=300, xaxis_title="segments, sorted by advantage", yaxis_title=f"advantage of {_text(a)}",
                       margin=MARGIN)

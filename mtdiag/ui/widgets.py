@@ -241,11 +241,12 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
         if detail.alignment is None:
             explain("WAFT was not computed, so there is no alignment.")
         else:
-            st.caption(f"Word-level Levenshtein alignment against reference {highlight.escape_markdown(detail.best_ref)} (the one with the "
-                       f"best WAFT). Insert = a word only the hypothesis has; delete = a reference word it lacks.")
+            st.caption(f"Word-level Levenshtein alignment against reference "
+                       f"{highlight.escape_markdown(detail.best_ref)} (the one with the best WAFT). Insert = a word only the hypothesis has; delete = a reference word it lacks.")
             html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
             html(highlight.render_alignment(detail.alignment[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(detail.alignment, key=f"{key}_align", name=f"alignment_{system}_{highlight.segment_number(seg)}", height=240)
+            table(detail.alignment, key=f"{key}_align", name=f"alignment_{system}_{highlight.segment_number(seg)}",
+                  height=240)
     with tabs[1]:
         if detail.over.empty:
             explain("No over-matched n-gram: the hypothesis repeats nothing beyond what the references have.")

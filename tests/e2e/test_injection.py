@@ -168,7 +168,7 @@ def test_uploaded_markup_never_reaches_the_browser_as_markup(streamlit_server, p
     sidebar.get_by_test_id("stExpander").filter(has_text="input warning").locator("summary").click()
     settle(page)
     warning = literal_text(page)
-    assert f"{p['file']}.txt: 1 empty line (line 6) kept as an empty segment" in warning, warning[warning.find("input warning"):][:600]
+    assert f"{p['file']}.txt: 1 empty line (line 6) kept as an empty segment" in warning
 
     # error banners that quote a value from a file and a file name
     uploader(page, "Human scores").set_input_files(str(files["bad_human"]))
@@ -182,7 +182,7 @@ def test_uploaded_markup_never_reaches_the_browser_as_markup(streamlit_server, p
     uploader(page, "System outputs (one or more)").set_input_files(str(files["short"]))  # added to the two
     settle(page)
     banner = literal_text(page)
-    assert f"short {p['ref']}.txt: has 3 lines but" in banner, page.get_by_test_id("stAlertContentError").all_inner_texts()
+    assert f"short {p['ref']}.txt: has 3 lines but" in banner
 
     # the payloads were shown as text …
     for key in ("image", "js", "html", "script"):
