@@ -17,8 +17,7 @@ c1, c2, c3 = st.columns([2, 2, 2])
 a = c1.selectbox("System A", ev.systems, index=0, key="cmp_a")
 b = c2.selectbox("System B", [s for s in ev.systems if s != a], index=0, key="cmp_b")
 method = c3.selectbox("Test", ["bs", "ar"], key="cmp_method",
-                      format_func=lambda m: {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation "
-                                                                                  "(10000)"}[m])
+                      format_func=widgets.TEST_METHODS.__getitem__)
 
 st.subheader("Per metric")
 sig = state.significance_pair(current.key, a, b, method, report)

@@ -17,7 +17,7 @@ if not available:
     widgets.explain("OTEM and UTEM were not computed for this data.")
     st.stop()
 metric = st.segmented_control("Metric", available, default=available[0], key="ou_metric", required=True,
-                              format_func=lambda m: widgets.metric_label(m))
+                              format_func=widgets.metric_label)
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")

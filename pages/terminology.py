@@ -36,7 +36,7 @@ widgets.table(summary, key="tm_summary", name="terms_per_term", height=320)
 st.subheader("Occurrences in context")
 c1, c2, c3 = st.columns([2, 1, 2])
 system = c1.selectbox("System", ev.systems, key="tm_system")
-window = c2.selectbox("Window", [2, 3], key="tm_window", format_func=lambda w: f"{w} words")
+window = c2.selectbox("Window", [2, 3], key="tm_window", format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
 occ = state.term_table(current.key, system, report)
 shown = occ[~occ["correct"]] if only_missed else occ

@@ -508,3 +508,16 @@ def test_a_session_keeps_no_report_between_runs():
     assert isinstance(at.session_state["_mtdiag_current"], weakref.ref)
     at.switch_page("pages/segments.py").run()  # the next run finds the report in the store
     assert not at.exception and len(at.dataframe(key="seg_table").value) == 6 * N_DE
+
+
+def test_no_page_passes_a_lambda_as_format_func():
+    """Streamlit keeps a widget's format_func in the session's widget state; a lambda defined in a page carries the
+    page's globals (its report), so a closed session would keep the report alive (the memory benchmark found it)."""
+    import ast
+
+    offenders = []
+    for path in sorted((REPO / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "format_func" and isinstance(node.value, ast.Lambda):
+                offenders.append(f"{path.name}:{node.value.lineno}")
+    assert offenders == []

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
 import threading
 import time
 import weakref
@@ -41,8 +42,10 @@ from mtdiag.evalset import EvalSet
 
 SESSION_KEY = "_mtdiag_current"
 MAX_REPORTS = 6
-REPORT_TTL_S = 300.0  # a report (and what is derived from it) unused this long is dropped
-SWEEP_PERIOD_S = 30.0
+# a report (and what is derived from it) unused this long is dropped; the sweeper looks every SWEEP_PERIOD_S.
+# Both can be set from the environment (MTDIAG_REPORT_TTL_S, MTDIAG_SWEEP_PERIOD_S), e.g. for the memory benchmark.
+REPORT_TTL_S = float(os.environ.get("MTDIAG_REPORT_TTL_S", 300))
+SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 @dataclass(frozen=True)

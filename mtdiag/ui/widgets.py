@@ -9,6 +9,10 @@ by Streamlit and need nothing.
 Segment numbers: the core counts segments from 0 (``seg``); people see them from 1, like the lines of the files and
 the ``seg_id`` of terms and human-score TSVs. :func:`mtdiag.highlight.segment_number` converts one number and
 :func:`for_display` a table.
+
+A widget's ``format_func`` stays in the session's widget state for the life of the session (Streamlit keeps it
+with the widget): pages pass a dict's ``__getitem__`` or a function of this module, never a lambda defined in the
+page — its globals are the page's, with the report, which a closed session would then keep alive.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
 EXCEL_MAX_ROWS = 1_048_575
+TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 
 
 # --------------------------------------------------------------------------------------------- labels
