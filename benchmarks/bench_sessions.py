@@ -82,6 +82,16 @@ def session_files(folder: Path, index: int) -> dict[str, list[Path]]:
     return files
 
 
+def idle(page, timeout: int = 300_000) -> None:
+    """Connected and the script run finished. (Not ``ready``: with ten pages open, a page the browser does not
+    paint may never draw its lazily loaded plotly charts.)"""
+    page.wait_for_timeout(300)  # let a run that an action triggered start
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
+                           timeout=timeout)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
+                           timeout=timeout)
+
+
 def step(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
@@ -124,20 +134,27 @@ def main() -> int:
                 contexts.append(context)
                 pages.append(page)
             for page in pages:
-                ready(page, 300_000)
+                idle(page)
                 page.get_by_test_id("stRadio").get_by_text("Upload files").click()
-            for page in pages:
-                ready(page, 300_000)
+            for page in pages:  # a click that landed while a run was starting is repeated
+                for _ in range(5):
+                    idle(page)
+                    try:
+                        uploader(page, "Source (optional)").wait_for(state="attached", timeout=10_000)
+                        break
+                    except Exception:  # noqa: BLE001 - playwright's TimeoutError: click again
+                        page.get_by_test_id("stRadio").get_by_text("Upload files").click()
             step("uploading")
             for i, page in enumerate(pages):  # every session uploads; the server computes them side by side
                 files = session_files(work / f"s{i}", i)
                 for label, key in (("Source (optional)", "src"), ("References (one or more)", "refs"),
                                    ("Human scores", "human")):
-                    uploader(page, label).set_input_files([str(p) for p in files[key]][:1 if key != "refs" else None])
-                    ready(page, 300_000)
+                    uploader(page, label).set_input_files([str(p) for p in files[key]][:1 if key != "refs" else None],
+                                                          timeout=60_000)
+                    idle(page)
                 uploader(page, "System outputs (one or more)").set_input_files([str(p) for p in files["hyps"]])
             for page in pages:
-                ready(page, 300_000)
+                idle(page)
                 page.get_by_test_id("stSidebar").get_by_text("uploaded files", exact=False).first.wait_for()
             step("views")
             for view in VIEWS:
@@ -145,7 +162,7 @@ def main() -> int:
                     page.get_by_test_id("stSidebarNav").get_by_role("link", name=view, exact=True).click()
                 for page in pages:
                     page.get_by_role("heading", name=view, exact=True).first.wait_for(timeout=300_000)
-                    ready(page, 300_000)
+                    idle(page)
             result["sessions_s"] = round(time.perf_counter() - t0, 1)
             peak = sampler.peak
             step(f"closing; peak {peak / MB:.0f} MB")
