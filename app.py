@@ -14,7 +14,7 @@ st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a materi
 
 page = st.navigation(navigation.pages())
 current, problems = loader.sidebar()
-for problem in problems:
+for problem in problems:  # Markdown-escaped by the loader: they quote file names and values from the files
     st.error(problem, icon=":material/error:")
 if current is None:
     if not problems:

@@ -20,6 +20,7 @@ Vocabulary:
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -79,6 +80,40 @@ class Span:
 def escape(text: object) -> str:
     """``html.escape`` with quotes escaped too (safe in element content and in attribute values)."""
     return html.escape(str(text), quote=True)
+
+
+def segment_number(seg: int) -> int:
+    """The number people see for the core's 0-based segment index ``seg``: 1-based, like the lines of the files
+    and the ``seg_id`` of terms and human-score TSVs (the one conversion at the display edge)."""
+    return int(seg) + 1
+
+
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+_MD_SHORTCODE = re.compile(r"\\:(?=\S)")  # an (escaped) colon that could open ':smile:', ':material/…:', 'http://'
+_MD_LINE_START = re.compile(r"^[ \t]+", re.MULTILINE)  # 4 leading spaces would open a code block
+WORD_JOINER = "\u2060"
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as Markdown source that Streamlit renders as exactly this text (``st.markdown``, ``st.error``,
+    ``st.caption``, widget labels, progress text …): user-derived text is data, never markup.
+
+    - Every ASCII punctuation character is backslash-escaped (CommonMark §2.4 allows it for all of them), which
+      neutralises links and images (``[x](javascript:…)``, ``![t](http://…)``), emphasis, headings, lists, code,
+      tables, raw HTML (``<script>``, ``<img onerror>``: ``\\<`` is a literal ``<``), entities (``&lt;``), GFM
+      autolinks (``http\\:\\/\\/``), Streamlit's directives (``:red[…]``, ``:blue-background[…]``) and LaTeX
+      (``$…$``).
+    - Emoji shortcodes (``:smile:``), Material icons (``:material/home:``) and GFM's ``http://`` links are found in
+      the *text* after Markdown parsing, where a backslash is already gone; a word joiner (U+2060, invisible, zero
+      width) is put after each colon followed by a non-space, so they stay literal. A copied text carries that
+      invisible character. (``www.x.org`` and e-mail addresses may still become links whose text is literal.)
+    - Leading spaces and tabs of a line become no-break spaces (U+00A0), so indentation cannot open a code block.
+
+    HTML we build (:func:`escape`, ``st.html``) uses :func:`escape`, not this.
+    """
+    value = _MD_PUNCTUATION.sub(r"\\\1", str(text))
+    value = _MD_SHORTCODE.sub("\\:" + WORD_JOINER, value)
+    return _MD_LINE_START.sub(lambda m: "\u00a0" * len(m.group(0).expandtabs(4)), value)
 
 
 def ngram_spans(tokens: Sequence[str], ngrams: Mapping[str, tuple[str, str]] | Iterable[str],

@@ -17,8 +17,7 @@ c1, c2, c3 = st.columns([2, 2, 2])
 a = c1.selectbox("System A", ev.systems, index=0, key="cmp_a")
 b = c2.selectbox("System B", [s for s in ev.systems if s != a], index=0, key="cmp_b")
 method = c3.selectbox("Test", ["bs", "ar"], key="cmp_method",
-                      format_func=lambda m: {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation "
-                                                                                  "(10000)"}[m])
+                      format_func=widgets.TEST_METHODS.__getitem__)
 
 st.subheader("Per metric")
 sig = state.significance_pair(current.key, a, b, method, report)
@@ -38,8 +37,8 @@ picked = widgets.table(segs, key="cmp_segs", name=f"segments_{a}_vs_{b}_{metric}
 
 if len(segs):
     seg = int(segs.iloc[picked if picked is not None else 0]["seg"])
-    st.markdown(f"**Segment {seg}**" + ("" if picked is not None else " — the largest difference; select "
-                                                                      "another row in the table"))
+    st.markdown(f"**Segment {highlight.segment_number(seg)}**"
+                + ("" if picked is not None else " — the largest difference; select another row in the table"))
     ta, tb, spans_a, spans_b = state.hypothesis_diff(current.key, a, b, seg, report)
     widgets.html(highlight.render_legend(["diff"]))
     parts = []

@@ -19,8 +19,8 @@ order = c2.selectbox("Order", [1, 2, 3, 4], key="ng_order")
 min_count = int(c3.number_input("Minimum count k", min_value=1, max_value=100, value=2, key="ng_min_count"))
 ht_ref = c4.selectbox("Human translation", ev.ref_names, key="ng_ht_ref")
 kind = st.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
-                            required=True, format_func=lambda k: {"ht_only": "HT-only", "mt_only": "MT-only",
-                                                                  "skewed": "Skewed"}[k])
+                            required=True,
+                            format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
 rows = state.ngram_rows(current.key, min_count, ht_ref, system, order, kind, report)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
 picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
@@ -28,8 +28,8 @@ picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", na
 if picked is not None:
     gram = rows.iloc[picked]
     segments = [int(s) for s in gram["segments"]]
-    st.markdown(f"**Segments with “{gram['ngram']}”** ({len(segments)}; HT {gram['ht_count']}×, "
-                f"{system} {gram['mt_count']}×)")
+    st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)}; "
+                f"HT {gram['ht_count']}×, {highlight.escape_markdown(system)} {gram['mt_count']}×)")
     if any(w in ("<UNK>", "<PUNC>") for w in gram["ngram"].split()):
         st.caption("A pattern with <UNK>/<PUNC> is not highlighted in the text.")
 

@@ -17,7 +17,7 @@ if not available:
     widgets.explain("OTEM and UTEM were not computed for this data.")
     st.stop()
 metric = st.segmented_control("Metric", available, default=available[0], key="ou_metric", required=True,
-                              format_func=lambda m: widgets.metric_label(m))
+                              format_func=widgets.metric_label)
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")
@@ -46,7 +46,7 @@ if picked is not None:
     gram = grams.iloc[picked]
     evidence = state.evidence_frame(current.key, metric, system, report)
     segments = diagnose.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
-    st.markdown(f"**Segments with “{gram['ngram']}”** ({len(segments)})")
+    st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)})")
 
     def spans(seg):
         return diagnose.ngram_highlights(report, system, seg, gram["ngram"])

@@ -16,8 +16,7 @@ cols = st.columns([2, 2, 3])
 baseline = cols[0].selectbox("Baseline", ["(none)", *systems], index=1 if len(systems) > 1 else 0,
                              key="ov_baseline", help="Paired significance test of every system against this one.")
 method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
-                           format_func=lambda m: {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation "
-                                                                                       "(10000)"}[m])
+                           format_func=widgets.TEST_METHODS.__getitem__)
 sig = state.significance(current.key, baseline, method, report) if baseline != "(none)" else None
 
 corpus = diagnose.corpus_table(report)

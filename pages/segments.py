@@ -18,11 +18,12 @@ with st.expander("Flag settings and score ranges"):
     utem_q = c2.slider("High UTEM: worst share of rows", min_value=1, max_value=50, value=10, step=1,
                        key="seg_utem_share", format="%d%%") / 100
     mt_order = c3.selectbox("MT-only n-gram order", [1, 2, 3, 4, None], key="seg_mt_order",
-                            format_func=lambda o: "off" if o is None else f"{o}-grams",
+                            format_func={None: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
                             help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
                                  "translation (first reference) never uses.")
     metric_for_range = st.selectbox("Filter by the score of", ["(none)", *report.metrics], key="seg_range_metric",
-                                    format_func=lambda m: m if m == "(none)" else widgets.metric_label(m))
+                                    format_func={"(none)": "(none)",
+                                                 **{m: widgets.metric_label(m) for m in report.metrics}}.__getitem__)
 
 table = state.segment_table(current.key, float(otem_above), 1 - utem_q, mt_order, report)
 flags = diagnose.flag_columns(table)
@@ -38,7 +39,7 @@ if metric_for_range != "(none)":
 c1, c2, c3 = st.columns([2, 2, 3])
 systems = c1.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems")
 chosen_flags = c2.multiselect("Flags (any of)", flags, key="seg_flags",
-                              format_func=lambda f: diagnose.FLAGS[f].label)
+                              format_func={f: diagnose.FLAGS[f].label for f in flags}.__getitem__)
 text = c3.text_input("Search source, references and output", key="seg_text",
                      placeholder="a word or phrase, case-insensitive")
 shown = diagnose.filter_segments(table, ev, systems=systems, flags=chosen_flags, text=text, ranges=ranges)

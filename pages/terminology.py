@@ -36,7 +36,7 @@ widgets.table(summary, key="tm_summary", name="terms_per_term", height=320)
 st.subheader("Occurrences in context")
 c1, c2, c3 = st.columns([2, 1, 2])
 system = c1.selectbox("System", ev.systems, key="tm_system")
-window = c2.selectbox("Window", [2, 3], key="tm_window", format_func=lambda w: f"{w} words")
+window = c2.selectbox("Window", [2, 3], key="tm_window", format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
 occ = state.term_table(current.key, system, report)
 shown = occ[~occ["correct"]] if only_missed else occ
@@ -47,7 +47,8 @@ if len(shown):
     row = shown.iloc[picked if picked is not None else 0]
     seg = int(row["seg"])
     hyp_spans, ref_spans = diagnose.term_spans(report, system, row, window)
-    st.markdown(f"**Segment {seg}: “{row['src_term']}” → {row['tgt_terms']}** "
+    st.markdown(f"**Segment {highlight.segment_number(seg)}: “{highlight.escape_markdown(row['src_term'])}” → "
+                f"{highlight.escape_markdown(row['tgt_terms'])}** "
                 + ("(right)" if row["correct"] else "(missed)")
                 + ("" if picked is not None else " — the first row; select another in the table"))
     widgets.html(highlight.render_legend(["term_ok", "term_miss", "window"]))

@@ -32,12 +32,13 @@ if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
     system, seg = str(row["system"]), int(row["seg"])
     best_ref, alignment = state.alignment(current.key, system, seg, report)
-    st.markdown(f"**Alignment of segment {seg} ({system}) against reference {best_ref}**"
+    st.markdown(f"**Alignment of segment {highlight.segment_number(seg)} ({highlight.escape_markdown(system)}) "
+                f"against reference {highlight.escape_markdown(best_ref)}**"
                 + ("" if picked is not None else " — the top row; select another in the table"))
     widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
     widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
     with st.expander("Alignment table"):
-        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{seg}")
+        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{highlight.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.op_counts(current.key, report)), key="wn_ops")

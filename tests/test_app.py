@@ -67,8 +67,14 @@ def start() -> AppTest:
     return at
 
 
+def shown(markdown: str) -> str:
+    """The text a Markdown string escaped by ``highlight.escape_markdown`` shows (its backslashes and word joiners
+    removed): what the viewer reads."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
 def sidebar_text(at: AppTest) -> str:
-    return "\n".join(c.value for c in at.sidebar.caption)
+    return "\n".join(shown(c.value) for c in at.sidebar.caption)
 
 
 def html_bodies(at: AppTest) -> str:
@@ -176,7 +182,7 @@ def test_bad_system_upload_shows_the_problem_and_keeps_the_data(name, data, expe
     before = corpus_systems(at)
     at.file_uploader(key="up_extra").set_value((name, data, "text/plain")).run()
     assert not at.exception
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     assert any(expected in e for e in errors), errors
     assert any("data loaded before stays" in e for e in errors)
     assert corpus_systems(at) == before  # the previous data stays
@@ -191,7 +197,7 @@ def test_a_bad_file_next_to_a_good_upload_keeps_the_good_one():
     at.file_uploader(key="up_extra").set_value(good).run()
     assert len(corpus_systems(at)) == 7
     at.file_uploader(key="up_extra").set_value([good, ("bad.txt", b"x\n", "text/plain")]).run()
-    assert any("bad.txt: has 1 line but the test set" in e.value for e in at.error)
+    assert any("bad.txt: has 1 line but the test set" in shown(e.value) for e in at.error)
     assert corpus_systems(at)[-1] == "mine" and len(corpus_systems(at)) == 7
 
 
@@ -202,12 +208,12 @@ def test_bad_upload_in_upload_mode_names_the_file_and_line():
     at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.A.txt")[:-3]))
     at.run()
     assert not at.exception
-    assert any("sys.txt: has 114 lines but ref.A.txt has 117" in e.value for e in at.error)
+    assert any("sys.txt: has 114 lines but ref.A.txt has 117" in shown(e.value) for e in at.error)
     assert "wmt21.en-de" in sidebar_text(at)  # still the sample set
     at.file_uploader(key="up_human").set_value(("scores.tsv", b"system\tseg_id\tscore\nsys\t999\t1\n", "text/plain"))
     at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.A.txt")))
     at.run()
-    assert any("scores.tsv: line 2: seg_id 999 is out of range" in e.value for e in at.error)
+    assert any("scores.tsv: line 2: seg_id 999 is out of range" in shown(e.value) for e in at.error)
 
 
 # ------------------------------------------------------------------------------------------ segments
@@ -223,13 +229,59 @@ def test_selecting_a_segment_shows_its_detail():
     at.session_state["seg_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    headers = [m.value for m in at.markdown if m.value.startswith("#### Segment")]
-    assert headers == [f"#### Segment {row['seg']} (line {row['seg'] + 1}) · {row['system']}"]
+    headers = [shown(m.value) for m in at.markdown if m.value.startswith("#### Segment")]
+    assert headers == [f"#### Segment {row['seg_id']} · {row['system']}"]  # 1-based, like the file's lines
     body = html_bodies(at)
-    ev_text = de_lines("src.txt")[row["seg"]]
+    ev_text = de_lines("src.txt")[row["seg_id"] - 1]
     assert "Hypothesis (" + row["system"] + ")" in body
     assert ev_text[:20].replace("&", "&amp;").replace('"', "&quot;")[:10] in body
     assert "mtd-align" in body  # the edit alignment
+
+
+def test_segment_numbers_are_shown_from_1_like_the_file_lines():
+    at = start()
+    at.switch_page("pages/segments.py").run()
+    table = at.dataframe(key="seg_table").value
+    assert "seg" not in table.columns
+    assert sorted(set(table["seg_id"])) == list(range(1, N_DE + 1))
+    at.switch_page("pages/waft_neva.py").run()
+    assert sorted(set(at.dataframe(key="wn_table").value["seg_id"])) == list(range(1, N_DE + 1))
+
+
+def test_for_display_renumbers_segments_from_1():
+    from mtdiag.ui.widgets import for_display
+
+    frame = pd.DataFrame({"seg": [0, 4], "missed_in": ["0, 2", ""], "x": [1.5, 2.5]})
+    shown_frame = for_display(frame)
+    assert list(shown_frame.columns) == ["seg_id", "missed_in", "x"]
+    assert list(shown_frame["seg_id"]) == [1, 5] and list(shown_frame["missed_in"]) == ["1, 3", ""]
+    assert list(frame["seg"]) == [0, 4]  # the core's frame is not changed
+    indexed = for_display(pd.DataFrame({"king": [0.5, 1.0]}, index=pd.Index([0, 1], name="seg")))
+    assert indexed.index.name == "seg_id" and list(indexed.index) == [1, 2]
+
+
+@pytest.mark.parametrize("page, filter_key, table_columns, start_set", [
+    ("pages/segments.py", "seg_systems", ("system", "seg_id", "problem"), "wmt21.en-de"),
+    ("pages/waft_neva.py", "wn_systems", ("system", "seg_id", "neva_minus_waft"), "wmt21.en-de"),
+    ("pages/terminology.py", "tm_systems", ("system", "src_term", "missed_in"), "wmt21.en-ja"),
+])
+def test_switching_sets_resets_the_system_filters(page, filter_key, table_columns, start_set):
+    """Issue 11: a "Systems" filter set on one test set must not hide every row of the next one."""
+    at = start()
+    at.selectbox(key="data_set").set_value(str(SAMPLE / start_set)).run()
+    at.switch_page(page).run()
+    first = at.multiselect(key=filter_key).value[0]
+    at.multiselect(key=filter_key).set_value([first]).run()
+    assert set(table_with(at, *table_columns)["system"]) == {first}
+    at.selectbox(key="data_set").set_value(str(SAMPLE / "tico19.en-fr")).run()
+    assert not at.exception and not at.error
+    tico_systems = ["Fairseq"]
+    assert at.multiselect(key=filter_key).value == tico_systems
+    table = table_with(at, *table_columns)
+    assert set(table["system"]) == set(tico_systems) and len(table) > 0
+    if page == "pages/segments.py":
+        assert len(table) == 200 and sorted(table["seg_id"]) == list(range(1, 201))
+        assert "200 of 200 rows" in [c.value for c in at.caption]
 
 
 def test_segment_filters_and_flags():
@@ -252,7 +304,7 @@ def test_segment_text_is_escaped_and_shown_literally():
     at.switch_page("pages/segments.py").run()
     at.text_input(key="seg_text").set_value("__xss").run()
     table = at.dataframe(key="seg_table").value
-    assert list(zip(table["system"], table["seg"])) == [("xss", 5)]
+    assert list(zip(table["system"], table["seg_id"])) == [("xss", 6)]  # line 6 of the file
     body = html_bodies(at)
     text = re.sub(r"<[^>]+>", "", body)  # what the browser shows: highlights may wrap parts of the text
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in text
@@ -288,7 +340,7 @@ def test_over_under_ngram_opens_its_segments():
     at.session_state["ou_grams_otem"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    assert any(f"Segments with “{grams.iloc[0]['ngram']}”" in m.value for m in at.markdown)
+    assert any(f"Segments with “{grams.iloc[0]['ngram']}”" in shown(m.value) for m in at.markdown)
     assert "mtd-k-ngram" in html_bodies(at)
 
 
@@ -299,7 +351,31 @@ def test_ngram_table_opens_its_segments():
     at.session_state["ng_table_ht_only"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    assert any(f"Segments with “{rows.iloc[1]['ngram']}”" in m.value for m in at.markdown)
+    assert any(f"Segments with “{rows.iloc[1]['ngram']}”" in shown(m.value) for m in at.markdown)
+
+
+def test_ngram_with_markup_is_shown_escaped_in_markdown():
+    """Issue 11: an n-gram of uploaded text reaches st.markdown escaped (the browser test cannot select a row)."""
+    from mtdiag.highlight import escape_markdown
+
+    at = start()
+    lines = de_lines("ref.D.txt")
+    for i in (1, 2, 3):
+        lines[i] = f"{lines[i]} ![x](http://127.0.0.1:9/i) [x](javascript:alert(1)) <img src=x onerror=alert(2)>"
+    at.file_uploader(key="up_extra").set_value(lines_file("probe.txt", lines)).run()
+    at.switch_page("pages/ngrams.py").run()
+    at.selectbox(key="ng_system").set_value("probe")
+    at.segmented_control(key="ng_kind").set_value("mt_only").run()
+    rows = at.dataframe(key="ng_table_mt_only").value
+    marked = [i for i, gram in enumerate(rows["ngram"]) if any(c in gram for c in "<[!(")]
+    assert marked, list(rows["ngram"])
+    at.session_state["ng_table_mt_only"] = {"selection": {"rows": [marked[0]], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    gram = rows["ngram"].iloc[marked[0]]
+    headers = [m.value for m in at.markdown if m.value.startswith("**Segments with")]
+    assert len(headers) == 1 and f"“{escape_markdown(gram)}”" in headers[0] and f"“{gram}”" not in headers[0]
+    assert f"“{gram}”" in shown(headers[0])
 
 
 def test_terminology_explains_without_terms_and_shows_terms_with_them():
@@ -416,3 +492,48 @@ def test_folder_scan_uses_the_io_naming_rule(tmp_path):
     assert not loader._is_set(tmp_path) and loader._richness(tmp_path) == (0, 1)
     assert loader._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
     assert loader._guess_lang_pair(["HW-TSC.txt"]) == ""
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+def test_report_store_drops_unused_reports_and_the_sweep_clears_what_derives_from_them(monkeypatch):
+    from mtdiag.ui import state
+
+    store = state._ReportStore(size=2, ttl=100.0)
+    a, b, c = object(), object(), object()
+    store.put("a", a)
+    store.put("b", b)
+    store.put("c", c)  # over the size: the least recently used ("a") goes
+    assert store.get("a") is None and store.get("b") is b and len(store) == 2
+    cleared = []
+    monkeypatch.setattr(state, "_PER_UPLOAD", [])
+    state.register_per_upload(lambda: cleared.append("uploads"))
+    monkeypatch.setattr(st.cache_data, "clear", lambda: cleared.append("frames"))
+    now = __import__("time").monotonic()
+    assert state.sweep(store, now + 50) == 0 and cleared == []  # both used < 100 s ago: nothing is dropped
+    assert state.sweep(store, now + 150) == 2 and len(store) == 0
+    assert cleared == ["frames", "uploads"]
+
+
+def test_a_session_keeps_no_report_between_runs():
+    """The session holds its Current weakly: the report store is the only owner of a report."""
+    at = start()
+    import weakref
+
+    assert isinstance(at.session_state["_mtdiag_current"], weakref.ref)
+    at.switch_page("pages/segments.py").run()  # the next run finds the report in the store
+    assert not at.exception and len(at.dataframe(key="seg_table").value) == 6 * N_DE
+
+
+def test_no_page_passes_a_lambda_as_format_func():
+    """Streamlit keeps a widget's format_func in the session's widget state; a lambda defined in a page carries the
+    page's globals (its report), so a closed session would keep the report alive (the memory benchmark found it)."""
+    import ast
+
+    offenders = []
+    for path in sorted((REPO / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "format_func" and isinstance(node.value, ast.Lambda):
+                offenders.append(f"{path.name}:{node.value.lineno}")
+    assert offenders == []

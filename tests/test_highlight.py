@@ -138,3 +138,37 @@ def test_diff_spans_merge_adjacent_tokens_per_side():
 def test_empty_text_says_so():
     assert "(empty)" in render_marked_text("", [])
     assert "(empty)" in render_text("")
+
+
+# ------------------------------------------------------------------------------------------ Markdown
+
+
+def test_escape_markdown_escapes_every_markup_character_and_keeps_the_text():
+    from mtdiag.highlight import WORD_JOINER, escape_markdown
+
+    text = "![x](http://127.0.0.1:8000/img) [x](javascript:alert(1)) <script>f()</script> *a* _b_ `c` # h | t |"
+    escaped = escape_markdown(text)
+    assert escaped == ("\\!\\[x\\]\\(http\\:" + WORD_JOINER + "\\/\\/127\\.0\\.0\\.1\\:" + WORD_JOINER
+                       + "8000\\/img\\) \\[x\\]\\(javascript\\:" + WORD_JOINER + "alert\\(1\\)\\) \\<script\\>f\\("
+                       "\\)\\<\\/script\\> \\*a\\* \\_b\\_ \\`c\\` \\# h \\| t \\|")
+    # what is shown (backslashes dropped, word joiners invisible) is the text itself
+    import re
+
+    assert re.sub(r"\\(.)", r"\1", escaped).replace(WORD_JOINER, "") == text
+
+
+def test_escape_markdown_neutralises_streamlit_extensions_and_indentation():
+    from mtdiag.highlight import WORD_JOINER, escape_markdown
+
+    assert escape_markdown(":red[x] :material/home: :smile: $x^2$") == (
+        "\\:" + WORD_JOINER + "red\\[x\\] \\:" + WORD_JOINER + "material\\/home\\: \\:" + WORD_JOINER
+        + "smile\\: \\$x^2\\$".replace("^", "\\^"))
+    assert escape_markdown("a\n    code\n\tb") == "a\n\u00a0\u00a0\u00a0\u00a0code\n\u00a0\u00a0\u00a0\u00a0b"
+    assert escape_markdown("&lt; 1. x\n- y") == "\\&lt\\; 1\\. x\n\\- y"
+    assert escape_markdown(3) == "3"
+
+
+def test_segment_number_is_one_based():
+    from mtdiag.highlight import segment_number
+
+    assert [segment_number(s) for s in (0, 1, 199)] == [1, 2, 200]

@@ -1,6 +1,11 @@
 """Plotly figures for the dashboard. Each takes a frame from :mod:`mtdiag.diagnose` and returns a figure; nothing
 is computed here beyond what drawing needs. Built with ``plotly.graph_objects`` directly (plotly.express costs
-~10x more per figure, which a first render and a rerun feel)."""
+~10x more per figure, which a first render and a rerun feel).
+
+Plotly draws names, tick labels and hover text as its own small HTML (``<b>``, ``<a href>``, entities): every
+user-derived name (systems, references) goes through :func:`_text` (HTML-escaped; plotly shows the entities as
+the literal characters), and a hover template never embeds a name (``%{…}`` in a name would be a placeholder) —
+it reads the escaped trace name through ``%{fullData.name}``. Segment numbers are shown 1-based."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mtdiag import highlight
 from mtdiag.metrics import metric_info
 
 SCATTER_SVG_MAX = 3000  # above this many points a scatter is drawn with WebGL
@@ -22,6 +28,15 @@ MARGIN = dict(t=40, b=30, l=50, r=20)
 
 def _label(metric: str) -> str:
     return metric_info(metric).arrow_label
+
+
+def _text(name) -> str:
+    """A user-derived name as plotly text: shown literally, never as plotly's HTML subset."""
+    return highlight.escape(name)
+
+
+def _texts(names) -> list[str]:
+    return [_text(n) for n in names]
 
 
 def colours(names) -> dict[str, str]:
@@ -53,7 +68,7 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
                 error_y = dict(type="data", symmetric=False, array=np.clip(rows_m["hi"].to_numpy() - values, 0, None),
                                arrayminus=np.clip(values - rows_m["lo"].to_numpy(), 0, None), color="#374151",
                                thickness=1.2, width=3)
-        fig.add_trace(go.Bar(x=systems, y=values, marker_color=[BEST if b else OTHER for b in marks],
+        fig.add_trace(go.Bar(x=_texts(systems), y=values, marker_color=[BEST if b else OTHER for b in marks],
                              error_y=error_y, showlegend=False, name=metric_info(metric).label,
                              hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
                       row=i // cols + 1, col=i % cols + 1)
@@ -72,7 +87,7 @@ def distribution_heatmap(shares: pd.DataFrame, metric: str) -> go.Figure:
     share = grid.to_numpy(dtype=float)
     text = np.vectorize(lambda v: "" if not np.isfinite(v) or v == 0 else f"{v:.0%}" if v >= 0.01 else "<1%")(share)
     # colour by the square root of the share, so that a few % stay visible next to a large "0" column
-    fig = go.Figure(go.Heatmap(z=np.sqrt(share), x=bins, y=systems, text=text, texttemplate="%{text}",
+    fig = go.Figure(go.Heatmap(z=np.sqrt(share), x=bins, y=_texts(systems), text=text, texttemplate="%{text}",
                                customdata=np.dstack([share, counts.to_numpy(dtype=float)]), colorscale="Blues",
                                zmin=0, zmax=1, showscale=False,
                                hovertemplate="%{y}, %{x}: %{customdata[0]:.1%} of segments "
@@ -87,9 +102,10 @@ def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
     palette = colours(frame["system"])
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        fig.add_trace(go.Bar(x=rows["order"].astype(str), y=rows["mp"], name=system, marker_color=palette[system],
+        fig.add_trace(go.Bar(x=rows["order"].astype(str), y=rows["mp"], name=_text(system),
+                             marker_color=palette[system],
                              customdata=rows[["matched", "total"]].to_numpy(),
-                             hovertemplate=f"{system}, order %{{x}}: %{{y:.2%}} (%{{customdata[0]}} of "
+                             hovertemplate="%{fullData.name}, order %{x}: %{y:.2%} (%{customdata[0]} of "
                                            "%{customdata[1]})<extra></extra>"))
     label = metric_info(metric).label
     fig.update_layout(barmode="group", height=340, xaxis_title="n-gram order",
@@ -104,10 +120,10 @@ def waft_neva_scatter(frame: pd.DataFrame) -> go.Figure:
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        fig.add_trace(kind(x=rows["waft"], y=rows["neva"], mode="markers", name=system,
+        fig.add_trace(kind(x=rows["waft"], y=rows["neva"], mode="markers", name=_text(system),
                            marker=dict(color=palette[system], size=6, opacity=0.7),
-                           customdata=rows[["seg", "neva_minus_waft"]].to_numpy(),
-                           hovertemplate=f"{system}, segment %{{customdata[0]}}<br>WAFT %{{x:.3f}}, NEVA %{{y:.3f}}"
+                           customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
+                           hovertemplate="%{fullData.name}, segment %{customdata}<br>WAFT %{x:.3f}, NEVA %{y:.3f}"
                                          "<extra></extra>"))
     fig.add_shape(type="path", path="M 0 0 L 0 1 L 1 1 Z", fillcolor="rgba(220,38,38,0.08)", line_width=0,
                   layer="below")
@@ -123,7 +139,7 @@ def op_bars(counts: pd.DataFrame) -> go.Figure:
     """Substitutions / insertions / deletions per system (stacked)."""
     fig = go.Figure()
     for op, colour in (("substitute", "#f59e0b"), ("insert", "#22c55e"), ("delete", "#ef4444")):
-        fig.add_trace(go.Bar(x=list(counts.index), y=counts[op], name=op, marker_color=colour))
+        fig.add_trace(go.Bar(x=_texts(counts.index), y=counts[op], name=op, marker_color=colour))
     fig.update_layout(barmode="stack", height=320, yaxis_title="edit operations", margin=MARGIN)
     return fig
 
@@ -133,14 +149,15 @@ def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
     data = frame.dropna(subset=["advantage"]).sort_values("advantage", ascending=False)
     adv = data["advantage"].to_numpy(dtype=float)
     x = np.arange(1, len(adv) + 1)
+    numbers = data["seg"].map(highlight.segment_number).to_numpy()
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=np.where(adv > 0, adv, 0), fill="tozeroy", mode="lines", name=f"{a} better",
-                             line=dict(color="#2563eb", width=1), customdata=data["seg"].to_numpy(),
+    fig.add_trace(go.Scatter(x=x, y=np.where(adv > 0, adv, 0), fill="tozeroy", mode="lines", name=f"{_text(a)} better",
+                             line=dict(color="#2563eb", width=1), customdata=numbers,
                              hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=x, y=np.where(adv < 0, adv, 0), fill="tozeroy", mode="lines", name=f"{b} better",
-                             line=dict(color="#dc2626", width=1), customdata=data["seg"].to_numpy(),
+    fig.add_trace(go.Scatter(x=x, y=np.where(adv < 0, adv, 0), fill="tozeroy", mode="lines", name=f"{_text(b)} better",
+                             line=dict(color="#dc2626", width=1), customdata=numbers,
                              hovertemplate="segment %{customdata}: %{y:.3g}<extra></extra>"))
-    fig.update_layout(height=300, xaxis_title="segments, sorted by advantage", yaxis_title=f"advantage of {a}",
+    fig.update_layout(height=300, xaxis_title="segments, sorted by advantage", yaxis_title=f"advantage of {_text(a)}",
                       margin=MARGIN)
     return fig
 
@@ -152,13 +169,13 @@ def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human") -> go.Figu
     per_segment = "seg" in frame.columns
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        text = rows["seg"].astype(str).radd("segment ") if per_segment else None
+        text = rows["seg"].map(highlight.segment_number).astype(str).radd("segment ") if per_segment else None
         fig.add_trace(kind(x=rows[x], y=rows[metric], mode="markers" if per_segment else "markers+text",
-                           name=system, marker=dict(color=palette[system], size=6 if per_segment else 11,
+                           name=_text(system), marker=dict(color=palette[system], size=6 if per_segment else 11,
                                                     opacity=0.75),
-                           text=text if per_segment else [system] * len(rows),
+                           text=text if per_segment else [_text(system)] * len(rows),
                            textposition="top center",
-                           hovertemplate=f"{system}" + (" %{text}" if per_segment else "")
+                           hovertemplate="%{fullData.name}" + (" %{text}" if per_segment else "")
                                          + "<br>human %{x:.3g}, metric %{y:.4g}<extra></extra>"))
     fig.update_layout(height=420, xaxis_title="human score", yaxis_title=_label(metric), margin=MARGIN,
                       showlegend=per_segment)
@@ -166,7 +183,7 @@ def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human") -> go.Figu
 
 
 def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference: float | None = None) -> go.Figure:
-    fig = go.Figure(go.Bar(x=frame[x], y=frame[value], marker_color=OTHER,
+    fig = go.Figure(go.Bar(x=_texts(frame[x]), y=frame[value], marker_color=OTHER,
                            hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
     if reference is not None:
         fig.add_hline(y=reference, line_dash="dash", line_color="gray", annotation_text="random",

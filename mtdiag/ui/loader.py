@@ -8,7 +8,12 @@
   named after its file, editable), optional terms/glossary and human scores.
 
 Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``st.error`` on the page; the data
-loaded before stays loaded. Nothing here computes a metric.
+loaded before stays loaded. Those messages quote file names and values from the files, so :func:`sidebar` returns
+them Markdown-escaped (:func:`mtdiag.highlight.escape_markdown`), like every file, system and set name shown here.
+
+Switching to other data (another set, new uploads, an added system) resets every page's widgets (filters,
+pickers, row selections) to their defaults — :func:`_reset_page_widgets` — so that no filter holds the names of
+the previous set. Nothing here computes a metric.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from mtdiag import highlight
 from mtdiag import io as mio
 from mtdiag.api import Options
 from mtdiag.errors import InputError
@@ -31,6 +37,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = REPO_ROOT / "sample_data"
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
+SHOWN_DATA = "_mtdiag_shown_data"  # the data key the page widgets were last drawn for
+LOADER_KEYS = ("data_", "up_", "extra_", "opt_")  # session-state keys of the sidebar's own widgets
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
 
@@ -121,7 +129,7 @@ def _load_folder(path: str, stamp: tuple) -> state.Dataset:
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=state.REPORT_TTL_S)
 def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...], _base: state.Dataset) -> state.Dataset:
     """The base set with uploaded system outputs added (each checked against the set's segment count)."""
     evalset = _base.evalset
@@ -149,7 +157,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
 # --------------------------------------------------------------------------------------------- uploads
 
 
-@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4)
+@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
                  lang_pair: str | None) -> state.Dataset:
     """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content."""
@@ -165,6 +173,10 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
 
 
+state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
+state.register_per_upload(_load_upload.clear)
+
+
 def _file_tuple(uploaded, name: str | None = None) -> tuple[str, str, bytes]:
     return (name or uploaded.name, uploaded.name, uploaded.getvalue())
 
@@ -176,7 +188,8 @@ def _system_names(files, prefix: str) -> list[str]:
         return names
     with st.sidebar.expander("System names", expanded=False):
         for i, f in enumerate(files):
-            names.append(st.text_input(f.name, value=mio.system_name_from_file(f.name), key=f"{prefix}_name_{i}_{f.name}"))
+            names.append(st.text_input(highlight.escape_markdown(f.name), value=mio.system_name_from_file(f.name),
+                                       key=f"{prefix}_name_{i}_{f.name}"))
     return names
 
 
@@ -316,19 +329,34 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
             except InputError as error:
                 problems.append(str(error))
     if data is None:
-        return None, problems
-    problems = [f"{p}  \nThe data loaded before stays in use ({data.label})." for p in problems]
+        return None, [highlight.escape_markdown(p) for p in problems]
+    problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
+                f"({highlight.escape_markdown(data.label)})." for p in problems]
     st.session_state[LAST_GOOD] = data
+    _reset_page_widgets(data)
     options = _option_widgets(data)
     _summary(data)
     try:
         report = state.report_for(data, options)
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
-        problems.append(f"The metrics cannot be computed with these options: {error}")
+        problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
         return None, problems
     current = state.Current(data, options, report)
     state.set_current(current)
     return current, problems
+
+
+def _reset_page_widgets(data: state.Dataset) -> None:
+    """When ``data`` is not the data the pages were last drawn for, forget every page widget's state (keys not of
+    the sidebar, not internal): filters such as the "Systems" multiselects then start from the new set's names
+    instead of keeping the old ones (which would select nothing)."""
+    if st.session_state.get(SHOWN_DATA) == data.data_key:
+        return
+    if SHOWN_DATA in st.session_state:
+        for key in list(st.session_state.keys()):
+            if not str(key).startswith(("_", *LOADER_KEYS)):
+                del st.session_state[key]
+    st.session_state[SHOWN_DATA] = data.data_key
 
 
 def _summary(data: state.Dataset) -> None:
@@ -338,7 +366,8 @@ def _summary(data: state.Dataset) -> None:
         extras.append(f"{len(ev.terms)} term occurrences")
     if ev.human is not None and len(ev.human):
         extras.append(f"{len(ev.human)} human scores")
-    lines = [f"**{data.label}**" + (f" ({ev.lang_pair})" if ev.lang_pair else ""),
+    lines = [f"**{highlight.escape_markdown(data.label)}**"
+             + (f" ({highlight.escape_markdown(ev.lang_pair)})" if ev.lang_pair else ""),
              f"{ev.n_segments:,} segments · {len(ev.systems)} systems · {len(ev.ref_names)} reference"
              + ("s" if len(ev.ref_names) != 1 else "")]
     if extras:
@@ -347,4 +376,4 @@ def _summary(data: state.Dataset) -> None:
     if ev.warnings:
         with st.sidebar.expander(f"{len(ev.warnings)} input warning" + ("s" if len(ev.warnings) != 1 else "")):
             for warning in ev.warnings:
-                st.caption(warning)
+                st.caption(highlight.escape_markdown(warning))

@@ -12,11 +12,23 @@ Caching rules (``shared/DESIGN.md``):
   are called by the page that needs them, so each is computed lazily the first time its page opens.
 
 A widget click therefore never recomputes a metric: it reruns the script, which finds everything in the caches.
+
+Memory (issue 11; figures in ``docs/dashboard.md``): a session holds no report between runs — its
+:class:`Current` is kept in ``st.session_state`` through a weak reference, so the report store is the only owner.
+A report unused for :data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every
+:data:`SWEEP_PERIOD_S` seconds) drops such reports and then clears the derived frames (``st.cache_data``), the drawn
+objects (:func:`_memo`) and the registered per-upload resources (:func:`register_per_upload`), and hands the freed
+memory back to the system (``malloc_trim``). Active sessions recompute only the views they draw next.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
+import os
 import threading
+import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,12 +36,16 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from mtdiag import compare, diagnose
+from mtdiag import compare, diagnose, highlight
 from mtdiag.api import Options, Report, evaluate
 from mtdiag.evalset import EvalSet
 
 SESSION_KEY = "_mtdiag_current"
 MAX_REPORTS = 6
+# a report (and what is derived from it) unused this long is dropped; the sweeper looks every SWEEP_PERIOD_S.
+# Both can be set from the environment (MTDIAG_REPORT_TTL_S, MTDIAG_SWEEP_PERIOD_S), e.g. for the memory benchmark.
+REPORT_TTL_S = float(os.environ.get("MTDIAG_REPORT_TTL_S", 300))
+SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 @dataclass(frozen=True)
@@ -64,31 +80,98 @@ def report_key(data: Dataset, options: Options) -> str:
 
 
 class _ReportStore:
-    """A thread-safe LRU of reports by key."""
+    """A thread-safe LRU of at most ``size`` reports by key, each dropped ``ttl`` seconds after its last use
+    (:meth:`expire`)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, ttl: float) -> None:
         self._size = size
-        self._items: OrderedDict[str, Report] = OrderedDict()
+        self._ttl = ttl
+        self._items: OrderedDict[str, tuple[Report, float]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: str) -> Report | None:
         with self._lock:
-            report = self._items.get(key)
-            if report is not None:
-                self._items.move_to_end(key)
-            return report
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items[key] = (item[0], time.monotonic())
+            self._items.move_to_end(key)
+            return item[0]
 
     def put(self, key: str, report: Report) -> None:
         with self._lock:
-            self._items[key] = report
+            self._items[key] = (report, time.monotonic())
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
+    def expire(self, now: float | None = None) -> int:
+        """Drop the reports unused for ``ttl`` seconds; returns how many were dropped."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            old = [key for key, (_, used) in self._items.items() if now - used >= self._ttl]
+            for key in old:
+                del self._items[key]
+            return len(old)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+
+_PER_UPLOAD: list[Callable[[], None]] = []
+
+
+def register_per_upload(clear: Callable[[], None]) -> None:
+    """Have the sweeper call ``clear`` (e.g. a ``st.cache_resource`` function's ``.clear``) whenever reports
+    expire: for caches of uploaded data outside this module."""
+    if clear not in _PER_UPLOAD:
+        _PER_UPLOAD.append(clear)
+
+
+def sweep(store: "_ReportStore", now: float | None = None) -> int:
+    """Drop expired reports; if any, clear everything derived from reports and uploads and return the freed
+    memory to the system. Returns the number of reports dropped."""
+    dropped = store.expire(now)
+    if dropped:
+        st.cache_data.clear()
+        _memo.clear()
+        for clear in _PER_UPLOAD:
+            clear()
+        gc.collect()
+        _malloc_trim()
+    return dropped
+
+
+def _malloc_trim() -> None:
+    """glibc keeps freed heap pages; ``malloc_trim(0)`` returns them (a no-op elsewhere)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _sweeper(store_ref: "weakref.ref[_ReportStore]") -> None:
+    """Sweep every :data:`SWEEP_PERIOD_S` seconds while the store exists (``st.cache_resource.clear()`` drops
+    it, and this thread ends)."""
+    while True:
+        time.sleep(SWEEP_PERIOD_S)
+        store = store_ref()
+        if store is None:
+            return
+        try:
+            sweep(store)
+        except Exception:  # noqa: BLE001 - the sweeper must outlive a failing clear; the next round retries
+            pass
+        del store
+
 
 @st.cache_resource(show_spinner=False)
 def _report_store() -> _ReportStore:
-    return _ReportStore(MAX_REPORTS)
+    """The process's report store, with its sweeper thread (started once, with the store)."""
+    store = _ReportStore(MAX_REPORTS, REPORT_TTL_S)
+    threading.Thread(target=_sweeper, args=(weakref.ref(store),), name="mtdiag-sweeper", daemon=True).start()
+    return store
 
 
 def report_for(data: Dataset, options: Options) -> Report:
@@ -97,10 +180,11 @@ def report_for(data: Dataset, options: Options) -> Report:
     key = report_key(data, options)
     report = store.get(key)
     if report is None:
-        bar = st.progress(0.0, text=f"Computing metrics for {data.label} …")
+        bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
 
-        def progress(fraction: float, message: str) -> None:
-            bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"Computing metrics: {message}")
+        def progress(fraction: float, message: str) -> None:  # the message names systems: user text
+            bar.progress(min(max(float(fraction), 0.0), 1.0),
+                         text=f"Computing metrics: {highlight.escape_markdown(message)}")
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
@@ -109,12 +193,15 @@ def report_for(data: Dataset, options: Options) -> Report:
 
 
 def set_current(current: Current) -> None:
-    st.session_state[SESSION_KEY] = current
+    """Make ``current`` this run's data for the pages. Held weakly: ``app.py`` owns it for the run, and a session
+    between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
+    st.session_state[SESSION_KEY] = weakref.ref(current)
 
 
 def current() -> Current:
     """The data, options and report of this run (set by ``app.py`` before the page runs)."""
-    value = st.session_state.get(SESSION_KEY)
+    ref = st.session_state.get(SESSION_KEY)
+    value = ref() if ref is not None else None
     if value is None:
         from mtdiag.ui import navigation
 
@@ -124,7 +211,7 @@ def current() -> Current:
     return value
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@st.cache_resource(show_spinner=False, max_entries=128, ttl=REPORT_TTL_S)
 def _memo(kind: str, key: str, params: tuple, _build: Callable[[], Any]) -> Any:
     return _build()
 

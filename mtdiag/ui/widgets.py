@@ -1,7 +1,18 @@
 """Shared widgets: tables with downloads and row selection, HTML blocks, the segment detail, pickers.
 
 HTML shown here is built only by :mod:`mtdiag.highlight` (which escapes every piece of text) and rendered with
-``st.html`` (no JavaScript runs).
+``st.html`` (no JavaScript runs). Every user-derived string (system, reference and file names, terms, n-grams,
+input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners/widget labels — goes through
+:func:`md` (:func:`mtdiag.highlight.escape_markdown`). Select-box and multiselect *options* are shown as plain text
+by Streamlit and need nothing.
+
+Segment numbers: the core counts segments from 0 (``seg``); people see them from 1, like the lines of the files and
+the ``seg_id`` of terms and human-score TSVs. :func:`mtdiag.highlight.segment_number` converts one number and
+:func:`for_display` a table.
+
+A widget's ``format_func`` stays in the session's widget state for the life of the session (Streamlit keeps it
+with the widget): pages pass a dict's ``__getitem__`` or a function of this module, never a lambda defined in the
+page — its globals are the page's, with the report, which a closed session would then keep alive.
 """
 
 from __future__ import annotations
@@ -16,9 +27,32 @@ from mtdiag import diagnose, export, highlight
 from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
+TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 
 
 # --------------------------------------------------------------------------------------------- labels
+
+
+def for_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table as people see and download it: the 0-based ``seg`` column (or index) becomes the 1-based
+    ``seg_id``, and the 0-based segment lists of ``missed_in`` are renumbered from 1."""
+    if "seg" not in frame.columns and "seg" not in frame.index.names and "missed_in" not in frame.columns:
+        return frame
+    out = frame.copy()
+    if "seg" in out.columns:
+        out["seg"] = out["seg"].astype("int64") + 1
+        out = out.rename(columns={"seg": "seg_id"})
+    if "seg" in out.index.names:
+        out = out.rename_axis(index={"seg": "seg_id"})
+        if out.index.nlevels == 1:
+            out.index = out.index + 1
+        else:
+            level = out.index.names.index("seg_id")
+            out.index = out.index.set_levels(out.index.levels[level] + 1, level=level)
+    if "missed_in" in out.columns:
+        out["missed_in"] = out["missed_in"].map(
+            lambda v: ", ".join(str(highlight.segment_number(s)) for s in str(v).split(", ") if s.strip()) if v else v)
+    return out
 
 
 def metric_label(metric: str, arrow: bool = True) -> str:
@@ -55,7 +89,7 @@ def column_config(frame: pd.DataFrame) -> dict:
             config[column] = st.column_config.ProgressColumn(
                 "problem", min_value=0.0, max_value=1.0, format="%.3f",
                 help="combined problem score (0–1): mean of each metric's badness rank and each flag")
-        elif "seg" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
+        elif "seg_id" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
 
@@ -107,7 +141,11 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
           column_order: Sequence[str] | None = None, max_rows: int | None = None) -> int | None:
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
     its position in ``frame`` is returned (None when nothing is selected). ``max_rows``: show only the first rows
-    (the downloads still hold them all)."""
+    (the downloads still hold them all). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
+    ``column_order`` may name ``seg``."""
+    frame = for_display(frame)
+    if column_order is not None:
+        column_order = ["seg_id" if c == "seg" else c for c in column_order]
     full = frame
     if max_rows is not None and len(frame) > max_rows:
         st.caption(f"Showing the first {max_rows:,} of {len(frame):,} rows; the downloads have them all.")
@@ -144,7 +182,7 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
     and the evidence tables."""
     detail = state.segment_detail(current.key, system, int(seg), current.report)
     ev = current.evalset
-    st.markdown(f"#### Segment {seg} (line {seg + 1}) · {system}")
+    st.markdown(f"#### Segment {highlight.segment_number(seg)} · {highlight.escape_markdown(system)}")
     scores = detail.scores.dropna()
     if len(scores):
         cols = st.columns(min(len(scores), 6))
@@ -168,14 +206,15 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
         evidence = detail.tables[name]
         with tab:
             if evidence.frame is None or evidence.frame.empty:
-                explain(evidence.empty or "Nothing to show for this segment.")
+                explain(highlight.escape_markdown(evidence.empty or "Nothing to show for this segment."))
                 continue
             if evidence.caption:
-                st.caption(evidence.caption)
+                st.caption(highlight.escape_markdown(evidence.caption))  # it names references: user text
             if evidence.alignment:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(evidence.frame, key=f"{key}_{name}", name=f"{name}_{system}_{seg}", height=260)
+            table(evidence.frame, key=f"{key}_{name}", name=f"{name}_{system}_{highlight.segment_number(seg)}",
+                  height=260)
 
 
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,
@@ -195,7 +234,7 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
         hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
         hyp_tokens = diagnose.side_tokens(current.report, system, seg).shown
         ref_tokens = diagnose.side_tokens(current.report, ref, seg).shown
-        block = [f'<div class="mtd-note">segment {seg} (line {seg + 1})</div>']
+        block = [f'<div class="mtd-note">segment {highlight.segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))
         block.append(highlight.render_marked_text(ev.refs.at[seg, ref], ref_tokens, ref_spans, label=f"Ref {ref}",

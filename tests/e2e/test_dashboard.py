@@ -118,7 +118,7 @@ def test_uploaded_system_is_scored_and_its_markup_never_runs(streamlit_server, p
     search.press("Enter")
     settle(page, "Segments")
     expect(page.get_by_text("1 of 819 rows")).to_be_visible()
-    expect(page.get_by_role("heading", name="Segment 4 (line 5) · xss-probe")).to_be_visible()
+    expect(page.get_by_role("heading", name="Segment 5 · xss-probe")).to_be_visible()
     shown = page.locator(".mtd-text", has_text="Hypothesis (xss-probe)")
     expect(shown).to_contain_text(SCRIPT)
     expect(shown).to_contain_text(IMG)
