@@ -82,13 +82,15 @@ def _preview(texts: pd.Series, width: int = TEXT_PREVIEW) -> pd.Series:
 
 
 def segment_table(report, thresholds: Thresholds = Thresholds(),
-                  mt_only: Mapping[str, Iterable[int]] | None = None) -> pd.DataFrame:
+                  mt_only: Mapping[str, Iterable[int]] | None = None, *, mt_only_order: int | None = None) -> pd.DataFrame:
     """Every (system, segment) row with every segment score, NEVA − WAFT, the flags, the problem score and rank,
     and short previews of source and hypothesis. Rows in rank order (worst first).
 
     ``mt_only`` (optional): per system, the segments whose hypothesis contains an MT-only n-gram — adds the
-    ``mt_only_ngram`` flag.
+    ``mt_only_ngram`` flag; ``mt_only_order`` finds them at that n-gram order (:func:`mt_only_segments`).
     """
+    if mt_only is None and mt_only_order:
+        mt_only = mt_only_segments(report, mt_only_order)
     scores = report.segments
     table = scores.reset_index()
     metrics = [m for m in report.metrics
@@ -318,6 +320,12 @@ def mp_per_order(report, metric: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "order", "mp", "matched", "total"])
 
 
+def evidence_ngrams(report, metric: str, system: str) -> pd.DataFrame:
+    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM)."""
+    evidence = report.evidence(metric, system)
+    return frequent_ngrams(evidence, "over" if "over" in evidence.columns else "under")
+
+
 def frequent_ngrams(evidence: pd.DataFrame, count: str) -> pd.DataFrame:
     """The over-/under-matched n-grams of one system, most frequent first: ``order, ngram, segments`` (how many
     segments have it) and ``count`` (summed ``count`` column: over- or under-matched occurrences)."""
@@ -478,10 +486,13 @@ def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | Non
 
 
 def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
-    """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens."""
+    """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
+    (computed once per report and arguments)."""
     from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
 
-    return build(report.evalset, ht_ref=ht_ref, orders=orders, min_count=min_count, options=report.context.options)
+    key = ("ngram_tables", tuple(orders), min_count, ht_ref)
+    return report.context.memo(key, lambda: build(report.evalset, ht_ref=ht_ref, orders=tuple(orders),
+                                                  min_count=min_count, options=report.context.options))
 
 
 def mt_only_segments(report, order: int = 1, min_count: int = 2) -> dict[str, list[int]]:

@@ -95,3 +95,10 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
         rows[metric] = [seg_r, seg_tau, sys_r, sys_tau, len(seg), len(both)]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(AGREEMENT_COLUMNS)).rename_axis("metric")
     return table.astype({"n_seg": "int64", "n_sys": "int64"})
+
+
+def human_ranking(report: Report) -> pd.DataFrame:
+    """The systems ranked by their mean human score (best first), with ``rank`` from 1."""
+    table = human_system_scores(report.evalset.human)
+    table["rank"] = range(1, len(table) + 1)
+    return table

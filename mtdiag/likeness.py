@@ -398,3 +398,19 @@ def greedy_metric_set(pairs: dict[str, np.ndarray], n_systems: int, pool: bool):
             selected.append(m)
             best = trial
     return tuple(selected), best, steps
+
+
+def report_likeness(report, metrics: Sequence[str]) -> LikenessScores:
+    """:func:`likeness_scores` of a report's data and options, prepared once per report and metric set."""
+    return report.context.memo(("likeness", tuple(metrics)),
+                               lambda: likeness_scores(report.evalset, tuple(metrics), report.options))
+
+
+def report_orange_king(report, metrics: Sequence[str]) -> OrangeKing:
+    """ORANGE and KING of each metric on a report's data (Amigó et al. 2006 §2.2)."""
+    return orange_king(report_likeness(report, metrics))
+
+
+def report_queen(report, metrics: Sequence[str], pool: bool = False) -> Queen:
+    """QUEEN of each system on a report's data (Amigó et al. 2006 §3.1)."""
+    return queen(report_likeness(report, metrics), pool=pool)

@@ -3,7 +3,7 @@ outputs aligned under the source and references with their differences highlight
 
 import streamlit as st
 
-from mtdiag import diagnose, highlight
+from mtdiag import compare, diagnose, highlight
 from mtdiag.ui import charts, state, widgets
 
 current = state.current()
@@ -20,7 +20,7 @@ method = c3.selectbox("Test", ["bs", "ar"], key="cmp_method",
                       format_func=widgets.TEST_METHODS.__getitem__)
 
 st.subheader("Per metric")
-sig = state.significance_pair(current.key, a, b, method, report)
+sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
 diff = diagnose.pair_differences(report, a, b, sig)
 st.caption(f"difference = A − B; p from the paired test with B as the baseline; 'better' names the system the "
            f"metric prefers (p < 0.05: significant).")
@@ -31,7 +31,7 @@ widgets.table(diff, key="cmp_metrics", name=f"compare_{a}_vs_{b}",
 st.subheader("Segments where they differ most")
 metric = st.selectbox("By", report.metrics, index=report.metrics.index("chrf") if "chrf" in report.metrics else 0,
                       key="cmp_metric", format_func=widgets.metric_label)
-segs = state.segment_differences(current.key, a, b, metric, report)
+segs = state.view(diagnose.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b), key="cmp_bars")
 picked = widgets.table(segs, key="cmp_segs", name=f"segments_{a}_vs_{b}_{metric}", select=True, height=320)
 
@@ -39,7 +39,7 @@ if len(segs):
     seg = int(segs.iloc[picked if picked is not None else 0]["seg"])
     st.markdown(f"**Segment {highlight.segment_number(seg)}**"
                 + ("" if picked is not None else " — the largest difference; select another row in the table"))
-    ta, tb, spans_a, spans_b = state.hypothesis_diff(current.key, a, b, seg, report)
+    ta, tb, spans_a, spans_b = state.view(diagnose.hypothesis_diff)(current, a, b, seg)
     widgets.html(highlight.render_legend(["diff"]))
     parts = []
     if str(ev.src.iat[seg]).strip():

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import diagnose
+from mtdiag import diagnose, human, likeness
 from mtdiag.ui import charts, state, widgets
 
 current = state.current()
@@ -26,7 +26,7 @@ if section == "likeness":
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.orange_king(current.key, tuple(metrics), report)
+    result = state.view(likeness.report_orange_king, spinner="Scoring each reference against the others (ORANGE/KING) …")(current, tuple(metrics))
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}; pick a set with several (e.g. wmt21.en-de).")
@@ -56,7 +56,7 @@ elif section == "queen":
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.queen(current.key, tuple(metrics), pool, report)
+    result = state.view(likeness.report_queen, spinner="Scoring systems and references against each reference (QUEEN) …")(current, tuple(metrics), pool)
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}.")
@@ -82,11 +82,11 @@ else:
     st.caption("Pearson and Kendall correlation; positive = agrees with the humans (lower-is-better metrics are "
                "negated). Segment level pools every rated (system, segment); system level compares each "
                "system's mean human score with its corpus score.")
-    widgets.table(state.human_agreement(current.key, report).reset_index(), key="hl_agreement",
+    widgets.table(state.view(human.human_agreement)(current).reset_index(), key="hl_agreement",
                   name="human_agreement")
     metric = st.selectbox("Metric", list(report.metrics), key="hl_metric", format_func=widgets.metric_label,
                           index=list(report.metrics).index("chrf") if "chrf" in report.metrics else 0)
-    segments, systems = state.human_points(current.key, metric, report)
+    segments, systems = state.view(diagnose.human_points)(current, metric)
     left, right = st.columns(2)
     with left:
         st.markdown("**Segments**")
@@ -98,4 +98,4 @@ else:
                       key="hl_sys_scatter")
     st.subheader("Human ranking")
     st.caption("Mean human score per rated system (references included when rated), best first.")
-    widgets.table(state.human_ranking(current.key, report).reset_index(), key="hl_ranking", name="human_ranking")
+    widgets.table(state.view(human.human_ranking)(current).reset_index(), key="hl_ranking", name="human_ranking")

@@ -21,7 +21,7 @@ ht_ref = c4.selectbox("Human translation", ev.ref_names, key="ng_ht_ref")
 kind = st.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
                             required=True,
                             format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
-rows = state.ngram_rows(current.key, min_count, ht_ref, system, order, kind, report)
+rows = diagnose.ngram_rows(state.view(diagnose.ngram_tables, spinner="Counting n-grams …")(current, orders=(order,), min_count=min_count, ht_ref=ht_ref), system, order, kind)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
 picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
                        select=True, height=380)

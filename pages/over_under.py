@@ -21,30 +21,30 @@ metric = st.segmented_control("Metric", available, default=available[0], key="ou
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")
-widgets.table(state.distribution_summary(current.key, metric, report).reset_index(), key="ou_summary",
+widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="ou_summary",
               name=f"{metric}_summary")
 left, right = st.columns(2)
 with left:
     st.markdown("**Segment scores** (share of each system's segments per score range)")
     widgets.chart(current, "distribution", (metric,),
-                  lambda: charts.distribution_heatmap(state.score_histogram(current.key, metric, report), metric),
+                  lambda: charts.distribution_heatmap(state.view(diagnose.score_histogram)(current, metric), metric),
                   key="ou_dist")
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
-    mp = state.mp_per_order(current.key, metric, report)
+    mp = state.view(diagnose.mp_per_order)(current, metric)
     widgets.chart(current, "mp_bars", (metric,), lambda: charts.mp_bars(mp, metric), key="ou_mp")
 with st.expander("mp_n table"):
     widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 system = widgets.system_picker("System", ev.systems, key="ou_system")
-grams = state.frequent_ngrams(current.key, metric, system, report)
+grams = state.view(diagnose.evidence_ngrams)(current, metric, system)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
 picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, height=320,
                        max_rows=1000)
 if picked is not None:
     gram = grams.iloc[picked]
-    evidence = state.evidence_frame(current.key, metric, system, report)
+    evidence = report.evidence(metric, system)
     segments = diagnose.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
     st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)})")
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import diagnose
+from mtdiag import compare, diagnose
 from mtdiag.ui import charts, state, widgets
 
 current = state.current()
@@ -17,7 +17,7 @@ baseline = cols[0].selectbox("Baseline", ["(none)", *systems], index=1 if len(sy
                              key="ov_baseline", help="Paired significance test of every system against this one.")
 method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
                            format_func=widgets.TEST_METHODS.__getitem__)
-sig = state.significance(current.key, baseline, method, report) if baseline != "(none)" else None
+sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
 corpus = diagnose.corpus_table(report)
 best = diagnose.best_mask(corpus)
@@ -45,6 +45,5 @@ with right:
         widgets.table(diagnose.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
                       height=320)
 with st.expander("Metric signatures"):
-    for metric, signature in state.signatures(current.key, None if sig is None else baseline, method,
-                                              report).items():
+    for metric, signature in compare.report_signatures(report, sig).items():
         st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)

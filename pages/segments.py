@@ -25,7 +25,7 @@ with st.expander("Flag settings and score ranges"):
                                     format_func={"(none)": "(none)",
                                                  **{m: widgets.metric_label(m) for m in report.metrics}}.__getitem__)
 
-table = state.segment_table(current.key, float(otem_above), 1 - utem_q, mt_order, report)
+table = state.view(diagnose.segment_table)(current, diagnose.Thresholds(float(otem_above), 1 - utem_q), mt_only_order=mt_order)
 flags = diagnose.flag_columns(table)
 
 ranges = {}

@@ -26,7 +26,7 @@ st.subheader("Per system")
 widgets.table(report.corpus[term_metrics].reset_index(), key="tm_corpus", name="term_scores")
 
 st.subheader("Per term")
-summary = state.term_summary(current.key, report)
+summary = state.view(diagnose.term_summary)(current)
 systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="tm_systems")
 summary = summary[summary["system"].isin(systems)]
 st.caption(f"{summary[['src_term', 'tgt_terms']].drop_duplicates().shape[0]:,} terms; least often right first. "
@@ -38,7 +38,7 @@ c1, c2, c3 = st.columns([2, 1, 2])
 system = c1.selectbox("System", ev.systems, key="tm_system")
 window = c2.selectbox("Window", [2, 3], key="tm_window", format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
-occ = state.term_table(current.key, system, report)
+occ = state.view(diagnose.term_table)(current, system)
 shown = occ[~occ["correct"]] if only_missed else occ
 cols = ["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]
 picked = widgets.table(shown[cols].reset_index(drop=True), key="tm_occ", name=f"term_occurrences_{system}",

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag import diagnose, highlight
 from mtdiag.ui import charts, state, widgets
 
 current = state.current()
@@ -14,7 +14,7 @@ if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()
 
-frame = state.word_order_table(current.key, report)
+frame = state.view(diagnose.word_order_table)(current)
 systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
 widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(frame), key="wn_scatter")
@@ -31,7 +31,8 @@ picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_
 if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
     system, seg = str(row["system"]), int(row["seg"])
-    best_ref, alignment = state.alignment(current.key, system, seg, report)
+    detail = state.view(diagnose.segment_detail)(current, system, seg)
+    best_ref, alignment = detail.facts.get("best_ref"), detail.table("alignment")
     st.markdown(f"**Alignment of segment {highlight.segment_number(seg)} ({highlight.escape_markdown(system)}) "
                 f"against reference {highlight.escape_markdown(best_ref)}**"
                 + ("" if picked is not None else " — the top row; select another in the table"))
@@ -41,9 +42,9 @@ if len(frame):
         widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{highlight.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
-widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.op_counts(current.key, report)), key="wn_ops")
+widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(diagnose.op_counts)(current)), key="wn_ops")
 system = widgets.system_picker("System", ev.systems, key="wn_system")
-tables = state.edit_tables(current.key, system, report)
+tables = state.view(diagnose.edit_tables)(current, system, top=None)
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")

@@ -537,3 +537,28 @@ def test_no_page_passes_a_lambda_as_format_func():
             if isinstance(node, ast.keyword) and node.arg == "format_func" and isinstance(node.value, ast.Lambda):
                 offenders.append(f"{path.name}:{node.value.lineno}")
     assert offenders == []
+
+
+def test_one_cached_view_per_function_never_shared_and_not_recomputed():
+    """state.view: each wrapped function has its own cache (Streamlit keys on the qualified name), and a second
+    call with the same data, options and arguments is served from the cache."""
+    from mtdiag.api import evaluate
+    from mtdiag.io import load_folder
+    from mtdiag.ui import state
+
+    calls = []
+
+    def first(report, n):
+        calls.append(("first", n))
+        return f"first {n}"
+
+    def second(report, n):
+        calls.append(("second", n))
+        return f"second {n}"
+
+    report = evaluate(load_folder(SAMPLE / "tico19.en-fr"), __import__("mtdiag.api").api.Options(metrics=("bleu",)))
+    current = state.Current(state.Dataset(report.evalset, "k", "folder", "tico"), report.options, report)
+    assert state.view(first)(current, 1) == "first 1" and state.view(second)(current, 1) == "second 1"
+    assert state.view(first)(current, 1) == "first 1" and state.view(second)(current, n=1) == "second 1"
+    assert calls == [("first", 1), ("second", 1), ("second", 1)]  # keyword and positional are different keys
+    assert state.view(first) is not state.view(second)

@@ -224,158 +224,35 @@ def memo(kind: str, key: str, params: tuple, build: Callable[[], Any]) -> Any:
 
 
 # --------------------------------------------------------------------------------------- cached frames
-# Each takes the explicit cache key first; `_report` is not hashed (it is what the key identifies).
+
+VIEW_MAX_ENTRIES = 64
+SIGNIFICANCE_SPINNER = "Resampling for significance …"
+_VIEWS: dict[Callable, Callable] = {}
+_VIEWS_LOCK = threading.Lock()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def segment_table(key: str, otem_above: float, utem_quantile: float, mt_only_order: int | None,
-                  _report: Report) -> pd.DataFrame:
-    mt_only = mt_only_segments(key, mt_only_order, _report) if mt_only_order else None
-    return diagnose.segment_table(_report, diagnose.Thresholds(otem_above, utem_quantile), mt_only=mt_only)
+def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES) -> Callable:
+    """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
+    options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
+    by the sweeper with every other derived frame).
 
+    One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
+    function's module, qualified name and source, so each gets the qualified name of the function it wraps — two
+    views never share entries. The report itself is not hashed (``_report``): the key identifies it.
+    """
+    with _VIEWS_LOCK:
+        cached = _VIEWS.get(fn)
+        if cached is None:
+            def run(key: str, args: tuple, kwargs: tuple, _report: Report):
+                return fn(_report, *args, **dict(kwargs))
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def segment_detail(key: str, system: str, seg: int, _report: Report) -> diagnose.SegmentDetail:
-    return diagnose.segment_detail(_report, system, seg)
+            run.__module__ = getattr(fn, "__module__", __name__)
+            run.__qualname__ = f"view[{getattr(fn, '__qualname__', repr(fn))}]"
+            run.__name__ = run.__qualname__
+            cached = st.cache_data(show_spinner=spinner, max_entries=max_entries, ttl=REPORT_TTL_S)(run)
+            _VIEWS[fn] = cached
 
+    def call(current: "Current", *args, **kwargs):
+        return cached(current.key, args, tuple(sorted(kwargs.items())), current.report)
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def evidence_frame(key: str, metric: str, system: str, _report: Report) -> pd.DataFrame:
-    """OTEM/UTEM evidence of one system (over-/under-matched n-grams of every segment)."""
-    return _report.evidence(metric, system)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def frequent_ngrams(key: str, metric: str, system: str, _report: Report) -> pd.DataFrame:
-    column = "over" if metric == "otem" else "under"
-    return diagnose.frequent_ngrams(evidence_frame(key, metric, system, _report), column)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def mp_per_order(key: str, metric: str, _report: Report) -> pd.DataFrame:
-    return diagnose.mp_per_order(_report, metric)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def distribution_summary(key: str, metric: str, _report: Report) -> pd.DataFrame:
-    return diagnose.distribution_summary(_report, metric)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def score_histogram(key: str, metric: str, _report: Report) -> pd.DataFrame:
-    return diagnose.score_histogram(_report, metric)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def word_order_table(key: str, _report: Report) -> pd.DataFrame:
-    return diagnose.word_order_table(_report)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def edit_tables(key: str, system: str, _report: Report) -> dict[str, pd.DataFrame]:
-    return diagnose.edit_tables(_report, system, top=None)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def op_counts(key: str, _report: Report) -> pd.DataFrame:
-    return diagnose.op_counts(_report)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def alignment(key: str, system: str, seg: int, _report: Report) -> tuple[str, pd.DataFrame]:
-    detail = segment_detail(key, system, seg, _report)
-    return detail.facts.get("best_ref"), detail.table("alignment")
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def term_table(key: str, system: str, _report: Report) -> pd.DataFrame | None:
-    return diagnose.term_table(_report, system)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def term_summary(key: str, _report: Report) -> pd.DataFrame:
-    return diagnose.term_summary(_report)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def segment_differences(key: str, a: str, b: str, metric: str, _report: Report) -> pd.DataFrame:
-    return diagnose.segment_differences(_report, a, b, metric)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def hypothesis_diff(key: str, a: str, b: str, seg: int, _report: Report):
-    return diagnose.hypothesis_diff(_report, a, b, seg)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def mt_only_segments(key: str, order: int, _report: Report) -> dict[str, list[int]] | None:
-    """Per system, the segments whose output has an MT-only n-gram of ``order`` (None without the n-gram
-    module)."""
-    return diagnose.mt_only_segments(_report, order)
-
-
-@st.cache_data(show_spinner="Resampling for significance …", max_entries=16)
-def significance(key: str, baseline: str, method: str, _report: Report) -> pd.DataFrame:
-    """Paired significance of every system against ``baseline`` (:func:`mtdiag.compare.significance`)."""
-    return compare.significance(_report, baseline, method)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def significance_pair(key: str, a: str, b: str, method: str, _report: Report) -> pd.DataFrame:
-    """Paired significance of system ``a`` against ``b`` only."""
-    return compare.significance(_report, b, method, systems=[a])
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def signatures(key: str, baseline: str | None, method: str, _report: Report) -> dict[str, str]:
-    sig = significance(key, baseline, method, _report) if baseline and baseline in _report.evalset.systems else None
-    return compare.report_signatures(_report, sig)
-
-
-@st.cache_data(show_spinner="Counting n-grams …", max_entries=32)
-def ngram_tables(key: str, min_count: int, ht_ref: str, order: int, _report: Report):
-    """HT-only / MT-only / skewed tables of every system at one order (Aikawa & Rarrick)."""
-    return diagnose.ngram_tables(_report, orders=(order,), min_count=min_count, ht_ref=ht_ref)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def ngram_rows(key: str, min_count: int, ht_ref: str, system: str, order: int, kind: str,
-               _report: Report) -> pd.DataFrame:
-    return diagnose.ngram_rows(ngram_tables(key, min_count, ht_ref, order, _report), system, order, kind)
-
-
-@st.cache_data(show_spinner="Scoring each reference against the others (ORANGE/KING) …", max_entries=8)
-def orange_king(key: str, metrics: tuple[str, ...], _report: Report):
-    """ORANGE and KING of each metric (Amigó et al. 2006 §2.2)."""
-    from mtdiag import likeness
-
-    return likeness.orange_king(likeness.likeness_scores(_report.evalset, metrics, _report.options))
-
-
-@st.cache_data(show_spinner="Scoring systems and references against each reference (QUEEN) …", max_entries=8)
-def queen(key: str, metrics: tuple[str, ...], pool: bool, _report: Report):
-    """QUEEN of each system over the metric set (Amigó et al. 2006 §3.1)."""
-    from mtdiag import likeness
-
-    return likeness.queen(likeness.likeness_scores(_report.evalset, metrics, _report.options), pool=pool)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def human_agreement(key: str, _report: Report) -> pd.DataFrame:
-    from mtdiag import human
-
-    return human.human_agreement(_report)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def human_ranking(key: str, _report: Report) -> pd.DataFrame:
-    from mtdiag import human
-
-    table = human.human_system_scores(_report.evalset.human)
-    table["rank"] = range(1, len(table) + 1)
-    return table
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def human_points(key: str, metric: str, _report: Report) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return diagnose.human_points(_report, metric)
+    return call

@@ -180,7 +180,7 @@ def system_picker(label: str, systems: Sequence[str], key: str, *, multi: bool =
 def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -> None:
     """Source, references and hypothesis of one segment with the evidence highlighted, then the edit alignment
     and the evidence tables."""
-    detail = state.segment_detail(current.key, system, int(seg), current.report)
+    detail = state.view(diagnose.segment_detail)(current, system, int(seg))
     ev = current.evalset
     st.markdown(f"#### Segment {highlight.segment_number(seg)} · {highlight.escape_markdown(system)}")
     scores = detail.scores.dropna()
