@@ -20,11 +20,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "en-de"

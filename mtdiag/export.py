@@ -4,8 +4,9 @@
 carriage return would be read as a formula by a spreadsheet. In CSV such a cell gets a leading single quote
 (``'=1+1``: shown as text, visibly marked); in Excel it is written as a text cell with Excel's own quote prefix
 (``quotePrefix``: shown as ``=1+1``, never a formula; openpyxl ``data_type == "s"``). Numbers stay numbers (a
-negative score is a number, not text). Texts are never cut; characters XML forbids are removed from Excel cells
-(openpyxl refuses them) and kept in CSV.
+negative score is a number, not text). CSV never cuts a text; Excel holds at most 32,767 characters in a cell, so a
+longer text (a 10,000-word segment) is cut there with a visible note pointing to the CSV; characters XML forbids are
+removed from Excel cells (openpyxl refuses them) and kept in CSV.
 
 **Significance exports** (:func:`export_comparison`, :func:`latex_table`, :func:`significance_json`): the frames
 of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
@@ -27,6 +28,8 @@ from mtdiag.compare import ALPHA, METHODS
 from mtdiag.metrics import metric_info
 
 EXCEL_MAX_ROWS = 1_048_575  # a sheet's rows below the header
+EXCEL_MAX_CELL = 32_767  # characters Excel keeps in one cell; the CSV export has no limit
+_CUT_NOTE = " … [cut: Excel's cell limit; see the CSV]"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -115,7 +118,10 @@ def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
                 value = None
             cell = worksheet.cell(row=r, column=c)
             if isinstance(value, str):
-                cell.value = _ILLEGAL_XML.sub("", value)
+                value = _ILLEGAL_XML.sub("", value)
+                if len(value) > EXCEL_MAX_CELL:  # Excel cannot hold more: say so in the cell
+                    value = value[: EXCEL_MAX_CELL - len(_CUT_NOTE)] + _CUT_NOTE
+                cell.value = value
                 cell.data_type = "s"  # never a formula, whatever the text starts with
                 if is_dangerous(value):
                     cell.quotePrefix = True

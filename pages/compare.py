@@ -22,8 +22,8 @@ method = c3.selectbox("Test", ["bs", "ar"], key="cmp_method",
 st.subheader("Per metric")
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
 diff = diagnose.pair_differences(report, a, b, sig)
-st.caption(f"difference = A − B; p from the paired test with B as the baseline; 'better' names the system the "
-           f"metric prefers (p < 0.05: significant).")
+st.caption("difference = A − B; p from the paired test with B as the baseline; 'better' names the system the "
+           "metric prefers (p < 0.05: significant).")
 widgets.table(diff, key="cmp_metrics", name=f"compare_{a}_vs_{b}",
               config={a: st.column_config.NumberColumn(f"A: {a}", format="%.4f"),
                       b: st.column_config.NumberColumn(f"B: {b}", format="%.4f")})

@@ -17,6 +17,16 @@ def read_lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split("\n")[:-1]
 
 
+def en_de_texts() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The WMT21 en-de dev set as plain lists, read independently of mtdiag.io: references A, C, D and the 12
+    systems (named by their file names)."""
+    folder = DEV / "wmt21" / "en-de"
+    refs = {name: read_lines(folder / f"ref.{name}.txt") for name in "ACD"}
+    hyps = {p.name.split(".")[-2]: read_lines(p) for p in sorted(folder.glob("newstest2021.en-de.*.txt"))}
+    assert len(hyps) == 12
+    return refs, hyps
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     if not SHARED.is_dir():

@@ -172,6 +172,14 @@ def test_add_a_system_output_to_the_sample_set():
     assert "+ 1 uploaded" in sidebar_text(at)
 
 
+def test_an_uploaded_system_that_outputs_nothing_is_kept_with_a_warning():
+    at = start()
+    at.file_uploader(key="up_extra").set_value(("silent.txt", b"\n" * N_DE, "text/plain")).run()
+    assert not at.exception and not at.error
+    assert corpus_systems(at)[-1] == "silent"
+    assert "silent.txt: every line is empty" in sidebar_text(at)  # the input warnings
+
+
 @pytest.mark.parametrize("name, data, expected", [
     ("short.txt", b"one line\ntwo lines\n", "short.txt: has 2 lines but the test set wmt21.en-de has 117 segments"),
     ("bytes.txt", b"fine\n\xc3\x28 broken\n", "bytes.txt: line 2: byte 0xC3 is not valid UTF-8"),

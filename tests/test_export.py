@@ -55,3 +55,10 @@ def test_named_index_is_kept():
     frame = pd.DataFrame({"bleu": [1.0]}, index=pd.Index(["=sys"], name="system"))
     assert list(flatten(frame).columns) == ["system", "bleu"]
     assert to_csv(frame).decode().splitlines() == ["system,bleu", "'=sys,1.0"]
+
+
+def test_excel_says_where_it_cuts_a_text_longer_than_a_cell_holds():
+    frame = pd.DataFrame({"hyp": ["word " * 10_000]})
+    cell = openpyxl.load_workbook(io.BytesIO(to_excel(frame))).active["A2"]
+    assert len(cell.value) <= 32_767 and cell.value.endswith("[cut: Excel's cell limit; see the CSV]")
+    assert len(pd.read_csv(io.BytesIO(to_csv(frame)))["hyp"].iat[0]) == 50_000

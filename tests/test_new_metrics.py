@@ -9,16 +9,12 @@ import sacrebleu
 
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
-from tests.conftest import DEV, read_lines
-
-EN_DE = DEV / "wmt21" / "en-de"
+from tests.conftest import en_de_texts
 
 
 @pytest.fixture(scope="module")
 def en_de():
-    refs = {name: read_lines(EN_DE / f"ref.{name}.txt") for name in "ACD"}
-    hyps = {p.name.split(".")[-2]: read_lines(p) for p in sorted(EN_DE.glob("newstest2021.en-de.*.txt"))}
-    assert len(hyps) == 12
+    refs, hyps = en_de_texts()
     return evalset_from_lists(refs, hyps), refs, hyps
 
 

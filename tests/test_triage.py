@@ -4,7 +4,6 @@ queue and source contracts."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from mtdiag import triage

@@ -38,6 +38,11 @@ class _TextFile:
     lines: list[str]
 
 
+def empty_output_warning(display: str) -> str:
+    """The warning for a system file of nothing but line breaks: a system that output nothing (kept)."""
+    return f"{display}: every line is empty: the system outputs nothing (kept, scored as empty output)"
+
+
 def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: Limits,
                    warnings: list[str]) -> _TextFile:
     """One source, reference or system file (``kind`` ``src``, ``ref`` or ``system``) as segments named ``role``.
@@ -94,8 +99,7 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
     for file in ([src] if src else []) + refs[1:] + hyps:
         if len(file.lines) != len(expected.lines):
             raise _line_count_error(file, expected)
-    warnings = [*warnings, *(f"{f.display}: every line is empty: the system outputs nothing (kept, scored as "
-                             "empty output)" for f in hyps if not any(line.strip() for line in f.lines))]
+    warnings = [*warnings, *(empty_output_warning(f.display) for f in hyps if not any(line.strip() for line in f.lines))]
     src, refs, tagged = _strip_tags(src, refs, warnings)
     found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files),
                                           warnings)

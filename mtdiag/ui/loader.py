@@ -18,9 +18,9 @@ the previous set. Nothing here computes a metric.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
@@ -29,6 +29,7 @@ from mtdiag import highlight
 from mtdiag import io as mio
 from mtdiag.api import Options
 from mtdiag.errors import InputError
+from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.metrics import REGISTRY
 from mtdiag.tokenize import TOKENIZERS, default_tokenizer
 from mtdiag.ui import state
@@ -134,6 +135,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
     """The base set with uploaded system outputs added (each checked against the set's segment count)."""
     evalset = _base.evalset
     hyps = evalset.hyps.copy()
+    warnings = list(evalset.warnings)
     for name, file_name, data in extras:
         name = mio.clean_name(name)
         if not name:
@@ -142,14 +144,16 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
             raise InputError(file_name, f"system name {name!r} is already used in {_base.label}; rename it")
         if name in evalset.ref_names:
             raise InputError(file_name, f"system name {name!r} is also the name of a reference; rename it")
-        lines = mio.read_lines((file_name, data))
+        lines = read_text_file(name, "system", (file_name, data), file_name, mio.DEFAULT_LIMITS, warnings).lines
         if len(lines) != evalset.n_segments:
             hint = " (an extra blank line at the end?)" if len(lines) == evalset.n_segments + 1 and not lines[-1].strip() else ""
             raise InputError(file_name, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but the test set "
                                         f"{_base.label} has "
                                         f"{evalset.n_segments} segments{hint}")
+        if not any(line.strip() for line in lines):
+            warnings.append(empty_output_warning(file_name))
         hyps[name] = lines
-    extended = evalset.with_hyps(hyps)
+    extended = replace(evalset.with_hyps(hyps), warnings=tuple(warnings))
     label = f"{_base.label} + {len(extras)} uploaded"
     return state.Dataset(extended, extended.content_hash(), "folder", label)
 

@@ -33,10 +33,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
-from mtdiag import compare, diagnose, highlight
+from mtdiag import highlight
 from mtdiag.api import Options, Report, evaluate
 from mtdiag.evalset import EvalSet
 
