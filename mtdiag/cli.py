@@ -532,8 +532,12 @@ def _human_json(path: str, report) -> dict:
     in ``path`` (positive = agrees with the humans; see :mod:`mtdiag.human`)."""
     from mtdiag.human import human_agreement
     from mtdiag.io import read_human_scores
+    from mtdiag.io.human import unknown_score_systems
 
     human = read_human_scores(path, n_segments=report.evalset.n_segments)
+    evalset = report.evalset
+    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
+        print(f"mtdiag: warning: {warning}", file=sys.stderr)
     table = human_agreement(report, human)
     return {metric: {k: int(v) if k.startswith("n_") else _json_value(float(v)) for k, v in row.items()}
             for metric, row in table.to_dict(orient="index").items()}
