@@ -161,8 +161,7 @@ def chrf_word_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, To
 def clipped_ngram_statistics(index: NgramIndex, tokens, system: str, order: int) -> np.ndarray:
     """``[c, r, clipped_1..order, total_1..order]`` per segment (BLEU's statistics, shared with NEVA): hypothesis
     length, closest reference length, and per order the n-grams clipped by their maximum count over references."""
-    c = tokens.hyps[system].lengths
-    r = closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
+    c, r = hyp_and_closest_ref_lengths(tokens, system)
     clipped, totals = [], []
     for n in range(1, order + 1):
         hyp = index.counts(("hyp", system), n)
@@ -170,6 +169,13 @@ def clipped_ngram_statistics(index: NgramIndex, tokens, system: str, order: int)
         clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
         totals.append(hyp.totals)
     return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)
+
+
+def hyp_and_closest_ref_lengths(tokens, system: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per segment, the hypothesis length and the closest reference length (:func:`closest_ref_length`) in
+    ``tokens`` (a :class:`~mtdiag.tokenize.TokenizedSet`)."""
+    c = tokens.hyps[system].lengths
+    return c, closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
 
 
 def closest_ref_length(hyp_len: np.ndarray, ref_lens: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.ngrams import closest_ref_length
+from mtdiag.ngrams import hyp_and_closest_ref_lengths
 
 
 class LengthRatio(Metric):
@@ -35,9 +35,7 @@ class LengthRatio(Metric):
     stat_names = ("hyp_len", "ref_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        tokens = ctx.cased_tokens
-        c = tokens.hyps[system].lengths
-        r = closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
+        c, r = hyp_and_closest_ref_lengths(ctx.cased_tokens, system)
         return np.column_stack([c, r]).astype(np.int64)
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
-from mtdiag.ngrams import closest_ref_length
+from mtdiag.ngrams import hyp_and_closest_ref_lengths
 
 _PAPER = "Yang et al. 2018, Otem&Utem (eqs. 1-7)"
 
@@ -53,10 +53,7 @@ def _geometric_score(stats: np.ndarray, order: int, long_penalty: bool) -> np.nd
 
 
 def _lengths(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray]:
-    tokens = ctx.tokens
-    c = tokens.hyps[system].lengths
-    ref_lens = np.stack([side.lengths for side in tokens.refs.values()], axis=1)
-    return c, closest_ref_length(c, ref_lens)
+    return hyp_and_closest_ref_lengths(ctx.tokens, system)
 
 
 class _OverUnder(Metric):
