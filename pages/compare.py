@@ -4,7 +4,8 @@ outputs aligned under the source and references with their differences highlight
 import streamlit as st
 
 from mtdiag import compare, diagnose, highlight
-from mtdiag.ui import charts, state, widgets
+from mtdiag import charts
+from mtdiag.ui import state, widgets
 
 current = state.current()
 report, ev = current.report, current.evalset

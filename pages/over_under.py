@@ -3,7 +3,8 @@
 import streamlit as st
 
 from mtdiag import diagnose, highlight
-from mtdiag.ui import charts, state, widgets
+from mtdiag import charts
+from mtdiag.ui import state, widgets
 
 current = state.current()
 report, ev = current.report, current.evalset

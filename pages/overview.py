@@ -3,7 +3,8 @@
 import streamlit as st
 
 from mtdiag import compare, diagnose
-from mtdiag.ui import charts, state, widgets
+from mtdiag import charts
+from mtdiag.ui import state, widgets
 
 current = state.current()
 report = current.report

@@ -4,7 +4,7 @@
   draws (computed once per data + options, lazily, when a page first asks);
 - :mod:`mtdiag.ui.loader` — the sidebar: choose a test set or upload files, tokenisation and case options;
 - :mod:`mtdiag.ui.widgets` — shared widgets: downloads, HTML blocks, segment detail, pickers, explanations;
-- :mod:`mtdiag.ui.charts` — plotly figures;
+- plotly figures live in the core, :mod:`mtdiag.charts` (the HTML report draws them too);
 - :mod:`mtdiag.ui.navigation` — the page list, and the repair of a deep link served before ``st.navigation`` ran.
 
 Pages (``pages/*.py``) import from here and only lay things out.
