@@ -143,8 +143,8 @@ def _metric_list(text: str | None) -> tuple[str, ...] | None:
     return names
 
 
-def _add_format(parser: argparse.ArgumentParser, choices=("json", "tsv")) -> None:
-    parser.add_argument("--format", default="json", choices=choices, help="output format (default: %(default)s)")
+def _add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), default: str = "json") -> None:
+    parser.add_argument("--format", default=default, choices=choices, help="output format (default: %(default)s)")
 
 
 def _add_significance_options(parser: argparse.ArgumentParser) -> None:
@@ -200,36 +200,50 @@ def _significance(args, report):
     return significance(report, args.baseline, method, n, args.seed)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    """The inputs and scoring options of ``score`` (and of every command that scores like it)."""
     from mtdiag.metrics import REGISTRY
 
+    parser.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
+    parser.add_argument("--hyp", action="append", type=_named_file, metavar="NAME=FILE",
+                        help="system output (repeatable)")
+    _add_testset_option(parser)
+    parser.add_argument("--src", metavar="SRC.txt", help="source file (optional)")
+    parser.add_argument("--terms", metavar="TERMS", help="terms TSV (seg_id, src_term, tgt_term) or glossary TSV "
+                        "(source, target); inline <term> tags in source/reference lines are read without it")
+    parser.add_argument("--metrics", help=f"comma-separated subset of: {', '.join(REGISTRY)} (default: all the "
+                        "inputs allow)")
+    _add_tokenize_options(parser)
+    parser.add_argument("--tgt-lang", help="target language code (stop words of term window overlap)")
+    _add_scores_option(parser)
+    parser.add_argument("--dask", metavar="ADDRESS", help="compute on a Dask cluster: a scheduler address "
+                        "(tcp://host:8786), or local / local:N for a local cluster of N worker processes; the "
+                        "numbers are identical to a single-process run")
+    _add_metric_options(parser)
+
+
+def _options(args) -> "Options":
+    from mtdiag.api import Options
+
+    return Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
+                   metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mtdiag", description="Diagnostic evaluation of machine translation output.")
     parser.add_argument("--version", action="version", version=f"mtdiag {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
-    score.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
-    score.add_argument("--hyp", action="append", type=_named_file, metavar="NAME=FILE",
-                       help="system output (repeatable)")
-    _add_testset_option(score)
-    score.add_argument("--src", metavar="SRC.txt", help="source file (optional)")
-    score.add_argument("--terms", metavar="TERMS", help="terms TSV (seg_id, src_term, tgt_term) or glossary TSV "
-                       "(source, target); inline <term> tags in source/reference lines are read without it")
-    score.add_argument("--metrics", help=f"comma-separated subset of: {', '.join(REGISTRY)} (default: all the inputs allow)")
-    _add_tokenize_options(score)
-    score.add_argument("--tgt-lang", help="target language code (stop words of term window overlap)")
+    _add_input_options(score)
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
     score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add each "
                        "metric's correlation with them to the JSON output")
-    _add_scores_option(score)
-    score.add_argument("--dask", metavar="ADDRESS", help="compute on a Dask cluster: a scheduler address "
-                       "(tcp://host:8786), or local / local:N for a local cluster of N worker processes; the numbers "
-                       "are identical to a single-process run")
-    _add_metric_options(score)
     _add_significance_options(score)
     _add_format(score, ("json", "tsv", "latex"))
     score.set_defaults(handler=_score)
 
+    _add_triage_command(commands)
     _add_ngrams_command(commands)
     _add_likeness_command(commands)
     _add_buckets_command(commands)
@@ -296,11 +310,10 @@ def _json_value(value: float):
 
 
 def _score(args) -> str:
-    from mtdiag.api import Options, evaluate
+    from mtdiag.api import evaluate
     from mtdiag.chunks import Execution
 
-    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
-                      metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
+    options = _options(args)
     _check_significance_args(args)
     _check_human_args(args)
     evalset = _load(args)
@@ -337,6 +350,66 @@ def _score(args) -> str:
             for seg, seg_row in report.segments.loc[system].iterrows():
                 lines.append("\t".join([system, str(seg + 1), *(fmt(v) for v in seg_row)]))
     return "\n".join(lines)
+
+
+def _add_triage_command(commands) -> None:
+    triage = commands.add_parser(
+        "triage", help="the worst-first queue: every (system, segment) pair by problem score, with its flags",
+        description="Every (system, segment) pair worst first (docs/triage.md): system, seg_id (1-based), problem "
+                    "(0-1, higher = worse), flags (comma-joined checks that fired), then every segment score.")
+    _add_input_options(triage)
+    triage.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add a "
+                        "'human' column and print the queue's lift at 10 %% over them on stderr")
+    triage.add_argument("--top", type=int, metavar="N", help="only the N worst pairs")
+    triage.add_argument("--sources", action="store_true", help="the queue as sources: seg_id, difficulty (mean "
+                        "problem over systems), spread (max - min), worst_system, worst_problem; hardest first")
+    _add_format(triage, ("tsv", "json"), default="tsv")
+    triage.set_defaults(handler=_triage)
+
+
+def _triage(args) -> str:
+    from mtdiag import triage
+    from mtdiag.api import evaluate
+    from mtdiag.chunks import Execution
+    from mtdiag.export import to_json, to_tsv
+
+    if args.top is not None and args.top < 1:
+        raise CliError(f"--top must be at least 1, got {args.top}")
+    options = _options(args)
+    evalset = _load(args)
+    for warning in evalset.warnings:
+        print(f"mtdiag: warning: {warning}", file=sys.stderr)
+    report = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    if args.sources:
+        table = triage.source_difficulty(report)
+    else:
+        queue = triage.worst_first(report)
+        table = queue[["system", "seg_id", "problem", "flags", *report.metrics]]
+        if args.human:
+            table = _with_human_column(args.human, report, table)
+    if args.top is not None:
+        table = table.head(args.top)
+    return to_json(table) if args.format == "json" else to_tsv(table).rstrip("\n")
+
+
+def _with_human_column(path: str, report, queue):
+    """The queue with a ``human`` column (blank where not rated); the queue's lift at 10 % on stderr."""
+    from mtdiag import triage
+    from mtdiag.io import read_human_scores
+    from mtdiag.io.human import unknown_score_systems
+
+    evalset = report.evalset
+    human = read_human_scores(path, n_segments=evalset.n_segments)
+    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
+        print(f"mtdiag: warning: {warning}", file=sys.stderr)
+    scores = human.assign(seg_id=human["seg"] + 1).set_index(["system", "seg_id"])["score"]
+    queue = queue.assign(human=scores.reindex(list(zip(queue["system"], queue["seg_id"]))).to_numpy())
+    rated = queue["human"].notna().to_numpy()
+    if rated.sum() >= 10:
+        value = triage.lift(-queue.index.to_numpy()[rated].astype(float), -queue["human"].to_numpy()[rated])
+        print(f"mtdiag: lift at 10 % of this queue over {int(rated.sum())} human-rated pairs: {value:.2f} "
+              "(random = 1)", file=sys.stderr)
+    return queue
 
 
 def _serve(args) -> str:

@@ -1,23 +1,10 @@
-"""Per-segment problem flags, the "worst first" ranking, and the frames behind the dashboard's views.
+"""The frames behind the dashboard's views: the segment table, evidence, n-gram and term tables, comparisons.
 
 Everything here reads a :class:`~mtdiag.api.Report` and returns pandas frames; nothing computes a metric anew and
 nothing imports Streamlit. The dashboard's pages only draw what these functions return.
 
-**Flags** (one boolean column each in :func:`segment_table`; see :data:`FLAGS`):
-
-- ``high_otem`` — segment OTEM above ``Thresholds.otem_above`` (default 0: a segment OTEM is non-zero only when
-  the hypothesis over-matches n-grams of every order up to N, i.e. it repeats itself);
-- ``high_utem`` — segment UTEM at or above the ``Thresholds.utem_quantile`` quantile of all rows (default the
-  worst 10 %);
-- ``word_order`` — NEVA > WAFT (Forsbom 2003 §5: every such segment showed reversed word order);
-- ``missed_term`` — the segment has term occurrences and exact-match term accuracy below 100 (term metrics only);
-- ``mt_only_ngram`` — the hypothesis contains an n-gram of the system's MT-only table (when the caller passes the
-  table, see :func:`segment_table`).
-
-**Problem score** (``problem``, 0–1, higher = worse) — the mean of one 0–1 badness per signal: for every
-segment-level metric, the row's rank of badness among all rows of the table scaled to 0–1 (``(min-rank − 1) /
-(rows − 1)``, so ties at the best value all score 0), and every flag as 0 or 1. Undefined values are left out of
-that row's mean. ``rank`` orders the rows by it (1 = worst; ties broken by system and segment order).
+The segment table is the worst-first queue of :mod:`mtdiag.triage` (problem score, flags of :mod:`mtdiag.checks`)
+with short previews of the texts for display.
 """
 
 from __future__ import annotations
@@ -28,51 +15,12 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from mtdiag import checks, triage
+from mtdiag.checks import FLAGS
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.metrics import EvidenceTable, SegmentEvidence, metric_info
 
 TEXT_PREVIEW = 120  # characters of a text shown in a table cell (12,000-row tables stay light)
-
-
-@dataclass(frozen=True)
-class FlagInfo:
-    name: str
-    label: str
-    help: str
-
-
-FLAGS: dict[str, FlagInfo] = {
-    f.name: f
-    for f in (
-        FlagInfo("high_otem", "high OTEM", "segment OTEM above the threshold: the output repeats n-grams "
-                                           "(over-translation)"),
-        FlagInfo("high_utem", "high UTEM", "segment UTEM among the worst rows: reference n-grams are missing "
-                                           "(under-translation)"),
-        FlagInfo("word_order", "NEVA > WAFT", "NEVA above WAFT: the right words in the wrong order "
-                                              "(Forsbom 2003 §5)"),
-        FlagInfo("missed_term", "missed term", "a term of the segment is not translated as annotated"),
-        FlagInfo("mt_only_ngram", "MT-only n-gram", "the output contains an n-gram that never occurs in the "
-                                                    "human translation"),
-    )
-}
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Where the score flags start: ``OTEM > otem_above``; ``UTEM >= quantile(utem_quantile)`` of all rows."""
-
-    otem_above: float = 0.0
-    utem_quantile: float = 0.9
-
-
-def badness_rank(values: pd.Series, higher_better: bool) -> pd.Series:
-    """0 (best) .. 1 (worst) per row: the min-rank of badness scaled by the number of defined rows."""
-    bad = -values if higher_better else values
-    ranks = bad.rank(method="min", na_option="keep")
-    n = int(values.notna().sum())
-    if n <= 1:
-        return pd.Series(np.where(values.notna(), 0.0, np.nan), index=values.index)
-    return (ranks - 1) / (n - 1)
 
 
 def _preview(texts: pd.Series, width: int = TEXT_PREVIEW) -> pd.Series:
@@ -81,48 +29,23 @@ def _preview(texts: pd.Series, width: int = TEXT_PREVIEW) -> pd.Series:
     return texts.where(~long, texts.str.slice(0, width) + "…")
 
 
-def segment_table(report, thresholds: Thresholds = Thresholds(),
-                  mt_only: Mapping[str, Iterable[int]] | None = None, *, mt_only_order: int | None = None) -> pd.DataFrame:
-    """Every (system, segment) row with every segment score, NEVA − WAFT, the flags, the problem score and rank,
-    and short previews of source and hypothesis. Rows in rank order (worst first).
+def segment_table(report, mt_only: Mapping[str, Iterable[int]] | None = None, *,
+                  mt_only_order: int | None = None) -> pd.DataFrame:
+    """The worst-first queue (:func:`mtdiag.triage.worst_first`) for display: ``rank`` (1 = worst), ``system``,
+    ``seg`` (0-based, the core's index; the dashboard shows it 1-based), problem, flags, every segment score, NEVA − WAFT,
+    ``doc`` when known, and previews of source and hypothesis.
 
     ``mt_only`` (optional): per system, the segments whose hypothesis contains an MT-only n-gram — adds the
     ``mt_only_ngram`` flag; ``mt_only_order`` finds them at that n-gram order (:func:`mt_only_segments`).
     """
     if mt_only is None and mt_only_order:
         mt_only = mt_only_segments(report, mt_only_order)
-    scores = report.segments
-    table = scores.reset_index()
-    metrics = [m for m in report.metrics
-               if m in scores.columns and metric_info(m).segment_level and metric_info(m).has_direction]
-    flags: dict[str, pd.Series] = {}
-    if "otem" in scores:
-        flags["high_otem"] = table["otem"] > thresholds.otem_above
-    if "utem" in scores:
-        cut = table["utem"].quantile(thresholds.utem_quantile) if table["utem"].notna().any() else np.inf
-        flags["high_utem"] = (table["utem"] >= cut) & (table["utem"] > 0)
-    if "waft" in scores and "neva" in scores:
-        table["neva_minus_waft"] = table["neva"] - table["waft"]
-        flags["word_order"] = table["neva"] > table["waft"]
-    if "term_exact" in scores:
-        flags["missed_term"] = table["term_exact"].notna() & (table["term_exact"] < 100)
-    if mt_only is not None:
-        pairs = {(s, int(g)) for s, segs in mt_only.items() for g in segs}
-        flags["mt_only_ngram"] = pd.Series([(s, int(g)) in pairs for s, g in zip(table["system"], table["seg"])],
-                                           index=table.index)
-    signals = [badness_rank(table[m], metric_info(m).higher_is_better) for m in metrics]
-    signals += [f.astype(float) for f in flags.values()]
-    problem = pd.concat(signals, axis=1).mean(axis=1, skipna=True) if signals else pd.Series(0.0, index=table.index)
-    for name, flag in flags.items():
-        table[name] = flag.astype(bool)
-    table["flags"] = sum(table[name].astype(int) for name in flags) if flags else 0
-    table["problem"] = problem.round(6)
-    evalset = report.evalset
-    system_order = {s: i for i, s in enumerate(evalset.systems)}
-    table["_sys"] = table["system"].map(system_order)
-    table = table.sort_values(["problem", "_sys", "seg"], ascending=[False, True, True], kind="stable")
-    table = table.drop(columns="_sys").reset_index(drop=True)
+    table = triage.worst_first(report, mt_only=mt_only)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
+    table.insert(2, "seg", table.pop("seg_id") - 1)
+    if "waft" in table and "neva" in table:
+        table["neva_minus_waft"] = table["neva"] - table["waft"]
+    evalset = report.evalset
     if "doc" in evalset.segments.columns:
         table["doc"] = evalset.segments["doc"].reindex(table["seg"]).to_numpy()
     table["src"] = _preview(evalset.src).reindex(table["seg"]).to_numpy()
@@ -137,7 +60,7 @@ def _preview_one(text: str, width: int = TEXT_PREVIEW) -> str:
 
 
 def flag_columns(table: pd.DataFrame) -> list[str]:
-    """The flag columns present in a :func:`segment_table`."""
+    """The flag columns present in a :func:`segment_table` (in :data:`mtdiag.checks.FLAGS` order)."""
     return [f for f in FLAGS if f in table.columns]
 
 
@@ -349,15 +272,18 @@ def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None)
 
 
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag, largest NEVA − WAFT first."""
-    frame = report.segments[["waft", "neva"]].reset_index()
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag
+    (:func:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
+    largest NEVA − WAFT."""
+    frame = report.segments[["waft", "neva"]].copy()
+    frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
+    frame["word_order"] = checks.flag_frame(report)["word_order"]
+    frame = frame.reset_index()
     if systems is not None:
         frame = frame[frame["system"].isin(list(systems))]
-    frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
-    frame["word_order"] = frame["neva"] > frame["waft"]
     frame["hyp"] = [_preview_one(report.evalset.hyps.at[g, s]) for s, g in zip(frame["system"], frame["seg"])]
-    return frame.sort_values(["neva_minus_waft", "system", "seg"], ascending=[False, True, True],
-                             ignore_index=True)
+    return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
+                             ascending=[False, False, True, True], ignore_index=True)
 
 
 def edit_tables(report, system: str, top: int | None = 50) -> dict[str, pd.DataFrame]:
@@ -426,7 +352,8 @@ class SegmentDetail:
 def segment_detail(report, system: str, seg: int) -> SegmentDetail:
     """Source, references and hypothesis of one segment with every computed metric's evidence
     (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
-    each reference, the edit alignment, term occurrences, …), merged in the report's metric order."""
+    each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
+    triage checks fired (:func:`mtdiag.checks.check_evidence`) and the human error spans when loaded."""
     evalset = report.evalset
     seg = int(seg)
     hyp_spans: list[Span] = []
@@ -444,11 +371,11 @@ def segment_detail(report, system: str, seg: int) -> SegmentDetail:
         legend += [k for k in evidence.legend if k not in legend]
         tables |= evidence.tables
         facts |= evidence.facts
-    human = human_error_evidence(report, system, seg)
-    if human is not None:
-        hyp_spans += human.hyp_spans
-        legend += [k for k in human.legend if k not in legend]
-        tables |= human.tables
+    for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg)):
+        if extra is not None:
+            hyp_spans += extra.hyp_spans
+            legend += [k for k in extra.legend if k not in legend]
+            tables |= extra.tables
     return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
                          refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
                          ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,

@@ -43,6 +43,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "delete": ("background:#fecaca;color:#111;", "deletion (reference word missing)"),
     "diff": ("background:#e9d5ff;color:#111;", "differs from the other system"),
     "ngram": ("background:#a5f3fc;color:#111;", "the selected n-gram"),
+    "loop": ("background:#fb923c;color:#111;", "repeated in a loop"),
+    "moved": ("text-decoration:underline double #0f766e 2px;text-underline-offset:3px;", "out of the reference's word order"),
+    "copied": ("background:#d4d4d8;color:#111;font-style:italic;", "copied from the source (untranslated)"),
+    "number": ("outline:2px solid #b91c1c;outline-offset:1px;", "number not in the source"),
     "human_major": ("text-decoration:underline wavy #b91c1c 2px;text-underline-offset:4px;", "human-marked major error"),
     "human_minor": ("text-decoration:underline wavy #d97706 1px;text-underline-offset:4px;", "human-marked minor error"),
 }

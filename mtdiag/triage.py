@@ -27,11 +27,12 @@ share of the remaining places): the expected overlap under random tie-breaking, 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from mtdiag import checks
 from mtdiag.metrics import metric_info
 
 VIEWS = ("ter", "chrf", "otem")
@@ -68,11 +69,21 @@ def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame
     return pd.DataFrame({"problem": problem, "relative": relative})
 
 
-def worst_first(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, then every
-    segment score. Order: problem descending, then relative descending, then system and segment order."""
+def worst_first(report, metrics: Sequence[str] | None = None,
+                mt_only: Mapping[str, Iterable[int]] | None = None) -> pd.DataFrame:
+    """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags``
+    (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), every segment score, then one
+    boolean column per check. ``mt_only`` (optional): per system, the segments whose output has an MT-only n-gram
+    (adds the ``mt_only_ngram`` flag). Order: problem descending, then relative descending, then system and
+    segment order. The flags explain a pair; they do not move it in the queue (adding them to the problem score
+    changed the lift by less than its noise on the dev sets, see ``docs/triage.md``)."""
     scores = problem_scores(report, metrics)
-    table = pd.concat([scores, report.segments], axis=1).reset_index()
+    flags = checks.flag_frame(report)
+    if mt_only is not None:
+        pairs = pd.MultiIndex.from_tuples([(s, int(g)) for s, segs in mt_only.items() for g in segs])
+        flags = flags.assign(mt_only_ngram=flags.index.isin(pairs))
+    scores["flags"] = checks.flag_names(flags)
+    table = pd.concat([scores, report.segments, flags], axis=1).reset_index()
     order = {s: i for i, s in enumerate(report.evalset.systems)}
     table["_sys"] = table["system"].map(order)
     table = table.sort_values(["problem", "relative", "_sys", "seg"], ascending=[False, False, True, True],

@@ -8,16 +8,12 @@ from mtdiag.ui import state, widgets
 current = state.current()
 report, ev = current.report, current.evalset
 st.title("Segments")
-st.caption("Every segment of every system, worst first by the combined problem score (the mean of each metric's "
-           "badness rank and each flag). Click a column header to sort, filter below, select a row to open it.")
+st.caption("Every segment of every system, worst first by the problem score (the mean badness percentile of TER, "
+           "chrF and OTEM in this test set; see docs/triage.md). Flags say why. Click a column header to sort, "
+           "filter below, select a row to open it.")
 
-with st.expander("Flag settings and score ranges"):
-    c1, c2, c3 = st.columns(3)
-    otem_above = c1.number_input("High OTEM: segment OTEM above", min_value=0.0, value=0.0, step=1.0,
-                                 key="seg_otem_above")
-    utem_q = c2.slider("High UTEM: worst share of rows", min_value=1, max_value=50, value=10, step=1,
-                       key="seg_utem_share", format="%d%%") / 100
-    mt_order = c3.selectbox("MT-only n-gram order", [1, 2, 3, 4, None], key="seg_mt_order",
+with st.expander("MT-only n-grams and score ranges"):
+    mt_order = st.selectbox("MT-only n-gram order", [1, 2, 3, 4, None], key="seg_mt_order",
                             format_func={None: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
                             help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
                                  "translation (first reference) never uses.")
@@ -25,7 +21,7 @@ with st.expander("Flag settings and score ranges"):
                                     format_func={"(none)": "(none)",
                                                  **{m: widgets.metric_label(m) for m in report.metrics}}.__getitem__)
 
-table = state.view(diagnose.segment_table)(current, diagnose.Thresholds(float(otem_above), 1 - utem_q), mt_only_order=mt_order)
+table = state.view(diagnose.segment_table)(current, mt_only_order=mt_order)
 flags = diagnose.flag_columns(table)
 
 ranges = {}
@@ -45,7 +41,7 @@ text = c3.text_input("Search source, references and output", key="seg_text",
 shown = diagnose.filter_segments(table, ev, systems=systems, flags=chosen_flags, text=text, ranges=ranges)
 st.caption(f"{len(shown):,} of {len(table):,} rows")
 
-order = ["rank", "system", "seg", "problem", *flags, *report.metrics,
+order = ["rank", "system", "seg", "problem", "flags", *report.metrics,
          *(["neva_minus_waft"] if "neva_minus_waft" in shown.columns else []), "hyp", "src"]
 picked = widgets.table(shown.reset_index(drop=True), key="seg_table", name="segments", select=True, excel=True,
                        height=420, column_order=[c for c in order if c in shown.columns])

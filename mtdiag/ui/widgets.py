@@ -88,7 +88,8 @@ def column_config(frame: pd.DataFrame) -> dict:
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn(
                 "problem", min_value=0.0, max_value=1.0, format="%.3f",
-                help="combined problem score (0–1): mean of each metric's badness rank and each flag")
+                help="problem score (0–1, higher = worse): mean badness percentile of TER, chrF and OTEM in this "
+                     "test set (docs/triage.md)")
         elif "seg_id" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
