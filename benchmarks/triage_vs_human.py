@@ -11,11 +11,15 @@ and, for each flag of ``mtdiag.checks``, its firing rate, the number of rated pa
 Targets (issue 12): the queue's lift >= 1.1 x the best single metric's on both sets; every flag fires on <= 20 % of
 pairs with lift >= 1.0. A third set without human scores (en-ja) shows the firing rates where nothing was tuned.
 
-Usage: ``python benchmarks/triage_vs_human.py`` (Markdown on stdout).
+Usage: ``python benchmarks/triage_vs_human.py [--scores PAIR=FILE ...]`` (Markdown on stdout). ``--scores``
+adds metric scores computed elsewhere (COMET, MetricX, …: ``system, seg_id, metric, score``, see docs/inputs.md) to
+one set; they join the problem score (``mtdiag.triage.ranking_metrics``) and appear as single metrics, so the
+table shows what they add.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -27,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
-from mtdiag.io import load_folder  # noqa: E402
+from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 
 
@@ -56,8 +60,11 @@ def flag_rows(report, rated_pairs=None) -> list[str]:
     return lines
 
 
-def section(pair: str) -> str:
-    report = evaluate(load_folder(DEV / pair))
+def section(pair: str, scores: list[str]) -> str:
+    evalset = load_folder(DEV / pair)
+    for path in scores:
+        evalset = with_metric_scores(evalset, path)
+    report = evaluate(evalset)
     if report.evalset.human is None:
         lines = [f"## {pair} (no human scores: firing rates only)", "", "| flag | fires on |", "|---|---|"]
         return "\n".join(lines + flag_rows(report))
@@ -74,7 +81,7 @@ def section(pair: str) -> str:
     lines = [f"## {pair}", "",
              f"{len(queue):,} rated pairs ({queue['system'].nunique()} systems × {queue['seg'].nunique()} segments).",
              "", "| ranking | lift at 10 % |", "|---|---|",
-             f"| queue (mtdiag.triage: TER, chrF, OTEM percentiles) | {ours:.2f} |"]
+             f"| queue (mtdiag.triage: {', '.join(triage.ranking_metrics(report))} percentiles) | {ours:.2f} |"]
     lines += [f"| {metric} | {value:.2f} |" for metric, value in singles]
     ratio = ours / best[1]
     lines += ["", f"Best single metric: {best[0]} ({best[1]:.2f}); queue / best = **{ratio:.2f}×** "
@@ -85,10 +92,18 @@ def section(pair: str) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scores", action="append", default=[], metavar="PAIR=FILE",
+                        help="metric scores computed elsewhere for one dev set, e.g. zh-en=comet.tsv (repeatable)")
+    args = parser.parse_args(argv)
+    extra: dict[str, list[str]] = {}
+    for item in args.scores:
+        pair, _, path = item.partition("=")
+        extra.setdefault(pair, []).append(path)
     print("# Triage against human MQM judgements (WMT21)\n")
     for pair in ("en-de", "zh-en", "en-ja"):
-        print(section(pair) + "\n", flush=True)
+        print(section(pair, extra.get(pair, [])) + "\n", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ score, so 1 is the worst pair of this test set and ties share their rank):
 - **chrF** — character n-gram F-score (Popović 2015): adequacy robust to inflection and segmentation;
 - **OTEM** — over-translation (Yang et al. 2018): repeated n-grams, the signature of a hallucination loop.
 
+Imported metrics (scores computed elsewhere, ``--scores``: COMET, MetricX, …) join the mean as further views.
+
 Percentiles are calibrated on the test set being looked at, never on a dev set, so the score means the same on
 any set. A metric missing from the report is left out of the mean; without any of the three, every segment-level
 metric with a direction is used. Ties are broken by the pair's badness *relative to the other systems on the same
@@ -46,9 +48,11 @@ def badness_percentile(values: pd.Series, metric: str) -> pd.Series:
 
 
 def ranking_metrics(report) -> list[str]:
-    """The metrics the problem score averages: :data:`VIEWS` present in the report, else every segment-level
-    metric with a direction."""
-    chosen = [m for m in VIEWS if m in report.metrics]
+    """The metrics the problem score averages: :data:`VIEWS` present in the report plus every imported metric
+    with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
+    own), else every segment-level metric with a direction."""
+    imported = {info.name for info in report.evalset.imported}
+    chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m).has_direction]
     if chosen:
         return chosen
     return [m for m in report.metrics if metric_info(m).segment_level and metric_info(m).has_direction]

@@ -94,3 +94,24 @@ def test_wide_files_directions_and_errors():
         read_metric_scores(("w.tsv", b"system\tseg_id\tmetric\tscore\thigher_is_better\nA\t1\tc\t1\t1\nA\t2\tc\t1\t0\n"))
     with pytest.raises(ValueError, match="clash with the built-in metric"):
         evaluate(with_metric_scores(evalset, ("b.tsv", b"system\tseg_id\tbleu\nUEdin\t1\t3\n")))
+
+
+def test_imported_metrics_join_the_triage_ranking_with_their_direction(report):
+    from mtdiag import triage
+
+    assert set(triage.ranking_metrics(report)) == {"otem", "chrf", "ter", "comet", "metricx"}
+    queue = triage.worst_first(report)
+    assert {"comet", "metricx"} <= set(queue.columns)
+    plain = triage.worst_first(evaluate(load_folder(DE)))
+    gap = lambda q: (q.loc[q["system"] == "Online-W", "problem"].mean()  # noqa: E731
+                     - q.loc[q["system"] == "UEdin", "problem"].mean())
+    # comet says UEdin is best and Online-W worst (metricx, lower = better, says the same): the gap widens
+    assert gap(queue) > gap(plain) + 0.2
+
+
+def test_cli_triage_takes_imported_scores(tmp_path, capsys):
+    path = tmp_path / "scores.tsv"
+    path.write_text(scores_tsv(load_folder(DE), "UEdin", "Online-W"), encoding="utf-8")
+    code = cli.main(["triage", "--testset", str(DE), "--scores", str(path), "--format", "json", "--top", "3"])
+    records = json.loads(capsys.readouterr().out)
+    assert code == 0 and {"comet", "metricx"} <= set(records[0])
