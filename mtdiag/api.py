@@ -19,7 +19,7 @@ from mtdiag.chunks import Execution, chunked_statistics
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics.imported import ImportedMetric, register_imported
 from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
-from mtdiag.tokenize import DEFAULT_LOWERCASE, TokenizeOptions, default_tokenizer
+from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -59,13 +59,14 @@ class Options:
     metrics: tuple[str, ...] | None = None  # None: every metric the inputs allow
     metric_options: MetricOptions = ()
     tgt_lang: str | None = None  # stop words of term window overlap; None: read from the EvalSet's lang pair
+    typography: bool = DEFAULT_TYPOGRAPHY  # normalise quotes/dashes/widths for the diagnostic metrics
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metric_options", _freeze_metric_options(self.metric_options))
 
     @property
     def tokenize_options(self) -> TokenizeOptions:
-        return TokenizeOptions(self.tokenize or default_tokenizer(self.tgt_lang), self.lowercase)
+        return TokenizeOptions(self.tokenize or default_tokenizer(self.tgt_lang), self.lowercase, self.typography)
 
     def resolved(self, evalset: EvalSet) -> "Options":
         """These options with the target language and the tokeniser made explicit for ``evalset``."""

@@ -102,8 +102,9 @@ def _source_tokens(report) -> pd.DataFrame:
     ctx = report.context
 
     def build():
-        tokens = tokenize_texts(report.evalset.src.astype(str).tolist(), TokenizeOptions(
-            ctx.options.tokenize if ctx.options.tokenize != "ja-mecab" else "13a", ctx.options.lowercase))
+        tokenizer = ctx.options.tokenize if ctx.options.tokenize != "ja-mecab" else "13a"
+        tokens = tokenize_texts(report.evalset.src.astype(str).tolist(),
+                                TokenizeOptions(tokenizer, ctx.options.lowercase, ctx.options.typography))
         lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
         flat = pd.Index(ctx.tokens.vocab).get_indexer(pd.Series([w for t in tokens for w in t], dtype=object))
         seg = np.repeat(np.arange(len(tokens)), lengths)

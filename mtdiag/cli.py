@@ -42,6 +42,10 @@ def _add_tokenize_options(parser: argparse.ArgumentParser) -> None:
                         help="sacrebleu tokenizer (default: 13a; ja-mecab for Japanese and zh for Chinese targets)")
     parser.add_argument("--no-lowercase", action="store_true",
                         help="keep case (default: lower-case before OTEM/UTEM/WAFT/NEVA/terms/n-grams)")
+    parser.add_argument("--keep-typography", action="store_true",
+                        help="compare quotes, apostrophes, dashes and full-width forms as written (default: "
+                             "normalised before OTEM/UTEM/WAFT/NEVA/terms/n-grams, so don’t = don't; BLEU, chrF "
+                             "and TER always see the texts as written)")
 
 
 def _add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None:
@@ -226,7 +230,8 @@ def _options(args) -> "Options":
     from mtdiag.api import Options
 
     return Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
-                   metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
+                   metric_options=_metric_options(args), tgt_lang=args.tgt_lang,
+                   typography=not args.keep_typography)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -488,7 +493,8 @@ def _buckets(args) -> str:
         from dataclasses import replace
 
         evalset = replace(evalset, human=read_human_scores(args.human, n_segments=evalset.n_segments))
-    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, metrics=_metric_list(args.metrics),
+    options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, typography=not args.keep_typography,
+                      metrics=_metric_list(args.metrics),
                       metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
     report = evaluate(evalset, options)
     if args.compare:
@@ -556,7 +562,8 @@ def _ngrams(args) -> str:
     evalset = _testset(args, "--ht", "--mt", refs=args.ht, hyps=args.mt)
     if evalset is None:
         evalset = _load_named([args.ht], args.mt, args.tgt_lang)
-    options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase)
+    options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase,
+                              typography=not args.keep_typography)
     tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
     rows = {}
     for system in tables.systems:
@@ -581,7 +588,8 @@ def _likeness(args) -> str:
 
     metrics = _metric_list(args.metrics)
     evalset = _testset(args, refs=args.ref, hyps=args.hyp) or _load_named(args.ref, args.hyp)
-    scores = likeness_scores(evalset, metrics, Options(tokenize=args.tokenize, lowercase=not args.no_lowercase))
+    scores = likeness_scores(evalset, metrics, Options(tokenize=args.tokenize, lowercase=not args.no_lowercase,
+                                                                typography=not args.keep_typography))
     ok, qu = orange_king(scores), queen(scores)
     for explanation in dict.fromkeys(e for e in (ok.explanation, qu.explanation) if e):
         print(f"mtdiag: note: {explanation}", file=sys.stderr)

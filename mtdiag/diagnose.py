@@ -9,6 +9,7 @@ with short previews of the texts for display.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -19,6 +20,7 @@ from mtdiag import checks, triage
 from mtdiag.checks import FLAGS
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.metrics import EvidenceTable, SegmentEvidence, metric_info
+from mtdiag.metrics.terminology import stop_words
 
 TEXT_PREVIEW = 120  # characters of a text shown in a table cell (12,000-row tables stay light)
 
@@ -243,10 +245,45 @@ def mp_per_order(report, metric: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "order", "mp", "matched", "total"])
 
 
-def evidence_ngrams(report, metric: str, system: str) -> pd.DataFrame:
-    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM)."""
+# ---------------------------------------------------------------------------------------------- frequency lists
+
+# Markers of the HT/MT tables (Aikawa & Rarrick: sentence start, out-of-list word, punctuation): never content.
+_MARKERS = frozenset({"<s>", "<UNK>", "<PUNC>"})
+
+
+def _is_symbolic(token: str) -> bool:
+    """Every character is punctuation (P*) or a symbol (S*): ``,`` ``--`` ``&`` ``€`` ``«``."""
+    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+
+
+def function_ngrams(ngrams: pd.Series, lang: str | None) -> np.ndarray:
+    """True for each n-gram (tokens joined by one space) made only of punctuation, symbols and stop words of
+    ``lang`` (stopwordsiso, case-insensitive; punctuation alone when the language is unknown) — what a frequency
+    list hides by default (``hide_function_words``): ``,``, ``die``, ``of the`` go; ``of the virus`` stays.
+    Each distinct token is judged once."""
+    if len(ngrams) == 0:
+        return np.zeros(0, dtype=bool)
+    stops = stop_words(lang)
+    tokens = ngrams.astype(str).str.split(" ").explode()
+    distinct = tokens.unique()
+    functional = {t: t in _MARKERS or _is_symbolic(t) or t.lower() in stops for t in distinct}
+    return tokens.map(functional).groupby(level=0).all().reindex(ngrams.index).to_numpy(dtype=bool)
+
+
+def _content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) -> pd.DataFrame:
+    """The rows where at least one of ``columns`` holds content (not only function words)."""
+    keep = np.zeros(len(frame), dtype=bool)
+    for column in columns:
+        keep |= ~function_ngrams(frame[column].reset_index(drop=True), lang)
+    return frame[keep].reset_index(drop=True)
+
+
+def evidence_ngrams(report, metric: str, system: str, hide_function_words: bool = False) -> pd.DataFrame:
+    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM);
+    ``hide_function_words`` drops the n-grams made only of punctuation and stop words (:func:`function_ngrams`)."""
     evidence = report.evidence(metric, system)
-    return frequent_ngrams(evidence, "over" if "over" in evidence.columns else "under")
+    grams = frequent_ngrams(evidence, "over" if "over" in evidence.columns else "under")
+    return _content_only(grams, ["ngram"], report.context.tgt_lang) if hide_function_words else grams
 
 
 def frequent_ngrams(evidence: pd.DataFrame, count: str) -> pd.DataFrame:
@@ -286,14 +323,18 @@ def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFra
                              ascending=[False, False, True, True], ignore_index=True)
 
 
-def edit_tables(report, system: str, top: int | None = 50) -> dict[str, pd.DataFrame]:
+def edit_tables(report, system: str, top: int | None = 50, hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
     """The corpus's most frequent edit operations of one system: ``substitute`` (confusion pairs hyp → ref),
-    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``."""
+    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``.
+    ``hide_function_words`` drops the rows whose words are all punctuation or stop words (a confusion pair
+    stays when either side is a content word: ``die → der`` goes, ``Virus → Erreger`` stays)."""
     pairs = report.evidence("waft", system).confusion_pairs()
     out = {}
     for op, cols in (("substitute", ["hyp", "ref", "count"]), ("insert", ["hyp", "count"]),
                      ("delete", ["ref", "count"])):
         rows = pairs[pairs["op"] == op][cols].reset_index(drop=True)
+        if hide_function_words:
+            rows = _content_only(rows, [c for c in ("hyp", "ref") if c in cols], report.context.tgt_lang)
         out[op] = rows.head(top) if top else rows
     return out
 
@@ -455,10 +496,15 @@ def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None 
     return spans(system), spans(ref)
 
 
-def ngram_rows(tables, system: str, order: int, kind: str) -> pd.DataFrame:
-    """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order, with ``n_segments``
-    (how many segments contain each n-gram) in place of the segment arrays."""
+def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2, ht_ref: str | None = None,
+               hide_function_words: bool = False) -> pd.DataFrame:
+    """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order (:func:`ngram_tables`), with
+    ``n_segments`` (how many segments contain each n-gram); ``hide_function_words`` drops the n-grams made only of
+    punctuation, stop words and the <s>/<UNK>/<PUNC> markers."""
+    tables = ngram_tables(report, orders=(order,), min_count=min_count, ht_ref=ht_ref)
     table = getattr(tables.table(system, order), kind).copy()
+    if hide_function_words:
+        table = _content_only(table, ["ngram"], report.context.tgt_lang)
     table["n_segments"] = [len(s) for s in table["segments"]]
     return table
 

@@ -31,6 +31,27 @@ import pandas as pd
 TOKENIZERS: tuple[str, ...] = ("13a", "none", "intl", "zh", "ja-mecab", "char")
 DEFAULT_TOKENIZER = "13a"
 DEFAULT_LOWERCASE = True
+DEFAULT_TYPOGRAPHY = True  # normalise typographic variants before the diagnostic metrics see a text
+
+# Typographic variants that write the same thing (docs/metrics.md, "Typography"): curly and low quotes, primes and
+# guillemets -> ASCII quotes; en/em/figure dashes, the minus sign and non-breaking hyphens -> "-"; the ellipsis
+# character -> "..."; full-width ASCII forms (U+FF01-FF5E) -> their ASCII letters, digits and signs; ideographic,
+# non-breaking, thin and other fixed-width spaces -> " ". Deliberately not NFKC: that also rewrites ligatures,
+# superscripts, CJK compatibility ideographs and half-width katakana, which are spelling, not typography.
+_TYPOGRAPHY = str.maketrans(
+    {**{c: "'" for c in "\u2018\u2019\u201a\u201b\u2032\u2035\u2039\u203a\uff07"},
+     **{c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02"},
+     **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"},
+     "\u2026": "...",
+     **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F) if chr(c) not in "\uff02\uff07\uff0d"},
+     **{c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}}
+)
+
+
+def normalise_typography(text: str) -> str:
+    """``text`` with typographic variants written the plain way (``don’t`` -> ``don't``, ``„Haus“`` ->
+    ``"Haus"``, ``１０％`` -> ``10%``, ``–`` -> ``-``); one ``str.translate``."""
+    return text.translate(_TYPOGRAPHY)
 _LANGUAGE_TOKENIZERS = {"ja": "ja-mecab", "zh": "zh"}
 
 _TOKENIZER_CLASSES = {
@@ -51,18 +72,27 @@ def default_tokenizer(lang: str | None) -> str:
 
 @dataclass(frozen=True)
 class TokenizeOptions:
-    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold the tokens' case."""
+    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold the tokens' case;
+    ``typography``: normalise typographic variants first (:func:`normalise_typography`)."""
 
     tokenize: str = DEFAULT_TOKENIZER
     lowercase: bool = DEFAULT_LOWERCASE
+    typography: bool = DEFAULT_TYPOGRAPHY
 
     def __post_init__(self) -> None:
         if self.tokenize not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {self.tokenize!r}; choose one of {', '.join(TOKENIZERS)}")
 
     @property
-    def signature(self) -> str:
-        return f"tok:{self.tokenize}|case:{'lc' if self.lowercase else 'mixed'}"
+    def signature_fields(self) -> tuple[tuple[str, str], ...]:
+        """``tok``, ``case`` and ``typo`` as signature fields."""
+        return (("tok", self.tokenize), ("case", "lc" if self.lowercase else "mixed"),
+                ("typo", "norm" if self.typography else "keep"))
+
+    def fold(self, token: str) -> str:
+        """What a cased, unnormalised token becomes under these options (for lining display tokens up)."""
+        token = normalise_typography(token) if self.typography else token
+        return token.lower() if self.lowercase else token
 
 
 @lru_cache(maxsize=None)
@@ -92,6 +122,8 @@ def _tokenize_lowered(name: str, text: str) -> tuple[str, ...]:
 
 def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:
     """The tokens of one text under ``options`` (cached: a distinct text is tokenised once per setting)."""
+    if options.typography:
+        text = normalise_typography(text)
     if options.lowercase:
         return _tokenize_lowered(options.tokenize, text)
     return _tokenize_cased(options.tokenize, text)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
+from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
 DEFAULT_FOLDER = Path.home() / ".mtdiag" / "workspace"
 _SCHEMA = """
@@ -83,14 +84,15 @@ def options_to_json(options: Options) -> str:
     return json.dumps({"tokenize": options.tokenize, "lowercase": options.lowercase,
                        "metrics": list(options.metrics) if options.metrics is not None else None,
                        "metric_options": {m: dict(o) for m, o in options.metric_options},
-                       "tgt_lang": options.tgt_lang})
+                       "tgt_lang": options.tgt_lang, "typography": options.typography})
 
 
 def options_from_json(text: str) -> Options:
     payload = json.loads(text)
     metrics = tuple(payload["metrics"]) if payload["metrics"] is not None else None
     return Options(tokenize=payload["tokenize"], lowercase=payload["lowercase"], metrics=metrics,
-                   metric_options=payload["metric_options"], tgt_lang=payload["tgt_lang"])
+                   metric_options=payload["metric_options"], tgt_lang=payload["tgt_lang"],
+                   typography=payload.get("typography", DEFAULT_TYPOGRAPHY))
 
 
 def _array_bytes(array: np.ndarray) -> bytes:

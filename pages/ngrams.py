@@ -18,10 +18,14 @@ system = c1.selectbox("System", ev.systems, key="ng_system")
 order = c2.selectbox("Order", [1, 2, 3, 4], key="ng_order")
 min_count = int(c3.number_input("Minimum count k", min_value=1, max_value=100, value=2, key="ng_min_count"))
 ht_ref = c4.selectbox("Human translation", ev.ref_names, key="ng_ht_ref")
-kind = st.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
+c1, c2 = st.columns([3, 2])
+kind = c1.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
                             required=True,
                             format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
-rows = diagnose.ngram_rows(state.view(diagnose.ngram_tables, spinner="Counting n-grams …")(current, orders=(order,), min_count=min_count, ht_ref=ht_ref), system, order, kind)
+hide = c2.toggle("Hide punctuation and stop words", value=True, key="ng_hide",
+                 help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
+rows = state.view(diagnose.ngram_rows, spinner="Counting n-grams …")(current, system, order, kind, min_count=min_count,
+                                                                   ht_ref=ht_ref, hide_function_words=hide)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
 picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
                        select=True, height=380)

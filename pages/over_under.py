@@ -38,8 +38,12 @@ with st.expander("mp_n table"):
     widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
 
 st.subheader(f"Most frequent {word}-matched n-grams")
-system = widgets.system_picker("System", ev.systems, key="ou_system")
-grams = state.view(diagnose.evidence_ngrams)(current, metric, system)
+c1, c2 = st.columns([3, 2])
+with c1:
+    system = widgets.system_picker("System", ev.systems, key="ou_system")
+hide = c2.toggle("Hide punctuation and stop words", value=True, key="ou_hide",
+                 help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
+grams = state.view(diagnose.evidence_ngrams)(current, metric, system, hide_function_words=hide)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
 picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, height=320,
                        max_rows=1000)

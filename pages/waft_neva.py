@@ -44,8 +44,12 @@ if len(frame):
 
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(diagnose.op_counts)(current)), key="wn_ops")
-system = widgets.system_picker("System", ev.systems, key="wn_system")
-tables = state.view(diagnose.edit_tables)(current, system, top=None)
+c1, c2 = st.columns([3, 2])
+with c1:
+    system = widgets.system_picker("System", ev.systems, key="wn_system")
+hide = c2.toggle("Hide punctuation and stop words", value=True, key="wn_hide",
+                 help="Leave out edits whose words are all punctuation, symbols or stop words of the target language.")
+tables = state.view(diagnose.edit_tables)(current, system, top=None, hide_function_words=hide)
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")

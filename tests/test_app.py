@@ -373,6 +373,7 @@ def test_ngram_with_markup_is_shown_escaped_in_markdown():
     at.file_uploader(key="up_extra").set_value(lines_file("probe.txt", lines)).run()
     at.switch_page("pages/ngrams.py").run()
     at.selectbox(key="ng_system").set_value("probe")
+    at.toggle(key="ng_hide").set_value(False)  # the markup n-grams are punctuation: shown only with the toggle off
     at.segmented_control(key="ng_kind").set_value("mt_only").run()
     rows = at.dataframe(key="ng_table_mt_only").value
     marked = [i for i, gram in enumerate(rows["ngram"]) if any(c in gram for c in "<[!(")]

@@ -191,8 +191,7 @@ def test_mt_only_segments_and_ngram_rows(report):
     # "cat" is repeated but also in the human translation; "for" (segment 1) is the only word it never uses
     assert diagnose.mt_only_segments(report, order=1, min_count=2) == {"rep": [], "good": []}
     assert diagnose.mt_only_segments(report, order=1, min_count=1) == {"rep": [1], "good": []}
-    tables = diagnose.ngram_tables(report, orders=(1,), min_count=1)
-    rows = diagnose.ngram_rows(tables, "rep", 1, "mt_only")
+    rows = diagnose.ngram_rows(report, "rep", 1, "mt_only", min_count=1)
     assert "for" in set(rows["ngram"]) and (rows["n_segments"] == [len(s) for s in rows["segments"]]).all()
 
 

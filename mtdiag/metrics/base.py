@@ -295,11 +295,13 @@ class ScoringContext:
 
     @cached_property
     def cased_tokens(self) -> TokenizedSet:
-        """Tokens with the user's tokeniser but sacrebleu's default casing (case-sensitive), for BLEU."""
-        if not self.options.lowercase:
+        """Tokens with the user's tokeniser but sacrebleu's defaults otherwise (case-sensitive, texts as written), for
+        BLEU and the length ratio."""
+        if not self.options.lowercase and not self.options.typography:
             return self.tokens
         return tokenize_evalset(
-            self.evalset.refs, self.evalset.hyps, TokenizeOptions(self.options.tokenize, lowercase=False)
+            self.evalset.refs, self.evalset.hyps,
+            TokenizeOptions(self.options.tokenize, lowercase=False, typography=False),
         )
 
     def word_ngrams(self, max_order: int):
@@ -346,12 +348,14 @@ class ScoringContext:
 
     def display_tokens(self, side: str, seg: int) -> tuple[list[str], list[str]]:
         """(shown, matched) tokens of a reference or system for one segment: ``matched`` exactly the tokens the
-        metrics saw, ``shown`` the same in the original case when the cased tokenisation lines up."""
+        metrics saw, ``shown`` the same as written (original case and typography) when the tokenisation of the
+        text as written lines up."""
         matched = self.tokens.tokens(side, seg)
         shown = matched
-        if self.options.lowercase:
+        if self.cased_tokens is not self.tokens:
             cased = self.cased_tokens.tokens(side, seg)
-            if len(cased) == len(matched) and all(c.lower() == m for c, m in zip(cased, matched)):
+            fold = self.options.fold
+            if len(cased) == len(matched) and all(fold(c) == m for c, m in zip(cased, matched)):
                 shown = cased
         return list(shown), list(matched)
 
@@ -407,10 +411,10 @@ class Metric(ABC):
         return self.info.name
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """The fields between ``nrefs`` and ``version``: by default the shared tokenisation (``tok``, ``case``) and
-        every option as ``name:value``. Metrics that run on their own tokenisation override this."""
+        """The fields between ``nrefs`` and ``version``: by default the shared tokenisation (``tok``, ``case``,
+        ``typo``) and every option as ``name:value``. Metrics that run on their own tokenisation override this."""
         options = tuple((spec.name, spec.describe(self.options[spec.name])) for spec in self.info.options)
-        return (("tok", ctx.options.tokenize), ("case", "lc" if ctx.options.lowercase else "mixed"), *options)
+        return (*ctx.options.signature_fields, *options)
 
     def signature(self, ctx: ScoringContext) -> Signature:
         refs = len(ctx.evalset.ref_names)

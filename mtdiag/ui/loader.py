@@ -275,6 +275,10 @@ def _option_widgets(data: state.Dataset) -> Options:
     lowercase = sb.checkbox("Lower-case (case-insensitive scores)", value=True, key="opt_lowercase",
                             help="The papers report case-insensitive scores; BLEU, chrF and TER keep sacrebleu's "
                                  "case-sensitive defaults.")
+    typography = sb.checkbox("Normalise typography (quotes, dashes, widths)", value=True, key="opt_typography",
+                             help="Curly and straight quotes and apostrophes, dashes and full-width forms count as "
+                                  "the same for OTEM/UTEM, WAFT/NEVA, terms and n-grams, so don’t vs don't is not a "
+                                  "finding. BLEU, chrF and TER always see the texts as written.")
     chosen: dict[str, dict] = {}
     with sb.expander("Metric options"):
         for name, cls in REGISTRY.items():
@@ -282,7 +286,8 @@ def _option_widgets(data: state.Dataset) -> Options:
                 value = _option_widget(cls.info, spec)
                 if value is not None and value != spec.default:
                     chosen.setdefault(name, {})[spec.name] = value
-    return Options(tokenize=None if choice == "auto" else choice, lowercase=lowercase, metric_options=chosen)
+    return Options(tokenize=None if choice == "auto" else choice, lowercase=lowercase, typography=typography,
+                   metric_options=chosen)
 
 
 def _option_widget(info, spec):
