@@ -20,6 +20,8 @@ import pandas as pd
 from mtdiag import diagnose, triage
 from mtdiag.metrics import metric_info
 
+TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source view and the exports show it whole
+
 
 def flag_columns(frame: pd.DataFrame) -> list[str]:
     """The :data:`~mtdiag.diagnose.FLAGS` columns a ranking carries, in ``FLAGS`` order."""
@@ -147,3 +149,15 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
     return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
+
+
+def for_table(frame: pd.DataFrame, width: int = TABLE_TEXT) -> pd.DataFrame:
+    """A copy with ``src`` and ``hyp`` cut after ``width`` characters (``…`` marks the cut) for a table cell that
+    wraps; a 10,000-word output must not make the table heavy. The exports write the frame itself, uncut."""
+    out = frame.copy()
+    for column in ("src", "hyp"):
+        if column in out.columns:
+            text = out[column].astype(str)
+            long = text.str.len() > width
+            out[column] = text.where(~long, text.str.slice(0, width) + "…")
+    return out
