@@ -80,7 +80,10 @@ else:
                                        "difficulty", min_value=0.0, max_value=1.0, format="%.3f",
                                        help="mean problem score of all systems on this source"),
                                    "spread": st.column_config.NumberColumn(
-                                       "spread", format="%.3f", help="max − min problem score over systems")},
+                                       "spread", format="%.3f", help="max − min problem score over systems"),
+                                   "worst_problem": st.column_config.NumberColumn(
+                                       "worst problem", format="%.3f",
+                                       help="the problem score of the worst system on this source")},
                            download=export.segment_export(report, rows))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]

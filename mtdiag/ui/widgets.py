@@ -245,11 +245,13 @@ def sort_label(key: str) -> str:
     return {"problem": "problem score", "human": "human score"}.get(key, metric_label(key))
 
 
-def _output_label(row: pd.Series, metrics: Sequence[str], flags: Sequence[str], selected: bool) -> str:
-    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · … · human -5 · flags: a, b`` (plain
-    text: escaped by :mod:`mtdiag.highlight`)."""
+def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: bool) -> str:
+    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5 · flags: a, b`` — the problem
+    score, the score the outputs are sorted by, the human score and the flags (every score is in the table above
+    the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
     parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
-    parts += [f"{metric_label(m)} {metric_info(m).format(row[m])}" for m in metrics if pd.notna(row[m])]
+    if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
+        parts.append(f"{metric_label(sort_by)} {metric_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
         parts.append(f"human {row['human']:g}")
     fired = [diagnose.FLAGS[f].label for f in flags if bool(row[f])]
@@ -276,8 +278,10 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     st.markdown(f"#### Segment {int(seg_id)} · {highlight.escape_markdown(selected)}")
     st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
-    metrics = segments.score_columns(report)
     flags = segments.flag_columns(rows)
+    table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
+          column_order=[c for c in ["system", "problem", "flags", *flags, "human", *segments.score_columns(report)]
+                        if c in rows.columns])
     details = {s: state.view(diagnose.segment_detail)(current, s, seg) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
@@ -291,7 +295,7 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
         detail = details[row["system"]]
         blocks.append(highlight.render_marked_text(
             ev.hyps.at[seg, row["system"]], detail.hyp.shown, detail.hyp_spans,
-            label=_output_label(row, metrics, flags, row["system"] == selected)))
+            label=_output_label(row, sort_by, flags, row["system"] == selected)))
     html("<hr style='margin:0.3rem 0;opacity:0.3'>".join(blocks))
     st.markdown(f"##### Evidence of {highlight.escape_markdown(selected)}")
     evidence_tabs(details[selected], key=key)
