@@ -262,9 +262,10 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
 
 def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
     """One source with every system (issue 12 Build 5): the source and every reference, then every system's output
-    stacked — each labelled with its problem score, scores, human score and flags, its evidence (and the human
+    stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
-    marked, followed by its evidence tables (:func:`evidence_tabs`)."""
+    marked, its under-matched n-grams marked in the references, followed by its evidence tables
+    (:func:`evidence_tabs`)."""
     report, ev = current.report, current.evalset
     seg = int(seg_id) - 1
     keys = segments.sort_keys(report)
@@ -286,9 +287,12 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
-    for name in ev.ref_names:
-        tokens = diagnose.side_tokens(report, name, seg).shown
-        parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens, label=f"Reference {name}"))
+    chosen = details[selected]
+    best_ref = chosen.facts.get("best_ref")
+    for name, tokens in chosen.refs.items():
+        best = ", closest for WAFT" if name == best_ref and len(chosen.refs) > 1 else ""
+        parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, chosen.ref_spans[name],
+                                                  label=f"Reference {name} (marked: what {selected} misses{best})"))
     html("".join(parts))
     blocks = []
     for _, row in rows.iterrows():
