@@ -152,14 +152,15 @@ def _add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), defaul
 
 
 def _add_significance_options(parser: argparse.ArgumentParser) -> None:
-    """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests)."""
+    """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests), or without
+    it: every system against every other (ranked clusters and the p-value matrix, docs/significance.md)."""
     from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED
 
     tests = parser.add_mutually_exclusive_group()
     tests.add_argument("--paired-bs", nargs="?", type=int, const=DEFAULT_SAMPLES["bs"], metavar="N",
-                       help=f"paired bootstrap resampling against --baseline, N resamples (default: {DEFAULT_SAMPLES['bs']})")
+                       help=f"paired bootstrap resampling against --baseline (without it: every pair of systems), N resamples (default: {DEFAULT_SAMPLES['bs']})")
     tests.add_argument("--paired-ar", nargs="?", type=int, const=DEFAULT_SAMPLES["ar"], metavar="N",
-                       help=f"paired approximate randomisation against --baseline, N trials (default: {DEFAULT_SAMPLES['ar']})")
+                       help=f"paired approximate randomisation against --baseline (without it: every pair), N trials (default: {DEFAULT_SAMPLES['ar']})")
     parser.add_argument("--baseline", metavar="NAME", help="the system the paired tests compare every other system with")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed of the paired tests (default: %(default)s)")
 
@@ -177,8 +178,6 @@ def _check_significance_args(args) -> None:
     option = f"--paired-{method}"
     if n < 1:
         raise CliError(f"{option} N: the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1")
-    if args.baseline is None:
-        raise CliError(f"{option} needs --baseline NAME (one of the --hyp system names)")
     if args.segments and args.format != "json":
         raise CliError(f"--segments with {option} needs --format json")
 
@@ -188,20 +187,36 @@ def _check_baseline(args, systems: list[str]) -> None:
     if args.paired_bs is None and args.paired_ar is None:
         return
     option = "--paired-bs" if args.paired_bs is not None else "--paired-ar"
-    if args.baseline not in systems:
+    if args.baseline is not None and args.baseline not in systems:
         raise CliError(f"--baseline {args.baseline!r} is not a system; systems: {', '.join(systems)}")
     if len(systems) < 2:
         raise CliError(f"{option} needs at least two systems (--hyp) to compare")
 
 
 def _significance(args, report):
-    """The paired-test frame (:func:`mtdiag.compare.significance`) when one was requested, else None."""
-    if args.paired_bs is None and args.paired_ar is None:
+    """The paired-test frame against ``--baseline`` (:func:`mtdiag.compare.significance`) when one was requested
+    with a baseline, else None."""
+    if (args.paired_bs is None and args.paired_ar is None) or args.baseline is None:
         return None
     from mtdiag.compare import significance
 
     method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
     return significance(report, args.baseline, method, n, args.seed)
+
+
+def _pairwise(args, report):
+    """``--paired-bs|--paired-ar`` without ``--baseline``: every system against every other, per metric
+    (:func:`mtdiag.compare.pairwise_significance`), its ranked clusters (:func:`~mtdiag.compare.ranked_clusters`)
+    and the signatures with the resampling fields; None when no such test was requested."""
+    if (args.paired_bs is None and args.paired_ar is None) or args.baseline is not None:
+        return None
+    from mtdiag.compare import pairwise_significance, ranked_clusters, resampling_signature
+
+    method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
+    pairwise = pairwise_significance(report, method, n, args.seed)
+    signatures = {metric: resampling_signature(sig, method, pairwise.attrs["n"], args.seed).format()
+                  for metric, sig in report.signatures().items()}
+    return pairwise, ranked_clusters(report, pairwise), signatures
 
 
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
@@ -327,11 +342,14 @@ def _score(args) -> str:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     report = evaluate(evalset, options, execution=Execution(dask=args.dask))
     from mtdiag.compare import report_signatures
-    from mtdiag.export import export_comparison, latex_table, significance_json
+    from mtdiag.export import clusters_latex, export_comparison, latex_table, pairwise_json, pairwise_tsv, significance_json
 
-    comparison = _significance(args, report)
+    comparison, pairwise = _significance(args, report), _pairwise(args, report)
+    signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
     if args.format == "latex":
-        return latex_table(report.corpus, comparison, signatures=report_signatures(report, comparison))
+        if pairwise is not None:
+            return clusters_latex(report.corpus, pairwise[1], pairwise[0], signatures=signatures)
+        return latex_table(report.corpus, comparison, signatures=signatures)
     if args.format == "json":
         out = {"corpus": {s: {m: _json_value(float(v)) for m, v in row.items()} for s, row in report.corpus.iterrows()}}
         if args.segments:
@@ -341,12 +359,16 @@ def _score(args) -> str:
             }
         if comparison is not None:
             out["significance"] = significance_json(comparison)
-        out["signatures"] = report_signatures(report, comparison)
+        if pairwise is not None:
+            out["pairwise"] = pairwise_json(pairwise[0], pairwise[1])
+        out["signatures"] = signatures
         if args.human:
             out["human"] = _human_json(args.human, report)
         return json.dumps(out, ensure_ascii=False)
     if comparison is not None:
         return export_comparison(comparison, "tsv").rstrip("\n")
+    if pairwise is not None:
+        return pairwise_tsv(pairwise[0], pairwise[1]).rstrip("\n")
     lines = ["\t".join(["system", *(["seg_id"] if args.segments else []), *report.metrics])]
     fmt = lambda v: "" if v is None or math.isnan(v) else repr(float(v))
     for system, row in report.corpus.iterrows():

@@ -3,21 +3,20 @@
 Everything here reads a :class:`~mtdiag.api.Report` and returns pandas frames; nothing computes a metric anew and
 nothing imports Streamlit. The dashboard's pages only draw what these functions return.
 
-The segment table is the worst-first queue of :mod:`mtdiag.triage` (problem score, flags of :mod:`mtdiag.checks`)
-with short previews of the texts for display.
+The worst-first queue itself is :mod:`mtdiag.triage` (flags: :mod:`mtdiag.checks`); the Segments page's frames are
+in :mod:`mtdiag.segments`.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from mtdiag import checks, triage
-from mtdiag.checks import FLAGS
+from mtdiag import checks
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.metrics import EvidenceTable, SegmentEvidence, metric_info
 from mtdiag.metrics.terminology import stop_words
@@ -31,69 +30,9 @@ def _preview(texts: pd.Series, width: int = TEXT_PREVIEW) -> pd.Series:
     return texts.where(~long, texts.str.slice(0, width) + "…")
 
 
-def segment_table(report, mt_only: Mapping[str, Iterable[int]] | None = None, *,
-                  mt_only_order: int | None = None) -> pd.DataFrame:
-    """The worst-first queue (:func:`mtdiag.triage.worst_first`) for display: ``rank`` (1 = worst), ``system``,
-    ``seg`` (0-based, the core's index; the dashboard shows it 1-based), problem, flags, every segment score, NEVA − WAFT,
-    ``doc`` when known, and previews of source and hypothesis.
-
-    ``mt_only`` (optional): per system, the segments whose hypothesis contains an MT-only n-gram — adds the
-    ``mt_only_ngram`` flag; ``mt_only_order`` finds them at that n-gram order (:func:`mt_only_segments`).
-    """
-    if mt_only is None and mt_only_order:
-        mt_only = mt_only_segments(report, mt_only_order)
-    table = triage.worst_first(report, mt_only=mt_only)
-    table.insert(0, "rank", np.arange(1, len(table) + 1))
-    table.insert(2, "seg", table.pop("seg_id") - 1)
-    if "waft" in table and "neva" in table:
-        table["neva_minus_waft"] = table["neva"] - table["waft"]
-    evalset = report.evalset
-    if "doc" in evalset.segments.columns:
-        table["doc"] = evalset.segments["doc"].reindex(table["seg"]).to_numpy()
-    table["src"] = _preview(evalset.src).reindex(table["seg"]).to_numpy()
-    hyps = evalset.hyps
-    table["hyp"] = [_preview_one(hyps.at[g, s]) for s, g in zip(table["system"], table["seg"])]
-    return table
-
-
 def _preview_one(text: str, width: int = TEXT_PREVIEW) -> str:
     text = str(text)
     return text if len(text) <= width else text[:width] + "…"
-
-
-def flag_columns(table: pd.DataFrame) -> list[str]:
-    """The flag columns present in a :func:`segment_table` (in :data:`mtdiag.checks.FLAGS` order)."""
-    return [f for f in FLAGS if f in table.columns]
-
-
-def filter_segments(table: pd.DataFrame, evalset, *, systems: Sequence[str] | None = None,
-                    flags: Sequence[str] = (), all_flags: bool = False, text: str = "",
-                    ranges: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
-    """Rows of a :func:`segment_table` kept by the filters: systems; rows with any (or all) of ``flags``; a
-    case-insensitive regular expression (:func:`text_matches`) found in the source, any reference or the row's
-    hypothesis (full texts, not previews); score ranges ``{metric: (low, high)}`` (inclusive)."""
-    keep = pd.Series(True, index=table.index)
-    if systems is not None:
-        keep &= table["system"].isin(list(systems))
-    flags = [f for f in flags if f in table.columns]
-    if flags:
-        hits = table[flags].astype(bool)
-        keep &= hits.all(axis=1) if all_flags else hits.any(axis=1)
-    for metric, (low, high) in (ranges or {}).items():
-        if metric in table.columns:
-            keep &= table[metric].between(low, high)
-    needle = (text or "").strip()
-    if needle:
-        seg_hit = pd.Series(text_matches(needle, evalset.src.astype(str)), index=evalset.src.index)
-        for ref in evalset.ref_names:
-            seg_hit |= text_matches(needle, evalset.refs[ref].astype(str))
-        hyp_hit = {s: pd.Series(text_matches(needle, evalset.hyps[s].astype(str)), index=evalset.hyps.index)
-                   for s in evalset.systems}
-        segs = table["seg"].to_numpy()
-        in_seg = seg_hit.reindex(segs).to_numpy()
-        in_hyp = np.array([bool(hyp_hit[s].iat[g]) for s, g in zip(table["system"], segs)], dtype=bool)
-        keep &= pd.Series(in_seg | in_hyp, index=table.index)
-    return table[keep]
 
 
 SEARCH_SECONDS = 2.0  # time budget of one text search (a pathological pattern must not hold the server)

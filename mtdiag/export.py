@@ -8,6 +8,13 @@ negative score is a number, not text). CSV never cuts a text; Excel holds at mos
 longer text (a 10,000-word segment) is cut there with a visible note pointing to the CSV; characters XML forbids are
 removed from Excel cells (openpyxl refuses them) and kept in CSV.
 
+**Segment export** (:func:`segment_export`, issue 13 Build 4): *long* format — one row per (system, segment),
+in the worst-first order of :func:`mtdiag.triage.worst_first` — because a row is then one thing to read and
+judge (a source, its references, one output, that output's scores and flags) and filters/sorting in a
+spreadsheet work per output; a wide layout would need one hypothesis and one score column per system × metric.
+Columns: ``seg_id`` (1-based), ``doc`` (when present), ``src``, one ``ref:NAME`` column per reference, ``system``,
+``hyp``, ``problem``, ``relative``, every flag, ``human`` (when loaded), every segment score; full texts.
+
 **Significance exports** (:func:`export_comparison`, :func:`latex_table`, :func:`significance_json`): the frames
 of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
 (:class:`~mtdiag.metrics.MetricInfo`).
@@ -130,6 +137,24 @@ def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
+
+
+def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The segment export (module doc): ``rows`` — a :func:`mtdiag.segments.queue` or a filtered part of it (the
+    dashboard's current view) — with every reference added after the source; all pairs when None. Write it with
+    :func:`to_csv`, :func:`to_excel` or :func:`to_json`."""
+    from mtdiag.segments import queue
+
+    rows = queue(report) if rows is None else rows
+    evalset = report.evalset
+    seg = rows["seg_id"].to_numpy() - 1
+    out = rows.reset_index(drop=True)
+    position = list(out.columns).index("src") + 1
+    for i, ref in enumerate(evalset.ref_names):
+        out.insert(position + i, f"ref:{ref}", evalset.refs[ref].astype(str).to_numpy()[seg])
+    system = out.pop("system")
+    out.insert(list(out.columns).index("hyp"), "system", system)
+    return out
 
 
 def _info(frame: pd.DataFrame, metric: str) -> tuple[str, bool | None, int]:
@@ -261,3 +286,72 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
                    "signatures": dict(signatures), "significance": significance_json(frame)}
         return json.dumps(payload, ensure_ascii=False)
     raise ValueError(f"unknown export format {fmt!r}: choose csv, tsv, latex or json")
+
+
+# ------------------------------------------------------------------------ significance without a baseline
+
+
+def pairwise_matrix(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The system × system p-value matrix per metric of :func:`mtdiag.compare.pairwise_significance`: index
+    ``(metric, system)``, one column per other system holding the p of the paired test of the row system with
+    the column system as baseline (NaN on the diagonal)."""
+    systems = list(dict.fromkeys(pairwise.index.get_level_values("system")))
+    matrix = pairwise["p"].unstack("other")
+    rows = pd.MultiIndex.from_tuples([(m, s) for m in dict.fromkeys(pairwise.index.get_level_values("metric"))
+                                      for s in systems], names=["metric", "system"])
+    return matrix.reindex(index=rows, columns=systems)
+
+
+def pairwise_json(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> dict:
+    """``{"method", "n", "seed", "alpha", "clusters": {METRIC: [{"rank", "system", "score", "cluster",
+    "p_above"}]}, "pairwise": {METRIC: {SYSTEM: {OTHER: {"p", "delta", "significant", "better"}}}}}``: the
+    ``"pairwise"`` object of ``mtdiag score --paired-bs|--paired-ar`` without ``--baseline``."""
+    attrs = pairwise.attrs
+    matrix: dict[str, dict[str, dict[str, dict]]] = {}
+    for (metric, system, other), row in pairwise.iterrows():
+        matrix.setdefault(metric, {}).setdefault(system, {})[other] = {
+            "p": _number(row["p"]), "delta": _number(row["delta"]), "significant": bool(row["significant"]),
+            "better": int(row["better"])}
+    ranked = {metric: to_json_records(group.drop(columns="metric")) for metric, group in clusters.groupby(
+        "metric", sort=False)}
+    return {"method": attrs.get("method"), "n": attrs.get("n"), "seed": attrs.get("seed"),
+            "alpha": attrs.get("alpha", ALPHA), "clusters": ranked, "pairwise": matrix}
+
+
+def pairwise_tsv(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> str:
+    """Two TSV tables separated by one empty line: the ranked clusters (``metric, rank, system, score, cluster,
+    p_above``), then the p-value matrix (:func:`pairwise_matrix`: ``metric, system``, one column per system)."""
+    return to_tsv(clusters) + "\n" + to_tsv(pairwise_matrix(pairwise).reset_index())
+
+
+def clusters_latex(corpus: pd.DataFrame, clusters: pd.DataFrame, pairwise: pd.DataFrame, *,
+                   signatures: Mapping[str, str] | None = None) -> str:
+    """A booktabs LaTeX corpus table (systems × metrics, as :func:`latex_table`) where each score carries its
+    significance cluster as a superscript, ``33.12$^{(1)}$``: 1 = the top cluster of that metric; a system opens
+    a new cluster when it is significantly worse than the system ranked directly above it
+    (:func:`mtdiag.compare.ranked_clusters`). A metric without a direction has no clusters."""
+    cluster = clusters.set_index(["system", "metric"])["cluster"]
+    metrics = list(corpus.columns)
+    infos = {m: _info(pd.DataFrame(), m) for m in metrics}
+    arrows = {True: r" $\uparrow$", False: r" $\downarrow$", None: ""}
+    header = ["System"] + [latex_escape(infos[m][0]) + arrows[infos[m][1]] for m in metrics]
+    lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    for system, row in corpus.iterrows():
+        cells = [latex_escape(system)]
+        for m in metrics:
+            text = _latex_cell(row[m], None, system, m, infos[m][2], "")
+            if (system, m) in cluster.index and text != "--":
+                text += f"$^{{({int(cluster[(system, m)])})}}$"
+            cells.append(text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\bottomrule")
+    attrs = pairwise.attrs
+    unit = "resamples" if attrs.get("method", "bs") == "bs" else "trials"
+    note = (f"$^{{(k)}}$: significance cluster (1 = best); a new cluster starts below a system that is significantly "
+            f"better than the next ($p < {attrs.get('alpha', ALPHA)}$, {METHODS[attrs.get('method', 'bs')]}, "
+            f"{attrs.get('n')} {unit}).")
+    lines.append(r"\multicolumn{" + str(len(metrics) + 1) + r"}{l}{\footnotesize " + note + r"} \\")
+    lines.append(r"\end{tabular}")
+    signatures = signatures or {}
+    comments = [f"% {m}: {signatures[m]}".replace("\n", " ") for m in metrics if m in signatures]
+    return "\n".join(comments + lines)

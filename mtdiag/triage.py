@@ -84,8 +84,8 @@ def worst_first(report, metrics: Sequence[str] | None = None,
     scores = problem_scores(report, metrics)
     flags = checks.flag_frame(report)
     if mt_only is not None:
-        pairs = pd.MultiIndex.from_tuples([(s, int(g)) for s, segs in mt_only.items() for g in segs])
-        flags = flags.assign(mt_only_ngram=flags.index.isin(pairs))
+        pairs = {(s, int(g)) for s, segs in mt_only.items() for g in segs}
+        flags = flags.assign(mt_only_ngram=[pair in pairs for pair in flags.index])
     scores["flags"] = checks.flag_names(flags)
     table = pd.concat([scores, report.segments, flags], axis=1).reset_index()
     order = {s: i for i, s in enumerate(report.evalset.systems)}

@@ -1,55 +1,108 @@
-"""Segments: triage every (system, segment) — scores, flags, worst first — and open one with its evidence."""
+"""Segments: the worst-first queue (mtdiag.triage) as (system, segment) pairs or as sources, filters, documents,
+full exports, and one source with every system's output."""
 
 import streamlit as st
 
-from mtdiag import diagnose
+from mtdiag import checks, export, segments
+from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
+
+VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
+SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
 
 current = state.current()
 report, ev = current.report, current.evalset
 st.title("Segments")
-st.caption("Every segment of every system, worst first by the problem score (the mean badness percentile of TER, "
-           "chrF and OTEM in this test set; see docs/triage.md). Flags say why. Click a column header to sort, "
-           "filter below, select a row to open it.")
+st.caption("Worst first by the problem score (0–1: the mean badness percentile of TER, chrF and OTEM in this test "
+           "set; the same order as `mtdiag triage`). Select a row to open its source with every system's output.")
 
-with st.expander("MT-only n-grams and score ranges"):
-    mt_order = st.selectbox("MT-only n-gram order", [1, 2, 3, 4, None], key="seg_mt_order",
+view_as = st.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
+with st.expander("More flags"):
+    mt_order = st.selectbox("MT-only n-grams of order", [None, 1, 2, 3, 4], key="seg_mt_order",
                             format_func={None: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
                             help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
                                  "translation (first reference) never uses.")
-    metric_for_range = st.selectbox("Filter by the score of", ["(none)", *report.metrics], key="seg_range_metric",
-                                    format_func={"(none)": "(none)",
-                                                 **{m: widgets.metric_label(m) for m in report.metrics}}.__getitem__)
-
-table = state.view(diagnose.segment_table)(current, mt_only_order=mt_order)
-flags = diagnose.flag_columns(table)
-
-ranges = {}
-if metric_for_range != "(none)":
-    values = table[metric_for_range].dropna()
-    if len(values) and values.min() < values.max():
-        low, high = float(values.min()), float(values.max())
-        ranges[metric_for_range] = st.slider(f"{widgets.metric_label(metric_for_range)} range", low, high,
-                                             (low, high), key="seg_range")
+queue = state.view(segments.queue)(current, mt_only_order=mt_order)
+flags = segments.flag_columns(queue)
 
 c1, c2, c3 = st.columns([2, 2, 3])
-systems = c1.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems")
-chosen_flags = c2.multiselect("Flags (any of)", flags, key="seg_flags",
-                              format_func={f: diagnose.FLAGS[f].label for f in flags}.__getitem__)
-text = c3.text_input("Search source, references and output", key="seg_text",
-                     placeholder="a word or phrase, case-insensitive")
-shown = diagnose.filter_segments(table, ev, systems=systems, flags=chosen_flags, text=text, ranges=ranges)
-st.caption(f"{len(shown):,} of {len(table):,} rows")
+systems = c1.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems",
+                         disabled=view_as == "sources")
+chosen_flags = c2.multiselect("Flags (any of)", flags, key="seg_flags", disabled=view_as == "sources",
+                              format_func={f: checks.FLAGS[f].label for f in flags}.__getitem__)
+pattern = c3.text_input("Search source, references and outputs (regular expression)", key="seg_text",
+                        placeholder="a word, or a pattern such as Pandemie|Virus or \\d+ %",
+                        help="Case-insensitive; a plain word matches anywhere in a text.")
+documents = segments.documents(report)
+doc = None
+if documents:
+    doc = st.selectbox("Document", [None, *documents], key="seg_doc",
+                       format_func={None: "(all documents)", **{d: d for d in documents}}.__getitem__)
 
-order = ["rank", "system", "seg", "problem", "flags", *report.metrics,
-         *(["neva_minus_waft"] if "neva_minus_waft" in shown.columns else []), "hyp", "src"]
-picked = widgets.table(shown.reset_index(drop=True), key="seg_table", name="segments", select=True, excel=True,
-                       height=420, column_order=[c for c in order if c in shown.columns])
 
-if len(shown):
-    row = shown.iloc[picked if picked is not None else 0]
+def text_filtered(frame):
+    """``frame`` kept to the rows the search pattern matches (all rows, and an error shown, when it is invalid)."""
+    if not pattern.strip():
+        return frame
+    try:
+        return segments.text_filter(report, frame, pattern.strip())
+    except ValueError as exc:
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
+        return frame
+
+
+selected_seg, selected_system = None, None
+if view_as == "pairs":
+    shown = queue[queue["system"].isin(systems)]
+    if chosen_flags:
+        shown = shown[shown[chosen_flags].any(axis=1)]
+    if doc is not None:
+        shown = shown[shown["doc"] == doc]
+    shown = text_filtered(shown).reset_index(drop=True)
+    st.caption(f"{len(shown):,} of {len(queue):,} rows")
+    order = ["system", "seg_id", "src", "hyp", "problem", "flags", *flags, "human", *segments.score_columns(report),
+             "relative", "doc"]
+    picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True, height=460,
+                           row_height=72, column_order=[c for c in order if c in shown.columns],
+                           download=export.segment_export(report, shown))
+    if len(shown):
+        row = shown.iloc[picked if picked is not None else 0]
+        selected_seg, selected_system = int(row["seg_id"]), str(row["system"])
+else:
+    sources = state.view(segments.sources)(current)
+    by = st.radio("Sort sources by", list(SOURCE_ORDER), key="seg_src_sort", horizontal=True,
+                  format_func=SOURCE_ORDER.__getitem__)
+    shown = sources.sort_values([by, "seg_id"], ascending=[False, True], kind="stable")
+    if doc is not None:
+        shown = shown[shown["doc"] == doc]
+    shown = text_filtered(shown).reset_index(drop=True)
+    st.caption(f"{len(shown):,} of {len(sources):,} sources")
+    order = ["seg_id", "src", "difficulty", "spread", "worst_system", "worst_problem", "doc"]
+    rows = queue[queue["seg_id"].isin(shown["seg_id"])]
+    picked = widgets.table(segments.for_table(shown), key="seg_src_table", name="sources", select=True, height=420,
+                           row_height=72, column_order=[c for c in order if c in shown.columns],
+                           config={"difficulty": st.column_config.ProgressColumn(
+                                       "difficulty", min_value=0.0, max_value=1.0, format="%.3f",
+                                       help="mean problem score of all systems on this source"),
+                                   "spread": st.column_config.NumberColumn(
+                                       "spread", format="%.3f", help="max − min problem score over systems"),
+                                   "worst_problem": st.column_config.NumberColumn(
+                                       "worst problem", format="%.3f",
+                                       help="the problem score of the worst system on this source")},
+                           download=export.segment_export(report, rows))
+    if len(shown):
+        row = shown.iloc[picked if picked is not None else 0]
+        selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])
+
+if documents:
+    with st.expander("Per document: corpus scores"):
+        st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
+                   "segment scores averaged).")
+        widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents", excel=True)
+
+if selected_seg is None:
+    widgets.explain("No row matches these filters.")
+else:
     if picked is None:
         st.caption("Showing the first row; select a row in the table to open another.")
-    widgets.segment_detail(current, str(row["system"]), int(row["seg"]), key="seg_detail")
-else:
-    widgets.explain("No row matches these filters.")
+    widgets.source_view(current, selected_seg, selected_system, key="seg_detail")

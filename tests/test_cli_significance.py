@@ -85,7 +85,6 @@ def test_signatures_without_a_test(capsys, files):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--paired-bs"], "--paired-bs needs --baseline NAME"),
     (["--paired-ar", "--baseline", "nope"], "--baseline 'nope' is not a system; systems: bad, good"),
     (["--baseline", "bad"], "--baseline needs --paired-bs or --paired-ar"),
     (["--paired-bs", "0", "--baseline", "bad"], "must be at least 1"),
@@ -136,3 +135,66 @@ def test_tsv_with_significance_is_the_long_table(capsys, files):
     assert header.split("\t") == ["system", "metric", "label", "score", "mean", "ci_lo", "ci_hi", "ci", "delta", "p",
                                   "significant", "better", "signature"]
     assert [r.split("\t")[0] for r in rows] == ["bad", "good"]
+
+
+# ------------------------------------------------------------------ without --baseline: every pair of systems
+
+
+def three(files, tmp_path):
+    """bad, good and a copy of bad (``bad2``): good is cluster 1, bad and bad2 share cluster 2 (equal outputs)."""
+    copy = tmp_path / "bad2.txt"
+    copy.write_text(files["bad"].read_text(encoding="utf-8"), encoding="utf-8")
+    return {"bad": files["bad"], "good": files["good"], "bad2": copy}
+
+
+@pytest.mark.parametrize("test", ["--paired-bs", "--paired-ar"])
+def test_no_baseline_json_clusters_and_matrix(capsys, files, tmp_path, test):
+    code, out, err = run(capsys, files, test, "200", metrics="bleu,otem", systems=three(files, tmp_path))
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"corpus", "pairwise", "signatures"}
+    pairwise = data["pairwise"]
+    assert pairwise["method"] == test[-2:] and pairwise["n"] == 200 and pairwise["seed"] == 12345
+    for metric in ("bleu", "otem"):
+        ranked = pairwise["clusters"][metric]
+        assert [r["system"] for r in ranked][0] == "good"
+        assert [(r["rank"], r["cluster"]) for r in ranked] == [(1, 1), (2, 2), (3, 2)]
+        assert ranked[0]["p_above"] is None and ranked[1]["p_above"] < 0.05 and ranked[2]["p_above"] == 1.0
+        assert ranked[0]["score"] == data["corpus"]["good"][metric]
+        matrix = pairwise["pairwise"][metric]
+        assert set(matrix) == {"bad", "good", "bad2"} and set(matrix["good"]) == {"bad", "bad2"}
+        assert matrix["good"]["bad"]["significant"] is True and matrix["good"]["bad"]["better"] == 1
+        assert matrix["bad"]["good"]["better"] == -1 and matrix["bad"]["bad2"]["delta"] == 0.0
+        assert matrix["good"]["bad"]["p"] == matrix["bad"]["good"]["p"]  # one draw for every pair: symmetric
+        assert f"|{test[-2:]}:200|seed:12345|" in data["signatures"][metric]
+
+
+def test_no_baseline_tsv_is_clusters_then_matrix(capsys, files, tmp_path):
+    code, out, err = run(capsys, files, "--paired-bs", "100", "--format", "tsv", metrics="chrf",
+                         systems=three(files, tmp_path))
+    assert code == 0, err
+    clusters, matrix = out.rstrip("\n").split("\n\n")
+    rows = [line.split("\t") for line in clusters.splitlines()]
+    assert rows[0] == ["metric", "rank", "system", "score", "cluster", "p_above"]
+    assert [(r[1], r[2], r[4]) for r in rows[1:]] == [("1", "good", "1"), ("2", "bad", "2"), ("3", "bad2", "2")]
+    assert float(rows[1][3]) == 100.0 and rows[1][5] == "" and float(rows[3][5]) == 1.0
+    lines = [line.split("\t") for line in matrix.splitlines()]
+    assert lines[0] == ["metric", "system", "bad", "good", "bad2"]
+    assert [line[1] for line in lines[1:]] == ["bad", "good", "bad2"]
+    assert lines[1][2] == "" and lines[2][3] == "" and float(lines[1][4]) == 1.0  # diagonal empty
+    assert float(lines[1][3]) < 0.05 and lines[1][3] == lines[2][2]
+
+
+def test_no_baseline_latex_has_cluster_numbers(capsys, files, tmp_path):
+    code, out, err = run(capsys, files, "--paired-ar", "100", "--format", "latex", metrics="bleu",
+                         systems=three(files, tmp_path))
+    assert code == 0, err
+    body = {line.split(" & ")[0]: line for line in out.splitlines() if " & " in line}
+    assert body["good"] == r"good & 100.00$^{(1)}$ \\"
+    assert body["bad"].endswith(r"$^{(2)}$ \\") and body["bad2"].endswith(r"$^{(2)}$ \\")
+    assert "significance cluster" in out and "|ar:100|seed:12345|" in out.splitlines()[0]
+
+
+def test_no_baseline_needs_two_systems(capsys, files):
+    code, _, err = run(capsys, files, "--paired-bs", systems={"bad": files["bad"]})
+    assert code == 1 and "at least two systems" in err

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdiag import diagnose, triage
+from mtdiag import diagnose, segments, triage
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
@@ -35,33 +35,32 @@ def report():
 
 @pytest.fixture(scope="module")
 def table(report):
-    return diagnose.segment_table(report)
+    return segments.queue(report)
 
 
 def _row(table, system, seg):
-    return table[(table["system"] == system) & (table["seg"] == seg)].iloc[0]
+    return table[(table["system"] == system) & (table["seg_id"] == seg + 1)].iloc[0]
 
 
-def test_segment_table_is_the_triage_queue_with_previews(report, table):
+def test_queue_is_the_triage_order_with_full_texts(report, table):
     assert len(table) == 8
-    assert set(report.metrics) <= set(table.columns)
     for flag in ("over_translation", "under_translation", "word_order", "repetition"):
         assert table[flag].dtype == bool
-    assert list(table["rank"]) == list(range(1, 9))
     assert table["problem"].between(0, 1).all()
     assert table["problem"].is_monotonic_decreasing
     queue = triage.worst_first(report)
-    assert list(zip(table["system"], table["seg"] + 1)) == list(zip(queue["system"], queue["seg_id"]))
+    assert list(zip(table["system"], table["seg_id"])) == list(zip(queue["system"], queue["seg_id"]))
     assert list(table["flags"]) == list(queue["flags"])
+    assert _row(table, "rep", 0)["hyp"] == HYPS["rep"][0] and _row(table, "rep", 0)["src"] == SRC[0]
 
 
-def test_word_order_flag_forsbom_solenoid_example(table):
+def test_word_order_flag_forsbom_solenoid_example(report, table):
     row = _row(table, "rep", 1)
     assert row["waft"] == pytest.approx(0.0)
     assert row["neva"] == pytest.approx(0.325)
-    assert row["word_order"] and row["neva_minus_waft"] == pytest.approx(0.325)
-    assert "word_order" in row["flags"].split(",")
-    assert not table.loc[table["neva_minus_waft"] <= 0.01, "word_order"].any()
+    assert row["word_order"] and "word_order" in row["flags"].split(",")
+    margin = table["neva"] - table["waft"]
+    assert not table.loc[margin <= 0.01, "word_order"].any()
 
 
 def test_over_translation_flags_the_repeated_word(table):
@@ -69,33 +68,35 @@ def test_over_translation_flags_the_repeated_word(table):
     assert table["over_translation"].sum() == 1
 
 
-def test_perfect_segments_score_lowest_and_rank_last(table):
-    perfect = table[(table["system"] == "good") & table["seg"].isin([0, 1, 3])]
-    assert perfect["rank"].min() > table[table["problem"] > perfect["problem"].max()]["rank"].max()
+def test_perfect_segments_score_lowest_and_come_last(table):
+    perfect = table[(table["system"] == "good") & table["seg_id"].isin([1, 2, 4])]
+    worse = table[table["problem"] > perfect["problem"].max()]
+    assert perfect.index.min() > worse.index.max()
     assert (perfect["flags"] == "").all()
 
 
-def test_filter_by_text_searches_full_source_references_and_output(report, table):
-    ev = report.evalset
-    assert set(diagnose.filter_segments(table, ev, text="<B>")["seg"]) == {0}  # source, case-insensitive
-    assert set(diagnose.filter_segments(table, ev, text="non-return")["seg"]) == {2}  # reference
-    hits = diagnose.filter_segments(table, ev, text="cat cat")  # only system rep's output
-    assert set(zip(hits["system"], hits["seg"])) == {("rep", 0)}
+def test_text_filter_searches_full_source_references_and_output(report, table):
+    def hits(pattern):
+        found = segments.text_filter(report, table, pattern)
+        return set(zip(found["system"], found["seg_id"] - 1))
 
-
-def test_filter_by_systems_flags_and_ranges(report, table):
-    ev = report.evalset
-    assert set(diagnose.filter_segments(table, ev, systems=["good"])["system"]) == {"good"}
-    flagged = diagnose.filter_segments(table, ev, flags=["word_order", "over_translation"])
-    assert set(zip(flagged["system"], flagged["seg"])) == {("rep", 0), ("rep", 1)}
-    assert diagnose.filter_segments(table, ev, flags=["word_order", "over_translation"], all_flags=True).empty
-    ranged = diagnose.filter_segments(table, ev, ranges={"waft": (0.9, 1.0)})
-    assert (ranged["waft"] >= 0.9).all() and len(ranged) == 4
+    assert {g for _, g in hits("<B>")} == {0}  # source, case-insensitive
+    assert {g for _, g in hits("non-return")} == {2}  # reference
+    assert hits("cat cat") == {("rep", 0)}  # only system rep's output
+    assert {g for _, g in hits("non-return|<B>")} == {0, 2}
+    assert hits(r"cat\s+cat") == {("rep", 0)}
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        segments.text_filter(report, table, "(unclosed")
+    with pytest.raises(ValueError, match="takes too long"):
+        diagnose.text_matches(r"(a|aa)+$", ["a" * 60 + "b"] * 50, budget=0.05)
 
 
 def test_mt_only_flag(report):
-    table = diagnose.segment_table(report, mt_only={"rep": [0]})
-    assert set(zip(*table.loc[table["mt_only_ngram"], ["system", "seg"]].T.values)) == {("rep", 0)}
+    table = segments.queue(report, mt_only_order=1)
+    assert "mt_only_ngram" in table.columns
+    flagged = set(zip(table.loc[table["mt_only_ngram"], "system"], table.loc[table["mt_only_ngram"], "seg_id"] - 1))
+    expected = {(s, g) for s, segs in diagnose.mt_only_segments(report, 1).items() for g in segs}
+    assert flagged == expected
 
 
 def test_best_systems_respect_direction(report):
@@ -207,7 +208,7 @@ def test_term_summary_on_annotated_sample():
     assert hyp[0].kind == "term_ok" and ref[0].kind == "term_ok"
     detail = diagnose.segment_detail(report, "Fairseq", int(row["seg"]))
     assert detail.table("terms") is not None and len(detail.table("terms")) >= 1
-    table = diagnose.segment_table(report)
+    table = segments.queue(report)
     assert "missed_term" in table.columns
     assert (table["missed_term"] == (table["term_exact"].notna() & (table["term_exact"] < 100))).all()
 
@@ -215,14 +216,6 @@ def test_term_summary_on_annotated_sample():
 def test_no_terms_means_no_term_views(report):
     assert not diagnose.has_terms(report)
     assert diagnose.term_table(report, "rep") is None
-    assert "missed_term" not in diagnose.segment_table(report).columns
+    assert "missed_term" not in segments.queue(report).columns
 
 
-def test_search_is_a_case_insensitive_regular_expression(report, table):
-    ev = report.evalset
-    assert set(diagnose.filter_segments(table, ev, text="non-return|<B>")["seg"]) == {0, 2}
-    assert set(diagnose.filter_segments(table, ev, text=r"cat\s+cat")["seg"]) == {0}
-    with pytest.raises(ValueError, match="not a valid regular expression"):
-        diagnose.filter_segments(table, ev, text="(unclosed")
-    with pytest.raises(ValueError, match="takes too long"):
-        diagnose.text_matches(r"(a|aa)+$", ["a" * 60 + "b"] * 50, budget=0.05)

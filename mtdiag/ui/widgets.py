@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from mtdiag import diagnose, export, highlight
+from mtdiag import checks, diagnose, export, highlight, segments
 from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
@@ -79,8 +79,8 @@ def column_config(frame: pd.DataFrame) -> dict:
         if column in REGISTRY:
             config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
                                                            format=number_format(column))
-        elif column in diagnose.FLAGS:
-            flag = diagnose.FLAGS[column]
+        elif column in checks.FLAGS:
+            flag = checks.FLAGS[column]
             config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
@@ -90,6 +90,11 @@ def column_config(frame: pd.DataFrame) -> dict:
                 "problem", min_value=0.0, max_value=1.0, format="%.3f",
                 help="problem score (0–1, higher = worse): mean badness percentile of TER, chrF and OTEM in this "
                      "test set (docs/triage.md)")
+        elif column == "human":
+            config[column] = st.column_config.NumberColumn("human", format="%.2f",
+                                                           help="the human score of this output (as loaded)")
+        elif column == "flags" and frame[column].dtype == object:
+            config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
         elif "seg_id" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
@@ -123,8 +128,9 @@ def chart(current: state.Current, kind: str, params: Sequence, build: Callable, 
 # --------------------------------------------------------------------------------------------- tables
 
 
-def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False) -> None:
-    """Download buttons for a table: CSV (always) and Excel (``excel=True``). Files are built on click."""
+def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, json: bool = False) -> None:
+    """Download buttons for a table: CSV (always), Excel (``excel=True``) and JSON records (``json=True``). Files
+    are built on click."""
     slug = re.sub(r"[^\w.-]+", "_", name).strip("_") or "table"
     row = st.container(horizontal=True, gap="small")
     row.download_button("CSV", data=lambda: export.to_csv(frame), file_name=f"{slug}.csv", mime="text/csv",
@@ -135,14 +141,21 @@ def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False) -> 
             "Excel", data=lambda: export.to_excel(frame), file_name=f"{slug}.xlsx", key=f"dl_xlsx_{key}",
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", on_click="ignore",
             icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as an Excel workbook")
+    if json:
+        row.download_button("JSON", data=lambda: export.to_json(frame), file_name=f"{slug}.json",
+                            mime="application/json", key=f"dl_json_{key}", on_click="ignore",
+                            icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as JSON records")
 
 
 def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
           height: int | str = "auto", hide_index: bool = True, config: dict | None = None,
-          column_order: Sequence[str] | None = None, max_rows: int | None = None) -> int | None:
+          column_order: Sequence[str] | None = None, max_rows: int | None = None, row_height: int | None = None,
+          download: pd.DataFrame | None = None) -> int | None:
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
     its position in ``frame`` is returned (None when nothing is selected). ``max_rows``: show only the first rows
-    (the downloads still hold them all). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
+    (the downloads still hold them all). ``row_height`` (pixels): taller rows show wrapped text on several lines.
+    ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
+    CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
     frame = for_display(frame)
     if column_order is not None:
@@ -153,14 +166,18 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         frame = frame.head(max_rows)
     cfg = column_config(frame)
     cfg.update(config or {})
-    kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=key, column_order=column_order)
+    kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=key, column_order=column_order,
+                  row_height=row_height)
     if select:
         event = st.dataframe(frame, on_select="rerun", selection_mode="single-row", **kwargs)
         rows = list(event.selection.rows) if event is not None else []
     else:
         st.dataframe(frame, **kwargs)
         rows = []
-    downloads(full, name or key, key, excel=excel)
+    if download is None:
+        downloads(full, name or key, key, excel=excel)
+    else:
+        downloads(download, name or key, key, excel=True, json=True)
     if rows and 0 <= rows[0] < len(frame):
         return int(rows[0])
     return None
@@ -200,6 +217,12 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
     parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
                                               label=f"Hypothesis ({system})"))
     html("".join(parts))
+    evidence_tabs(detail, key=key)
+
+
+def evidence_tabs(detail: diagnose.SegmentDetail, *, key: str) -> None:
+    """The evidence tables of one output (edit alignment, over/under-matched n-grams, terms, human errors), one
+    tab each."""
     if not detail.tables:
         return
     names = list(detail.tables)
@@ -214,8 +237,73 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
             if evidence.alignment:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(evidence.frame, key=f"{key}_{name}", name=f"{name}_{system}_{highlight.segment_number(seg)}",
-                  height=260)
+            table(evidence.frame, key=f"{key}_{name}",
+                  name=f"{name}_{detail.system}_{highlight.segment_number(detail.seg)}", height=260)
+
+
+def sort_label(key: str) -> str:
+    """A sort key of :func:`mtdiag.segments.sort_keys` as people read it."""
+    return {"problem": "problem score", "human": "human score"}.get(key, metric_label(key))
+
+
+def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: bool) -> str:
+    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5 · flags: a, b`` — the problem
+    score, the score the outputs are sorted by, the human score and the flags (every score is in the table above
+    the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
+    parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
+    if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
+        parts.append(f"{metric_label(sort_by)} {metric_info(sort_by).format(row[sort_by])}")
+    if "human" in row.index and pd.notna(row["human"]):
+        parts.append(f"human {row['human']:g}")
+    fired = [checks.FLAGS[f].label for f in flags if bool(row[f])]
+    if fired:
+        parts.append("flags: " + ", ".join(fired))
+    return " · ".join(parts)
+
+
+def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
+    """One source with every system (issue 12 Build 5): the source and every reference, then every system's output
+    stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
+    error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
+    marked, its under-matched n-grams marked in the references, followed by its evidence tables
+    (:func:`evidence_tabs`)."""
+    report, ev = current.report, current.evalset
+    seg = int(seg_id) - 1
+    keys = segments.sort_keys(report)
+    sort_by = st.selectbox("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
+                           help="worst first by this score (direction-aware)")
+    rows = state.view(segments.source_view)(current, int(seg_id), sort_by)
+    if selected in set(rows["system"]):
+        rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
+    else:
+        selected = str(rows["system"].iloc[0])
+    st.markdown(f"#### Segment {int(seg_id)} · {highlight.escape_markdown(selected)}")
+    st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
+               f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
+    flags = segments.flag_columns(rows)
+    table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
+          column_order=[c for c in ["system", "problem", "flags", *flags, "human", *segments.score_columns(report)]
+                        if c in rows.columns])
+    details = {s: state.view(diagnose.segment_detail)(current, s, seg) for s in rows["system"]}
+    legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
+    html(highlight.render_legend(legend))
+    parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
+    chosen = details[selected]
+    best_ref = chosen.facts.get("best_ref")
+    for name, tokens in chosen.refs.items():
+        best = ", closest for WAFT" if name == best_ref and len(chosen.refs) > 1 else ""
+        parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, chosen.ref_spans[name],
+                                                  label=f"Reference {name} (marked: what {selected} misses{best})"))
+    html("".join(parts))
+    blocks = []
+    for _, row in rows.iterrows():
+        detail = details[row["system"]]
+        blocks.append(highlight.render_marked_text(
+            ev.hyps.at[seg, row["system"]], detail.hyp.shown, detail.hyp_spans,
+            label=_output_label(row, sort_by, flags, row["system"] == selected)))
+    html("<hr style='margin:0.3rem 0;opacity:0.3'>".join(blocks))
+    st.markdown(f"##### Evidence of {highlight.escape_markdown(selected)}")
+    evidence_tabs(details[selected], key=key)
 
 
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,

@@ -1,0 +1,166 @@
+"""The frames of the Segments page and of the segment export: the worst-first queue with full texts, one source
+with every system, and the per-document scores (issue 12 Build 1/4/5, issue 13 Build 4; ``docs/dashboard.md``).
+
+Everything is built on :func:`mtdiag.triage.worst_first` — the one ranking of (system, segment) pairs, the same
+order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
+(``seg_id``) in every frame of this module. Flag columns are the :data:`mtdiag.checks.FLAGS` keys present in the
+ranking (the checks of :mod:`mtdiag.checks`), plus ``flags`` (the fired ones, comma-joined).
+
+Texts are never cut here: the queue holds the full source and hypothesis; a table may wrap them, the export
+writes them whole (Excel's cell limit is handled by :func:`mtdiag.export.to_excel`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from mtdiag import checks, diagnose, triage
+from mtdiag.metrics import metric_info
+
+TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source view and the exports show it whole
+
+
+def flag_columns(frame: pd.DataFrame) -> list[str]:
+    """The :data:`~mtdiag.checks.FLAGS` columns a ranking carries, in ``FLAGS`` order."""
+    return [f for f in checks.FLAGS if f in frame.columns]
+
+
+def human_scores(report) -> pd.Series | None:
+    """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
+    ``seg``; the data's own scale — MQM: 0 best, more negative worse), None without human scores."""
+    if not diagnose.has_human_scores(report):
+        return None
+    human = report.evalset.human
+    rated = human[human["system"].isin(report.evalset.systems)]
+    return rated.groupby(["system", "seg"])["score"].mean().rename("human")
+
+
+def score_columns(report) -> list[str]:
+    """The segment-level scores shown and exported: every metric of the report with segment scores."""
+    return [m for m in report.metrics if m in report.segments.columns and metric_info(m).segment_level]
+
+
+def queue(report, mt_only_order: int | None = None) -> pd.DataFrame:
+    """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`) with what a translator reads:
+    ``system, seg_id, doc`` (when the data has documents), ``src, hyp`` (full texts), ``problem, relative``, the
+    flag columns and ``flags``, ``human`` (when loaded), then every segment score. ``mt_only_order`` adds the
+    ``mt_only_ngram`` flag for n-grams of that order the system uses and the human translation never does
+    (:func:`mtdiag.diagnose.mt_only_segments`)."""
+    mt_only = diagnose.mt_only_segments(report, mt_only_order) if mt_only_order else None
+    ranked = triage.worst_first(report, mt_only=mt_only)
+    evalset = report.evalset
+    seg = ranked["seg_id"].to_numpy() - 1
+    out = ranked[["system", "seg_id"]].copy()
+    if "doc" in evalset.segments.columns:
+        out["doc"] = evalset.segments["doc"].astype(str).to_numpy()[seg]
+    out["src"] = evalset.src.astype(str).to_numpy()[seg]
+    hyps = evalset.hyps.astype(str)
+    column = {s: i for i, s in enumerate(hyps.columns)}
+    out["hyp"] = hyps.to_numpy()[seg, ranked["system"].map(column).to_numpy()]
+    out["problem"] = ranked["problem"].to_numpy()
+    out["relative"] = ranked["relative"].to_numpy()
+    flags = flag_columns(ranked)
+    for flag in flags:
+        out[flag] = ranked[flag].astype(bool).to_numpy()
+    if "flags" in ranked.columns:
+        out["flags"] = ranked["flags"].to_numpy()
+    human = human_scores(report)
+    if human is not None:
+        out["human"] = human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy()
+    for metric in score_columns(report):
+        out[metric] = ranked[metric].to_numpy()
+    return out
+
+
+def sources(report) -> pd.DataFrame:
+    """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
+    worst_system, worst_problem``, hardest first) with ``doc`` (when present) and the full ``src``."""
+    frame = triage.source_difficulty(report)
+    evalset = report.evalset
+    seg = frame["seg_id"].to_numpy() - 1
+    position = 1
+    if "doc" in evalset.segments.columns:
+        frame.insert(position, "doc", evalset.segments["doc"].astype(str).to_numpy()[seg])
+        position += 1
+    frame.insert(position, "src", evalset.src.astype(str).to_numpy()[seg])
+    return frame
+
+
+def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
+    """One source with every system (issue 12 Build 5): per system ``system, hyp, problem, relative``, the flag
+    columns, ``human`` (when loaded) and every segment score, sorted worst first by ``sort_by`` (``problem``,
+    ``human`` or a metric, direction-aware; ties in system order). ``seg_id`` is 1-based."""
+    rows = queue(report)
+    rows = rows[rows["seg_id"] == int(seg_id)].drop(columns=["seg_id", "src", *(["doc"] if "doc" in rows else [])])
+    if len(rows) == 0:
+        raise ValueError(f"segment {seg_id} does not exist: the data has {len(report.evalset.src)} segments")
+    if sort_by not in rows.columns:
+        raise ValueError(f"cannot sort by {sort_by!r}: choose problem, human or one of {', '.join(score_columns(report))}")
+    if sort_by == "problem":
+        badness = rows["problem"]
+    elif sort_by == "human":
+        badness = -rows["human"]
+    else:
+        badness = -metric_info(sort_by).oriented(rows[sort_by])
+    order = {s: i for i, s in enumerate(report.evalset.systems)}
+    rows = rows.assign(_bad=badness.fillna(-np.inf), _sys=rows["system"].map(order))
+    rows = rows.sort_values(["_bad", "_sys"], ascending=[False, True], kind="stable")
+    return rows.drop(columns=["_bad", "_sys"]).reset_index(drop=True)
+
+
+def sort_keys(report) -> list[str]:
+    """What :func:`source_view` can sort by: ``problem``, ``human`` when loaded, every segment score."""
+    return ["problem", *(["human"] if diagnose.has_human_scores(report) else []), *score_columns(report)]
+
+
+def has_documents(report) -> bool:
+    """True when the segments carry a document id (``doc``)."""
+    return "doc" in report.evalset.segments.columns
+
+
+def documents(report) -> list[str]:
+    """The document ids in file order (empty without documents)."""
+    if not has_documents(report):
+        return []
+    return list(dict.fromkeys(report.evalset.segments["doc"].astype(str)))
+
+
+def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per document and system: ``doc, system, segments`` and every metric by its *corpus* formula on the
+    document's summed statistics (:func:`mtdiag.buckets.bucket_scores` over ``label:doc``), in document order."""
+    from mtdiag.buckets import bucket_scores, bucketing
+
+    frame = bucket_scores(report, bucketing(report, "label:doc"), metrics)
+    return frame.rename(columns={"bucket": "doc"})
+
+
+def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
+    """Rows of a :func:`queue` (or of :func:`sources`) whose source, any reference or hypothesis — a pair's own,
+    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.diagnose.text_matches`: regular
+    expression, case-insensitive; ``ValueError`` for an invalid pattern)."""
+    evalset = report.evalset
+    seg_hit = diagnose.text_matches(pattern, evalset.src.astype(str).tolist())
+    for ref in evalset.ref_names:
+        seg_hit |= diagnose.text_matches(pattern, evalset.refs[ref].astype(str).tolist())
+    seg = frame["seg_id"].to_numpy() - 1
+    hyps = evalset.hyps.astype(str)
+    hyp_hit = np.column_stack([diagnose.text_matches(pattern, hyps[s].tolist()) for s in hyps.columns])
+    if "system" in frame.columns:
+        column = {s: i for i, s in enumerate(hyps.columns)}
+        return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
+    return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
+
+
+def for_table(frame: pd.DataFrame, width: int = TABLE_TEXT) -> pd.DataFrame:
+    """A copy with ``src`` and ``hyp`` cut after ``width`` characters (``…`` marks the cut) for a table cell that
+    wraps; a 10,000-word output must not make the table heavy. The exports write the frame itself, uncut."""
+    out = frame.copy()
+    for column in ("src", "hyp"):
+        if column in out.columns:
+            text = out[column].astype(str)
+            long = text.str.len() > width
+            out[column] = text.where(~long, text.str.slice(0, width) + "…")
+    return out
