@@ -359,7 +359,9 @@ def _add_ngrams_command(commands) -> None:
     ngrams.add_argument("--mt", action="append", type=_named_file, metavar="NAME=FILE",
                         help="system output (repeatable)")
     _add_testset_option(ngrams, "its first reference is the human translation")
-    ngrams.add_argument("--order", type=int, default=3, choices=(1, 2, 3, 4), help="n-gram order (default: %(default)s)")
+    ngrams.add_argument("--order", type=_orders, default=(3,), metavar="N[,N...]",
+                        help="n-gram order 1-4, or several comma-separated (1,2,3,4: one tokenisation shared; the "
+                        "output then has one table set per order) (default: 3)")
     ngrams.add_argument("--min-count", type=int, default=2, help="minimum count k in the corpus that has the n-gram "
                         "(default: %(default)s)")
     ngrams.add_argument("--top", type=int, default=50, help="rows per table, 0 = all (default: %(default)s)")
@@ -472,6 +474,17 @@ def _load_named(ref_paths: Sequence[str], hyps: Sequence[tuple[str, str]], tgt_l
     return evalset
 
 
+def _orders(value: str) -> tuple[int, ...]:
+    """``3`` -> (3,); ``1,2,3,4`` -> (1, 2, 3, 4): n-gram orders among 1-4, each once, in the order given."""
+    try:
+        orders = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected an order 1-4 or a comma-separated list (1,2,3,4)")
+    if not orders or any(n not in (1, 2, 3, 4) for n in orders) or len(set(orders)) != len(orders):
+        raise argparse.ArgumentTypeError(f"{value!r}: orders must be among 1, 2, 3, 4, each at most once")
+    return orders
+
+
 def _ngrams(args) -> str:
     from mtdiag.metrics.ht_mt_ngrams import ngram_tables
     from mtdiag.tokenize import TokenizeOptions, default_tokenizer
@@ -485,20 +498,33 @@ def _ngrams(args) -> str:
         evalset = _load_named([args.ht], args.mt, args.tgt_lang)
     options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase)
     tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
-    rows = {}
-    for system in tables.systems:
-        table = tables.table(system, args.order)
-        rows[system] = {kind: getattr(table, kind)[["ngram", "ht_count", "mt_count"]] for kind in ("ht_only", "mt_only")}
-        rows[system] = {kind: frame.head(args.top) if args.top else frame for kind, frame in rows[system].items()}
+
+    def rows(system: str, order: int) -> dict:
+        table = tables.table(system, order)
+        frames = {kind: getattr(table, kind)[["ngram", "ht_count", "mt_count"]] for kind in ("ht_only", "mt_only")}
+        return {kind: frame.head(args.top) if args.top else frame for kind, frame in frames.items()}
+
+    # one order: {"order": n, "tables": {system: ...}} as before; several: {"orders": [...], "tables": {"n": ...}}
+    per_order = {order: {system: rows(system, order) for system in tables.systems} for order in args.order}
+    single = len(args.order) == 1
     if args.format == "json":
-        return json.dumps({"order": args.order, "tables": {
-            system: {kind: [[g, int(h), int(m)] for g, h, m in frame.itertuples(index=False)]
-                     for kind, frame in kinds.items()}
-            for system, kinds in rows.items()}}, ensure_ascii=False)
-    lines = ["system\ttable\tngram\tht_count\tmt_count"]
-    for system, kinds in rows.items():
-        for kind, frame in kinds.items():
-            lines += [f"{system}\t{kind}\t{g}\t{h}\t{m}" for g, h, m in frame.itertuples(index=False)]
+        def records(by_system: dict) -> dict:
+            return {system: {kind: [[g, int(h), int(m)] for g, h, m in frame.itertuples(index=False)]
+                             for kind, frame in kinds.items()}
+                    for system, kinds in by_system.items()}
+        if single:
+            return json.dumps({"order": args.order[0], "tables": records(per_order[args.order[0]])},
+                              ensure_ascii=False)
+        return json.dumps({"orders": list(args.order),
+                           "tables": {str(order): records(by_system) for order, by_system in per_order.items()}},
+                          ensure_ascii=False)
+    lines = ["system\ttable\tngram\tht_count\tmt_count" if single else
+             "order\tsystem\ttable\tngram\tht_count\tmt_count"]
+    for order, by_system in per_order.items():
+        lead = "" if single else f"{order}\t"
+        for system, kinds in by_system.items():
+            for kind, frame in kinds.items():
+                lines += [f"{lead}{system}\t{kind}\t{g}\t{h}\t{m}" for g, h, m in frame.itertuples(index=False)]
     return "\n".join(lines)
 
 
