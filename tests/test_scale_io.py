@@ -1,4 +1,4 @@
-"""The Arrow-backed reader (:func:`mtdiag.io.text.read_segments`) gives exactly the segments and errors of the
+"""Scale: ``mtdiag --help`` starts without pandas; the Arrow-backed reader (:func:`mtdiag.io.text.read_segments`) gives exactly the segments and errors of the
 Python path (``split_lines(decode_text(...))``), and its vectorised checks agree with ``str.strip``/``str.split``."""
 
 from __future__ import annotations
@@ -84,3 +84,22 @@ def test_segments_are_one_arrow_buffer():
     lines = read_segments("a\nbb\nccc\n".encode(), "f.txt")
     assert str(lines.dtype) == "str"
     assert np.asarray(lines.astype(object)).tolist() == ["a", "bb", "ccc"]
+
+
+def test_help_imports_neither_pandas_nor_the_metrics():
+    import subprocess
+
+    code = ("import sys\nfrom mtdiag.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pandas', 'numpy', 'mtdiag.metrics') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "score     corpus (and segment) scores" in done.stdout
+    assert done.stdout.rstrip().endswith("[]")
+
+
+def test_score_help_still_lists_the_generated_metric_flags(capsys):
+    from mtdiag.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    out = capsys.readouterr().out
+    assert "--chrf-word-order" in out and "--otem-order" in out and "--dask ADDRESS" in out
