@@ -17,7 +17,8 @@ The results are identical to scoring the whole set at once (``tests/test_chunks.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -59,16 +60,25 @@ def slices(n_segments: int, size: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, n_segments)) for start in range(0, n_segments, size)] or [(0, 0)]
 
 
+def step_message(label: str, system_number: int, n_systems: int) -> str:
+    """The progress text of one (metric, system) step: ``scoring chrF: system 3 of 8`` (no user text in it)."""
+    return f"scoring {label}: system {system_number} of {n_systems}"
+
+
 def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str | None,
-                     metrics: Sequence[tuple[str, dict]]) -> ChunkStats:
+                     metrics: Sequence[tuple[str, dict]],
+                     step: Callable[[str, int], None] | None = None) -> ChunkStats:
     """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
-    function of its arguments (it runs in a thread, a process or on a Dask worker)."""
+    function of its arguments (it runs in a thread, a process or on a Dask worker); ``step(label, j)`` is called
+    before the metric labelled ``label`` scores system ``j`` (0-based), for progress in the same process."""
     register_imported(evalset)  # on a Dask worker the registry starts without the set's imported metrics
     ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
     out: ChunkStats = {}
     for name, options in metrics:
         metric = create_metric(name, **options)
-        for system in evalset.systems:
+        for j, system in enumerate(evalset.systems):
+            if step:
+                step(metric.info.label, j)
             out[(name, system)] = metric.statistics(ctx, system)
     return out
 
@@ -88,23 +98,39 @@ def chunked_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: st
         return _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, execution.dask, progress)
     workers = min(execution.n_workers(evalset.n_segments * len(evalset.systems)), len(bounds))
     done: list[ChunkStats | None] = [None] * len(bounds)
+    n_systems = len(evalset.systems)
+    units = max(len(bounds) * len(metrics) * n_systems, 1)
+    started = [0, ""]  # (metric, system) steps begun over all slices, and the latest step's message
+    lock = threading.Lock()
+
+    def step(label: str, j: int) -> None:
+        with lock:
+            started[0] += 1
+            started[1] = step_message(label, j + 1, n_systems)
+
+    def report() -> None:
+        if progress and started[1]:
+            with lock:
+                fraction, message = (started[0] - 1) / units, started[1]
+            progress(fraction, message)
 
     def run(i: int) -> None:
         start, stop = bounds[i]
-        done[i] = slice_statistics(evalset.segment_slice(start, stop), tokenize, tgt_lang, metrics)
+        done[i] = slice_statistics(evalset.segment_slice(start, stop), tokenize, tgt_lang, metrics,
+                                   step if workers > 1 else lambda label, j: (step(label, j), report()))
 
     if workers == 1:
-        for i, (start, stop) in enumerate(bounds):
-            if progress:
-                progress(i / len(bounds), f"segments {start + 1}–{stop} of {evalset.n_segments}")
+        for i in range(len(bounds)):
             run(i)
-    else:
+    else:  # the progress callback runs on the calling thread (Streamlit elements cannot be updated from others)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mtdiag-slice") as pool:
             futures = [pool.submit(run, i) for i in range(len(bounds))]
-            for finished, future in enumerate(futures):
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                report()
+            for future in futures:
                 future.result()
-                if progress:
-                    progress((finished + 1) / len(bounds), f"{finished + 1} of {len(bounds)} slices")
     return stack(done)
 
 

@@ -88,3 +88,21 @@ def test_cli_dask_flag_gives_the_single_process_scores(capsys):
     single = json.loads(capsys.readouterr().out)["corpus"]
     assert cli.main(base + ["--dask", "local:2"]) == 0
     assert json.loads(capsys.readouterr().out)["corpus"] == single
+
+
+@pytest.mark.parametrize("execution", [Execution(chunk=250, workers=1), Execution(chunk=250, workers=2), None])
+def test_progress_names_metric_and_system(execution):
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    seen: list[tuple[float, str]] = []
+    evaluate(evalset, Options(metrics=("bleu", "chrf")), progress=lambda f, m: seen.append((f, m)),
+             execution=execution)
+    n = len(evalset.systems)
+    assert seen[-1] == (1.0, "done")
+    messages = {m for _, m in seen[:-1]}
+    assert messages  # step messages, not only "done"
+    assert messages <= {f"scoring {label}: system {j} of {n}" for label in ("BLEU", "chrF") for j in range(1, n + 1)}
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] < 1
+    if execution is None or execution.workers == 1:  # on one thread every step is reported, in order
+        assert [m for _, m in seen[:-1]][:n] == [f"scoring BLEU: system {j} of {n}" for j in range(1, n + 1)]
+        assert len(seen) - 1 == 2 * n * (1 if execution is None else -(-evalset.n_segments // 250))

@@ -182,8 +182,7 @@ def report_for(data: Dataset, options: Options) -> Report:
         bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
 
         def progress(fraction: float, message: str) -> None:  # the message names systems: user text
-            bar.progress(min(max(float(fraction), 0.0), 1.0),
-                         text=f"Computing metrics: {highlight.escape_markdown(message)}")
+            bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
