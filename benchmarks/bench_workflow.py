@@ -3,9 +3,11 @@ reference A; issue 14, Targets). mtdiag does it in two processes: one ``mtdiag s
 one ``mtdiag ngrams --order 1,2,3,4`` call; compare-mt in one (BLEU and length ratio, n-gram difference analysis of
 orders 1-4; its word-accuracy, bucket and example analyses switched off).
 
-compare-mt is a benchmark-only tool, NOT a dependency of mtdiag (it is not in requirements*.txt): install it into
-the environment that runs this script with ``pip install compare-mt six`` (0.2.10 needs ``six`` and does not
-declare it). Without it the script times mtdiag alone and says so.
+compare-mt is a benchmark-only tool, NOT a dependency of mtdiag (it is not in requirements*.txt). Install it in a
+virtual environment of its own, never in mtdiag's: compare-mt 0.2.10 installs a top-level ``tests`` package into
+site-packages, which shadows this repository's ``tests`` (``from tests.conftest import ...`` then fails). E.g.
+``python -m venv /tmp/cmt && /tmp/cmt/bin/pip install compare-mt six`` (it needs ``six`` and does not declare it),
+then ``--compare-mt /tmp/cmt/bin/compare-mt``. Without it the script times mtdiag alone and says so.
 
 The two workflows run in turn (A B A B ...) and the ratio is taken pair by pair, so that drift in the machine's
 load moves both sides alike; the medians are printed. ``farm-bench --vs`` gives the same pairing from outside:
@@ -29,7 +31,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21"
 SYSTEMS = ["Facebook-AI", "UEdin"]
 
 
-def commands() -> tuple[str, str | None]:
+def commands(compare_mt: str | None) -> tuple[str, str | None]:
     """(mtdiag workflow, compare-mt workflow or None) as shell command lines."""
     ref = DATA / "ref.A.txt"
     hyps = [DATA / f"newstest2021.en-de.{s}.txt" for s in SYSTEMS]
@@ -38,7 +40,7 @@ def commands() -> tuple[str, str | None]:
     python = shlex.quote(sys.executable)
     ours = (f"{python} -m mtdiag score --ref {shlex.quote(str(ref))} {named} > /dev/null && "
             f"{python} -m mtdiag ngrams --ht {shlex.quote(str(ref))} {mt} --order 1,2,3,4 > /dev/null")
-    compare_mt = shutil.which("compare-mt", path=str(Path(sys.executable).parent)) or shutil.which("compare-mt")
+    compare_mt = compare_mt or shutil.which("compare-mt")
     if compare_mt is None:
         return ours, None
     theirs = (f"{shlex.quote(compare_mt)} {shlex.quote(str(ref))} {' '.join(shlex.quote(str(h)) for h in hyps)} "
@@ -57,8 +59,9 @@ def timed(command: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--compare-mt", metavar="PATH", help="the compare-mt executable (default: on PATH)")
     args = parser.parse_args()
-    ours, theirs = commands()
+    ours, theirs = commands(args.compare_mt)
     timed(ours)  # warm-up: numba's cache, the page cache
     if theirs:
         timed(theirs)
@@ -78,7 +81,7 @@ def main() -> None:
         print("same pairing from outside: farm-bench --timeout 600 --vs " + shlex.quote(f"sh -c {shlex.quote(theirs)}")
               + " -- sh -c " + shlex.quote(ours))
     else:
-        print("compare-mt is not installed (pip install compare-mt six): mtdiag timed alone")
+        print("compare-mt not found (see this script's docstring): mtdiag timed alone")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -155,16 +156,47 @@ def dask_client(address: str):
 def _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, address, progress) -> ChunkStats:
     from dask.distributed import as_completed
 
-    client = dask_client(address)
-    try:
+    with _dask_session(address) as client:
         futures = [client.submit(slice_statistics, evalset.segment_slice(start, stop), tokenize, tgt_lang,
                                  list(metrics), pure=False) for start, stop in bounds]
         for finished, _ in enumerate(as_completed(futures)):
             if progress:
                 progress((finished + 1) / len(futures), f"{finished + 1} of {len(futures)} slices on Dask")
         return stack(client.gather(futures))
+
+
+@contextmanager
+def _dask_session(address: str):
+    """A client of :func:`dask_client`, closed afterwards (with its local cluster, for ``local``/``local:N``)."""
+    client = dask_client(address)
+    try:
+        yield client
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and address.startswith("local"):
             cluster.close()
+
+
+def ngram_tables_on_dask(evalset: EvalSet, address: str, **kwargs):
+    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` of every system, one Dask task per system (``kwargs``:
+    ``ht_ref``, ``orders``, ``min_count``, ``options``). Each system's tables depend only on the HT and that
+    system (the frequent words kept at orders 3-4 come from the HT alone; the skewed table's sizes are the pair's),
+    so a task gets an EvalSet of the HT and one system and the tables are exactly the single-process ones
+    (``tests/test_chunks.py``). mtdiag's choice: tasks are systems, not slices of segments — the HT is tokenised
+    once per task, and a table's rows (counts and segment lists) need no merging."""
+    from mtdiag.metrics.ht_mt_ngrams import NgramTables, ngram_tables
+
+    ht_ref = kwargs.pop("ht_ref", None) or evalset.ref_names[0]
+    if evalset.terms is not None or evalset.human is not None or evalset.scores is not None:
+        evalset = replace(evalset, terms=None, human=None, scores=None, imported=(), annotations=None)
+    with _dask_session(address) as client:
+        futures = [client.submit(ngram_tables, replace(evalset, refs=evalset.refs[[ht_ref]],
+                                                       hyps=evalset.hyps[[system]]),
+                                 ht_ref=ht_ref, pure=False, **kwargs)
+                   for system in evalset.systems]
+        parts = client.gather(futures)
+    first = parts[0]
+    return NgramTables(ht_ref=first.ht_ref, orders=first.orders, min_count=first.min_count, options=first.options,
+                       frequent_words=first.frequent_words,
+                       tables={system: part.tables[system] for system, part in zip(evalset.systems, parts)})

@@ -400,6 +400,8 @@ def _add_ngrams_command(commands) -> None:
     _add_tokenize_options(ngrams)
     ngrams.add_argument("--tgt-lang", help="target language code: chooses the default tokeniser (default: read "
                         "from a folder name like wmt22.en-ja or en-ja, or file names like generaltest2022.en-ja.X.txt)")
+    ngrams.add_argument("--dask", metavar="ADDRESS", help="count on a Dask cluster, one task per system: a "
+                        "scheduler address (tcp://host:8786), or local / local:N; the tables are identical")
     _add_format(ngrams)
     ngrams.set_defaults(handler=_ngrams)
 
@@ -529,7 +531,13 @@ def _ngrams(args) -> str:
     if evalset is None:
         evalset = _load_named([args.ht], args.mt, args.tgt_lang)
     options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase)
-    tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
+    if args.dask:
+        from mtdiag.chunks import ngram_tables_on_dask
+
+        tables = ngram_tables_on_dask(evalset, args.dask, orders=args.order, min_count=args.min_count,
+                                      options=options)
+    else:
+        tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
 
     def rows(system: str, order: int) -> dict:
         table = tables.table(system, order)
