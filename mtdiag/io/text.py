@@ -255,12 +255,8 @@ def as_lines(values: Sequence[str]) -> Lines:
 
 def blank_mask(values: Sequence[str]) -> np.ndarray:
     """Boolean array: which values are empty or whitespace only (``not value.strip()``), computed by Arrow."""
-    array = as_lines(values)
-    if len(array) == 0:
-        return np.zeros(0, dtype=bool)
-    chunked = pa.chunked_array([array._pa_array]) if not isinstance(array._pa_array, pa.ChunkedArray) \
-        else array._pa_array
-    return pc.match_substring_regex(chunked, _BLANK_PATTERN).to_numpy(zero_copy_only=False).astype(bool)
+    array = pa.array(as_lines(values))  # pandas' Arrow array itself (``__arrow_array__``), no copy
+    return pc.match_substring_regex(array, _BLANK_PATTERN).to_numpy(zero_copy_only=False).astype(bool)
 
 
 def read_segments(data: bytes, name: str, *, allow_blank: bool = False) -> Lines:
@@ -307,7 +303,7 @@ def _segment_warnings(name: str, values: list[str], line_numbers: list[int] | No
     """Warnings for empty and very long segments (the data is kept as it is)."""
     where = f"{name}: column {_quote(column)}:" if column is not None else f"{name}:"
     array = as_lines(values)
-    lines = np.asarray(line_numbers) if line_numbers else np.arange(1, len(array) + 1)
+    lines = np.arange(1, len(array) + 1) if line_numbers is None else np.asarray(line_numbers, dtype=np.int64)
     empty = lines[blank_mask(array)].tolist()
     long = lines[_long_mask(array, limits)].tolist()
     found = []
@@ -330,9 +326,7 @@ def _long_mask(array: Lines, limits: Limits) -> np.ndarray:
     """Which values have over ``max_segment_chars`` characters or over ``max_segment_words`` words (Python's
     ``str.split()``); lengths come from Arrow, and only a value longer than the word limit (in characters) can
     hold more words than it, so only those few are split."""
-    if len(array) == 0:
-        return np.zeros(0, dtype=bool)
-    lengths = pc.utf8_length(array._pa_array).to_numpy(zero_copy_only=False)
+    lengths = pc.utf8_length(pa.array(array)).to_numpy(zero_copy_only=False)
     mask = lengths > limits.max_segment_chars
     for i in np.flatnonzero(~mask & (lengths > limits.max_segment_words)):
         mask[i] = len(array[i].split()) > limits.max_segment_words

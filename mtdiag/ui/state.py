@@ -64,10 +64,7 @@ def text_megabytes(evalset: EvalSet) -> float:
     total = 0
     for frame in (evalset.segments, evalset.refs, evalset.hyps):
         for column in frame.columns:
-            values = frame[column]
-            array = getattr(values.array, "_pa_array", None)
-            if array is None or not pa.types.is_large_string(array.type) and not pa.types.is_string(array.type):
-                array = pa.array(values.astype(object).map(str).tolist(), pa.large_string())
+            array = pa.array(frame[column].astype("str").array)  # Arrow's own buffer for a ``str`` column
             total += pc.sum(pc.binary_length(array)).as_py() or 0
     return total / 2**20
 
