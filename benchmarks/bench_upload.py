@@ -15,7 +15,6 @@ Run: ``python benchmarks/bench_upload.py`` (needs /usr/bin/chromium; never ``pla
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,7 +62,7 @@ def measure() -> dict[str, float]:
 def main() -> int:
     views = measure()
     missed = 0
-    print(f"dev wmt21/zh-en upload (src, 1 ref, 12 systems × 1,948, MQM) in Chromium:")
+    print("dev wmt21/zh-en upload (src, 1 ref, 12 systems × 1,948, MQM) in Chromium:")
     for i, (view, seconds) in enumerate(views.items()):
         target = OVERVIEW_TARGET_S if i == 0 else VIEW_TARGET_S
         what = "ready after the last file" if i == 0 else "first visit"
