@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from mtdiag.chunks import Execution, chunked_statistics
+from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics.imported import ImportedMetric, register_imported
 from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
@@ -175,7 +175,8 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
         for i, (name, metric) in enumerate(metric_objects.items()):
             for j, system in enumerate(evalset.systems):
                 if progress:
-                    progress((i * len(evalset.systems) + j) / steps, f"{metric.info.label}: {system}")
+                    progress((i * len(evalset.systems) + j) / steps,
+                             step_message(metric.info.label, j + 1, len(evalset.systems)))
                 stats[(name, system)] = metric.statistics(context, system)
     if progress:
         progress(1.0, "done")

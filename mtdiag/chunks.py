@@ -17,8 +17,10 @@ The results are identical to scoring the whole set at once (``tests/test_chunks.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -59,16 +61,25 @@ def slices(n_segments: int, size: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, n_segments)) for start in range(0, n_segments, size)] or [(0, 0)]
 
 
+def step_message(label: str, system_number: int, n_systems: int) -> str:
+    """The progress text of one (metric, system) step: ``scoring chrF: system 3 of 8`` (no user text in it)."""
+    return f"scoring {label}: system {system_number} of {n_systems}"
+
+
 def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str | None,
-                     metrics: Sequence[tuple[str, dict]]) -> ChunkStats:
+                     metrics: Sequence[tuple[str, dict]],
+                     step: Callable[[str, int], None] | None = None) -> ChunkStats:
     """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
-    function of its arguments (it runs in a thread, a process or on a Dask worker)."""
+    function of its arguments (it runs in a thread, a process or on a Dask worker); ``step(label, j)`` is called
+    before the metric labelled ``label`` scores system ``j`` (0-based), for progress in the same process."""
     register_imported(evalset)  # on a Dask worker the registry starts without the set's imported metrics
     ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
     out: ChunkStats = {}
     for name, options in metrics:
         metric = create_metric(name, **options)
-        for system in evalset.systems:
+        for j, system in enumerate(evalset.systems):
+            if step:
+                step(metric.info.label, j)
             out[(name, system)] = metric.statistics(ctx, system)
     return out
 
@@ -88,23 +99,39 @@ def chunked_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: st
         return _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, execution.dask, progress)
     workers = min(execution.n_workers(evalset.n_segments * len(evalset.systems)), len(bounds))
     done: list[ChunkStats | None] = [None] * len(bounds)
+    n_systems = len(evalset.systems)
+    units = max(len(bounds) * len(metrics) * n_systems, 1)
+    started = [0, ""]  # (metric, system) steps begun over all slices, and the latest step's message
+    lock = threading.Lock()
+
+    def step(label: str, j: int) -> None:
+        with lock:
+            started[0] += 1
+            started[1] = step_message(label, j + 1, n_systems)
+
+    def report() -> None:
+        if progress and started[1]:
+            with lock:
+                fraction, message = (started[0] - 1) / units, started[1]
+            progress(fraction, message)
 
     def run(i: int) -> None:
         start, stop = bounds[i]
-        done[i] = slice_statistics(evalset.segment_slice(start, stop), tokenize, tgt_lang, metrics)
+        done[i] = slice_statistics(evalset.segment_slice(start, stop), tokenize, tgt_lang, metrics,
+                                   step if workers > 1 else lambda label, j: (step(label, j), report()))
 
     if workers == 1:
-        for i, (start, stop) in enumerate(bounds):
-            if progress:
-                progress(i / len(bounds), f"segments {start + 1}–{stop} of {evalset.n_segments}")
+        for i in range(len(bounds)):
             run(i)
-    else:
+    else:  # the progress callback runs on the calling thread (Streamlit elements cannot be updated from others)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mtdiag-slice") as pool:
             futures = [pool.submit(run, i) for i in range(len(bounds))]
-            for finished, future in enumerate(futures):
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                report()
+            for future in futures:
                 future.result()
-                if progress:
-                    progress((finished + 1) / len(bounds), f"{finished + 1} of {len(bounds)} slices")
     return stack(done)
 
 
@@ -129,16 +156,47 @@ def dask_client(address: str):
 def _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, address, progress) -> ChunkStats:
     from dask.distributed import as_completed
 
-    client = dask_client(address)
-    try:
+    with _dask_session(address) as client:
         futures = [client.submit(slice_statistics, evalset.segment_slice(start, stop), tokenize, tgt_lang,
                                  list(metrics), pure=False) for start, stop in bounds]
         for finished, _ in enumerate(as_completed(futures)):
             if progress:
                 progress((finished + 1) / len(futures), f"{finished + 1} of {len(futures)} slices on Dask")
         return stack(client.gather(futures))
+
+
+@contextmanager
+def _dask_session(address: str):
+    """A client of :func:`dask_client`, closed afterwards (with its local cluster, for ``local``/``local:N``)."""
+    client = dask_client(address)
+    try:
+        yield client
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and address.startswith("local"):
             cluster.close()
+
+
+def ngram_tables_on_dask(evalset: EvalSet, address: str, **kwargs):
+    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` of every system, one Dask task per system (``kwargs``:
+    ``ht_ref``, ``orders``, ``min_count``, ``options``). Each system's tables depend only on the HT and that
+    system (the frequent words kept at orders 3-4 come from the HT alone; the skewed table's sizes are the pair's),
+    so a task gets an EvalSet of the HT and one system and the tables are exactly the single-process ones
+    (``tests/test_chunks.py``). mtdiag's choice: tasks are systems, not slices of segments — the HT is tokenised
+    once per task, and a table's rows (counts and segment lists) need no merging."""
+    from mtdiag.metrics.ht_mt_ngrams import NgramTables, ngram_tables
+
+    ht_ref = kwargs.pop("ht_ref", None) or evalset.ref_names[0]
+    if evalset.terms is not None or evalset.human is not None or evalset.scores is not None:
+        evalset = replace(evalset, terms=None, human=None, scores=None, imported=(), annotations=None)
+    with _dask_session(address) as client:
+        futures = [client.submit(ngram_tables, replace(evalset, refs=evalset.refs[[ht_ref]],
+                                                       hyps=evalset.hyps[[system]]),
+                                 ht_ref=ht_ref, pure=False, **kwargs)
+                   for system in evalset.systems]
+        parts = client.gather(futures)
+    first = parts[0]
+    return NgramTables(ht_ref=first.ht_ref, orders=first.orders, min_count=first.min_count, options=first.options,
+                       frequent_words=first.frequent_words,
+                       tables={system: part.tables[system] for system, part in zip(evalset.systems, parts)})

@@ -293,7 +293,8 @@ def build_terms(src_lines: list[str] | None, ref_lines: list[str], lang_pair: st
     matched against source and first reference (several glossaries are pooled)."""
     src_lang, tgt_lang = (lang_pair.split("-", 1) if lang_pair and "-" in lang_pair else (None, None))
     src_tokenize, tgt_tokenize = _lowered_tokens(src_lang), _lowered_tokens(tgt_lang)
-    src_tokens = [list(src_tokenize(line)) for line in src_lines] if src_lines is not None else None
+    # the source is tokenised only when a term file needs it (at 1M lines the token lists are the loading peak)
+    src_tokens = [list(src_tokenize(line)) for line in src_lines] if src_lines is not None and files else None
     frames, glossary = [], []
     for file in files:
         if is_glossary_header(file.header):

@@ -573,3 +573,27 @@ def test_one_cached_view_per_function_never_shared_and_not_recomputed():
     assert state.view(first)(current, 1) == "first 1" and state.view(second)(current, n=1) == "second 1"
     assert calls == [("first", 1), ("second", 1), ("second", 1)]  # keyword and positional are different keys
     assert state.view(first) is not state.view(second)
+
+
+def test_an_upload_over_the_session_budget_is_refused_before_scoring(monkeypatch):
+    from mtdiag.ui import state
+
+    at = start()
+    monkeypatch.setattr(state, "SESSION_BUDGET_MB", 0.25)  # a sample reference + system: 42 KB of text
+    computed, real = [], state.evaluate
+
+    def evaluate(evalset, *args, **kwargs):
+        computed.append(evalset.systems)
+        return real(evalset, *args, **kwargs)
+
+    monkeypatch.setattr(state, "evaluate", evaluate)
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.C.txt"))).run()
+    assert not at.exception and ["sys"] not in computed  # the upload was not scored
+    size = sum(len(line.encode()) for f in ("ref.A.txt", "ref.C.txt") for line in de_lines(f)) / 2**20
+    expected = (f"This data is too large to score in the dashboard: {size:,.2f} MB of text (1 system, 1 reference, "
+                f"{len(de_lines('ref.A.txt')):,} segments) needs about {size * state.FOOTPRINT_FACTOR:,.0f} MB to "
+                "score, over this session's memory budget of 0.25 MB (set by the server's MTDIAG_SESSION_BUDGET_MB).")
+    errors = [shown(e.value) for e in at.error]
+    assert any(e.startswith(expected) and "--dask local:2" in e for e in errors), errors

@@ -88,3 +88,55 @@ def test_cli_dask_flag_gives_the_single_process_scores(capsys):
     single = json.loads(capsys.readouterr().out)["corpus"]
     assert cli.main(base + ["--dask", "local:2"]) == 0
     assert json.loads(capsys.readouterr().out)["corpus"] == single
+
+
+@pytest.mark.parametrize("execution", [Execution(chunk=250, workers=1), Execution(chunk=250, workers=2), None])
+def test_progress_names_metric_and_system(execution):
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    seen: list[tuple[float, str]] = []
+    evaluate(evalset, Options(metrics=("bleu", "chrf")), progress=lambda f, m: seen.append((f, m)),
+             execution=execution)
+    n = len(evalset.systems)
+    assert seen[-1] == (1.0, "done")
+    messages = {m for _, m in seen[:-1]}
+    assert messages  # step messages, not only "done"
+    assert messages <= {f"scoring {label}: system {j} of {n}" for label in ("BLEU", "chrF") for j in range(1, n + 1)}
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] < 1
+    if execution is None or execution.workers == 1:  # on one thread every step is reported, in order
+        assert [m for _, m in seen[:-1]][:n] == [f"scoring BLEU: system {j} of {n}" for j in range(1, n + 1)]
+        assert len(seen) - 1 == 2 * n * (1 if execution is None else -(-evalset.n_segments // 250))
+
+
+def test_ngram_tables_on_a_local_dask_cluster_equal_the_single_process_tables():
+    """A real ``LocalCluster`` (two worker processes on loopback), one task per system; every table frame equal."""
+    from mtdiag.chunks import ngram_tables_on_dask
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)
+    distributed = ngram_tables_on_dask(evalset, "local:2", orders=(1, 2, 3, 4), min_count=2)
+    assert distributed.systems == single.systems == evalset.systems
+    assert distributed.frequent_words == single.frequent_words and len(single.frequent_words) == 100
+    rows = 0
+    for system in single.systems:
+        for order in (1, 2, 3, 4):
+            a, b = single.table(system, order), distributed.table(system, order)
+            for kind in ("ht_only", "mt_only", "skewed"):
+                left, right = getattr(a, kind), getattr(b, kind)
+                pd.testing.assert_frame_equal(left.drop(columns="segments"), right.drop(columns="segments"))
+                assert all(np.array_equal(x, y) for x, y in zip(left["segments"], right["segments"]))
+                rows += len(left)
+    assert rows > 1000
+
+
+def test_cli_ngrams_dask_flag_gives_the_single_process_tables(capsys):
+    from mtdiag import cli
+
+    de = SAMPLE / "wmt21.en-de"
+    base = ["ngrams", "--ht", str(de / "ref.A.txt"), "--mt", f"G={de / 'newstest2021.en-de.VolcTrans-GLAT.txt'}",
+            "--mt", f"U={de / 'newstest2021.en-de.UEdin.txt'}", "--order", "1,3", "--top", "0"]
+    assert cli.main(base) == 0
+    single = capsys.readouterr().out
+    assert cli.main(base + ["--dask", "local:2"]) == 0
+    assert capsys.readouterr().out == single and len(single) > 10_000

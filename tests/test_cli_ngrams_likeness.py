@@ -149,3 +149,27 @@ def test_score_reads_the_language_from_the_files_when_tgt_lang_is_absent(capsys,
     assert json.loads(named) == json.loads(option)
     assert json.loads(named)["corpus"]["Online-B"]["bleu"] == pytest.approx(25.975148730513638, abs=1e-9)
     assert "tok:ja-mecab" in json.loads(named)["signatures"]["bleu"]
+
+
+def test_ngrams_several_orders_in_one_call_equal_single_calls(capsys):
+    base = ["ngrams", "--ht", EN_DE / "ref.A.txt", "--mt", GLAT, "--mt", UEDIN, "--top", 7]
+    code, out, _ = run(capsys, *base, "--order", "1,2,3,4")
+    together = json.loads(out)
+    assert code == 0 and together["orders"] == [1, 2, 3, 4] and list(together["tables"]) == ["1", "2", "3", "4"]
+    for order in (1, 2, 3, 4):
+        _, single, _ = run(capsys, *base, "--order", order)
+        assert json.loads(single) == {"order": order, "tables": together["tables"][str(order)]}
+    assert together["tables"]["3"]["GLAT"]["mt_only"][0] == ["sagte <PUNC> dass", 0, 7]
+    _, tsv, _ = run(capsys, *base, "--order", "2,1", "--format", "tsv")
+    lines = tsv.rstrip("\n").split("\n")
+    assert lines[0] == "order\tsystem\ttable\tngram\tht_count\tmt_count"
+    assert [line.split("\t")[0] for line in lines[1:]] == ["2"] * 28 + ["1"] * 28
+
+
+@pytest.mark.parametrize("value, message", [("0", "orders must be among"), ("5", "orders must be among"),
+                                            ("1,1", "each at most once"), ("1,x", "expected an order"),
+                                            ("", "expected an order")])
+def test_ngrams_bad_orders_are_usage_errors(capsys, value, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["ngrams", "--ht", str(EN_DE / "ref.A.txt"), "--mt", GLAT, "--order", value])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -4,7 +4,7 @@ paths; the checks every set gets (names, line counts, inline term tags) are shar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -24,8 +24,8 @@ from mtdiag.io.text import (
     _read_bytes,
     _segment_warnings,
     _unpack,
-    decode_text,
-    split_lines,
+    blank_mask,
+    read_segments,
 )
 
 
@@ -35,7 +35,11 @@ class _TextFile:
 
     role: str
     display: str
-    lines: list[str]
+    lines: Sequence[str]  # a list, or an Arrow-backed ``str`` array from :func:`read_segments` (text files)
+
+    def all_blank(self) -> bool:
+        """Whether every line is empty or whitespace (a system that output nothing; for others an empty file)."""
+        return bool(blank_mask(self.lines).all())
 
 
 def empty_output_warning(display: str) -> str:
@@ -57,10 +61,12 @@ def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: 
         display, column, lines, numbers = read_text_column((display, data), role=kind, limits=limits)
         warnings.extend(_segment_warnings(display, lines, numbers, limits, column=column))
         return _TextFile(role, display, lines)
-    lines = split_lines(decode_text(data, display, allow_blank=kind == "system"))
-    if any(line.strip() for line in lines):
+    lines = read_segments(data, display, allow_blank=kind == "system")
+    del data
+    file = _TextFile(role, display, lines)
+    if not file.all_blank():
         warnings.extend(_segment_warnings(display, lines, None, limits))
-    return _TextFile(role, display, lines)
+    return file
 
 
 def _check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> None:
@@ -81,11 +87,11 @@ def _check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> No
 
 def _line_count_error(file: _TextFile, expected: _TextFile) -> InputError:
     """The line counts differ (a file of nothing but empty lines is empty)."""
-    if not any(line.strip() for line in file.lines):
+    if file.all_blank():
         return InputError(file.display, "the file is empty")
     n, m = len(file.lines), len(expected.lines)
     hint = ""
-    if n == m + 1 and not file.lines[-1].strip():
+    if n == m + 1 and not file.lines[n - 1].strip():
         hint = f" (the last line of {file.display} is empty: an extra blank line at the end?)"
     return InputError(file.display, f"has {_plural(n, 'line')} but {expected.display} has {m}{hint}")
 
@@ -99,7 +105,7 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
     for file in ([src] if src else []) + refs[1:] + hyps:
         if len(file.lines) != len(expected.lines):
             raise _line_count_error(file, expected)
-    warnings = [*warnings, *(empty_output_warning(f.display) for f in hyps if not any(line.strip() for line in f.lines))]
+    warnings = [*warnings, *(empty_output_warning(f.display) for f in hyps if f.all_blank())]
     src, refs, tagged = _strip_tags(src, refs, warnings)
     found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files),
                                           warnings)

@@ -345,6 +345,10 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     _reset_page_widgets(data)
     options = _option_widgets(data)
     _summary(data)
+    too_large = state.over_budget(data)
+    if too_large:  # refused before scoring: the server stays up for the other sessions
+        problems.append(too_large)
+        return None, problems
     try:
         report = state.report_for(data, options)
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed

@@ -47,6 +47,50 @@ REPORT_TTL_S = float(os.environ.get("MTDIAG_REPORT_TTL_S", 300))
 SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
+SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
+FOOTPRINT_FACTOR = 13.0
+"""Peak memory of scoring per byte of loaded text (UTF-8), default metrics: measured by
+``benchmarks/bench_scale.py`` — 100k segments x 4 systems + source + reference are 102 MB of text and peak at
+1,297 MB (12.7x; docs/scaling.md). Smaller sets have a lower factor (the interpreter's ~100 MB is shared), so the
+estimate errs on the safe side."""
+
+
+def text_megabytes(evalset: EvalSet) -> float:
+    """The UTF-8 size of every text of the set (source, references, systems) in MB (2**20 bytes), from Arrow's
+    string lengths (no copy of the texts)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = 0
+    for frame in (evalset.segments, evalset.refs, evalset.hyps):
+        for column in frame.columns:
+            array = pa.array(frame[column].astype("str").array)  # Arrow's own buffer for a ``str`` column
+            total += pc.sum(pc.binary_length(array)).as_py() or 0
+    return total / 2**20
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
+    """A message when scoring ``data`` would need more memory than the session budget (``MTDIAG_SESSION_BUDGET_MB``,
+    default 2,048 MB), else None: the estimate is :func:`text_megabytes` x :data:`FOOTPRINT_FACTOR`. Issue 14: an
+    upload too large for a shared server is refused before scoring starts, so the server stays up for the others."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    size = text_megabytes(data.evalset)
+    need = size * FOOTPRINT_FACTOR
+    if need <= budget:
+        return None
+    evalset = data.evalset
+    return (f"This data is too large to score in the dashboard: {size:,.2f} MB of text "
+            f"({_count(len(evalset.systems), 'system')}, {_count(len(evalset.ref_names), 'reference')}, "
+            f"{evalset.n_segments:,} segments) needs about {need:,.0f} MB to score, over this session's memory budget of {budget:,g} MB "
+            "(set by the server's MTDIAG_SESSION_BUDGET_MB). Score it with the command line, which works in slices "
+            "of segments and can use a Dask cluster: `mtdiag score --ref REF --hyp NAME=FILE ... --dask local:2`; "
+            "or upload fewer systems or segments.")
+
+
 @dataclass(frozen=True)
 class Dataset:
     """A loaded test set: the EvalSet, its content hash, where it came from and a display label."""
@@ -182,8 +226,7 @@ def report_for(data: Dataset, options: Options) -> Report:
         bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
 
         def progress(fraction: float, message: str) -> None:  # the message names systems: user text
-            bar.progress(min(max(float(fraction), 0.0), 1.0),
-                         text=f"Computing metrics: {highlight.escape_markdown(message)}")
+            bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
