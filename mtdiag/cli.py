@@ -236,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="start the dashboard")
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
+    serve.add_argument("--workspace", metavar="DIR", help="the folder of saved runs (default: $MTDIAG_WORKSPACE, "
+                       "else ~/.mtdiag/workspace)")
     serve.add_argument("--port", type=int, default=8501)
     serve.set_defaults(handler=_serve)
     return parser
@@ -344,8 +346,10 @@ def _serve(args) -> str:
 
     app = Path(__file__).resolve().parent.parent / "app.py"
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
-    if args.data:
-        command += ["--", "--data", args.data]
+    app_arguments = (["--data", args.data] if args.data else []) + (["--workspace", args.workspace]
+                                                                      if args.workspace else [])
+    if app_arguments:
+        command += ["--", *app_arguments]
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")

@@ -369,6 +369,9 @@ def _opened_run(folder: Path) -> state.Current | None:
     run = st.session_state.get(OPEN_RUN)
     if run is None:
         return None
+    if not (folder / DB_FILE).exists():  # another workspace folder since (never create one to look)
+        del st.session_state[OPEN_RUN]
+        return None
     try:
         report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
     except KeyError:  # deleted by another session
@@ -404,12 +407,7 @@ def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
             st.session_state[OPEN_RUN] = run
             st.rerun()
         confirm = st.checkbox("Yes, delete this run", key="run_delete_confirm")
-        if right.button("Delete", key="run_delete", disabled=not confirm):
-            _workspace(str(folder)).delete(run)
-            if st.session_state.get(OPEN_RUN) == run:
-                del st.session_state[OPEN_RUN]
-            st.session_state["run_delete_confirm"] = False
-            st.rerun()
+        right.button("Delete", key="run_delete", disabled=not confirm, on_click=_delete_run, args=(folder, run))
         added = st.file_uploader("Add a system to this run (one segment per line)", type=TEXT_TYPES,
                                  key="run_add_file")
         if added is not None:
@@ -426,6 +424,17 @@ def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
                     st.session_state[OPEN_RUN] = new
                     st.rerun()
     return problems
+
+
+def _delete_run(folder: Path, run: str) -> None:
+    """The Delete button's callback (before the widgets exist, so the confirmation can be unticked)."""
+    try:
+        _workspace(str(folder)).delete(run)
+    except KeyError:  # another session deleted it first
+        pass
+    if st.session_state.get(OPEN_RUN) == run:
+        del st.session_state[OPEN_RUN]
+    st.session_state["run_delete_confirm"] = False
 
 
 def _add_system(folder: Path, run: str, name: str, uploaded) -> str:
