@@ -80,6 +80,10 @@ def _add_scores_option(parser: argparse.ArgumentParser) -> None:
                         help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
                         "metric, score [, higher_is_better], or one column per metric; they become metrics like "
                         "the others (repeatable)")
+    parser.add_argument("--comet-checkpoint", action="append", metavar="MODEL.ckpt",
+                        help="score every system with this local COMET checkpoint (needs unbabel-comet; never "
+                        "downloads; source and first reference); the scores become a metric like --scores "
+                        "(repeatable)")
 
 
 def option_flag(metric: str, option: str) -> str:
@@ -268,6 +272,7 @@ def _lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
 
 def _load(args) -> "EvalSet":
     from mtdiag.io import with_error_annotations, with_metric_scores
+    from mtdiag.io.scores import with_comet_scores
 
     evalset = _testset(args, refs=args.ref, hyps=args.hyp)
     if evalset is None:
@@ -276,6 +281,8 @@ def _load(args) -> "EvalSet":
         evalset = with_metric_scores(evalset, path)
     for path in getattr(args, "annotations", None) or ():
         evalset = with_error_annotations(evalset, path)
+    for path in getattr(args, "comet_checkpoint", None) or ():
+        evalset = with_comet_scores(evalset, path)
     return evalset
 
 
