@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from mtdiag.api import evaluate
+from mtdiag.metrics import REGISTRY
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
     DE,
@@ -29,6 +30,15 @@ from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboa
 from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_xml
 
 EVALSET = load_folder(DE)
+
+
+@pytest.fixture(autouse=True)
+def registry_restored():
+    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
+    before = dict(REGISTRY)
+    yield
+    REGISTRY.clear()
+    REGISTRY.update(before)
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 
