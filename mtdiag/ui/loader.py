@@ -392,9 +392,8 @@ def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
         if current is not None:
             label = st.text_input("Label", key="run_label", placeholder=current.data.label)
             if st.button("Save this run", key="run_save"):
-                run = _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
+                _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
                 st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
-                st.session_state["_mtdiag_saved_run"] = run
         runs = _runs(folder)
         if runs is None or runs.empty:
             st.caption("No saved runs yet.")
