@@ -9,15 +9,20 @@ run must show its systems and add no call: the only scoring in server 2 is the s
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import REPO_ROOT, SERVER_START_TIMEOUT_S, _free_port, _health_ok, _stop, wait_for_app
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SERVER_START_TIMEOUT_S = 60.0
 
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 COUNTING_HOOK = """
@@ -35,6 +40,33 @@ def evaluate(*args, **kwargs):
 
 mtdiag.api.evaluate = evaluate
 """
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _health_ok(url: str) -> bool:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback never goes through a proxy
+    try:
+        with opener.open(url, timeout=2) as response:
+            return response.status == 200 and response.read().strip() == b"ok"
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the server we started, by its process group (its own session)."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
 
 
 def _serve(workspace: Path, log_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
@@ -55,12 +87,11 @@ def _serve(workspace: Path, log_path: Path, env: dict[str, str]) -> tuple[subpro
     return proc, base
 
 
-def _saved_runs(page):
-    page.get_by_test_id("stSidebar").get_by_text("Saved runs", exact=True).click()
-    wait_for_app(page)
+def test_a_saved_run_reopens_after_a_server_restart_without_scoring(page, blocked_requests, wait_for_app, tmp_path):
+    def _saved_runs(page):
+        page.get_by_test_id("stSidebar").get_by_text("Saved runs", exact=True).click()
+        wait_for_app(page)
 
-
-def test_a_saved_run_reopens_after_a_server_restart_without_scoring(page, blocked_requests, tmp_path):
     workspace = tmp_path / "workspace"
     env = dict(os.environ, PYTHONUNBUFFERED="1", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     env.pop("MTDIAG_DATA", None)
