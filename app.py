@@ -1,7 +1,9 @@
 """mtdiag dashboard — entry point: page navigation + the data loader in the sidebar.
 
-Run ``streamlit run app.py`` (or ``mtdiag serve [--data DIR]``, which passes ``-- --data DIR``). The app opens on
-the richest test set found (``--data DIR`` first, then ``sample_data/``) with nothing to click.
+Run ``streamlit run app.py`` (or ``mtdiag serve [--data DIR] [--workspace DIR]``, which passes ``-- --data DIR
+--workspace DIR``). The app opens on the richest test set found (``--data DIR`` first, then ``sample_data/``) with
+nothing to click; saved runs live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, else
+``~/.mtdiag/workspace``: ``mtdiag.ui.loader.workspace_argument``).
 Each view is a small page in ``pages/`` (listed in ``mtdiag.ui.navigation``); shared state, widgets and charts live
 in ``mtdiag.ui``.
 """

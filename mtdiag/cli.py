@@ -84,6 +84,10 @@ def _add_scores_option(parser: argparse.ArgumentParser) -> None:
                         help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
                         "metric, score [, higher_is_better], or one column per metric; they become metrics like "
                         "the others (repeatable)")
+    parser.add_argument("--comet-checkpoint", action="append", metavar="MODEL.ckpt",
+                        help="score every system with this local COMET checkpoint (needs unbabel-comet; never "
+                        "downloads; source and first reference); the scores become a metric like --scores "
+                        "(repeatable)")
 
 
 def option_flag(metric: str, option: str) -> str:
@@ -303,6 +307,8 @@ def _add_score_command(commands) -> None:
 def _add_serve_command(commands) -> None:
     serve = commands.add_parser("serve", help="start the dashboard")
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
+    serve.add_argument("--workspace", metavar="DIR", help="the folder of saved runs (default: $MTDIAG_WORKSPACE, "
+                       "else ~/.mtdiag/workspace)")
     serve.add_argument("--port", type=int, default=8501)
     serve.set_defaults(handler=_serve)
 
@@ -332,6 +338,7 @@ def _lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
 
 def _load(args) -> "EvalSet":
     from mtdiag.io import with_error_annotations, with_metric_scores
+    from mtdiag.io.scores import with_comet_scores
 
     evalset = _testset(args, refs=args.ref, hyps=args.hyp)
     if evalset is None:
@@ -340,6 +347,8 @@ def _load(args) -> "EvalSet":
         evalset = with_metric_scores(evalset, path)
     for path in getattr(args, "annotations", None) or ():
         evalset = with_error_annotations(evalset, path)
+    for path in getattr(args, "comet_checkpoint", None) or ():
+        evalset = with_comet_scores(evalset, path)
     return evalset
 
 
@@ -476,8 +485,10 @@ def _serve(args) -> str:
 
     app = Path(__file__).resolve().parent.parent / "app.py"
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
-    if args.data:
-        command += ["--", "--data", args.data]
+    app_arguments = (["--data", args.data] if args.data else []) + (["--workspace", args.workspace]
+                                                                      if args.workspace else [])
+    if app_arguments:
+        command += ["--", *app_arguments]
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")

@@ -33,10 +33,12 @@ from mtdiag.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
 DEFAULT_FOLDER = Path.home() / ".mtdiag" / "workspace"
+DB_FILE = "workspace.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, label TEXT NOT NULL, created REAL NOT NULL, data_hash TEXT NOT NULL,
-    evalset TEXT NOT NULL, options TEXT NOT NULL, metrics TEXT NOT NULL);
+    evalset TEXT NOT NULL, options TEXT NOT NULL, metrics TEXT NOT NULL,
+    systems TEXT NOT NULL, segments INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS statistics (
     run TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, metric TEXT NOT NULL, system TEXT NOT NULL,
     stats BLOB NOT NULL, PRIMARY KEY (run, metric, system));
@@ -45,6 +47,7 @@ _FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations"
 
 
 def default_folder() -> Path:
+    """The workspace folder when none is given: ``$MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``."""
     return Path(os.environ.get("MTDIAG_WORKSPACE") or DEFAULT_FOLDER)
 
 
@@ -111,7 +114,7 @@ class Workspace:
     def __init__(self, folder: str | os.PathLike[str] | None = None):
         self.folder = Path(folder) if folder is not None else default_folder()
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.path = self.folder / "workspace.sqlite"
+        self.path = self.folder / DB_FILE
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
@@ -127,22 +130,23 @@ class Workspace:
         evalset = report.evalset
         rows = [(run, m, s, _array_bytes(report.result(m, s).stats)) for m in report.metrics for s in evalset.systems]
         with self._connect() as db:
-            db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (run, label or evalset.name, time.time(), evalset.content_hash(), evalset_to_json(evalset),
-                        options_to_json(report.options), json.dumps(list(report.metrics))))
+                        options_to_json(report.options), json.dumps(list(report.metrics)),
+                        json.dumps(list(evalset.systems), ensure_ascii=False), evalset.n_segments))
             db.executemany("INSERT INTO statistics VALUES (?, ?, ?, ?)", rows)
         return run
 
     def runs(self) -> pd.DataFrame:
-        """Every saved run, newest first: ``id, label, created, systems, segments, metrics``."""
+        """Every saved run, newest first: ``id, label, created, systems, segments, metrics`` (from the runs table's
+        summary columns: listing never reads a stored test set, so it stays fast however large the runs are)."""
         with self._connect() as db:
-            rows = db.execute("SELECT id, label, created, evalset, metrics FROM runs ORDER BY created DESC").fetchall()
+            rows = db.execute("SELECT id, label, created, systems, segments, metrics FROM runs "
+                              "ORDER BY created DESC").fetchall()
         out = []
-        for run, label, created, evalset_text, metrics in rows:
-            payload = json.loads(evalset_text)
-            hyps = json.loads(payload["hyps"])
+        for run, label, created, systems, segments, metrics in rows:
             out.append({"id": run, "label": label, "created": pd.Timestamp(created, unit="s"),
-                        "systems": ", ".join(map(str, hyps["columns"])), "segments": len(hyps["index"]),
+                        "systems": ", ".join(json.loads(systems)), "segments": segments,
                         "metrics": ", ".join(json.loads(metrics))})
         return pd.DataFrame(out, columns=["id", "label", "created", "systems", "segments", "metrics"])
 

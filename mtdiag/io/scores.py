@@ -12,11 +12,22 @@ a segment without a score. The direction of a metric without a ``higher_is_bette
 names starting with ``metricx`` (MetricX predicts an error score, 0 best) or ending in ``ter``, higher otherwise —
 said in one warning per metric so the user can correct it. Metric names become lower-case keys (letters, digits,
 ``_``; other characters become ``_``).
+
+**COMET from a local checkpoint** (:func:`with_comet_scores`, ``mtdiag score --comet-checkpoint PATH``): when the
+``unbabel-comet`` package is installed, every system is scored with a checkpoint file already on disk (Rei et al.
+2020, "COMET: A Neural Framework for MT Evaluation", EMNLP; ``comet.load_from_checkpoint`` and ``model.predict``)
+and the segment scores become an imported metric, exactly as if they had come from a scores file. Decisions: a
+path that is not an existing file is refused and nothing is ever downloaded (``local_files_only=True``: the
+checkpoint's encoder must be in the local Hugging Face cache, unbabel-comet ≥ 2.2); the source is required; the
+first reference is the reference (COMET scores against one); CPU unless ``gpus`` is given; higher is better (COMET
+and CometKiwi predict quality); the metric is named after the model folder (``…/wmt22-comet-da/checkpoints/
+model.ckpt`` → ``wmt22_comet_da``), else ``comet``.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -124,10 +135,52 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
 
 def with_metric_scores(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
     """``evalset`` with the metric scores of a file added (``EvalSet.scores``/``imported``; warnings appended)."""
-    from dataclasses import replace
-
     scores, infos, warnings = read_metric_scores(source, name, evalset.n_segments, systems=evalset.systems,
                                                  limits=limits)
+    return _with_scores(evalset, scores, infos, warnings)
+
+
+def comet_metric_name(checkpoint: Path) -> str:
+    """The imported metric's name for a checkpoint: its model folder (``…/MODEL/checkpoints/model.ckpt``), else
+    ``comet``."""
+    if checkpoint.parent.name == "checkpoints" and checkpoint.parent.parent.name:
+        return metric_key(checkpoint.parent.parent.name)
+    return "comet"
+
+
+def with_comet_scores(evalset, checkpoint: str | Path, *, batch_size: int = 8, gpus: int = 0):
+    """``evalset`` with every system scored by the local COMET checkpoint ``checkpoint`` (see the module
+    docstring: never downloads; source and first reference; higher is better)."""
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise InputError(str(checkpoint), "no such COMET checkpoint file (mtdiag never downloads a model: give the "
+                                          "path of a local checkpoint, e.g. MODEL/checkpoints/model.ckpt)")
+    if "src" not in evalset.segments.columns:
+        raise InputError(str(checkpoint), "COMET needs the source segments; load a source with the test set")
+    try:
+        import comet
+    except ImportError:
+        raise InputError(str(checkpoint), "scoring with a COMET checkpoint needs the unbabel-comet package "
+                                          "(pip install unbabel-comet)") from None
+    model = comet.load_from_checkpoint(str(path), local_files_only=True)
+    src, ref = evalset.src.tolist(), evalset.refs[evalset.ref_names[0]].tolist()
+    systems = list(evalset.systems)
+    data = [{"src": s, "mt": m, "ref": r} for system in systems
+            for s, m, r in zip(src, evalset.hyps[system].tolist(), ref)]
+    predicted = [float(v) for v in model.predict(data, batch_size=batch_size, gpus=gpus).scores]
+    n = evalset.n_segments
+    if len(predicted) != len(data):
+        raise ValueError(f"{path}: COMET returned {len(predicted)} scores for {len(data)} segments")
+    name = comet_metric_name(path)
+    scores = pd.DataFrame({"seg": list(range(n)) * len(systems), "system": [s for s in systems for _ in range(n)],
+                           "metric": name, "score": predicted}).astype({"seg": "int64", "score": "float64"})
+    return _with_scores(evalset, scores, (ImportedMetricInfo(name, True, str(path)),), [])
+
+
+def _with_scores(evalset, scores: pd.DataFrame, infos: tuple[ImportedMetricInfo, ...], warnings: list[str]):
+    """``evalset`` with imported segment scores and their metrics added (a metric already loaded is an error)."""
+    from dataclasses import replace
+
     clash = sorted({i.name for i in infos} & {i.name for i in evalset.imported})
     if clash:
         raise InputError(infos[0].source, f"metric scores for {_names(clash)} are already loaded")

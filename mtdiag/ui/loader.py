@@ -4,8 +4,15 @@
   to ``app.py`` after ``--``; ``MTDIAG_DATA`` works too) and under ``sample_data/``. The richest set (most
   references, then most systems) comes first and is loaded without a click. Extra system outputs can be uploaded
   and are scored against the chosen set.
-- **Upload files**: a source, one or more references, one or more system outputs (several at once; each system is
-  named after its file, editable), optional terms/glossary and human scores.
+- **Upload files**: a whole **test set file** in the field's formats (WMT XML, SGML, TSV/CSV, JSONL, any ``.gz``;
+  read by :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several
+  at once; each system is named after its file, editable), optional terms/glossary and human scores.
+- In both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`) and **metric scores
+  computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`) can be added to the data.
+- **Saved runs** (:mod:`mtdiag.workspace`, folder from ``--workspace DIR`` / ``MTDIAG_WORKSPACE`` /
+  :func:`mtdiag.workspace.default_folder`): save the current report under a label, list, open (the report is
+  rebuilt from the stored statistics and put into the report store: nothing is scored), delete (after a
+  confirmation), and add a system to a saved run (only that system is scored).
 
 Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``st.error`` on the page; the data
 loaded before stays loaded. Those messages quote file names and values from the files, so :func:`sidebar` returns
@@ -29,33 +36,51 @@ from mtdiag import highlight
 from mtdiag import io as mio
 from mtdiag.api import Options
 from mtdiag.errors import InputError
+from mtdiag.io.testsets import TESTSET_SUFFIXES
 from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.metrics import REGISTRY
 from mtdiag.tokenize import TOKENIZERS, default_tokenizer
 from mtdiag.ui import state
+from mtdiag.workspace import DB_FILE, Workspace, default_folder
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = REPO_ROOT / "sample_data"
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
 SHOWN_DATA = "_mtdiag_shown_data"  # the data key the page widgets were last drawn for
-LOADER_KEYS = ("data_", "up_", "extra_", "opt_")  # session-state keys of the sidebar's own widgets
+LOADER_KEYS = ("data_", "up_", "extra_", "opt_", "run_")  # session-state keys of the sidebar's own widgets
+OPEN_RUN = "_mtdiag_open_run"  # the saved run shown instead of the loaded data: its id
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
+TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
+ANNOTATION_TYPES = ["tsv", "jsonl"]
+SCORE_TYPES = ["tsv", "csv", "jsonl"]
 
 
 # --------------------------------------------------------------------------------------------- folders
 
 
-def data_argument(argv: list[str] | None = None) -> str | None:
-    """``--data DIR`` from the script arguments (``streamlit run app.py -- --data DIR``), else ``MTDIAG_DATA``."""
+def _script_argument(flag: str, argv: list[str] | None) -> str | None:
+    """The value of ``flag`` (``--flag VALUE`` or ``--flag=VALUE``) among the script arguments."""
     argv = sys.argv[1:] if argv is None else argv
     for i, arg in enumerate(argv):
-        if arg == "--data" and i + 1 < len(argv):
+        if arg == flag and i + 1 < len(argv):
             return argv[i + 1]
-        if arg.startswith("--data="):
+        if arg.startswith(f"{flag}="):
             return arg.split("=", 1)[1]
-    return os.environ.get("MTDIAG_DATA") or None
+    return None
+
+
+def data_argument(argv: list[str] | None = None) -> str | None:
+    """``--data DIR`` from the script arguments (``streamlit run app.py -- --data DIR``), else ``MTDIAG_DATA``."""
+    return _script_argument("--data", argv) or os.environ.get("MTDIAG_DATA") or None
+
+
+def workspace_argument(argv: list[str] | None = None) -> Path:
+    """The workspace folder: ``--workspace DIR`` from the script arguments (``mtdiag serve --workspace DIR``), else
+    :func:`mtdiag.workspace.default_folder` (``MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``)."""
+    given = _script_argument("--workspace", argv)
+    return Path(given) if given else default_folder()
 
 
 def _inputs(folder: Path) -> mio.FolderInputs | None:
@@ -177,8 +202,31 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
 
 
+@st.cache_resource(show_spinner="Reading the test set file …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
+    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``)."""
+    evalset = mio.load_testset((file_name, data))
+    return state.Dataset(evalset, evalset.content_hash(), "upload", file_name)
+
+
+@st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, scores: tuple[str, bytes] | None,
+                    _base: state.Dataset) -> state.Dataset:
+    """The base data with human error spans (MQM/ESA) and/or imported metric scores added."""
+    evalset, added = _base.evalset, []
+    if annotations is not None:
+        evalset = mio.with_error_annotations(evalset, annotations)
+        added.append(annotations[0])
+    if scores is not None:
+        evalset = mio.with_metric_scores(evalset, scores)
+        added.append(scores[0])
+    return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
+
+
 state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
 state.register_per_upload(_load_upload.clear)
+state.register_per_upload(_load_testset_upload.clear)
+state.register_per_upload(_with_additions.clear)
 
 
 def _file_tuple(uploaded, name: str | None = None) -> tuple[str, str, bytes]:
@@ -203,8 +251,21 @@ def _guess_lang_pair(file_names: list[str]) -> str:
 
 
 def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
-    """The upload form; returns (the uploaded data set or None while incomplete, the problems found)."""
+    """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
+    file, when given, is the whole data; else the text files make it."""
     sb = st.sidebar
+    testset = sb.file_uploader(
+        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",
+        help="One file with the source, the references and the systems: WMT XML (<doc> with <src>, <ref "
+             "translator=…>, <hyp system=…>), WMT SGML, or a table with named columns (source, ref…, one column "
+             "per system, optional doc). When given, the text-file uploads below are not used.")
+    if testset is not None:
+        try:
+            return _load_testset_upload(testset.name, testset.getvalue()), []
+        except InputError as error:
+            return None, [str(error)]
+        except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
+            return None, [f"the test set file could not be read: {error}"]
     src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
     refs = sb.file_uploader("References (one or more)", type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
     hyps = sb.file_uploader("System outputs (one or more)", type=TEXT_TYPES, accept_multiple_files=True,
@@ -258,6 +319,132 @@ def _folder_widgets(sets: list[str]) -> tuple[state.Dataset | None, list[str]]:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:
         return None, [f"the uploaded system outputs could not be read: {error}"]
+
+
+def _addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, list[str]]:
+    """Uploads that add to the data: human error spans (MQM/ESA) and metric scores computed elsewhere. Returns
+    (``base`` with them, or ``base`` itself without them; None on a problem, so the data loaded before stays)."""
+    sb = st.sidebar
+    with sb.expander("Human error spans and metric scores"):
+        annotations = st.file_uploader(
+            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV)", type=ANNOTATION_TYPES, key="up_annotations",
+            help="MQM: system, doc, seg_id, rater, source, target, category, severity, spans marked <v>…</v>. "
+                 "ESA: system, seg_id, score, error_spans. Adds human scores and the error spans shown in the "
+                 "segment detail.")
+        scores = st.file_uploader(
+            "Metric scores (COMET, MetricX, …)", type=SCORE_TYPES, key="up_scores",
+            help="Long (system, seg_id, metric, score[, higher_is_better]) or wide (system, seg_id, one column per "
+                 "metric); seg_id 1-based. Each metric becomes a column in every view.")
+    if base is None or (annotations is None and scores is None):
+        return base, []
+    try:
+        return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
+                               (scores.name, scores.getvalue()) if scores else None, base), []
+    except InputError as error:
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:
+        return None, [f"the annotations or scores could not be read: {error}"]
+
+
+# --------------------------------------------------------------------------------------------- saved runs
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _workspace(folder: str) -> Workspace:
+    return Workspace(folder)
+
+
+def _runs(folder: Path):
+    """The saved runs (:meth:`mtdiag.workspace.Workspace.runs`); none, without creating anything, when the
+    folder has no workspace yet."""
+    if not (folder / DB_FILE).exists():
+        return None
+    return _workspace(str(folder)).runs()
+
+
+def _opened_run(folder: Path) -> state.Current | None:
+    """The saved run this session opened, from the report store or rebuilt by
+    :meth:`mtdiag.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open or
+    it was deleted meanwhile."""
+    run = st.session_state.get(OPEN_RUN)
+    if run is None:
+        return None
+    if not (folder / DB_FILE).exists():  # another workspace folder since (never create one to look)
+        del st.session_state[OPEN_RUN]
+        return None
+    try:
+        report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
+    except KeyError:  # deleted by another session
+        del st.session_state[OPEN_RUN]
+        return None
+    runs = _runs(folder)
+    label = runs.set_index("id")["label"].get(run, run) if runs is not None else run
+    data = state.Dataset(report.evalset, f"run:{run}", "saved", f"saved run: {label}")
+    return state.Current(data, report.options, report)
+
+
+def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
+    """The "Saved runs" expander: save this run, the list, open, delete (confirmed), add a system. Returns the
+    problems to show."""
+    problems: list[str] = []
+    with st.sidebar.expander("Saved runs", expanded=st.session_state.get(OPEN_RUN) is not None):
+        st.caption(f"Workspace: {highlight.escape_markdown(str(folder))}")
+        if current is not None:
+            label = st.text_input("Label", key="run_label", placeholder=current.data.label)
+            if st.button("Save this run", key="run_save"):
+                _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
+                st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
+        runs = _runs(folder)
+        if runs is None or runs.empty:
+            st.caption("No saved runs yet.")
+            return problems
+        st.dataframe(runs[["label", "created", "systems", "segments"]], hide_index=True, key="run_table")
+        titles = {row.id: f"{row.label} · {row.created:%Y-%m-%d %H:%M} UTC" for row in runs.itertuples()}
+        run = st.selectbox("Run", list(titles), format_func=titles.__getitem__, key="run_pick")
+        left, right = st.columns(2)
+        if left.button("Open", key="run_open"):
+            st.session_state[OPEN_RUN] = run
+            st.rerun()
+        confirm = st.checkbox("Yes, delete this run", key="run_delete_confirm")
+        right.button("Delete", key="run_delete", disabled=not confirm, on_click=_delete_run, args=(folder, run))
+        added = st.file_uploader("Add a system to this run (one segment per line)", type=TEXT_TYPES,
+                                 key="run_add_file")
+        if added is not None:
+            name = st.text_input("System name", value=mio.system_name_from_file(added.name),
+                                 key=f"run_add_name_{added.name}")
+            if st.button("Add and save", key="run_add"):
+                try:
+                    new = _add_system(folder, run, name, added)
+                except InputError as error:
+                    problems.append(str(error))
+                except ValueError as error:  # a name already used, a line count that differs
+                    problems.append(f"{added.name}: {error}")
+                else:
+                    st.session_state[OPEN_RUN] = new
+                    st.rerun()
+    return problems
+
+
+def _delete_run(folder: Path, run: str) -> None:
+    """The Delete button's callback (before the widgets exist, so the confirmation can be unticked)."""
+    try:
+        _workspace(str(folder)).delete(run)
+    except KeyError:  # another session deleted it first
+        pass
+    if st.session_state.get(OPEN_RUN) == run:
+        del st.session_state[OPEN_RUN]
+    st.session_state["run_delete_confirm"] = False
+
+
+def _add_system(folder: Path, run: str, name: str, uploaded) -> str:
+    """The saved run plus the uploaded system (checked like any uploaded output), scoring only that system
+    (:meth:`mtdiag.workspace.Workspace.add_system`); returns the new run's id."""
+    name = mio.clean_name(name)
+    if not name:
+        raise InputError(uploaded.name, "the system name is empty")
+    lines = read_text_file(name, "system", (uploaded.name, uploaded.getvalue()), uploaded.name,
+                           mio.DEFAULT_LIMITS, []).lines
+    return _workspace(str(folder)).add_system(run, name, lines)
 
 
 # --------------------------------------------------------------------------------------------- options
@@ -323,11 +510,17 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     sb = st.sidebar
     sb.title("mtdiag")
     sb.caption("Diagnostic evaluation of machine-translation output")
+    folder = workspace_argument()
+    opened = _opened_run(folder)
+    if opened is not None:
+        return _show_saved_run(opened, folder)
     mode = sb.radio("Data", MODES, key="data_mode", horizontal=True)
     if mode == MODES[0]:
         data, problems = _folder_widgets(available_sets())
     else:
         data, problems = _upload_widgets()
+    data, more = _addition_widgets(data)
+    problems += more
     if data is None:
         data = st.session_state.get(LAST_GOOD)
     if data is None:  # nothing loaded yet (e.g. upload mode from the start): fall back to the first set
@@ -356,7 +549,25 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         return None, problems
     current = state.Current(data, options, report)
     state.set_current(current)
+    problems += [highlight.escape_markdown(p) for p in _saved_runs(current, folder)]
     return current, problems
+
+
+def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current, list[str]]:
+    """The sidebar while a saved run is open: its name, its options (those it was saved with), a way back."""
+    sb = st.sidebar
+    sb.info(f"Showing the {highlight.escape_markdown(current.data.label)}, as saved (nothing recomputed).")
+    if sb.button("Close the saved run", key="run_close"):
+        del st.session_state[OPEN_RUN]
+        st.rerun()
+    _reset_page_widgets(current.data)
+    _summary(current.data)
+    options = current.options
+    shown = [f"tokeniser {options.tokenize}", "lower-cased" if options.lowercase else "case-sensitive"]
+    shown += [f"{metric} {option}={value}" for metric, chosen in options.metric_options for option, value in chosen]
+    sb.caption("Options: " + highlight.escape_markdown(", ".join(shown)))
+    state.set_current(current)
+    return current, [highlight.escape_markdown(p) for p in _saved_runs(current, folder)]
 
 
 def _reset_page_widgets(data: state.Dataset) -> None:

@@ -97,7 +97,7 @@ class Dataset:
 
     evalset: EvalSet
     data_key: str
-    origin: str  # "folder" or "upload"
+    origin: str  # "folder", "upload" or "saved" (a run from the workspace)
     label: str
 
 
@@ -230,6 +230,18 @@ def report_for(data: Dataset, options: Options) -> Report:
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
+        store.put(key, report)
+    return report
+
+
+def stored_report(key: str, build: Callable[[], Report]) -> Report:
+    """A report that is not computed here — a saved run that ``build`` rebuilds from its stored statistics
+    (:meth:`mtdiag.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
+    (so it expires and is swept like any other)."""
+    store = _report_store()
+    report = store.get(key)
+    if report is None:
+        report = build()
         store.put(key, report)
     return report
 

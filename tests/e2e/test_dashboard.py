@@ -106,7 +106,8 @@ def test_uploaded_system_is_scored_and_its_markup_never_runs(streamlit_server, p
 
     page.goto(streamlit_server, wait_until="domcontentloaded")
     settle(page, "Overview")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(system))
+    page.get_by_test_id("stFileUploader").filter(has_text="Add system outputs").get_by_test_id(
+        "stFileUploaderDropzoneInput").set_input_files(str(system))
     settle(page, "Overview")
     expect(page.get_by_test_id("stSidebar").get_by_text("wmt21.en-de + 1 uploaded")).to_be_visible()
     expect(page.get_by_test_id("stSidebar").get_by_text("7 systems", exact=False)).to_be_visible()

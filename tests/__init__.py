@@ -1,0 +1,1 @@
+"""The test suite (a package, so ``tests.conftest`` never resolves to another distribution's top-level ``tests``)."""

@@ -1,0 +1,187 @@
+"""Uploads in the field's formats (issue 15, Build 1–3 in the dashboard): a test set file in WMT XML, SGML, TSV,
+CSV, JSONL or gzip scores exactly like the folder it was written from; MQM annotations show their spans in the
+segment detail; a metric-scores file adds its metric to every view; a broken file names the file and the line or
+element and keeps the data loaded before."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mtdiag.api import evaluate
+from mtdiag.metrics import REGISTRY
+from mtdiag.io import load_folder
+from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
+    DE,
+    clear_caches,
+    corpus_systems,
+    navigation_like_the_server,
+    no_data_argument,
+    shown,
+    sidebar_text,
+    start,
+    table_with,
+)
+from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_xml
+
+EVALSET = load_folder(DE)
+
+
+@pytest.fixture(autouse=True)
+def registry_restored():
+    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
+    before = dict(REGISTRY)
+    yield
+    REGISTRY.clear()
+    REGISTRY.update(before)
+SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
+
+
+@pytest.fixture(scope="module")
+def expected() -> pd.DataFrame:
+    return evaluate(EVALSET).corpus
+
+
+def _csv(path: Path) -> Path:
+    rows = list(csv.reader(path.with_suffix(".tsv").read_text(encoding="utf-8").splitlines(), delimiter="\t",
+                           quoting=csv.QUOTE_NONE))
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path
+
+
+def _sgml_one_file(folder: Path) -> Path:
+    """mteval's combined format: the source, reference and system sets in one .sgm file."""
+    paths = write_sgml(EVALSET, folder / "sets", "en", "de")
+    target = folder / "newstest2021.en-de.sgm"
+    target.write_text("\n".join(p.read_text(encoding="utf-8") for p in paths), encoding="utf-8")
+    return target
+
+
+def _write(kind: str, folder: Path) -> Path:
+    if kind == "xml":
+        return write_wmt_xml(EVALSET, folder / "newstest2021.en-de.xml", "en", "de")
+    if kind == "sgm":
+        return _sgml_one_file(folder)
+    if kind == "tsv":
+        return write_tsv(EVALSET, folder / "newstest2021.en-de.tsv")
+    if kind == "csv":
+        write_tsv(EVALSET, folder / "newstest2021.en-de.tsv")
+        return _csv(folder / "newstest2021.en-de.csv")
+    if kind == "jsonl":
+        return write_jsonl(EVALSET, folder / "newstest2021.en-de.jsonl")
+    inner = _write(kind.removesuffix(".gz"), folder)
+    target = inner.with_name(inner.name + ".gz")
+    target.write_bytes(gzip.compress(inner.read_bytes()))
+    return target
+
+
+def upload(at, key: str, name: str, data: bytes):
+    at.file_uploader(key=key).set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload_mode():
+    at = start()
+    at.radio(key="data_mode").set_value("Upload files").run()
+    return at
+
+
+@pytest.mark.parametrize("kind", ["xml", "sgm", "tsv", "csv", "jsonl", "xml.gz", "jsonl.gz"])
+def test_a_test_set_file_in_each_format_scores_like_the_folder(kind, tmp_path, expected):
+    path = _write(kind, tmp_path)
+    at = upload(upload_mode(), "up_testset", path.name, path.read_bytes())
+    assert not at.error, [e.value for e in at.error]
+    assert f"**{path.name}** (en-de)" in sidebar_text(at)
+    assert "117 segments · 6 systems · 3 references" in sidebar_text(at)
+    at.switch_page("pages/overview.py").run()
+    table = table_with(at, "otem", "bleu")
+    assert sorted(table.index) == sorted(SYSTEMS)
+    for metric in ("bleu", "chrf", "ter", "otem", "utem", "waft", "neva"):
+        assert table[metric].to_dict() == pytest.approx(expected[metric].to_dict(), abs=0, rel=0), metric
+
+
+@pytest.mark.parametrize("name, data, expected_error", [
+    ("broken.xml", b'<dataset id="t"><collection id="c"><doc id="d1"><src lang="en"><p><seg id="1">x</seg>',
+     "broken.xml: "),
+    ("broken.jsonl", b'{"src": "a", "ref": "b", "sys": "c"}\n{"src": "a", "ref": \n',
+     "broken.jsonl: line 2:"),
+    ("wrong.tsv.gz", b"not gzip at all", "wrong.tsv.gz: is not a readable gzip file"),
+])
+def test_a_broken_test_set_file_names_the_problem_and_keeps_the_data(name, data, expected_error):
+    at = upload_mode()
+    before = corpus_systems(at)
+    upload(at, "up_testset", name, data)
+    errors = [shown(e.value) for e in at.error]
+    assert any(expected_error in e and "data loaded before stays" in e for e in errors), errors
+    assert corpus_systems(at) == before
+
+
+def test_markup_in_a_test_set_file_name_is_shown_as_text():
+    at = upload_mode()
+    upload(at, "up_testset", "<b>x</b>.jsonl", b'{"src": "a", "ref": \n')
+    errors = [e.value for e in at.error]
+    assert errors and all("<b>" not in e for e in errors)  # escaped: shown literally, never bold
+    assert any("<b>x</b>.jsonl: line 1:" in shown(e) for e in errors)
+
+
+MQM = "\n".join([
+    "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity",
+    "UEdin\td\t1\t2\trater1\tx\tEs gibt <v>Masken-Beschämung</v> und dann gibt es voll auf Angriff.\t"
+    "Accuracy/Mistranslation\tMajor",
+    "UEdin\td\t1\t2\trater2\tx\tEs gibt Masken-Beschämung und dann gibt es voll auf Angriff<v>.</v>\t"
+    "Fluency/Punctuation\tMinor",
+]) + "\n"
+
+
+def test_mqm_annotations_show_the_human_error_spans_in_the_segment_detail():
+    at = upload(start(), "up_annotations", "mqm.errors.tsv", MQM.encode())
+    assert not at.error, [e.value for e in at.error]
+    assert "wmt21.en-de + mqm.errors.tsv" in sidebar_text(at)
+    at.switch_page("pages/segments.py").run()
+    table = at.dataframe(key="seg_table").value
+    row = int(((table["system"] == "UEdin") & (table["seg_id"] == 2)).to_numpy().nonzero()[0][0])
+    at.session_state["seg_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Human errors" in [t.label for t in at.tabs]
+    errors = table_with(at, "rater", "severity", "category")
+    assert list(errors["text"]) == ["Masken-Beschämung", "."]
+    assert list(errors["severity"]) == ["Major", "Minor"] and list(errors["weight"]) == [5.0, 0.1]
+    assert "human_major" in "\n".join(h.value for h in at.get("html"))  # the span is marked in the hypothesis
+
+
+def _wide_scores() -> bytes:
+    lines = ["system,seg_id,comet"]
+    for i, system in enumerate(SYSTEMS):
+        lines += [f"{system},{seg},{0.5 + 0.01 * i + 0.001 * (seg % 7)}" for seg in range(1, 118)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_scores_upload_adds_the_metric_to_every_view():
+    at = upload(start(), "up_scores", "comet.csv", _wide_scores())
+    assert "wmt21.en-de + comet.csv" in sidebar_text(at)
+    at.switch_page("pages/overview.py").run()
+    table = table_with(at, "otem", "comet")
+    expected = {s: sum(0.5 + 0.01 * i + 0.001 * (seg % 7) for seg in range(1, 118)) / 117
+                for i, s in enumerate(SYSTEMS)}
+    assert table["comet"].to_dict() == pytest.approx(expected, rel=1e-12)
+    at.switch_page("pages/segments.py").run()
+    assert "comet" in at.dataframe(key="seg_table").value.columns
+
+
+def test_a_broken_scores_file_names_the_line_and_keeps_the_data():
+    at = upload(start(), "up_scores", "comet.csv", _wide_scores())
+    upload(at, "up_scores", "bad.tsv", b"system\tseg_id\tcomet\nUEdin\t999\t0.5\n")
+    errors = [shown(e.value) for e in at.error]
+    assert any("bad.tsv: line 2: seg_id 999 is out of range" in e and "data loaded before stays" in e
+               for e in errors), errors
+    at.switch_page("pages/overview.py").run()
+    assert "comet" in table_with(at, "otem", "bleu").columns  # the data before (with comet) stays
