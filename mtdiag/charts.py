@@ -190,3 +190,18 @@ def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference
                       annotation_position="top left")
     fig.update_layout(height=320, yaxis=dict(title=title, range=[0, 1]), margin=MARGIN)
     return fig
+
+
+def bucket_bars(table: pd.DataFrame, metric: str) -> go.Figure:
+    """One metric per bucket, one bar per system (grouped): ``table`` is :func:`mtdiag.buckets.bucket_scores`'s
+    long frame ``bucket, system, segments, METRIC…``; hover shows the bucket's segment count."""
+    fig = go.Figure()
+    buckets = list(dict.fromkeys(table["bucket"].astype(str)))
+    palette = colours(list(dict.fromkeys(table["system"])))
+    for system, rows in table.groupby("system", sort=False):
+        fig.add_trace(go.Bar(x=_texts(rows["bucket"].astype(str)), y=rows[metric].to_numpy(dtype=float),
+                             name=_text(system), marker_color=palette[system], customdata=rows["segments"],
+                             hovertemplate="%{fullData.name} · %{x}: %{y:.4g} (%{customdata} segments)<extra></extra>"))
+    fig.update_layout(barmode="group", height=380, margin=MARGIN, yaxis_title=_label(metric),
+                      xaxis=dict(categoryorder="array", categoryarray=_texts(buckets)), legend_title_text="system")
+    return fig

@@ -284,8 +284,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mtdiag", description="Diagnostic evaluation of machine translation output.")
     parser.add_argument("--version", action="version", version=f"mtdiag {__version__}")
     commands = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only)
-    for add in (_add_score_command, _add_triage_command, _add_ngrams_command, _add_likeness_command,
-                _add_buckets_command, _add_serve_command):
+    for add in (_add_score_command, _add_triage_command, _add_report_command, _add_ngrams_command,
+                _add_likeness_command, _add_buckets_command, _add_serve_command):
         try:
             add(commands)
         except _Skip:
@@ -458,6 +458,47 @@ def _triage(args) -> str:
     if args.top is not None:
         table = table.head(args.top)
     return to_json(table) if args.format == "json" else to_tsv(table).rstrip("\n")
+
+
+def _add_report_command(commands) -> None:
+    report = commands.add_parser(
+        "report", help="one self-contained HTML file to share: overview, ranked significance, buckets, worst segments",
+        description="Write one HTML file (docs/report.md) that opens in any browser without a server or network: "
+                    "corpus scores, ranked significance clusters and p-values, buckets, and the worst segments with "
+                    "their evidence highlighted.")
+    _add_input_options(report)
+    report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
+    report.add_argument("--top", type=int, default=50, metavar="N", help="worst segments shown (default: %(default)s)")
+    report.add_argument("--title", help="the report's title (default: the test set's name)")
+    report.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score) shown with the "
+                        "worst segments")
+    report.set_defaults(handler=_report)
+
+
+def _report(args) -> str:
+    from mtdiag.api import evaluate
+    from mtdiag.chunks import Execution
+    from mtdiag.report import html_report
+
+    if args.top < 1:
+        raise CliError(f"--top must be at least 1, got {args.top}")
+    evalset = _load(args)
+    if args.human:
+        from dataclasses import replace
+
+        from mtdiag.io import read_human_scores
+
+        evalset = replace(evalset, human=read_human_scores(args.human, n_segments=evalset.n_segments))
+    for warning in evalset.warnings:
+        print(f"mtdiag: warning: {warning}", file=sys.stderr)
+    print("mtdiag: scoring …", file=sys.stderr)
+    report = evaluate(evalset, _options(args), execution=Execution(dask=args.dask))
+    page = html_report(report, top=args.top, title=args.title,
+                       progress=lambda step: print(f"mtdiag: writing {step} …", file=sys.stderr))
+    output = Path(args.output)
+    output.write_text(page, encoding="utf-8")
+    print(f"mtdiag: wrote {output} ({len(page.encode('utf-8')) / 1e6:.1f} MB)", file=sys.stderr)
+    return ""
 
 
 def _with_human_column(path: str, report, queue):

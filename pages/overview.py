@@ -10,6 +10,7 @@ current = state.current()
 report = current.report
 systems = current.evalset.systems
 st.title("Overview")
+widgets.report_download(current, key="ov_report")
 st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lower is better; the best system per "
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 

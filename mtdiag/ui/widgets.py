@@ -358,3 +358,23 @@ def overview_config(corpus: pd.DataFrame) -> dict:
     for metric in corpus.columns:
         config[metric] = st.column_config.Column(metric_label(metric), help=metric_help(metric))
     return config
+
+
+# --------------------------------------------------------------------------------------------- sharing
+
+
+def report_download(current: state.Current, *, key: str) -> None:
+    """A button that downloads the self-contained HTML report (:func:`mtdiag.report.html_report`) of the current
+    data and options; built on click, on Streamlit's download thread."""
+    from mtdiag.report import html_report
+
+    report = current.report
+    name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
+
+    def build() -> str:
+        return html_report(report)
+
+    st.download_button("Download HTML report", data=build, file_name=f"mtdiag-report-{name}.html",
+                       mime="text/html", key=key, icon=":material/share:",
+                       help="One HTML file with the overview, ranked significance, buckets and the worst segments "
+                            "with their evidence; opens in any browser, offline.")

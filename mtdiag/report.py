@@ -1,0 +1,189 @@
+"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets and the
+worst segments with their evidence (issue 15, Build 5; ``docs/report.md``).
+
+For a colleague who won't run a server (compare-mt's HTML report is the model): everything is in the file —
+plotly's JavaScript inlined once, the CSS inline — and nothing is fetched: the page carries a Content-Security-Policy
+that forbids every network request (``default-src 'none'``), and no ``src``/``href`` points outside the file.
+
+Every user-derived string (test-set name, system and reference names, texts, file names) is HTML-escaped
+(:func:`mtdiag.highlight.escape`; tables through pandas' escaping ``to_html``); texts with evidence are drawn by
+:mod:`mtdiag.highlight`, which escapes too; plotly figures come from :mod:`mtdiag.charts`, which escapes names and
+never puts one into a hover template. Nothing here computes a metric: the numbers are the report's, the
+significance :func:`mtdiag.compare.pairwise_significance`'s, the queue :mod:`mtdiag.segments`'.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Callable
+
+import pandas as pd
+
+from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, segments
+from mtdiag.metrics import metric_info
+
+DEFAULT_TOP = 50  # worst segments shown
+CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+       "font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'")
+PAGE_STYLE = """<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;
+color:#111;background:#fff;}
+h1{font-size:1.6rem;margin-bottom:0.2rem;} h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:0.2rem;}
+h3{margin-bottom:0.3rem;} .meta{color:#555;font-size:0.9rem;}
+table.mtd{border-collapse:collapse;font-size:0.85rem;margin:0.4rem 0 1rem 0;}
+table.mtd th,table.mtd td{border:1px solid #ddd;padding:2px 6px;text-align:right;vertical-align:top;}
+table.mtd th{background:#f5f5f5;} table.mtd td:first-child,table.mtd th:first-child{text-align:left;}
+.seg{border:1px solid #ddd;border-radius:6px;padding:0.5rem 0.8rem;margin:0.8rem 0;}
+.seg h3{font-size:1rem;} .flags{color:#b91c1c;font-size:0.85rem;} .small{font-size:0.8rem;color:#555;}
+nav a{margin-right:1rem;}
+</style>"""
+
+
+def _table(frame: pd.DataFrame, places: int = 4, index: bool = False) -> str:
+    """A frame as an escaped HTML table (numbers with ``places`` decimals, blanks for undefined values)."""
+    return frame.to_html(index=index, escape=True, na_rep="", border=0, classes="mtd",
+                         float_format=lambda v: f"{v:.{places}f}")
+
+
+def _figure(fig) -> str:
+    """A plotly figure as a ``<div>`` and its drawing script (plotly.js itself is inlined once in the page)."""
+    return fig.to_html(full_html=False, include_plotlyjs=False, include_mathjax=False,
+                       config={"displaylogo": False, "responsive": True})
+
+
+def _header(report, title: str) -> str:
+    ev = report.evalset
+    facts = [f"{ev.n_segments:,} segments", f"{len(ev.systems)} systems", f"{len(ev.ref_names)} reference(s)"]
+    if ev.lang_pair:
+        facts.insert(0, ev.lang_pair)
+    created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"<h1>{highlight.escape(title)}</h1>"
+            f'<p class="meta">{highlight.escape(" · ".join(facts))} · made with mtdiag {highlight.escape(__version__)}'
+            f" on {created}</p>"
+            f'<p class="meta">Systems: {highlight.escape(", ".join(ev.systems))}. '
+            f'References: {highlight.escape(", ".join(ev.ref_names))}.</p>'
+            '<nav><a href="#overview">Overview</a><a href="#significance">Significance</a>'
+            '<a href="#buckets">Buckets</a><a href="#worst">Worst segments</a><a href="#signatures">Signatures</a>'
+            "</nav>")
+
+
+def _primary(report) -> str | None:
+    """The metric systems are ranked and buckets drawn by: chrF, else BLEU, else the first with a direction."""
+    return next((m for m in ("chrf", "bleu", *report.metrics)
+                 if m in report.metrics and metric_info(m).has_direction), None)
+
+
+def _overview(report) -> str:
+    corpus = diagnose.corpus_table(report)
+    primary = _primary(report)
+    ranked = corpus if primary is None else corpus.sort_values(
+        primary, ascending=not metric_info(primary).higher_is_better, kind="stable")
+    shown = ranked.copy()
+    for metric in shown.columns:
+        shown[metric] = [metric_info(metric).format(v) for v in shown[metric]]
+    best = diagnose.best_systems(corpus)
+    return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
+            f"<p>Systems ranked by {highlight.escape(metric_info(primary).label if primary else 'name')}. "
+            "Best per metric:</p>"
+            + _table(best, index=False)
+            + _table(shown.rename(columns=lambda m: metric_info(m).arrow_label), index=True)
+            + _figure(charts.corpus_bars(corpus, diagnose.best_mask(corpus))))
+
+
+def _significance(report, method: str, n: int | None, seed: int | None) -> str:
+    if len(report.evalset.systems) < 2:
+        return "<h2 id=\"significance\">Ranked significance</h2><p>One system: nothing to compare.</p>"
+    pairwise = compare.pairwise_significance(report, method, n, seed)
+    clusters = compare.ranked_clusters(report, pairwise)
+    attrs = pairwise.attrs
+    parts = ["<h2 id=\"significance\">Ranked significance</h2>",
+             f"<p>Per metric, systems best first; a system opens a new cluster when it is significantly worse than "
+             f"the one above it (paired {'bootstrap' if method == 'bs' else 'approximate randomisation'}, "
+             f"{attrs['n']:,} samples, p &lt; {attrs['alpha']}). The matrix gives the p-value of each pair.</p>"]
+    from mtdiag.export import pairwise_matrix
+
+    matrix = pairwise_matrix(pairwise)
+    for metric, rows in clusters.groupby("metric", sort=False):
+        info = metric_info(metric)
+        rows = rows.assign(score=[info.format(v) for v in rows["score"]])
+        parts.append(f"<h3>{highlight.escape(info.arrow_label)}</h3>")
+        parts.append(_table(rows.drop(columns="metric"), places=3))
+        parts.append('<details><summary class="small">p-values, system × system</summary>'
+                     + _table(matrix.loc[metric], places=3, index=True) + "</details>")
+    return "".join(parts)
+
+
+def _buckets(report) -> str:
+    parts = ["<h2 id=\"buckets\">Buckets</h2>",
+             "<p>Every metric per group of segments, by its corpus formula inside the group.</p>"]
+    metric = _primary(report)
+    dimensions = ["src_length"] if "src" in report.evalset.segments.columns else ["ref_length"]
+    if "doc" in report.evalset.segments.columns:
+        dimensions.append("label:doc")
+    for by in dimensions:
+        groups = buckets.bucketing(report, by)
+        table = buckets.bucket_scores(report, groups)
+        parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
+        parts.append(_table(table, places=2))
+        if metric is not None:
+            parts.append(_figure(charts.bucket_bars(table, metric)))
+    return "".join(parts)
+
+
+def _worst(report, top: int) -> str:
+    queue = segments.queue(report).head(top)
+    ev = report.evalset
+    parts = [f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>",
+             "<p>Worst first by the problem score (mean badness percentile of TER, chrF and OTEM in this test set; "
+             "the order of <code>mtdiag triage</code>), with the evidence marked.</p>",
+             highlight.render_legend(list(highlight.KINDS))]
+    score_metrics = segments.score_columns(report)
+    for _, row in queue.iterrows():
+        system, seg = str(row["system"]), int(row["seg_id"]) - 1
+        detail = diagnose.segment_detail(report, system, seg)
+        scores = ", ".join(f"{metric_info(m).label} {metric_info(m).format(row[m])}" for m in score_metrics
+                           if pd.notna(row[m]))
+        human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
+        flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
+        texts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
+        for name, tokens in detail.refs.items():
+            texts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, detail.ref_spans[name],
+                                                      label=f"Reference {name}"))
+        texts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
+                                                  label=f"Output ({system})"))
+        parts.append(f'<div class="seg"><h3>Segment {seg + 1} · {highlight.escape(system)} · problem '
+                     f"{row['problem']:.3f}{highlight.escape(human)}</h3>{flags}"
+                     f'<div class="small">{highlight.escape(scores)}</div>{"".join(texts)}</div>')
+    return "".join(parts)
+
+
+def _signatures(report) -> str:
+    rows = pd.DataFrame({"metric": list(report.metrics),
+                         "signature": [str(report.result(m, report.evalset.systems[0]).sig) for m in report.metrics]})
+    return "<h2 id=\"signatures\">Signatures</h2>" + _table(rows)
+
+
+def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
+                n: int | None = None, seed: int | None = compare.DEFAULT_SEED,
+                progress: Callable[[str], None] | None = None) -> str:
+    """The whole report as one HTML document (see the module docstring): header, overview, ranked significance
+    (``method`` ``bs``/``ar`` with ``n`` samples), buckets, the ``top`` worst segments, signatures."""
+    import plotly.offline
+
+    say = progress or (lambda _: None)
+    title = title or f"mtdiag report: {report.evalset.name}"
+    body = [_header(report, title)]
+    say("overview")
+    body.append(_overview(report))
+    say("ranked significance")
+    body.append(_significance(report, method, n, seed))
+    say("buckets")
+    body.append(_buckets(report))
+    say(f"the {top} worst segments")
+    body.append(_worst(report, top))
+    body.append(_signatures(report))
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{highlight.escape(title)}'
+            f"</title>{PAGE_STYLE}{highlight.STYLE}"
+            f"<script>{plotly.offline.get_plotlyjs()}</script></head><body>{''.join(body)}</body></html>")

@@ -1,0 +1,92 @@
+"""The shareable HTML report (mtdiag.report, ``mtdiag report``): every system, the clusters, escaped user text,
+nothing that points outside the file."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mtdiag import compare, report as html
+from mtdiag.api import evaluate
+from mtdiag.evalset import evalset_from_lists
+from tests.conftest import SAMPLE
+from tests.test_cli import run_cli
+
+EVIL = "</script><script>alert(1)</script>"
+REFS = {"A": ["the cat sat on the mat .", "a dog runs in the park .", "it rains today .", "we like <b>tea</b> ."] * 5}
+HYPS = {
+    "good": list(REFS["A"]),
+    EVIL: ["the cat cat cat sat .", "a dog in park .", "rain today .", "we like <script>alert(2)</script> ."] * 5,
+    "mid": ["the cat sat on a mat .", "a dog runs in a park .", "it rains .", "we like tea ."] * 5,
+}
+SRC = ["le chat .", "un chien .", "il pleut .", "<img src=x onerror=alert(3)>"] * 5
+
+
+@pytest.fixture(scope="module")
+def page():
+    report = evaluate(evalset_from_lists(REFS, HYPS, src=SRC))
+    return report, html.html_report(report, top=10, n=200)
+
+
+def _outside_scripts(text: str) -> str:
+    return re.sub(r"<script>.*?</script>", "", text, flags=re.S)
+
+
+def test_every_system_and_section_is_there(page):
+    report, text = page
+    markup = _outside_scripts(text)
+    for system in ("good", "mid", "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"):
+        assert system in markup
+    for anchor in ("overview", "significance", "buckets", "worst", "signatures"):
+        assert f'id="{anchor}"' in markup
+    clusters = compare.ranked_clusters(report, compare.pairwise_significance(report, "bs", 200))
+    assert clusters[clusters["metric"] == "chrf"].iloc[0]["system"] == "good"
+    assert markup.count('class="seg"') == 10
+
+
+def test_user_text_is_escaped_never_markup(page):
+    _, text = page
+    markup = _outside_scripts(text)
+    assert "<script>alert" not in markup and "<img src=x" not in markup and "<b>tea</b>" not in markup
+    assert "&lt;script&gt;" in markup  # the output with a script element, shown as text
+    assert "&lt;img src=x onerror=alert(3)&gt;" in markup
+    # nowhere, not even inside plotly's figure JSON, does the system name close a script element
+    assert EVIL not in text
+    assert text.count("<script>") == text.count("</script>")
+
+
+def test_nothing_points_outside_the_file(page):
+    _, text = page
+    markup = _outside_scripts(text)
+    links = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', markup)
+    assert links and all(link.startswith("#") for link in links)
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+    assert text.count("plotly.js v") >= 1 and text.count("<script>") >= 2  # plotly inlined once, figures after
+
+
+def test_cli_writes_the_report(capsys, tmp_path):
+    out = tmp_path / "report.html"
+    code, stdout, err = run_cli(capsys, "report", "--testset", str(SAMPLE / "wmt21.en-de"), "-o", str(out),
+                                "--top", "5")
+    assert code == 0 and stdout == ""
+    assert f"wrote {out}" in err
+    text = out.read_text(encoding="utf-8")
+    for system in ("UEdin", "Online-W", "VolcTrans-GLAT"):
+        assert system in text
+    assert _outside_scripts(text).count('class="seg"') == 5
+
+
+def test_cli_report_errors_are_one_line(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "report", "--testset", str(tmp_path / "missing"), "-o", str(tmp_path / "r.html"))
+    assert code == 1 and err.startswith("mtdiag: error: ") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_overview_offers_the_report_download():
+    from tests.test_app import start
+
+    at = start()
+    assert not at.exception
+    buttons = at.get("download_button")
+    assert any("Download HTML report" in str(b.proto.label) for b in buttons)
