@@ -102,6 +102,19 @@ def read_word_counts(path: str | Path) -> dict[str, int]:
     return counts
 
 
+def dimensions(report) -> list[str]:
+    """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
+    words, every label column (``label:doc``, …), human-score bands and error categories when loaded."""
+    evalset = report.evalset
+    found = (["src_length"] if "src" in evalset.segments.columns else []) + ["ref_length", "ref_freq"]
+    found += [f"label:{c}" for c in evalset.segments.columns if c != "src"]
+    if evalset.human is not None and len(evalset.human):
+        found.append("human")
+    if evalset.annotations is not None and len(evalset.annotations):
+        found.append("error_category")
+    return found
+
+
 def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> Bucketing:
     """The buckets of ``report``'s pairs along one dimension (``BY`` or ``label:COLUMN``; see the module doc)."""
     evalset = report.evalset

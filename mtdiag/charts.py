@@ -205,3 +205,20 @@ def bucket_bars(table: pd.DataFrame, metric: str) -> go.Figure:
     fig.update_layout(barmode="group", height=380, margin=MARGIN, yaxis_title=_label(metric),
                       xaxis=dict(categoryorder="array", categoryarray=_texts(buckets)), legend_title_text="system")
     return fig
+
+
+def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
+    """The system × system p-values of :func:`mtdiag.compare.pairwise_significance` for one metric (rows and columns
+    in ranked order; ``clusters``: :func:`~mtdiag.compare.ranked_clusters`' rows of that metric): dark = the pair
+    differs significantly; each cell says its p-value, each axis label its cluster."""
+    names = list(matrix.index)
+    cluster_of = dict(zip(clusters["system"], clusters["cluster"]))
+    labels = [f"{_text(n)} ({cluster_of.get(n, '?')})" for n in names]
+    values = matrix.to_numpy(dtype=float)
+    text = [["" if np.isnan(v) else f"{v:.3f}" for v in row] for row in values]
+    fig = go.Figure(go.Heatmap(z=values, x=labels, y=labels, text=text, texttemplate="%{text}", zmin=0, zmax=0.2,
+                               colorscale=[[0, "#1d4ed8"], [0.25, "#93c5fd"], [1, "#f8fafc"]],
+                               colorbar=dict(title="p"), hovertemplate="%{y} vs %{x}: p = %{z:.4f}<extra></extra>"))
+    fig.update_layout(height=max(320, 34 * len(names) + 120), margin=dict(t=30, b=30, l=10, r=10),
+                      yaxis=dict(autorange="reversed"), xaxis=dict(tickangle=-40))
+    return fig

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from mtdiag import compare, diagnose
-from mtdiag import charts
+from mtdiag import charts, compare, diagnose, export
+from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
 
 current = state.current()
@@ -15,6 +15,10 @@ st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lo
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 
 cols = st.columns([2, 2, 3])
+ranked_by = cols[2].selectbox("Rank systems by", [m for m in report.metrics if metric_info(m).has_direction],
+                              key="ov_rank", format_func=widgets.metric_label,
+                              index=([m for m in report.metrics if metric_info(m).has_direction].index("chrf")
+                                     if "chrf" in report.metrics else 0))
 baseline = cols[0].selectbox("Baseline", ["(none)", *systems], index=1 if len(systems) > 1 else 0,
                              key="ov_baseline", help="Paired significance test of every system against this one.")
 method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
@@ -22,8 +26,9 @@ method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
 corpus = diagnose.corpus_table(report)
+corpus = corpus.sort_values(ranked_by, ascending=not metric_info(ranked_by).higher_is_better, kind="stable")
 best = diagnose.best_mask(corpus)
-st.dataframe(state.memo("overview_styler", current.key, (baseline, method),
+st.dataframe(state.memo("overview_styler", current.key, (baseline, method, ranked_by),
                         lambda: widgets.overview_styler(corpus, best, diagnose.significance_marks(corpus, sig))),
              column_config=widgets.overview_config(corpus), key="ov_table")
 widgets.downloads(corpus, "corpus_scores", "ov_table")
@@ -35,7 +40,26 @@ widgets.chart(current, "corpus_bars", (baseline, method),
 if sig is not None:
     st.caption("Error bars: 95% paired-bootstrap confidence intervals.")
 
-left, right = st.columns(2)
+st.subheader(f"Ranked significance: {widgets.metric_label(ranked_by)}")
+if len(systems) < 2:
+    widgets.explain("One system: nothing to rank.")
+else:
+    st.caption("Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) than the "
+               "one above it (WMT-style clusters); the matrix gives the p-value of every pair (row system tested "
+               "against the column system).")
+    pairwise = state.view(compare.pairwise_significance, spinner=state.SIGNIFICANCE_SPINNER)(
+        current, method, None, compare.DEFAULT_SEED, metrics=[ranked_by])
+    clusters = state.view(compare.ranked_clusters)(current, pairwise)
+    left, right = st.columns([2, 3])
+    with left:
+        widgets.table(clusters.drop(columns="metric"), key="ov_clusters", name=f"clusters_{ranked_by}", height=380)
+    with right:
+        order = list(clusters["system"])
+        matrix = export.pairwise_matrix(pairwise).loc[ranked_by].reindex(index=order, columns=order)
+        widgets.chart(current, "pvalue_heatmap", (ranked_by, method),
+                      lambda: charts.pvalue_heatmap(matrix, clusters), key="ov_matrix")
+
+left, right = st.columns([2, 3])
 with left:
     st.subheader("Best system per metric")
     widgets.table(diagnose.best_systems(corpus), key="ov_best", name="best_per_metric")
@@ -45,7 +69,7 @@ with right:
         widgets.explain("Choose a baseline to test every system against it.")
     else:
         widgets.table(diagnose.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
-                      height=320)
+                      height=420)
 with st.expander("Metric signatures"):
     for metric, signature in compare.report_signatures(report, sig).items():
         st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)

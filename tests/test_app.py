@@ -392,7 +392,14 @@ def test_ngram_with_markup_is_shown_escaped_in_markdown():
 def test_terminology_explains_without_terms_and_shows_terms_with_them():
     at = start()
     at.switch_page("pages/terminology.py").run()
+    # the default sample has terms (the TICO-19 en-de glossaries matched in its sources): every page shows data
+    assert table_with(at, "src_term", "occurrences")["occurrences"].sum() > 0
+    at.radio(key="data_mode").set_value("Upload files").run()  # an upload without terms
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("newstest2021.en-de.UEdin.txt")))
+    at.run()
     assert any("no term annotations" in i.value for i in at.info)
+    at.radio(key="data_mode").set_value("Test set folder").run()
     path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
     at.selectbox(key="data_set").set_value(path).run()
     assert not at.exception

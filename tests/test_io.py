@@ -487,7 +487,7 @@ def test_folder_names():
 @pytest.mark.parametrize(
     "folder, n, systems, refs, lang_pair, human_rows, term_rows",
     [
-        ("wmt21.en-de", 117, 6, ["A", "C", "D"], "en-de", 9 * 117, None),
+        ("wmt21.en-de", 117, 6, ["A", "C", "D"], "en-de", 9 * 117, 13),  # TICO-19 glossaries: 13 hits
         ("wmt21.en-ja", 150, 6, ["A"], "en-ja", None, 38),  # terms.tsv: 38 automatic glossary hits
         ("tico19.en-fr", 200, 1, ["A"], "en-fr", None, 159),  # terms.tsv: 159 human-annotated occurrences
     ],

@@ -14,6 +14,7 @@ import streamlit as st
 PAGES = (
     ("pages/overview.py", "Overview"),
     ("pages/segments.py", "Segments"),
+    ("pages/buckets.py", "Buckets"),
     ("pages/over_under.py", "Over/under-translation"),
     ("pages/waft_neva.py", "WAFT vs NEVA"),
     ("pages/terminology.py", "Terminology"),

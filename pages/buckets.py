@@ -1,0 +1,51 @@
+"""Buckets: every metric per group of segments (source length, reference length, rare words, documents, human
+score bands, error categories), and two systems compared inside each bucket."""
+
+import streamlit as st
+
+from mtdiag import buckets, charts, compare
+from mtdiag.highlight import escape_markdown
+from mtdiag.metrics import metric_info
+from mtdiag.ui import state, widgets
+
+LABELS = {"src_length": "source length (tokens)", "ref_length": "reference length (tokens)",
+          "ref_freq": "rarest reference word (frequency in the test set)", "human": "human score band",
+          "error_category": "heaviest human-marked error"}
+
+current = state.current()
+report, ev = current.report, current.evalset
+st.title("Buckets")
+st.caption("Where does each system do well or badly? Segments grouped along one dimension; every metric is "
+           "computed by its corpus formula inside each group (statistics summed, not segment scores averaged), as "
+           "compare-mt does.")
+
+choices = buckets.dimensions(report)
+c1, c2 = st.columns(2)
+by = c1.selectbox("Group segments by", choices, key="bk_by",
+                  format_func=lambda d: LABELS.get(d) or (f"label: {d.partition(':')[2]}" if d.startswith("label:")
+                                                          else d))
+directional = [m for m in report.metrics if metric_info(m).has_direction]
+metric = c2.selectbox("Metric for the chart", directional, key="bk_metric", format_func=widgets.metric_label,
+                      index=directional.index("chrf") if "chrf" in directional else 0)
+
+try:
+    grouping = state.view(buckets.bucketing)(current, by)
+except ValueError as exc:
+    st.error(escape_markdown(str(exc)))
+    st.stop()
+table = state.view(buckets.bucket_scores)(current, grouping)
+widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric), key="bk_chart")
+widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, height=360)
+
+if len(ev.systems) >= 2:
+    st.subheader("Two systems, bucket by bucket")
+    c1, c2, c3 = st.columns([2, 2, 1])
+    a = c1.selectbox("System A", ev.systems, key="bk_a")
+    b = c2.selectbox("System B", [s for s in ev.systems if s != a], key="bk_b")
+    method = c3.selectbox("Test", list(widgets.TEST_METHODS), key="bk_method",
+                          format_func=widgets.TEST_METHODS.__getitem__)
+    sig = state.view(buckets.bucket_significance, spinner=state.SIGNIFICANCE_SPINNER)(
+        current, grouping, a, b, method, None, compare.DEFAULT_SEED, [metric])
+    st.caption(f"{widgets.metric_label(metric)} of A and B in each bucket; better: +1 A is better, -1 B is better "
+               "(p < 0.05 marks it significant).")
+    widgets.table(sig, key="bk_sig", name=f"bucket_significance_{by.replace(':', '_')}", height=300)

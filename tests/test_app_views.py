@@ -1,0 +1,55 @@
+"""AppTest of the analysis views of issue 13 on every sample set: the Buckets page (each dimension the data allow,
+two systems per bucket) and the Overview's ranked significance (clusters and the p-value matrix)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
+    SAMPLE, SETS, clear_caches, navigation_like_the_server, no_data_argument, start, table_with)
+
+
+def _open(sample: str):
+    at = start()
+    at.selectbox(key="data_set").set_value(str(SAMPLE / sample)).run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_buckets_page_on_every_sample(name):
+    at = _open(name)
+    at.switch_page("pages/buckets.py").run()
+    assert not at.exception and not at.error
+    dimensions = at.selectbox(key="bk_by").options
+    assert "reference length (tokens)" in dimensions
+    for i, dimension in enumerate(dimensions):
+        at.selectbox(key="bk_by").select_index(i).run()
+        assert not at.exception and not at.error, dimension
+        table = table_with(at, "bucket", "system", "segments")
+        assert {"bucket", "system", "segments"} <= set(table.columns) and len(table) > 0
+        per_system = table.groupby("system")["segments"].sum()
+        assert (per_system > 0).all()
+        if "human" not in dimension and "error" not in dimension:  # every segment in exactly one bucket
+            assert per_system.nunique() == 1
+    if any(box.key == "bk_a" for box in at.selectbox):  # two systems or more
+        significance = table_with(at, "bucket", "delta", "p")
+        assert {"bucket", "delta", "p", "better"} <= set(significance.columns) and len(significance) > 0
+    assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_overview_ranks_systems_with_clusters(name):
+    at = _open(name)
+    corpus = table_with(at, "bleu", "chrf")
+    metric = at.selectbox(key="ov_rank").value
+    scores = list(corpus[metric])
+    assert scores == sorted(scores, reverse=True) or scores == sorted(scores)  # ranked by the chosen metric
+    if len(corpus) < 2:
+        return
+    clusters = table_with(at, "rank", "cluster")
+    assert list(clusters["rank"]) == list(range(1, len(corpus) + 1))
+    assert clusters["cluster"].iloc[0] == 1 and clusters["cluster"].is_monotonic_increasing
+    at.selectbox(key="ov_rank").set_value("bleu").run()
+    assert not at.exception
+    assert list(table_with(at, "rank", "cluster")["system"]) == list(table_with(at, "bleu", "chrf").index)
