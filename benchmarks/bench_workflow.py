@@ -1,6 +1,7 @@
 """The compare-mt-style workflow: corpus scores and n-gram tables of orders 1-4 for 2 systems (WMT21 en-de dev,
-reference A; issue 14, Targets). mtdiag does it in two processes: one ``mtdiag score`` call (default metrics) and
-one ``mtdiag ngrams --order 1,2,3,4`` call; compare-mt in one (BLEU and length ratio, n-gram difference analysis of
+reference A; issue 14, Targets). mtdiag does it in two processes: one ``mtdiag score`` call (``--metrics``: by
+default ``bleu,length_ratio``, the measures compare-mt computes here; ``all`` for mtdiag's default metrics) and one
+``mtdiag ngrams --order 1,2,3,4`` call; compare-mt in one (BLEU and length ratio, n-gram difference analysis of
 orders 1-4; its word-accuracy, bucket and example analyses switched off).
 
 compare-mt is a benchmark-only tool, NOT a dependency of mtdiag (it is not in requirements*.txt). Install it in a
@@ -31,14 +32,15 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21"
 SYSTEMS = ["Facebook-AI", "UEdin"]
 
 
-def commands(compare_mt: str | None) -> tuple[str, str | None]:
+def commands(compare_mt: str | None, metrics: str) -> tuple[str, str | None]:
     """(mtdiag workflow, compare-mt workflow or None) as shell command lines."""
     ref = DATA / "ref.A.txt"
     hyps = [DATA / f"newstest2021.en-de.{s}.txt" for s in SYSTEMS]
     named = " ".join(f"--hyp {shlex.quote(f'{s}={h}')}" for s, h in zip(SYSTEMS, hyps))
     mt = " ".join(f"--mt {shlex.quote(f'{s}={h}')}" for s, h in zip(SYSTEMS, hyps))
     python = shlex.quote(sys.executable)
-    ours = (f"{python} -m mtdiag score --ref {shlex.quote(str(ref))} {named} > /dev/null && "
+    chosen = "" if metrics == "all" else f" --metrics {shlex.quote(metrics)}"
+    ours = (f"{python} -m mtdiag score --ref {shlex.quote(str(ref))} {named}{chosen} > /dev/null && "
             f"{python} -m mtdiag ngrams --ht {shlex.quote(str(ref))} {mt} --order 1,2,3,4 > /dev/null")
     compare_mt = compare_mt or shutil.which("compare-mt")
     if compare_mt is None:
@@ -60,8 +62,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--compare-mt", metavar="PATH", help="the compare-mt executable (default: on PATH)")
+    parser.add_argument("--metrics", default="bleu,length_ratio", help="mtdiag score's metrics, or all "
+                        "(default: %(default)s, as compare-mt)")
     args = parser.parse_args()
-    ours, theirs = commands(args.compare_mt)
+    ours, theirs = commands(args.compare_mt, args.metrics)
     timed(ours)  # warm-up: numba's cache, the page cache
     if theirs:
         timed(theirs)
@@ -71,7 +75,7 @@ def main() -> None:
         if theirs:
             their_times.append(timed(theirs))
             ratios.append(our_times[-1] / their_times[-1])
-    print(f"mtdiag (score + ngrams --order 1,2,3,4): median {statistics.median(our_times):.2f} s "
+    print(f"mtdiag (score --metrics {args.metrics} + ngrams --order 1,2,3,4): median {statistics.median(our_times):.2f} s "
           f"(min {min(our_times):.2f}, max {max(our_times):.2f})")
     if theirs:
         print(f"compare-mt (BLEU, length, n-grams 1-4):  median {statistics.median(their_times):.2f} s "
