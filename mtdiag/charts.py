@@ -78,25 +78,6 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
     return fig
 
 
-def distribution_heatmap(shares: pd.DataFrame, metric: str) -> go.Figure:
-    """Share of each system's segments per score range (``diagnose.score_histogram``): one row per system."""
-    systems = list(dict.fromkeys(shares["system"]))
-    bins = list(dict.fromkeys(shares["bin"]))
-    grid = shares.pivot(index="system", columns="bin", values="share").reindex(index=systems, columns=bins)
-    counts = shares.pivot(index="system", columns="bin", values="segments").reindex(index=systems, columns=bins)
-    share = grid.to_numpy(dtype=float)
-    text = np.vectorize(lambda v: "" if not np.isfinite(v) or v == 0 else f"{v:.0%}" if v >= 0.01 else "<1%")(share)
-    # colour by the square root of the share, so that a few % stay visible next to a large "0" column
-    fig = go.Figure(go.Heatmap(z=np.sqrt(share), x=bins, y=_texts(systems), text=text, texttemplate="%{text}",
-                               customdata=np.dstack([share, counts.to_numpy(dtype=float)]), colorscale="Blues",
-                               zmin=0, zmax=1, showscale=False,
-                               hovertemplate="%{y}, %{x}: %{customdata[0]:.1%} of segments "
-                                             "(%{customdata[1]})<extra></extra>"))
-    fig.update_layout(height=max(220, 34 * len(systems) + 110), xaxis_title=f"segment {_label(metric)}",
-                      yaxis=dict(autorange="reversed"), margin=MARGIN)
-    return fig
-
-
 def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
     """``mp_n`` per order (x) and system (colour): the share of over-/under-matched n-grams."""
     palette = colours(frame["system"])
@@ -221,4 +202,36 @@ def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
                                colorbar=dict(title="p"), hovertemplate="%{y} vs %{x}: p = %{z:.4f}<extra></extra>"))
     fig.update_layout(height=max(320, 34 * len(names) + 120), margin=dict(t=30, b=30, l=10, r=10),
                       yaxis=dict(autorange="reversed"), xaxis=dict(tickangle=-40))
+    return fig
+
+
+def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box") -> go.Figure:
+    """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
+    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked."""
+    palette = colours(frame["system"])
+    fig = go.Figure()
+    for system, rows in frame.groupby("system", sort=False):
+        common = dict(y=rows["score"].to_numpy(dtype=float), name=_text(system), marker_color=palette[system],
+                      hoverinfo="y+name")
+        if kind == "violin":
+            fig.add_trace(go.Violin(**common, box_visible=True, meanline_visible=True, points=False))
+        else:
+            fig.add_trace(go.Box(**common, boxmean=True, boxpoints="outliers"))
+    fig.update_layout(height=420, showlegend=False, yaxis_title=f"segment {_label(metric)}", margin=MARGIN,
+                      xaxis=dict(tickangle=-40))
+    return fig
+
+
+def metric_scatter(frame: pd.DataFrame, x: str, y: str) -> go.Figure:
+    """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
+    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`)."""
+    palette = colours(frame["system"])
+    fig = go.Figure()
+    for system, rows in frame.groupby("system", sort=False):
+        fig.add_trace(go.Scattergl(x=rows[x], y=rows[y], mode="markers", name=_text(system),
+                                   marker=dict(color=palette[system], size=5, opacity=0.55),
+                                   customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
+                                   hovertemplate="%{fullData.name}, segment %{customdata}<br>%{x:.3f}, %{y:.3f}"
+                                                 "<extra></extra>"))
+    fig.update_layout(height=520, xaxis_title=_label(x), yaxis_title=_label(y), margin=MARGIN)
     return fig

@@ -129,27 +129,6 @@ def intervals(sig: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------- OTEM / UTEM
 
 
-def score_histogram(report, metric: str, bins: int = 10) -> pd.DataFrame:
-    """Per system, how many (and what share) of its segments fall in each score range: ``system, bin, segments,
-    share``. Exactly 0 is a range of its own (most OTEM segments are 0), then ``bins`` equal ranges up to the
-    maximum."""
-    seg = report.segments[metric]
-    values = seg.dropna()
-    top = float(values.max()) if len(values) else 0.0
-    edges = np.linspace(0.0, top if top > 0 else 1.0, bins + 1)
-    labels = ["0"] + [f"{_short(edges[i])}–{_short(edges[i + 1])}" for i in range(bins)]
-    rows = []
-    for system in report.evalset.systems:
-        v = seg.xs(system, level="system").dropna().to_numpy(dtype=float)
-        counts = [int((v == 0).sum())]
-        positive = v[v > 0]
-        hist = np.histogram(positive, bins=edges)[0] if len(positive) else np.zeros(bins, dtype=int)
-        counts += [int(c) for c in hist]
-        total = max(len(v), 1)
-        rows += [{"system": system, "bin": label, "segments": c, "share": c / total} for label, c in zip(labels, counts)]
-    return pd.DataFrame(rows, columns=["system", "bin", "segments", "share"])
-
-
 def _short(value: float) -> str:
     return f"{value:.3g}"
 
@@ -167,6 +146,32 @@ def distribution_summary(report, metric: str) -> pd.DataFrame:
     })
     frame.index.name = "system"
     return frame.reindex(report.evalset.systems)
+
+
+SCATTER_POINTS = 5_000  # a scatter shows at most this many points (a seeded random sample beyond)
+
+
+def sample_rows(frame: pd.DataFrame, limit: int = SCATTER_POINTS, seed: int = 0) -> pd.DataFrame:
+    """``frame`` itself when it has at most ``limit`` rows, else a seeded random sample of ``limit`` rows in their
+    original order (``attrs["total"]`` keeps the full count, for a "showing n of N" caption): 15,000 points in one
+    scatter are one mass, a uniform sample shows the same shape."""
+    total = len(frame)
+    out = frame if total <= limit else frame.sample(n=limit, random_state=seed).sort_index()
+    out = out.copy()
+    out.attrs["total"] = total
+    return out
+
+
+def metric_pairs(report, x: str, y: str, limit: int = SCATTER_POINTS) -> pd.DataFrame:
+    """Per (system, segment): the segment scores of two metrics (``system, seg, X, Y``), rows with either undefined
+    left out, at most ``limit`` of them (:func:`sample_rows`), for a metric-vs-metric scatter."""
+    return sample_rows(report.segments[list(dict.fromkeys([x, y]))].dropna().reset_index(), limit)
+
+
+def segment_scores(report, metric: str) -> pd.DataFrame:
+    """Per (system, segment): one metric's segment score (``system, seg, score``; undefined left out), for
+    per-system distributions."""
+    return report.segments[metric].dropna().rename("score").reset_index()
 
 
 def mp_per_order(report, metric: str) -> pd.DataFrame:

@@ -26,10 +26,9 @@ widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_i
               name=f"{metric}_summary")
 left, right = st.columns(2)
 with left:
-    st.markdown("**Segment scores** (share of each system's segments per score range)")
-    widgets.chart(current, "distribution", (metric,),
-                  lambda: charts.distribution_heatmap(state.view(diagnose.score_histogram)(current, metric), metric),
-                  key="ou_dist")
+    st.markdown("**Segment scores** (one box per system: median, quartiles, outliers; dashed = mean)")
+    scores = state.view(diagnose.segment_scores)(current, metric)
+    widgets.chart(current, "metric_box", (metric, "box"), lambda: charts.metric_box(scores, metric), key="ou_dist")
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
     mp = state.view(diagnose.mp_per_order)(current, metric)

@@ -18,7 +18,11 @@ if not {"waft", "neva"} <= set(report.metrics):
 frame = state.view(diagnose.word_order_table)(current)
 systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
-widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(frame), key="wn_scatter")
+points = diagnose.sample_rows(frame)
+widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points), key="wn_scatter")
+if len(points) < len(frame):
+    st.caption(f"Showing a random sample of {len(points):,} of {len(frame):,} segments (one mass otherwise); the "
+               "table below has them all.")
 
 st.subheader("Disagreeing segments")
 reverse = st.toggle("WAFT > NEVA first (the opposite disagreement, e.g. short outputs)", key="wn_reverse")

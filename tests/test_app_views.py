@@ -53,3 +53,18 @@ def test_overview_ranks_systems_with_clusters(name):
     at.selectbox(key="ov_rank").set_value("bleu").run()
     assert not at.exception
     assert list(table_with(at, "rank", "cluster")["system"]) == list(table_with(at, "bleu", "chrf").index)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_distributions_page_box_violin_and_scatter(name):
+    at = _open(name)
+    at.switch_page("pages/distributions.py").run()
+    assert not at.exception and not at.error
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    box = charts[0].proto.spec
+    assert '"type":"box"' in box
+    at.segmented_control(key="dist_kind").set_value("violin").run()
+    assert '"type":"violin"' in at.get("plotly_chart")[0].proto.spec
+    assert '"type":"scattergl"' in at.get("plotly_chart")[1].proto.spec
+    assert any(c.value.startswith("Showing ") for c in at.caption)

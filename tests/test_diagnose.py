@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mtdiag import diagnose, segments, triage
@@ -130,13 +131,17 @@ def test_mp_per_order_equals_the_summed_statistics(report):
     assert row["mp"] == pytest.approx(stats[2] / stats[4])
 
 
-def test_score_histogram_keeps_zero_apart(report):
-    hist = diagnose.score_histogram(report, "otem", bins=4)
-    rep = hist[hist["system"] == "rep"]
-    assert list(rep["bin"])[0] == "0" and len(rep) == 5
-    assert rep["segments"].sum() == 4 and rep.iloc[0]["segments"] == 3  # three segments without repeats
-    assert rep["share"].sum() == pytest.approx(1.0)
-    assert hist[hist["system"] == "good"].iloc[0]["share"] == 1.0
+def test_distribution_frames_and_sampling(report):
+    scores = diagnose.segment_scores(report, "otem")
+    assert list(scores.columns) == ["system", "seg", "score"] and len(scores) == 8
+    pairs = diagnose.metric_pairs(report, "chrf", "ter")
+    assert list(pairs.columns) == ["system", "seg", "chrf", "ter"] and pairs.attrs["total"] == 8
+    big = pd.DataFrame({"v": np.arange(20_000)})
+    sample = diagnose.sample_rows(big, limit=5_000)
+    assert len(sample) == 5_000 and sample.attrs["total"] == 20_000
+    assert sample["v"].is_monotonic_increasing and sample["v"].nunique() == 5_000
+    assert diagnose.sample_rows(big, limit=5_000)["v"].tolist() == sample["v"].tolist()  # seeded
+    assert diagnose.sample_rows(big.head(10)).equals(big.head(10))
 
 
 def test_frequent_ngrams_and_their_segments(report):

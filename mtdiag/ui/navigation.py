@@ -15,6 +15,7 @@ PAGES = (
     ("pages/overview.py", "Overview"),
     ("pages/segments.py", "Segments"),
     ("pages/buckets.py", "Buckets"),
+    ("pages/distributions.py", "Distributions"),
     ("pages/over_under.py", "Over/under-translation"),
     ("pages/waft_neva.py", "WAFT vs NEVA"),
     ("pages/terminology.py", "Terminology"),
