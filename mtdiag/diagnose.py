@@ -440,6 +440,35 @@ def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None 
     return spans(system), spans(ref)
 
 
+def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
+                      hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
+    """N-grams one system produces and another never does (MT-ComparEval #23): Aikawa & Rarrick's tables with
+    system ``b`` in the place of the human translation. ``{"only_a": …, "only_b": …}``, each ``ngram``, ``a_count``,
+    ``b_count``, ``segments`` (where the system that has it uses it), ``n_segments``; ``hide_function_words`` as in
+    :func:`ngram_rows`. For orders 3–4 the kept words are ``b``'s 100 most frequent (the paper's transform, with
+    ``b`` as the corpus of reference)."""
+    from dataclasses import replace
+
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
+
+    if a == b:
+        raise ValueError("choose two different systems")
+    key = ("system_ngrams", a, b, order, min_count)
+    pair = replace(report.evalset, refs=report.evalset.hyps[[b]], hyps=report.evalset.hyps[[a]], terms=None,
+                   human=None, annotations=None, scores=None, imported=())
+    tables = report.context.memo(key, lambda: build(pair, ht_ref=b, orders=(order,), min_count=min_count,
+                                                    options=report.context.options))
+    table = tables.table(a, order)
+    out = {}
+    for name, frame in (("only_a", table.mt_only), ("only_b", table.ht_only)):
+        frame = frame.rename(columns={"mt_count": "a_count", "ht_count": "b_count"})[
+            ["ngram", "a_count", "b_count", "segments"]]
+        if hide_function_words:
+            frame = _content_only(frame, ["ngram"], report.context.tgt_lang)
+        out[name] = frame.assign(n_segments=[len(x) for x in frame["segments"]]).reset_index(drop=True)
+    return out
+
+
 def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2, ht_ref: str | None = None,
                hide_function_words: bool = False) -> pd.DataFrame:
     """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order (:func:`ngram_tables`), with

@@ -65,6 +65,32 @@ class OrangeKing:
     explanation: str | None = None
 
 
+def plain_words(table: pd.DataFrame, n_systems: int) -> list[str]:
+    """One sentence per metric of an ORANGE/KING ``table`` saying what its numbers mean against chance (Amigó et
+    al. 2006 §2.2: a random metric has ORANGE 0.5 and KING 1/|A|): above chance, the metric can tell a human
+    translation from system output; at or below it, it cannot — below 0.5 it even prefers system output, so it
+    must not be used to judge how human-like a system is."""
+    chance_king = 1 / max(n_systems, 1)
+    sentences = []
+    for metric, row in table.iterrows():
+        orange, king = float(row["orange"]), float(row["king"])
+        label = metric_info(metric).label
+        head = (f"{label}: scores a held-out human translation at least as high as a system output in "
+                f"{orange:.0%} of comparisons (a coin: 50%)")
+        if orange > 0.5:
+            verdict = ("— it can tell human from machine translation, and ranks the human one above every system in "
+                       f"{king:.0%} of cases (chance: {chance_king:.0%}).")
+        elif orange == 0.5:
+            verdict = "— no better than a coin at telling human from machine translation."
+        else:
+            verdict = ("— below chance: it prefers system output to human translation, so it rewards machine-like "
+                       "output; don't use it to judge how human-like a system is.")
+        if row.get("tie_share", 0) >= 0.5:
+            verdict += f" (Mostly ties: {row['tie_share']:.0%} of comparisons score human and system the same.)"
+        sentences.append(f"{head} {verdict}")
+    return sentences
+
+
 @dataclass(frozen=True)
 class Queen:
     """QUEEN of every system over a metric set (§3.1). ``systems``: QUEEN per system (the probability over all

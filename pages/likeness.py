@@ -4,6 +4,7 @@ import streamlit as st
 
 from mtdiag import diagnose, human, likeness
 from mtdiag import charts
+from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 
 current = state.current()
@@ -37,6 +38,10 @@ if section == "likeness":
                    "human).")
         table = result.table.reset_index()
         widgets.table(table, key="hl_ok", name="orange_king")
+        with st.container(border=True):
+            st.markdown("**In plain words**")
+            for sentence in likeness.plain_words(result.table, len(ev.systems)):
+                st.markdown(f"- {escape_markdown(sentence)}")
         left, right = st.columns(2)
         widgets.chart(current, "orange", metrics, lambda: charts.likeness_bars(table, "orange", "metric", "ORANGE", 0.5),
                       key="hl_orange", where=left)

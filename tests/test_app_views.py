@@ -68,3 +68,21 @@ def test_distributions_page_box_violin_and_scatter(name):
     assert '"type":"violin"' in at.get("plotly_chart")[0].proto.spec
     assert '"type":"scattergl"' in at.get("plotly_chart")[1].proto.spec
     assert any(c.value.startswith("Showing ") for c in at.caption)
+
+
+def test_ngrams_between_two_systems():
+    at = _open("wmt21.en-de")
+    at.switch_page("pages/ngrams.py").run()
+    at.radio(key="ng_mode").set_value("system").run()
+    assert not at.exception and not at.error
+    system, other = at.selectbox(key="ng_system").value, at.selectbox(key="ng_other").value
+    assert system != other
+    rows = at.dataframe(key="ng_sys_only_a").value
+    assert len(rows) > 0 and (rows["b_count"] == 0).all() and (rows["a_count"] >= 2).all()
+    at.session_state["ng_sys_only_a"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert "mtd-k-ngram" in "".join(h.proto.body for h in at.get("html"))
+    at.segmented_control(key="ng_side").set_value("only_b").run()
+    other_rows = at.dataframe(key="ng_sys_only_b").value
+    assert (other_rows["a_count"] == 0).all() and (other_rows["b_count"] >= 2).all()

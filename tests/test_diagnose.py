@@ -224,3 +224,20 @@ def test_no_terms_means_no_term_views(report):
     assert "missed_term" not in segments.queue(report).columns
 
 
+
+
+def test_system_vs_system_ngrams():
+    refs = {"A": ["the cat sat", "a dog ran", "it rains"]}
+    hyps = {"x": ["the cat sat down", "a dog ran down", "it rains"], "y": ["the cat sat", "a hound ran", "it pours"]}
+    report = evaluate(evalset_from_lists(refs, hyps))
+    tables = diagnose.system_ngram_rows(report, "x", "y", 1, min_count=1)
+    only_x = dict(zip(tables["only_a"]["ngram"], zip(tables["only_a"]["a_count"], tables["only_a"]["b_count"])))
+    only_y = dict(zip(tables["only_b"]["ngram"], zip(tables["only_b"]["a_count"], tables["only_b"]["b_count"])))
+    assert only_x == {"down": (2, 0), "dog": (1, 0), "rains": (1, 0)}
+    assert only_y == {"hound": (0, 1), "pours": (0, 1)}
+    down = tables["only_a"].set_index("ngram").loc["down"]
+    assert list(down["segments"]) == [0, 1] and down["n_segments"] == 2
+    mirrored = diagnose.system_ngram_rows(report, "y", "x", 1, min_count=1)
+    assert set(mirrored["only_a"]["ngram"]) == set(only_y) and set(mirrored["only_b"]["ngram"]) == set(only_x)
+    with pytest.raises(ValueError, match="two different systems"):
+        diagnose.system_ngram_rows(report, "x", "x", 1)

@@ -233,3 +233,17 @@ def test_unknown_or_unusable_metrics_are_value_errors():
         likeness_scores(evalset, metrics=("nope",))
     with pytest.raises(ValueError, match="needs terms"):
         likeness_scores(evalset, metrics=("term_exact",))
+
+
+def test_plain_words_say_what_orange_and_king_mean_against_chance():
+    import pandas as pd
+
+    from mtdiag.likeness import plain_words
+
+    table = pd.DataFrame({"orange": [0.72, 0.5, 0.31], "king": [0.4, 0.1, 0.02], "tie_share": [0.0, 0.0, 0.6]},
+                         index=pd.Index(["chrf", "bleu", "otem"], name="metric"))
+    chrf, bleu, otem = plain_words(table, n_systems=5)
+    assert chrf.startswith("chrF: scores a held-out human translation at least as high as a system output in 72%")
+    assert "can tell human from machine" in chrf and "40% of cases (chance: 20%)" in chrf
+    assert "no better than a coin" in bleu
+    assert "below chance" in otem and "don't use it" in otem and "Mostly ties: 60%" in otem

@@ -309,7 +309,8 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,
                  limit: int = 20, ref: str | None = None) -> None:
     """Several segments of one system (source, first reference, hypothesis), e.g. the segments an n-gram opens.
-    ``spans_for(seg) -> (hyp_spans, ref_spans)`` adds highlights."""
+    ``spans_for(seg) -> (hyp_spans, ref_spans)`` adds highlights. ``ref`` may also name another system (shown in
+    the reference's place, for system-vs-system views)."""
     ev = current.evalset
     segments = list(segments)
     if not segments:
@@ -326,8 +327,9 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
         block = [f'<div class="mtd-note">segment {highlight.segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))
-        block.append(highlight.render_marked_text(ev.refs.at[seg, ref], ref_tokens, ref_spans, label=f"Ref {ref}",
-                                                  max_tokens=120))
+        is_ref = ref in ev.ref_names
+        block.append(highlight.render_marked_text(ev.refs.at[seg, ref] if is_ref else ev.hyps.at[seg, ref], ref_tokens,
+                                                  ref_spans, label=f"Ref {ref}" if is_ref else ref, max_tokens=120))
         block.append(highlight.render_marked_text(ev.hyps.at[seg, system], hyp_tokens, hyp_spans,
                                                   label=system, max_tokens=120))
         parts.append("".join(block) + "<hr style='margin:0.4rem 0;opacity:0.3'>")
