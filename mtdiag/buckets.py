@@ -102,6 +102,18 @@ def read_word_counts(path: str | Path) -> dict[str, int]:
     return counts
 
 
+_DESCRIPTIONS = {"src_length": "source length (tokens)", "ref_length": "reference length (tokens)",
+                 "ref_freq": "rarest reference word (frequency in the test set)", "human": "human score band",
+                 "error_category": "heaviest human-marked error"}
+
+
+def describe(dimension: str) -> str:
+    """A dimension in words (``label:doc`` -> ``label: doc``); anything else unchanged."""
+    if dimension.startswith("label:"):
+        return f"label: {dimension.partition(':')[2]}"
+    return _DESCRIPTIONS.get(dimension, dimension)
+
+
 def dimensions(report) -> list[str]:
     """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
     words, every label column (``label:doc``, …), human-score bands and error categories when loaded."""

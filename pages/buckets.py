@@ -8,10 +8,6 @@ from mtdiag.highlight import escape_markdown
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
 
-LABELS = {"src_length": "source length (tokens)", "ref_length": "reference length (tokens)",
-          "ref_freq": "rarest reference word (frequency in the test set)", "human": "human score band",
-          "error_category": "heaviest human-marked error"}
-
 current = state.current()
 report, ev = current.report, current.evalset
 st.title("Buckets")
@@ -22,8 +18,7 @@ st.caption("Where does each system do well or badly? Segments grouped along one 
 choices = buckets.dimensions(report)
 c1, c2 = st.columns(2)
 by = c1.selectbox("Group segments by", choices, key="bk_by",
-                  format_func=lambda d: LABELS.get(d) or (f"label: {d.partition(':')[2]}" if d.startswith("label:")
-                                                          else d))
+                  format_func=buckets.describe)
 directional = [m for m in report.metrics if metric_info(m).has_direction]
 metric = c2.selectbox("Metric for the chart", directional, key="bk_metric", format_func=widgets.metric_label,
                       index=directional.index("chrf") if "chrf" in directional else 0)
