@@ -23,6 +23,8 @@ scores = state.view(diagnose.segment_scores)(current, metric)
 widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind), key="dist_box")
 st.caption("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, "
            "dashed line = mean.")
+widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="dist_summary",
+              name=f"{metric}_distribution")
 
 st.subheader("One metric against another")
 c1, c2 = st.columns(2)

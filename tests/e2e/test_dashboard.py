@@ -12,18 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from mtdiag.ui.navigation import PAGES as NAVIGATION
+
 REPO = Path(__file__).resolve().parents[2]
 DE = REPO / "sample_data" / "wmt21.en-de"
-PAGES = [
-    ("overview", "Overview"),
-    ("segments", "Segments"),
-    ("over_under", "Over/under-translation"),
-    ("waft_neva", "WAFT vs NEVA"),
-    ("terminology", "Terminology"),
-    ("ngrams", "N-grams"),
-    ("likeness", "Human likeness & human scores"),
-    ("compare", "Compare"),
-]
+PAGES = [(Path(path).stem, title) for path, title in NAVIGATION]  # every page of the dashboard
 SCRIPT = "<script>window.__xss=1</script>"
 IMG = '<img src=x onerror="window.__xss=2">'
 
@@ -78,6 +71,8 @@ def test_every_page_renders(streamlit_server, page, blocked_requests, screenshot
         open_page(page, title)
         expect(page.get_by_test_id("stException")).to_have_count(0)
         expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+        # issue 13: every page of the default sample shows data with nothing clicked
+        expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=60_000)
         screenshot(page, screenshot_dir / f"{slug}.png")
     # the sample set with human term annotations, for the terminology view with data
     page.get_by_test_id("stSelectbox").filter(has_text="Test set").locator("input").fill("tico19")
@@ -114,7 +109,7 @@ def test_uploaded_system_is_scored_and_its_markup_never_runs(streamlit_server, p
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
 
     open_page(page, "Segments")
-    search = page.get_by_label("Search source, references and output")
+    search = page.get_by_role("textbox", name="Search source, references and outputs")
     search.fill("__xss")
     search.press("Enter")
     settle(page, "Segments")
