@@ -31,7 +31,14 @@ best = diagnose.best_mask(corpus)
 st.dataframe(state.memo("overview_styler", current.key, (baseline, method, ranked_by),
                         lambda: widgets.overview_styler(corpus, best, diagnose.significance_marks(corpus, sig))),
              column_config=widgets.overview_config(corpus), key="ov_table")
-widgets.downloads(corpus, "corpus_scores", "ov_table")
+row = st.container(horizontal=True, gap="small")
+with row:
+    widgets.downloads(corpus, "corpus_scores", "ov_table", excel=True, json=True)
+    st.download_button("LaTeX", key="dl_latex_ov_table", on_click="ignore", icon=":material/download:",
+                       data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig)),
+                       file_name="corpus_scores.tex", mime="text/x-tex",
+                       help="A booktabs table of the corpus scores; with a baseline, 95% intervals and † where a "
+                            "system is significantly better than it. Signatures as % comments.")
 
 st.subheader("Corpus scores")
 errors = diagnose.intervals(sig) if sig is not None else None

@@ -86,3 +86,9 @@ def test_ngrams_between_two_systems():
     at.segmented_control(key="ng_side").set_value("only_b").run()
     other_rows = at.dataframe(key="ng_sys_only_b").value
     assert (other_rows["a_count"] == 0).all() and (other_rows["b_count"] >= 2).all()
+
+
+def test_overview_offers_latex_with_significance_marks():
+    at = _open("wmt21.en-de")
+    labels = [str(b.proto.label) for b in at.get("download_button")]
+    assert {"CSV", "Excel", "JSON", "LaTeX"} <= set(labels)
