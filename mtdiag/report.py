@@ -134,7 +134,7 @@ def _worst(report, top: int) -> str:
     queue = segments.queue(report).head(top)
     ev = report.evalset
     parts = [f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>",
-             "<p>Worst first by the problem score (mean badness percentile of TER, chrF and OTEM in this test set; "
+             "<p>Worst first by the problem score (geometric mean of the badness percentiles of TER, chrF and OTEM in this test set; "
              "the order of <code>mtdiag triage</code>), with the evidence marked.</p>",
              highlight.render_legend(list(highlight.KINDS))]
     score_metrics = segments.score_columns(report)

@@ -13,7 +13,7 @@ SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread"
 current = state.current()
 report, ev = current.report, current.evalset
 st.title("Segments")
-st.caption("Worst first by the problem score (0–1: the mean badness percentile of TER, chrF and OTEM in this test "
+st.caption("Worst first by the problem score (0–1: the geometric mean of the badness percentiles of TER, chrF and OTEM in this test "
            "set; the same order as `mtdiag triage`). Select a row to open its source with every system's output.")
 
 view_as = st.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)

@@ -35,9 +35,10 @@ def report():
     return evaluate(evalset_from_lists({"ref": refs}, hyps), Options(metrics=("ter", "chrf", "otem", "bleu")))
 
 
-def test_problem_is_the_mean_badness_percentile_of_ter_chrf_otem(report):
+def test_problem_is_the_geometric_mean_badness_percentile_of_ter_chrf_otem(report):
     scores = triage.problem_scores(report)
-    expected = np.mean([triage.badness_percentile(report.segments[m], m) for m in ("ter", "chrf", "otem")], axis=0)
+    percentiles = [triage.badness_percentile(report.segments[m], m) for m in ("ter", "chrf", "otem")]
+    expected = np.prod(percentiles, axis=0) ** (1 / 3)
     np.testing.assert_allclose(scores["problem"].to_numpy(), expected)
     per_source = scores["relative"].groupby(level="seg").sum()
     np.testing.assert_allclose(per_source.to_numpy(), 0.0, atol=1e-12)  # relative to the source's mean

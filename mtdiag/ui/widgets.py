@@ -88,7 +88,7 @@ def column_config(frame: pd.DataFrame) -> dict:
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn(
                 "problem", min_value=0.0, max_value=1.0, format="%.3f",
-                help="problem score (0–1, higher = worse): mean badness percentile of TER, chrF and OTEM in this "
+                help="problem score (0–1, higher = worse): geometric mean of the badness percentiles of TER, chrF and OTEM in this "
                      "test set (docs/triage.md)")
         elif column == "human":
             config[column] = st.column_config.NumberColumn("human", format="%.2f",
