@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from mtdiag.api import evaluate
-from mtdiag.metrics import REGISTRY
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
     DE,
@@ -32,13 +31,7 @@ from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_
 EVALSET = load_folder(DE)
 
 
-@pytest.fixture(autouse=True)
-def registry_restored():
-    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
-    before = dict(REGISTRY)
-    yield
-    REGISTRY.clear()
-    REGISTRY.update(before)
+pytestmark = pytest.mark.usefixtures("registry_restored")  # imported metrics register process-wide
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from mtdiag import cli
 from mtdiag.api import evaluate
-from mtdiag.metrics import REGISTRY
 from mtdiag.errors import InputError
 from mtdiag.io import load_folder
 from mtdiag.io.scores import comet_metric_name, with_comet_scores
@@ -23,13 +22,7 @@ from tests.conftest import SAMPLE
 DE = SAMPLE / "wmt21.en-de"
 
 
-@pytest.fixture(autouse=True)
-def registry_restored():
-    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
-    before = dict(REGISTRY)
-    yield
-    REGISTRY.clear()
-    REGISTRY.update(before)
+pytestmark = pytest.mark.usefixtures("registry_restored")  # imported metrics register process-wide
 
 
 def overlap(src: str, mt: str, ref: str) -> float:
