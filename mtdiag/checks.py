@@ -166,7 +166,8 @@ def loop_positions(ids: np.ndarray, offsets: np.ndarray, words: np.ndarray,
 
 def _loops_per_segment(side, words: np.ndarray) -> np.ndarray:
     marked = loop_positions(side.ids, side.offsets, words)
-    return np.add.reduceat(marked, side.offsets[:-1]) > 0 if len(marked) else np.zeros(side.n_segments, bool)
+    seg_of = np.repeat(np.arange(side.n_segments), side.lengths)
+    return np.bincount(seg_of[marked], minlength=side.n_segments) > 0
 
 
 def repetition(report) -> pd.Series:

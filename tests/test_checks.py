@@ -230,3 +230,13 @@ def test_flag_names_are_comma_joined_in_flag_order():
     assert fired == [f for f in checks.FLAGS if f in fired]
     assert names[("sys", 1)] == ""
     assert checks.check_evidence(report, "sys", 1) is None
+
+
+def test_empty_outputs_and_references_never_break_the_checks():
+    # empty segments inside and at the end of a side (np.add.reduceat would index past the end there)
+    report = evaluate(evalset_from_lists({"A": ["Ein Haus .", "", "Der Hund bellt bellt bellt .", ""]},
+                                         {"sys": ["Ein Haus .", "", "", ""], "loop": ["ein Haus ein Haus", "", "", ""]},
+                                         src=["A house .", "", "The dog barks .", ""]))
+    frame = checks.flag_frame(report)
+    assert not frame.loc["sys", "repetition"].any()
+    assert frame.loc["loop", "repetition"].tolist() == [True, False, False, False]  # (segment 3's reference loops)
