@@ -365,22 +365,27 @@ NUMBER = re.compile(r"\d+(?:[.,'\u00a0\u202f]\d+)*")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
+def _integer(digits: str) -> str:
+    """A digit string without leading zeros (never ``int()``: a hostile 10,000-digit number must not raise)."""
+    return digits.lstrip("0") or "0"
+
+
 def number_values(text: str) -> frozenset[str]:
     """Every value a written number can mean, as canonical decimal strings: ``3,5`` and ``3.5`` → {3.5};
     ``1,000`` → {1000, 1} (thousands or a decimal ``1.000``); ``1.234.567`` → {1234567}; ``35`` → {35}.
     A separator followed by exactly three digits may group thousands; the last separator may be a decimal mark
     when no other separator of the number is the same character."""
     groups = re.split(r"[.,'\u00a0\u202f]", text)
-    values = set()
     if len(groups) == 1:
-        return frozenset({str(int(text))})
+        return frozenset({_integer(text)})
+    values = set()
     if all(len(g) == 3 for g in groups[1:]):
-        values.add(str(int("".join(groups))))
+        values.add(_integer("".join(groups)))
     decimal_mark = text[-len(groups[-1]) - 1]
     others = {c for c in text[: -len(groups[-1]) - 1] if not c.isdigit()}
     if all(len(g) == 3 for g in groups[1:-1]) and decimal_mark in ".," and decimal_mark not in others:
-        whole, frac = int("".join(groups[:-1])), groups[-1].rstrip("0")
-        values.add(f"{whole}.{frac}" if frac else str(whole))
+        whole, frac = _integer("".join(groups[:-1])), groups[-1].rstrip("0")
+        values.add(f"{whole}.{frac}" if frac else whole)
     return frozenset(values)
 
 

@@ -240,3 +240,11 @@ def test_empty_outputs_and_references_never_break_the_checks():
     frame = checks.flag_frame(report)
     assert not frame.loc["sys", "repetition"].any()
     assert frame.loc["loop", "repetition"].tolist() == [True, False, False, False]  # (segment 3's reference loops)
+
+
+def test_hostile_numbers_never_raise():
+    huge = "9" * 10_000
+    assert checks.number_values(huge) == {huge}
+    assert checks.number_values("007") == {"7"} and checks.number_values("0,50") == {"0.5"}
+    report = _report([f"It is {huge} ."], [f"Es ist {huge} ."], {"sys": ["Es ist 9 ."]})
+    assert _flag(report, "sys", 0, "number_mismatch")
