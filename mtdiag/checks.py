@@ -262,9 +262,13 @@ def reordering(report) -> dict[str, np.ndarray]:
 
 
 def word_order(report) -> pd.Series:
-    segments = report.segments
-    noisy_margin = (segments["neva"] - segments["waft"]) > WORD_ORDER_MARGIN
-    return noisy_margin & _by_pair(report, {s: d > 0 for s, d in reordering(report).items()})
+    """The ``word_order`` flag alone (memoised: the WAFT/NEVA page needs it without the other checks)."""
+    def build():
+        segments = report.segments
+        margin = (segments["neva"] - segments["waft"]) > WORD_ORDER_MARGIN
+        return margin & _by_pair(report, {s: d > 0 for s, d in reordering(report).items()})
+
+    return report.context.memo(("checks", "word_order"), build)
 
 
 # ---------------------------------------------------------------------------------------------- untranslated

@@ -258,7 +258,7 @@ def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFra
     largest NEVA − WAFT."""
     frame = report.segments[["waft", "neva"]].copy()
     frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
-    frame["word_order"] = checks.flag_frame(report)["word_order"]
+    frame["word_order"] = checks.word_order(report)
     frame = frame.reset_index()
     if systems is not None:
         frame = frame[frame["system"].isin(list(systems))]
