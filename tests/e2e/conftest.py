@@ -182,7 +182,8 @@ def page(browser, blocked_requests):
 
 
 def wait_for_app(page, timeout: int = 60_000) -> None:
-    """Wait until Streamlit is connected, its script run has finished and no skeleton is visible.
+    """Wait until Streamlit is connected, its script run has finished, no skeleton is visible and no element of the
+    previous run is left (``data-stale``: a click's rerun may not have started when the run state is first read).
 
     Call after ``page.goto`` and after every interaction (a click, an upload, a widget change).
     """
@@ -192,7 +193,8 @@ def wait_for_app(page, timeout: int = 60_000) -> None:
         "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=timeout)
     page.wait_for_function(
         """() => ![...document.querySelectorAll("[data-testid='stSkeleton']")]
-                   .some(e => e.offsetParent !== null || e.getClientRects().length > 0)""",
+                   .some(e => e.offsetParent !== null || e.getClientRects().length > 0)
+               && !document.querySelector("[data-stale='true']")""",
         timeout=timeout,
     )
 

@@ -128,8 +128,9 @@ def test_a_saved_run_reopens_after_a_server_restart_without_scoring(page, blocke
         sidebar = page.get_by_test_id("stSidebar")
         sidebar.get_by_test_id("stBaseButton-secondary").filter(has_text="Open").click()
         wait_for_app(page)
-        expect(sidebar.get_by_text("saved run: before the restart", exact=False).first).to_be_visible()
-        expect(sidebar.get_by_text("117 segments · 6 systems · 3 references")).to_be_visible()
+        # the summary of the saved run (the sample's summary may still be fading out of the rerun: not that one)
+        summary = sidebar.locator("p", has_text="saved run: before the restart")
+        expect(summary.filter(has_text="117 segments · 6 systems · 3 references").first).to_be_visible()
         expect(page.get_by_test_id("stException")).to_have_count(0)
         chart = page.locator(".js-plotly-plot").first  # the Overview's bar chart names every system
         expect(chart).to_be_visible(timeout=30_000)
