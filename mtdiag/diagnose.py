@@ -285,11 +285,8 @@ def edit_tables(report, system: str, top: int | None = 50, hide_function_words: 
 
 def op_counts(report) -> pd.DataFrame:
     """Per system: how many substitutions, insertions and deletions its best-reference alignments have."""
-    rows = []
-    for system in report.evalset.systems:
-        pairs = report.evidence("waft", system).confusion_pairs()
-        totals = pairs.groupby("op")["count"].sum()
-        rows.append({"system": system, **{op: int(totals.get(op, 0)) for op in ("substitute", "insert", "delete")}})
+    rows = [{"system": system, **report.evidence("waft", system).operation_counts()}
+            for system in report.evalset.systems]
     return pd.DataFrame(rows, columns=["system", "substitute", "insert", "delete"]).set_index("system")
 
 

@@ -95,18 +95,49 @@ class TokenizeOptions:
         return token.lower() if self.lowercase else token
 
 
+# sacrebleu's ``TokenizerRegexp`` (the post-tokeniser of ``13a`` and ``zh``, mteval-v13a's rules) begins with
+# ``re.sub(r'([\{-\~\[-\` -\&\(-\+\:-\@\/])', r' \1 ', line)``: a space around every character of one class,
+# which includes the space itself, so the template is expanded in Python once per space. A single-character
+# pattern whose replacement is never rescanned is exactly a ``str.translate`` over the same characters.
+_SPACED = str.maketrans({chr(c): f" {chr(c)} " for c in [*range(0x20, 0x27), *range(0x28, 0x2C), 0x2F,
+                                                         *range(0x3A, 0x41), *range(0x5B, 0x61), *range(0x7B, 0x7F)]})
+
+
+class _PostTokenizer:
+    """sacrebleu's ``TokenizerRegexp``, character for character, with its first rule as one ``str.translate``
+    (:data:`_SPACED`); the other three rules (periods and commas next to non-digits, a dash after a digit) are
+    sacrebleu's own patterns, applied in its order. ``tests/test_tokenize.py`` checks the equality on every dev text."""
+
+    def __init__(self) -> None:
+        import re
+
+        self._rules = [(re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
+                       (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
+                       (re.compile(r"([0-9])(-)"), r"\1 \2 ")]
+
+    def __call__(self, line: str) -> str:
+        line = line.translate(_SPACED)
+        for pattern, replacement in self._rules:
+            line = pattern.sub(replacement, line)
+        return " ".join(line.split())
+
+
 @lru_cache(maxsize=None)
 def sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
-    """The sacrebleu tokeniser object for ``name`` (imported lazily: MeCab is heavy)."""
+    """The sacrebleu tokeniser object for ``name`` (imported lazily: MeCab is heavy). ``13a`` and ``zh`` get the
+    faster, identical :class:`_PostTokenizer` in place of sacrebleu's regular-expression post-tokeniser."""
     if name not in _TOKENIZER_CLASSES:
         raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     import importlib
 
     module_name, class_name = _TOKENIZER_CLASSES[name]
     try:
-        return getattr(importlib.import_module(module_name), class_name)()
+        tokenizer = getattr(importlib.import_module(module_name), class_name)()
     except RuntimeError as exc:  # sacrebleu raises this when MeCab/ipadic are missing
         raise RuntimeError(f"tokenizer {name!r} is not available: {exc}".strip()) from exc
+    if name in ("13a", "zh"):
+        tokenizer._post_tokenizer = _PostTokenizer()
+    return tokenizer
 
 
 @lru_cache(maxsize=2**18)

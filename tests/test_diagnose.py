@@ -241,3 +241,37 @@ def test_system_vs_system_ngrams():
     assert set(mirrored["only_a"]["ngram"]) == set(only_y) and set(mirrored["only_b"]["ngram"]) == set(only_x)
     with pytest.raises(ValueError, match="two different systems"):
         diagnose.system_ngram_rows(report, "x", "x", 1)
+
+
+def test_edit_operations_confusion_pairs_and_totals(report):
+    # "the cat cat cat sat on the mat ." against "the cat sat on the mat .": two inserted "cat"s; "Check the check
+    # valve ." against "Check the non-return valve .": check -> non-return; "Solenoid valves for injection timing"
+    # (lower-cased tokens) against "Injection timing solenoid valves": "injection timing" matched, the three words
+    # before it inserted and the two after it deleted (5 edits: WAFT 0, METRICS.md §2)
+    ops = report.evidence("waft", "rep").operations()
+    assert ops[ops.seg == 0][["op", "hyp", "ref"]].values.tolist() == [["insert", "cat", ""], ["insert", "cat", ""]]
+    assert ops[ops.seg == 2][["op", "hyp", "ref"]].values.tolist() == [["substitute", "check", "non-return"]]
+    assert (ops[ops.seg == 1].op.value_counts().to_dict()) == {"insert": 3, "delete": 2}
+    assert ops[ops.seg == 3].empty
+    pairs = report.evidence("waft", "rep").confusion_pairs()
+    assert pairs.iloc[0].tolist() == ["insert", "cat", "", 2]
+    assert pairs["count"].sum() == len(ops)
+    counts = diagnose.op_counts(report)
+    assert counts.loc["rep"].to_dict() == {"substitute": 1, "insert": 5, "delete": 2}
+    assert counts.loc["good"].to_dict() == {"substitute": 0, "insert": 0, "delete": 1}  # "non-return" is missing
+
+
+def test_edit_operations_are_the_drawn_alignments_and_totals_agree_on_the_sample():
+    from mtdiag.metrics.waft_neva import aligned_tokens
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    counts = diagnose.op_counts(report)
+    for system in report.evalset.systems[:3]:
+        edits = report.evidence("waft", system)
+        ops = edits.operations()
+        assert ops.groupby("op").size().to_dict() == {op: n for op, n in counts.loc[system].items() if n}
+        for seg in range(0, report.evalset.n_segments, 7):
+            drawn = [(op, h, r) for op, h, r, _, _ in aligned_tokens(
+                report.context.tokens.tokens(system, seg), report.context.tokens.tokens(edits.best_reference(seg), seg))
+                if op != "match"]
+            assert [tuple(row) for row in ops[ops.seg == seg][["op", "hyp", "ref"]].values] == drawn

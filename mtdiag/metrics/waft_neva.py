@@ -14,7 +14,7 @@ NEVA > WAFT flags word-order trouble (paper §5). ``shared/spec/METRICS.md`` §2
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -154,22 +154,55 @@ class EditEvidence:
         return align_tokens(hyp_tokens, ref_tokens)
 
     def operations(self) -> pd.DataFrame:
-        """Every non-match edit of every segment: ``seg, op, hyp, ref``."""
-        rows = []
+        """Every non-match edit of every segment: ``seg, op, hyp, ref`` (segment order, then alignment order).
+
+        One rapidfuzz ``editops`` call per segment on the token-id strings (the alignment :func:`aligned_tokens`
+        draws: rapidfuzz's opcodes are these edit operations grouped into blocks), then the tokens are looked up
+        for all edits at once.
+        """
+        tokens = self._ctx.tokens
+        hyp_side = tokens.hyps[self._system]
+        _, _, best = best_reference_edits(self._ctx, self._system)
+        ref_sides = list(tokens.refs.values())
+        hyp_strings = _as_strings(hyp_side)
+        ref_strings = [_as_strings(side) for side in ref_sides]
+        per_segment = [Levenshtein.editops(ref_strings[k][seg], hyp).as_list()
+                       for seg, (hyp, k) in enumerate(zip(hyp_strings, best.tolist()))]
+        counts = np.fromiter(map(len, per_segment), dtype=np.int64, count=len(per_segment))
+        flat = list(itertools.chain.from_iterable(per_segment))
+        if not flat:
+            return pd.DataFrame({"seg": np.zeros(0, np.int64), "op": [], "hyp": [], "ref": []})
+        tags, ref_pos, hyp_pos = (np.asarray(column) for column in zip(*flat))
+        seg = np.repeat(np.arange(len(per_segment), dtype=np.int64), counts)
+        ids_h, ids_r = np.full(len(flat), -1, dtype=np.int64), np.full(len(flat), -1, dtype=np.int64)
+        has_hyp = tags != "delete"
+        ids_h[has_hyp] = hyp_side.ids[hyp_side.offsets[seg[has_hyp]] + hyp_pos[has_hyp]]
+        has_ref = tags != "insert"
+        for k, side in enumerate(ref_sides):
+            pick = has_ref & (best[seg] == k)
+            ids_r[pick] = side.ids[side.offsets[seg[pick]] + ref_pos[pick]]
+        shown = np.append(tokens.vocab, "")  # id -1: no token on that side
+        return pd.DataFrame({"seg": seg, "op": pd.Series(tags).map(_OPCODE_NAMES).to_numpy(),
+                             "hyp": shown[ids_h], "ref": shown[ids_r]})
+
+    def operation_counts(self) -> dict[str, int]:
+        """Corpus totals of substitutions, insertions and deletions: the sizes of the edit blocks of the same
+        alignments (rapidfuzz opcodes), without looking up a token."""
         tokens = self._ctx.tokens
         _, _, best = best_reference_edits(self._ctx, self._system)
-        refs = list(tokens.refs)
-        for seg in range(self._ctx.evalset.n_segments):
-            hyp_tokens = tokens.tokens(self._system, seg)
-            ref_tokens = tokens.tokens(refs[int(best[seg])], seg)
-            rows.extend((seg, op, h, r) for op, h, r, _, _ in aligned_tokens(hyp_tokens, ref_tokens) if op != "match")
-        return pd.DataFrame(rows, columns=["seg", "op", "hyp", "ref"])
+        hyp_strings = _as_strings(tokens.hyps[self._system])
+        ref_strings = [_as_strings(side) for side in tokens.refs.values()]
+        totals = dict.fromkeys(("replace", "insert", "delete"), 0)
+        for seg, (hyp, k) in enumerate(zip(hyp_strings, best.tolist())):
+            for tag, ref_start, ref_end, hyp_start, hyp_end in Levenshtein.opcodes(ref_strings[k][seg], hyp):
+                if tag != "equal":
+                    totals[tag] += max(ref_end - ref_start, hyp_end - hyp_start)
+        return {_OPCODE_NAMES[tag]: count for tag, count in totals.items()}
 
     def confusion_pairs(self) -> pd.DataFrame:
         """Corpus counts of each edit: substitutions hyp->ref, insertions, deletions, most frequent first."""
         ops = self.operations()
-        counts = Counter(zip(ops["op"], ops["hyp"], ops["ref"]))
-        frame = pd.DataFrame([(op, h, r, n) for (op, h, r), n in counts.items()], columns=["op", "hyp", "ref", "count"])
+        frame = ops.groupby(["op", "hyp", "ref"], sort=False).size().reset_index(name="count")
         return frame.sort_values(["count", "op", "hyp", "ref"], ascending=[False, True, True, True], ignore_index=True)
 
 
