@@ -13,9 +13,9 @@ compared through its negated score, which orders exactly as the spec's ``100 −
   the highest KING.
 
 Scores come from the core: for ORANGE/KING, one :func:`mtdiag.api.evaluate` per held-out reference r on an
-EvalSet whose references are R−{r} and whose systems are the real systems plus r (named ``__human__``); for
-QUEEN, one per reference r on an EvalSet whose only reference is r and whose systems are the real systems plus the
-other references. Scores are compared exactly as computed (``≥``, so ties count for the human, as the paper's
+EvalSet whose references are R−{r} and whose systems are the real systems plus r; for QUEEN, one per reference r
+on an EvalSet whose only reference is r and whose systems are the real systems plus the other references. An
+evaluation both need is done once (with two references, every one of them). Scores are compared exactly as computed (``≥``, so ties count for the human, as the paper's
 definition says). A comparison with an undefined (NaN) score is left out. With fewer references than a measure
 needs, the result is empty and carries an explanation instead of raising.
 """
@@ -34,7 +34,6 @@ from mtdiag.api import Options, available_metrics, evaluate
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics import REGISTRY, metric_info
 
-HUMAN = "__human__"
 REF_PREFIX = "__ref__"
 DEFAULT_QUEEN_METRICS: tuple[str, ...] = ("waft", "neva", "bleu", "chrf")
 _PAPER = "Amigó et al. 2006"
@@ -270,19 +269,35 @@ class LikenessScores:
     def refs(self) -> list[str]:
         return self.evalset.ref_names
 
-    def _evaluate(self, refs: list[str], candidates: dict[str, pd.Series]):
-        subset = replace(self.evalset, refs=self.evalset.refs[refs],
-                         hyps=pd.DataFrame(candidates, index=self.evalset.refs.index), human=None)
-        return evaluate(subset, replace(self.options, metrics=self.metrics))
+    @cached_property
+    def _ref_names(self) -> dict[str, str]:
+        """The candidate name of each reference scored as a translation (never a system's name)."""
+        return {r: _fresh(REF_PREFIX + r, set(self.systems)) for r in self.refs}
+
+    @cached_property
+    def _reports(self) -> dict:
+        return {}
+
+    def _evaluate(self, refs: list[str], extra: list[str]):
+        """Every system and the references ``extra`` as candidates against the references ``refs`` — evaluated
+        once: with two references, ORANGE/KING's held-out set {B} with candidate A is QUEEN's single reference B
+        with candidate A, and both measures share the one report."""
+        key = (tuple(refs), tuple(extra))
+        if key not in self._reports:
+            candidates = {s: self.evalset.hyps[s] for s in self.systems}
+            candidates |= {self._ref_names[r]: self.evalset.refs[r] for r in extra}
+            subset = replace(self.evalset, refs=self.evalset.refs[refs],
+                             hyps=pd.DataFrame(candidates, index=self.evalset.refs.index), human=None)
+            self._reports[key] = evaluate(subset, replace(self.options, metrics=self.metrics))
+        return self._reports[key]
 
     @cached_property
     def held_out(self) -> dict[str, np.ndarray]:
         """Per metric, (n_seg, n_refs, n_systems + 1): x(a, R−{r}) for each system a, then x(r, R−{r})."""
-        human = _fresh(HUMAN, set(self.systems))
         columns = {m: [] for m in self.metrics}
         for ref in self.refs:
-            candidates = {s: self.evalset.hyps[s] for s in self.systems} | {human: self.evalset.refs[ref]}
-            report = self._evaluate([r for r in self.refs if r != ref], candidates)
+            candidates = [*self.systems, self._ref_names[ref]]
+            report = self._evaluate([r for r in self.refs if r != ref], [ref])
             for m in self.metrics:
                 columns[m].append(_oriented(report, m, list(candidates)))
         return {m: np.stack(blocks, axis=1) for m, blocks in columns.items()}
@@ -291,13 +306,12 @@ class LikenessScores:
     def pairs(self) -> dict[str, np.ndarray]:
         """Per metric, (n_seg, n_systems + n_refs, n_refs): x(c, r) against the single reference r, for the
         systems then the references as candidates (NaN where the candidate is r itself)."""
-        names = {r: _fresh(REF_PREFIX + r, set(self.systems)) for r in self.refs}
         n_seg, n_sys, m = self.evalset.n_segments, len(self.systems), len(self.refs)
         out = {x: np.full((n_seg, n_sys + m, m), np.nan) for x in self.metrics}
         for j, ref in enumerate(self.refs):
             others = [r for r in self.refs if r != ref]
-            candidates = {s: self.evalset.hyps[s] for s in self.systems} | {names[r]: self.evalset.refs[r] for r in others}
-            report = self._evaluate([ref], candidates)
+            candidates = [*self.systems, *(self._ref_names[r] for r in others)]
+            report = self._evaluate([ref], others)
             rows = [*range(n_sys), *(n_sys + self.refs.index(r) for r in others)]
             for x in self.metrics:
                 out[x][:, rows, j] = _oriented(report, x, list(candidates))

@@ -247,3 +247,24 @@ def test_plain_words_say_what_orange_and_king_mean_against_chance():
     assert "can tell human from machine" in chrf and "40% of cases (chance: 20%)" in chrf
     assert "no better than a coin" in bleu
     assert "below chance" in otem and "don't use it" in otem and "Mostly ties: 60%" in otem
+
+
+def test_two_references_evaluate_twice_and_both_measures_share_the_reports(monkeypatch):
+    from dataclasses import replace
+
+    import mtdiag.likeness as likeness
+
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    evalset = replace(evalset, refs=evalset.refs[["A", "C"]])
+    calls = []
+    real = likeness.evaluate
+    monkeypatch.setattr(likeness, "evaluate", lambda subset, options: calls.append(list(subset.refs)) or real(subset, options))
+    scores = likeness_scores(evalset, metrics=("bleu", "waft"))
+    held, pairs = scores.held_out, scores.pairs
+    assert sorted(calls) == [["A"], ["C"]]
+    n_sys = len(evalset.systems)
+    # x(A, {C}) is the same number in both: the held-out human's score and QUEEN's reference pair
+    assert np.array_equal(held["bleu"][:, 0, -1], pairs["bleu"][:, n_sys + 0, 1])
+    assert np.array_equal(held["waft"][:, 1, :n_sys], pairs["waft"][:, :n_sys, 0])
+    a, c = evalset.refs["A"][4], evalset.refs["C"][4]
+    assert held["bleu"][4, 0, -1] == pytest.approx(sacrebleu.sentence_bleu(a, [c]).score, abs=1e-9)
