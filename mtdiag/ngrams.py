@@ -5,10 +5,11 @@ dense integer id by pairing the id of its (n-1)-gram prefix with its last token 
 (``pandas.factorize``, a C hash table): ids are shared by all sides, so a system's n-gram and a reference's n-gram
 are equal exactly when their ids are equal. A side's multiset of n-grams per segment is then one sorted array of
 keys ``segment * n_grams + gram`` with counts (``numpy.unique``), and clipping, over-/under-counting and
-per-segment sums are array operations (``searchsorted``, ``minimum``, ``bincount``) — no Python loop over
+per-segment sums are array operations (``searchsorted`` into the merged reference keys, ``minimum``,
+cumulative sums) — no Python loop over
 n-grams or segments.
 
-References are counted once and reused for every system.
+References are counted and merged once and reused for every system.
 """
 
 from __future__ import annotations
@@ -36,17 +37,18 @@ class NgramCounts:
     gram: np.ndarray  # int64 n-gram id of each key
     n_segments: int
 
-    def lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Counts of the given (segment, gram) keys in this side; 0 where absent."""
-        if len(self.keys) == 0 or len(keys) == 0:
-            return np.zeros(len(keys), dtype=np.int64)
-        idx = np.searchsorted(self.keys, keys)
-        idx[idx == len(self.keys)] = 0
-        return np.where(self.keys[idx] == keys, self.counts[idx], 0)
+    @cached_property
+    def bounds(self) -> np.ndarray:
+        """``keys[bounds[i]:bounds[i+1]]`` are segment i's keys (the keys are sorted by segment)."""
+        bounds = np.zeros(self.n_segments + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.seg, minlength=self.n_segments), out=bounds[1:])
+        return bounds
 
     def per_segment(self, values: np.ndarray) -> np.ndarray:
-        """Sum ``values`` (one per key) within each segment."""
-        return np.bincount(self.seg, weights=values, minlength=self.n_segments)
+        """Sum integer ``values`` (one per key) within each segment, exactly (differences of a cumulative sum)."""
+        cumulative = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(values, out=cumulative[1:])
+        return cumulative[self.bounds[1:]] - cumulative[self.bounds[:-1]]
 
     @cached_property
     def totals(self) -> np.ndarray:
@@ -54,14 +56,29 @@ class NgramCounts:
         return self.per_segment(self.counts)
 
 
-class NgramIndex:
-    """N-gram ids of orders 1..max_order over several named sides of equal segment count."""
+@dataclass(frozen=True)
+class _ReferenceUnion:
+    """One order's (segment, n-gram) keys of every reference: ``keys`` sorted and distinct; per reference its
+    count of each key (``counts[j]``, with a 0 appended: index ``len(keys)`` stands for "not a reference key"), the
+    maximum and minimum over references likewise, and ``positions[j]``, where reference j's own keys sit."""
 
-    def __init__(self, sides: dict[Hashable, TokenSide], max_order: int):
+    keys: np.ndarray
+    counts: list[np.ndarray]
+    most: np.ndarray
+    least: np.ndarray
+    positions: list[np.ndarray]
+
+
+class NgramIndex:
+    """N-gram ids of orders 1..max_order over several named sides of equal segment count; ``references`` name the
+    sides every other side is compared with (their keys are merged once per order: one search per system)."""
+
+    def __init__(self, sides: dict[Hashable, TokenSide], max_order: int, references: tuple[Hashable, ...] = ()):
         if max_order < 1:
             raise ValueError("max_order must be at least 1")
         self.max_order = max_order
         self.sides = sides
+        self.references = tuple(references)
         names = list(sides)
         starts = np.cumsum([0] + [len(sides[k].ids) for k in names])
         self._side_range = {k: (int(starts[i]), int(starts[i + 1])) for i, k in enumerate(names)}
@@ -86,6 +103,8 @@ class NgramIndex:
             self._n_grams.append(len(uniq))
         self._first: dict[int, np.ndarray] = {}  # per order, built on first use (only n-gram texts need it)
         self._counts: dict[tuple[Hashable, int], NgramCounts] = {}
+        self._unions: dict[int, _ReferenceUnion] = {}
+        self._found: dict[tuple[Hashable, int], np.ndarray] = {}
 
     @staticmethod
     def _first_positions(grams: np.ndarray, n_grams: int) -> np.ndarray:
@@ -112,6 +131,54 @@ class NgramIndex:
                 n_segments=tokens.n_segments,
             )
         return self._counts[key]
+
+    def _union(self, n: int) -> _ReferenceUnion:
+        if n not in self._unions:
+            own = [self.counts(ref, n) for ref in self.references]
+            if len(own) == 1:
+                keys, positions = own[0].keys, [np.arange(len(own[0].keys), dtype=np.int64)]
+            else:
+                keys, inverse = np.unique(np.concatenate([c.keys for c in own]), return_inverse=True)
+                ends = np.cumsum([0] + [len(c.keys) for c in own])
+                positions = [inverse[ends[j]:ends[j + 1]] for j in range(len(own))]
+            counts = []
+            for c, pos in zip(own, positions):
+                laid_out = np.zeros(len(keys) + 1, dtype=np.int64)
+                laid_out[pos] = c.counts
+                counts.append(laid_out)
+            stacked = np.stack(counts) if counts else np.zeros((1, len(keys) + 1), dtype=np.int64)
+            self._unions[n] = _ReferenceUnion(keys, counts, stacked.max(axis=0), stacked.min(axis=0), positions)
+        return self._unions[n]
+
+    def _in_union(self, side: Hashable, n: int) -> np.ndarray:
+        """Where each key of ``side`` sits in the references' keys (``len(keys)`` where it is not one): one search
+        per side and order, shared by every metric and reference."""
+        if (side, n) not in self._found:
+            union, keys = self._union(n), self.counts(side, n).keys
+            pos = np.searchsorted(union.keys, keys)
+            found = pos < len(union.keys)
+            found[found] = union.keys[pos[found]] == keys[found]
+            self._found[(side, n)] = np.where(found, pos, len(union.keys))
+        return self._found[(side, n)]
+
+    def count_in_reference(self, side: Hashable, n: int, reference: Hashable) -> np.ndarray:
+        """Each of ``side``'s (segment, n-gram) keys counted in ``reference`` (0 where it lacks it)."""
+        return self._union(n).counts[self.references.index(reference)][self._in_union(side, n)]
+
+    def max_reference_count(self, side: Hashable, n: int) -> np.ndarray:
+        """Each of ``side``'s keys counted in every reference: the largest count (BLEU's clipping)."""
+        return self._union(n).most[self._in_union(side, n)]
+
+    def min_reference_count(self, side: Hashable, n: int) -> np.ndarray:
+        """Each of ``side``'s keys counted in every reference: the smallest count (0 if a reference lacks it)."""
+        return self._union(n).least[self._in_union(side, n)]
+
+    def counts_at_reference(self, side: Hashable, n: int, reference: Hashable) -> np.ndarray:
+        """Each of ``reference``'s keys counted in ``side`` (0 where ``side`` lacks it): the reverse lookup."""
+        union = self._union(n)
+        laid_out = np.zeros(len(union.keys) + 1, dtype=np.int64)
+        laid_out[self._in_union(side, n)] = self.counts(side, n).counts  # keys not in the union land on the spare slot
+        return laid_out[union.positions[self.references.index(reference)]]
 
     def gram_ids(self, n: int, gram: np.ndarray) -> np.ndarray:
         """The token ids of n-grams (shape (len(gram), n)), read from each n-gram's first occurrence."""
@@ -165,7 +232,7 @@ def clipped_ngram_statistics(index: NgramIndex, tokens, system: str, order: int)
     clipped, totals = [], []
     for n in range(1, order + 1):
         hyp = index.counts(("hyp", system), n)
-        rc = np.max([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in tokens.refs], axis=0)
+        rc = index.max_reference_count(("hyp", system), n)
         clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
         totals.append(hyp.totals)
     return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)

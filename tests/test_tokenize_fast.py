@@ -35,3 +35,21 @@ def test_the_fast_post_tokenizer_gives_sacrebleus_tokens(name, module, cls):
     texts = _texts() + _tricky(20_000)
     different = [text for text in texts if ours(text) != reference(text)]
     assert not different, different[:5]
+
+
+def test_folding_the_joined_tokens_is_folding_each_token():
+    from mtdiag.tokenize import TokenizeOptions, tokenize_text
+
+    greek = ["ΟΔΟΣ ΚΑΙ ΣΟΦΙΑ.", "Σ. ΑΣ'Σ", "ΑΣ, Σ-Σ ΟΔΟΣ(ΣΑ)", "İSTANBUL ΣΑΣ."]
+    for text in _texts()[::5] + greek + _tricky(2_000):
+        for name in ("13a", "zh", "intl"):
+            cased = tokenize_text(text, TokenizeOptions(name, lowercase=False, typography=False))
+            lowered = tokenize_text(text, TokenizeOptions(name, lowercase=True, typography=False))
+            assert lowered == tuple(token.lower() for token in cased), text
+
+
+def test_the_typography_scan_matches_exactly_the_translated_characters():
+    from mtdiag.tokenize import _TYPOGRAPHIC, _TYPOGRAPHY
+
+    found = {c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and _TYPOGRAPHIC.search(chr(c))}
+    assert found == set(_TYPOGRAPHY)

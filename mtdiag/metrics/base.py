@@ -335,7 +335,7 @@ class ScoringContext:
             else:
                 tokset = self.tokens if kind == "word" else self.cased_tokens
                 sides = {("ref", k): v for k, v in tokset.refs.items()} | {("hyp", k): v for k, v in tokset.hyps.items()}
-            return NgramIndex(sides, key[2])
+            return NgramIndex(sides, key[2], references=tuple(k for k in sides if k[0] == "ref"))
 
         return self.memo(key, build)
 

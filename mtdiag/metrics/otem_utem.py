@@ -92,7 +92,7 @@ class OTEM(_OverUnder):
         """Per candidate (segment, n-gram): candidate count, reference count (min over refs) and over-count."""
         index = ctx.word_ngrams(self.order)
         hyp = index.counts(("hyp", system), n)
-        rc = np.min([index.counts(("ref", ref), n).lookup(hyp.keys) for ref in ctx.tokens.refs], axis=0)
+        rc = index.min_reference_count(("hyp", system), n)
         cc = hyp.counts
         over = np.where((cc > rc) & (rc > 0), cc - rc, np.where((rc == 0) & (cc > 1), cc - 1, 0))
         return hyp, cc, rc, over
@@ -154,7 +154,7 @@ class UTEM(_OverUnder):
         """Per reference (segment, n-gram): reference count, candidate count and under-count."""
         index = ctx.word_ngrams(self.order)
         ref_counts = index.counts(("ref", ref), n)
-        cc = index.counts(("hyp", system), n).lookup(ref_counts.keys)
+        cc = index.counts_at_reference(("hyp", system), n, ("ref", ref))
         return ref_counts, ref_counts.counts, cc, np.maximum(ref_counts.counts - cc, 0)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:

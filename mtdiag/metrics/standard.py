@@ -147,9 +147,8 @@ class CHRF(Metric):
             columns = []
             for index, n in orders:
                 hyp = index.counts(("hyp", system), n)
-                ref_counts = index.counts(("ref", ref), n)
-                match = hyp.per_segment(np.minimum(hyp.counts, ref_counts.lookup(hyp.keys)))
-                ref_total = ref_counts.totals
+                match = hyp.per_segment(np.minimum(hyp.counts, index.count_in_reference(("hyp", system), n, ("ref", ref))))
+                ref_total = index.counts(("ref", ref), n).totals
                 columns += [np.where(ref_total > 0, hyp.totals, 0), ref_total, match]
             stats = np.column_stack(columns)
             f = chrf_from_stats(stats)
