@@ -20,6 +20,7 @@ Usage: ``python benchmarks/bench_workflow.py [--runs 5]``
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import statistics
@@ -52,9 +53,16 @@ def commands(compare_mt: str | None, metrics: str) -> tuple[str, str | None]:
     return ours, theirs
 
 
+# Both tools run as installed for a user: Python keeps bytecode caches. pip compiled compare-mt's modules when it
+# installed them; mtdiag's editable checkout gets its ``__pycache__`` on the warm-up run — unless the shell sets
+# PYTHONDONTWRITEBYTECODE (this machine's does), which would recompile mtdiag's modules on every run (~0.07 s a
+# process) and time the interpreter's compiler, not mtdiag. So the variable is dropped for both commands.
+ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(command: str) -> float:
     start = time.perf_counter()
-    subprocess.run(["sh", "-c", command], check=True)
+    subprocess.run(["sh", "-c", command], check=True, env=ENV)
     return time.perf_counter() - start
 
 
@@ -82,7 +90,7 @@ def main() -> None:
               f"(min {min(their_times):.2f}, max {max(their_times):.2f})")
         print(f"paired ratio mtdiag / compare-mt: median {statistics.median(ratios):.2f}x "
               f"(target: <= 1.0x)")
-        print("same pairing from outside: farm-bench --timeout 600 --vs " + shlex.quote(f"sh -c {shlex.quote(theirs)}")
+        print("same pairing from outside (with PYTHONDONTWRITEBYTECODE unset): farm-bench --timeout 600 --vs " + shlex.quote(f"sh -c {shlex.quote(theirs)}")
               + " -- sh -c " + shlex.quote(ours))
     else:
         print("compare-mt not found (see this script's docstring): mtdiag timed alone")

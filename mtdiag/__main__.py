@@ -1,7 +1,5 @@
 """``python -m mtdiag`` runs the command line."""
 
-import sys
+from mtdiag.cli import run
 
-from mtdiag.cli import main
-
-sys.exit(main())
+run()

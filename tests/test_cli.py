@@ -89,6 +89,27 @@ def test_python_dash_m_runs_the_cli():
     assert set(json.loads(done.stdout)["corpus"]["u"]) == {"neva"}
 
 
+def test_the_entry_point_flushes_everything_and_keeps_every_exit_code(tmp_path):
+    # run() ends the process with os._exit: output through a pipe and to a file must be complete, and the exit
+    # codes of success, --help, a usage error and an input error must be the usual ones
+    folder = SAMPLE / "wmt21.en-de"
+    score = [sys.executable, "-m", "mtdiag", "score", "--ref", str(folder / "ref.A.txt"), "--format", "tsv",
+             "--segments", "--hyp", f"u={folder / 'newstest2021.en-de.UEdin.txt'}", "--metrics", "bleu,chrf"]
+    piped = subprocess.run(score, capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stdout.endswith("\n")
+    assert len(piped.stdout.splitlines()) > len(folder.joinpath("ref.A.txt").read_text(encoding="utf-8").splitlines())
+    with open(tmp_path / "out.tsv", "w", encoding="utf-8") as out:
+        assert subprocess.run(score, stdout=out).returncode == 0
+    assert (tmp_path / "out.tsv").read_text(encoding="utf-8") == piped.stdout
+    helped = subprocess.run([sys.executable, "-m", "mtdiag", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "usage: mtdiag" in helped.stdout
+    usage = subprocess.run([sys.executable, "-m", "mtdiag", "score", "--bogus"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "unrecognized arguments: --bogus" in usage.stderr
+    missing = subprocess.run([sys.executable, "-m", "mtdiag", "score", "--ref", str(tmp_path / "none.txt"), "--hyp",
+                              f"s={tmp_path / 'none.txt'}"], capture_output=True, text=True)
+    assert missing.returncode == 1 and missing.stderr.startswith("mtdiag: error:")
+
+
 def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
     from mtdiag.cli import _load, build_parser
 

@@ -118,9 +118,16 @@ class _SideGrams:
 def frequent_words(vocab: np.ndarray, counts: np.ndarray, n: int = N_FREQUENT) -> np.ndarray:
     """Vocabulary ids of the ``n`` most frequent non-punctuation words (``counts`` per id), ties by the word
     ascending (Aikawa & Rarrick §2.2: "the hundred most frequent words ... lexicalized")."""
-    candidates = [i for i in np.flatnonzero(counts > 0) if not is_punctuation(vocab[i])]
-    candidates.sort(key=lambda i: (-counts[i], vocab[i]))
-    return np.asarray(candidates[:n], dtype=np.int64)
+    present = np.flatnonzero(counts > 0)
+    ranked = pd.DataFrame({"count": counts[present], "word": vocab[present], "id": present})
+    ranked = ranked.sort_values(["count", "word"], ascending=[False, True], kind="stable")
+    chosen = []
+    for i, word in zip(ranked["id"].tolist(), ranked["word"].tolist()):
+        if len(chosen) == n:
+            break
+        if not is_punctuation(word):
+            chosen.append(i)
+    return np.asarray(chosen, dtype=np.int64)
 
 
 def _lexical_space(vocab: np.ndarray) -> _Space:
