@@ -178,25 +178,18 @@ def _dask_session(address: str):
             cluster.close()
 
 
-def ngram_tables_on_dask(evalset: EvalSet, address: str, **kwargs):
-    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` of every system, one Dask task per system (``kwargs``:
-    ``ht_ref``, ``orders``, ``min_count``, ``options``). Each system's tables depend only on the HT and that
-    system (the frequent words kept at orders 3-4 come from the HT alone; the skewed table's sizes are the pair's),
-    so a task gets an EvalSet of the HT and one system and the tables are exactly the single-process ones
-    (``tests/test_chunks.py``). mtdiag's choice: tasks are systems, not slices of segments — the HT is tokenised
-    once per task, and a table's rows (counts and segment lists) need no merging."""
-    from mtdiag.metrics.ht_mt_ngrams import NgramTables, ngram_tables
+def ngram_tables_on_dask(evalset: EvalSet, address: str, chunk: int | None = None, **kwargs):
+    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` on a Dask cluster, partitioned by segments: slices of
+    ``chunk`` segments (default :data:`DEFAULT_CHUNK`), two passes of one task per slice (the HT's word counts,
+    summed to choose the words kept at orders 3-4; then each slice's n-gram counts and segment lists, merged here)
+    — :func:`~mtdiag.metrics.ht_mt_ngrams.partitioned_ngram_tables`. ``kwargs``: ``ht_ref``, ``orders``,
+    ``min_count``, ``options``, ``systems``. The tables are exactly the single-process ones (``tests/test_chunks.py``,
+    a real ``LocalCluster``)."""
+    from mtdiag.metrics.ht_mt_ngrams import partitioned_ngram_tables
 
-    ht_ref = kwargs.pop("ht_ref", None) or evalset.ref_names[0]
-    if evalset.terms is not None or evalset.human is not None or evalset.scores is not None:
-        evalset = replace(evalset, terms=None, human=None, scores=None, imported=(), annotations=None)
+    bounds = slices(evalset.n_segments, chunk or DEFAULT_CHUNK)
     with _dask_session(address) as client:
-        futures = [client.submit(ngram_tables, replace(evalset, refs=evalset.refs[[ht_ref]],
-                                                       hyps=evalset.hyps[[system]]),
-                                 ht_ref=ht_ref, pure=False, **kwargs)
-                   for system in evalset.systems]
-        parts = client.gather(futures)
-    first = parts[0]
-    return NgramTables(ht_ref=first.ht_ref, orders=first.orders, min_count=first.min_count, options=first.options,
-                       frequent_words=first.frequent_words,
-                       tables={system: part.tables[system] for system, part in zip(evalset.systems, parts)})
+        def run(function, arguments):
+            return client.gather([client.submit(function, *a, pure=False) for a in arguments])
+
+        return partitioned_ngram_tables(evalset, bounds, run=run, **kwargs)

@@ -108,26 +108,49 @@ def test_progress_names_metric_and_system(execution):
         assert len(seen) - 1 == 2 * n * (1 if execution is None else -(-evalset.n_segments // 250))
 
 
-def test_ngram_tables_on_a_local_dask_cluster_equal_the_single_process_tables():
-    """A real ``LocalCluster`` (two worker processes on loopback), one task per system; every table frame equal."""
-    from mtdiag.chunks import ngram_tables_on_dask
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
-
-    evalset = load_folder(SAMPLE / "wmt21.en-de")
-    single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)
-    distributed = ngram_tables_on_dask(evalset, "local:2", orders=(1, 2, 3, 4), min_count=2)
-    assert distributed.systems == single.systems == evalset.systems
-    assert distributed.frequent_words == single.frequent_words and len(single.frequent_words) == 100
+def _assert_same_tables(single, other) -> int:
+    assert other.systems == single.systems and other.orders == single.orders
+    assert other.frequent_words == single.frequent_words
     rows = 0
     for system in single.systems:
-        for order in (1, 2, 3, 4):
-            a, b = single.table(system, order), distributed.table(system, order)
+        for order in single.orders:
+            a, b = single.table(system, order), other.table(system, order)
             for kind in ("ht_only", "mt_only", "skewed"):
                 left, right = getattr(a, kind), getattr(b, kind)
                 pd.testing.assert_frame_equal(left.drop(columns="segments"), right.drop(columns="segments"))
                 assert all(np.array_equal(x, y) for x, y in zip(left["segments"], right["segments"]))
                 rows += len(left)
-    assert rows > 1000
+    return rows
+
+
+@pytest.mark.parametrize("size", [1, 37, 250])
+def test_ngram_tables_from_slices_of_segments_equal_the_whole_set_tables(size):
+    """Slices of 1, 37 and 250 segments (the last: one slice), summed in two passes, give every table exactly —
+    also with another reference compared as a side and min_count 1."""
+    from mtdiag.chunks import slices
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables, partitioned_ngram_tables
+
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    bounds = slices(evalset.n_segments, size)
+    single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)
+    assert len(single.frequent_words) == 100
+    assert _assert_same_tables(single, partitioned_ngram_tables(evalset, bounds, orders=(1, 2, 3, 4))) > 1000
+    sides = [evalset.systems[0], "C"]
+    single = ngram_tables(evalset, ht_ref="D", orders=(2, 4), min_count=1, systems=sides)
+    assert _assert_same_tables(single, partitioned_ngram_tables(evalset, bounds, ht_ref="D", orders=(2, 4),
+                                                                min_count=1, systems=sides)) > 1000
+
+
+def test_ngram_tables_on_a_local_dask_cluster_equal_the_single_process_tables():
+    """A real ``LocalCluster`` (two worker processes on loopback), tasks over slices of 40 segments."""
+    from mtdiag.chunks import ngram_tables_on_dask
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)
+    distributed = ngram_tables_on_dask(evalset, "local:2", chunk=40, orders=(1, 2, 3, 4), min_count=2)
+    assert distributed.systems == evalset.systems
+    assert _assert_same_tables(single, distributed) > 1000
 
 
 def test_cli_ngrams_dask_flag_gives_the_single_process_tables(capsys):

@@ -31,7 +31,7 @@ and at a million segments they exceed the memory budget; see ``docs/ngrams-and-l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -192,11 +192,16 @@ def _side_grams(grams: np.ndarray, lengths: np.ndarray, n_grams: int) -> _SideGr
     grams += np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     distinct = _sorted_distinct(grams)
     del grams
-    gram_of = distinct // n_seg
-    ptr = np.zeros(n_grams + 1, dtype=np.int64)
-    np.cumsum(np.bincount(gram_of, minlength=n_grams), out=ptr[1:])
-    distinct -= gram_of * n_seg
-    return _SideGrams(counts=counts, ptr=ptr, segs=distinct.astype(np.int32))
+    return _csr(counts, distinct, n_seg)
+
+
+def _csr(counts: np.ndarray, keys: np.ndarray, n_seg: int) -> _SideGrams:
+    """A :class:`_SideGrams` from the sorted distinct ``gram * n_seg + seg`` keys (consumed) of every occurrence."""
+    gram_of = keys // n_seg
+    ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gram_of, minlength=len(counts)), out=ptr[1:])
+    keys -= gram_of * n_seg
+    return _SideGrams(counts=counts, ptr=ptr, segs=keys.astype(np.int32))
 
 
 def _union_segments(rows: np.ndarray, a: _SideGrams, b: _SideGrams, n_seg: int) -> list[np.ndarray]:
@@ -255,15 +260,11 @@ def _skewed_table(rows, ht, mt, texts, n_seg) -> pd.DataFrame:
                    "log_ratio": ratio[order], "segments": _union_segments(rows, ht, mt, n_seg)})
 
 
-def _system_table(system, order, ht, mt, values, space, min_count, n_seg) -> NgramTable:
-    """HT-only, MT-only and skewed rows of one system at one order."""
+def _system_table(system, order, ht, mt, text, min_count, n_seg) -> NgramTable:
+    """HT-only, MT-only and skewed rows of one system at one order (``text(rows)``: the rows' n-gram texts)."""
     ht_rows = np.flatnonzero((ht.counts >= min_count) & (mt.counts == 0))
     mt_rows = np.flatnonzero((mt.counts >= min_count) & (ht.counts == 0))
     skew_rows = np.flatnonzero((ht.counts >= min_count) | (mt.counts >= min_count))
-
-    def text(rows: np.ndarray) -> np.ndarray:
-        return ngram_texts(values[rows], order, space.labels, space.base)
-
     return NgramTable(
         system=system,
         order=order,
@@ -321,24 +322,136 @@ def ngram_tables(
     ``zh`` for Chinese, else ``13a`` — lower-cased); ``systems``: the MT sides (default: every system; another
     reference is allowed too).
     """
+    ht_ref, orders, systems, options = resolve_ngram_arguments(evalset, ht_ref, orders, min_count, options, systems)
+    frequent, grams = _order_grams(_columns(evalset, ht_ref, systems), orders, options)
+    statistics = {order: (lambda rows, values=values, order=order, space=space:
+                          ngram_texts(values[rows], order, space.labels, space.base), sides)
+                  for order, (values, space, sides) in grams.items()}
+    return _tables(statistics, ht_ref, systems, orders, min_count, options, frequent, evalset.n_segments)
+
+
+def resolve_ngram_arguments(evalset: EvalSet, ht_ref, orders, min_count, options, systems):
+    """:func:`ngram_tables`' arguments checked and with their defaults: ``(ht_ref, orders, systems, options)``."""
     ht_ref = evalset.ref_names[0] if ht_ref is None else ht_ref
     orders = (int(orders),) if isinstance(orders, (int, np.integer)) else tuple(sorted(set(orders)))
     systems = list(evalset.systems if systems is None else systems)
     _check_arguments(evalset, ht_ref, orders, min_count, systems)
     if options is None:
         options = TokenizeOptions(default_tokenizer(evalset.tgt_lang))
+    return ht_ref, orders, systems, options
+
+
+def _columns(evalset: EvalSet, ht_ref: str, systems: Sequence[str]) -> dict[str, pd.Series]:
+    """The HT first, then the compared sides (a system, or another reference)."""
     columns = {ht_ref: evalset.refs[ht_ref]}
-    columns |= {s: evalset.hyps[s] if s in evalset.hyps.columns else evalset.refs[s] for s in systems}
+    return columns | {s: evalset.hyps[s] if s in evalset.hyps.columns else evalset.refs[s] for s in systems}
+
+
+def _order_grams(columns: dict[str, pd.Series], orders: tuple[int, ...], options: TokenizeOptions,
+                 kept_words: tuple[str, ...] | None = None):
+    """Tokenise ``columns`` (the HT first) once; per order the sorted n-gram codes, the token space and every
+    column's counts and segment lists. The words kept lexicalised at orders 3-4 are ``kept_words`` (a whole set's,
+    for a slice of it) or else this HT's most frequent. Returns ``(kept words, {order: (values, space, sides)})``."""
     vocab, distinct, text_ids = tokenize_distinct(columns, options)
-    kept = frequent_words(vocab, _word_counts(distinct, text_ids[ht_ref], len(vocab)))
+    if kept_words is None:
+        ht = next(iter(columns))
+        kept = frequent_words(vocab, _word_counts(distinct, text_ids[ht], len(vocab)))
+        kept_words = tuple(vocab[kept])
+    else:
+        position = {word: i for i, word in enumerate(vocab.tolist())}
+        kept = np.asarray([position[w] for w in kept_words if w in position], dtype=np.int64)
     spaces = {"lexical": _lexical_space(vocab), "transformed": _transformed_space(vocab, kept)}
     gathers = {name: _gather(distinct, ids) for name, ids in text_ids.items()}
-    tables: dict[str, dict[int, NgramTable]] = {s: {} for s in systems}
+    grams = {}
     for order in orders:
         space = spaces["lexical" if order <= LEXICAL_MAX_ORDER else "transformed"]
         values, sides = _count_order(order, space, distinct, gathers)
+        grams[order] = (values, space, sides)
+    return kept_words, grams
+
+
+def _tables(statistics, ht_ref, systems, orders, min_count, options, frequent, n_seg) -> NgramTables:
+    """The tables of every system from each order's ``(text function, sides)``."""
+    tables: dict[str, dict[int, NgramTable]] = {s: {} for s in systems}
+    for order in orders:
+        text, sides = statistics[order]
         for system in systems:
-            tables[system][order] = _system_table(system, order, sides[ht_ref], sides[system], values, space,
-                                                  min_count, evalset.n_segments)
+            tables[system][order] = _system_table(system, order, sides[ht_ref], sides[system], text, min_count, n_seg)
     return NgramTables(ht_ref=ht_ref, orders=orders, min_count=min_count, options=options,
-                       frequent_words=tuple(vocab[kept]), tables=tables)
+                       frequent_words=tuple(frequent), tables=tables)
+
+
+# ------------------------------------------------------------------ the same tables from slices of segments
+
+
+def ht_word_counts(evalset: EvalSet, ht_ref: str, options: TokenizeOptions) -> pd.Series:
+    """The HT's word counts (index: word): a slice's share of the first pass of :func:`partitioned_ngram_tables`."""
+    vocab, distinct, text_ids = tokenize_distinct({ht_ref: evalset.refs[ht_ref]}, options)
+    return pd.Series(_word_counts(distinct, text_ids[ht_ref], len(vocab)), index=pd.Index(vocab, dtype=object))
+
+
+@dataclass(frozen=True)
+class NgramPartition:
+    """A slice of segments' n-grams in a form that needs no shared ids: per order the text of each distinct
+    n-gram (``texts``) and every side's counts and segment lists over those (segments numbered from ``start``)."""
+
+    start: int
+    texts: dict[int, np.ndarray]
+    sides: dict[int, dict[str, _SideGrams]]
+
+
+def ngram_partition(evalset: EvalSet, start: int, ht_ref: str, orders: tuple[int, ...], options: TokenizeOptions,
+                    systems: Sequence[str], kept_words: tuple[str, ...]) -> NgramPartition:
+    """The n-grams of a slice of segments (``evalset``: the slice, its first segment ``start`` in the whole set),
+    with the whole set's kept words: a task of the second pass of :func:`partitioned_ngram_tables`."""
+    _, grams = _order_grams(_columns(evalset, ht_ref, systems), orders, options, kept_words)
+    return NgramPartition(start=start,
+                          texts={order: ngram_texts(values, order, space.labels, space.base)
+                                 for order, (values, space, _) in grams.items()},
+                          sides={order: sides for order, (_, _, sides) in grams.items()})
+
+
+def merge_partitions(parts: Sequence[NgramPartition], order: int, names: Sequence[str],
+                     n_segments: int) -> tuple[np.ndarray, dict[str, _SideGrams]]:
+    """One order's n-grams of every slice over one set of ids: the texts, and per side the summed counts and the
+    concatenated segment lists (slices hold disjoint, ascending segments)."""
+    codes, texts = pd.factorize(np.concatenate([p.texts[order] for p in parts]))
+    ends = np.cumsum([0] + [len(p.texts[order]) for p in parts])
+    n_seg = max(n_segments, 1)
+    sides = {}
+    for name in names:
+        counts, keys = np.zeros(len(texts), dtype=np.int64), []
+        for p, lo, hi in zip(parts, ends[:-1], ends[1:]):
+            grams, local = codes[lo:hi], p.sides[order][name]
+            counts[grams] += local.counts  # a slice's n-grams are distinct: one id each
+            keys.append(np.repeat(grams.astype(np.int64), np.diff(local.ptr)) * n_seg + local.segs + p.start)
+        sides[name] = _csr(counts, np.sort(np.concatenate(keys)), n_seg)
+    return np.asarray(texts, dtype=object), sides
+
+
+def partitioned_ngram_tables(evalset: EvalSet, bounds: Sequence[tuple[int, int]], run=None, ht_ref=None,
+                             orders=ORDERS, min_count=DEFAULT_MIN_COUNT, options=None, systems=None) -> NgramTables:
+    """:func:`ngram_tables` computed slice by slice (``bounds``: ``[start, stop)`` of each slice) — exactly the same
+    tables. Two passes: the slices' HT word counts are summed to choose the kept words (orders 3-4), then each
+    slice counts its n-grams and :func:`merge_partitions` sums them. ``run(function, argument lists)`` computes the
+    tasks of a pass (default: one after the other here; :func:`mtdiag.chunks.ngram_tables_on_dask` sends them
+    to a Dask cluster)."""
+    ht_ref, orders, systems, options = resolve_ngram_arguments(evalset, ht_ref, orders, min_count, options, systems)
+    run = run or (lambda function, arguments: [function(*a) for a in arguments])
+    columns = [ht_ref, *systems]
+    refs = [c for c in columns if c in evalset.ref_names]
+    trimmed = replace(evalset, refs=evalset.refs[list(dict.fromkeys(refs))],
+                      hyps=evalset.hyps[[c for c in columns if c not in refs]],
+                      terms=None, human=None, scores=None, imported=(), annotations=None)
+    pieces = [(trimmed.segment_slice(start, stop), start) for start, stop in bounds]
+    word_counts = run(ht_word_counts, [(piece, ht_ref, options) for piece, _ in pieces])
+    total = pd.concat(word_counts).groupby(level=0, sort=False).sum()
+    kept_words = tuple(total.index.to_numpy(dtype=object)[frequent_words(total.index.to_numpy(dtype=object),
+                                                                         total.to_numpy(dtype=np.int64))])
+    parts = run(ngram_partition, [(piece, start, ht_ref, orders, options, systems, kept_words)
+                                  for piece, start in pieces])
+    statistics = {}
+    for order in orders:
+        texts, sides = merge_partitions(parts, order, list(dict.fromkeys(columns)), evalset.n_segments)
+        statistics[order] = (lambda rows, texts=texts: texts[rows], sides)
+    return _tables(statistics, ht_ref, systems, orders, min_count, options, kept_words, evalset.n_segments)
