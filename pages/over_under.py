@@ -45,7 +45,7 @@ hide = c2.toggle("Hide punctuation and stop words", value=True, key="ou_hide",
 grams = state.view(diagnose.evidence_ngrams)(current, metric, system, hide_function_words=hide)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
 picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, height=320,
-                       max_rows=1000)
+                       page_size=1000)
 if picked is not None:
     gram = grams.iloc[picked]
     evidence = report.evidence(metric, system)

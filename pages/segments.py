@@ -8,6 +8,7 @@ from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 
 VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
+PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair
 SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
 
 current = state.current()
@@ -63,7 +64,7 @@ if view_as == "pairs":
     order = ["system", "seg_id", "src", "hyp", "problem", "flags", *flags, "human", *segments.score_columns(report),
              "relative", "doc"]
     picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True, height=460,
-                           row_height=72, column_order=[c for c in order if c in shown.columns],
+                           row_height=72, page_size=PAGE_SIZE, column_order=[c for c in order if c in shown.columns],
                            download=export.segment_export(report, shown))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
@@ -80,7 +81,7 @@ else:
     order = ["seg_id", "src", "difficulty", "spread", "worst_system", "worst_problem", "doc"]
     rows = queue[queue["seg_id"].isin(shown["seg_id"])]
     picked = widgets.table(segments.for_table(shown), key="seg_src_table", name="sources", select=True, height=420,
-                           row_height=72, column_order=[c for c in order if c in shown.columns],
+                           row_height=72, page_size=PAGE_SIZE, column_order=[c for c in order if c in shown.columns],
                            config={"difficulty": st.column_config.ProgressColumn(
                                        "difficulty", min_value=0.0, max_value=1.0, format="%.3f",
                                        help="mean problem score of all systems on this source"),

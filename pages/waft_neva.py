@@ -31,7 +31,7 @@ if reverse:
 st.caption(f"{int(frame['word_order'].sum()):,} of {len(frame):,} rows have NEVA > WAFT. Select a row for its "
            "alignment.")
 picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_neva_segments", select=True,
-                       height=320, max_rows=1000,
+                       height=320, page_size=1000,
                        column_order=["system", "seg", "waft", "neva", "neva_minus_waft", "word_order", "hyp"])
 if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
@@ -57,10 +57,10 @@ tables = state.view(diagnose.edit_tables)(current, system, top=None, hide_functi
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")
-    widgets.table(tables["substitute"], key="wn_sub", max_rows=500, name=f"confusion_pairs_{system}", height=320)
+    widgets.table(tables["substitute"], key="wn_sub", page_size=500, name=f"confusion_pairs_{system}", height=320)
 with c2:
     st.markdown("**Insertions** (only in the output)")
-    widgets.table(tables["insert"], key="wn_ins", max_rows=500, name=f"insertions_{system}", height=320)
+    widgets.table(tables["insert"], key="wn_ins", page_size=500, name=f"insertions_{system}", height=320)
 with c3:
     st.markdown("**Deletions** (reference words missing)")
-    widgets.table(tables["delete"], key="wn_del", max_rows=500, name=f"deletions_{system}", height=320)
+    widgets.table(tables["delete"], key="wn_del", page_size=500, name=f"deletions_{system}", height=320)

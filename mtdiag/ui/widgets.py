@@ -149,24 +149,34 @@ def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, jso
 
 def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
           height: int | str = "auto", hide_index: bool = True, config: dict | None = None,
-          column_order: Sequence[str] | None = None, max_rows: int | None = None, row_height: int | None = None,
+          column_order: Sequence[str] | None = None, page_size: int | None = None, row_height: int | None = None,
           download: pd.DataFrame | None = None) -> int | None:
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
-    its position in ``frame`` is returned (None when nothing is selected). ``max_rows``: show only the first rows
-    (the downloads still hold them all). ``row_height`` (pixels): taller rows show wrapped text on several lines.
+    its position in ``frame`` is returned (None when nothing is selected). ``page_size``: a longer frame is shown a
+    page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
+    hold every row; a selection is returned as its position in the whole ``frame``). ``row_height`` (pixels): taller rows show wrapped text on several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
     frame = for_display(frame)
     if column_order is not None:
         column_order = ["seg_id" if c == "seg" else c for c in column_order]
-    full = frame
-    if max_rows is not None and len(frame) > max_rows:
-        st.caption(f"Showing the first {max_rows:,} of {len(frame):,} rows; the downloads have them all.")
-        frame = frame.head(max_rows)
+    full, offset, table_key = frame, 0, key
+    if page_size is not None and len(frame) > page_size:
+        pages = -(-len(frame) // page_size)
+        page_key = f"{key}_page"
+        if st.session_state.get(page_key, 1) > pages:  # the rows were filtered down since
+            st.session_state[page_key] = pages
+        page = int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
+                                   key=page_key, width=160))
+        offset = (page - 1) * page_size
+        st.caption(f"Rows {offset + 1:,}–{min(offset + page_size, len(frame)):,} of {len(frame):,}; the downloads "
+                   "have them all.")
+        frame = frame.iloc[offset:offset + page_size]
+        table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     cfg = column_config(frame)
     cfg.update(config or {})
-    kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=key, column_order=column_order,
+    kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=table_key, column_order=column_order,
                   row_height=row_height)
     if select:
         event = st.dataframe(frame, on_select="rerun", selection_mode="single-row", **kwargs)
@@ -179,7 +189,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     else:
         downloads(download, name or key, key, excel=True, json=True)
     if rows and 0 <= rows[0] < len(frame):
-        return int(rows[0])
+        return offset + int(rows[0])
     return None
 
 
