@@ -83,22 +83,23 @@ class NgramIndex:
         starts = np.cumsum([0] + [len(sides[k].ids) for k in names])
         self._side_range = {k: (int(starts[i]), int(starts[i + 1])) for i, k in enumerate(names)}
         flat = np.concatenate([sides[k].ids for k in names]) if names else np.zeros(0, np.int64)
-        # the end (exclusive) of the segment each position belongs to, in flat coordinates
-        ends = np.concatenate(
-            [np.repeat(sides[k].offsets[1:] + starts[i], sides[k].lengths) for i, k in enumerate(names)]
+        # how many tokens each position has up to the end of its segment (itself included)
+        room = np.concatenate(
+            [np.repeat(sides[k].offsets[1:], sides[k].lengths) - np.arange(len(sides[k].ids)) for k in names]
         ) if names else np.zeros(0, np.int64)
         unigram, uniques = pd.factorize(flat)
         self._flat = flat
         self._grams: list[np.ndarray] = [np.asarray(unigram, dtype=np.int64)]  # per order: id or -1
         self._n_grams: list[int] = [len(uniques)]
-        positions = np.arange(len(flat), dtype=np.int64)
         for n in range(2, max_order + 1):
-            valid = positions + n <= ends
-            pos = positions[valid]
-            combined = self._grams[n - 2][pos] * self._n_grams[0] + self._grams[0][pos + n - 1]
-            codes, uniq = pd.factorize(combined)
+            # the n-gram starting at p: its (n-1)-gram prefix at p and the unigram at p + n - 1 — contiguous slices,
+            # kept where the segment has room for n tokens (where it has not, the pair is garbage and dropped)
             grams = np.full(len(flat), -1, dtype=np.int64)
-            grams[pos] = codes
+            m = max(len(flat) - n + 1, 0)
+            valid = room[:m] >= n
+            combined = self._grams[n - 2][:m] * self._n_grams[0] + self._grams[0][n - 1:]
+            codes, uniq = pd.factorize(combined[valid])
+            grams[:m][valid] = codes
             self._grams.append(grams)
             self._n_grams.append(len(uniq))
         self._first: dict[int, np.ndarray] = {}  # per order, built on first use (only n-gram texts need it)
