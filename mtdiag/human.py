@@ -23,7 +23,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mtdiag.api import Report
 from mtdiag.metrics import metric_info
@@ -35,6 +34,8 @@ def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Pearson r and Kendall tau-b of two equally long samples; NaN when undefined (n < 2 or a constant side)."""
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan"), float("nan")
+    from scipy import stats  # imported here: scipy.stats takes ~0.5 s, which a dashboard start need not pay
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0])

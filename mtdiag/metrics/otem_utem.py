@@ -21,6 +21,8 @@ Sufficient statistics per segment: ``[c, r, m_1..m_N, t_1..t_N]`` (m = over/unde
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -109,12 +111,13 @@ class OTEM(_OverUnder):
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return _geometric_score(stats_sum, self.order, long_penalty=True)
 
-    def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
-        """The over-matched n-grams of every segment: ``seg, order, ngram, hyp_count, ref_count, over``."""
+    def evidence(self, ctx: ScoringContext, system: str, segments: Sequence[int] | None = None) -> pd.DataFrame:
+        """The over-matched n-grams of every segment (or of ``segments``): ``seg, order, ngram, hyp_count,
+        ref_count, over``."""
         frames = []
         for n in range(1, self.order + 1):
             hyp, cc, rc, over = self.over_counts(ctx, system, n)
-            keep = over > 0
+            keep = (over > 0) & _in_segments(hyp.seg, segments)
             frames.append(
                 pd.DataFrame({
                     "seg": hyp.seg[keep], "order": n,
@@ -125,9 +128,9 @@ class OTEM(_OverUnder):
         return pd.concat(frames, ignore_index=True).sort_values(["seg", "order"], kind="stable", ignore_index=True)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
-        """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour)."""
-        ev = self.cached_evidence(ctx, system)
-        over = ev[ev["seg"] == seg].reset_index(drop=True)
+        """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour). Only this
+        segment's n-grams are spelled out (a view of one source shows every system: not the whole corpus each)."""
+        over = self.evidence(ctx, system, segments=[seg])
         _, hyp_tokens = ctx.display_tokens(system, seg)
         spans = _order_spans(hyp_tokens, over, "over", lambda r: f"over-matched {r.order}-gram: {r.hyp_count}× in "
                                                                   f"the hypothesis, {r.ref_count}× in the reference")
@@ -176,13 +179,14 @@ class UTEM(_OverUnder):
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return _geometric_score(stats_sum, self.order, long_penalty=False)
 
-    def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
-        """Under-matched reference n-grams: ``seg, ref, order, ngram, ref_count, hyp_count, under``."""
+    def evidence(self, ctx: ScoringContext, system: str, segments: Sequence[int] | None = None) -> pd.DataFrame:
+        """Under-matched reference n-grams of every segment (or of ``segments``): ``seg, ref, order, ngram,
+        ref_count, hyp_count, under``."""
         frames = []
         for ref in ctx.tokens.refs:
             for n in range(1, self.order + 1):
                 ref_counts, rc, cc, under = self.under_counts(ctx, system, ref, n)
-                keep = under > 0
+                keep = (under > 0) & _in_segments(ref_counts.seg, segments)
                 frames.append(
                     pd.DataFrame({
                         "seg": ref_counts.seg[keep], "ref": ref, "order": n,
@@ -194,9 +198,9 @@ class UTEM(_OverUnder):
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
         """The segment's under-matched reference n-grams, marked in each reference up to order
-        :data:`HIGHLIGHT_MAX_ORDER` (longer ones are listed: they would cover most of the text)."""
-        ev = self.cached_evidence(ctx, system)
-        under = ev[ev["seg"] == seg].reset_index(drop=True)
+        :data:`HIGHLIGHT_MAX_ORDER` (longer ones are listed: they would cover most of the text). Only this segment's
+        n-grams are spelled out."""
+        under = self.evidence(ctx, system, segments=[seg])
         marked = under[under["order"] <= HIGHLIGHT_MAX_ORDER]
         ref_spans = {}
         for ref, rows in marked.groupby("ref", sort=False):
@@ -207,6 +211,11 @@ class UTEM(_OverUnder):
             ref_spans=ref_spans, legend=("under1", "under"),
             tables={"under": EvidenceTable("Under-matched n-grams", under,
                                            empty="No under-matched n-gram: every reference n-gram is covered.")})
+
+
+def _in_segments(seg: np.ndarray, segments: Sequence[int] | None) -> np.ndarray | bool:
+    """Which entries of ``seg`` are among ``segments`` (every one when None)."""
+    return True if segments is None else np.isin(seg, np.asarray(segments, dtype=np.int64))
 
 
 def _order_spans(tokens: list[str], rows: pd.DataFrame, prefix: str, describe) -> tuple[Span, ...]:
