@@ -33,6 +33,7 @@ BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -78,8 +79,26 @@ def resample_counts(indices: np.ndarray) -> np.ndarray:
 
 def bootstrap_counts(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"],
                      seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """The ``(B, n)`` resample-count matrix of sacrebleu's bootstrap draw (:func:`bootstrap_indices`)."""
-    return resample_counts(bootstrap_indices(n_segments, n_samples, seed))
+    """The ``(B, n)`` resample-count matrix of sacrebleu's bootstrap draw (:func:`bootstrap_indices`), read-only.
+
+    A seeded draw is the same on every call, so a small one (at most :data:`_CACHED_DRAW_VALUES` entries) is made
+    once and shared: the system × system matrix asks for it once per baseline (12 systems: 12 identical draws).
+    """
+    if seed is not None and n_segments * n_samples <= _CACHED_DRAW_VALUES:
+        return _seeded_counts(n_segments, n_samples, seed)
+    counts = resample_counts(bootstrap_indices(n_segments, n_samples, seed))
+    counts.flags.writeable = False
+    return counts
+
+
+_CACHED_DRAW_VALUES = 4_000_000  # ~32 MB of float64: the draws of sets up to 4,000 segments at 1,000 resamples
+
+
+@lru_cache(maxsize=2)
+def _seeded_counts(n_segments: int, n_samples: int, seed: int) -> np.ndarray:
+    counts = resample_counts(bootstrap_indices(n_segments, n_samples, seed))
+    counts.flags.writeable = False
+    return counts
 
 
 def randomization_draws(n_segments: int, n_trials: int = DEFAULT_SAMPLES["ar"], seed: int | None = DEFAULT_SEED,
