@@ -288,12 +288,7 @@ def compare_stats(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str
     resamples for the intervals; 0 for none), both drawn exactly as sacrebleu draws them from ``seed``
     (``None``: fresh entropy). Returns the long frame of :func:`significance`.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown significance method {method!r}: choose 'bs' (paired bootstrap) or 'ar' "
-                         f"(approximate randomisation)")
-    n = DEFAULT_SAMPLES[method] if n is None else int(n)
-    if n < 1:
-        raise ValueError(f"the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1, got {n}")
+    n = _checked_samples(method, n)
     if not metrics:
         raise ValueError("no metric to compare")
     systems = list(next(iter(stats.values())))
@@ -320,6 +315,17 @@ def compare_stats(metrics: Mapping[str, Metric], stats: Mapping[str, Mapping[str
         scales={m: metric.info.scale for m, metric in metrics.items()},
     )
     return frame
+
+
+def _checked_samples(method: str, n: int | None) -> int:
+    """The number of resamples/trials of ``method`` (its default for None), after checking both."""
+    if method not in METHODS:
+        raise ValueError(f"unknown significance method {method!r}: choose 'bs' (paired bootstrap) or 'ar' "
+                         f"(approximate randomisation)")
+    n = DEFAULT_SAMPLES[method] if n is None else int(n)
+    if n < 1:
+        raise ValueError(f"the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1, got {n}")
+    return n
 
 
 def significance(report, baseline: str, method: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED,
@@ -386,17 +392,44 @@ def pairwise_significance(report, method: str = "bs", n: int | None = None, seed
     if len(systems) < 2:
         raise ValueError("pairwise significance needs at least two systems")
     names = list(report.metrics if metrics is None else metrics)
-    frames = []
-    for baseline in systems:
-        frame = significance(report, baseline, method, n, seed, metrics=names, n_confidence=0)
-        frame = frame.drop(index=baseline, level="system")[["delta", "p", "significant", "better"]]
-        frames.append(frame.assign(other=baseline).reset_index())
-    table = pd.concat(frames, ignore_index=True).set_index(["metric", "system", "other"])
+    if method == "bs":
+        table = _pairwise_bootstrap(report, systems, names, _checked_samples(method, n), seed)
+    else:
+        frames = []
+        for baseline in systems:
+            frame = significance(report, baseline, method, n, seed, metrics=names, n_confidence=0)
+            frame = frame.drop(index=baseline, level="system")[["delta", "p", "significant", "better"]]
+            frames.append(frame.assign(other=baseline).reset_index())
+        table = pd.concat(frames, ignore_index=True).set_index(["metric", "system", "other"])
     order = pd.MultiIndex.from_tuples([(m, a, b) for m in names for a in systems for b in systems if a != b],
                                       names=["metric", "system", "other"])
     table = table.reindex(order)
     table.attrs.update(method=method, n=DEFAULT_SAMPLES[method] if n is None else int(n), seed=seed, alpha=ALPHA)
     return table
+
+
+def _pairwise_bootstrap(report, systems: list[str], names: list[str], n: int, seed: int | None) -> pd.DataFrame:
+    """The paired bootstrap of every ordered pair from one draw: each system's resampled scores do not depend on
+    the baseline (the same resamples, and integer sums that are exact in any order), so they are computed once
+    and every baseline's p-values come from them — what :func:`significance` gives pair by pair, value for value
+    (``tests/test_clusters.py``)."""
+    metrics = {m: report.metric(m) for m in names}
+    stacked = _stack(metrics, {m: {s: report.results[(m, s)].stats for s in systems} for m in names}, systems)
+    if next(iter(stacked.values())).shape[0] == 0:
+        raise ValueError("there are no segments to resample")
+    resampled = _bootstrap(metrics, stacked, n, seed)
+    rows = []
+    for name, metric in metrics.items():
+        scores, observed = resampled[name][0], _scores(metric, stacked[name].sum(axis=0))
+        for j, baseline in enumerate(systems):
+            others = [i for i in range(len(systems)) if i != j]
+            p = bootstrap_p_value(scores[others], scores[j], np.abs(observed[others] - observed[j]))
+            for i, p_i in zip(others, p):
+                delta = observed[i] - observed[j]
+                better = int(np.sign(delta) * metric.info.sign) if np.isfinite(delta) else 0
+                rows.append((name, systems[i], baseline, delta, p_i, bool(p_i < ALPHA), better))
+    return pd.DataFrame(rows, columns=["metric", "system", "other", "delta", "p", "significant", "better"]
+                        ).set_index(["metric", "system", "other"])
 
 
 def ranked_clusters(report, pairwise: pd.DataFrame) -> pd.DataFrame:

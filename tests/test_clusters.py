@@ -56,3 +56,26 @@ def test_directionless_metrics_are_not_ranked():
     report = evaluate(evalset_from_lists(refs, hyps), Options(metrics=("bleu", "length_ratio")))
     clusters = ranked_clusters(report, pairwise_significance(report, "bs", 100))
     assert set(clusters["metric"]) == {"bleu"}
+
+
+def test_the_one_draw_matrix_equals_significance_baseline_by_baseline():
+    """On the WMT21 en-de sample (6 systems, 3 references): every (system, other) row of the bootstrap matrix —
+    computed from one draw — is exactly :func:`significance` with ``other`` as the baseline."""
+    from mtdiag.io import load_folder
+    from tests.conftest import SAMPLE
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"), Options(metrics=("bleu", "chrf", "ter", "length_ratio")))
+    matrix = pairwise_significance(report, "bs", 300, seed=7)
+    assert matrix.attrs["n"] == 300 and matrix.attrs["seed"] == 7
+    systems = report.evalset.systems
+    for baseline in systems:
+        frame = significance(report, baseline, "bs", 300, 7, n_confidence=0)
+        for system in systems:
+            if system == baseline:
+                continue
+            for metric in report.metrics:
+                row, expected = matrix.loc[(metric, system, baseline)], frame.loc[(system, metric)]
+                assert row["delta"] == expected["delta"] and row["better"] == expected["better"]
+                assert row["p"] == expected["p"] or (np.isnan(row["p"]) and np.isnan(expected["p"]))
+                assert row["significant"] == expected["significant"]
+    assert len(matrix) == len(report.metrics) * len(systems) * (len(systems) - 1)
