@@ -136,3 +136,20 @@ def test_normalized_asian_ter_equals_sacrebleu_live_on_interleaved_en_ja_segment
     assert result.stats[index].tolist() == expected
     np.testing.assert_allclose(result.segments[index], [sacre._compute_score_from_stats(r).score for r in expected],
                                rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_ter_words_without_normalisation_are_the_tercom_tokenizers(case_sensitive):
+    """The direct path of :func:`ter_words` (no ``normalized``, no ``no_punct``) gives sacrebleu's Tercom words on
+    every dev text and on whitespace oddities; ``asian_support`` alone changes nothing, as in sacrebleu."""
+    from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+    from mtdiag.metrics.ter_engine import TerTokenization, ter_words
+    from tests.conftest import DEV, read_lines
+
+    texts = [line for path in sorted(DEV.glob("*/*/*.txt")) for line in read_lines(path)]
+    texts += ["", "  ", "A\tB\u00a0C  D\u2028E ", "İSTANBUL ΣΑΣ", "x\u3000y"]
+    for asian in (False, True):
+        options = TerTokenization(asian_support=asian, case_sensitive=case_sensitive)
+        tercom = TercomTokenizer(asian_support=asian, case_sensitive=case_sensitive)
+        assert [ter_words(t, options) for t in texts] == [tercom(t.rstrip()).split() for t in texts]

@@ -39,13 +39,15 @@ What is different (and why results are still identical):
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 BEAM_WIDTH = 25
 MAX_SHIFT_SIZE = 10
@@ -96,8 +98,12 @@ def ter_words(text: str, tokenization: TerTokenization = TerTokenization()) -> l
 
     That is sacrebleu's Tercom tokenizer with the options of ``tokenization`` (default: normalized=False,
     no_punct=False, asian_support=False, case_sensitive=False — lower-casing and whitespace normalisation only)
-    applied to the right-stripped text.
+    applied to the right-stripped text. Without ``normalized`` and ``no_punct`` that tokenizer only folds case and
+    joins the words with single spaces, so its words are computed directly (``tests/test_ter.py`` compares).
     """
+    if not tokenization.normalized and not tokenization.no_punct:
+        text = text.rstrip()
+        return (text if tokenization.case_sensitive else text.lower()).split()
     return _tercom(tokenization)(text.rstrip()).split()
 
 
@@ -129,6 +135,11 @@ class ReferenceSet:
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         return cls(words, vocab, np.asarray(flat, dtype=np.int64), offsets)
+
+    @cached_property
+    def _vocab_index(self) -> pd.Index:
+        """The vocabulary as a hash index: a word's position is its id (-1 for a word no reference has)."""
+        return pd.Index(list(self.vocab), dtype=object)
 
     @property
     def n_refs(self) -> int:
@@ -186,8 +197,8 @@ class ReferenceSet:
         hyp_lengths = [len(seg) for seg in hyp_words]
         hyp_offsets = np.zeros(len(hyp_lengths) + 1, dtype=np.int64)
         np.cumsum(hyp_lengths, out=hyp_offsets[1:])
-        get = self.vocab.get
-        hyp_tokens = np.fromiter((get(w, -1) for seg in hyp_words for w in seg), np.int64, int(hyp_offsets[-1]))
+        words = list(itertools.chain.from_iterable(hyp_words))
+        hyp_tokens = self._vocab_index.get_indexer(words).astype(np.int64) if words else np.zeros(0, np.int64)
         seg_index = np.arange(self.n_segments, dtype=np.int64)
         pair_hyp = np.tile(seg_index, self.n_refs)
         pair_ref = np.arange(self.n_refs * self.n_segments, dtype=np.int64)
