@@ -136,7 +136,9 @@ class NgramIndex:
     def _union(self, n: int) -> _ReferenceUnion:
         if n not in self._unions:
             own = [self.counts(ref, n) for ref in self.references]
-            if len(own) == 1:
+            if not own:
+                keys, positions = np.zeros(0, dtype=np.int64), []
+            elif len(own) == 1:
                 keys, positions = own[0].keys, [np.arange(len(own[0].keys), dtype=np.int64)]
             else:
                 keys, inverse = np.unique(np.concatenate([c.keys for c in own]), return_inverse=True)
