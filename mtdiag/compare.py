@@ -33,7 +33,6 @@ BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -79,26 +78,8 @@ def resample_counts(indices: np.ndarray) -> np.ndarray:
 
 def bootstrap_counts(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"],
                      seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """The ``(B, n)`` resample-count matrix of sacrebleu's bootstrap draw (:func:`bootstrap_indices`), read-only.
-
-    A seeded draw is the same on every call, so a small one (at most :data:`_CACHED_DRAW_VALUES` entries) is made
-    once and shared: the system × system matrix asks for it once per baseline (12 systems: 12 identical draws).
-    """
-    if seed is not None and n_segments * n_samples <= _CACHED_DRAW_VALUES:
-        return _seeded_counts(n_segments, n_samples, seed)
-    counts = resample_counts(bootstrap_indices(n_segments, n_samples, seed))
-    counts.flags.writeable = False
-    return counts
-
-
-_CACHED_DRAW_VALUES = 4_000_000  # ~32 MB of float64: the draws of sets up to 4,000 segments at 1,000 resamples
-
-
-@lru_cache(maxsize=2)
-def _seeded_counts(n_segments: int, n_samples: int, seed: int) -> np.ndarray:
-    counts = resample_counts(bootstrap_indices(n_segments, n_samples, seed))
-    counts.flags.writeable = False
-    return counts
+    """The ``(B, n)`` resample-count matrix of sacrebleu's bootstrap draw (:func:`bootstrap_indices`)."""
+    return resample_counts(bootstrap_indices(n_segments, n_samples, seed))
 
 
 def randomization_draws(n_segments: int, n_trials: int = DEFAULT_SAMPLES["ar"], seed: int | None = DEFAULT_SEED,
@@ -255,6 +236,12 @@ def _randomization(metrics, stacked, n_trials, seed, n_confidence):
     return out
 
 
+def _better(delta: float, metric: Metric) -> int:
+    """+1 when a score ``delta`` above the baseline's is better in the metric's direction, -1 worse, 0 equal,
+    undefined, or a metric without a better direction (``MetricInfo.sign`` 0)."""
+    return int(np.sign(delta) * metric.info.sign) if np.isfinite(delta) else 0
+
+
 def _frame(metrics, stacked, systems, resampled) -> pd.DataFrame:
     """The long result frame: index ``(system, metric)``, columns :data:`COLUMNS`."""
     rows = []
@@ -265,10 +252,9 @@ def _frame(metrics, stacked, systems, resampled) -> pd.DataFrame:
             mean, lo, hi = confidence_interval(scores)
         else:
             mean = lo = hi = np.full(len(systems), np.nan)
-        sign = metric.info.sign  # 0 for a metric without a better direction: never "better"
         for i, system in enumerate(systems):
             delta = observed[i] - observed[0]
-            better = int(np.sign(delta) * sign) if np.isfinite(delta) else 0
+            better = _better(delta, metric)
             rows.append((system, name, observed[i], mean[i], lo[i], hi[i], (hi[i] - lo[i]) / 2, delta, p[i],
                          bool(p[i] < ALPHA), better))
     frame = pd.DataFrame(rows, columns=["system", "metric", *COLUMNS]).set_index(["system", "metric"])
@@ -426,8 +412,7 @@ def _pairwise_bootstrap(report, systems: list[str], names: list[str], n: int, se
             p = bootstrap_p_value(scores[others], scores[j], np.abs(observed[others] - observed[j]))
             for i, p_i in zip(others, p):
                 delta = observed[i] - observed[j]
-                better = int(np.sign(delta) * metric.info.sign) if np.isfinite(delta) else 0
-                rows.append((name, systems[i], baseline, delta, p_i, bool(p_i < ALPHA), better))
+                rows.append((name, systems[i], baseline, delta, p_i, bool(p_i < ALPHA), _better(delta, metric)))
     return pd.DataFrame(rows, columns=["metric", "system", "other", "delta", "p", "significant", "better"]
                         ).set_index(["metric", "system", "other"])
 
