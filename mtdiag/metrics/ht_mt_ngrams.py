@@ -446,8 +446,8 @@ def partitioned_ngram_tables(evalset: EvalSet, bounds: Sequence[tuple[int, int]]
     pieces = [(trimmed.segment_slice(start, stop), start) for start, stop in bounds]
     word_counts = run(ht_word_counts, [(piece, ht_ref, options) for piece, _ in pieces])
     total = pd.concat(word_counts).groupby(level=0, sort=False).sum()
-    kept_words = tuple(total.index.to_numpy(dtype=object)[frequent_words(total.index.to_numpy(dtype=object),
-                                                                         total.to_numpy(dtype=np.int64))])
+    words = total.index.to_numpy(dtype=object)
+    kept_words = tuple(words[frequent_words(words, total.to_numpy(dtype=np.int64))])
     parts = run(ngram_partition, [(piece, start, ht_ref, orders, options, systems, kept_words)
                                   for piece, start in pieces])
     statistics = {}

@@ -154,7 +154,8 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
     its position in ``frame`` is returned (None when nothing is selected). ``page_size``: a longer frame is shown a
     page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
-    hold every row; a selection is returned as its position in the whole ``frame``). ``row_height`` (pixels): taller rows show wrapped text on several lines.
+    hold every row; a selection is returned as its position in the whole ``frame``). ``row_height`` (pixels):
+    taller rows show wrapped text on several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
