@@ -1,109 +1,194 @@
-"""How well the worst-first queue finds what human MQM raters marked worst (issue: triage).
+"""How well the worst-first queue and its flags find what human raters marked (issues 12 and 19).
 
-For each WMT21 dev set with MQM scores (``../shared/data/dev/wmt21/{en-de,zh-en}``), over the (system, segment)
-pairs that have an MQM score, it prints the **lift at 10 %** (share of the human-worst 10 % found in the worst
-10 %, over 0.10; random = 1, perfect = 10; ties counted fractionally, ``mtdiag.triage.lift``) of
+For each test set with human segment scores (default: the three dev sets ``wmt21/en-de``, ``wmt21/zh-en`` and
+``ted/zh-en`` in ``../shared/data/dev``; any other test-set folder can be given), over the (system, segment)
+pairs that have a human score, it prints
 
-- the queue as the user sees it (``mtdiag.triage.worst_first``: the problem score, ties by relative badness),
-- each single segment metric,
+- the **lift at 10 %** (share of the human-worst 10 % found in the worst 10 %, over 0.10; random = 1, perfect =
+  10; ties counted fractionally, ``mtdiag.triage.lift``) of the queue as the user sees it (``mtdiag.triage
+  .worst_first``: one pair per source on the first screen) and in strict order, of every single segment metric,
+  and of segment length alone (the mean reference length: a human penalty is a sum over errors, so length is the
+  baseline any estimate of it must beat);
+- queue / best single metric;
+- the share of the first 10 and first 50 rows with a major error (MQM ≤ −5, or ESA ≤ 33 on a 0–100 scale) and
+  how many distinct sources the first 10 rows show;
+- for each flag of ``mtdiag.checks``: its firing rate over all pairs and over the rated pairs, its lift against
+  the human-worst 10 %, and — where the set has one row per human error (``mqm.errors.tsv``, read with mtdiag's
+  own MQM reader) — its lift against the error categories it claims (``Check.claims``): the share of flagged
+  pairs with such an error over the share of all rated pairs with one.
 
-and, for each flag of ``mtdiag.checks``, its firing rate, the number of rated pairs it fires on, and its lift.
-Targets (issue 12): the queue's lift >= 1.1 x the best single metric's on both sets; every flag fires on <= 20 % of
-pairs with lift >= 1.0. A third set without human scores (en-ja) shows the firing rates where nothing was tuned.
+Targets (issue 19): on each set the queue's lift ≥ 1.0 × the best single metric's, ≥ 1.2 × in geometric mean over
+the sets; ≥ 7 distinct sources in the first 10 rows; every flag firing on ≥ 1 % of rated pairs has lift ≥ 1.0
+against the human-worst 10 % and against its categories.
 
-Usage: ``python benchmarks/triage_vs_human.py [--scores PAIR=FILE ...]`` (Markdown on stdout). ``--scores``
-adds metric scores computed elsewhere (COMET, MetricX, …: ``system, seg_id, metric, score``, see docs/inputs.md) to
-one set; they join the problem score (``mtdiag.triage.ranking_metrics``) and appear as single metrics, so the
-table shows what they add.
+Usage: ``python benchmarks/triage_vs_human.py [FOLDER ...] [--scores NAME=FILE ...] [--exclude REGEX]`` (Markdown
+on stdout). Systems matching ``--exclude`` (default ``^metricsystem``: TED's degraded controls) are left out.
+``--scores`` adds metric scores computed elsewhere (COMET, MetricX, …) to the set named NAME (its folder name,
+e.g. ``zh-en``); they join the problem score and appear as single metrics.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21"
+DEV = REPO.parent / "shared" / "data" / "dev"
+DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "ted/zh-en")
 sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
+from mtdiag.checks.tokens import reference_lengths  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 
-
-def rated(report, frame, keys=("system", "seg")):
-    """``frame`` restricted to the pairs with an MQM score, with the negated score as ``human_bad``."""
-    human = report.evalset.human.rename(columns={"score": "mqm"})[["system", "seg", "mqm"]]
-    merged = frame.merge(human, on=list(keys), how="inner")
-    return merged.assign(human_bad=-merged["mqm"])
+MAJOR_MQM = -5.0  # an MQM segment score at or below this carries a major error
+MAJOR_ESA = 33.0  # an ESA score (0-100) at or below this
 
 
-def flag_rows(report, rated_pairs=None) -> list[str]:
-    """Markdown rows: per flag, its firing rate over all pairs, and (with human scores) over the rated pairs, how
-    many rated pairs it fires on and its lift."""
-    flags = checks.flag_frame(report)
-    lines = []
-    for flag in flags.columns:
-        rate_all = flags[flag].mean()
-        if rated_pairs is None:
-            lines.append(f"| {flag} | {rate_all:.1%} |")
-            continue
-        joined = rated_pairs.join(flags[flag], on=["system", "seg"])
-        fired = joined[flag].to_numpy(dtype=bool)
-        rate, value = triage.flag_lift(fired, joined["human_bad"].to_numpy())
-        shown = "never fires" if not fired.any() else f"{value:.2f}"
-        lines.append(f"| {flag} | {rate_all:.1%} | {rate:.1%} | {int(fired.sum())} | {shown} |")
-    return lines
-
-
-def section(pair: str, scores: list[str]) -> str:
-    evalset = load_folder(DEV / pair)
+def load(folder: Path, scores: list[str], exclude: str):
+    evalset = load_folder(folder)
     for path in scores:
         evalset = with_metric_scores(evalset, path)
+    kept = [s for s in evalset.systems if not re.search(exclude, s)] if exclude else evalset.systems
+    return evalset.with_hyps(evalset.hyps[kept])
+
+
+def human_frame(report) -> pd.DataFrame:
+    """``system, seg, human, human_bad`` for the report's rated pairs (mean over raters), and whether each score is
+    a major error."""
+    human = report.evalset.human
+    human = human[human["system"].isin(report.evalset.systems)].groupby(["system", "seg"])["score"].mean()
+    frame = human.rename("human").reset_index()
+    esa = frame["human"].min() >= 0 and frame["human"].max() > 25  # ESA: 0-100, higher better; MQM: <= 0
+    frame["major"] = frame["human"] <= (MAJOR_ESA if esa else MAJOR_MQM)
+    return frame.assign(human_bad=-frame["human"])
+
+
+def claimed_errors(report, rated: pd.DataFrame) -> pd.DataFrame | None:
+    """Per rated pair (rows of ``rated``) and flag: the pair has a human error of a category the flag claims;
+    None without error rows."""
+    spans = report.evalset.annotations
+    if spans is None or len(spans) == 0:
+        return None
+    errors = spans[spans["weight"] > 0]
+    out = {}
+    for name, cls in checks.REGISTRY.items():
+        if not cls.claims:
+            continue
+        hit = errors[errors["category"].str.lower().str.startswith(tuple(c.lower() for c in cls.claims))]
+        pairs = set(zip(hit["system"], hit["seg"]))
+        out[name] = np.fromiter(((s, g) in pairs for s, g in zip(rated["system"], rated["seg"])), dtype=bool,
+                                count=len(rated))
+    return pd.DataFrame(out, index=rated.index)
+
+
+def section(name: str, evalset) -> tuple[str, dict]:
     report = evaluate(evalset)
+    flags = checks.flag_frame(report)
     if report.evalset.human is None:
-        lines = [f"## {pair} (no human scores: firing rates only)", "", "| flag | fires on |", "|---|---|"]
-        return "\n".join(lines + flag_rows(report))
+        lines = [f"## {name} (no human scores: firing rates only)", "", "| flag | fires on |", "|---|---|"]
+        lines += [f"| {f} | {flags[f].mean():.1%} |" for f in flags.columns]
+        return "\n".join(lines), {}
+    human = human_frame(report)
     queue = triage.worst_first(report)
-    queue = queue.assign(seg=queue["seg_id"] - 1, position=np.arange(len(queue)))
-    queue = rated(report, queue)
-    ours = triage.lift(-queue["position"], queue["human_bad"])
+    strict = triage.worst_first(report, strict=True)
+    figures = {}
+    for label, ranked in (("queue", queue), ("strict", strict)):
+        ranked = ranked.assign(seg=ranked["seg_id"] - 1, position=np.arange(len(ranked)))
+        rated = ranked.merge(human, on=["system", "seg"], how="inner").sort_values("position")
+        figures[label] = triage.lift(-rated["position"].to_numpy(float), rated["human_bad"].to_numpy())
+        if label == "queue":
+            top10 = rated.head(10)
+            figures["major10"], figures["major50"] = top10["major"].mean(), rated.head(50)["major"].mean()
+            figures["sources10"] = int(ranked.head(10)["seg_id"].nunique())
+            queue_rated = rated
     singles = []
     for metric in report.metrics:
         info = metric_info(metric)
         if info.segment_level and info.has_direction:
-            singles.append((metric, triage.lift(-info.oriented(queue[metric]).to_numpy(), queue["human_bad"])))
+            singles.append((metric, triage.lift(-info.oriented(queue_rated[metric]).to_numpy(),
+                                                queue_rated["human_bad"].to_numpy())))
+    length = reference_lengths(report)[queue_rated["seg"].to_numpy()]
+    length_lift = triage.lift(length, queue_rated["human_bad"].to_numpy())
     best = max(singles, key=lambda item: item[1])
-    lines = [f"## {pair}", "",
-             f"{len(queue):,} rated pairs ({queue['system'].nunique()} systems × {queue['seg'].nunique()} segments).",
-             "", "| ranking | lift at 10 % |", "|---|---|",
-             f"| queue (mtdiag.triage: {', '.join(triage.ranking_metrics(report))} percentiles) | {ours:.2f} |"]
+    figures["ratio"] = figures["queue"] / best[1]
+    lines = [f"## {name}", "",
+             f"{len(queue_rated):,} rated pairs ({queue_rated['system'].nunique()} systems × "
+             f"{queue_rated['seg'].nunique()} segments).", "",
+             "| ranking | lift at 10 % |", "|---|---|",
+             f"| **queue** as shown (one pair per source on the first screen) | **{figures['queue']:.2f}** |",
+             f"| queue, strict pair order | {figures['strict']:.2f} |"]
     lines += [f"| {metric} | {value:.2f} |" for metric, value in singles]
-    ratio = ours / best[1]
-    lines += ["", f"Best single metric: {best[0]} ({best[1]:.2f}); queue / best = **{ratio:.2f}×** "
-                  f"(target ≥ 1.10×: {'met' if ratio >= 1.1 else 'not met'}).", "",
-              "| flag (mtdiag.checks) | fires on (all pairs) | fires on (rated) | rated pairs flagged | lift |",
-              "|---|---|---|---|---|"]
-    lines += flag_rows(report, queue[["system", "seg", "human_bad"]])
-    return "\n".join(lines)
+    lines += [f"| segment length alone (mean reference tokens) | {length_lift:.2f} |", "",
+              f"Best single metric: {best[0]} ({best[1]:.2f}); queue / best = **{figures['ratio']:.2f}×**. "
+              f"First 10 rows: {figures['sources10']} distinct sources, {figures['major10']:.0%} with a major error; "
+              f"first 50 rows: {figures['major50']:.0%} with a major error "
+              f"(all rated pairs: {queue_rated['major'].mean():.0%}).", ""]
+    lines += flag_table(report, flags, human)
+    return "\n".join(lines), figures
+
+
+def flag_table(report, flags: pd.DataFrame, human: pd.DataFrame) -> list[str]:
+    rated = human.join(flags, on=["system", "seg"], how="inner").reset_index(drop=True)
+    claimed = claimed_errors(report, rated)
+    header = "| flag | fires on (all pairs) | fires on (rated) | rated pairs flagged | lift vs human-worst 10 % |"
+    rule = "|---|---|---|---|---|"
+    if claimed is not None:
+        header += " claimed categories | their base rate | lift vs its categories |"
+        rule += "---|---|---|"
+    lines = [header, rule]
+    for flag in flags.columns:
+        fired = rated[flag].to_numpy(dtype=bool)
+        rate, value = triage.flag_lift(fired, rated["human_bad"].to_numpy())
+        shown = "never fires" if not fired.any() else f"{value:.2f}"
+        row = f"| {flag} | {flags[flag].mean():.1%} | {rate:.1%} | {int(fired.sum())} | {shown} |"
+        if claimed is not None:
+            if flag in claimed:
+                has = claimed[flag].to_numpy()
+                base = has.mean()
+                cat = f"{has[fired].mean() / base:.2f}" if fired.any() and base > 0 else "—"
+                row += f" {', '.join(checks.REGISTRY[flag].claims)} | {base:.1%} | {cat} |"
+            else:
+                row += " — | — | — |"
+        lines.append(row)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scores", action="append", default=[], metavar="PAIR=FILE",
-                        help="metric scores computed elsewhere for one dev set, e.g. zh-en=comet.tsv (repeatable)")
+    parser.add_argument("folders", nargs="*", help=f"test-set folders (default: {', '.join(DEFAULT_SETS)} in {DEV})")
+    parser.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
+                        help="metric scores computed elsewhere for one set (its folder name), e.g. zh-en=comet.tsv")
+    parser.add_argument("--exclude", default="^metricsystem", metavar="REGEX",
+                        help="leave out systems whose name matches (default: %(default)s, TED's degraded controls)")
     args = parser.parse_args(argv)
+    folders = [Path(f) for f in args.folders] or [DEV / s for s in DEFAULT_SETS]
     extra: dict[str, list[str]] = {}
     for item in args.scores:
-        pair, _, path = item.partition("=")
-        extra.setdefault(pair, []).append(path)
-    print("# Triage against human MQM judgements (WMT21)\n")
-    for pair in ("en-de", "zh-en", "en-ja"):
-        print(section(pair, extra.get(pair, [])) + "\n", flush=True)
+        name, _, path = item.partition("=")
+        extra.setdefault(name, []).append(path)
+    print("# Triage against human judgements\n")
+    summary = []
+    for folder in folders:
+        name = f"{folder.parent.name}/{folder.name}"
+        text, figures = section(name, load(folder, extra.get(folder.name, []), args.exclude))
+        print(text + "\n", flush=True)
+        if figures:
+            summary.append((name, figures))
+    if summary:
+        print("## Summary\n\n| set | queue lift | queue / best single | distinct sources in the first 10 |\n|---|---|---|---|")
+        for name, f in summary:
+            print(f"| {name} | {f['queue']:.2f} | {f['ratio']:.2f}× | {f['sources10']} |")
+        geomean = math.exp(np.mean([math.log(f["ratio"]) for _, f in summary]))
+        print(f"\nGeometric mean of queue / best single over the sets: **{geomean:.2f}×**.")
 
 
 if __name__ == "__main__":

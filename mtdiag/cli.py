@@ -431,6 +431,8 @@ def _add_triage_command(commands) -> None:
     triage.add_argument("--top", type=int, metavar="N", help="only the N worst pairs")
     triage.add_argument("--sources", action="store_true", help="the queue as sources: seg_id, difficulty (mean "
                         "problem over systems), spread (max - min), worst_system, worst_problem; hardest first")
+    triage.add_argument("--strict", action="store_true", help="pairs in strict problem order throughout (default: "
+                        "the first 50 rows show one pair per source, each its worst)")
     _add_format(triage, ("tsv", "json"), default="tsv")
     triage.set_defaults(handler=_triage)
 
@@ -451,7 +453,7 @@ def _triage(args) -> str:
     if args.sources:
         table = triage.source_difficulty(report)
     else:
-        queue = triage.worst_first(report)
+        queue = triage.worst_first(report, strict=args.strict)
         table = queue[["system", "seg_id", "problem", "flags", *report.metrics]]
         if args.human:
             table = _with_human_column(args.human, report, table)

@@ -254,11 +254,11 @@ def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None)
 
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
     """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag
-    (:func:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
+    (:mod:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
     largest NEVA − WAFT."""
     frame = report.segments[["waft", "neva"]].copy()
     frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
-    frame["word_order"] = checks.word_order(report)
+    frame["word_order"] = checks.flag(report, "word_order")
     frame = frame.reset_index()
     if systems is not None:
         frame = frame[frame["system"].isin(list(systems))]
@@ -397,22 +397,9 @@ def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | Non
 def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
     """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
     (computed once per report and arguments)."""
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
+    from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
 
-    key = ("ngram_tables", tuple(orders), min_count, ht_ref)
-    return report.context.memo(key, lambda: build(report.evalset, ht_ref=ht_ref, orders=tuple(orders),
-                                                  min_count=min_count, options=report.context.options))
-
-
-def mt_only_segments(report, order: int = 1, min_count: int = 2) -> dict[str, list[int]]:
-    """Per system, the segments whose hypothesis contains an n-gram of its MT-only table at ``order`` (an n-gram
-    the system uses at least ``min_count`` times and the human translation — the first reference — never)."""
-    tables = ngram_tables(report, orders=(order,), min_count=min_count)
-    out = {}
-    for system in report.evalset.systems:
-        segments = tables.table(system, order).mt_only["segments"]
-        out[system] = sorted({int(s) for arr in segments for s in arr})
-    return out
+    return context_ngram_tables(report.context, orders, min_count, ht_ref)
 
 
 def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None = None) -> tuple[list[Span], list[Span]]:

@@ -19,7 +19,7 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, segments
+from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, segments, triage
 from mtdiag.metrics import metric_info
 
 DEFAULT_TOP = 50  # worst segments shown
@@ -134,8 +134,8 @@ def _worst(report, top: int) -> str:
     queue = segments.queue(report).head(top)
     ev = report.evalset
     parts = [f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>",
-             "<p>Worst first by the problem score (geometric mean of the badness percentiles of TER, chrF and OTEM in this test set; "
-             "the order of <code>mtdiag triage</code>), with the evidence marked.</p>",
+             f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
+             f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked.</p>",
              highlight.render_legend(list(highlight.KINDS))]
     score_metrics = segments.score_columns(report)
     for _, row in queue.iterrows():

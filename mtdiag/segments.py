@@ -3,8 +3,8 @@ with every system, and the per-document scores (issue 12 Build 1/4/5, issue 13 B
 
 Everything is built on :func:`mtdiag.triage.worst_first` — the one ranking of (system, segment) pairs, the same
 order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
-(``seg_id``) in every frame of this module. Flag columns are the :data:`mtdiag.checks.FLAGS` keys present in the
-ranking (the checks of :mod:`mtdiag.checks`), plus ``flags`` (the fired ones, comma-joined).
+(``seg_id``) in every frame of this module. Flag columns are the checks of :data:`mtdiag.checks.REGISTRY` the
+ranking computed (:func:`mtdiag.checks.flag_columns`), plus ``flags`` (the fired ones, comma-joined).
 
 Texts are never cut here: the queue holds the full source and hypothesis; a table may wrap them, the export
 writes them whole (Excel's cell limit is handled by :func:`mtdiag.export.to_excel`).
@@ -23,11 +23,6 @@ from mtdiag.metrics import metric_info
 TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source view and the exports show it whole
 
 
-def flag_columns(frame: pd.DataFrame) -> list[str]:
-    """The :data:`~mtdiag.checks.FLAGS` columns a ranking carries, in ``FLAGS`` order."""
-    return [f for f in checks.FLAGS if f in frame.columns]
-
-
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
     ``seg``; the data's own scale — MQM: 0 best, more negative worse), None without human scores."""
@@ -43,14 +38,13 @@ def score_columns(report) -> list[str]:
     return [m for m in report.metrics if m in report.segments.columns and metric_info(m).segment_level]
 
 
-def queue(report, mt_only_order: int | None = None) -> pd.DataFrame:
-    """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`) with what a translator reads:
-    ``system, seg_id, doc`` (when the data has documents), ``src, hyp`` (full texts), ``problem, relative``, the
-    flag columns and ``flags``, ``human`` (when loaded), then every segment score. ``mt_only_order`` adds the
-    ``mt_only_ngram`` flag for n-grams of that order the system uses and the human translation never does
-    (:func:`mtdiag.diagnose.mt_only_segments`)."""
-    mt_only = diagnose.mt_only_segments(report, mt_only_order) if mt_only_order else None
-    ranked = triage.worst_first(report, mt_only=mt_only)
+def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
+    """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`, one pair per source on the
+    first screen unless ``strict``) with what a translator reads: ``system, seg_id, doc`` (when the data has
+    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns and ``flags``, ``human`` (when
+    loaded), then every segment score. ``requested``: on-request checks with their options (e.g.
+    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`)."""
+    ranked = triage.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
     seg = ranked["seg_id"].to_numpy() - 1
     out = ranked[["system", "seg_id"]].copy()
@@ -62,7 +56,7 @@ def queue(report, mt_only_order: int | None = None) -> pd.DataFrame:
     out["hyp"] = hyps.to_numpy()[seg, ranked["system"].map(column).to_numpy()]
     out["problem"] = ranked["problem"].to_numpy()
     out["relative"] = ranked["relative"].to_numpy()
-    flags = flag_columns(ranked)
+    flags = checks.flag_columns(ranked)
     for flag in flags:
         out[flag] = ranked[flag].astype(bool).to_numpy()
     if "flags" in ranked.columns:
@@ -93,7 +87,7 @@ def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
     """One source with every system (issue 12 Build 5): per system ``system, hyp, problem, relative``, the flag
     columns, ``human`` (when loaded) and every segment score, sorted worst first by ``sort_by`` (``problem``,
     ``human`` or a metric, direction-aware; ties in system order). ``seg_id`` is 1-based."""
-    rows = queue(report)
+    rows = queue(report, strict=True)
     rows = rows[rows["seg_id"] == int(seg_id)].drop(columns=["seg_id", "src", *(["doc"] if "doc" in rows else [])])
     if len(rows) == 0:
         raise ValueError(f"segment {seg_id} does not exist: the data has {len(report.evalset.src)} segments")

@@ -1,33 +1,36 @@
 """The worst-first queue: which (system, segment) pairs a translator should look at first, and how well that order
 finds what human raters marked worst (``docs/triage.md``).
 
-**Problem score** (``problem``, 0–1, higher = worse): the geometric mean — the rank product of Breitling et al.
-2004 — over three complementary views of an output, of its *badness percentile* among all pairs of the report
-(``rank(method="average", pct=True)`` of the oriented score, so 1 is the worst pair of this test set and ties
-share their rank; the smallest percentile is 1/n, never 0):
+**Problem score** (``problem``, 0–1, higher = worse): an estimate of how much a human would penalise the output,
+as its percentile among all pairs of the report. A human error score (MQM) is a *sum* over the errors of a
+segment, so the penalty a pair can collect grows with its length: a 3-word line cannot hold as many errors as a
+60-word paragraph. The estimate is therefore
 
-- **TER** — word edits, including moved blocks (Snover et al. 2006): adequacy and word order;
-- **chrF** — character n-gram F-score (Popović 2015): adequacy robust to inflection and segmentation;
-- **OTEM** — over-translation (Yang et al. 2018): repeated n-grams, the signature of a hallucination loop.
+    penalty = error rate × length
 
-Imported metrics (scores computed elsewhere, ``--scores``: COMET, MetricX, …) join the product as further views.
+- **error rate**: the geometric mean — the rank product of Breitling et al. 2004 — of the pair's *badness
+  percentiles* among all pairs of the set (``rank(method="average", pct=True)`` of the oriented score; 1 is the
+  worst pair, ties share their rank) over three complementary views: **TER** (word edits incl. moved blocks,
+  Snover et al. 2006), **chrF** (character n-grams, Popović 2015) and **OTEM** (repeated n-grams, Yang et al.
+  2018). A pair is a problem when the views agree. Imported metrics (``--scores``: COMET, MetricX, …) join as
+  further views.
+- **length**: the mean reference length in tokens — what TER's and the other rates' denominators are, so
+  rate × length counts errors rather than dividing them out.
 
-Why a geometric mean: a pair is a problem when the views *agree* it is bad; one view calling it fine (a low
-percentile) pulls it down more than in an arithmetic mean. Of four standard aggregations of the same three
-percentiles compared on both dev sets (arithmetic, geometric, quadratic mean, maximum), the geometric mean found
-the most human-worst outputs on both (lift at 10 %: en-de 1.89 against 1.80 arithmetic, zh-en 2.48 against 2.24;
-``docs/triage.md``).
+Percentiles are calibrated on the test set being looked at, never on a dev set, and the score has no fitted
+parameter: the same formula on any set. Measured on three dev sets (``benchmarks/triage_vs_human.py``, every figure
+in ``docs/triage.md``), the rate alone ranked tiny segments first where TER and chrF percentiles are extreme
+(``Thank you. Thank you.``), and length alone finds many human-worst outputs but not which system failed;
+rate × length beat both on every set (Spearman with MQM 0.21 / 0.46 / 0.35 against 0.20 / 0.33 / 0.23 for the
+rate and 0.14 / 0.38 / 0.32 for length). Without any of the three views every segment-level metric with a
+direction is used.
 
-Percentiles are calibrated on the test set being looked at, never on a dev set, so the score means the same on
-any set. A metric missing from the report is left out; without any of the three, every segment-level
-metric with a direction is used. Ties are broken by the pair's badness *relative to the other systems on the same
-source* (its problem minus the source's mean problem over systems): of two equally bad outputs, the one whose
-peers did better on that source comes first — a system-specific failure before a hard source.
-
-Why these three, measured on both WMT21 dev sets with MQM (``benchmarks/triage_vs_human.py``): averaging all
-seven metrics is worse than these three on both sets (UTEM, WAFT, NEVA and BLEU repeat what TER and chrF say and
-dilute OTEM's rare but strong signal), and ranking by badness relative to the source alone finds far fewer of the
-human-worst outputs than absolute badness (raters penalise hard sources too).
+**Order**: pairs with a *critical* check (:func:`mtdiag.checks.critical`: empty, truncated, a character flood, a
+repetition loop the source doesn't have) first, then by problem, ties by the pair's badness *relative to the
+other systems on the same source* (its problem minus the source's mean problem over systems). By default the
+first :data:`FIRST_SCREEN` rows show at most :data:`PER_SOURCE` pair per source — the first screen a person
+reads covers that many different sources, each opening every system's output in the one-source view; ``strict``
+keeps the pair order throughout.
 
 **Lift at 10 %** (:func:`lift`): the share of the human-worst 10 % of pairs found among the ranking's worst 10 %,
 divided by 0.10 (random = 1, perfect = 10). Ties at either cut-off count fractionally (each tied pair gets an equal
@@ -36,16 +39,22 @@ share of the remaining places): the expected overlap under random tie-breaking, 
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from mtdiag import checks
+from mtdiag.checks.tokens import reference_lengths
 from mtdiag.metrics import metric_info
 
 VIEWS = ("ter", "chrf", "otem")
 SHARE = 0.10
+FIRST_SCREEN = 50  # rows of the first screen(s) a person reads, each of another source ...
+PER_SOURCE = 1  # ... at most this many pairs of one source there
+PROBLEM_TEXT = ("problem score (0–1, higher = worse): how much a human would penalise the output, estimated as its "
+                "error rate (TER, chrF and OTEM percentiles) × its length, as a percentile of this test set; "
+                "plainly broken outputs (empty, truncated, floods, loops) first (docs/triage.md)")
 
 
 def badness_percentile(values: pd.Series, metric: str) -> pd.Series:
@@ -65,42 +74,67 @@ def ranking_metrics(report) -> list[str]:
     return [m for m in report.metrics if metric_info(m).segment_level and metric_info(m).has_direction]
 
 
-def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, seg): ``problem`` (geometric mean of the badness percentiles, 0–1) and ``relative`` (the pair's problem minus the
-    mean problem of all systems on the same source: > 0 means worse than its peers there). Index as
-    ``report.segments``."""
+def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
+    """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics`` (default
+    :func:`ranking_metrics`), 0–1; 0 where no metric has a value."""
     metrics = list(metrics or ranking_metrics(report))
     segments = report.segments
     if not metrics:
-        zero = pd.Series(0.0, index=segments.index)
-        return pd.DataFrame({"problem": zero, "relative": zero})
+        return pd.Series(0.0, index=segments.index)
     percentiles = pd.concat([badness_percentile(segments[m], m) for m in metrics], axis=1)
-    problem = np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
+    return np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
+
+
+def segment_length(report) -> pd.Series:
+    """Per (system, seg): the length the penalty scales with — the segment's mean reference length in tokens
+    (at least 1)."""
+    lengths = np.maximum(reference_lengths(report), 1.0)
+    return pd.Series(lengths[report.segments.index.get_level_values("seg")], index=report.segments.index)
+
+
+def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (system, seg): ``problem`` (the percentile of error rate × length among the set's pairs, 0–1) and
+    ``relative`` (the pair's problem minus the mean problem of all systems on the same source: > 0 means worse
+    than its peers there). Index as ``report.segments``."""
+    penalty = error_rate(report, metrics) * segment_length(report)
+    problem = penalty.rank(method="average", pct=True).where(penalty > 0, 0.0)
     relative = problem - problem.groupby(level="seg").transform("mean")
     return pd.DataFrame({"problem": problem, "relative": relative})
 
 
-def worst_first(report, metrics: Sequence[str] | None = None,
-                mt_only: Mapping[str, Iterable[int]] | None = None) -> pd.DataFrame:
+def worst_first(report, metrics: Sequence[str] | None = None, *, requested: checks.Requested | None = None,
+                strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags``
     (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), every segment score, then one
-    boolean column per check. ``mt_only`` (optional): per system, the segments whose output has an MT-only n-gram
-    (adds the ``mt_only_ngram`` flag). Order: problem descending, then relative descending, then system and
-    segment order. The flags explain a pair; they do not move it in the queue (adding them to the problem score
-    changed the lift by less than its noise on the dev sets, see ``docs/triage.md``)."""
+    boolean column per check (``requested``: on-request checks and their options, e.g.
+    ``{"mt_only_ngram": {"order": 2}}``).
+
+    Order: a critical check first (a plainly broken output), then problem descending, relative descending, system
+    and segment order. Other flags explain a pair; they do not move it (adding them to the problem score changed
+    the lift by less than its noise on the dev sets, ``docs/triage.md``). Unless ``strict``, the first
+    :data:`FIRST_SCREEN` rows hold at most :data:`PER_SOURCE` pair per source (:func:`first_screen`)."""
     scores = problem_scores(report, metrics)
-    flags = checks.flag_frame(report)
-    if mt_only is not None:
-        pairs = {(s, int(g)) for s, segs in mt_only.items() for g in segs}
-        flags = flags.assign(mt_only_ngram=[pair in pairs for pair in flags.index])
+    flags = checks.flag_frame(report, requested)
     scores["flags"] = checks.flag_names(flags)
     table = pd.concat([scores, report.segments, flags], axis=1).reset_index()
     order = {s: i for i, s in enumerate(report.evalset.systems)}
     table["_sys"] = table["system"].map(order)
-    table = table.sort_values(["problem", "relative", "_sys", "seg"], ascending=[False, False, True, True],
-                              kind="stable", ignore_index=True)
+    table["_critical"] = checks.critical(flags).to_numpy()
+    table = table.sort_values(["_critical", "problem", "relative", "_sys", "seg"],
+                              ascending=[False, False, False, True, True], kind="stable", ignore_index=True)
     table.insert(1, "seg_id", table.pop("seg") + 1)
-    return table.drop(columns="_sys")
+    table = table.drop(columns=["_sys", "_critical"])
+    return table if strict else first_screen(table)
+
+
+def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int = PER_SOURCE) -> pd.DataFrame:
+    """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source
+    (``seg_id``): the first rows of that many different sources in queue order, then every other row in queue
+    order."""
+    occurrence = ranked.groupby("seg_id", sort=False).cumcount().to_numpy()
+    first = np.flatnonzero(occurrence < per_source)[:rows]
+    rest = np.setdiff1d(np.arange(len(ranked)), first, assume_unique=True)
+    return ranked.iloc[np.concatenate([first, rest])].reset_index(drop=True)
 
 
 def source_difficulty(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:

@@ -3,7 +3,7 @@ full exports, and one source with every system's output."""
 
 import streamlit as st
 
-from mtdiag import checks, export, segments
+from mtdiag import checks, export, segments, triage
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 
@@ -14,23 +14,27 @@ SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread"
 current = state.current()
 report, ev = current.report, current.evalset
 st.title("Segments")
-st.caption("Worst first by the problem score (0–1: the geometric mean of the badness percentiles of TER, chrF and OTEM in this test "
-           "set; the same order as `mtdiag triage`). Select a row to open its source with every system's output.")
+st.caption("Worst first — " + triage.PROBLEM_TEXT + "; the same order as `mtdiag triage`. Select a row to open its "
+           "source with every system's output.")
 
 view_as = st.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
+strict = st.toggle("Strict pair order", key="seg_strict",
+                   help=f"Off: the first {triage.FIRST_SCREEN} rows show one pair per source (its worst system), "
+                        "then every pair in order. On: every pair in problem order (`mtdiag triage --strict`).")
 with st.expander("More flags"):
     mt_order = st.selectbox("MT-only n-grams of order", [None, 1, 2, 3, 4], key="seg_mt_order",
                             format_func={None: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
                             help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
                                  "translation (first reference) never uses.")
-queue = state.view(segments.queue)(current, mt_only_order=mt_order)
-flags = segments.flag_columns(queue)
+requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
+queue = state.view(segments.queue)(current, requested=requested, strict=strict)
+flags = checks.flag_columns(queue)
 
 c1, c2, c3 = st.columns([2, 2, 3])
 systems = c1.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems",
                          disabled=view_as == "sources")
 chosen_flags = c2.multiselect("Flags (any of)", flags, key="seg_flags", disabled=view_as == "sources",
-                              format_func={f: checks.FLAGS[f].label for f in flags}.__getitem__)
+                              format_func={f: checks.REGISTRY[f].label for f in flags}.__getitem__)
 pattern = c3.text_input("Search source, references and outputs (regular expression)", key="seg_text",
                         placeholder="a word, or a pattern such as Pandemie|Virus or \\d+ %",
                         help="Case-insensitive; a plain word matches anywhere in a text.")

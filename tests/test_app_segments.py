@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from mtdiag import checks, triage
+
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     SAMPLE, SETS, clear_caches, html_bodies, navigation_like_the_server, no_data_argument, shown, start, table_with)
 
@@ -37,7 +39,8 @@ def test_pairs_sources_and_the_one_source_view_on_every_sample_set(sample):
     systems = at.multiselect(key="seg_systems").value
     table = at.dataframe(key="seg_table").value
     assert list(table.columns[:4]) == ["system", "seg_id", "src", "hyp"]  # text first
-    assert table["problem"].is_monotonic_decreasing and table["seg_id"].min() == 1
+    screen = min(triage.FIRST_SCREEN, len(table) // len(systems))
+    assert table["seg_id"].head(screen).is_unique and table["seg_id"].min() == 1  # one pair per source first
     first = table.iloc[0]
     assert headers(at) == [f"#### Segment {first['seg_id']} · {first['system']}"]
     labels = output_labels(at)
@@ -55,6 +58,10 @@ def test_pairs_sources_and_the_one_source_view_on_every_sample_set(sample):
     assert sorted(output_labels(at)) == sorted(systems)
     at.radio(key="seg_view").set_value("pairs").run()
     assert len(at.dataframe(key="seg_table").value) == len(table)
+    at.toggle(key="seg_strict").set_value(True).run()
+    strict = at.dataframe(key="seg_table").value
+    critical = checks.critical(strict[checks.flag_columns(strict)]).to_numpy()
+    assert critical[: critical.sum()].all() and strict["problem"][~critical].is_monotonic_decreasing
 
 
 def test_selecting_a_source_opens_it_sortable_by_any_score():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from mtdiag import checks, diagnose
+from mtdiag.checks import number_mismatch, tokens, untranslated, word_order
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 
@@ -32,11 +33,11 @@ def _flag(report, system, seg, flag):
 
 
 def test_number_values_read_both_decimal_conventions():
-    assert checks.number_values("3,5") == {"3.5"} == checks.number_values("3.5")
-    assert checks.number_values("35") == {"35"}
-    assert checks.number_values("1,000") == {"1000", "1"} and "1000" in checks.number_values("1.000")
-    assert checks.number_values("1.234.567") == {"1234567"}
-    assert checks.number_values("37,70") == {"37.7"}
+    assert number_mismatch.number_values("3,5") == {"3.5"} == number_mismatch.number_values("3.5")
+    assert number_mismatch.number_values("35") == {"35"}
+    assert number_mismatch.number_values("1,000") == {"1000", "1"} and "1000" in number_mismatch.number_values("1.000")
+    assert number_mismatch.number_values("1.234.567") == {"1234567"}
+    assert number_mismatch.number_values("37,70") == {"37.7"}
 
 
 def test_changed_number_3_5_vs_3_5_vs_35():
@@ -46,7 +47,7 @@ def test_changed_number_3_5_vs_3_5_vs_35():
     assert not _flag(report, "comma", 0, "number_mismatch")
     assert not _flag(report, "point", 0, "number_mismatch")
     assert _flag(report, "wrong", 0, "number_mismatch")
-    findings = checks.number_findings(report)["wrong"]
+    findings = number_mismatch.number_findings(report)["wrong"]
     assert set(zip(findings["kind"], findings["number"])) == {("missing", "3.5"), ("changed", "35")}
     detail = diagnose.segment_detail(report, "wrong", 0)
     assert "number" in detail.legend
@@ -60,7 +61,7 @@ def test_dropped_date():
                       "dropped": ["Das Gesetz wurde im Mai verabschiedet ."]})
     assert not _flag(report, "kept", 0, "number_mismatch")
     assert _flag(report, "dropped", 0, "number_mismatch")
-    missing = checks.number_findings(report)["dropped"]
+    missing = number_mismatch.number_findings(report)["dropped"]
     assert set(missing["number"]) == {"12", "2020"} and set(missing["kind"]) == {"missing"}
 
 
@@ -96,7 +97,7 @@ def test_output_in_the_source_script_is_untranslated():
     ref = ["I like cats .", "The weather is nice today .", "He is reading .", "We go home ."]
     hyps = {"wrong_script": ["I like 猫猫 .", *ref[1:]], "ok": list(ref), "one_char": ["I like 猫 cats .", *ref[1:]]}
     report = evaluate(evalset_from_lists({"A": ref}, hyps, src=src))
-    assert checks.foreign_scripts(report) == ["Han"]
+    assert untranslated.foreign_scripts(report) == ["Han"]
     assert _flag(report, "wrong_script", 0, "untranslated")
     assert not _flag(report, "ok", 0, "untranslated")
     assert not _flag(report, "one_char", 0, "untranslated")  # below two characters
@@ -106,7 +107,7 @@ def test_output_in_the_source_script_is_untranslated():
 
 def test_same_script_pairs_have_no_foreign_script():
     report = _report(["A house ."], ["Ein Haus ."], {"sys": ["Ein Haus ."]})
-    assert checks.foreign_scripts(report) == []
+    assert untranslated.foreign_scripts(report) == []
 
 
 # ------------------------------------------------------------------------------------------------ repetition
@@ -115,14 +116,14 @@ def test_same_script_pairs_have_no_foreign_script():
 def test_loop_positions_words_three_times_phrases_twice():
     words = np.array([True, True, True, True, False])  # id 4 is punctuation
     ids = np.array([0, 1, 1, 1, 2, 0, 2, 0, 2, 3])  # "a b b b c a c a c d": b x3, (c a) / (a c) x2
-    marked = checks.loop_positions(ids, np.array([0, len(ids)]), words)
+    marked = tokens.loop_positions(ids, np.array([0, len(ids)]), words)
     assert marked.tolist() == [False, True, True, True, True, True, True, True, True, False]
     doubled = np.array([0, 1, 1, 2])  # "a b b c": a doubled word is grammatical (German "die die")
-    assert not checks.loop_positions(doubled, np.array([0, 4]), words).any()
+    assert not tokens.loop_positions(doubled, np.array([0, 4]), words).any()
     punct = np.array([4, 4, 4])  # "... ... ..." is not a loop of words
-    assert not checks.loop_positions(punct, np.array([0, 3]), words).any()
+    assert not tokens.loop_positions(punct, np.array([0, 3]), words).any()
     across = np.array([0, 0, 0, 0])  # two segments "a a" | "a a": runs never cross the boundary
-    assert not checks.loop_positions(across, np.array([0, 2, 4]), words).any()
+    assert not tokens.loop_positions(across, np.array([0, 2, 4]), words).any()
 
 
 def test_repetition_loop():
@@ -149,25 +150,33 @@ CUMMINGS_SRC = "Dominic Cummings is held hostage by the SAS ... on base tour"
 CUMMINGS_REF = "Dominic Cummings wird von der SAS als Geisel genommen ... auf einer Tour durch den Stützpunkt"
 
 
-def test_word_order_fires_on_a_pure_reordering_not_on_a_pure_omission():
-    # both from WMT21 en-de with its three references: the clauses swapped (Facebook-AI, segment 130), the last
-    # phrase dropped (eTranslation, segment 28)
+def test_word_order_fires_on_scrambled_words_not_on_a_clause_swap_or_an_omission():
+    # from WMT21 en-de with its three references: the clauses swapped (Facebook-AI, segment 130), the last phrase
+    # dropped (eTranslation, segment 28); and the same sentence scrambled in two places
     refs = {"C": ["Aubameyang kickt Arsenal zum Sieg, Watford verabschiedet sich aus der Premier League",
-                  "Dominic Cummings Geisel der SAS ... bei einer Führung durch den Stützpunkt"],
+                  "Dominic Cummings Geisel der SAS ... bei einer Führung durch den Stützpunkt",
+                  "Aubameyang kickt Arsenal zum Sieg, Watford verabschiedet sich aus der Premier League"],
             "D": ["Aubameyang sichert Arsenal den Sieg und schmeißt Watford aus der Premier League",
-                  "Dominic Cummings wird vom SAS als Geisel gehalten - beim Besuch eines Stützpunktes"]}
-    report = _report([WATFORD_SRC, CUMMINGS_SRC], [WATFORD_REF, CUMMINGS_REF],
+                  "Dominic Cummings wird vom SAS als Geisel gehalten - beim Besuch eines Stützpunktes",
+                  "Aubameyang sichert Arsenal den Sieg und schmeißt Watford aus der Premier League"]}
+    report = _report([WATFORD_SRC, CUMMINGS_SRC, WATFORD_SRC], [WATFORD_REF, CUMMINGS_REF, WATFORD_REF],
                      {"sys": ["Watford steigt aus der Premier League ab , Aubameyang schießt Arsenal zum Sieg",
-                              "Dominic Cummings wird von der SAS als Geisel genommen ..."]}, refs=refs)
+                              "Dominic Cummings wird von der SAS als Geisel genommen ...",
+                              "Arsenal Aubameyang zum Sieg schießt , Premier League Watford aus der absteigen"]},
+                     refs=refs)
     segs = report.segments
-    for seg in (0, 1):  # NEVA above WAFT in both: the old strict rule called both word order
-        assert segs.at[("sys", seg), "neva"] - segs.at[("sys", seg), "waft"] > checks.WORD_ORDER_MARGIN
-    assert _flag(report, "sys", 0, "word_order")
-    assert not _flag(report, "sys", 1, "word_order")
-    evidence = checks.check_evidence(report, "sys", 0)
-    shown = diagnose.segment_detail(report, "sys", 0).hyp.matched
+    for seg in (0, 1, 2):  # NEVA above WAFT in all three: the old strict rule called all of them word order
+        assert segs.at[("sys", seg), "neva"] - segs.at[("sys", seg), "waft"] > word_order.MARGIN
+    assert word_order.reordering(report)["sys"][0] == 1  # one block moved: a restructuring raters accept
+    assert not _flag(report, "sys", 0, "word_order")
+    assert not _flag(report, "sys", 1, "word_order")  # an omission keeps the shared words in order
+    assert word_order.reordering(report)["sys"][2] >= word_order.MIN_DESCENTS
+    assert _flag(report, "sys", 2, "word_order")
+    evidence = checks.check_evidence(report, "sys", 2)
+    shown = diagnose.segment_detail(report, "sys", 2).hyp.matched
     moved = [shown[s.start] for s in evidence.hyp_spans if s.kind == "moved"]
-    assert moved == ["aubameyang", "arsenal", "sieg"]  # the clause that moved, not the one that stayed
+    assert moved and set(moved) <= {"arsenal", "aubameyang", "zum", "sieg", "schießt", "premier", "league", "watford",
+                                     "aus", "der", "absteigen"}
 
 
 def test_reordering_is_measured_against_the_closest_ordered_reference():
@@ -175,8 +184,8 @@ def test_reordering_is_measured_against_the_closest_ordered_reference():
     same_order = "Watford muss aus der Premier League absteigen , Aubameyang schießt Arsenal zum Sieg"
     one = _report([WATFORD_SRC], [WATFORD_REF], hyps)
     two = _report([WATFORD_SRC], [WATFORD_REF], hyps, refs={"B": [same_order]})
-    assert checks.reordering(one)["sys"][0] > 0
-    assert checks.reordering(two)["sys"][0] == 0
+    assert word_order.reordering(one)["sys"][0] > 0
+    assert word_order.reordering(two)["sys"][0] == 0
     assert not _flag(two, "sys", 0, "word_order")
 
 
@@ -189,16 +198,19 @@ def test_float_noise_never_fires_word_order():
 # ------------------------------------------------------------------------------------------------ set-relative
 
 
-def test_length_outlier_is_relative_to_the_set_and_long_only():
-    src = [f"sentence number {i} is here ." for i in range(30)]
-    ref = [f"Satz Nummer {i} ist hier ." for i in range(30)]
+def test_length_outlier_is_relative_to_the_set_long_only_and_needs_a_long_enough_reference():
+    src = [f"this is sentence number {i} of the set , and it is here ." for i in range(30)] + ["Thank you ."]
+    ref = [f"das ist Satz Nummer {i} der Menge , und er ist hier ." for i in range(30)] + ["Danke ."]
     hyp = list(ref)
-    hyp[3] = "Satz Nummer 3 ist hier und hier und dort und überall und noch viel mehr ."
+    hyp[3] = ("das ist Satz Nummer 3 der Menge , und er ist hier und hier und dort und überall und noch viel mehr "
+              "und noch mehr und immer mehr .")
     hyp[4] = "Satz ."  # short: under-translation's business, not a length outlier
-    hyp[5] = "Satz Nummer 5 ist hier , ja ."  # a little longer: within the set's range
+    hyp[5] = "das ist Satz Nummer 5 der Menge , und er ist hier , ja ."  # a little longer: within the set's range
+    hyp[30] = "Vielen herzlichen Dank ."  # twice the reference's length, but a ratio of two short lengths is noise
     report = evaluate(evalset_from_lists({"A": ref}, {"sys": hyp}, src=src))
     flags = checks.flag_frame(report)["length_outlier"]
-    assert flags[("sys", 3)] and not flags[("sys", 4)] and not flags[("sys", 5)]
+    assert flags[("sys", 3)] and not flags[("sys", 4)] and not flags[("sys", 5)] and not flags[("sys", 30)]
+    assert report.segments.at[("sys", 30), "length_ratio"] >= 2
     assert int(flags.sum()) == 1
 
 
@@ -227,7 +239,7 @@ def test_flag_names_are_comma_joined_in_flag_order():
     names = checks.flag_names(checks.flag_frame(report))
     fired = names[("sys", 0)].split(",")
     assert "repetition" in fired and "number_mismatch" in fired
-    assert fired == [f for f in checks.FLAGS if f in fired]
+    assert fired == [f for f in checks.REGISTRY if f in fired]
     assert names[("sys", 1)] == ""
     assert checks.check_evidence(report, "sys", 1) is None
 
@@ -244,7 +256,7 @@ def test_empty_outputs_and_references_never_break_the_checks():
 
 def test_hostile_numbers_never_raise():
     huge = "9" * 10_000
-    assert checks.number_values(huge) == {huge}
-    assert checks.number_values("007") == {"7"} and checks.number_values("0,50") == {"0.5"}
+    assert number_mismatch.number_values(huge) == {huge}
+    assert number_mismatch.number_values("007") == {"7"} and number_mismatch.number_values("0,50") == {"0.5"}
     report = _report([f"It is {huge} ."], [f"Es ist {huge} ."], {"sys": ["Es ist 9 ."]})
     assert _flag(report, "sys", 0, "number_mismatch")

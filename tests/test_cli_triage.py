@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from mtdiag import triage
+from mtdiag import checks, triage
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from tests.conftest import SAMPLE
@@ -30,10 +30,18 @@ def test_tsv_columns_order_and_one_based_ids(capsys, queue):
     rows = [line.split("\t") for line in lines[1:]]
     assert len(rows) == 6 * 117
     assert {int(r[1]) for r in rows} == set(range(1, 118))  # 1-based, every segment
-    problems = [float(r[2]) for r in rows]
-    assert problems == sorted(problems, reverse=True)  # worst first
+    assert len({int(r[1]) for r in rows[:triage.FIRST_SCREEN]}) == triage.FIRST_SCREEN  # one pair per source first
     assert [(r[0], int(r[1]), r[3]) for r in rows] == list(zip(queue["system"], queue["seg_id"], queue["flags"]))
-    assert any(r[3] == "" for r in rows) and any("," in r[3] for r in rows)  # empty when none, comma-joined
+
+
+def test_strict_order_is_critical_first_then_worst_first(capsys):
+    code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--strict", "--format", "json")
+    records = json.loads(out)
+    critical = [any(checks.REGISTRY[f].critical for f in r["flags"].split(",") if f) for r in records]
+    assert critical == sorted(critical, reverse=True)
+    problems = [r["problem"] for r, c in zip(records, critical) if not c]
+    assert problems == sorted(problems, reverse=True)
+    assert any(r["flags"] == "" for r in records) and any("," in r["flags"] for r in records)  # comma-joined
 
 
 def test_json_and_top(capsys, queue):

@@ -4,6 +4,7 @@ queue and source contracts."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mtdiag import triage
@@ -35,23 +36,59 @@ def report():
     return evaluate(evalset_from_lists({"ref": refs}, hyps), Options(metrics=("ter", "chrf", "otem", "bleu")))
 
 
-def test_problem_is_the_geometric_mean_badness_percentile_of_ter_chrf_otem(report):
+def test_problem_is_the_percentile_of_error_rate_times_length(report):
     scores = triage.problem_scores(report)
     percentiles = [triage.badness_percentile(report.segments[m], m) for m in ("ter", "chrf", "otem")]
-    expected = np.prod(percentiles, axis=0) ** (1 / 3)
-    np.testing.assert_allclose(scores["problem"].to_numpy(), expected)
+    rate = np.prod(percentiles, axis=0) ** (1 / 3)
+    np.testing.assert_allclose(triage.error_rate(report).to_numpy(), rate)
+    length = np.tile([6.0, 6.0, 3.0], 3)  # reference tokens of the three segments, for each system
+    penalty = pd.Series(rate * length)
+    np.testing.assert_allclose(scores["problem"].to_numpy(), penalty.rank(pct=True).where(penalty > 0, 0.0))
     per_source = scores["relative"].groupby(level="seg").sum()
     np.testing.assert_allclose(per_source.to_numpy(), 0.0, atol=1e-12)  # relative to the source's mean
 
 
 def test_queue_contract(report):
-    queue = triage.worst_first(report)
+    queue = triage.worst_first(report, strict=True)
     assert list(queue.columns[:4]) == ["system", "seg_id", "problem", "relative"]
     assert {"ter", "chrf", "otem", "bleu"} <= set(queue.columns)
     assert len(queue) == 9 and set(queue["seg_id"]) == {1, 2, 3}
-    assert (np.diff(queue["problem"].to_numpy()) <= 1e-12).all()  # worst first
-    assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) in {("loop", 1), ("bad", 1)}
+    assert queue.iloc[0]["system"] == "loop" and queue.iloc[0]["seg_id"] == 1  # a repetition loop: critical
+    rest = queue.iloc[1:]
+    assert (np.diff(rest["problem"].to_numpy()) <= 1e-12).all()  # then worst first
     assert queue[queue["system"] == "good"]["problem"].max() < queue["problem"].max()
+
+
+def test_a_short_segment_cannot_outrank_a_long_one_by_its_rate_alone():
+    # "Thank you. Thank you." -> "Vielen Dank. Vielen Dank." (MQM: no error) has an extreme TER/chrF rate on a
+    # 4-word segment; a long output with a few real errors must come first
+    long_ref = "Die Regierung hat am Dienstag einen neuen Plan für den Ausbau der Bahnstrecken im Norden vorgestellt ."
+    long_hyp = "Die Regierung hat am Montag einen Plan für die Erweiterung der Straßen im Norden gezeigt ."
+    refs = ["Danke . Danke .", long_ref, *FILLER]
+    hyps = {"a": ["Vielen Dank . Vielen Dank .", long_hyp, *FILLER], "b": ["Danke . Danke .", long_ref, *FILLER]}
+    report = evaluate(evalset_from_lists({"A": refs}, hyps), Options(metrics=("ter", "chrf", "otem")))
+    assert triage.error_rate(report)[("a", 0)] > triage.error_rate(report)[("a", 1)]  # the rate alone: short first
+    queue = triage.worst_first(report, strict=True)
+    assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("a", 2)
+
+
+FILLER = [f"Satz Nummer {i} ist kurz und klar ." for i in range(8)]
+
+
+def test_first_screen_shows_one_pair_per_source_then_the_strict_order():
+    ranked = pd.DataFrame({"system": list("abcabcab"), "seg_id": [1, 1, 1, 2, 2, 3, 3, 4],
+                           "problem": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]})
+    screen = triage.first_screen(ranked, rows=3, per_source=1)
+    assert list(zip(screen["system"], screen["seg_id"]))[:3] == [("a", 1), ("a", 2), ("c", 3)]
+    assert list(zip(screen["system"], screen["seg_id"]))[3:] == [("b", 1), ("c", 1), ("b", 2), ("a", 3), ("b", 4)]
+    assert len(triage.first_screen(ranked, rows=10)) == len(ranked)
+
+
+def test_default_queue_puts_distinct_sources_first(report):
+    default, strict = triage.worst_first(report), triage.worst_first(report, strict=True)
+    assert default["seg_id"].head(3).nunique() == 3
+    assert sorted(map(tuple, default[["system", "seg_id"]].to_numpy())) == \
+        sorted(map(tuple, strict[["system", "seg_id"]].to_numpy()))
 
 
 def test_sources_ranked_by_difficulty_and_spread(report):

@@ -2,7 +2,8 @@
 
 **MQM** (the format of google/wmt-mqm-human-evaluation): a TSV with ``system, doc, doc_id, seg_id, rater, source,
 target, category, severity``; one row per error, the erroneous span marked ``<v>…</v>`` in ``target`` (or in
-``source`` for source-side errors such as omissions), and a ``No-error`` row for a segment a rater found clean.
+``source`` for source-side errors such as omissions; the columns may also be called ``target_with_error_span`` and
+``source_with_error_span``, as in the WMT21 TED files), and a ``No-error`` row for a segment a rater found clean.
 A segment's score is the negated weighted sum of its errors, averaged over the raters who rated it — as the
 ``mqm.seg.tsv`` files report it. Weights (Freitag et al. 2021, "Experts, Errors, and Context", TACL, Table 2):
 major 5, minor 1, a minor Fluency/Punctuation error 0.1, Non-translation 25 (whatever the severity), neutral and
@@ -94,8 +95,8 @@ def _column(lowered: list[str], table: _Table, *names: str, required: bool = Tru
 def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
     rater_at = _column(lowered, table, "rater", required=False)
-    target_at = _column(lowered, table, "target", required=False)
-    source_at = _column(lowered, table, "source", required=False)
+    target_at = _column(lowered, table, "target", "target_with_error_span", required=False)
+    source_at = _column(lowered, table, "source", "source_with_error_span", required=False)
     penalties: dict[tuple[str, int, str], float] = {}
     spans = []
     for row, line in zip(table.rows, table.lines):

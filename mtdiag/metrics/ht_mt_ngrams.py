@@ -455,3 +455,12 @@ def partitioned_ngram_tables(evalset: EvalSet, bounds: Sequence[tuple[int, int]]
         texts, sides = merge_partitions(parts, order, list(dict.fromkeys(columns)), evalset.n_segments)
         statistics[order] = (lambda rows, texts=texts: texts[rows], sides)
     return _tables(statistics, ht_ref, systems, orders, min_count, options, kept_words, evalset.n_segments)
+
+
+def context_ngram_tables(ctx, orders: Sequence[int] = ORDERS, min_count: int = DEFAULT_MIN_COUNT,
+                         ht_ref: str | None = None) -> NgramTables:
+    """:func:`ngram_tables` of a scoring context's set and tokenisation, computed once per context and arguments
+    (the N-grams view and the ``mt_only_ngram`` check share them)."""
+    key = ("ngram_tables", tuple(orders), min_count, ht_ref)
+    return ctx.memo(key, lambda: ngram_tables(ctx.evalset, ht_ref=ht_ref, orders=tuple(orders), min_count=min_count,
+                                              options=ctx.options))

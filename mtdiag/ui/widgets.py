@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, diagnose, export, highlight, segments
+from mtdiag import checks, diagnose, export, highlight, segments, triage
 from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
@@ -79,17 +79,15 @@ def column_config(frame: pd.DataFrame) -> dict:
         if column in REGISTRY:
             config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
                                                            format=number_format(column))
-        elif column in checks.FLAGS:
-            flag = checks.FLAGS[column]
+        elif column in checks.REGISTRY:
+            flag = checks.REGISTRY[column]
             config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
                                                            help="positive: NEVA > WAFT (word-order trouble)")
         elif column == "problem":
-            config[column] = st.column_config.ProgressColumn(
-                "problem", min_value=0.0, max_value=1.0, format="%.3f",
-                help="problem score (0–1, higher = worse): geometric mean of the badness percentiles of TER, chrF and OTEM in this "
-                     "test set (docs/triage.md)")
+            config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
+                                                             help=triage.PROBLEM_TEXT)
         elif column == "human":
             config[column] = st.column_config.NumberColumn("human", format="%.2f",
                                                            help="the human score of this output (as loaded)")
@@ -266,7 +264,7 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
         parts.append(f"{metric_label(sort_by)} {metric_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
         parts.append(f"human {row['human']:g}")
-    fired = [checks.FLAGS[f].label for f in flags if bool(row[f])]
+    fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
     if fired:
         parts.append("flags: " + ", ".join(fired))
     return " · ".join(parts)
@@ -291,7 +289,7 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     st.markdown(f"#### Segment {int(seg_id)} · {highlight.escape_markdown(selected)}")
     st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
-    flags = segments.flag_columns(rows)
+    flags = checks.flag_columns(rows)
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
           column_order=[c for c in ["system", "problem", "flags", *flags, "human", *segments.score_columns(report)]
                         if c in rows.columns])

@@ -1,0 +1,148 @@
+"""Triage checks: explainable flags of one output against its source, its references and the rest of the test set
+(method and measured lifts in ``docs/triage.md``).
+
+Every check is one module of this package with one :class:`~mtdiag.checks.base.Check` subclass, listed once in
+:data:`REGISTRY`; the queue (:mod:`mtdiag.triage`), the Segments page, the HTML report, the exports and
+``benchmarks/triage_vs_human.py`` discover them here. A check computes one boolean per (system, segment) pair for
+all pairs at once (pandas merges and group-bys over token ids, vectorised regular expressions — no loop over
+pairs) and explains one pair with sentences and marks in the output. Adding a check = one module + one line in
+:data:`REGISTRY` (or :func:`register` at run time).
+
+Thresholds are relative to the test set being looked at (the worst 10 %, a robust z-score, the set's median
+length ratio) or structural (a number present or not), never constants fitted to one dev set.
+
+A *critical* check (``empty``, ``truncated``, ``flood``, ``repetition``) marks a plainly broken output: such a
+pair leads the queue whatever its problem score. An *on-request* check (``mt_only_ngram``) is computed only when
+asked for, with its options: ``requested={"mt_only_ngram": {"order": 2}}``.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.checks.base import Check, Finding
+from mtdiag.checks.broken import Empty, Flood, Truncated
+from mtdiag.checks.length_outlier import LengthOutlier
+from mtdiag.checks.missed_term import MissedTerm
+from mtdiag.checks.mt_only_ngram import MtOnlyNgram
+from mtdiag.checks.number_mismatch import NumberMismatch
+from mtdiag.checks.over_translation import OverTranslation
+from mtdiag.checks.repetition import Repetition
+from mtdiag.checks.under_translation import UnderTranslation
+from mtdiag.checks.untranslated import Untranslated
+from mtdiag.checks.word_order import WordOrder
+from mtdiag.metrics import EvidenceTable, SegmentEvidence
+
+REGISTRY: dict[str, type[Check]] = {
+    cls.name: cls
+    for cls in (Empty, Truncated, Flood, Repetition, OverTranslation, UnderTranslation, WordOrder, Untranslated,
+                NumberMismatch, LengthOutlier, MissedTerm, MtOnlyNgram)
+}
+
+Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+
+def register(cls: type[Check]) -> type[Check]:
+    """Add a check to the registry (a plug-in, or a test's throw-away check); returns it (usable as a decorator)."""
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+@contextmanager
+def registered(cls: type[Check]) -> Iterator[type[Check]]:
+    """``with registered(MyCheck): ...`` — the check is in the registry inside the block only."""
+    register(cls)
+    try:
+        yield cls
+    finally:
+        REGISTRY.pop(cls.name, None)
+
+
+def freeze(requested: Mapping[str, Mapping[str, Any]] | Requested | None) -> Requested:
+    """On-request checks and their options as a sorted, hashable tuple (a cache key); unknown or not-on-request
+    names are refused."""
+    items = dict(requested or ())
+    for name in items:
+        if name not in REGISTRY or not REGISTRY[name].on_request:
+            known = ", ".join(n for n, c in REGISTRY.items() if c.on_request)
+            raise ValueError(f"{name!r} is not a check computed on request; those are: {known}")
+    return tuple((name, tuple(sorted(dict(items[name]).items()))) for name in sorted(items))
+
+
+def active_checks(report, requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> list[Check]:
+    """The checks computed for ``report``: every check that is not on request and whose needs the report meets,
+    plus the requested ones, in registry order."""
+    asked = dict(freeze(requested))
+    chosen = []
+    for name, cls in REGISTRY.items():
+        if cls.on_request and name not in asked:
+            continue
+        check = cls(**dict(asked.get(name, ())))
+        if check.applies(report):
+            chosen.append(check)
+    return chosen
+
+
+def fired(report, check: Check) -> pd.Series:
+    """One check's flag over the report's pairs (memoised per report, check and options: a page that needs one
+    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one)."""
+    key = ("checks", check.name, tuple(sorted(check.options.items())))
+    return report.context.memo(key, lambda: check.fires(report).reindex(report.segments.index, fill_value=False)
+                               .astype(bool))
+
+
+def flag(report, name: str) -> pd.Series:
+    """The flag of the registered check ``name`` (not on request) over the report's pairs."""
+    return fired(report, REGISTRY[name]())
+
+
+def flag_frame(report, requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> pd.DataFrame:
+    """Every check that the report's metrics and inputs allow (and the requested ones), one boolean column each,
+    over the report's (system, seg) index, in registry order."""
+    checks = active_checks(report, requested)
+    return pd.DataFrame({c.name: fired(report, c) for c in checks}, index=report.segments.index, dtype=bool)
+
+
+def flag_names(flags: pd.DataFrame) -> pd.Series:
+    """The fired flags of each row joined by commas (empty when none), in registry order."""
+    columns = flag_columns(flags)
+    if not columns:
+        return pd.Series("", index=flags.index)
+    names = np.array(columns, dtype=object)
+    values = flags[columns].to_numpy(dtype=bool)
+    return pd.Series([",".join(names[row]) for row in values], index=flags.index)
+
+
+def flag_columns(frame: pd.DataFrame) -> list[str]:
+    """The registered checks a frame has a column for, in registry order."""
+    return [name for name in REGISTRY if name in frame.columns]
+
+
+def critical(flags: pd.DataFrame) -> pd.Series:
+    """Per row: a critical check fired (the output is plainly broken)."""
+    columns = [c for c in flag_columns(flags) if REGISTRY[c].critical]
+    return flags[columns].any(axis=1) if columns else pd.Series(False, index=flags.index)
+
+
+def check_evidence(report, system: str, seg: int,
+                   requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> SegmentEvidence | None:
+    """Why the checks fired on one pair: marks in the output and a ``checks`` table with one plain sentence per
+    finding; None when no check fired."""
+    spans, rows, legend = [], [], []
+    for check in active_checks(report, requested):
+        flags = fired(report, check)
+        if (system, seg) not in flags.index or not bool(flags.at[(system, seg)]):
+            continue
+        finding: Finding = check.explain(report, system, seg)
+        spans += finding.spans
+        rows += [{"check": check.name, "finding": sentence} for sentence in finding.sentences]
+        legend += [k for k in check.marks if k not in legend and any(s.kind == k for s in finding.spans)]
+    if not rows:
+        return None
+    table = EvidenceTable("Checks", pd.DataFrame(rows, columns=["check", "finding"]),
+                          "Why each flag fired on this output (docs/triage.md).")
+    return SegmentEvidence(hyp_spans=spans, legend=legend, tables={"checks": table})

@@ -1,0 +1,126 @@
+"""What a triage check is (:class:`Check`) and the helpers every check shares: one boolean per (system, segment)
+pair from per-system arrays (:func:`by_pair`), the set-relative "worst share" rule (:func:`worst_share`), and one
+highlight span per run of marked tokens (:func:`runs`).
+
+A check is one module of :mod:`mtdiag.checks` with one :class:`Check` subclass and one line in the registry
+(``mtdiag/checks/__init__.py``). It declares its ``name``, ``label`` and ``help``; what it ``needs`` (``source``,
+``references``, or the names of the metrics whose segment scores it reads); whether a firing is ``critical``
+(the output is plainly broken: the pair goes to the top of the queue); whether it is computed only ``on_request``
+(with options, e.g. the n-gram order of ``mt_only_ngram``); which human error categories it ``claims`` to find
+(MQM categories, measured by ``benchmarks/triage_vs_human.py``); how it fires (:meth:`Check.fires`: vectorised
+over all pairs) and how it explains one pair (:meth:`Check.explain`: sentences and highlight spans).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.highlight import Span, char_span_tokens, token_offsets
+
+WORST_SHARE = 0.10  # the score flags mark the worst 10 % of the set
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why a check fired on one pair: one plain sentence per finding and the output tokens to mark."""
+
+    sentences: tuple[str, ...]
+    spans: tuple[Span, ...] = ()
+
+
+class Check(ABC):
+    """One triage flag: declared metadata, a vectorised rule over every pair, an explanation of one pair."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    help: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]] = ()  # "source", "references", or metric names read from report.segments
+    critical: ClassVar[bool] = False  # the output is plainly broken: the pair leads the queue
+    on_request: ClassVar[bool] = False  # computed only when asked for (with options)
+    claims: ClassVar[tuple[str, ...]] = ()  # MQM error categories (prefixes) this flag claims to find
+    marks: ClassVar[tuple[str, ...]] = ()  # highlight kinds (mtdiag.highlight.KINDS) its explanation uses
+
+    def __init__(self, **options: Any):
+        self.options = options
+
+    def applies(self, report) -> bool:
+        """True when the report has everything the check needs."""
+        for need in self.needs:
+            if need == "source" and not has_source(report):
+                return False
+            if need == "references" and not report.evalset.ref_names:
+                return False
+            if need not in ("source", "references") and need not in report.segments.columns:
+                return False
+        return True
+
+    @abstractmethod
+    def fires(self, report) -> pd.Series:
+        """One boolean per pair, over ``report.segments.index``."""
+
+    def explain(self, report, system: str, seg: int) -> Finding:
+        """Why the check fired on one pair (called only where it fired); by default its ``help``."""
+        return Finding((self.help,))
+
+
+def has_source(report) -> bool:
+    """True when the set has a non-empty source text."""
+    return bool(report.evalset.src.astype(str).str.len().gt(0).any())
+
+
+def by_pair(report, flagged: dict[str, np.ndarray]) -> pd.Series:
+    """Boolean Series over the report's (system, seg) index from per-system boolean arrays (missing: False)."""
+    n = report.evalset.n_segments
+    systems = report.evalset.systems
+    values = np.concatenate([np.asarray(flagged.get(s, np.zeros(n, bool)), dtype=bool) for s in systems])
+    full = pd.Series(values, index=pd.MultiIndex.from_product([systems, range(n)], names=["system", "seg"]))
+    return full.reindex(report.segments.index, fill_value=False)
+
+
+def worst_share(values: pd.Series, higher_is_worse: bool = True, share: float = WORST_SHARE) -> pd.Series:
+    """The rows in the worst ``share`` of the set (at or beyond the quantile); NaN rows never."""
+    bad = values if higher_is_worse else -values
+    if bad.notna().sum() == 0:
+        return pd.Series(False, index=values.index)
+    return (bad >= bad.quantile(1 - share)).fillna(False)
+
+
+def worst_share_by(primary: pd.Series, secondary: pd.Series, share: float = WORST_SHARE) -> pd.Series:
+    """The rows ranked in the worst ``share`` of the set by ``primary`` (higher = worse), ties broken by
+    ``secondary`` (higher = worse): an integer count ties often, and the tie at the cut-off must not decide."""
+    order = np.lexsort((-secondary.fillna(-np.inf).to_numpy(), -primary.fillna(-np.inf).to_numpy()))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return pd.Series(rank < int(np.ceil(share * primary.notna().sum())), index=primary.index) & primary.notna()
+
+
+def statistic(report, metric: str, stat: str) -> pd.Series:
+    """One sufficient statistic of a metric per pair (e.g. OTEM's ``matched_1``), over the report's index."""
+    systems = report.evalset.systems
+    columns = [report.result(metric, s) for s in systems]
+    values = np.concatenate([r.stats[:, r.stat_names.index(stat)] for r in columns])
+    index = pd.MultiIndex.from_product([systems, range(report.evalset.n_segments)], names=["system", "seg"])
+    return pd.Series(values, index=index).reindex(report.segments.index)
+
+
+def runs(marked: np.ndarray, kind: str, title: str) -> list[Span]:
+    """One span per run of marked tokens."""
+    marked = np.asarray(marked, dtype=bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], marked, [False]]).astype(np.int8)))
+    return [Span(int(start), int(end), kind, title) for start, end in zip(edges[::2], edges[1::2])]
+
+
+def character_spans(report, system: str, seg: int, char_spans, kind: str, title: str) -> list[Span]:
+    """Token spans of one output covering character spans of its text (tokens located as the detail view locates
+    them, :func:`mtdiag.highlight.token_offsets`); none when the tokens cannot be located."""
+    shown, _ = report.context.display_tokens(system, seg)
+    offsets = token_offsets(str(report.evalset.hyps.at[seg, system]), shown)
+    if offsets is None:
+        return []
+    found = (char_span_tokens(offsets, start, end) for start, end in char_spans)
+    return [Span(first, last, kind, title) for first, last in (f for f in found if f is not None)]
