@@ -1,0 +1,41 @@
+"""The Segments page in a real Chromium shows the worst-first queue of mtdiag.triage (issue 19): its first row opens
+in the one-source view (the heading is the core's first row), and *Strict pair order* reruns the page in the pair
+order without error (the first row of both orders is the same pair; the row order itself is asserted in
+tests/test_app_segments.py, where the grid's rows can be read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from mtdiag import triage
+from mtdiag.api import evaluate
+from mtdiag.io import load_folder
+
+REPO = Path(__file__).resolve().parents[2]
+DE = REPO / "sample_data" / "wmt21.en-de"
+
+
+@pytest.fixture(scope="module")
+def queues():
+    report = evaluate(load_folder(DE))
+    return triage.worst_first(report), triage.worst_first(report, strict=True)
+
+
+def test_segments_page_shows_the_queue_and_its_strict_order(streamlit_server, page, wait_for_app, queues):
+    default, strict = queues
+    page.goto(f"{streamlit_server}/segments", wait_until="domcontentloaded")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Segments", exact=True)).to_be_visible(timeout=60_000)
+    first = default.iloc[0]
+    expect(page.get_by_role("heading", name=f"Segment {first['seg_id']} · {first['system']}")).to_be_visible(
+        timeout=60_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.get_by_text("Strict pair order").click()
+    wait_for_app(page)
+    top = strict.iloc[0]
+    expect(page.get_by_role("heading", name=f"Segment {top['seg_id']} · {top['system']}")).to_be_visible(
+        timeout=60_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
