@@ -80,13 +80,32 @@ class Options:
 
 def available_metrics(evalset: EvalSet) -> list[str]:
     """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
-    only when it has a source, imported metrics only when the set has their scores — registering those)."""
-    has_terms = evalset.terms is not None and len(evalset.terms) > 0
-    has_src = "src" in evalset.segments.columns
-    imported = set(register_imported(evalset))
-    return [name for name, cls in REGISTRY.items()
-            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)
-            and (not issubclass(cls, ImportedMetric) or name in imported)]
+    only when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only
+    with enough systems, imported metrics only when the set has their scores — registering those)."""
+    return [name for name in REGISTRY if missing_input(evalset, name) is None]
+
+
+def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
+    """The metrics computed when none are named: every available one — with references, those whose
+    ``default_with_references`` is set (reference-free signals such as consensus are then on request)."""
+    return tuple(name for name in available_metrics(evalset)
+                 if not evalset.has_references or REGISTRY[name].info.default_with_references)
+
+
+def missing_input(evalset: EvalSet, name: str) -> str | None:
+    """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
+    info = REGISTRY[name].info
+    if issubclass(REGISTRY[name], ImportedMetric):
+        return None if name in set(register_imported(evalset)) else "its scores file (--scores)"
+    if info.needs_terms and (evalset.terms is None or len(evalset.terms) == 0):
+        return "term annotations (--terms)"
+    if info.needs_source and "src" not in evalset.segments.columns:
+        return "the source (--src)"
+    if info.needs_references and not evalset.has_references:
+        return "a human reference (--ref)"
+    if len(evalset.systems) < info.min_systems:
+        return f"at least {info.min_systems} system outputs"
+    return None
 
 
 @dataclass(frozen=True)
@@ -149,15 +168,14 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     """
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
-    names = tuple(options.metrics) if options.metrics is not None else tuple(allowed)
-    if not names:
+    names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
+    if not names and (options.metrics is not None or evalset.has_references):
         raise ValueError("no metric to compute: name at least one")
     for name in names:
         if name not in REGISTRY:
             raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
         if name not in allowed:
-            needs = "term annotations (--terms)" if REGISTRY[name].info.needs_terms else "the source (--src)"
-            raise ValueError(f"metric {name!r} needs {needs}, and these inputs have none")
+            raise ValueError(f"metric {name!r} needs {missing_input(evalset, name)}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
     metric_objects = {name: create_metric(name, **options.options_for(name)) for name in names}
     execution = execution or Execution()

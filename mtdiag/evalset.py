@@ -3,7 +3,9 @@
 ``EvalSet`` holds pandas frames indexed by ``seg`` (0..n-1):
 
 - ``segments``: columns ``src`` (optional, may be all empty) and ``doc`` (optional document id);
-- ``refs``: one column per reference (``ref``, or ``A``, ``B``, ... as named by the loader);
+- ``refs``: one column per reference (``ref``, or ``A``, ``B``, ... as named by the loader) — or none: most real
+  output has no reference, and every view that can work from the source and the outputs alone does
+  (``has_references``);
 - ``hyps``: one column per system;
 - ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
 - ``human``: optional long frame ``seg``, ``system``, ``score``;
@@ -37,7 +39,7 @@ class ImportedMetricInfo:
 
 @dataclass(frozen=True)
 class EvalSet:
-    """One test set: source segments, one or more references, one or more systems, optional extras."""
+    """One test set: source segments, references (none or more), one or more systems, optional extras."""
 
     segments: pd.DataFrame
     refs: pd.DataFrame
@@ -52,17 +54,24 @@ class EvalSet:
     annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.annotations.SPAN_COLUMNS
 
     def __post_init__(self) -> None:
-        n = len(self.refs)
-        if self.refs.shape[1] == 0:
-            raise ValueError("an EvalSet needs at least one reference")
-        for frame_name in ("segments", "hyps"):
+        n = len(self.segments)
+        if self.hyps.shape[1] == 0:
+            raise ValueError("an EvalSet needs at least one system output")
+        if self.refs.shape[1] == 0 and not self.src.astype(str).str.len().gt(0).any():
+            raise ValueError("an EvalSet needs a reference or a source")
+        for frame_name in ("refs", "hyps"):
             frame = getattr(self, frame_name)
             if len(frame) != n:
-                raise ValueError(f"{frame_name} has {len(frame)} rows but the references have {n}")
+                raise ValueError(f"{frame_name} has {len(frame)} rows but the segments have {n}")
 
     @property
     def n_segments(self) -> int:
-        return len(self.refs)
+        return len(self.segments)
+
+    @property
+    def has_references(self) -> bool:
+        """True when the set has at least one human reference."""
+        return self.refs.shape[1] > 0
 
     @property
     def systems(self) -> list[str]:
@@ -83,7 +92,7 @@ class EvalSet:
     def src(self) -> pd.Series:
         if "src" in self.segments.columns:
             return self.segments["src"]
-        return pd.Series([""] * self.n_segments, index=self.refs.index, name="src")
+        return pd.Series([""] * self.n_segments, index=self.segments.index, name="src")
 
     def with_hyps(self, hyps: pd.DataFrame) -> "EvalSet":
         """A copy with other system outputs (same segments and references)."""
@@ -129,13 +138,13 @@ def evalset_from_lists(
     src: list[str] | None = None,
     **extras,
 ) -> EvalSet:
-    """Build an EvalSet from plain Python lists (tests, the API, small scripts)."""
-    n = len(next(iter(refs.values())))
+    """Build an EvalSet from plain Python lists (tests, the API, small scripts); ``refs`` may be empty."""
+    n = len(next(iter(hyps.values())))
     index = pd.RangeIndex(n, name="seg")
     segments = pd.DataFrame({"src": src if src is not None else [""] * n}, index=index)
     return EvalSet(
         segments=segments,
-        refs=pd.DataFrame(refs, index=index),
+        refs=pd.DataFrame(refs, index=index) if refs else pd.DataFrame(index=index),
         hyps=pd.DataFrame(hyps, index=index),
         **extras,
     )

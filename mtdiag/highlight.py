@@ -47,6 +47,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "moved": ("text-decoration:underline double #0f766e 2px;text-underline-offset:3px;", "out of the reference's word order"),
     "copied": ("background:#d4d4d8;color:#111;font-style:italic;", "copied from the source (untranslated)"),
     "number": ("outline:2px solid #b91c1c;outline-offset:1px;", "number not in the source"),
+    "unshared": ("background:#f5d0fe;color:#111;", "used by no other system's output"),
     "human_major": ("text-decoration:underline wavy #b91c1c 2px;text-underline-offset:4px;", "human-marked major error"),
     "human_minor": ("text-decoration:underline wavy #d97706 1px;text-underline-offset:4px;", "human-marked minor error"),
 }

@@ -15,7 +15,8 @@ SAMPLES = ["wmt21.en-de", "wmt21.en-ja", "tico19.en-fr"]
 
 @pytest.fixture(scope="module", params=SAMPLES)
 def sample_report(request):
-    return evaluate(load_folder(SAMPLE / request.param))
+    evalset = load_folder(SAMPLE / request.param)
+    return evaluate(evalset, Options(metrics=tuple(available_metrics(evalset))))  # on-request metrics too
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
@@ -29,7 +30,8 @@ def test_metric_metadata(name):
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_every_metric_computes_and_resamples_on_every_sample(sample_report, name):
     if name not in available_metrics(sample_report.evalset):
-        assert REGISTRY[name].info.needs_terms
+        info = REGISTRY[name].info
+        assert info.needs_terms or len(sample_report.evalset.systems) < info.min_systems
         return
     metric = sample_report.metric(name)
     for system in sample_report.evalset.systems:

@@ -12,6 +12,7 @@ from typing import Iterator
 
 from mtdiag.metrics.base import (EvidenceTable, Metric, MetricInfo, MetricResult, OptionSpec, ScoringContext,
                                  SegmentEvidence, Signature)
+from mtdiag.metrics.consensus import Consensus
 from mtdiag.metrics.length import LengthRatio
 from mtdiag.metrics.otem_utem import OTEM, UTEM
 from mtdiag.metrics.standard import BLEU, CHRF
@@ -22,7 +23,7 @@ from mtdiag.metrics.waft_neva import NEVA, WAFT
 REGISTRY: dict[str, type[Metric]] = {
     cls.info.name: cls
     for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF, TER, LengthRatio, TermExactMatch, TermWindow2, TermWindow3,
-                TermTER)
+                TermTER, Consensus)
 }
 
 

@@ -127,6 +127,9 @@ class MetricInfo:
     segment_level: bool = True
     needs_terms: bool = False
     needs_source: bool = False
+    needs_references: bool = True  # False: computed from the source and the outputs alone (reference-free)
+    min_systems: int = 1  # consensus-style metrics compare each output with the other systems' outputs
+    default_with_references: bool = True  # False: computed by default only where there is no reference
     options: tuple[OptionSpec, ...] = ()
     decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale
 

@@ -1,0 +1,130 @@
+"""Consensus: how much an output agrees with the other systems' outputs of the same source — a reference-free
+signal (issue 20). With no human reference, the outputs of several systems are each other's pseudo-references:
+the expected agreement of a candidate with the others is what minimum-Bayes-risk decoding maximises (Kumar &
+Byrne 2004), and its n-gram form — counts of the n-grams the candidate shares with each other output — is the
+consensus decoding of DeNero et al. 2009. An output that disagrees with every other system gets a low score and
+rises in the worst-first queue.
+
+Definition (0–100, higher = more agreement). For order n (1..N, default N = 2, words as the report tokenises
+them), segment i and system s among k systems, with ``c_s(g)`` the count of n-gram g in s's output:
+
+- ``match_n = Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` — clipped matches against each other output, summed;
+- ``hyp_n = (k − 1) · Σ_g c_s(g)`` — s's n-grams, once per pseudo-reference;
+- ``ref_n = Σ_{j≠s} Σ_g c_j(g)`` — the other outputs' n-grams.
+
+Precision ``P = mean_n match_n / hyp_n`` and recall ``R = mean_n match_n / ref_n`` over the orders (as chrF averages
+its orders; an order with no n-grams on either side is left out), and the score is ``100 · 2PR / (P + R)`` (F1:
+agreement is symmetric). Sufficient statistics per segment are ``[match_1..N, hyp_1..N, ref_1..N]``; the corpus
+score applies the same formula to their sums (so significance resamples it like any metric), the segment score to
+one row. It needs at least three systems: with two, each is the other's only pseudo-reference and both get the
+same score. It is computed by default where there is no reference; with references it is there on request
+(``--metrics ...,consensus``), so that a set with references scores exactly as before.
+
+Vectorised: for one order, every system's (segment, n-gram) counts are stacked; within each (segment, n-gram)
+sorted by count, ``Σ_{j≠s} min(c_s, c_j)`` is the sum of the smaller counts before s plus ``c_s`` times the
+number after it — one lexsort and cumulative sums, no loop over pairs of systems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.highlight import Span
+from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
+
+_PAPER = "Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus n-gram expectations)"
+
+
+def _pairwise_matches(counts: list, n_segments: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For one order: per system (rows) and segment (columns), ``match``, ``hyp`` and ``ref`` of the module doc."""
+    k = len(counts)
+    keys = np.concatenate([c.keys for c in counts])
+    values = np.concatenate([c.counts for c in counts]).astype(np.int64)
+    system = np.repeat(np.arange(k), [len(c.keys) for c in counts])
+    seg = np.concatenate([c.seg for c in counts])
+    order = np.lexsort((values, keys))
+    keys, values, system, seg = keys[order], values[order], system[order], seg[order]
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    sizes = np.diff(np.concatenate([starts, [len(keys)]]))
+    group_start = np.repeat(starts, sizes)
+    rank = np.arange(len(keys)) - group_start
+    before = np.cumsum(values) - values  # sum of all earlier values (exclusive)
+    smaller = before - before[group_start]  # ... within the group: counts at or below this one, before it
+    later = np.repeat(sizes, sizes) - rank - 1
+    pair_min = smaller + values * later
+    match = np.zeros((k, n_segments), dtype=np.int64)
+    np.add.at(match, (system, seg), pair_min)
+    totals = np.stack([c.totals for c in counts]).astype(np.int64)
+    hyp = totals * (k - 1)
+    ref = totals.sum(axis=0, keepdims=True) - totals
+    return match, hyp, ref
+
+
+def _f_score(stats: np.ndarray, order: int) -> np.ndarray:
+    stats = np.asarray(stats, dtype=float)
+    match, hyp, ref = stats[..., :order], stats[..., order:2 * order], stats[..., 2 * order:3 * order]
+    present = (hyp > 0) | (ref > 0)
+    n = present.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(hyp > 0, match / np.where(hyp > 0, hyp, 1), 0.0)
+        r = np.where(ref > 0, match / np.where(ref > 0, ref, 1), 0.0)
+        precision = np.where(n > 0, (p * present).sum(axis=-1) / np.maximum(n, 1), 0.0)
+        recall = np.where(n > 0, (r * present).sum(axis=-1) / np.maximum(n, 1), 0.0)
+        f = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
+    return 100.0 * f
+
+
+class Consensus(Metric):
+    """Agreement with the other systems' outputs (MBR / consensus n-grams); 0–100, higher is better; no reference."""
+
+    info = MetricInfo(
+        name="consensus", label="Consensus", paper=_PAPER, scale=100, higher_is_better=True,
+        needs_references=False, min_systems=3, default_with_references=False,
+        description="Agreement of the output with the other systems' outputs of the same source (word n-gram F1 "
+                    "against them as pseudo-references); reference-free.",
+        options=(OptionSpec("order", 2, "maximum word n-gram order N", minimum=1, maximum=4),),
+    )
+
+    @property
+    def order(self) -> int:
+        return self.options["order"]
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        n = range(1, self.order + 1)
+        return (*(f"match_{i}" for i in n), *(f"hyp_{i}" for i in n), *(f"ref_{i}" for i in n))
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        return (("ref", "none"), ("pseudo", "other-systems"), *super().signature_fields(ctx))
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once (one lexsort per order), memoised per context and order."""
+        def build():
+            index = ctx.word_ngrams(self.order)
+            systems = ctx.evalset.systems
+            parts = [_pairwise_matches([index.counts(("hyp", s), n) for s in systems], ctx.evalset.n_segments)
+                     for n in range(1, self.order + 1)]
+            return {s: np.column_stack([p[kind][i] for kind in range(3) for p in parts])
+                    for i, s in enumerate(systems)}
+
+        return ctx.memo(("consensus", self.order), build)
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        return self._all_statistics(ctx)[system]
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        return _f_score(stats_sum, self.order)
+
+    def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence | None:
+        """The output's words that no other system's output of the segment has (marked ``unshared``)."""
+        others = {t for s in ctx.evalset.systems if s != system for t in ctx.tokens.hyps[s].segment(seg).tolist()}
+        ids = ctx.tokens.hyps[system].segment(seg)
+        alone = [i for i, t in enumerate(ids.tolist()) if t not in others]
+        shown, _ = ctx.display_tokens(system, seg)
+        frame = pd.DataFrame({"word": [shown[i] for i in alone]})
+        return SegmentEvidence(hyp_spans=tuple(Span(i, i + 1, "unshared", "used by no other system") for i in alone),
+                               legend=("unshared",),
+                               tables={"consensus": EvidenceTable(
+                                   "Consensus", frame, "Words of this output that no other system's output has.",
+                                   empty="Every word of this output is in some other system's output.")})
