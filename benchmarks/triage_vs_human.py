@@ -21,8 +21,13 @@ Targets (issue 19): on each set the queue's lift ≥ 1.0 × the best single metr
 the sets; ≥ 7 distinct sources in the first 10 rows; every flag firing on ≥ 1 % of rated pairs has lift ≥ 1.0
 against the human-worst 10 % and against its categories.
 
-Usage: ``python benchmarks/triage_vs_human.py [FOLDER ...] [--scores NAME=FILE ...] [--exclude REGEX]`` (Markdown
-on stdout). Systems matching ``--exclude`` (default ``^metricsystem``: TED's degraded controls) are left out.
+With ``--no-references`` every set is measured with its references withheld (the source and the outputs only:
+``mtdiag triage --src ... --hyp ...``): the reference-free queue (consensus of the systems × output length, the
+critical checks first; issue 20), its flags (the reference-free QA checks among them), and its lift against the
+reference-based queue's on the same set (target: ≥ 1.2, and ≥ 0.8 × the reference-based lift in geometric mean).
+
+Usage: ``python benchmarks/triage_vs_human.py [FOLDER ...] [--no-references] [--scores NAME=FILE ...]
+[--exclude REGEX]`` (Markdown on stdout). Systems matching ``--exclude`` (default ``^metricsystem``: TED's degraded controls) are left out.
 ``--scores`` adds metric scores computed elsewhere (COMET, MetricX, …) to the set named NAME (its folder name,
 e.g. ``zh-en``); they join the problem score and appear as single metrics.
 """
@@ -33,6 +38,7 @@ import argparse
 import math
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +51,6 @@ sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
-from mtdiag.checks.tokens import reference_lengths  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 
@@ -90,7 +95,23 @@ def claimed_errors(report, rated: pd.DataFrame) -> pd.DataFrame | None:
     return pd.DataFrame(out, index=rated.index)
 
 
-def section(name: str, evalset) -> tuple[str, dict]:
+def without_references(evalset):
+    """The set as a user without references has it: source, outputs, human judgements, imported scores."""
+    return replace(evalset, refs=evalset.refs.iloc[:, :0], terms=None)
+
+
+def queue_lift(report, human: pd.DataFrame) -> float:
+    ranked = triage.worst_first(report)
+    ranked = ranked.assign(seg=ranked["seg_id"] - 1, position=np.arange(len(ranked)))
+    rated = ranked.merge(human, on=["system", "seg"], how="inner")
+    return triage.lift(-rated["position"].to_numpy(float), rated["human_bad"].to_numpy())
+
+
+def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
+    with_refs = evalset
+    if not references:
+        evalset = without_references(evalset)
+        name += " — references withheld"
     report = evaluate(evalset)
     flags = checks.flag_frame(report)
     if report.evalset.human is None:
@@ -116,10 +137,13 @@ def section(name: str, evalset) -> tuple[str, dict]:
         if info.segment_level and info.has_direction:
             singles.append((metric, triage.lift(-info.oriented(queue_rated[metric]).to_numpy(),
                                                 queue_rated["human_bad"].to_numpy())))
-    length = reference_lengths(report)[queue_rated["seg"].to_numpy()]
-    length_lift = triage.lift(length, queue_rated["human_bad"].to_numpy())
-    best = max(singles, key=lambda item: item[1])
+    length = triage.segment_length(report).xs(report.evalset.systems[0], level="system").to_numpy()
+    length_lift = triage.lift(length[queue_rated["seg"].to_numpy()], queue_rated["human_bad"].to_numpy())
+    best = max(singles, key=lambda item: item[1]) if singles else ("none", float("nan"))
     figures["ratio"] = figures["queue"] / best[1]
+    if not references:
+        figures["with_refs"] = queue_lift(evaluate(with_refs), human)
+        figures["ratio_refs"] = figures["queue"] / figures["with_refs"]
     lines = [f"## {name}", "",
              f"{len(queue_rated):,} rated pairs ({queue_rated['system'].nunique()} systems × "
              f"{queue_rated['seg'].nunique()} segments).", "",
@@ -127,7 +151,12 @@ def section(name: str, evalset) -> tuple[str, dict]:
              f"| **queue** as shown (one pair per source on the first screen) | **{figures['queue']:.2f}** |",
              f"| queue, strict pair order | {figures['strict']:.2f} |"]
     lines += [f"| {metric} | {value:.2f} |" for metric, value in singles]
-    lines += [f"| segment length alone (mean reference tokens) | {length_lift:.2f} |", "",
+    what = "mean reference tokens" if references else "median output tokens"
+    lines += [f"| segment length alone ({what}) | {length_lift:.2f} |", ""]
+    if not references:
+        lines += [f"Reference-based queue on the same set: {figures['with_refs']:.2f}; reference-free / "
+                  f"reference-based = **{figures['ratio_refs']:.2f}×**. Signals: {triage.signals(report)}.", ""]
+    lines += [
               f"Best single metric: {best[0]} ({best[1]:.2f}); queue / best = **{figures['ratio']:.2f}×**. "
               f"First 10 rows: {figures['sources10']} distinct sources, {figures['major10']:.0%} with a major error; "
               f"first 50 rows: {figures['major50']:.0%} with a major error "
@@ -167,6 +196,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folders", nargs="*", help=f"test-set folders (default: {', '.join(DEFAULT_SETS)} in {DEV})")
     parser.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
                         help="metric scores computed elsewhere for one set (its folder name), e.g. zh-en=comet.tsv")
+    parser.add_argument("--no-references", action="store_true",
+                        help="withhold every set's references: measure the reference-free queue and checks")
     parser.add_argument("--exclude", default="^metricsystem", metavar="REGEX",
                         help="leave out systems whose name matches (default: %(default)s, TED's degraded controls)")
     args = parser.parse_args(argv)
@@ -179,16 +210,26 @@ def main(argv: list[str] | None = None) -> None:
     summary = []
     for folder in folders:
         name = f"{folder.parent.name}/{folder.name}"
-        text, figures = section(name, load(folder, extra.get(folder.name, []), args.exclude))
+        text, figures = section(name, load(folder, extra.get(folder.name, []), args.exclude),
+                                references=not args.no_references)
         print(text + "\n", flush=True)
         if figures:
             summary.append((name, figures))
     if summary:
-        print("## Summary\n\n| set | queue lift | queue / best single | distinct sources in the first 10 |\n|---|---|---|---|")
-        for name, f in summary:
-            print(f"| {name} | {f['queue']:.2f} | {f['ratio']:.2f}× | {f['sources10']} |")
-        geomean = math.exp(np.mean([math.log(f["ratio"]) for _, f in summary]))
-        print(f"\nGeometric mean of queue / best single over the sets: **{geomean:.2f}×**.")
+        print("## Summary\n")
+        if args.no_references:
+            print("| set | reference-free queue lift | reference-based queue lift | ratio | distinct sources in the "
+                  "first 10 |\n|---|---|---|---|---|")
+            for name, f in summary:
+                print(f"| {name} | {f['queue']:.2f} | {f['with_refs']:.2f} | {f['ratio_refs']:.2f}× | {f['sources10']} |")
+            key, what = "ratio_refs", "reference-free / reference-based queue lift"
+        else:
+            print("| set | queue lift | queue / best single | distinct sources in the first 10 |\n|---|---|---|---|")
+            for name, f in summary:
+                print(f"| {name} | {f['queue']:.2f} | {f['ratio']:.2f}× | {f['sources10']} |")
+            key, what = "ratio", "queue / best single metric"
+        geomean = math.exp(np.mean([math.log(f[key]) for _, f in summary]))
+        print(f"\nGeometric mean of {what} over the sets: **{geomean:.2f}×**.")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,19 @@ def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
                  if not evalset.has_references or REGISTRY[name].info.default_with_references)
 
 
+NO_REFERENCE = ("no reference: OTEM/UTEM, WAFT/NEVA, BLEU, chrF, TER and the HT/MT n-grams compare an output with a "
+                "human reference — give one (--ref, or a ref.*.txt file in the folder or upload) to see them")
+
+
+def no_metric_reason(evalset: EvalSet) -> str:
+    """One sentence on why no metric can be computed for these inputs and what to add."""
+    if evalset.has_references:
+        return "no metric can be computed for these inputs"
+    return (f"{NO_REFERENCE}; without one, a score needs three or more system outputs (consensus: each output "
+            f"against the others; these inputs have {len(evalset.systems)}) or scores computed elsewhere "
+            "(--scores, e.g. CometKiwi)")
+
+
 def missing_input(evalset: EvalSet, name: str) -> str | None:
     """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
     info = REGISTRY[name].info

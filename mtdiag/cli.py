@@ -59,8 +59,9 @@ def _testset(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp", refs=None, 
     from mtdiag.io.testsets import load_testset
 
     if args.testset is None:
-        if not refs or not hyps:
-            raise CliError(f"give the inputs: --testset PATH, or {ref_flag} and {hyp_flag}")
+        if not hyps or not (refs or getattr(args, "src", None)):
+            raise CliError(f"give the inputs: --testset PATH, or {hyp_flag} with {ref_flag} and/or --src "
+                           "(--src alone: reference-free checks)")
         return None
     given = [flag for flag, value in ((ref_flag, refs), (hyp_flag, hyps), ("--src", getattr(args, "src", None)),
                                       ("--terms", getattr(args, "terms", None))) if value]
@@ -361,8 +362,8 @@ def _load_files(args) -> "EvalSet":
         if name in hyps:
             raise CliError(f"{path}: system name {name!r} is used twice (also for {hyps[name]})")
         hyps[name] = path
-    paths = [*args.ref, *hyps.values(), *([args.src] if args.src else [])]
-    return load_files(src=args.src, refs=_ref_entries(args.ref), hyps=list(hyps.items()), name="cli",
+    paths = [*(args.ref or ()), *hyps.values(), *([args.src] if args.src else [])]
+    return load_files(src=args.src, refs=_ref_entries(args.ref or ()), hyps=list(hyps.items()), name="cli",
                       lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
 
 
@@ -382,6 +383,10 @@ def _score(args) -> str:
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     report = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    if not report.metrics:
+        from mtdiag.api import no_metric_reason
+
+        raise CliError(no_metric_reason(evalset))
     from mtdiag.compare import report_signatures
     from mtdiag.export import clusters_latex, export_comparison, latex_table, pairwise_json, pairwise_tsv, significance_json
 
@@ -453,6 +458,7 @@ def _triage(args) -> str:
     if args.sources:
         table = triage.source_difficulty(report)
     else:
+        print(f"mtdiag: {triage.signals(report)}", file=sys.stderr)
         queue = triage.worst_first(report, strict=args.strict)
         table = queue[["system", "seg_id", "problem", "flags", *report.metrics]]
         if args.human:

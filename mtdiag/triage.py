@@ -74,6 +74,18 @@ def ranking_metrics(report) -> list[str]:
     return [m for m in report.metrics if metric_info(m).segment_level and metric_info(m).has_direction]
 
 
+def signals(report) -> str:
+    """One sentence saying what the problem score was built from for this report (the CLI prints it, the
+    Segments page shows it)."""
+    views = ranking_metrics(report)
+    labels = ", ".join(metric_info(m).label for m in views) if views else "no metric"
+    length = ("mean reference length" if report.evalset.has_references
+              else "median output length (no reference)")
+    flags = ", ".join(c.name for c in checks.active_checks(report) if c.critical)
+    return (f"problem = percentile of error rate ({labels}) × {length}; critical checks first "
+            f"({flags or 'none applies'})")
+
+
 def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics`` (default
     :func:`ranking_metrics`), 0–1; 0 where no metric has a value."""
@@ -86,9 +98,14 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
 
 
 def segment_length(report) -> pd.Series:
-    """Per (system, seg): the length the penalty scales with — the segment's mean reference length in tokens
-    (at least 1)."""
-    lengths = np.maximum(reference_lengths(report), 1.0)
+    """Per (system, seg): the length the penalty scales with — the segment's mean reference length in tokens;
+    without references, the median length of the systems' outputs of the segment (the length a translation of
+    that source has in this set, robust to one system's truncation or loop). At least 1."""
+    if report.evalset.has_references:
+        lengths = reference_lengths(report)
+    else:
+        lengths = np.median([side.lengths for side in report.context.tokens.hyps.values()], axis=0)
+    lengths = np.maximum(lengths, 1.0)
     return pd.Series(lengths[report.segments.index.get_level_values("seg")], index=report.segments.index)
 
 

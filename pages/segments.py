@@ -16,6 +16,7 @@ report, ev = current.report, current.evalset
 st.title("Segments")
 st.caption("Worst first — " + triage.PROBLEM_TEXT + "; the same order as `mtdiag triage`. Select a row to open its "
            "source with every system's output.")
+st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 
 view_as = st.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
 strict = st.toggle("Strict pair order", key="seg_strict",

@@ -99,16 +99,17 @@ def _line_count_error(file: _TextFile, expected: _TextFile) -> InputError:
 def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile], *, name: str,
               lang_pair: str | None, human: pd.DataFrame | None, warnings: list[str],
               term_files: list[_TextFile | term_inputs.TermFile] = ()) -> EvalSet:
-    """Check line counts against the first reference (warning about systems that output nothing), take inline ``<term>`` tags out of source and reference
-    lines, read term files, and build the :class:`EvalSet`."""
-    expected = refs[0]
-    for file in ([src] if src else []) + refs[1:] + hyps:
+    """Check line counts against the first reference, or the source where there is none (warning about systems
+    that output nothing), take inline ``<term>`` tags out of source and reference lines, read term files, and build
+    the :class:`EvalSet` (without references when none is given: the reference-free checks and metrics)."""
+    expected = refs[0] if refs else src
+    for file in [f for f in ([src] if src else []) + refs + hyps if f is not expected]:
         if len(file.lines) != len(expected.lines):
             raise _line_count_error(file, expected)
     warnings = [*warnings, *(empty_output_warning(f.display) for f in hyps if f.all_blank())]
     src, refs, tagged = _strip_tags(src, refs, warnings)
-    found_terms = term_inputs.build_terms(src.lines if src else None, refs[0].lines, lang_pair, list(term_files),
-                                          warnings)
+    ref_lines = refs[0].lines if refs else [""] * len(expected.lines)
+    found_terms = term_inputs.build_terms(src.lines if src else None, ref_lines, lang_pair, list(term_files), warnings)
     if not len(found_terms):
         found_terms = tagged
     index = pd.RangeIndex(len(expected.lines), name="seg")
@@ -117,7 +118,7 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
         segments["src"] = src.lines
     return EvalSet(
         segments=segments,
-        refs=pd.DataFrame({f.role: f.lines for f in refs}, index=index),
+        refs=pd.DataFrame({f.role: f.lines for f in refs}, index=index) if refs else pd.DataFrame(index=index),
         hyps=pd.DataFrame({f.role: f.lines for f in hyps}, index=index),
         terms=found_terms if len(found_terms) else None,
         human=human,
@@ -172,8 +173,9 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
     """
     term_source = terms
     ref_entries, hyp_entries = _entries(refs), _entries(hyps)
-    if not ref_entries:
-        raise InputError(None, "no reference file given; at least one is needed")
+    if not ref_entries and src is None:
+        raise InputError(None, "no reference and no source given: give the source (for reference-free checks) or "
+                               "a reference, or both")
     if not hyp_entries:
         raise InputError(None, "no system output file given; at least one is needed")
     _check_names([(r, _display_of(s, f"reference {r}")) for r, s in ref_entries],
@@ -185,7 +187,7 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
     scores = None
     if human is not None:
         display = _display_of(human, "human scores")
-        scores = read_human_scores(human, display, len(ref_files[0].lines), limits=limits)
+        scores = read_human_scores(human, display, len((ref_files or [src_file])[0].lines), limits=limits)
         warnings += unknown_score_systems(scores, [f.role for f in ref_files], [f.role for f in hyp_files], display)
     term_files = [] if term_source is None else [
         read_term_file(term_source, _display_of(term_source, "terms"), limits=limits)]

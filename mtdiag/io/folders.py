@@ -71,8 +71,9 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     inputs = folder_inputs(folder)
     paths, src, refs, hyps = inputs.files, inputs.src, inputs.refs, inputs.systems
     found = f"found {_names(p.name for p in paths)}" if paths else "found no .txt files"
-    if not refs:
-        raise InputError(display, f"no reference file; expected ref.txt or ref.NAME.txt, {found}")
+    if not refs and src is None:
+        raise InputError(display, f"no reference and no source file; expected ref.txt or ref.NAME.txt, or src.txt "
+                                  f"for reference-free checks, {found}")
     if not hyps:
         raise InputError(display, f"no system output file; expected a NAME.txt besides src.txt and ref*.txt, {found}")
     _check_names([(r, p.name) for r, p in refs], [(h, p.name) for h, p in hyps])
@@ -86,8 +87,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     hyp_files = [read(h, "system", p) for h, p in hyps]
     human = None
     if (folder / HUMAN_SCORES_FILE).is_file():
-        human = read_human_scores(folder / HUMAN_SCORES_FILE, HUMAN_SCORES_FILE, len(ref_files[0].lines),
-                                  limits=limits)
+        human = read_human_scores(folder / HUMAN_SCORES_FILE, HUMAN_SCORES_FILE,
+                                  len((ref_files or [src_file])[0].lines), limits=limits)
         warnings += unknown_score_systems(human, [f.role for f in ref_files], [f.role for f in hyp_files],
                                           HUMAN_SCORES_FILE, absent="not in the folder")
         if human.empty:
@@ -95,7 +96,7 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
             human = None
     name = folder.resolve().name or display
     term_files = folder_term_files(folder, limits=limits)
-    if not term_files and src_file is not None and (folder / "src.annotated.txt").is_file():
+    if not term_files and src_file is not None and ref_files and (folder / "src.annotated.txt").is_file():
         # tags only in the annotated copies: read them in place of the plain source and first reference
         annotated_ref = folder / f"ref.{ref_files[0].role}.annotated.txt"
         if not annotated_ref.is_file():
