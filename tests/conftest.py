@@ -43,3 +43,15 @@ def registry_restored():
     yield
     REGISTRY.clear()
     REGISTRY.update(before)
+
+
+@pytest.fixture
+def clean_streamlit():
+    """Streamlit's caches empty before and after a test (an AppTest run must not see another test's frames)."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()

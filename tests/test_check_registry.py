@@ -8,7 +8,6 @@ import importlib.util
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from mtdiag import checks, diagnose, export, segments, triage
@@ -85,15 +84,6 @@ def test_a_registered_check_reaches_the_benchmark(shouting):
     human = human.assign(human_bad=-human["human"], major=human["human"] <= -5)
     table = bench.flag_table(report, checks.flag_frame(report), human)
     assert any(line.startswith("| shouting |") for line in table)
-
-
-@pytest.fixture
-def clean_streamlit():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def test_a_registered_check_reaches_the_segments_page(shouting, clean_streamlit, navigation_like_the_server,

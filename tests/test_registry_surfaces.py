@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from mtdiag import cli, compare, export
@@ -105,15 +104,6 @@ def test_a_registered_metric_reaches_significance_and_exports(long_words):
     assert "Long words $\\downarrow$" in export.latex_table(report.corpus, sig)
     csv = export.export_comparison(sig, "csv")
     assert "long_words,Long words" in csv
-
-
-@pytest.fixture
-def clean_streamlit():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def test_a_registered_metric_reaches_the_dashboard(long_words, clean_streamlit, navigation_like_the_server, monkeypatch):

@@ -68,6 +68,23 @@ class Check(ABC):
         return Finding((self.help,))
 
 
+class WorstByCount(Check):
+    """A check that counts something per pair (a statistic of a metric) and fires on the set's worst
+    :data:`WORST_SHARE` by that count (ties broken by the metric's score) where the count reaches ``min_count``:
+    length-aware, as a human penalty is (a sum over errors, not a rate)."""
+
+    metric: ClassVar[str]
+    statistic: ClassVar[str]
+    min_count: ClassVar[int]
+
+    def counts(self, report) -> pd.Series:
+        return statistic(report, self.metric, self.statistic)
+
+    def fires(self, report) -> pd.Series:
+        counts = self.counts(report)
+        return worst_share_by(counts, report.segments[self.metric]) & (counts >= self.min_count)
+
+
 def has_source(report) -> bool:
     """True when the set has a non-empty source text."""
     return bool(report.evalset.src.astype(str).str.len().gt(0).any())
@@ -80,6 +97,17 @@ def by_pair(report, flagged: dict[str, np.ndarray]) -> pd.Series:
     values = np.concatenate([np.asarray(flagged.get(s, np.zeros(n, bool)), dtype=bool) for s in systems])
     full = pd.Series(values, index=pd.MultiIndex.from_product([systems, range(n)], names=["system", "seg"]))
     return full.reindex(report.segments.index, fill_value=False)
+
+
+def by_pair_segments(report, segments: dict[str, object]) -> pd.Series:
+    """Boolean Series over the report's pairs from, per system, the segments (0-based ids) that are flagged."""
+    n = report.evalset.n_segments
+    flagged = {}
+    for system, segs in segments.items():
+        mask = np.zeros(n, dtype=bool)
+        mask[np.asarray(segs, dtype=np.int64)] = True
+        flagged[system] = mask
+    return by_pair(report, flagged)
 
 
 def worst_share(values: pd.Series, higher_is_worse: bool = True, share: float = WORST_SHARE) -> pd.Series:

@@ -4,10 +4,9 @@ never). A view of the system's habits rather than a fault of one output, so it i
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from mtdiag.checks.base import Check, Finding, by_pair
+from mtdiag.checks.base import Check, Finding, by_pair_segments
 from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
 
 MIN_COUNT = 2
@@ -28,13 +27,7 @@ class MtOnlyNgram(Check):
     on_request = True
 
     def fires(self, report) -> pd.Series:
-        n = report.evalset.n_segments
-        flagged = {}
-        for system, segments in mt_only_segments(report, int(self.options.get("order", 1))).items():
-            mask = np.zeros(n, dtype=bool)
-            mask[segments] = True
-            flagged[system] = mask
-        return by_pair(report, flagged)
+        return by_pair_segments(report, mt_only_segments(report, int(self.options.get("order", 1))))
 
     def explain(self, report, system, seg):
         return Finding((f"the output has an MT-only {self.options.get('order', 1)}-gram of this system "

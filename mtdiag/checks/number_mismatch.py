@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from mtdiag.checks.base import Check, Finding, by_pair
+from mtdiag.checks.base import Check, Finding, by_pair_segments
 from mtdiag.highlight import Span
 
 NUMBER = re.compile(r"\d+(?:[.,'\u00a0\u202f]\d+)*")
@@ -97,13 +97,7 @@ class NumberMismatch(Check):
     marks = ("number",)
 
     def fires(self, report) -> pd.Series:
-        n = report.evalset.n_segments
-        flagged = {}
-        for system, findings in number_findings(report).items():
-            mask = np.zeros(n, dtype=bool)
-            mask[findings["seg"].to_numpy(dtype=np.int64)] = True
-            flagged[system] = mask
-        return by_pair(report, flagged)
+        return by_pair_segments(report, {s: f["seg"].to_numpy() for s, f in number_findings(report).items()})
 
     def explain(self, report, system, seg):
         findings = number_findings(report)[system]

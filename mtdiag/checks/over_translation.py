@@ -12,34 +12,29 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag.checks.base import Check, Finding, by_pair, statistic, worst_share_by
+from mtdiag.checks.base import Finding, WorstByCount, by_pair, has_source
 from mtdiag.checks.tokens import source_loops
 
 MIN_WORDS = 2
 
 
-def over_matched_words(report) -> pd.Series:
-    """Per pair: OTEM's over-matched unigram count (its first statistic after the lengths)."""
-    return statistic(report, "otem", "matched_1")
-
-
-class OverTranslation(Check):
+class OverTranslation(WorstByCount):
     name = "over_translation"
     label = "over-translation"
     help = (f"among the set's 10 % of outputs with the most words repeated beyond the references (OTEM's "
             f"over-matched words; at least {MIN_WORDS})")
     needs = ("otem",)
     claims = ("Accuracy/Addition",)
+    metric, statistic, min_count = "otem", "matched_1", MIN_WORDS  # OTEM's over-matched unigrams
 
     def fires(self, report) -> pd.Series:
-        count = over_matched_words(report)
-        fired = worst_share_by(count, report.segments["otem"]) & (count >= MIN_WORDS)
-        if report.evalset.src.astype(str).str.len().gt(0).any():
+        fired = super().fires(report)
+        if has_source(report):
             loops = source_loops(report)
             fired &= by_pair(report, {s: ~loops for s in report.evalset.systems})
         return fired
 
     def explain(self, report, system, seg):
-        count = int(over_matched_words(report).loc[(system, seg)])
+        count = int(self.counts(report).loc[(system, seg)])
         return Finding((f"{count} word(s) repeated beyond the references (OTEM "
                         f"{report.segments.at[(system, seg), 'otem']:.3g}): among the set's most",))

@@ -10,31 +10,21 @@ own worst 10 % (lift 3.18 / 2.29 / 3.46 against 1.59 / 1.55 / 1.08) and human-ma
 
 from __future__ import annotations
 
-import pandas as pd
-
-from mtdiag.checks.base import Check, Finding, statistic, worst_share_by
+from mtdiag.checks.base import Finding, WorstByCount
 
 MIN_WORDS = 3
 
 
-def under_matched_words(report) -> pd.Series:
-    """Per pair: UTEM's under-matched unigram count (reference words the output leaves out)."""
-    return statistic(report, "utem", "matched_1")
-
-
-class UnderTranslation(Check):
+class UnderTranslation(WorstByCount):
     name = "under_translation"
     label = "under-translation"
     help = (f"among the set's 10 % of outputs that leave out the most reference words (UTEM's under-matched "
             f"words; at least {MIN_WORDS})")
     needs = ("utem",)
     claims = ("Accuracy/Omission",)
-
-    def fires(self, report) -> pd.Series:
-        count = under_matched_words(report)
-        return worst_share_by(count, report.segments["utem"]) & (count >= MIN_WORDS)
+    metric, statistic, min_count = "utem", "matched_1", MIN_WORDS  # UTEM's under-matched unigrams
 
     def explain(self, report, system, seg):
-        count = int(under_matched_words(report).loc[(system, seg)])
+        count = int(self.counts(report).loc[(system, seg)])
         return Finding((f"{count} reference word(s) left out (UTEM {report.segments.at[(system, seg), 'utem']:.3g}): "
                         "among the set's most",))
