@@ -19,6 +19,8 @@ section = st.segmented_control(
     "View", ["likeness", "queen", "human"], default="likeness", key="hl_section", required=True,
     format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
                  "human": "Human scores"}.__getitem__)
+if section in ("likeness", "queen") and widgets.reference_needed(current):
+    st.stop()
 candidates = [m for m in report.metrics if not m.startswith("term_")]
 default = [m for m in ("waft", "neva", "bleu", "chrf") if m in candidates]
 

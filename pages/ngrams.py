@@ -13,7 +13,10 @@ st.caption("Corpus n-gram counts of a human translation (a reference) against ea
            "reverse (its tics); skewed: much more frequent in one. Orders 3–4 keep the 100 most frequent human "
            "words; other words become <UNK>, punctuation <PUNC>; <s> marks the sentence start.")
 
-mode = st.radio("Compare", ["human", "system"], horizontal=True, key="ng_mode",
+modes = ["human", "system"] if ev.has_references else ["system"]
+if not ev.has_references:
+    widgets.reference_needed(current)  # the human-translation tables need one; two systems work without
+mode = st.radio("Compare", modes, horizontal=True, key="ng_mode",
                 format_func={"human": "a system with the human translation",
                              "system": "two systems (n-grams one produces and the other never does)"}.__getitem__)
 c1, c2, c3, c4 = st.columns(4)

@@ -13,6 +13,8 @@ st.caption("OTEM counts repeated (over-matched) n-grams of the output; UTEM coun
            "misses (under-matched). Both 0–100, lower is better (Yang et al. 2018). A segment's score is 0 as "
            "soon as one order has nothing over/under-matched, so read the n-grams, not only the score.")
 
+if widgets.reference_needed(current):
+    st.stop()
 available = [m for m in ("otem", "utem") if m in report.metrics]
 if not available:
     widgets.explain("OTEM and UTEM were not computed for this data.")

@@ -11,6 +11,8 @@ report, ev = current.report, current.evalset
 st.title("WAFT vs NEVA")
 st.caption("WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
            "precision) does not. Where NEVA > WAFT the right words are in the wrong order (Forsbom 2003 §5).")
+if widgets.reference_needed(current):
+    st.stop()
 if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()

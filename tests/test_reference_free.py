@@ -86,3 +86,44 @@ def test_with_references_nothing_changes():
     assert "consensus" not in report.metrics  # on request only where references exist
     free = evaluate(replace(evalset, refs=evalset.refs.iloc[:, :0], terms=None))
     assert free.metrics == ("consensus",)
+
+
+# ------------------------------------------------------------------------------------------ the dashboard
+
+from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the dashboard tests apply here too)
+    clear_caches, de_lines, lines_file, navigation_like_the_server, start)
+
+UI = SAMPLE / "ui-strings.en-de"
+PAGES_NEEDING_A_REFERENCE = ("pages/over_under.py", "pages/waft_neva.py", "pages/likeness.py")
+
+
+def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():
+    at = start()
+    path = next(p for p in at.selectbox(key="data_set").options if p.endswith(UI.name))
+    at.selectbox(key="data_set").set_value(path).run()
+    assert "no reference" in " ".join(c.value for c in at.sidebar.caption)
+    for page in ("pages/overview.py", "pages/segments.py", "pages/distributions.py", "pages/buckets.py",
+                 "pages/compare.py", "pages/ngrams.py", *PAGES_NEEDING_A_REFERENCE):
+        at.switch_page(page).run()
+        assert not at.exception, f"{page}: {[e.value for e in at.exception]}"
+        assert not at.error, f"{page}: {[e.value for e in at.error]}"
+        says = [i.value for i in at.info if i.value.startswith("No reference:")]
+        if page in PAGES_NEEDING_A_REFERENCE:
+            assert len(says) == 1 and "upload" in says[0]
+        elif page != "pages/ngrams.py":  # n-grams: two systems work without a reference, the note stays
+            assert not says and len(at.dataframe), page
+    at.switch_page("pages/overview.py").run()
+    assert any("consensus" in f.value.columns for f in at.dataframe)
+
+
+def test_upload_a_source_and_outputs_without_a_reference():
+    at = start()
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_src").set_value(lines_file("src.txt", de_lines("src.txt")))
+    at.file_uploader(key="up_hyps").set_value(
+        [lines_file(f"newstest2021.en-de.{s}.txt", de_lines(f"newstest2021.en-de.{s}.txt"))
+         for s in ("Online-W", "UEdin", "eTranslation")]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "3 systems · no reference" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page("pages/segments.py").run()
+    assert not at.exception and len(at.dataframe(key="seg_table").value) == 3 * 117

@@ -92,9 +92,10 @@ def _inputs(folder: Path) -> mio.FolderInputs | None:
 
 
 def _is_set(folder: Path) -> bool:
-    """A test-set folder has at least one reference file (by the io naming rule)."""
+    """A test-set folder has a reference file, or a source and a system output (reference-free), by the io naming
+    rule."""
     inputs = _inputs(folder)
-    return inputs is not None and bool(inputs.refs)
+    return inputs is not None and bool(inputs.systems) and (bool(inputs.refs) or inputs.src is not None)
 
 
 def _richness(folder: Path) -> tuple[int, int]:
@@ -267,7 +268,8 @@ def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
         except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
             return None, [f"the test set file could not be read: {error}"]
     src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
-    refs = sb.file_uploader("References (one or more)", type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
+    refs = sb.file_uploader("References (optional: without one, the reference-free checks and consensus)",
+                            type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
     hyps = sb.file_uploader("System outputs (one or more)", type=TEXT_TYPES, accept_multiple_files=True,
                             key="up_hyps")
     terms = sb.file_uploader("Terms or glossary (TSV, optional)", type=TABLE_TYPES, key="up_terms")
@@ -278,8 +280,9 @@ def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
                           help="Chooses the tokeniser (ja-mecab, zh) and the stop words of term windows. Empty: "
                                "read from the file names when they carry one (e.g. newstest2021.en-de.X.txt).")
     lang = typed.strip() or guess or None
-    if not refs or not hyps:
-        sb.info("Upload at least one reference and one system output. Until then the previous data stays loaded.")
+    if not hyps or not (refs or src):
+        sb.info("Upload one or more system outputs and a source or a reference (or both). Until then the previous "
+                "data stays loaded.")
         return None, []
     try:
         data = _load_upload(
@@ -592,8 +595,9 @@ def _summary(data: state.Dataset) -> None:
         extras.append(f"{len(ev.human)} human scores")
     lines = [f"**{highlight.escape_markdown(data.label)}**"
              + (f" ({highlight.escape_markdown(ev.lang_pair)})" if ev.lang_pair else ""),
-             f"{ev.n_segments:,} segments · {len(ev.systems)} systems · {len(ev.ref_names)} reference"
-             + ("s" if len(ev.ref_names) != 1 else "")]
+             f"{ev.n_segments:,} segments · {len(ev.systems)} systems · "
+             + (f"{len(ev.ref_names)} reference" + ("s" if len(ev.ref_names) != 1 else "") if ev.has_references
+                else "no reference (reference-free checks)")]
     if extras:
         lines.append(" · ".join(extras))
     st.sidebar.caption("  \n".join(lines))

@@ -24,6 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from mtdiag import checks, diagnose, export, highlight, segments, triage
+from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
@@ -113,6 +114,15 @@ def html(body: str) -> None:
 
 def explain(text: str) -> None:
     st.info(text, icon=":material/info:")
+
+
+def reference_needed(current: state.Current) -> bool:
+    """True (and one sentence on the page saying why and what to upload) when the data has no reference: the
+    caller stops or offers what works without one (issue 20)."""
+    if current.evalset.has_references:
+        return False
+    explain(NO_REFERENCE[0].upper() + NO_REFERENCE[1:] + ".")
+    return True
 
 
 # --------------------------------------------------------------------------------------------- charts
