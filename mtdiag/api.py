@@ -82,6 +82,7 @@ def available_metrics(evalset: EvalSet) -> list[str]:
     """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
     only when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only
     with enough systems, imported metrics only when the set has their scores — registering those)."""
+    register_imported(evalset)
     return [name for name in REGISTRY if missing_input(evalset, name) is None]
 
 

@@ -116,9 +116,10 @@ def describe(dimension: str) -> str:
 
 def dimensions(report) -> list[str]:
     """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
-    words, every label column (``label:doc``, …), human-score bands and error categories when loaded."""
+    words (reference-based: not without a reference), every label column (``label:doc``, …), human-score bands and error categories when loaded."""
     evalset = report.evalset
-    found = (["src_length"] if "src" in evalset.segments.columns else []) + ["ref_length", "ref_freq"]
+    found = (["src_length"] if "src" in evalset.segments.columns else []) + (
+        ["ref_length", "ref_freq"] if evalset.has_references else [])
     found += [f"label:{c}" for c in evalset.segments.columns if c != "src"]
     if evalset.human is not None and len(evalset.human):
         found.append("human")

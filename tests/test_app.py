@@ -234,7 +234,7 @@ def test_selecting_a_segment_shows_its_detail():
     at.switch_page("pages/segments.py").run()
     table = at.dataframe(key="seg_table").value
     assert len(table) == 6 * N_DE
-    assert table["problem"].is_monotonic_decreasing  # worst first
+    assert table["seg_id"].head(50).is_unique  # worst first, one pair per source on the first screen
     row = table.iloc[3]
     at.session_state["seg_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}
     at.run()
@@ -297,12 +297,12 @@ def test_switching_sets_resets_the_system_filters(page, filter_key, table_column
 def test_segment_filters_and_flags():
     at = start()
     at.switch_page("pages/segments.py").run()
-    at.multiselect(key="seg_flags").set_value(["word_order"]).run()
+    at.multiselect(key="seg_flags").set_value(["over_translation"]).run()
     table = at.dataframe(key="seg_table").value
-    assert len(table) and table["word_order"].all()
+    assert len(table) and table["over_translation"].all()
     at.text_input(key="seg_text").set_value("Hund").run()
     table = at.dataframe(key="seg_table").value
-    assert len(table) and table["word_order"].all()
+    assert len(table) and table["over_translation"].all()
     assert at.get("download_button")  # CSV + Excel
 
 
@@ -509,7 +509,9 @@ def test_folder_scan_uses_the_io_naming_rule(tmp_path):
     assert loader._is_set(tmp_path) and loader._richness(tmp_path) == (2, 1)
     (tmp_path / "ref.txt").unlink()
     (tmp_path / "newstest2021.en-de.ref.B.txt").unlink()
-    assert not loader._is_set(tmp_path) and loader._richness(tmp_path) == (0, 1)
+    assert loader._is_set(tmp_path) and loader._richness(tmp_path) == (0, 1)  # source + output: reference-free
+    (tmp_path / "src.txt").unlink()
+    assert not loader._is_set(tmp_path)
     assert loader._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
     assert loader._guess_lang_pair(["HW-TSC.txt"]) == ""
 

@@ -281,7 +281,7 @@ def test_system_named_like_a_reference():
 
 
 def test_no_reference_or_no_system_given():
-    assert str(error_of(load_files, hyps={"s": REF})) == "no reference file given; at least one is needed"
+    assert str(error_of(load_files, hyps={"s": REF})) == "no reference and no source given: give the source (for reference-free checks) or a reference, or both"
     assert str(error_of(load_files, refs={"A": REF})) == "no system output file given; at least one is needed"
 
 
@@ -547,10 +547,12 @@ def test_folder_errors(tmp_path):
     write(tmp_path, {"file.txt": "a\n"})
     assert str(error_of(load_folder, tmp_path / "file.txt")) == f"{tmp_path / 'file.txt'}: is not a folder"
     empty = write(tmp_path / "empty", {})
-    expected_ref = "no reference file; expected ref.txt or ref.NAME.txt"
+    expected_ref = "no reference and no source file; expected ref.txt or ref.NAME.txt, or src.txt for reference-free checks"
     assert str(error_of(load_folder, empty)) == f"{empty}: {expected_ref}, found no .txt files"
     no_ref = write(tmp_path / "no_ref", {"src.txt": "a\n", "sys.txt": "b\n"})
-    assert str(error_of(load_folder, no_ref)) == f"{no_ref}: {expected_ref}, found src.txt, sys.txt"
+    assert not load_folder(no_ref).has_references  # a source and outputs: reference-free
+    no_src = write(tmp_path / "no_src", {"sys.txt": "b\n"})
+    assert str(error_of(load_folder, no_src)) == f"{no_src}: {expected_ref}, found sys.txt"
     no_sys = write(tmp_path / "no_sys", {"src.txt": "a\n", "ref.A.txt": "b\n"})
     assert str(error_of(load_folder, no_sys)) == (
         f"{no_sys}: no system output file; expected a NAME.txt besides src.txt and ref*.txt, found ref.A.txt, src.txt"

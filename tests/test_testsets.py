@@ -60,7 +60,7 @@ def test_cli_testset_flag(written, capsys):
     corpus = json.loads(capsys.readouterr().out)["corpus"]
     assert len(corpus) == 12 and all("bleu" in v for v in corpus.values())
     assert cli.main(["score", "--metrics", "bleu"]) == 1
-    assert "--testset PATH, or --ref and --hyp" in capsys.readouterr().err
+    assert "--testset PATH, or --hyp with --ref and/or --src" in capsys.readouterr().err
 
 
 XML_HEAD = '<?xml version="1.0"?><dataset id="t"><collection id="c"><doc id="d1" origlang="en">'
