@@ -48,6 +48,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "copied": ("background:#d4d4d8;color:#111;font-style:italic;", "copied from the source (untranslated)"),
     "number": ("outline:2px solid #b91c1c;outline-offset:1px;", "number not in the source"),
     "unshared": ("background:#f5d0fe;color:#111;", "used by no other system's output"),
+    "language": ("background:#c7d2fe;color:#111;", "not in the target language"),
+    "artefact": ("background:#e5e7eb;color:#111;text-decoration:line-through #6b7280 1px;",
+                 "not part of the translation (an LLM's preamble, note or wrapper)"),
+    "markup": ("outline:2px dashed #7c3aed;outline-offset:1px;", "placeholder or markup not in the source as written"),
+    "unbalanced": ("background:#fca5a5;color:#111;font-weight:700;", "bracket or quote without its pair"),
     "human_major": ("text-decoration:underline wavy #b91c1c 2px;text-underline-offset:4px;", "human-marked major error"),
     "human_minor": ("text-decoration:underline wavy #d97706 1px;text-underline-offset:4px;", "human-marked minor error"),
 }

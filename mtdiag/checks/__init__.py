@@ -11,9 +11,13 @@ pairs) and explains one pair with sentences and marks in the output. Adding a ch
 Thresholds are relative to the test set being looked at (the worst 10 %, a robust z-score, the set's median
 length ratio) or structural (a number present or not), never constants fitted to one dev set.
 
-A *critical* check (``empty``, ``truncated``, ``flood``, ``repetition``) marks a plainly broken output: such a
-pair leads the queue whatever its problem score. An *on-request* check (``mt_only_ngram``) is computed only when
-asked for, with its options: ``requested={"mt_only_ngram": {"order": 2}}``.
+A *critical* check (``empty``, ``truncated``, ``flood``, ``repetition``, ``wrong_language``, ``source_copy``,
+``llm_artefact``) marks a plainly broken output: such a pair leads the queue whatever its problem score. The
+translator's QA checks (``wrong_language``, ``mixed_language``, ``source_copy``, ``llm_artefact``,
+``markup_mismatch``, ``unbalanced``, ``inconsistent``) and ``number_mismatch`` and ``untranslated`` need no
+reference: they read the source, the outputs and the set's language pair. An *on-request* check
+(``mt_only_ngram``) is computed only when asked for, with its options: ``requested={"mt_only_ngram": {"order":
+2}}``.
 """
 
 from __future__ import annotations
@@ -26,21 +30,29 @@ import pandas as pd
 
 from mtdiag.checks.base import Check, Finding
 from mtdiag.checks.broken import Empty, Flood, Truncated
+from mtdiag.checks.inconsistent import Inconsistent
 from mtdiag.checks.length_outlier import LengthOutlier
+from mtdiag.checks.llm_artefact import LlmArtefact
+from mtdiag.checks.markup_mismatch import MarkupMismatch
 from mtdiag.checks.missed_term import MissedTerm
+from mtdiag.checks.mixed_language import MixedLanguage
 from mtdiag.checks.mt_only_ngram import MtOnlyNgram
 from mtdiag.checks.number_mismatch import NumberMismatch
 from mtdiag.checks.over_translation import OverTranslation
 from mtdiag.checks.repetition import Repetition
+from mtdiag.checks.source_copy import SourceCopy
+from mtdiag.checks.unbalanced import Unbalanced
 from mtdiag.checks.under_translation import UnderTranslation
 from mtdiag.checks.untranslated import Untranslated
 from mtdiag.checks.word_order import WordOrder
+from mtdiag.checks.wrong_language import WrongLanguage
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 
 REGISTRY: dict[str, type[Check]] = {
     cls.name: cls
-    for cls in (Empty, Truncated, Flood, Repetition, OverTranslation, UnderTranslation, WordOrder, Untranslated,
-                NumberMismatch, LengthOutlier, MissedTerm, MtOnlyNgram)
+    for cls in (Empty, Truncated, Flood, Repetition, WrongLanguage, SourceCopy, LlmArtefact, OverTranslation,
+                UnderTranslation, WordOrder, Untranslated, NumberMismatch, LengthOutlier, MissedTerm, MtOnlyNgram,
+                MixedLanguage, MarkupMismatch, Unbalanced, Inconsistent)
 }
 
 Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]

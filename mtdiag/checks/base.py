@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, char_span_tokens, token_offsets
+from mtdiag.tokenize import normalise_typography
 
 WORST_SHARE = 0.10  # the score flags mark the worst 10 % of the set
 
@@ -136,6 +137,25 @@ def statistic(report, metric: str, stat: str) -> pd.Series:
     return pd.Series(values, index=index).reindex(report.segments.index)
 
 
+def count_in_ranges(texts: pd.Series, groups: list[list[tuple[int, int]]]) -> np.ndarray:
+    """``counts[i, g]``: how many characters of text ``i`` fall in group ``g`` of code-point ranges (inclusive
+    ``(first, last)`` pairs; groups must not overlap). The code points of all texts are classified at once
+    through a lookup table (numpy), no loop over texts."""
+    texts = texts.astype(str).tolist()
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    top = max(last for ranges in groups for _, last in ranges)
+    table = np.full(top + 2, -1, dtype=np.int16)  # the last entry: every code point above the ranges
+    for g, ranges in enumerate(groups):
+        for first, last in ranges:
+            table[first:last + 1] = g
+    group = table[np.minimum(codes, top + 1)]
+    inside = group >= 0
+    text = np.repeat(np.arange(len(texts)), lengths)[inside]
+    flat = np.bincount(text * len(groups) + group[inside], minlength=len(texts) * len(groups))
+    return flat.reshape(len(texts), len(groups))
+
+
 def runs(marked: np.ndarray, kind: str, title: str) -> list[Span]:
     """One span per run of marked tokens."""
     marked = np.asarray(marked, dtype=bool)
@@ -145,10 +165,30 @@ def runs(marked: np.ndarray, kind: str, title: str) -> list[Span]:
 
 def character_spans(report, system: str, seg: int, char_spans, kind: str, title: str) -> list[Span]:
     """Token spans of one output covering character spans of its text (tokens located as the detail view locates
-    them, :func:`mtdiag.highlight.token_offsets`); none when the tokens cannot be located."""
+    them, :func:`mtdiag.highlight.token_offsets`, in the text as written or — when the tokens were normalised,
+    ``„`` read as ``"`` — in the text with the same typography normalisation); none when the tokens cannot be
+    located."""
     shown, _ = report.context.display_tokens(system, seg)
-    offsets = token_offsets(str(report.evalset.hyps.at[seg, system]), shown)
+    text = str(report.evalset.hyps.at[seg, system])
+    offsets = token_offsets(text, shown)
+    if offsets is None and report.context.options.typography:
+        offsets = _normalised_offsets(text, shown)
     if offsets is None:
         return []
     found = (char_span_tokens(offsets, start, end) for start, end in char_spans)
     return [Span(first, last, kind, title) for first, last in (f for f in found if f is not None)]
+
+
+def _normalised_offsets(text: str, tokens) -> list[tuple[int, int]] | None:
+    """Character offsets in ``text`` of tokens located in its typography-normalised form (one character may
+    become several: ``…`` → ``...``)."""
+    widths = np.array([len(normalise_typography(c)) for c in text], dtype=np.int64)
+    located = token_offsets("".join(normalise_typography(c) for c in text), tokens)
+    if located is None:
+        return None
+    ends = np.cumsum(widths)
+
+    def original(position: int) -> int:  # the character of ``text`` that normalised position falls in
+        return int(np.searchsorted(ends, position, side="right"))
+
+    return [(original(a), original(b - 1) + 1 if b > a else original(a)) for a, b in located]
