@@ -33,9 +33,13 @@ import pandas as pd
 from mtdiag.errors import InputError
 
 TERM_COLUMNS = ["seg", "term_id", "src_term", "tgt_terms", "ref_surface"]
-_TAG = re.compile(r"<term\b([^>]*)>(.*?)</term\s*>", re.DOTALL | re.IGNORECASE)
-_STRAY_TAG = re.compile(r"</?term\b[^>]*>?", re.IGNORECASE)
-_ATTRIBUTE = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_TAG = re.compile(r"<(/?)term\b([^<>]*+)>", re.IGNORECASE)
+"""An opening or closing term tag. Linear on any line (issue 22): tried only at a ``<``, its attributes (possessive)
+stop at the next ``<`` or ``>``; a term's surface is the slice between an opening tag and the next closing one
+(:func:`strip_term_tags`), never a lazy ``.*?`` tried again from every unclosed tag."""
+_OPENING = re.compile(r"<term\b", re.IGNORECASE)
+_STRAY_TAG = re.compile(r"</?term\b[^>]*+>?", re.IGNORECASE)
+_ATTRIBUTE = re.compile(r"""(?<!\w)(\w++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)')""")
 _ALIASES = {
     "seg_id": ("seg_id", "segment", "seg"),
     "src_term": ("src_term", "src_term_lemma", "source_term", "src"),
@@ -67,20 +71,26 @@ def strip_term_tags(line: str, name: str, line_no: int,
     ``warnings`` (``"<file>: line <n>: …"``) when a list is given.
     """
     tags: list[TermTag] = []
-
-    def replace(match: re.Match) -> str:
-        attributes = {k.lower(): (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(match.group(1))}
-        surface = match.group(2).strip()
-        if re.search(r"<term\b", surface, re.IGNORECASE):
+    pieces, copied, opened = [], 0, None
+    for match in _TAG.finditer(line):
+        if match.group(1) != "/":
+            opened = opened or match  # a later opening tag before the closing one is inside the term: nested
+            continue
+        if opened is None:
+            continue  # a stray closing tag, removed below
+        surface = line[opened.end():match.start()].strip()
+        if _OPENING.search(surface):
             raise InputError(name, "nested <term> tags are not supported", line_no)
+        attributes = {k.lower(): (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(opened.group(2))}
         missing = [a for a in ("src", "tgt") if not attributes.get(a, "").strip()]
         if missing:
-            raise InputError(name, f"a <term> tag has no {' or '.join(missing)} attribute: {match.group(0)[:80]}", line_no)
+            raise InputError(name, f"a <term> tag has no {' or '.join(missing)} attribute: "
+                                   f"{line[opened.start():match.end()][:80]}", line_no)
         tags.append(TermTag(attributes.get("id", "").strip(), attributes["src"].strip(), attributes["tgt"].strip(),
                             surface))
-        return f" {surface} "
-
-    stripped = _TAG.sub(replace, line)
+        pieces += [line[copied:opened.start()], f" {surface} "]
+        copied, opened = match.end(), None
+    stripped = "".join(pieces) + line[copied:]
     strays = _STRAY_TAG.findall(stripped)
     if strays:
         if warnings is not None:
