@@ -178,3 +178,29 @@ def test_a_broken_scores_file_names_the_line_and_keeps_the_data():
                for e in errors), errors
     at.switch_page("pages/overview.py").run()
     assert "comet" in table_with(at, "otem", "bleu").columns  # the data before (with comet) stays
+
+
+@pytest.mark.parametrize("kind", ["tsv", "jsonl"])
+def test_a_table_bomb_upload_is_refused_in_seconds_at_bounded_memory(kind):
+    """Issue 22: a 290 KB .tsv.gz of 24.9 million tiny rows reached 24 GB in the server and was killed. Now the
+    session's limits (its memory budget) refuse it while it inflates; the data loaded before stays."""
+    import time
+    import tracemalloc
+
+    from tests.test_hostile_inputs import JSONL_BOMB, TSV_BOMB, bomb
+
+    data = bomb(*(TSV_BOMB if kind == "tsv" else JSONL_BOMB))
+    at = upload_mode()
+    before = corpus_systems(at)
+    tracemalloc.start()
+    started = time.perf_counter()
+    at.file_uploader(key="up_testset").set_value((f"bomb.{kind}.gz", data, "application/gzip")).run()
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert any(e.startswith(f"bomb.{kind}.gz: line ") and "too many lines" in e and "memory budget" in e
+               and "MTDIAG_SESSION_BUDGET_MB" in e and "data loaded before stays" in e for e in errors), errors
+    assert seconds < 10 and peak < 128, (seconds, peak)  # before: the server grew to 24 GB and was killed
+    assert corpus_systems(at) == before
