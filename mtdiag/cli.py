@@ -336,6 +336,8 @@ def _add_serve_command(commands) -> None:
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
     serve.add_argument("--workspace", metavar="DIR", help="the folder of saved runs (default: $MTDIAG_WORKSPACE, "
                        "else ~/.mtdiag/workspace)")
+    serve.add_argument("--workspace-max-mb", type=int, metavar="MB", help="keep the saved runs under this size: "
+                       "saving removes the oldest runs first (default: $MTDIAG_WORKSPACE_MAX_MB, else no limit)")
     serve.add_argument("--address", default="127.0.0.1", help="the interface to listen on (default: %(default)s, "
                        "this machine only; 0.0.0.0 for every interface, which shows uploaded data to the network)")
     serve.add_argument("--port", type=int, default=8501, help="the port (default: %(default)s)")
@@ -573,6 +575,7 @@ def _with_human_column(human, report, queue):
 
 
 def _serve(args) -> str:
+    import os
     import subprocess
 
     app = Path(__file__).resolve().parent.parent / "app.py"
@@ -584,6 +587,10 @@ def _serve(args) -> str:
                                                                       if args.workspace else [])
     if app_arguments:
         command += ["--", *app_arguments]
+    if args.workspace_max_mb is not None:
+        if args.workspace_max_mb < 1:
+            raise CliError("--workspace-max-mb must be at least 1")
+        os.environ["MTDIAG_WORKSPACE_MAX_MB"] = str(args.workspace_max_mb)  # the dashboard's process inherits it
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")
