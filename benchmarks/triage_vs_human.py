@@ -74,7 +74,7 @@ def section(pair: str, scores: list[str]) -> str:
     ours = triage.lift(-queue["position"], queue["human_bad"])
     singles = []
     for metric in report.metrics:
-        info = metric_info(metric)
+        info = metric_info(metric, report)
         if info.segment_level and info.has_direction:
             singles.append((metric, triage.lift(-info.oriented(queue[metric]).to_numpy(), queue["human_bad"])))
     best = max(singles, key=lambda item: item[1])

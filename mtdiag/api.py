@@ -17,8 +17,7 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
-from mtdiag.metrics.imported import ImportedMetric, register_imported
-from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
+from mtdiag.metrics import Metric, MetricResult, ScoringContext, Signature, create_metric, metric_classes, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
@@ -79,14 +78,13 @@ class Options:
 
 
 def available_metrics(evalset: EvalSet) -> list[str]:
-    """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
-    only when it has a source, imported metrics only when the set has their scores — registering those)."""
+    """The metrics these inputs allow: the registered ones (term metrics only when the set has terms,
+    source-reading metrics only when it has a source), then the set's own imported metrics
+    (:func:`mtdiag.metrics.metric_classes`)."""
     has_terms = evalset.terms is not None and len(evalset.terms) > 0
     has_src = "src" in evalset.segments.columns
-    imported = set(register_imported(evalset))
-    return [name for name, cls in REGISTRY.items()
-            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)
-            and (not issubclass(cls, ImportedMetric) or name in imported)]
+    return [name for name, cls in metric_classes(evalset).items()
+            if (has_terms or not cls.info.needs_terms) and (has_src or not cls.info.needs_source)]
 
 
 @dataclass(frozen=True)
@@ -152,14 +150,15 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     names = tuple(options.metrics) if options.metrics is not None else tuple(allowed)
     if not names:
         raise ValueError("no metric to compute: name at least one")
+    known = metric_classes(evalset)
     for name in names:
-        if name not in REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r}; known: {', '.join(known)}")
         if name not in allowed:
-            needs = "term annotations (--terms)" if REGISTRY[name].info.needs_terms else "the source (--src)"
+            needs = "term annotations (--terms)" if known[name].info.needs_terms else "the source (--src)"
             raise ValueError(f"metric {name!r} needs {needs}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in names}
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
     execution = execution or Execution()
     workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
     chunk = execution.chunk_size()
@@ -197,10 +196,9 @@ def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[st
     by the metrics' formulas, nothing tokenised or counted again. ``options`` are the ones the statistics were
     computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)`` array."""
     options = options.resolved(evalset)
-    register_imported(evalset)
     missing = [(m, s) for m in metrics for s in evalset.systems if (m, s) not in statistics]
     if missing:
         raise ValueError(f"no statistics for {missing[0][0]} of {missing[0][1]}")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in metrics}
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in metrics}
     return _report(evalset, options, tuple(metrics), statistics, context, metric_objects)

@@ -433,8 +433,8 @@ def _score(args) -> str:
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
     if args.format == "latex":
         if pairwise is not None:
-            return clusters_latex(report.corpus, pairwise[1], pairwise[0], signatures=signatures)
-        return latex_table(report.corpus, comparison, signatures=signatures)
+            return clusters_latex(report.corpus, pairwise[1], pairwise[0], signatures=signatures, within=report)
+        return latex_table(report.corpus, comparison, signatures=signatures, within=report)
     if args.format == "json":
         out = {"corpus": {s: {m: _json_value(float(v)) for m, v in row.items()} for s, row in report.corpus.iterrows()}}
         if args.segments:

@@ -48,9 +48,10 @@ VIEWS = ("ter", "chrf", "otem")
 SHARE = 0.10
 
 
-def badness_percentile(values: pd.Series, metric: str) -> pd.Series:
-    """0–1 per row, 1 = the worst row of this set for ``metric`` (direction-aware; ties averaged; NaN kept)."""
-    bad = -metric_info(metric).oriented(values)
+def badness_percentile(values: pd.Series, metric: str, within=None) -> pd.Series:
+    """0–1 per row, 1 = the worst row of this set for ``metric`` (direction-aware; ties averaged; NaN kept; an
+    imported metric's direction from ``within``, the report)."""
+    bad = -metric_info(metric, within).oriented(values)
     return bad.rank(method="average", pct=True, na_option="keep")
 
 
@@ -59,10 +60,10 @@ def ranking_metrics(report) -> list[str]:
     with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
     own), else every segment-level metric with a direction."""
     imported = {info.name for info in report.evalset.imported}
-    chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m).has_direction]
+    chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
     if chosen:
         return chosen
-    return [m for m in report.metrics if metric_info(m).segment_level and metric_info(m).has_direction]
+    return [m for m in report.metrics if metric_info(m, report).segment_level and metric_info(m, report).has_direction]
 
 
 def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
@@ -74,7 +75,7 @@ def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame
     if not metrics:
         zero = pd.Series(0.0, index=segments.index)
         return pd.DataFrame({"problem": zero, "relative": zero})
-    percentiles = pd.concat([badness_percentile(segments[m], m) for m in metrics], axis=1)
+    percentiles = pd.concat([badness_percentile(segments[m], m, report) for m in metrics], axis=1)
     problem = np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
     relative = problem - problem.groupby(level="seg").transform("mean")
     return pd.DataFrame({"problem": problem, "relative": relative})

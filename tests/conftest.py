@@ -32,14 +32,3 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"{SHARED} is missing: the tests need ../shared beside the repository")
     return SHARED
-
-
-@pytest.fixture
-def registry_restored():
-    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
-    from mtdiag.metrics import REGISTRY
-
-    before = dict(REGISTRY)
-    yield
-    REGISTRY.clear()
-    REGISTRY.update(before)

@@ -30,8 +30,6 @@ from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_
 
 EVALSET = load_folder(DE)
 
-
-pytestmark = pytest.mark.usefixtures("registry_restored")  # imported metrics register process-wide
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 
@@ -204,3 +202,32 @@ def test_a_table_bomb_upload_is_refused_in_seconds_at_bounded_memory(kind):
                and "MTDIAG_SESSION_BUDGET_MB" in e and "data loaded before stays" in e for e in errors), errors
     assert seconds < 10 and peak < 128, (seconds, peak)  # before: the server grew to 24 GB and was killed
     assert corpus_systems(at) == before
+
+
+def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
+    """One AppTest session uploads a scores file; another, started after it, is unchanged: no column, label,
+    option or ranking of the first session's metric reaches it."""
+    from mtdiag.metrics import REGISTRY
+
+    before = dict(REGISTRY)
+    first = upload(start(), "up_scores", "comet.csv", _wide_scores())
+    first.switch_page("pages/overview.py").run()
+    assert "comet" in table_with(first, "otem", "bleu").columns
+    second = start()
+    second.switch_page("pages/overview.py").run()
+    assert "comet" not in table_with(second, "otem", "bleu").columns
+    assert not any(option.startswith("comet") for option in second.selectbox(key="ov_rank").options)
+    second.switch_page("pages/segments.py").run()
+    assert "comet" not in second.dataframe(key="seg_table").value.columns
+    assert dict(REGISTRY) == before
+    # the second session imports its own "comet", lower-is-better (before: refused, the name was taken process-wide)
+    lower = _wide_scores().decode().replace("system,seg_id,comet", "system,seg_id,metric,score,higher_is_better")
+    lower = "\n".join([lower.split("\n")[0]] + [f"{s},{i},comet,{v},no" for s, i, v in
+                                                (line.split(",") for line in lower.strip().split("\n")[1:])]) + "\n"
+    upload(second, "up_scores", "comet_lower.csv", lower.encode())
+    assert not second.error, [e.value for e in second.error]
+    second.switch_page("pages/overview.py").run()
+    assert "comet ↓" in second.selectbox(key="ov_rank").options  # the options as shown: labels with arrows
+    first.switch_page("pages/overview.py").run()  # the first session still has its own, higher-is-better
+    assert "comet ↑" in first.selectbox(key="ov_rank").options
+    assert dict(REGISTRY) == before

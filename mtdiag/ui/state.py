@@ -298,6 +298,14 @@ def set_current(current: Current) -> None:
     st.session_state[SESSION_KEY] = weakref.ref(current)
 
 
+def current_report() -> Report | None:
+    """This run's report once ``app.py`` has set it (None before): the widgets name metric columns through it, so
+    a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
+    ref = st.session_state.get(SESSION_KEY)
+    value = ref() if ref is not None else None
+    return value.report if value is not None else None
+
+
 def current() -> Current:
     """The data, options and report of this run (set by ``app.py`` before the page runs)."""
     ref = st.session_state.get(SESSION_KEY)
