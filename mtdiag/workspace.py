@@ -136,11 +136,16 @@ class Workspace:
             except OSError as error:
                 raise InputError(str(self.path), f"cannot create a workspace ({error.strerror or error})") from None
         with self._database() as db:
-            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = _tables(db)
             if not tables and not self.read_only:
                 db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before the first table: freed pages can be released
                 db.execute("PRAGMA journal_mode = WAL")
-                db.executescript(_SCHEMA)
+                db.execute("BEGIN IMMEDIATE")  # one creator; the tables appear together (another may have made them)
+                if not _tables(db):
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                db.execute("COMMIT")
             elif tables:
                 _check_schema(db, tables, str(self.path))
 
@@ -256,6 +261,10 @@ class Workspace:
 
 _COLUMNS = {"runs": ["id", "label", "created", "data_hash", "evalset", "options", "metrics", "systems", "segments"],
             "statistics": ["run", "metric", "system", "stats"]}
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _check_schema(db: sqlite3.Connection, tables: set[str], display: str) -> None:
