@@ -33,6 +33,7 @@ import gzip
 import json
 import os
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -197,7 +198,7 @@ def main() -> int:
         stop_server(proc)
     times = [round(done[i], 1) for i in sorted(done)]
     result.update(session_s=times, session_max_s=max(times) if times else None,
-                  session_median_s=sorted(times)[len(times) // 2] if times else None,
+                  session_median_s=round(statistics.median(times), 1) if times else None,
                   bomb_refused_s=round(bomb_s, 1) if bomb_s is not None else None,
                   bomb_message=next((t for t in bomb_text if "too many lines" in t), None),
                   start_mb=round(start_rss / MB), peak_mb=round(peak / MB), after_close_mb=round(after / MB),

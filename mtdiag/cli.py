@@ -16,6 +16,8 @@ from mtdiag import __version__
 
 EXIT_USAGE = 2
 EXIT_INPUT = 1
+HUMAN_HELP = ("human scores (system, seg_id, score), or an MQM/ESA error file (its segment scores, as --annotations "
+              "derives them)")
 
 
 class CliError(Exception):
@@ -324,8 +326,8 @@ def _add_score_command(commands) -> None:
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
     _add_input_options(score)
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
-    score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score), or an MQM/ESA error fi"
-                       "le (its segment scores, as --annotations derives them): add each metric's correlation with them to the JSON output")
+    score.add_argument("--human", metavar="SCORES.tsv",
+                       help=f"{HUMAN_HELP}: add each metric's correlation with them to the JSON output")
     _add_significance_options(score)
     _add_format(score, ("json", "tsv", "latex"))
     score.set_defaults(handler=_score)
@@ -470,9 +472,9 @@ def _add_triage_command(commands) -> None:
         description="Every (system, segment) pair worst first (docs/triage.md): system, seg_id (1-based), problem "
                     "(0-1, higher = worse), flags (comma-joined checks that fired), then every segment score.")
     _add_input_options(triage)
-    triage.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score), or an MQM/ESA error fi"
-                        "le (its segment scores, as --annotations derives them): add a 'human' column and print the queue's lift at 10 %% over them on "
-                        "stderr (with --annotations alone: over the scores the annotations give)")
+    triage.add_argument("--human", metavar="SCORES.tsv",
+                        help=f"{HUMAN_HELP}: add a 'human' column and print the queue's lift at 10 %% over them on "
+                             "stderr (with --annotations alone: over the scores the annotations give)")
     triage.add_argument("--top", type=int, metavar="N", help="only the N worst pairs")
     triage.add_argument("--sources", action="store_true", help="the queue as sources: seg_id, difficulty (mean "
                         "problem over systems), spread (max - min), worst_system, worst_problem; hardest first")
@@ -516,8 +518,7 @@ def _add_report_command(commands) -> None:
     report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
     report.add_argument("--top", type=int, default=50, metavar="N", help="worst segments shown (default: %(default)s)")
     report.add_argument("--title", help="the report's title (default: the test set's name)")
-    report.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score), or an MQM/ESA error fi"
-                        "le (its segment scores, as --annotations derives them), shown with the worst segments")
+    report.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}, shown with the worst segments")
     report.set_defaults(handler=_report)
 
 
@@ -631,8 +632,7 @@ def _add_buckets_command(commands) -> None:
     _add_testset_option(buckets)
     buckets.add_argument("--src", metavar="SRC.txt", help="source file (needed for src_length)")
     buckets.add_argument("--terms", metavar="TERMS", help="terms TSV or glossary TSV (as for score)")
-    buckets.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score), or an MQM/ESA error fi"
-                         "le (its segment scores, as --annotations derives them): the human dimension")
+    buckets.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}: the human dimension")
     _add_scores_option(buckets)
     buckets.add_argument("--by", default="src_length,ref_length,ref_freq",
                          help=f"comma-separated dimensions: {', '.join(BY)}, label:COLUMN (default: %(default)s)")

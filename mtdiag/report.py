@@ -141,7 +141,8 @@ def _worst(report, top: int) -> str:
     for _, row in queue.iterrows():
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
         detail = diagnose.segment_detail(report, system, seg)
-        scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}" for m in score_metrics
+        scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
+                           for m in score_metrics
                            if pd.notna(row[m]))
         human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""

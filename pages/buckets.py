@@ -29,7 +29,8 @@ except ValueError as exc:
     st.error(escape_markdown(str(exc)))
     st.stop()
 table = state.view(buckets.bucket_scores)(current, grouping)
-widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric, within=report), key="bk_chart")
+widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric, within=report),
+              key="bk_chart")
 widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, height=360)
 
 if len(ev.systems) >= 2:

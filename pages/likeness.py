@@ -96,7 +96,8 @@ else:
     left, right = st.columns(2)
     with left:
         st.markdown("**Segments**")
-        widgets.chart(current, "human_segments", (metric,), lambda: charts.human_scatter(segments, metric, within=report),
+        widgets.chart(current, "human_segments", (metric,),
+                      lambda: charts.human_scatter(segments, metric, within=report),
                       key="hl_seg_scatter")
     with right:
         st.markdown("**Systems** (mean human score vs corpus score)")

@@ -21,7 +21,7 @@ from mtdiag import cli
 from mtdiag.errors import InputError
 from mtdiag.io import Limits, load_files, load_table, load_testset, read_lines
 from mtdiag.io.text import LIMIT_SETTINGS
-from tests.conftest import REPO, SAMPLE
+from tests.conftest import REPO
 
 ISSUE_ROWS = 24_900_000  # the issue's bomb: a 290 KB .tsv.gz of 24.9 million tiny rows (~200 MB inflated)
 
@@ -99,7 +99,8 @@ def test_each_limit_names_the_file_the_limit_and_how_to_raise_it():
     how = "raise it with {} N on the command line, or {} for the dashboard"
     rows = Limits(max_rows=3)
     error = pytest.raises(InputError, read_lines, b"a\nb\nc\nd\n", "hyp.txt", limits=rows).value
-    assert str(error) == f"hyp.txt: line 4: too many lines (the limit is 3 lines per file; {how.format(*LIMIT_SETTINGS['max_rows'][:2])})"
+    flag_and_variable = LIMIT_SETTINGS["max_rows"][:2]
+    assert str(error) == f"hyp.txt: line 4: too many lines (the limit is 3 lines per file; {how.format(*flag_and_variable)})"
     assert read_lines(b"a\nb\nc\n", "hyp.txt", limits=rows) == ["a", "b", "c"]  # at the limit: read
     assert read_lines(b"a\r\nb\r\nc", "hyp.txt", limits=rows) == ["a", "b", "c"]
     error = pytest.raises(InputError, read_lines, b"a\rb\rc\rd", "mac.txt", limits=rows).value
@@ -141,7 +142,8 @@ def test_markup_counts_tags_and_segment_characters(tmp_path):
 
 
 def test_limits_come_from_the_environment_and_flags_win():
-    env = {"MTDIAG_MAX_FILE_MB": "3", "MTDIAG_MAX_ROWS": "7", "MTDIAG_MAX_CELLS": "11", "MTDIAG_MAX_SEGMENT_CHARS": "13"}
+    env = {"MTDIAG_MAX_FILE_MB": "3", "MTDIAG_MAX_ROWS": "7", "MTDIAG_MAX_CELLS": "11",
+           "MTDIAG_MAX_SEGMENT_CHARS": "13"}
     assert Limits.from_environment(env) == Limits(max_file_bytes=3_000_000, max_rows=7, max_cells=11,
                                                   max_segment_chars=13)
     assert Limits.from_environment(env, max_rows=99, max_cells=None).max_rows == 99

@@ -145,8 +145,8 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
         if len(src_elements) != 1:
             raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
         src = _segments(src_elements[0], f"{where} <src>", display, limits)
-        refs = {ref.get("translator") or "": _segments(ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display,
-                                                    limits)
+        refs = {ref.get("translator") or "": _segments(
+                    ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display, limits)
                 for ref in doc.findall("ref")}
         hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={_quote(hyp.get('system'))}>", display, limits)
                 for hyp in doc.findall("hyp")}
