@@ -133,7 +133,7 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
             queue_rated = rated
     singles = []
     for metric in report.metrics:
-        info = metric_info(metric)
+        info = metric_info(metric, report)
         if info.segment_level and info.has_direction:
             singles.append((metric, triage.lift(-info.oriented(queue_rated[metric]).to_numpy(),
                                                 queue_rated["human_bad"].to_numpy())))

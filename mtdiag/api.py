@@ -17,8 +17,7 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
-from mtdiag.metrics.imported import ImportedMetric, register_imported
-from mtdiag.metrics import REGISTRY, Metric, MetricResult, ScoringContext, Signature, create_metric, metric_info
+from mtdiag.metrics import Metric, MetricResult, ScoringContext, Signature, create_metric, metric_classes, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
@@ -79,18 +78,19 @@ class Options:
 
 
 def available_metrics(evalset: EvalSet) -> list[str]:
-    """The registered metrics these inputs allow (term metrics only when the set has terms, source-reading metrics
-    only when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only
-    with enough systems, imported metrics only when the set has their scores — registering those)."""
-    register_imported(evalset)
-    return [name for name in REGISTRY if missing_input(evalset, name) is None]
+    """The metrics these inputs allow: the registered ones, then the set's own imported metrics
+    (:func:`mtdiag.metrics.metric_classes`) — term metrics only when the set has terms, source-reading metrics only
+    when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only with
+    enough systems."""
+    return [name for name in metric_classes(evalset) if missing_input(evalset, name) is None]
 
 
 def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
     """The metrics computed when none are named: every available one — with references, those whose
     ``default_with_references`` is set (reference-free signals such as consensus are then on request)."""
+    classes = metric_classes(evalset)
     return tuple(name for name in available_metrics(evalset)
-                 if not evalset.has_references or REGISTRY[name].info.default_with_references)
+                 if not evalset.has_references or classes[name].info.default_with_references)
 
 
 NO_REFERENCE = ("no reference: OTEM/UTEM, WAFT/NEVA, BLEU, chrF, TER and the HT/MT n-grams compare an output with a "
@@ -108,9 +108,7 @@ def no_metric_reason(evalset: EvalSet) -> str:
 
 def missing_input(evalset: EvalSet, name: str) -> str | None:
     """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
-    info = REGISTRY[name].info
-    if issubclass(REGISTRY[name], ImportedMetric):
-        return None if name in set(register_imported(evalset)) else "its scores file (--scores)"
+    info = metric_classes(evalset)[name].info
     if info.needs_terms and (evalset.terms is None or len(evalset.terms) == 0):
         return "term annotations (--terms)"
     if info.needs_source and "src" not in evalset.segments.columns:
@@ -185,13 +183,14 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
     if not names and (options.metrics is not None or evalset.has_references):
         raise ValueError("no metric to compute: name at least one")
+    known = metric_classes(evalset)
     for name in names:
-        if name not in REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r}; known: {', '.join(known)}")
         if name not in allowed:
             raise ValueError(f"metric {name!r} needs {missing_input(evalset, name)}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in names}
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
     execution = execution or Execution()
     workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
     chunk = execution.chunk_size()
@@ -229,10 +228,9 @@ def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[st
     by the metrics' formulas, nothing tokenised or counted again. ``options`` are the ones the statistics were
     computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)`` array."""
     options = options.resolved(evalset)
-    register_imported(evalset)
     missing = [(m, s) for m in metrics for s in evalset.systems if (m, s) not in statistics]
     if missing:
         raise ValueError(f"no statistics for {missing[0][0]} of {missing[0][1]}")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    metric_objects = {name: create_metric(name, **options.options_for(name)) for name in metrics}
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in metrics}
     return _report(evalset, options, tuple(metrics), statistics, context, metric_objects)

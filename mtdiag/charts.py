@@ -26,8 +26,8 @@ BEST, OTHER = "#1d4ed8", "#93c5fd"
 MARGIN = dict(t=40, b=30, l=50, r=20)
 
 
-def _label(metric: str) -> str:
-    return metric_info(metric).arrow_label
+def _label(metric: str, within=None) -> str:
+    return metric_info(metric, within).arrow_label
 
 
 def _text(name) -> str:
@@ -45,16 +45,17 @@ def colours(names) -> dict[str, str]:
 
 
 def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: pd.DataFrame | None = None,
-                columns: int = 4) -> go.Figure:
+                columns: int = 4, within=None) -> go.Figure:
     """One small bar chart per metric (own y axis), one bar per system; the best system's bar is darker.
 
     ``corpus``: index system, one column per metric; ``best``: the boolean frame of ``diagnose.best_mask``;
-    ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals.
+    ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals; ``within``: the report, which names
+    imported metrics (every chart below takes it too).
     """
     metrics = list(corpus.columns)
     cols = max(1, min(columns, len(metrics)))
     rows = math.ceil(len(metrics) / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_label(m) for m in metrics],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_label(m, within) for m in metrics],
                         vertical_spacing=min(0.5 / rows, 1 / (rows - 1) - 0.01) if rows > 1 else 0.1,
                         horizontal_spacing=0.06)
     systems = list(corpus.index)
@@ -69,7 +70,7 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
                                arrayminus=np.clip(values - rows_m["lo"].to_numpy(), 0, None), color="#374151",
                                thickness=1.2, width=3)
         fig.add_trace(go.Bar(x=_texts(systems), y=values, marker_color=[BEST if b else OTHER for b in marks],
-                             error_y=error_y, showlegend=False, name=metric_info(metric).label,
+                             error_y=error_y, showlegend=False, name=metric_info(metric, within).label,
                              hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
                       row=i // cols + 1, col=i % cols + 1)
     fig.update_xaxes(tickangle=-40)
@@ -78,7 +79,7 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
     return fig
 
 
-def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
+def mp_bars(frame: pd.DataFrame, metric: str, within=None) -> go.Figure:
     """``mp_n`` per order (x) and system (colour): the share of over-/under-matched n-grams."""
     palette = colours(frame["system"])
     fig = go.Figure()
@@ -88,7 +89,7 @@ def mp_bars(frame: pd.DataFrame, metric: str) -> go.Figure:
                              customdata=rows[["matched", "total"]].to_numpy(),
                              hovertemplate="%{fullData.name}, order %{x}: %{y:.2%} (%{customdata[0]} of "
                                            "%{customdata[1]})<extra></extra>"))
-    label = metric_info(metric).label
+    label = metric_info(metric, within).label
     fig.update_layout(barmode="group", height=340, xaxis_title="n-gram order",
                       yaxis=dict(title=f"{label} mp_n", tickformat=".1%"), margin=MARGIN)
     return fig
@@ -143,7 +144,7 @@ def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
     return fig
 
 
-def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human") -> go.Figure:
+def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=None) -> go.Figure:
     """A metric's scores (y) against human scores (x), one point per system or segment."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
@@ -158,7 +159,7 @@ def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human") -> go.Figu
                            textposition="top center",
                            hovertemplate="%{fullData.name}" + (" %{text}" if per_segment else "")
                                          + "<br>human %{x:.3g}, metric %{y:.4g}<extra></extra>"))
-    fig.update_layout(height=420, xaxis_title="human score", yaxis_title=_label(metric), margin=MARGIN,
+    fig.update_layout(height=420, xaxis_title="human score", yaxis_title=_label(metric, within), margin=MARGIN,
                       showlegend=per_segment)
     return fig
 
@@ -173,7 +174,7 @@ def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference
     return fig
 
 
-def bucket_bars(table: pd.DataFrame, metric: str) -> go.Figure:
+def bucket_bars(table: pd.DataFrame, metric: str, within=None) -> go.Figure:
     """One metric per bucket, one bar per system (grouped): ``table`` is :func:`mtdiag.buckets.bucket_scores`'s
     long frame ``bucket, system, segments, METRIC…``; hover shows the bucket's segment count."""
     fig = go.Figure()
@@ -183,7 +184,7 @@ def bucket_bars(table: pd.DataFrame, metric: str) -> go.Figure:
         fig.add_trace(go.Bar(x=_texts(rows["bucket"].astype(str)), y=rows[metric].to_numpy(dtype=float),
                              name=_text(system), marker_color=palette[system], customdata=rows["segments"],
                              hovertemplate="%{fullData.name} · %{x}: %{y:.4g} (%{customdata} segments)<extra></extra>"))
-    fig.update_layout(barmode="group", height=380, margin=MARGIN, yaxis_title=_label(metric),
+    fig.update_layout(barmode="group", height=380, margin=MARGIN, yaxis_title=_label(metric, within),
                       xaxis=dict(categoryorder="array", categoryarray=_texts(buckets)), legend_title_text="system")
     return fig
 
@@ -205,7 +206,7 @@ def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box") -> go.Figure:
+def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None) -> go.Figure:
     """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
     :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked."""
     palette = colours(frame["system"])
@@ -217,12 +218,12 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box") -> go.Figure
             fig.add_trace(go.Violin(**common, box_visible=True, meanline_visible=True, points=False))
         else:
             fig.add_trace(go.Box(**common, boxmean=True, boxpoints="outliers"))
-    fig.update_layout(height=420, showlegend=False, yaxis_title=f"segment {_label(metric)}", margin=MARGIN,
+    fig.update_layout(height=420, showlegend=False, yaxis_title=f"segment {_label(metric, within)}", margin=MARGIN,
                       xaxis=dict(tickangle=-40))
     return fig
 
 
-def metric_scatter(frame: pd.DataFrame, x: str, y: str) -> go.Figure:
+def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None) -> go.Figure:
     """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
     :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`)."""
     palette = colours(frame["system"])
@@ -233,5 +234,5 @@ def metric_scatter(frame: pd.DataFrame, x: str, y: str) -> go.Figure:
                                    customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
                                    hovertemplate="%{fullData.name}, segment %{customdata}<br>%{x:.3f}, %{y:.3f}"
                                                  "<extra></extra>"))
-    fig.update_layout(height=520, xaxis_title=_label(x), yaxis_title=_label(y), margin=MARGIN)
+    fig.update_layout(height=520, xaxis_title=_label(x, within), yaxis_title=_label(y, within), margin=MARGIN)
     return fig

@@ -27,7 +27,6 @@ import numpy as np
 
 from mtdiag.evalset import EvalSet
 from mtdiag.metrics import ScoringContext, create_metric
-from mtdiag.metrics.imported import register_imported
 from mtdiag.tokenize import TokenizeOptions
 
 # seconds between progress reports while threads score: each report is a message the browser redraws, and on 2
@@ -75,11 +74,10 @@ def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str 
     """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
     function of its arguments (it runs in a thread, a process or on a Dask worker); ``step(label, j)`` is called
     before the metric labelled ``label`` scores system ``j`` (0-based), for progress in the same process."""
-    register_imported(evalset)  # on a Dask worker the registry starts without the set's imported metrics
     ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
     out: ChunkStats = {}
     for name, options in metrics:
-        metric = create_metric(name, **options)
+        metric = create_metric(name, evalset, **options)  # the set names its imported metrics (also on Dask)
         for j, system in enumerate(evalset.systems):
             if step:
                 step(metric.info.label, j)

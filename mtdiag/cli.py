@@ -16,6 +16,8 @@ from mtdiag import __version__
 
 EXIT_USAGE = 2
 EXIT_INPUT = 1
+HUMAN_HELP = ("human scores (system, seg_id, score), or an MQM/ESA error file (its segment scores, as --annotations "
+              "derives them)")
 
 
 class CliError(Exception):
@@ -52,6 +54,33 @@ def _add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None
     parser.add_argument("--testset", metavar="PATH", help="the whole test set instead of separate files: a folder, "
                         "WMT XML (.xml), SGML (.sgm, or a folder of them), TSV/CSV/JSONL with named columns; any of "
                         "them .gz" + (f"; {note}" if note else ""))
+    _add_limit_options(parser)
+
+
+def _add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The input limits (:class:`mtdiag.io.Limits`, docs/inputs.md): every command that reads files has them."""
+    group = parser.add_argument_group("input limits (a file over one is refused before it is parsed; default: the "
+                                      "environment variable, else the built-in default)")
+    for flag, help_text in (("--max-file-mb", "size of one file in MB, for .gz its inflated size (MTDIAG_MAX_FILE_MB; "
+                                              "default 200)"),
+                            ("--max-rows", "lines of one file (MTDIAG_MAX_ROWS; default 2,000,000)"),
+                            ("--max-cells", "table cells (rows x columns) of one file, or XML/SGML tags "
+                                            "(MTDIAG_MAX_CELLS; default 20,000,000)"),
+                            ("--max-segment-chars", "characters of one segment or table cell "
+                                                    "(MTDIAG_MAX_SEGMENT_CHARS; default 1,000,000)")):
+        group.add_argument(flag, type=int, metavar="N", help=help_text.replace("%", "%%"))
+
+
+def _limits(args) -> "Limits":
+    """The input limits: the environment's (``MTDIAG_MAX_ROWS`` …), each replaced by its flag when given."""
+    from mtdiag.io import Limits
+
+    given = {"max_file_bytes": args.max_file_mb * 1_000_000 if args.max_file_mb is not None else None,
+             "max_rows": args.max_rows, "max_cells": args.max_cells, "max_segment_chars": args.max_segment_chars}
+    for flag, value in zip(("--max-file-mb", "--max-rows", "--max-cells", "--max-segment-chars"), given.values()):
+        if value is not None and value < 1:
+            raise CliError(f"{flag} must be at least 1")
+    return Limits.from_environment(**given)
 
 
 def _testset(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp", refs=None, hyps=None):
@@ -67,7 +96,7 @@ def _testset(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp", refs=None, 
                                       ("--terms", getattr(args, "terms", None))) if value]
     if given:
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
-    evalset = load_testset(args.testset)
+    evalset = load_testset(args.testset, limits=_limits(args))
     if getattr(args, "tgt_lang", None):
         from dataclasses import replace
 
@@ -298,8 +327,8 @@ def _add_score_command(commands) -> None:
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
     _add_input_options(score)
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
-    score.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add each "
-                       "metric's correlation with them to the JSON output")
+    score.add_argument("--human", metavar="SCORES.tsv",
+                       help=f"{HUMAN_HELP}: add each metric's correlation with them to the JSON output")
     _add_significance_options(score)
     _add_format(score, ("json", "tsv", "latex"))
     score.set_defaults(handler=_score)
@@ -310,7 +339,11 @@ def _add_serve_command(commands) -> None:
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
     serve.add_argument("--workspace", metavar="DIR", help="the folder of saved runs (default: $MTDIAG_WORKSPACE, "
                        "else ~/.mtdiag/workspace)")
-    serve.add_argument("--port", type=int, default=8501)
+    serve.add_argument("--workspace-max-mb", type=int, metavar="MB", help="keep the saved runs under this size: "
+                       "saving removes the oldest runs first (default: $MTDIAG_WORKSPACE_MAX_MB, else no limit)")
+    serve.add_argument("--address", default="127.0.0.1", help="the interface to listen on (default: %(default)s, "
+                       "this machine only; 0.0.0.0 for every interface, which shows uploaded data to the network)")
+    serve.add_argument("--port", type=int, default=8501, help="the port (default: %(default)s)")
     serve.set_defaults(handler=_serve)
 
 
@@ -344,13 +377,26 @@ def _load(args) -> "EvalSet":
     evalset = _testset(args, refs=args.ref, hyps=args.hyp)
     if evalset is None:
         evalset = _load_files(args)
+    limits, read = _limits(args), _read_with_the_testset(args)
     for path in getattr(args, "scores", None) or ():
-        evalset = with_metric_scores(evalset, path)
+        if Path(path).resolve() not in read:
+            evalset = with_metric_scores(evalset, path, limits=limits)
     for path in getattr(args, "annotations", None) or ():
-        evalset = with_error_annotations(evalset, path)
+        if Path(path).resolve() not in read:
+            evalset = with_error_annotations(evalset, path, limits=limits)
     for path in getattr(args, "comet_checkpoint", None) or ():
         evalset = with_comet_scores(evalset, path)
     return evalset
+
+
+def _read_with_the_testset(args) -> set[Path]:
+    """The extra files a ``--testset`` folder brings itself (``metric_scores.tsv``, ``mqm.errors.tsv`` …): given
+    again as ``--scores``/``--annotations`` they are not read twice (twice the spans, every warning twice)."""
+    from mtdiag.io.folders import extra_files
+
+    if args.testset is None or not Path(args.testset).is_dir():
+        return set()
+    return {path.resolve() for path in extra_files(args.testset)}
 
 
 def _load_files(args) -> "EvalSet":
@@ -364,7 +410,7 @@ def _load_files(args) -> "EvalSet":
         hyps[name] = path
     paths = [*(args.ref or ()), *hyps.values(), *([args.src] if args.src else [])]
     return load_files(src=args.src, refs=_ref_entries(args.ref or ()), hyps=list(hyps.items()), name="cli",
-                      lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms)
+                      lang_pair=_lang_pair(args.tgt_lang, paths), terms=args.terms, limits=_limits(args))
 
 
 def _json_value(value: float):
@@ -394,8 +440,8 @@ def _score(args) -> str:
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
     if args.format == "latex":
         if pairwise is not None:
-            return clusters_latex(report.corpus, pairwise[1], pairwise[0], signatures=signatures)
-        return latex_table(report.corpus, comparison, signatures=signatures)
+            return clusters_latex(report.corpus, pairwise[1], pairwise[0], signatures=signatures, within=report)
+        return latex_table(report.corpus, comparison, signatures=signatures, within=report)
     if args.format == "json":
         out = {"corpus": {s: {m: _json_value(float(v)) for m, v in row.items()} for s, row in report.corpus.iterrows()}}
         if args.segments:
@@ -409,7 +455,7 @@ def _score(args) -> str:
             out["pairwise"] = pairwise_json(pairwise[0], pairwise[1])
         out["signatures"] = signatures
         if args.human:
-            out["human"] = _human_json(args.human, report)
+            out["human"] = _human_json(args, report)
         return json.dumps(out, ensure_ascii=False)
     if comparison is not None:
         return export_comparison(comparison, "tsv").rstrip("\n")
@@ -431,8 +477,9 @@ def _add_triage_command(commands) -> None:
         description="Every (system, segment) pair worst first (docs/triage.md): system, seg_id (1-based), problem "
                     "(0-1, higher = worse), flags (comma-joined checks that fired), then every segment score.")
     _add_input_options(triage)
-    triage.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): add a "
-                        "'human' column and print the queue's lift at 10 %% over them on stderr")
+    triage.add_argument("--human", metavar="SCORES.tsv",
+                        help=f"{HUMAN_HELP}: add a 'human' column and print the queue's lift at 10 %% over them on "
+                             "stderr (with --annotations alone: over the scores the annotations give)")
     triage.add_argument("--top", type=int, metavar="N", help="only the N worst pairs")
     triage.add_argument("--sources", action="store_true", help="the queue as sources: seg_id, difficulty (mean "
                         "problem over systems), spread (max - min), worst_system, worst_problem; hardest first")
@@ -461,8 +508,9 @@ def _triage(args) -> str:
         print(f"mtdiag: {triage.signals(report)}", file=sys.stderr)
         queue = triage.worst_first(report, strict=args.strict)
         table = queue[["system", "seg_id", "problem", "flags", *report.metrics]]
-        if args.human:
-            table = _with_human_column(args.human, report, table)
+        if args.human or args.annotations:  # the given scores, else those the annotations gave the set
+            human = _human_scores(args, evalset) if args.human else report.evalset.human
+            table = _with_human_column(human, report, table)
     if args.top is not None:
         table = table.head(args.top)
     return to_json(table) if args.format == "json" else to_tsv(table).rstrip("\n")
@@ -478,8 +526,7 @@ def _add_report_command(commands) -> None:
     report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
     report.add_argument("--top", type=int, default=50, metavar="N", help="worst segments shown (default: %(default)s)")
     report.add_argument("--title", help="the report's title (default: the test set's name)")
-    report.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score) shown with the "
-                        "worst segments")
+    report.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}, shown with the worst segments")
     report.set_defaults(handler=_report)
 
 
@@ -494,9 +541,7 @@ def _report(args) -> str:
     if args.human:
         from dataclasses import replace
 
-        from mtdiag.io import read_human_scores
-
-        evalset = replace(evalset, human=read_human_scores(args.human, n_segments=evalset.n_segments))
+        evalset = replace(evalset, human=_human_scores(args, evalset))
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     print("mtdiag: scoring …", file=sys.stderr)
@@ -509,16 +554,25 @@ def _report(args) -> str:
     return ""
 
 
-def _with_human_column(path: str, report, queue):
-    """The queue with a ``human`` column (blank where not rated); the queue's lift at 10 % on stderr."""
-    from mtdiag import triage
+def _human_scores(args, evalset):
+    """``--human``: a human-score TSV, or an MQM/ESA error file whose segment scores are derived as for
+    ``--annotations`` (:func:`mtdiag.io.read_human_scores`); systems it rates that are not loaded are a warning."""
     from mtdiag.io import read_human_scores
     from mtdiag.io.human import unknown_score_systems
 
-    evalset = report.evalset
-    human = read_human_scores(path, n_segments=evalset.n_segments)
-    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
+    human = read_human_scores(args.human, n_segments=evalset.n_segments, limits=_limits(args))
+    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, args.human):
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
+    return human
+
+
+def _with_human_column(human, report, queue):
+    """The queue with a ``human`` column from the frame ``human`` (``seg, system, score``; blank where not rated,
+    all blank without scores); the queue's lift at 10 % on stderr."""
+    from mtdiag import triage
+
+    if human is None or human.empty:
+        return queue.assign(human=float("nan"))
     scores = human.assign(seg_id=human["seg"] + 1).set_index(["system", "seg_id"])["score"]
     queue = queue.assign(human=scores.reindex(list(zip(queue["system"], queue["seg_id"]))).to_numpy())
     rated = queue["human"].notna().to_numpy()
@@ -530,14 +584,22 @@ def _with_human_column(path: str, report, queue):
 
 
 def _serve(args) -> str:
+    import os
     import subprocess
 
     app = Path(__file__).resolve().parent.parent / "app.py"
-    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port {args.port}: expected a port number 1-65535")
+    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.address", args.address,
+               "--server.port", str(args.port)]
     app_arguments = (["--data", args.data] if args.data else []) + (["--workspace", args.workspace]
                                                                       if args.workspace else [])
     if app_arguments:
         command += ["--", *app_arguments]
+    if args.workspace_max_mb is not None:
+        if args.workspace_max_mb < 1:
+            raise CliError("--workspace-max-mb must be at least 1")
+        os.environ["MTDIAG_WORKSPACE_MAX_MB"] = str(args.workspace_max_mb)  # the dashboard's process inherits it
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")
@@ -578,8 +640,7 @@ def _add_buckets_command(commands) -> None:
     _add_testset_option(buckets)
     buckets.add_argument("--src", metavar="SRC.txt", help="source file (needed for src_length)")
     buckets.add_argument("--terms", metavar="TERMS", help="terms TSV or glossary TSV (as for score)")
-    buckets.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): the human "
-                         "dimension")
+    buckets.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}: the human dimension")
     _add_scores_option(buckets)
     buckets.add_argument("--by", default="src_length,ref_length,ref_freq",
                          help=f"comma-separated dimensions: {', '.join(BY)}, label:COLUMN (default: %(default)s)")
@@ -599,7 +660,6 @@ def _buckets(args) -> str:
     from mtdiag import buckets as bucketing
     from mtdiag.api import Options, evaluate
     from mtdiag.export import to_json_records, to_tsv
-    from mtdiag.io import read_human_scores
 
     dimensions = [d.strip() for d in args.by.split(",") if d.strip()]
     if not dimensions:
@@ -610,7 +670,7 @@ def _buckets(args) -> str:
     if args.human:
         from dataclasses import replace
 
-        evalset = replace(evalset, human=read_human_scores(args.human, n_segments=evalset.n_segments))
+        evalset = replace(evalset, human=_human_scores(args, evalset))
     options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, typography=not args.keep_typography,
                       metrics=_metric_list(args.metrics),
                       metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
@@ -657,14 +717,15 @@ def _print_warnings(evalset) -> None:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
 
 
-def _load_named(ref_paths: Sequence[str], hyps: Sequence[tuple[str, str]], tgt_lang: str | None = None) -> "EvalSet":
+def _load_named(args, ref_paths: Sequence[str], hyps: Sequence[tuple[str, str]],
+                tgt_lang: str | None = None) -> "EvalSet":
     """References named by :func:`_ref_entries`, systems by ``NAME=`` (or their file names); the language pair
     from ``tgt_lang`` or the files' folder and file names (:func:`_lang_pair`)."""
     from mtdiag.io import load_files
 
     paths = [*ref_paths, *(path for _, path in hyps)]
     evalset = load_files(refs=_ref_entries(ref_paths), hyps=list(hyps), name="cli",
-                         lang_pair=_lang_pair(tgt_lang, paths))
+                         lang_pair=_lang_pair(tgt_lang, paths), limits=_limits(args))
     _print_warnings(evalset)
     return evalset
 
@@ -690,7 +751,7 @@ def _ngrams(args) -> str:
         raise CliError(f"--top {args.top}: must be 0 (all rows) or more")
     evalset = _testset(args, "--ht", "--mt", refs=args.ht, hyps=args.mt)
     if evalset is None:
-        evalset = _load_named([args.ht], args.mt, args.tgt_lang)
+        evalset = _load_named(args, [args.ht], args.mt, args.tgt_lang)
     options = TokenizeOptions(args.tokenize or default_tokenizer(evalset.tgt_lang), lowercase=not args.no_lowercase,
                               typography=not args.keep_typography)
     if args.dask:
@@ -735,7 +796,7 @@ def _likeness(args) -> str:
     from mtdiag.likeness import likeness_scores, orange_king, queen
 
     metrics = _metric_list(args.metrics)
-    evalset = _testset(args, refs=args.ref, hyps=args.hyp) or _load_named(args.ref, args.hyp)
+    evalset = _testset(args, refs=args.ref, hyps=args.hyp) or _load_named(args, args.ref, args.hyp)
     scores = likeness_scores(evalset, metrics, Options(tokenize=args.tokenize, lowercase=not args.no_lowercase,
                                                                 typography=not args.keep_typography))
     ok, qu = orange_king(scores), queen(scores)
@@ -756,18 +817,12 @@ def _check_human_args(args) -> None:
         raise CliError("--human needs --format json")
 
 
-def _human_json(path: str, report) -> dict:
+def _human_json(args, report) -> dict:
     """``{METRIC: {seg_pearson, seg_kendall, sys_pearson, sys_kendall, n_seg, n_sys}}`` against the human scores
-    in ``path`` (positive = agrees with the humans; see :mod:`mtdiag.human`)."""
+    of ``--human`` (positive = agrees with the humans; see :mod:`mtdiag.human`)."""
     from mtdiag.human import human_agreement
-    from mtdiag.io import read_human_scores
-    from mtdiag.io.human import unknown_score_systems
 
-    human = read_human_scores(path, n_segments=report.evalset.n_segments)
-    evalset = report.evalset
-    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
-        print(f"mtdiag: warning: {warning}", file=sys.stderr)
-    table = human_agreement(report, human)
+    table = human_agreement(report, _human_scores(args, report.evalset))
     return {metric: {k: int(v) if k.startswith("n_") else _json_value(float(v)) for k, v in row.items()}
             for metric, row in table.to_dict(orient="index").items()}
 

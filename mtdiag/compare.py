@@ -428,7 +428,7 @@ def ranked_clusters(report, pairwise: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for metric in dict.fromkeys(pairwise.index.get_level_values("metric")):
-        info = metric_info(metric)
+        info = metric_info(metric, report)
         if not info.has_direction:
             continue
         scores = report.corpus[metric]

@@ -68,12 +68,13 @@ def corpus_table(report) -> pd.DataFrame:
     return report.corpus.copy()
 
 
-def best_systems(corpus: pd.DataFrame) -> pd.DataFrame:
-    """Per metric: the best system (ties: all of them, in system order), its score and the direction."""
+def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
+    """Per metric: the best system (ties: all of them, in system order), its score and the direction (imported
+    metrics resolved through ``within``, the report or set: :func:`mtdiag.metrics.metric_info`)."""
     rows = []
     for metric in corpus.columns:
         values = corpus[metric]
-        info = metric_info(metric)
+        info = metric_info(metric, within)
         if values.notna().sum() == 0 or not info.has_direction:
             continue
         best = values.max() if info.higher_is_better else values.min()
@@ -83,12 +84,13 @@ def best_systems(corpus: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "label", "best", "score", "direction"])
 
 
-def best_mask(corpus: pd.DataFrame) -> pd.DataFrame:
-    """Boolean frame shaped like ``corpus``: True where a system is best on that metric."""
+def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
+    """Boolean frame shaped like ``corpus``: True where a system is best on that metric (imported metrics resolved
+    through ``within``)."""
     mask = pd.DataFrame(False, index=corpus.index, columns=corpus.columns)
     for metric in corpus.columns:
         values = corpus[metric]
-        info = metric_info(metric)
+        info = metric_info(metric, within)
         if values.notna().any() and info.has_direction:
             best = values.max() if info.higher_is_better else values.min()
             mask[metric] = np.isclose(values, best, rtol=0, atol=1e-12)
@@ -526,12 +528,12 @@ def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
     for metric in report.metrics:
         va, vb = float(report.corpus.at[a, metric]), float(report.corpus.at[b, metric])
         diff = va - vb
-        info = metric_info(metric)
+        info = metric_info(metric, report)
         if not info.has_direction:
             better = "—"
         else:
             better = "tie" if np.isclose(diff, 0, atol=1e-12) else (a if (diff > 0) == info.higher_is_better else b)
-        rows.append({"metric": metric, "label": metric_info(metric).label, a: va, b: vb, "difference": diff,
+        rows.append({"metric": metric, "label": info.label, a: va, b: vb, "difference": diff,
                      "better": better})
     return pd.DataFrame(rows)
 
@@ -554,7 +556,7 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     seg = report.segments[metric]
     va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
     diff = va - vb
-    sign = metric_info(metric).sign
+    sign = metric_info(metric, report).sign
     frame = pd.DataFrame({"seg": va.index, a: va.to_numpy(), b: vb.to_numpy(), "difference": diff.to_numpy(),
                           "advantage": sign * diff.to_numpy()})
     frame[f"hyp {a}"] = _preview(report.evalset.hyps[a]).to_numpy()

@@ -157,12 +157,13 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     return out
 
 
-def _info(frame: pd.DataFrame, metric: str) -> tuple[str, bool | None, int]:
-    """(label, higher_is_better, decimal places) of a metric: from the registry (:class:`MetricInfo`), else from
-    the frame's attrs (a frame made elsewhere), else neutral defaults."""
+def _info(frame: pd.DataFrame, metric: str, within=None) -> tuple[str, bool | None, int]:
+    """(label, higher_is_better, decimal places) of a metric: registered or imported by ``within`` (the report or
+    set: :func:`mtdiag.metrics.metric_info`), else from the frame's attrs (a frame of
+    :func:`mtdiag.compare.significance` carries every metric's), else neutral defaults."""
     attrs = frame.attrs
     try:
-        info = metric_info(metric)
+        info = metric_info(metric, within)
         return info.label, info.higher_is_better, info.places
     except KeyError:
         scale = attrs.get("scales", {}).get(metric, 100)
@@ -201,14 +202,14 @@ def latex_escape(text: str) -> str:
 
 
 def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = None, *, mark: str = "dagger",
-                signatures: Mapping[str, str] | None = None, decimals: int | None = None) -> str:
+                signatures: Mapping[str, str] | None = None, decimals: int | None = None, within=None) -> str:
     """A booktabs LaTeX table: one row per system, one column per metric with ``$\\uparrow$``/``$\\downarrow$``.
 
     ``corpus``: corpus scores (index system, one column per metric). With ``significance_frame`` (from
     :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval, and a ``mark``
     (``"dagger"`` -> ``$^{\\dagger}$``, ``"star"`` -> ``$^{*}$``) when the system is significantly better than the
     baseline (p < 0.05, in the metric's direction). Signatures go into ``%`` comment lines. Needs
-    ``\\usepackage{booktabs}``.
+    ``\\usepackage{booktabs}``. ``within`` (the report) names imported metrics and their directions.
     """
     if mark not in ("dagger", "star"):
         raise ValueError(f"mark must be 'dagger' or 'star', got {mark!r}")
@@ -216,7 +217,7 @@ def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = 
     sig = significance_frame
     ref = sig if sig is not None else pd.DataFrame()
     metrics = list(corpus.columns)
-    infos = {m: _info(ref, m) for m in metrics}
+    infos = {m: _info(ref, m, within) for m in metrics}
     arrows = {True: r" $\uparrow$", False: r" $\downarrow$", None: ""}
     header = ["System"] + [latex_escape(infos[m][0]) + arrows[infos[m][1]] for m in metrics]
     baseline = sig.attrs.get("baseline") if sig is not None else None
@@ -325,14 +326,15 @@ def pairwise_tsv(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> str:
 
 
 def clusters_latex(corpus: pd.DataFrame, clusters: pd.DataFrame, pairwise: pd.DataFrame, *,
-                   signatures: Mapping[str, str] | None = None) -> str:
+                   signatures: Mapping[str, str] | None = None, within=None) -> str:
     """A booktabs LaTeX corpus table (systems × metrics, as :func:`latex_table`) where each score carries its
     significance cluster as a superscript, ``33.12$^{(1)}$``: 1 = the top cluster of that metric; a system opens
     a new cluster when it is significantly worse than the system ranked directly above it
-    (:func:`mtdiag.compare.ranked_clusters`). A metric without a direction has no clusters."""
+    (:func:`mtdiag.compare.ranked_clusters`). A metric without a direction has no clusters. ``within`` (the report)
+    names imported metrics and their directions."""
     cluster = clusters.set_index(["system", "metric"])["cluster"]
     metrics = list(corpus.columns)
-    infos = {m: _info(pd.DataFrame(), m) for m in metrics}
+    infos = {m: _info(pairwise, m, within) for m in metrics}
     arrows = {True: r" $\uparrow$", False: r" $\downarrow$", None: ""}
     header = ["System"] + [latex_escape(infos[m][0]) + arrows[infos[m][1]] for m in metrics]
     lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]

@@ -86,8 +86,8 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
     segments = rated_segments(report, human)
     system_means = segments.groupby(level="system")["human"].mean() * sign
     rows = {}
-    for metric in (m for m in report.metrics if metric_info(m).has_direction):  # a direction to agree with
-        info = metric_info(metric)
+    for metric in (m for m in report.metrics if metric_info(m, report).has_direction):  # a direction to agree with
+        info = metric_info(metric, report)
         seg = segments[["human", metric]].dropna()
         seg_r, seg_tau = _correlations(info.oriented(seg[metric]).to_numpy(), sign * seg["human"].to_numpy())
         corpus = info.oriented(report.corpus[metric]).reindex(system_means.index)

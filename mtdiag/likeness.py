@@ -32,7 +32,7 @@ import pandas as pd
 
 from mtdiag.api import Options, available_metrics, evaluate
 from mtdiag.evalset import EvalSet
-from mtdiag.metrics import REGISTRY, metric_info
+from mtdiag.metrics import metric_classes, metric_info
 
 REF_PREFIX = "__ref__"
 DEFAULT_QUEEN_METRICS: tuple[str, ...] = ("waft", "neva", "bleu", "chrf")
@@ -64,16 +64,17 @@ class OrangeKing:
     explanation: str | None = None
 
 
-def plain_words(table: pd.DataFrame, n_systems: int) -> list[str]:
+def plain_words(table: pd.DataFrame, n_systems: int, within=None) -> list[str]:
     """One sentence per metric of an ORANGE/KING ``table`` saying what its numbers mean against chance (Amigó et
     al. 2006 §2.2: a random metric has ORANGE 0.5 and KING 1/|A|): above chance, the metric can tell a human
     translation from system output; at or below it, it cannot — below 0.5 it even prefers system output, so it
-    must not be used to judge how human-like a system is."""
+    must not be used to judge how human-like a system is. Imported metrics are named through ``within`` (the set
+    or report)."""
     chance_king = 1 / max(n_systems, 1)
     sentences = []
     for metric, row in table.iterrows():
         orange, king = float(row["orange"]), float(row["king"])
-        label = metric_info(metric).label
+        label = metric_info(metric, within).label
         head = (f"{label}: scores a held-out human translation at least as high as a system output in "
                 f"{orange:.0%} of comparisons (a coin: 50%)")
         if orange > 0.5:
@@ -237,8 +238,11 @@ def king_of_set(pairs: np.ndarray, n_systems: int, pool: bool) -> LikenessCounts
 
 
 def likeness_metrics(evalset: EvalSet) -> tuple[str, ...]:
-    """The registered segment-level metrics these inputs allow (term metrics only with terms)."""
-    return tuple(m for m in available_metrics(evalset) if REGISTRY[m].info.segment_level and REGISTRY[m].info.has_direction)
+    """The segment-level metrics with a direction these inputs allow (term metrics only with terms; the set's
+    imported metrics too)."""
+    classes = metric_classes(evalset)
+    return tuple(m for m in available_metrics(evalset)
+                 if classes[m].info.segment_level and classes[m].info.has_direction)
 
 
 def _fresh(name: str, taken: set[str]) -> str:
@@ -250,7 +254,7 @@ def _fresh(name: str, taken: set[str]) -> str:
 def _oriented(report, metric: str, candidates: list[str]) -> np.ndarray:
     """Segment scores (n_seg, n_candidates) oriented so that higher = more similar."""
     frame = report.segments[metric].unstack("system")[candidates].to_numpy(dtype=float)
-    return metric_info(metric).oriented(frame)
+    return metric_info(metric, report).oriented(frame)
 
 
 @dataclass(frozen=True)
@@ -325,8 +329,9 @@ def likeness_scores(evalset: EvalSet, metrics: Sequence[str] | None = None, opti
     allowed = likeness_metrics(evalset)
     chosen = tuple(metrics) if metrics is not None else allowed
     for m in chosen:
-        if m not in REGISTRY:
-            raise ValueError(f"unknown metric {m!r}; known: {', '.join(REGISTRY)}")
+        known = metric_classes(evalset)
+        if m not in known:
+            raise ValueError(f"unknown metric {m!r}; known: {', '.join(known)}")
         if m not in allowed:
             raise ValueError(f"metric {m!r} cannot be a similarity here (it is not segment-level, or needs terms)")
     if not chosen:

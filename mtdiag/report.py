@@ -70,24 +70,24 @@ def _header(report, title: str) -> str:
 def _primary(report) -> str | None:
     """The metric systems are ranked and buckets drawn by: chrF, else BLEU, else the first with a direction."""
     return next((m for m in ("chrf", "bleu", *report.metrics)
-                 if m in report.metrics and metric_info(m).has_direction), None)
+                 if m in report.metrics and metric_info(m, report).has_direction), None)
 
 
 def _overview(report) -> str:
     corpus = diagnose.corpus_table(report)
     primary = _primary(report)
     ranked = corpus if primary is None else corpus.sort_values(
-        primary, ascending=not metric_info(primary).higher_is_better, kind="stable")
+        primary, ascending=not metric_info(primary, report).higher_is_better, kind="stable")
     shown = ranked.copy()
     for metric in shown.columns:
-        shown[metric] = [metric_info(metric).format(v) for v in shown[metric]]
-    best = diagnose.best_systems(corpus)
+        shown[metric] = [metric_info(metric, report).format(v) for v in shown[metric]]
+    best = diagnose.best_systems(corpus, report)
     return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
-            f"<p>Systems ranked by {highlight.escape(metric_info(primary).label if primary else 'name')}. "
+            f"<p>Systems ranked by {highlight.escape(metric_info(primary, report).label if primary else 'name')}. "
             "Best per metric:</p>"
             + _table(best, index=False)
-            + _table(shown.rename(columns=lambda m: metric_info(m).arrow_label), index=True)
-            + _figure(charts.corpus_bars(corpus, diagnose.best_mask(corpus))))
+            + _table(shown.rename(columns=lambda m: metric_info(m, report).arrow_label), index=True)
+            + _figure(charts.corpus_bars(corpus, diagnose.best_mask(corpus, report), within=report)))
 
 
 def _significance(report, method: str, n: int | None, seed: int | None) -> str:
@@ -104,7 +104,7 @@ def _significance(report, method: str, n: int | None, seed: int | None) -> str:
 
     matrix = pairwise_matrix(pairwise)
     for metric, rows in clusters.groupby("metric", sort=False):
-        info = metric_info(metric)
+        info = metric_info(metric, report)
         rows = rows.assign(score=[info.format(v) for v in rows["score"]])
         parts.append(f"<h3>{highlight.escape(info.arrow_label)}</h3>")
         parts.append(_table(rows.drop(columns="metric"), places=3))
@@ -126,7 +126,7 @@ def _buckets(report) -> str:
         parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
         parts.append(_table(table, places=2))
         if metric is not None:
-            parts.append(_figure(charts.bucket_bars(table, metric)))
+            parts.append(_figure(charts.bucket_bars(table, metric, within=report)))
     return "".join(parts)
 
 
@@ -141,7 +141,8 @@ def _worst(report, top: int) -> str:
     for _, row in queue.iterrows():
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
         detail = diagnose.segment_detail(report, system, seg)
-        scores = ", ".join(f"{metric_info(m).label} {metric_info(m).format(row[m])}" for m in score_metrics
+        scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
+                           for m in score_metrics
                            if pd.notna(row[m]))
         human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""

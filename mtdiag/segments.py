@@ -35,7 +35,7 @@ def human_scores(report) -> pd.Series | None:
 
 def score_columns(report) -> list[str]:
     """The segment-level scores shown and exported: every metric of the report with segment scores."""
-    return [m for m in report.metrics if m in report.segments.columns and metric_info(m).segment_level]
+    return [m for m in report.metrics if m in report.segments.columns and metric_info(m, report).segment_level]
 
 
 def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
@@ -98,7 +98,7 @@ def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
     elif sort_by == "human":
         badness = -rows["human"]
     else:
-        badness = -metric_info(sort_by).oriented(rows[sort_by])
+        badness = -metric_info(sort_by, report).oriented(rows[sort_by])
     order = {s: i for i, s in enumerate(report.evalset.systems)}
     rows = rows.assign(_bad=badness.fillna(-np.inf), _sys=rows["system"].map(order))
     rows = rows.sort_values(["_bad", "_sys"], ascending=[False, True], kind="stable")

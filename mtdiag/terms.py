@@ -26,6 +26,7 @@ of its alternatives, taking the longest alternative at a position.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -33,9 +34,13 @@ import pandas as pd
 from mtdiag.errors import InputError
 
 TERM_COLUMNS = ["seg", "term_id", "src_term", "tgt_terms", "ref_surface"]
-_TAG = re.compile(r"<term\b([^>]*)>(.*?)</term\s*>", re.DOTALL | re.IGNORECASE)
-_STRAY_TAG = re.compile(r"</?term\b[^>]*>?", re.IGNORECASE)
-_ATTRIBUTE = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_TAG = re.compile(r"<(/?)term\b([^<>]*+)>", re.IGNORECASE)
+"""An opening or closing term tag. Linear on any line (issue 22): tried only at a ``<``, its attributes (possessive)
+stop at the next ``<`` or ``>``; a term's surface is the slice between an opening tag and the next closing one
+(:func:`strip_term_tags`), never a lazy ``.*?`` tried again from every unclosed tag."""
+_OPENING = re.compile(r"<term\b", re.IGNORECASE)
+_STRAY_TAG = re.compile(r"</?term\b[^>]*+>?", re.IGNORECASE)
+_ATTRIBUTE = re.compile(r"""(?<!\w)(\w++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)')""")
 _ALIASES = {
     "seg_id": ("seg_id", "segment", "seg"),
     "src_term": ("src_term", "src_term_lemma", "source_term", "src"),
@@ -67,20 +72,26 @@ def strip_term_tags(line: str, name: str, line_no: int,
     ``warnings`` (``"<file>: line <n>: …"``) when a list is given.
     """
     tags: list[TermTag] = []
-
-    def replace(match: re.Match) -> str:
-        attributes = {k.lower(): (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(match.group(1))}
-        surface = match.group(2).strip()
-        if re.search(r"<term\b", surface, re.IGNORECASE):
+    pieces, copied, opened = [], 0, None
+    for match in _TAG.finditer(line):
+        if match.group(1) != "/":
+            opened = opened or match  # a later opening tag before the closing one is inside the term: nested
+            continue
+        if opened is None:
+            continue  # a stray closing tag, removed below
+        surface = line[opened.end():match.start()].strip()
+        if _OPENING.search(surface):
             raise InputError(name, "nested <term> tags are not supported", line_no)
+        attributes = {k.lower(): (v1 if v1 is not None else v2) for k, v1, v2 in _ATTRIBUTE.findall(opened.group(2))}
         missing = [a for a in ("src", "tgt") if not attributes.get(a, "").strip()]
         if missing:
-            raise InputError(name, f"a <term> tag has no {' or '.join(missing)} attribute: {match.group(0)[:80]}", line_no)
+            raise InputError(name, f"a <term> tag has no {' or '.join(missing)} attribute: "
+                                   f"{line[opened.start():match.end()][:80]}", line_no)
         tags.append(TermTag(attributes.get("id", "").strip(), attributes["src"].strip(), attributes["tgt"].strip(),
                             surface))
-        return f" {surface} "
-
-    stripped = _TAG.sub(replace, line)
+        pieces += [line[copied:opened.start()], f" {surface} "]
+        copied, opened = match.end(), None
+    stripped = "".join(pieces) + line[copied:]
     strays = _STRAY_TAG.findall(stripped)
     if strays:
         if warnings is not None:
@@ -173,6 +184,11 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
                 unmatched.append((i, surface, seg, bool(find_source_term(src_tokens[seg], surface_tokens))))
         term_id = row[optional["term_id"]].strip() if optional["term_id"] is not None else ""
         out.append((seg, term_id, src_term, tgt, ref_surface))
+    out, repeated = _case_variants_once(out)
+    if repeated and warnings is not None:
+        line, term = repeated[0]
+        warnings.append(f"{name}: {len(repeated)} row(s) list a term of their segment again in another case (first: "
+                        f"line {line}, {term!r}); each term is required as often as one spelling is listed")
     if unmatched and warnings is not None:
         line, surface, seg, _ = unmatched[0]
         stems = sum(found for *_, found in unmatched)
@@ -180,6 +196,30 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
                         f"({stems} found as a lemma-like stem, {len(unmatched) - stems} not at all; first: line {line}, "
                         f"{surface!r} in segment {seg + 1}); they are scored on the target side all the same")
     return pd.DataFrame(out, columns=TERM_COLUMNS) if out else empty_terms()
+
+
+def _case_variants_once(rows: list[tuple]) -> tuple[list[tuple], list[tuple[int, str]]]:
+    """Term rows (row i on line i + 2) without the rows that only repeat a term of their segment in another case.
+
+    A term list that gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for one
+    segment names one term twice, not two occurrences (issue 22: WMT25's term dictionaries; their scoring script
+    counts such a term once, 100 where counting it twice gave 50). Rows are the same term when segment, source
+    term and target alternatives are equal ignoring case; the term is then required as often as its most listed
+    spelling (a list that gives ``onset`` three times for three occurrences, as TICO-19's does, keeps all three).
+    Returns the kept rows and ``(line, source term)`` of each dropped row."""
+    spellings: dict[tuple, Counter] = {}
+    for seg, _, src, tgt, _ in rows:
+        spellings.setdefault((seg, src.casefold(), tgt.casefold()), Counter())[(src, tgt)] += 1
+    allowed = {key: max(counts.values()) for key, counts in spellings.items()}
+    kept, dropped = [], []
+    for line, row in enumerate(rows, start=2):
+        key = (row[0], row[2].casefold(), row[3].casefold())
+        if allowed[key]:
+            allowed[key] -= 1
+            kept.append(row)
+        else:
+            dropped.append((line, row[2]))
+    return kept, dropped
 
 
 def alternatives(tgt_terms: str, ref_surface: str = "") -> list[str]:

@@ -57,9 +57,10 @@ PROBLEM_TEXT = ("problem score (0–1, higher = worse): how much a human would p
                 "plainly broken outputs (empty, truncated, floods, loops) first (docs/triage.md)")
 
 
-def badness_percentile(values: pd.Series, metric: str) -> pd.Series:
-    """0–1 per row, 1 = the worst row of this set for ``metric`` (direction-aware; ties averaged; NaN kept)."""
-    bad = -metric_info(metric).oriented(values)
+def badness_percentile(values: pd.Series, metric: str, within=None) -> pd.Series:
+    """0–1 per row, 1 = the worst row of this set for ``metric`` (direction-aware; ties averaged; NaN kept; an
+    imported metric's direction from ``within``, the report)."""
+    bad = -metric_info(metric, within).oriented(values)
     return bad.rank(method="average", pct=True, na_option="keep")
 
 
@@ -68,17 +69,17 @@ def ranking_metrics(report) -> list[str]:
     with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
     own), else every segment-level metric with a direction."""
     imported = {info.name for info in report.evalset.imported}
-    chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m).has_direction]
+    chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
     if chosen:
         return chosen
-    return [m for m in report.metrics if metric_info(m).segment_level and metric_info(m).has_direction]
+    return [m for m in report.metrics if metric_info(m, report).segment_level and metric_info(m, report).has_direction]
 
 
 def signals(report) -> str:
     """One sentence saying what the problem score was built from for this report (the CLI prints it, the
     Segments page shows it)."""
     views = ranking_metrics(report)
-    labels = ", ".join(metric_info(m).label for m in views) if views else "no metric"
+    labels = ", ".join(metric_info(m, report).label for m in views) if views else "no metric"
     length = ("mean reference length" if report.evalset.has_references
               else "median output length (no reference)")
     flags = ", ".join(c.name for c in checks.active_checks(report) if c.critical)
@@ -93,7 +94,7 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     segments = report.segments
     if not metrics:
         return pd.Series(0.0, index=segments.index)
-    percentiles = pd.concat([badness_percentile(segments[m], m) for m in metrics], axis=1)
+    percentiles = pd.concat([badness_percentile(segments[m], m, report) for m in metrics], axis=1)
     return np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
 
 

@@ -22,13 +22,16 @@ import os
 import sqlite3
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
+from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
@@ -109,38 +112,99 @@ def _array_back(data: bytes) -> np.ndarray:
 
 
 class Workspace:
-    """Saved runs in ``folder/workspace.sqlite`` (see the module docstring)."""
+    """Saved runs in ``folder/workspace.sqlite`` (see the module docstring).
 
-    def __init__(self, folder: str | os.PathLike[str] | None = None):
+    Hostile or damaged files (issue 22): a file that is no SQLite database, a truncated or header-only one, or an
+    SQLite database of another program is never written to; every operation on it raises one
+    :class:`~mtdiag.errors.InputError` naming the file (:func:`set_aside` moves it away so a new workspace can
+    start). A workspace whose file or folder is read-only (no write permission, or no write bit — respected even
+    for root) is opened read-only and immutable: nothing is created or changed, runs can be listed and opened, and
+    saving, deleting or adding says why it cannot. ``max_bytes`` (default ``MTDIAG_WORKSPACE_MAX_MB``, else no
+    limit) bounds the stored runs: after a save the oldest other runs are removed until the data fits.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
         self.folder = Path(folder) if folder is not None else default_folder()
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / DB_FILE
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        self.max_bytes = default_max_bytes() if max_bytes is None else max_bytes
+        self.read_only = _read_only(self.path) if self.path.exists() else _read_only(_existing_parent(self.folder))
+        if self.read_only and not self.path.exists():
+            raise InputError(str(self.path), f"cannot create a workspace: {_existing_parent(self.folder)} is read-only")
+        if not self.read_only:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise InputError(str(self.path), f"cannot create a workspace ({error.strerror or error})") from None
+        with self._database() as db:
+            tables = _tables(db)
+            if not tables and not self.read_only:
+                db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before the first table: freed pages can be released
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("BEGIN IMMEDIATE")  # one creator; the tables appear together (another may have made them)
+                if not _tables(db):
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                db.execute("COMMIT")
+            elif tables:
+                _check_schema(db, tables, str(self.path))
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30)
-        db.execute("PRAGMA foreign_keys=ON")
-        return db
+    @contextmanager
+    def _database(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """One connection for one operation (read-only and immutable for a read-only workspace), committed and
+        closed at the end; any SQLite failure becomes an :class:`InputError` naming the file."""
+        if write and self.read_only:
+            raise InputError(str(self.path), "is read-only (no write permission): saved runs can be listed and opened, "
+                                             "but not saved, deleted or added to")
+        db = None
+        try:
+            if self.read_only:
+                db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+            else:
+                db = sqlite3.connect(self.path, timeout=30)
+                db.execute("PRAGMA foreign_keys=ON")
+            with db:  # a transaction: committed, or rolled back on an error
+                yield db
+        except sqlite3.DatabaseError as error:  # every sqlite3 failure but programming errors
+            raise InputError(str(self.path), f"is not a readable workspace database ({error}); start a new "
+                                             "workspace (the dashboard offers it) or move the file away") from None
+        finally:
+            if db is not None:
+                db.close()
 
     def save(self, report: Report, label: str | None = None) -> str:
-        """Store a report (its test set, options and statistics); returns the run id."""
+        """Store a report (its test set, options and statistics); returns the run id. With a size limit, the
+        oldest other runs are removed until the stored data fits (a run larger than the limit alone is refused)."""
         run = uuid.uuid4().hex[:12]
         evalset = report.evalset
         rows = [(run, m, s, _array_bytes(report.result(m, s).stats)) for m in report.metrics for s in evalset.systems]
-        with self._connect() as db:
+        with self._database(write=True) as db:
             db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (run, label or evalset.name, time.time(), evalset.content_hash(), evalset_to_json(evalset),
                         options_to_json(report.options), json.dumps(list(report.metrics)),
                         json.dumps(list(evalset.systems), ensure_ascii=False), evalset.n_segments))
             db.executemany("INSERT INTO statistics VALUES (?, ?, ?, ?)", rows)
+            if self.max_bytes is not None:
+                self._fit(db, run)
         return run
+
+    def _fit(self, db: sqlite3.Connection, kept: str) -> None:
+        """Remove the oldest runs but ``kept`` until the stored data (pages in use) is within ``max_bytes``; refuse
+        (roll back) when ``kept`` alone is over it. Freed pages are handed back to the file system when the
+        database was made with incremental auto-vacuum (every workspace made since issue 22), else reused."""
+        while _used_bytes(db) > self.max_bytes:
+            oldest = db.execute("SELECT id FROM runs WHERE id != ? ORDER BY created LIMIT 1", (kept,)).fetchone()
+            if oldest is None:
+                raise InputError(str(self.path), f"this run takes {_used_bytes(db) / 1e6:,.1f} MB, more than the "
+                                                 f"workspace's limit of {self.max_bytes / 1e6:,.1f} MB "
+                                                 "(MTDIAG_WORKSPACE_MAX_MB); it was not saved")
+            db.execute("DELETE FROM runs WHERE id = ?", oldest)
+        db.execute("PRAGMA incremental_vacuum").fetchall()  # stepped to the end: every free page released
 
     def runs(self) -> pd.DataFrame:
         """Every saved run, newest first: ``id, label, created, systems, segments, metrics`` (from the runs table's
         summary columns: listing never reads a stored test set, so it stays fast however large the runs are)."""
-        with self._connect() as db:
+        with self._database() as db:
             rows = db.execute("SELECT id, label, created, systems, segments, metrics FROM runs "
                               "ORDER BY created DESC").fetchall()
         out = []
@@ -151,7 +215,7 @@ class Workspace:
         return pd.DataFrame(out, columns=["id", "label", "created", "systems", "segments", "metrics"])
 
     def _row(self, run: str) -> tuple:
-        with self._connect() as db:
+        with self._database() as db:
             row = db.execute("SELECT evalset, options, metrics FROM runs WHERE id = ?", (run,)).fetchone()
             stats = db.execute("SELECT metric, system, stats FROM statistics WHERE run = ?", (run,)).fetchall()
         if row is None:
@@ -166,13 +230,16 @@ class Workspace:
                                       tuple(json.loads(metrics_text)), statistics)
 
     def delete(self, run: str) -> None:
-        with self._connect() as db:
+        with self._database(write=True) as db:
             if db.execute("DELETE FROM runs WHERE id = ?", (run,)).rowcount == 0:
                 raise KeyError(f"no saved run {run!r}")
 
     def add_system(self, run: str, name: str, lines: list[str], label: str | None = None) -> str:
         """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system;
         returns the new run's id."""
+        if self.read_only:
+            with self._database(write=True):
+                pass  # raises: says why nothing can be added
         report = self.open(run)
         evalset = report.evalset
         if name in evalset.systems:
@@ -188,5 +255,69 @@ class Workspace:
         return self.save(merged, label or f"{self._label(run)} + {name}")
 
     def _label(self, run: str) -> str:
-        with self._connect() as db:
+        with self._database() as db:
             return db.execute("SELECT label FROM runs WHERE id = ?", (run,)).fetchone()[0]
+
+
+_COLUMNS = {"runs": ["id", "label", "created", "data_hash", "evalset", "options", "metrics", "systems", "segments"],
+            "statistics": ["run", "metric", "system", "stats"]}
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _check_schema(db: sqlite3.Connection, tables: set[str], display: str) -> None:
+    """Refuse an SQLite database that is not a workspace (another program's tables, or ours with other columns)."""
+    for table, columns in _COLUMNS.items():
+        found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")] if table in tables else []
+        if found != columns:
+            names = ", ".join(sorted(tables))
+            raise InputError(display, f"is an SQLite database but not an mtdiag workspace (its tables: {names}); "
+                                      "start a new workspace (the dashboard offers it) or choose another folder")
+
+
+def _used_bytes(db: sqlite3.Connection) -> int:
+    """The bytes of the pages in use (the file's pages minus its free list)."""
+    pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+    return pages * db.execute("PRAGMA page_size").fetchone()[0]
+
+
+def _existing_parent(path: Path) -> Path:
+    """``path``, or its nearest ancestor that exists (where a new folder would be made)."""
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+def _read_only(path: Path) -> bool:
+    """Whether ``path`` (a file, or the folder a workspace is in) cannot or must not be written: no write access,
+    or no write bit at all (respected even by root, who could write anyway); for a file, its folder too (SQLite
+    writes its journal beside it)."""
+    def unwritable(p: Path) -> bool:
+        return not os.access(p, os.W_OK) or not p.stat().st_mode & 0o222
+
+    return unwritable(path) or (path.is_file() and unwritable(path.parent))
+
+
+def default_max_bytes() -> int | None:
+    """The workspace size limit from ``MTDIAG_WORKSPACE_MAX_MB`` (MB, 10^6 bytes), else None (no limit)."""
+    raw = os.environ.get("MTDIAG_WORKSPACE_MAX_MB", "").strip()
+    if not raw:
+        return None
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"MTDIAG_WORKSPACE_MAX_MB={raw!r}: expected a whole number of MB, at least 1")
+    return int(raw) * 1_000_000
+
+
+def set_aside(folder: str | os.PathLike[str]) -> Path:
+    """Move a workspace file that cannot be used (and its ``-wal``/``-shm`` companions) aside, next to it, as
+    ``workspace.sqlite.unreadable-<time>``, so that a new workspace can start in the folder; returns the new path.
+    Nothing is deleted."""
+    path = Path(folder) / DB_FILE
+    target = path.with_name(f"{DB_FILE}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        if companion.exists():
+            companion.rename(target.with_name(target.name + suffix))
+    return target

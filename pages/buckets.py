@@ -19,7 +19,7 @@ choices = buckets.dimensions(report)
 c1, c2 = st.columns(2)
 by = c1.selectbox("Group segments by", choices, key="bk_by",
                   format_func=buckets.describe)
-directional = [m for m in report.metrics if metric_info(m).has_direction]
+directional = [m for m in report.metrics if metric_info(m, report).has_direction]
 metric = c2.selectbox("Metric for the chart", directional, key="bk_metric", format_func=widgets.metric_label,
                       index=directional.index("chrf") if "chrf" in directional else 0)
 
@@ -29,7 +29,8 @@ except ValueError as exc:
     st.error(escape_markdown(str(exc)))
     st.stop()
 table = state.view(buckets.bucket_scores)(current, grouping)
-widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric), key="bk_chart")
+widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric, within=report),
+              key="bk_chart")
 widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, height=360)
 
 if len(ev.systems) >= 2:

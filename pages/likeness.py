@@ -42,7 +42,7 @@ if section == "likeness":
         widgets.table(table, key="hl_ok", name="orange_king")
         with st.container(border=True):
             st.markdown("**In plain words**")
-            for sentence in likeness.plain_words(result.table, len(ev.systems)):
+            for sentence in likeness.plain_words(result.table, len(ev.systems), ev):
                 st.markdown(f"- {escape_markdown(sentence)}")
         left, right = st.columns(2)
         widgets.chart(current, "orange", metrics, lambda: charts.likeness_bars(table, "orange", "metric", "ORANGE", 0.5),
@@ -98,11 +98,12 @@ else:
     left, right = st.columns(2)
     with left:
         st.markdown("**Segments**")
-        widgets.chart(current, "human_segments", (metric,), lambda: charts.human_scatter(segments, metric),
+        widgets.chart(current, "human_segments", (metric,),
+                      lambda: charts.human_scatter(segments, metric, within=report),
                       key="hl_seg_scatter")
     with right:
         st.markdown("**Systems** (mean human score vs corpus score)")
-        widgets.chart(current, "human_systems", (metric,), lambda: charts.human_scatter(systems, metric),
+        widgets.chart(current, "human_systems", (metric,), lambda: charts.human_scatter(systems, metric, within=report),
                       key="hl_sys_scatter")
     st.subheader("Human ranking")
     st.caption("Mean human score per rated system (references included when rated), best first.")

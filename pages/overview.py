@@ -15,9 +15,9 @@ st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lo
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 
 cols = st.columns([2, 2, 3])
-ranked_by = cols[2].selectbox("Rank systems by", [m for m in report.metrics if metric_info(m).has_direction],
+ranked_by = cols[2].selectbox("Rank systems by", [m for m in report.metrics if metric_info(m, report).has_direction],
                               key="ov_rank", format_func=widgets.metric_label,
-                              index=([m for m in report.metrics if metric_info(m).has_direction].index("chrf")
+                              index=([m for m in report.metrics if metric_info(m, report).has_direction].index("chrf")
                                      if "chrf" in report.metrics else 0))
 baseline = cols[0].selectbox("Baseline", ["(none)", *systems], index=1 if len(systems) > 1 else 0,
                              key="ov_baseline", help="Paired significance test of every system against this one.")
@@ -26,8 +26,8 @@ method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
 corpus = diagnose.corpus_table(report)
-corpus = corpus.sort_values(ranked_by, ascending=not metric_info(ranked_by).higher_is_better, kind="stable")
-best = diagnose.best_mask(corpus)
+corpus = corpus.sort_values(ranked_by, ascending=not metric_info(ranked_by, report).higher_is_better, kind="stable")
+best = diagnose.best_mask(corpus, report)
 st.dataframe(state.memo("overview_styler", current.key, (baseline, method, ranked_by),
                         lambda: widgets.overview_styler(corpus, best, diagnose.significance_marks(corpus, sig))),
              column_config=widgets.overview_config(corpus), key="ov_table")
@@ -35,7 +35,8 @@ row = st.container(horizontal=True, gap="small")
 with row:
     widgets.downloads(corpus, "corpus_scores", "ov_table", excel=True, json=True)
     st.download_button("LaTeX", key="dl_latex_ov_table", on_click="ignore", icon=":material/download:",
-                       data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig)),
+                       data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig),
+                                                          within=report),
                        file_name="corpus_scores.tex", mime="text/x-tex",
                        help="A booktabs table of the corpus scores; with a baseline, 95% intervals and † where a "
                             "system is significantly better than it. Signatures as % comments.")
@@ -43,7 +44,7 @@ with row:
 st.subheader("Corpus scores")
 errors = diagnose.intervals(sig) if sig is not None else None
 widgets.chart(current, "corpus_bars", (baseline, method),
-              lambda: charts.corpus_bars(corpus, best, errors), key="ov_bars")
+              lambda: charts.corpus_bars(corpus, best, errors, within=report), key="ov_bars")
 if sig is not None:
     st.caption("Error bars: 95% paired-bootstrap confidence intervals.")
 
@@ -69,7 +70,7 @@ else:
 left, right = st.columns([2, 3])
 with left:
     st.subheader("Best system per metric")
-    widgets.table(diagnose.best_systems(corpus), key="ov_best", name="best_per_metric")
+    widgets.table(diagnose.best_systems(corpus, report), key="ov_best", name="best_per_metric")
 with right:
     st.subheader("Significance against the baseline")
     if sig is None:

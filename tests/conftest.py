@@ -35,17 +35,6 @@ def shared() -> Path:
 
 
 @pytest.fixture
-def registry_restored():
-    """Imported metrics register themselves in the process-wide registry: leave it as found for later tests."""
-    from mtdiag.metrics import REGISTRY
-
-    before = dict(REGISTRY)
-    yield
-    REGISTRY.clear()
-    REGISTRY.update(before)
-
-
-@pytest.fixture
 def clean_streamlit():
     """Streamlit's caches empty before and after a test (an AppTest run must not see another test's frames)."""
     import streamlit as st

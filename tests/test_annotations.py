@@ -82,3 +82,79 @@ def test_error_categories_are_a_bucket_dimension(report):
     assert list(groups.labels[1]) == ["no error", "Accuracy"]
     table = buckets.bucket_scores(report, groups).set_index(["bucket", "system"])
     assert table.loc[("no error", "B"), "segments"] == 1
+
+
+# ------------------------------------------------------------------ the CLI's --human and --annotations (issue 22)
+
+
+def _sample_without_human_scores(tmp_path):
+    """The WMT21 en-de sample without its mqm.seg.tsv, and an MQM error file rating every output of it (errors on
+    every third segment, heavier for some systems) plus one system that is not loaded."""
+    import shutil
+
+    from tests.conftest import SAMPLE
+
+    folder = tmp_path / "wmt21.en-de"
+    shutil.copytree(SAMPLE / "wmt21.en-de", folder, ignore=shutil.ignore_patterns("mqm.seg.tsv"))
+    from mtdiag.io import load_folder
+
+    evalset = load_folder(folder)
+    rows = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"]
+    for k, system in enumerate(evalset.systems):
+        for seg in range(1, evalset.n_segments + 1):
+            if (seg + k) % 3:
+                rows.append(f"{system}\td\t1\t{seg}\tr1\tx\ty\tNo-error\tNo-error")
+            else:
+                rows.append(f"{system}\td\t1\t{seg}\tr1\tx\t<v>y</v>\tAccuracy/Mistranslation\t"
+                            f"{'Major' if k % 2 else 'Minor'}")
+    rows.append("Elsewhere\td\t1\t1\tr1\tx\t<v>y</v>\tAccuracy/Mistranslation\tMajor")
+    errors = tmp_path / "errors.tsv"
+    errors.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return folder, errors
+
+
+def test_human_takes_an_mqm_error_file_and_derives_its_scores(tmp_path, capsys):
+    from mtdiag import cli
+
+    folder, errors = _sample_without_human_scores(tmp_path)
+    scores, _ = read_error_annotations(errors)
+    seg_file = tmp_path / "mqm.seg.tsv"
+    scores.assign(seg_id=scores["seg"] + 1)[["system", "seg_id", "score"]].to_csv(seg_file, sep="\t", index=False)
+    outputs = []
+    for human in (errors, seg_file):
+        assert cli.main(["score", "--testset", str(folder), "--metrics", "bleu,chrf", "--human", str(human)]) == 0
+        outputs.append(json.loads(capsys.readouterr().out)["human"])
+    assert outputs[0] == outputs[1] and outputs[0]["chrf"]["n_seg"] == 6 * 117
+
+
+def test_triage_annotations_fill_the_human_column_and_print_the_lift_like_human(tmp_path, capsys):
+    from mtdiag import cli
+
+    folder, errors = _sample_without_human_scores(tmp_path)
+    runs = {}
+    for flag in ("--annotations", "--human"):
+        assert cli.main(["triage", "--testset", str(folder), flag, str(errors), "--metrics", "bleu,chrf"]) == 0
+        runs[flag] = capsys.readouterr()
+    header = runs["--annotations"].out.split("\n")[0].split("\t")
+    assert header[-1] == "human"
+    assert runs["--annotations"].out == runs["--human"].out  # the same scores, the same queue
+    lift = [line for line in runs["--annotations"].err.splitlines() if "lift at 10 %" in line]
+    assert lift and lift == [line for line in runs["--human"].err.splitlines() if "lift at 10 %" in line]
+    assert "over 702 human-rated pairs" in lift[0]
+
+
+def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, capsys):
+    import shutil
+
+    from mtdiag import cli
+
+    folder, errors = _sample_without_human_scores(tmp_path)
+    shutil.copy(errors, folder / "mqm.errors.tsv")
+    assert cli.main(["triage", "--testset", str(folder), "--annotations", str(folder / "mqm.errors.tsv"),
+                     "--metrics", "bleu", "--top", "1"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "not loaded" in line]
+    assert warnings == ["mtdiag: warning: mqm.errors.tsv: annotations for systems that are not loaded (Elsewhere) "
+                        "match no output"]
+    args = cli.build_parser("triage").parse_args(["triage", "--testset", str(folder), "--annotations",
+                                                  str(folder / "mqm.errors.tsv")])
+    assert len(cli._load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice

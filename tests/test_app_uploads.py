@@ -30,8 +30,6 @@ from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_
 
 EVALSET = load_folder(DE)
 
-
-pytestmark = pytest.mark.usefixtures("registry_restored")  # imported metrics register process-wide
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 
@@ -178,3 +176,58 @@ def test_a_broken_scores_file_names_the_line_and_keeps_the_data():
                for e in errors), errors
     at.switch_page("pages/overview.py").run()
     assert "comet" in table_with(at, "otem", "bleu").columns  # the data before (with comet) stays
+
+
+@pytest.mark.parametrize("kind", ["tsv", "jsonl"])
+def test_a_table_bomb_upload_is_refused_in_seconds_at_bounded_memory(kind):
+    """Issue 22: a 290 KB .tsv.gz of 24.9 million tiny rows reached 24 GB in the server and was killed. Now the
+    session's limits (its memory budget) refuse it while it inflates; the data loaded before stays."""
+    import time
+    import tracemalloc
+
+    from tests.test_hostile_inputs import JSONL_BOMB, TSV_BOMB, bomb
+
+    data = bomb(*(TSV_BOMB if kind == "tsv" else JSONL_BOMB))
+    at = upload_mode()
+    before = corpus_systems(at)
+    tracemalloc.start()
+    started = time.perf_counter()
+    at.file_uploader(key="up_testset").set_value((f"bomb.{kind}.gz", data, "application/gzip")).run()
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert any(e.startswith(f"bomb.{kind}.gz: line ") and "too many lines" in e and "memory budget" in e
+               and "MTDIAG_SESSION_BUDGET_MB" in e and "data loaded before stays" in e for e in errors), errors
+    assert seconds < 10 and peak < 128, (seconds, peak)  # before: the server grew to 24 GB and was killed
+    assert corpus_systems(at) == before
+
+
+def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
+    """One AppTest session uploads a scores file; another, started after it, is unchanged: no column, label,
+    option or ranking of the first session's metric reaches it."""
+    from mtdiag.metrics import REGISTRY
+
+    before = dict(REGISTRY)
+    first = upload(start(), "up_scores", "comet.csv", _wide_scores())
+    first.switch_page("pages/overview.py").run()
+    assert "comet" in table_with(first, "otem", "bleu").columns
+    second = start()
+    second.switch_page("pages/overview.py").run()
+    assert "comet" not in table_with(second, "otem", "bleu").columns
+    assert not any(option.startswith("comet") for option in second.selectbox(key="ov_rank").options)
+    second.switch_page("pages/segments.py").run()
+    assert "comet" not in second.dataframe(key="seg_table").value.columns
+    assert dict(REGISTRY) == before
+    # the second session imports its own "comet", lower-is-better (before: refused, the name was taken process-wide)
+    lower = _wide_scores().decode().replace("system,seg_id,comet", "system,seg_id,metric,score,higher_is_better")
+    lower = "\n".join([lower.split("\n")[0]] + [f"{s},{i},comet,{v},no" for s, i, v in
+                                                (line.split(",") for line in lower.strip().split("\n")[1:])]) + "\n"
+    upload(second, "up_scores", "comet_lower.csv", lower.encode())
+    assert not second.error, [e.value for e in second.error]
+    second.switch_page("pages/overview.py").run()
+    assert "comet ↓" in second.selectbox(key="ov_rank").options  # the options as shown: labels with arrows
+    first.switch_page("pages/overview.py").run()  # the first session still has its own, higher-is-better
+    assert "comet ↑" in first.selectbox(key="ov_rank").options
+    assert dict(REGISTRY) == before

@@ -203,3 +203,60 @@ def test_serve_passes_the_workspace_to_the_app(monkeypatch, tmp_path):
     monkeypatch.setattr(subprocess, "call", lambda command: commands.append(command) or 0)
     assert cli.main(["serve", "--data", "d", "--workspace", str(tmp_path), "--port", "8600"]) == 0
     assert commands[0][-5:] == ["--", "--data", "d", "--workspace", str(tmp_path)]
+
+
+# ------------------------------------------------------------------------- damaged and read-only (issue 22)
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "header-only", "truncated", "foreign"])
+def test_a_damaged_workspace_is_named_the_app_keeps_working_and_a_new_one_can_start(workspace_folder, tmp_path,
+                                                                                    kind):
+    from mtdiag.api import Options, evaluate
+    from mtdiag.io import load_folder
+    from tests.conftest import SAMPLE
+    from tests.test_workspace import damaged
+
+    report = evaluate(load_folder(SAMPLE / "tico19.en-fr"), Options(metrics=("bleu",)))
+    folder, path = damaged(tmp_path, report, kind)
+    workspace_folder.mkdir(parents=True)
+    path.rename(workspace_folder / "workspace.sqlite")
+    at = start()  # the sidebar lists the runs on every rerun: one bad file must not break the pages
+    errors = [shown(e.value) for e in at.sidebar.error]
+    assert len(errors) == 1 and errors[0].startswith(f"{workspace_folder / 'workspace.sqlite'}: ")
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+    assert "wmt21.en-de" in sidebar_text(at)
+    at.button(key="run_new_workspace").click().run()
+    assert not at.exception and not at.sidebar.error
+    assert [p.name.startswith("workspace.sqlite.unreadable-") for p in workspace_folder.iterdir()] == [True]
+    save(at, "after the damage")
+    assert list(Workspace(workspace_folder).runs()["label"]) == ["after the damage"]
+
+
+def test_a_read_only_workspace_lists_and_opens_runs_and_saving_says_why_not(workspace_folder):
+    import os
+    import stat
+
+    at = start()
+    save(at, "kept")
+    path = workspace_folder / "workspace.sqlite"
+    os.chmod(path, stat.S_IRUSR)
+    os.chmod(workspace_folder, stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        restart()
+        at = start()
+        assert any("read-only" in c.value for c in at.sidebar.caption)
+        with pytest.raises(KeyError):
+            at.button(key="run_delete")  # nothing offered that cannot work
+        at.button(key="run_open").click().run()
+        assert not at.exception and "saved run: kept" in sidebar_text(at)
+        at.button(key="run_close").click().run()
+        save(at, "refused")
+        errors = [shown(e.value) for e in at.sidebar.error]
+        assert any("workspace.sqlite: is read-only (no write permission): saved runs can be listed and opened" in e
+                   for e in errors), errors
+    finally:
+        os.chmod(workspace_folder, stat.S_IRWXU)
+        os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+    assert list(Workspace(workspace_folder).runs()["label"]) == ["kept"]

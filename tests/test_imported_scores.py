@@ -115,3 +115,42 @@ def test_cli_triage_takes_imported_scores(tmp_path, capsys):
     code = cli.main(["triage", "--testset", str(DE), "--scores", str(path), "--format", "json", "--top", "3"])
     records = json.loads(capsys.readouterr().out)
     assert code == 0 and {"comet", "metricx"} <= set(records[0])
+
+
+# ------------------------------------------------------------- imported metrics belong to their set (issue 22)
+
+
+def test_imported_metrics_belong_to_their_set_never_to_the_registry():
+    """Two sets import a metric of the same name with opposite directions, one after the other (on a server: two
+    sessions). Each keeps its own direction everywhere it is used; a third set without scores sees neither; the
+    process-wide registry never changes."""
+    from mtdiag import diagnose, export, triage
+    from mtdiag.metrics import REGISTRY, metric_classes, metric_info
+
+    before = dict(REGISTRY)
+    plain = load_folder(DE)
+
+    def wide(direction: str) -> bytes:  # "qe": UEdin best if higher is better, worst if lower is
+        rows = ["system\tseg_id\tmetric\tscore\thigher_is_better"]
+        rows += [f"{s}\t{i}\tqe\t{0.9 if s == 'UEdin' else 0.1}\t{direction}" for s in plain.systems
+                 for i in range(1, plain.n_segments + 1)]
+        return ("\n".join(rows) + "\n").encode()
+
+    up = evaluate(with_metric_scores(plain, ("up.tsv", wide("yes"))))
+    down = evaluate(with_metric_scores(plain, ("down.tsv", wide("no"))))  # was: ValueError, the other direction
+    none = evaluate(plain)
+    assert dict(REGISTRY) == before and "qe" not in metric_classes()
+    with pytest.raises(KeyError, match="unknown metric 'qe'"):
+        metric_info("qe")
+    assert metric_info("qe", up).higher_is_better is True and metric_info("qe", down.evalset).higher_is_better is False
+    assert "qe" not in none.metrics and "qe" not in metric_classes(none)
+    assert diagnose.best_systems(up.corpus, up).set_index("metric").at["qe", "best"] == "UEdin"
+    assert "UEdin" not in diagnose.best_systems(down.corpus, down).set_index("metric").at["qe", "best"]
+    assert "qe" in triage.ranking_metrics(up) and "qe" in triage.ranking_metrics(down)
+    worst_up, worst_down = (triage.worst_first(r).groupby("system")["problem"].mean() for r in (up, down))
+    assert worst_up["UEdin"] < worst_up.drop("UEdin").min() and worst_down["UEdin"] > worst_down.drop("UEdin").max()
+    assert r"qe $\uparrow$" in export.latex_table(up.corpus, within=up)
+    assert r"qe $\downarrow$" in export.latex_table(down.corpus, within=down)
+    sig = compare.significance(down, "Online-W", "bs", 100, metrics=["qe"])
+    assert sig.loc[("UEdin", "qe"), "better"] == -1  # lower is better for this set
+

@@ -163,10 +163,12 @@ def test_html_is_plain_text_never_unescaped():
 def test_file_over_the_byte_limit_is_refused_before_decoding(tmp_path):
     limits = Limits(max_file_bytes=10)
     error = error_of(read_lines, b"\xff" * 11, "big.txt", limits=limits)  # not decoded: no UTF-8 error
-    assert str(error) == "big.txt: the file is too large (11 bytes; the limit is 10 bytes)"
+    how = "raise it with --max-file-mb N on the command line, or MTDIAG_MAX_FILE_MB for the dashboard"
+    assert str(error) == f"big.txt: the file is too large: 11 bytes (the limit is 10 bytes per file; {how})"
     path = write(tmp_path, {"big.txt": "0123456789\n" * 100})
     error = error_of(read_lines, path / "big.txt", limits=Limits(max_file_bytes=1000))
-    assert str(error) == f"{path / 'big.txt'}: the file is too large (1,100 bytes; the limit is 1,000 bytes)"
+    assert str(error) == (f"{path / 'big.txt'}: the file is too large: 1,100 bytes (the limit is 1,000 bytes per file; "
+                          f"{how})")
 
 
 def test_ten_thousand_word_segment_is_kept_with_a_warning():
@@ -185,7 +187,7 @@ def test_ten_thousand_word_segment_is_kept_with_a_warning():
 
 def test_long_unspaced_segment_warns_by_characters():
     warnings: list[str] = []
-    read_lines(("語" * 12).encode(), "ja.txt", limits=Limits(max_segment_chars=10), warnings=warnings)
+    read_lines(("語" * 12).encode(), "ja.txt", limits=Limits(long_segment_chars=10), warnings=warnings)
     assert warnings == [
         "ja.txt: 1 segment over 10,000 words or 10 characters (line 1) kept whole; "
         "the dashboard shortens long segments on display"
@@ -204,7 +206,7 @@ def test_read_lines_sources_path_file_object_and_pair(tmp_path):
     big = io.BytesIO(b"x" * 20)
     big.name = "big.txt"
     error = error_of(read_lines, big, limits=Limits(max_file_bytes=10))
-    assert str(error) == "big.txt: the file is too large (over the limit of 10 bytes)"
+    assert str(error).startswith("big.txt: the file is too large (the limit is 10 bytes per file; raise it with")
 
 
 def test_missing_file_and_folder_instead_of_file(tmp_path):

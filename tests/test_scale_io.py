@@ -68,7 +68,7 @@ def test_blank_mask_is_not_strip():
 
 
 def test_segment_warnings_vectorised_counts():
-    limits = Limits(max_segment_words=3, max_segment_chars=10)
+    limits = Limits(long_segment_words=3, long_segment_chars=10)
     values = ["one two", "", "a b c d", "x" * 11, " ", "a  b   c"]
     found = _segment_warnings("f.txt", values, None, limits)
     assert found == [

@@ -70,6 +70,30 @@ def test_a_term_twice_in_the_source_needs_two_hypothesis_matches():
     assert occurrences["ref_span"].tolist() == [(2, 3), (7, 8)]
 
 
+def test_a_term_listed_again_in_another_case_is_one_term_not_two_occurrences():
+    """Issue 22: a WMT25 term list gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for
+    one segment; the output uses the term once. One term, required once: 100 (the task's scoring script), not 50.
+    Listing the same spelling twice still means two occurrences (TICO-19's lists do that)."""
+    src = "Open the Production Order before you close the order list ."
+    ref = "Öffnen Sie den Produktionsauftrag , bevor Sie die Auftragsliste schließen ."
+    hyp = "Öffnen Sie den Produktionsauftrag , bevor Sie die Liste schließen ."
+    terms = ("seg_id\tsrc_term\ttgt_term\n1\tProduction Order\tProduktionsauftrag\n"
+             "1\tproduction order\tProduktionsauftrag\n").encode()
+    evalset = load_files(src=("src.txt", src.encode()), refs={"ref": ("ref.txt", ref.encode())},
+                         hyps={"mt": ("mt.txt", hyp.encode())}, terms=("terms.tsv", terms), lang_pair="en-de")
+    assert len(evalset.terms) == 1
+    assert any(w == "terms.tsv: 1 row(s) list a term of their segment again in another case (first: line 3, "
+                    "'production order'); each term is required as often as one spelling is listed"
+               for w in evalset.warnings)
+    report = evaluate(evalset, Options(metrics=("term_exact",)))
+    assert report.corpus.loc["mt", "term_exact"] == 100.0
+    twice = terms + "1\tproduction order\tProduktionsauftrag\n".encode()  # two occurrences, one spelling twice
+    evalset = load_files(src=("src.txt", src.encode()), refs={"ref": ("ref.txt", ref.encode())},
+                         hyps={"mt": ("mt.txt", hyp.encode())}, terms=("terms.tsv", twice), lang_pair="en-de")
+    assert len(evalset.terms) == 2
+    assert evaluate(evalset, Options(metrics=("term_exact",))).corpus.loc["mt", "term_exact"] == 50.0
+
+
 def test_multi_word_terms_and_regex_special_characters():
     ref = "le syndrome respiratoire aigu sévère ( SRAS ) et le langage C++ sont cités"
     rows = [(0, "severe acute respiratory syndrome", "syndrome respiratoire aigu sévère", ""),

@@ -100,3 +100,129 @@ def test_several_sessions_write_at_once(tmp_path):
         t.join()
     assert not errors and len(Workspace(tmp_path).runs()) == 8
     assert np.isfinite(Workspace(tmp_path).open(Workspace(tmp_path).runs()["id"].iat[0]).corpus["bleu"]).all()
+
+
+# --------------------------------------------------------------------------- damaged, foreign, read-only (issue 22)
+
+
+@pytest.fixture(scope="module")
+def small_report():
+    from mtdiag.evalset import evalset_from_lists
+
+    evalset = evalset_from_lists({"ref": [f"a b c {i}" for i in range(40)]},
+                                 {"sys": [f"a b d {i}" for i in range(40)]})
+    return evaluate(evalset, Options(metrics=("bleu", "chrf")))
+
+
+def saved_workspace(folder, report, runs: int = 3):
+    workspace = Workspace(folder)
+    ids = [workspace.save(report, f"run {i}") for i in range(runs)]
+    return workspace, ids
+
+
+def damaged(tmp_path, small_report, kind: str):
+    """A workspace file that is not a workspace: random bytes, only SQLite's 100-byte header, the first half of a
+    real one, or another program's SQLite database."""
+    import sqlite3
+
+    good, _ = saved_workspace(tmp_path / "good", small_report)
+    data = good.path.read_bytes()
+    folder = tmp_path / kind
+    folder.mkdir()
+    path = folder / "workspace.sqlite"
+    if kind == "foreign":
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE people (name TEXT)")
+        sqlite3.connect(path).close()
+    else:
+        path.write_bytes({"corrupt": b"\x89PNG not a database " * 40, "header-only": data[:100],
+                          "truncated": data[: len(data) // 2]}[kind])
+    return folder, path
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "header-only", "truncated", "foreign"])
+def test_a_damaged_or_foreign_workspace_is_named_in_one_line_and_never_written(tmp_path, small_report, kind):
+    from mtdiag.errors import InputError
+
+    folder, path = damaged(tmp_path, small_report, kind)
+    before = path.read_bytes()
+    errors = []
+    for call in (lambda: Workspace(folder).runs(), lambda: Workspace(folder).open("abc"),
+                 lambda: Workspace(folder).save(small_report)):
+        with pytest.raises(InputError) as caught:
+            call()
+        errors.append(str(caught.value))
+    for error in errors:
+        assert error.startswith(f"{path}: ") and "\n" not in error
+    if kind == "foreign":
+        assert errors[0] == (f"{path}: is an SQLite database but not an mtdiag workspace (its tables: people); start "
+                             "a new workspace (the dashboard offers it) or choose another folder")
+    else:
+        assert "is not a readable workspace database (" in errors[0]
+    assert path.read_bytes() == before  # nothing written into it (no tables added to another program's database)
+
+
+def test_a_damaged_workspace_is_set_aside_for_a_new_one(tmp_path, small_report):
+    from mtdiag.workspace import set_aside
+
+    folder, path = damaged(tmp_path, small_report, "corrupt")
+    before = path.read_bytes()
+    moved = set_aside(folder)
+    assert moved.read_bytes() == before and moved.name.startswith("workspace.sqlite.unreadable-")
+    workspace = Workspace(folder)
+    run = workspace.save(small_report, "fresh")
+    assert list(workspace.runs()["label"]) == ["fresh"] and workspace.open(run).corpus.shape == (1, 2)
+
+
+def test_a_read_only_workspace_is_listed_and_opened_and_saving_says_why_not(tmp_path, small_report):
+    import os
+    import stat
+
+    from mtdiag.errors import InputError
+
+    workspace, ids = saved_workspace(tmp_path / "ro", small_report, runs=2)
+    folder = workspace.folder
+    assert sorted(p.name for p in folder.iterdir()) == ["workspace.sqlite"]  # closed: no -wal/-shm left
+    files = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    os.chmod(workspace.path, stat.S_IRUSR | stat.S_IRGRP)
+    os.chmod(folder, stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        read_only = Workspace(folder)  # no journal mode, no CREATE TABLE, no file made (immutable, read-only)
+        assert read_only.read_only
+        assert sorted(read_only.runs()["id"]) == sorted(ids)
+        pd.testing.assert_frame_equal(read_only.open(ids[0]).corpus, small_report.corpus)
+        for call in (lambda: read_only.save(small_report), lambda: read_only.delete(ids[0]),
+                     lambda: read_only.add_system(ids[0], "x", ["a"] * 40)):
+            with pytest.raises(InputError, match=r"workspace\.sqlite: is read-only \(no write permission\): saved "
+                                                 "runs can be listed and opened, but not saved"):
+                call()
+        assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()} == files
+        with pytest.raises(InputError, match="cannot create a workspace: .* is read-only"):
+            Workspace(folder / "sub")
+    finally:
+        os.chmod(folder, stat.S_IRWXU)
+        os.chmod(workspace.path, stat.S_IRUSR | stat.S_IWUSR)
+
+
+def test_a_size_limit_removes_the_oldest_runs(tmp_path, small_report, monkeypatch):
+    from mtdiag.errors import InputError
+    from mtdiag.workspace import _used_bytes
+
+    import sqlite3
+
+    one, _ = saved_workspace(tmp_path / "measure", small_report, runs=1)
+    with sqlite3.connect(one.path) as db:
+        per_run = _used_bytes(db)
+    monkeypatch.setenv("MTDIAG_WORKSPACE_MAX_MB", "1")
+    assert Workspace(tmp_path / "env").max_bytes == 1_000_000
+    limited = Workspace(tmp_path / "limited", max_bytes=int(per_run * 2.5))
+    ids = [limited.save(small_report, f"run {i}") for i in range(6)]
+    kept = list(limited.runs()["id"])
+    assert kept[0] == ids[-1] and set(kept) < set(ids) and ids[0] not in kept  # newest first; oldest gone
+    with sqlite3.connect(limited.path) as db:
+        assert _used_bytes(db) <= limited.max_bytes
+    assert limited.path.stat().st_size <= limited.max_bytes + per_run  # freed pages are handed back
+    tiny = Workspace(tmp_path / "tiny", max_bytes=1000)
+    with pytest.raises(InputError, match=r"this run takes .* MB, more than the workspace's limit of 0\.0 MB"):
+        tiny.save(small_report)
+    assert tiny.runs().empty

@@ -40,12 +40,13 @@ from mtdiag.io.scores import read_metric_scores, with_metric_scores
 from mtdiag.io.testsets import load_testset
 from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
 from mtdiag.io.terms import read_term_file
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, decode_text, read_lines, split_lines
+from mtdiag.io.text import DEFAULT_LIMITS, LIMIT_SETTINGS, Limits, decode_text, read_lines, split_lines
 
 __all__ = [
     "InputError",
     "Limits",
     "DEFAULT_LIMITS",
+    "LIMIT_SETTINGS",
     "FolderInputs",
     "clean_name",
     "decode_text",

@@ -24,7 +24,6 @@ segment detail draws and lists and buckets group by category.
 from __future__ import annotations
 
 import json
-import re
 
 import pandas as pd
 
@@ -38,7 +37,7 @@ MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0, "cri
 NON_TRANSLATION_WEIGHT = 25.0
 PUNCTUATION_MINOR_WEIGHT = 0.1
 SPAN_COLUMNS = ["seg", "system", "rater", "side", "start", "end", "severity", "category", "weight"]
-_MARK = re.compile(r"<v>(.*?)</v>", re.DOTALL)
+_OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
 
 
 def mqm_weight(category: str, severity: str) -> float:
@@ -56,12 +55,14 @@ def mqm_weight(category: str, severity: str) -> float:
 
 
 def _marked_span(text: str) -> tuple[int, int] | None:
-    """Character offsets of the ``<v>…</v>`` span in ``text`` once the marks are removed (None without one)."""
-    match = _MARK.search(text)
-    if match is None:
+    """Character offsets of the ``<v>…</v>`` span in ``text`` once the marks are removed (None without one): the
+    first ``<v>`` and the first ``</v>`` after it, found by two linear searches (a lazy ``<v>(.*?)</v>`` would be
+    tried again from every unclosed ``<v>``: quadratic on a hostile cell)."""
+    start = text.find(_OPEN_MARK)
+    end = text.find(_CLOSE_MARK, start + len(_OPEN_MARK)) if start >= 0 else -1
+    if end < 0:
         return None
-    start = match.start()
-    return start, start + len(match.group(1))
+    return start, end - len(_OPEN_MARK)
 
 
 def _empty_spans() -> pd.DataFrame:
@@ -75,12 +76,25 @@ def read_error_annotations(source: Source, name: str | None = None, n_segments: 
     JSONL/TSV file (told apart by their columns)."""
     table = _parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
-    if "severity" in lowered and "category" in lowered:
-        return _read_mqm(table, lowered, n_segments)
-    if any(c in lowered for c in ("error_spans", "errors", "esa_score")) or "score" in lowered:
-        return _read_esa(table, lowered, n_segments)
+    if is_error_table(table.header) or "score" in lowered:
+        return error_table_scores_and_spans(table, n_segments)
     raise InputError(table.name, f"found columns {_names(table.header)}; expected an MQM error table (system, seg_id, "
                                  "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
+
+
+def is_error_table(header: list[str]) -> bool:
+    """Whether a header is an MQM error table's (``category`` and ``severity``) or ESA's (``error_spans``,
+    ``errors`` or ``esa_score``)."""
+    lowered = {h.strip().lower() for h in header}
+    return {"severity", "category"} <= lowered or bool(lowered & {"error_spans", "errors", "esa_score"})
+
+
+def error_table_scores_and_spans(table: _Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(human scores, error spans) of a parsed MQM error table (``category`` and ``severity``), else ESA."""
+    lowered = [h.strip().lower() for h in table.header]
+    if "severity" in lowered and "category" in lowered:
+        return _read_mqm(table, lowered, n_segments)
+    return _read_esa(table, lowered, n_segments)
 
 
 def _column(lowered: list[str], table: _Table, *names: str, required: bool = True) -> int | None:

@@ -21,10 +21,11 @@ from mtdiag.io.text import (
     Source,
     _plural,
     _quote,
-    _read_bytes,
     _segment_warnings,
     _unpack,
     blank_mask,
+    check_segment_chars,
+    read_counted,
     read_segments,
 )
 
@@ -56,13 +57,15 @@ def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: 
     has one segment per line. A system file of nothing but line breaks is a system that output nothing: it is
     read (its line count is checked by :func:`_assemble`, which warns); for sources and references it is empty.
     """
-    data, display = _read_bytes(source, None, limits, fallback)
+    payload, display = _unpack(source, fallback)
     if is_table_name(display):
-        display, column, lines, numbers = read_text_column((display, data), role=kind, limits=limits)
+        display, column, lines, numbers = read_text_column((display, payload), role=kind, limits=limits)
         warnings.extend(_segment_warnings(display, lines, numbers, limits, column=column))
         return _TextFile(role, display, lines)
+    data, display, _ = read_counted(source, None, limits, fallback)
     lines = read_segments(data, display, allow_blank=kind == "system")
     del data
+    check_segment_chars(lines, display, limits)
     file = _TextFile(role, display, lines)
     if not file.all_blank():
         warnings.extend(_segment_warnings(display, lines, None, limits))

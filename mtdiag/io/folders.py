@@ -116,6 +116,14 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     return evalset
 
 
+def extra_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files besides the texts that :func:`load_folder` reads from a folder by their names: human scores,
+    metric scores and error annotations (those present)."""
+    folder = Path(path)
+    names = (HUMAN_SCORES_FILE, METRIC_SCORES_FILE, *ANNOTATION_FILES)
+    return [folder / name for name in names if (folder / name).is_file()]
+
+
 def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """A folder (:func:`load_folder`) or a ``.tsv``/``.csv``/``.jsonl`` table (:func:`load_table`)."""
     if Path(path).is_dir():

@@ -78,8 +78,16 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
     column (``score``, ``mqm_score`` or the one numeric non-id column). A blank score means not rated and the row
     is dropped; system names (``ref.A``, ``ref-A``, …) are kept as they are. A system rated twice on the same
     segment is an error.
+
+    An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
+    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (issue 22: the file
+    users have is often the error file, and ``--human`` is where they give human judgements).
     """
+    from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table  # it reads ids with this module
+
     table = _parse_table(source, name, "tsv", limits)
+    if is_error_table(table.header):
+        return error_table_scores_and_spans(table, n_segments)[0]
     lowered = [h.lower() for h in table.header]
     for required in ("system", "seg_id"):
         if required not in lowered:

@@ -25,9 +25,10 @@ from mtdiag.io.text import (
     _names,
     _plural,
     _quote,
-    _read_bytes,
     _segment_warnings,
+    check_segment_chars,
     decode_text,
+    read_counted,
     split_lines,
 )
 
@@ -66,7 +67,14 @@ def _table_format(display: str, fmt: str | None) -> str:
     return TABLE_FORMATS[suffix]
 
 
-def _parse_delimited(text: str, name: str, fmt: str, limits: Limits) -> _Table:
+def _check_cells(name: str, rows: int, columns: int, limits: Limits) -> None:
+    """Refuse a table whose rows (at most its lines) times its columns pass ``limits.max_cells``, before its rows
+    are parsed."""
+    if rows * columns > limits.max_cells:
+        raise limits.exceeded(name, "max_cells", f"too many cells: up to {rows:,} rows x {columns:,} columns")
+
+
+def _parse_delimited(text: str, name: str, fmt: str, limits: Limits, n_lines: int) -> _Table:
     """TSV (no quoting: a quote is text) or CSV (standard quoting) via the csv module; rows checked for width."""
     if fmt == "tsv":
         dialect = {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
@@ -86,6 +94,7 @@ def _parse_delimited(text: str, name: str, fmt: str, limits: Limits) -> _Table:
                 if not any(cell.strip() for cell in row):
                     raise InputError(name, "the header is blank; the first line must name the columns", start)
                 header = [cell.strip() for cell in row]
+                _check_cells(name, n_lines - start, len(header), limits)
                 continue
             if len(row) != len(header):
                 got = "is blank" if not row else f"has {_plural(len(row), 'field')}"
@@ -113,20 +122,25 @@ def _json_cell(value: object, key: str, name: str, line: int, nested: bool = Fal
     raise InputError(name, f"{_quote(key)} is {kind.get(type(value), type(value).__name__)}; expected text", line)
 
 
-def _parse_jsonl(text: str, name: str, nested: bool = False) -> _Table:
-    """One JSON object per line (blank lines skipped); every object must have the first object's keys."""
+def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: int) -> _Table:
+    """One JSON object per line (blank lines skipped); every object must have the first object's keys. The first
+    object's keys are bounded before it is parsed (at most its colons) and the cells (keys x lines) after."""
     header: list[str] | None = None
     first_line = 1
     rows, lines = [], []
     for number, raw in enumerate(split_lines(text), start=1):
         if not raw.strip():
             continue
+        if header is None and raw.count(":") > limits.max_cells:  # keys at most: bounded before parsing
+            raise limits.exceeded(name, "max_cells", f"too many cells: an object of up to {raw.count(':'):,} keys",
+                                  number)
         obj = _json_object(raw, name, number)
         if not isinstance(obj, dict):
             raise InputError(name, f"expected a JSON object, found {_json_kind(obj)}", number)
         keys = [str(k) for k in obj]
         if header is None:
             header, first_line = keys, number
+            _check_cells(name, n_lines - number + 1, len(header), limits)
         elif set(keys) != set(header):
             raise InputError(name, _key_mismatch(header, keys, first_line), number)
         rows.append([_json_cell(obj[k], k, name, number, nested) for k in header])
@@ -160,10 +174,19 @@ def _key_mismatch(expected: list[str], found: list[str], first_line: int) -> str
 
 
 def _parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> _Table:
-    data, display = _read_bytes(source, name, limits)
+    """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit
+    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes, cells as soon as the header is known)."""
+    data, display, lines = read_counted(source, name, limits)
     kind = _table_format(display, fmt)
     text = decode_text(data, display)
-    table = _parse_jsonl(text, display, nested) if kind == "jsonl" else _parse_delimited(text, display, kind, limits)
+    del data
+    if kind == "jsonl":
+        table = _parse_jsonl(text, display, nested, limits, lines)
+    else:
+        table = _parse_delimited(text, display, kind, limits, lines)
+    del text
+    for index, column in enumerate(table.header):
+        check_segment_chars(table.column(index), display, limits, table.lines, column=column)
     if len(set(table.header)) != len(table.header):
         first = next(h for i, h in enumerate(table.header) if h in table.header[:i])
         where = [i + 1 for i, h in enumerate(table.header) if h == first]

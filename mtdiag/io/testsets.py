@@ -24,8 +24,6 @@ Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the l
 
 from __future__ import annotations
 
-import gzip
-import io as _io
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -37,7 +35,7 @@ from mtdiag.io.files import _assemble, _TextFile
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
 from mtdiag.io.tables import TABLE_FORMATS, load_table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote, _read_bytes, decode_text
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote, _unpack, decode_text, read_counted
 
 XML_SUFFIXES = (".xml",)
 SGML_SUFFIXES = (".sgm", ".sgml")
@@ -49,20 +47,15 @@ def _inner_name(display: str) -> str:
     return display[:-3] if display.lower().endswith(".gz") else display
 
 
-def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, str]:
-    """The bytes of a file, decompressed when its name ends in ``.gz`` (never past ``limits.max_file_bytes``), and
-    its display name."""
-    data, display = _read_bytes(source, name, limits)
-    if not display.lower().endswith(".gz"):
-        return data, display
-    try:
-        with gzip.GzipFile(fileobj=_io.BytesIO(data)) as stream:
-            inflated = stream.read(limits.max_file_bytes + 1)
-    except (OSError, EOFError) as exc:
-        raise InputError(display, f"is not a readable gzip file ({exc})") from None
-    if len(inflated) > limits.max_file_bytes:
-        raise InputError(display, f"decompresses to more than {limits.max_file_bytes:,} bytes, the size limit")
-    return inflated, display
+def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
+                    markup: bool = False) -> tuple[bytes, str]:
+    """The bytes of a file, inflated when its name ends in ``.gz``, and its display name; counted while they are
+    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines and, for ``markup``, tags), so a small
+    compressed file that would expand past a limit is refused as soon as it does."""
+    display = name or _unpack(source, "input")[1]
+    data, display, _ = read_counted(source, display, limits, markup=markup,
+                                    inflate=display.lower().endswith(".gz"))
+    return data, display
 
 
 def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
@@ -102,13 +95,16 @@ def _seg_id(seg, where: str, display: str) -> int:
     return int(raw)
 
 
-def _segments(element, where: str, display: str) -> dict[int, str]:
+def _segments(element, where: str, display: str, limits: Limits) -> dict[int, str]:
     out: dict[int, str] = {}
     for seg in element.iter("seg"):
         seg_id = _seg_id(seg, where, display)
         if seg_id in out:
             raise InputError(display, f"{where}: <seg id=\"{seg_id}\"> appears twice")
         out[seg_id] = "".join(seg.itertext())
+        if len(out[seg_id]) > limits.max_segment_chars:
+            raise limits.exceeded(display, "max_segment_chars",
+                                  f"{where} <seg id=\"{seg_id}\"> has {len(out[seg_id]):,} characters")
     return out
 
 
@@ -117,9 +113,9 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     from defusedxml import ElementTree as SafeTree
     from defusedxml.common import DefusedXmlException
 
-    data, display = read_maybe_gzip(source, name, limits=limits)
+    data, display = read_maybe_gzip(source, name, limits=limits, markup=True)
     try:
-        root = SafeTree.fromstring(data)
+        root = SafeTree.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:
         raise InputError(display, f"uses XML entities or DTDs, which are not accepted ({type(exc).__name__})") from None
     except SafeTree.ParseError as exc:
@@ -148,10 +144,11 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
         src_elements = doc.findall("src")
         if len(src_elements) != 1:
             raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
-        src = _segments(src_elements[0], f"{where} <src>", display)
-        refs = {ref.get("translator") or "": _segments(ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display)
+        src = _segments(src_elements[0], f"{where} <src>", display, limits)
+        refs = {ref.get("translator") or "": _segments(
+                    ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display, limits)
                 for ref in doc.findall("ref")}
-        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={_quote(hyp.get('system'))}>", display)
+        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={_quote(hyp.get('system'))}>", display, limits)
                 for hyp in doc.findall("hyp")}
         for system in systems:
             if system not in hyps:
@@ -188,13 +185,16 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
 
 # ---------------------------------------------------------------------------------------------------- SGML
 
-_SET = re.compile(r"<(srcset|refset|tstset)\b([^>]*)>", re.IGNORECASE)
-_END_SET = re.compile(r"</(srcset|refset|tstset)\s*>", re.IGNORECASE)
-_DOC = re.compile(r"<doc\b([^>]*)>", re.IGNORECASE)
-_SEG = re.compile(r"<seg\b([^>]*)>(.*?)</seg\s*>", re.IGNORECASE)
-_ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_TAG = re.compile(r"<(/?)(srcset|refset|tstset|doc|seg)\b([^<>]*+)>", re.IGNORECASE)
+"""One SGML tag that matters here. Linear on any line (issue 22): a tag is tried only at a ``<``, and its
+attributes (possessive, never given back) stop at the next ``<`` or ``>``; a segment's text is then the slice
+between its ``<seg …>`` and the next ``</seg>``, never a lazy ``.*?`` tried again from every unclosed tag."""
+_ATTR = re.compile(r"""(?<![\w:-])([\w:-]++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++))""")
+"""One attribute; a name is tried only where a word starts, and no quantifier gives back, so a long run of word
+characters without ``=`` is read once."""
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
 _ENTITY = re.compile("|".join(map(re.escape, _ENTITIES)))
+SET_KINDS = ("srcset", "refset", "tstset")
 
 
 def _attrs(text: str) -> dict[str, str]:
@@ -214,50 +214,74 @@ class _SgmlSet:
     genre: dict[str, str] = field(default_factory=dict)
 
 
-def _parse_sgml(text: str, display: str) -> list[_SgmlSet]:
+def _parse_sgml(text: str, display: str, limits: Limits) -> list[_SgmlSet]:
+    """The sets of an SGML file, reading each line's tags in order (:data:`_TAG`): a set opens with ``<srcset>``,
+    ``<refset>`` or ``<tstset>`` and closes with its end tag; a ``<doc>`` names the segments that follow; a
+    segment is the text from ``<seg …>`` to the next ``</seg>`` on the same line (a ``<seg>`` inside it is text, as
+    mteval reads it). An unclosed ``<seg>`` is an error naming the line."""
     sets: list[_SgmlSet] = []
     current: _SgmlSet | None = None
-    doc, doc_sysid = None, None
+    doc = None
     for number, line in enumerate(text.split("\n"), start=1):
-        opened = _SET.search(line)
-        if opened:
-            attrs = _attrs(opened.group(2))
-            current = _SgmlSet(opened.group(1).lower(), attrs.get("sysid", ""), attrs.get("trglang") or attrs.get("srclang"),
-                               attrs.get("srclang"), display, number)
-            sets.append(current)
-            doc = None
-        found_doc = _DOC.search(line)
-        if found_doc:
-            if current is None:
-                raise InputError(display, "<doc> outside a <srcset>, <refset> or <tstset>", number)
-            attrs = _attrs(found_doc.group(1))
-            doc, doc_sysid = attrs.get("docid", ""), attrs.get("sysid")
-            if doc_sysid and not current.name:
-                current.name = doc_sysid
-            current.genre[doc] = attrs.get("genre", "")
-        for seg in _SEG.finditer(line):
-            if current is None or doc is None:
-                raise InputError(display, "<seg> outside a <doc>", number)
-            raw_id = _attrs(seg.group(1)).get("id", "")
-            if not raw_id.isascii() or not raw_id.isdigit():
-                raise InputError(display, f"<seg id={_quote(raw_id)}> needs a whole-number id", number)
-            key = (doc, int(raw_id))
-            if key in current.segs:
-                raise InputError(display, f"<doc docid={_quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
-                                          f"{current.segs[key][1]})", number)
-            current.segs[key] = (_ENTITY.sub(lambda m: _ENTITIES[m.group(0)], seg.group(2)), number)
-            current.order.append(key)
-        if _END_SET.search(line):
-            current, doc = None, None
+        opened_seg: re.Match | None = None
+        for tag in _TAG.finditer(line):
+            closing, kind = tag.group(1) == "/", tag.group(2).lower()
+            if kind == "seg":
+                if not closing:
+                    opened_seg = opened_seg or tag
+                elif opened_seg is not None:
+                    _add_segment(current, doc, opened_seg, line[opened_seg.end():tag.start()], display, number, limits)
+                    opened_seg = None
+            elif opened_seg is not None:
+                continue  # inside a segment's text
+            elif kind in SET_KINDS:
+                if closing:
+                    current, doc = None, None
+                    continue
+                attrs = _attrs(tag.group(3))
+                current = _SgmlSet(kind, attrs.get("sysid", ""), attrs.get("trglang") or attrs.get("srclang"),
+                                   attrs.get("srclang"), display, number)
+                sets.append(current)
+                doc = None
+            elif not closing:  # <doc …>
+                if current is None:
+                    raise InputError(display, "<doc> outside a <srcset>, <refset> or <tstset>", number)
+                attrs = _attrs(tag.group(3))
+                doc, doc_sysid = attrs.get("docid", ""), attrs.get("sysid")
+                if doc_sysid and not current.name:
+                    current.name = doc_sysid
+                current.genre[doc] = attrs.get("genre", "")
+        if opened_seg is not None:
+            raise InputError(display, "a <seg> is not closed by </seg> on its line", number)
     return sets
+
+
+def _add_segment(current: _SgmlSet | None, doc: str | None, opened: re.Match, raw: str, display: str, number: int,
+                 limits: Limits) -> None:
+    """Record one segment (its entities decoded) in the current set, checking its id, that it is new, and its
+    length."""
+    if current is None or doc is None:
+        raise InputError(display, "<seg> outside a <doc>", number)
+    raw_id = _attrs(opened.group(3)).get("id", "")
+    if not raw_id.isascii() or not raw_id.isdigit():
+        raise InputError(display, f"<seg id={_quote(raw_id)}> needs a whole-number id", number)
+    key = (doc, int(raw_id))
+    if key in current.segs:
+        raise InputError(display, f"<doc docid={_quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
+                                  f"{current.segs[key][1]})", number)
+    segment = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], raw)
+    if len(segment) > limits.max_segment_chars:
+        raise limits.exceeded(display, "max_segment_chars", f"a segment of {len(segment):,} characters", number)
+    current.segs[key] = (segment, number)
+    current.order.append(key)
 
 
 def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """An :class:`EvalSet` from WMT SGML files (see the module docstring)."""
     sets: list[_SgmlSet] = []
     for display, source in files:
-        data, shown = read_maybe_gzip(source, display, limits=limits)
-        found = _parse_sgml(decode_text(data, shown), shown)
+        data, shown = read_maybe_gzip(source, display, limits=limits, markup=True)
+        found = _parse_sgml(decode_text(data, shown), shown, limits)
         if not found:
             raise InputError(shown, "has no <srcset>, <refset> or <tstset>: not a WMT SGML file")
         sets += found

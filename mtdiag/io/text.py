@@ -11,9 +11,10 @@ import codecs
 import json
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Sequence, Union
+from typing import Any, BinaryIO, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -37,15 +38,66 @@ _BOMS = (
 )
 
 
+LIMIT_SETTINGS: dict[str, tuple[str, str, int]] = {
+    "max_file_bytes": ("--max-file-mb", "MTDIAG_MAX_FILE_MB", 1_000_000),
+    "max_rows": ("--max-rows", "MTDIAG_MAX_ROWS", 1),
+    "max_cells": ("--max-cells", "MTDIAG_MAX_CELLS", 1),
+    "max_segment_chars": ("--max-segment-chars", "MTDIAG_MAX_SEGMENT_CHARS", 1),
+}
+"""Each limit's command-line flag, environment variable (read by the dashboard and the command line) and the unit
+its value is given in (file sizes in MB, 10^6 bytes)."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Size limits: a file over ``max_file_bytes`` is refused before decoding; a segment over
-    ``max_segment_words`` whitespace-separated words or ``max_segment_chars`` characters is kept, with a warning
-    (the character limit catches unspaced scripts such as Japanese)."""
+    """What one input file may cost: limits on the *work* it causes, not only its bytes (issue 22).
+
+    Every reader counts before it parses: ``max_file_bytes`` bytes (for ``.gz``, the inflated bytes, counted while
+    inflating), ``max_rows`` lines, ``max_cells`` table cells (rows x columns; for XML and SGML, tags) and
+    ``max_segment_chars`` characters in any one segment or cell. A file over a limit is refused with an
+    :class:`InputError` naming the file, the limit and how to raise it (:meth:`exceeded`). ``how_to_raise`` may say,
+    per limit name, what sets it where the flag and variable do not (the dashboard's memory budget).
+
+    ``long_segment_words`` and ``long_segment_chars`` are no limits: a segment over either is kept, with a warning
+    (the character count catches unspaced scripts such as Japanese).
+    """
 
     max_file_bytes: int = 200_000_000
-    max_segment_words: int = 10_000
-    max_segment_chars: int = 100_000
+    max_rows: int = 2_000_000
+    max_cells: int = 20_000_000
+    max_segment_chars: int = 1_000_000
+    long_segment_words: int = 10_000
+    long_segment_chars: int = 100_000
+    how_to_raise: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_environment(cls, environ: "Mapping[str, str] | None" = None, **given: int | None) -> "Limits":
+        """The default limits, each replaced by its environment variable when set (``MTDIAG_MAX_ROWS`` …,
+        :data:`LIMIT_SETTINGS`), then by ``given`` values that are not None (command-line flags, already in the
+        limit's own unit: bytes, lines, cells, characters). A variable that is not a positive whole number is a
+        ``ValueError`` naming it."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, int] = {}
+        for field_name, (_, variable, unit) in LIMIT_SETTINGS.items():
+            raw = environ.get(variable, "").strip()
+            if raw:
+                if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+                    raise ValueError(f"{variable}={raw!r}: expected a whole number of at least 1")
+                values[field_name] = int(raw) * unit
+        values.update({k: v for k, v in given.items() if v is not None})
+        return cls(**values)
+
+    def exceeded(self, display: str, field_name: str, what: str, line: int | None = None) -> InputError:
+        """The error for a file over limit ``field_name``: ``what`` it has, the limit and how to raise it."""
+        flag, variable, _ = LIMIT_SETTINGS[field_name]
+        how = dict(self.how_to_raise).get(
+            field_name, f"raise it with {flag} N on the command line, or {variable} for the dashboard")
+        limit = f"{getattr(self, field_name):,} {_LIMIT_NOUNS[field_name]}"
+        return InputError(display, f"{what} (the limit is {limit}; {how})", line)
+
+
+_LIMIT_NOUNS = {"max_file_bytes": "bytes per file", "max_rows": "lines per file", "max_cells": "cells per file",
+                "max_segment_chars": "characters per segment"}
 
 
 DEFAULT_LIMITS = Limits()
@@ -139,7 +191,7 @@ def _read_file_object(handle: BinaryIO, display: str, limits: Limits) -> bytes:
     if not isinstance(data, bytes):
         raise TypeError(f"{display}: a file-like source must be opened in binary mode")
     if len(data) > limits.max_file_bytes:
-        raise InputError(display, f"the file is too large (over the limit of {limits.max_file_bytes:,} bytes)")
+        raise limits.exceeded(display, "max_file_bytes", "the file is too large")
     return data
 
 
@@ -160,9 +212,101 @@ def _read_path(path: Path, display: str, limits: Limits) -> bytes:
 
 def _check_size(size: int, display: str, limits: Limits) -> None:
     if size > limits.max_file_bytes:
-        raise InputError(
-            display, f"the file is too large ({size:,} bytes; the limit is {limits.max_file_bytes:,} bytes)"
-        )
+        raise limits.exceeded(display, "max_file_bytes", f"the file is too large: {size:,} bytes")
+
+
+class WorkCounter:
+    """Counts a file's bytes, lines and (for XML and SGML, ``markup``) tags as its bytes arrive — all of them at
+    once for a plain file, chunk by chunk while a ``.gz`` inflates — and refuses at the first limit passed, before
+    anything is parsed (:class:`Limits`). Counting is C: ``bytes.count`` per chunk."""
+
+    def __init__(self, display: str, limits: Limits, *, markup: bool = False) -> None:
+        self.display, self.limits, self.markup = display, limits, markup
+        self.bytes = self.breaks = self.tags = 0
+        self._ends_line = True
+
+    def add(self, chunk: bytes, *, inflated: bool = False) -> None:
+        limits = self.limits
+        self.bytes += len(chunk)
+        if inflated and self.bytes > limits.max_file_bytes:
+            raise limits.exceeded(self.display, "max_file_bytes",
+                                  f"decompresses to more than {limits.max_file_bytes:,} bytes")
+        self.breaks += _count_breaks(chunk) if b"\r" in chunk else chunk.count(b"\n")
+        if self.breaks > limits.max_rows:
+            raise limits.exceeded(self.display, "max_rows", "too many lines", limits.max_rows + 1)
+        if self.markup:
+            self.tags += chunk.count(b"<")
+            if self.tags > limits.max_cells:
+                raise limits.exceeded(self.display, "max_cells", f"more than {limits.max_cells:,} tags")
+        if chunk:
+            self._ends_line = chunk.endswith((b"\n", b"\r"))
+
+    @property
+    def lines(self) -> int:
+        """The file's lines (a last line without a line break counts)."""
+        return self.breaks + (not self._ends_line)
+
+    def finish(self) -> int:
+        """Check the last line and return the number of lines."""
+        if self.lines > self.limits.max_rows:
+            raise self.limits.exceeded(self.display, "max_rows", "too many lines", self.limits.max_rows + 1)
+        return self.lines
+
+
+_INFLATE_CHUNK = 1 << 20
+
+
+def inflate_counted(data: bytes, counter: WorkCounter) -> bytes:
+    """The inflated bytes of gzip ``data`` (every member), counted by ``counter`` one chunk of at most 1 MiB at a
+    time: a file that inflates past a limit is refused as soon as it does, never inflated whole to be measured."""
+    parts: list[bytes] = []
+    rest = data
+    try:
+        while rest:
+            stream = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip member
+            pending = rest
+            while pending and not stream.eof:
+                chunk = stream.decompress(pending, _INFLATE_CHUNK)
+                pending = stream.unconsumed_tail
+                counter.add(chunk, inflated=True)
+                parts.append(chunk)
+            if not stream.eof:
+                raise InputError(counter.display, "is not a readable gzip file (it ends before its end-of-stream "
+                                                  "marker: truncated?)")
+            rest = stream.unused_data.lstrip(b"\x00")  # gzip allows zero padding after a member
+    except zlib.error as error:
+        raise InputError(counter.display, f"is not a readable gzip file ({error})") from None
+    counter.finish()
+    return b"".join(parts)
+
+
+def read_counted(source: Source, name: str | None, limits: Limits, fallback: str = "input", *,
+                 markup: bool = False, inflate: bool = False) -> tuple[bytes, str, int]:
+    """The bytes of a source (inflated when ``inflate``), its display name and its number of lines, refused before
+    any parsing when they pass a limit (:class:`WorkCounter`; the compressed bytes count against the file-size
+    limit too)."""
+    data, display = _read_bytes(source, name, limits, fallback)
+    counter = WorkCounter(display, limits, markup=markup)
+    if inflate:
+        return inflate_counted(data, counter), display, counter.lines
+    counter.add(data)
+    return data, display, counter.finish()
+
+
+def check_segment_chars(values: Sequence[str], display: str, limits: Limits,
+                        line_numbers: Sequence[int] | None = None, column: str | None = None) -> None:
+    """Refuse a segment (or table cell) over ``limits.max_segment_chars`` characters, naming its line (lengths from
+    Arrow: no Python loop)."""
+    if not len(values):
+        return
+    lengths = pc.utf8_length(pa.array(as_lines(values))).to_numpy(zero_copy_only=False)
+    over = np.flatnonzero(lengths > limits.max_segment_chars)
+    if len(over):
+        first = int(over[0])
+        line = first + 1 if line_numbers is None else int(line_numbers[first])
+        where = f" in column {_quote(column)}" if column is not None else ""
+        raise limits.exceeded(display, "max_segment_chars",
+                              f"a segment{where} of {int(lengths[first]):,} characters", line)
 
 
 # --------------------------------------------------------------------------------------------------- decoding
@@ -315,21 +459,21 @@ def _segment_warnings(name: str, values: list[str], line_numbers: list[int] | No
     if long:
         plural = "" if len(long) == 1 else "s"
         found.append(
-            f"{where} {len(long)} segment{plural} over {limits.max_segment_words:,} words or "
-            f"{limits.max_segment_chars:,} characters ({_lines_phrase(long)}) kept whole; "
+            f"{where} {len(long)} segment{plural} over {limits.long_segment_words:,} words or "
+            f"{limits.long_segment_chars:,} characters ({_lines_phrase(long)}) kept whole; "
             "the dashboard shortens long segments on display"
         )
     return found
 
 
 def _long_mask(array: Lines, limits: Limits) -> np.ndarray:
-    """Which values have over ``max_segment_chars`` characters or over ``max_segment_words`` words (Python's
+    """Which values have over ``long_segment_chars`` characters or over ``long_segment_words`` words (Python's
     ``str.split()``); lengths come from Arrow, and only a value longer than the word limit (in characters) can
     hold more words than it, so only those few are split."""
     lengths = pc.utf8_length(pa.array(array)).to_numpy(zero_copy_only=False)
-    mask = lengths > limits.max_segment_chars
-    for i in np.flatnonzero(~mask & (lengths > limits.max_segment_words)):
-        mask[i] = len(array[i].split()) > limits.max_segment_words
+    mask = lengths > limits.long_segment_chars
+    for i in np.flatnonzero(~mask & (lengths > limits.long_segment_words)):
+        mask[i] = len(array[i].split()) > limits.long_segment_words
     return mask
 
 # --------------------------------------------------------------------------------------------------- plain text
@@ -339,11 +483,13 @@ def read_lines(source: Source, name: str | None = None, *, limits: Limits = DEFA
                warnings: list[str] | None = None) -> list[str]:
     """The segments of a one-segment-per-line text file (bytes, path, file object or ``(name, data)``).
 
-    Raises :class:`InputError` for unreadable, oversized, undecodable, binary or empty files; appends warnings
+    Raises :class:`InputError` for unreadable, undecodable, binary or empty files and files over a limit
+    (:class:`Limits`); appends warnings
     (empty lines, very long segments) to ``warnings`` when given.
     """
-    data, display = _read_bytes(source, name, limits)
+    data, display, _ = read_counted(source, name, limits)
     lines = read_segments(data, display)
+    check_segment_chars(lines, display, limits)
     if warnings is not None:
         warnings.extend(_segment_warnings(display, lines, None, limits))
     return list(lines)

@@ -3,6 +3,12 @@
 The CLI's ``--metrics`` choices and ``--METRIC-OPTION`` flags, the API's option validation, the dashboard's
 columns, option widgets, number formats and evidence, significance, exports and a parametrised smoke test all read
 :data:`REGISTRY`. Adding a metric = one module + one entry here (or :func:`register` at run time).
+
+Metrics imported from a scores file (COMET, MetricX, …: :mod:`mtdiag.metrics.imported`) are never in
+:data:`REGISTRY`: they belong to the evaluation set that brought them (``EvalSet.imported``), so on a server one
+session's imported names and directions never reach another session (issue 22). Whatever may meet such a metric
+resolves it through the set or the report: :func:`metric_classes`, :func:`metric_info` and :func:`create_metric`
+take ``within`` — an ``EvalSet``, or anything holding one as ``.evalset`` (a ``Report``).
 """
 
 from __future__ import annotations
@@ -27,16 +33,35 @@ REGISTRY: dict[str, type[Metric]] = {
 }
 
 
-def metric_info(name: str) -> MetricInfo:
-    """The metadata of a registered metric (``KeyError`` with the known names otherwise)."""
-    if name not in REGISTRY:
-        raise KeyError(f"unknown metric {name!r}; known: {', '.join(REGISTRY)}")
-    return REGISTRY[name].info
+def metric_classes(within=None) -> dict[str, type[Metric]]:
+    """The registered metrics, then the imported metrics of ``within`` (an ``EvalSet``, a ``Report``, or None for
+    the registered ones only), by name. An imported name that is a registered metric is a ``ValueError``."""
+    evalset = getattr(within, "evalset", within)
+    if evalset is None or not evalset.imported:
+        return dict(REGISTRY)
+    from mtdiag.metrics.imported import imported_classes
+
+    return {**REGISTRY, **imported_classes(evalset)}
 
 
-def create_metric(name: str, **options) -> Metric:
-    """An instance of a registered metric with validated options."""
-    return REGISTRY[metric_info(name).name](**options)
+def metric_class(name: str, within=None) -> type[Metric]:
+    """The class of metric ``name``: registered, or imported by ``within`` (``KeyError`` naming the known ones)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    classes = metric_classes(within)
+    if name not in classes:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(classes)}")
+    return classes[name]
+
+
+def metric_info(name: str, within=None) -> MetricInfo:
+    """The metadata of metric ``name``: registered, or imported by ``within`` (an ``EvalSet`` or a ``Report``)."""
+    return metric_class(name, within).info
+
+
+def create_metric(name: str, within=None, **options) -> Metric:
+    """An instance of metric ``name`` (registered, or imported by ``within``) with validated options."""
+    return metric_class(name, within)(**options)
 
 
 def register(cls: type[Metric]) -> type[Metric]:
@@ -65,4 +90,5 @@ def registered(cls: type[Metric]) -> Iterator[type[Metric]]:
 
 
 __all__ = ["REGISTRY", "EvidenceTable", "Metric", "MetricInfo", "MetricResult", "OptionSpec", "ScoringContext",
-           "SegmentEvidence", "Signature", "create_metric", "metric_info", "register", "registered", "unregister"]
+           "SegmentEvidence", "Signature", "create_metric", "metric_class", "metric_classes", "metric_info",
+           "register", "registered", "unregister"]

@@ -16,7 +16,8 @@ score differs from the mean of its segment scores (a file summarising differentl
 
 Classes are made per (name, direction) by :func:`imported_metric` and named ``Imported_<name>_<up|down>`` in this
 module; the module builds a missing one on attribute access, so a metric object pickles to a Dask worker (which
-imports this module afresh) and means the same thing there.
+imports this module afresh) and means the same thing there. They are never registered: the EvalSet that carries the
+scores names them (:func:`imported_classes`; :func:`mtdiag.metrics.metric_classes`).
 """
 
 from __future__ import annotations
@@ -87,23 +88,19 @@ class ImportedMetric(Metric):
         return (("source", source), ("imported", "yes"))
 
 
-def register_imported(evalset) -> list[str]:
-    """Make the EvalSet's imported metrics available in the registry; returns their names. A name that is a
-    built-in metric, or an imported one registered with the other direction, is a ``ValueError``."""
+def imported_classes(evalset) -> dict[str, type[Metric]]:
+    """The metric classes of the EvalSet's imported metrics, by name — the set's own, never added to the
+    process-wide registry (issue 22: on a server, one session's imported names and directions must not reach
+    another). A name that is a registered (built-in) metric is a ``ValueError``."""
     from mtdiag.metrics import REGISTRY
 
-    names = []
+    classes = {}
     for spec in evalset.imported:
-        cls = imported_metric(spec.name, spec.higher_is_better)
-        current = REGISTRY.get(spec.name)
-        if current is None:
-            REGISTRY[spec.name] = cls
-        elif current is not cls:
-            kind = "built-in metric" if not issubclass(current, ImportedMetric) else "imported metric with the other direction"
-            raise ValueError(f"imported scores for {spec.name!r} clash with the {kind} of that name; rename the metric "
-                             f"in {spec.source}")
-        names.append(spec.name)
-    return names
+        if spec.name in REGISTRY:
+            raise ValueError(f"imported scores for {spec.name!r} clash with the built-in metric of that name; rename "
+                             f"the metric in {spec.source}")
+        classes[spec.name] = imported_metric(spec.name, spec.higher_is_better)
+    return classes
 
 
 def system_score_mismatches(report, tolerance: float = 1e-6) -> list[str]:

@@ -41,7 +41,7 @@ from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.metrics import REGISTRY
 from mtdiag.tokenize import TOKENIZERS, default_tokenizer
 from mtdiag.ui import state
-from mtdiag.workspace import DB_FILE, Workspace, default_folder
+from mtdiag.workspace import DB_FILE, Workspace, default_folder, set_aside
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = REPO_ROOT / "sample_data"
@@ -50,6 +50,7 @@ LAST_GOOD = "_mtdiag_last_good"
 SHOWN_DATA = "_mtdiag_shown_data"  # the data key the page widgets were last drawn for
 LOADER_KEYS = ("data_", "up_", "extra_", "opt_", "run_")  # session-state keys of the sidebar's own widgets
 OPEN_RUN = "_mtdiag_open_run"  # the saved run shown instead of the loaded data: its id
+WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callback, shown in Saved runs on the next run
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
@@ -152,7 +153,7 @@ def _stamp(path: str) -> tuple:
 
 @st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
 def _load_folder(path: str, stamp: tuple) -> state.Dataset:
-    evalset = mio.load_folder(path)
+    evalset = mio.load_folder(path, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 
 
@@ -170,7 +171,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
             raise InputError(file_name, f"system name {name!r} is already used in {_base.label}; rename it")
         if name in evalset.ref_names:
             raise InputError(file_name, f"system name {name!r} is also the name of a reference; rename it")
-        lines = read_text_file(name, "system", (file_name, data), file_name, mio.DEFAULT_LIMITS, warnings).lines
+        lines = read_text_file(name, "system", (file_name, data), file_name, state.session_limits(), warnings).lines
         if len(lines) != evalset.n_segments:
             hint = " (an extra blank line at the end?)" if len(lines) == evalset.n_segments + 1 and not lines[-1].strip() else ""
             raise InputError(file_name, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but the test set "
@@ -199,6 +200,7 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
         human=(human[1], human[2]) if human else None,
         name="upload",
         lang_pair=lang_pair,
+        limits=state.session_limits(),
     )
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
 
@@ -206,7 +208,7 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
 @st.cache_resource(show_spinner="Reading the test set file …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
     """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``)."""
-    evalset = mio.load_testset((file_name, data))
+    evalset = mio.load_testset((file_name, data), limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "upload", file_name)
 
 
@@ -214,12 +216,12 @@ def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
 def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, scores: tuple[str, bytes] | None,
                     _base: state.Dataset) -> state.Dataset:
     """The base data with human error spans (MQM/ESA) and/or imported metric scores added."""
-    evalset, added = _base.evalset, []
+    evalset, added, limits = _base.evalset, [], state.session_limits()
     if annotations is not None:
-        evalset = mio.with_error_annotations(evalset, annotations)
+        evalset = mio.with_error_annotations(evalset, annotations, limits=limits)
         added.append(annotations[0])
     if scores is not None:
-        evalset = mio.with_metric_scores(evalset, scores)
+        evalset = mio.with_metric_scores(evalset, scores, limits=limits)
         added.append(scores[0])
     return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
 
@@ -284,6 +286,9 @@ def _upload_widgets() -> tuple[state.Dataset | None, list[str]]:
         sb.info("Upload one or more system outputs and a source or a reference (or both). Until then the previous "
                 "data stays loaded.")
         return None, []
+    too_large = state.uploads_over_budget([(f.name, f.getvalue()) for f in [src, *refs, *hyps] if f is not None])
+    if too_large:  # judged before anything is parsed
+        return None, [too_large]
     try:
         data = _load_upload(
             _file_tuple(src, "src") if src else None,
@@ -359,7 +364,7 @@ def _workspace(folder: str) -> Workspace:
 
 def _runs(folder: Path):
     """The saved runs (:meth:`mtdiag.workspace.Workspace.runs`); none, without creating anything, when the
-    folder has no workspace yet."""
+    folder has no workspace yet. A file that is no workspace raises :class:`InputError` (naming it)."""
     if not (folder / DB_FILE).exists():
         return None
     return _workspace(str(folder)).runs()
@@ -367,8 +372,8 @@ def _runs(folder: Path):
 
 def _opened_run(folder: Path) -> state.Current | None:
     """The saved run this session opened, from the report store or rebuilt by
-    :meth:`mtdiag.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open or
-    it was deleted meanwhile."""
+    :meth:`mtdiag.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open, it
+    was deleted meanwhile, or the workspace cannot be read any more (the Saved runs section then says why)."""
     run = st.session_state.get(OPEN_RUN)
     if run is None:
         return None
@@ -377,10 +382,10 @@ def _opened_run(folder: Path) -> state.Current | None:
         return None
     try:
         report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
-    except KeyError:  # deleted by another session
+        runs = _runs(folder)
+    except (KeyError, InputError):  # deleted by another session, or the file is damaged
         del st.session_state[OPEN_RUN]
         return None
-    runs = _runs(folder)
     label = runs.set_index("id")["label"].get(run, run) if runs is not None else run
     data = state.Dataset(report.evalset, f"run:{run}", "saved", f"saved run: {label}")
     return state.Current(data, report.options, report)
@@ -388,19 +393,36 @@ def _opened_run(folder: Path) -> state.Current | None:
 
 def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
     """The "Saved runs" expander: save this run, the list, open, delete (confirmed), add a system. Returns the
-    problems to show."""
+    problems to show. A workspace file that cannot be used is named here, with a button that sets it aside and
+    starts a new workspace (issue 22): every other part of the app keeps working; a read-only workspace lists and
+    opens runs, and saving says why it cannot."""
     problems: list[str] = []
-    with st.sidebar.expander("Saved runs", expanded=st.session_state.get(OPEN_RUN) is not None):
+    note = st.session_state.pop(WORKSPACE_NOTE, None)
+    with st.sidebar.expander("Saved runs", expanded=st.session_state.get(OPEN_RUN) is not None or bool(note)):
         st.caption(f"Workspace: {highlight.escape_markdown(str(folder))}")
+        if note:
+            (st.error if note[0] == "error" else st.info)(highlight.escape_markdown(note[1]))
+        try:
+            runs = _runs(folder)
+        except InputError as error:
+            _offer_a_new_workspace(folder, error)
+            return problems
+        read_only = runs is not None and _workspace(str(folder)).read_only
         if current is not None:
             label = st.text_input("Label", key="run_label", placeholder=current.data.label)
             if st.button("Save this run", key="run_save"):
-                _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
-                st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
-        runs = _runs(folder)
+                try:
+                    _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
+                except InputError as error:  # read-only, over the size limit, or damaged meanwhile
+                    st.error(highlight.escape_markdown(str(error)))
+                else:
+                    st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
+                    runs = _runs(folder)
         if runs is None or runs.empty:
             st.caption("No saved runs yet.")
             return problems
+        if read_only:
+            st.caption("This workspace is read-only: its runs can be opened, not deleted or added to.")
         st.dataframe(runs[["label", "created", "systems", "segments"]], hide_index=True, key="run_table")
         titles = {row.id: f"{row.label} · {row.created:%Y-%m-%d %H:%M} UTC" for row in runs.itertuples()}
         run = st.selectbox("Run", list(titles), format_func=titles.__getitem__, key="run_pick")
@@ -408,6 +430,8 @@ def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
         if left.button("Open", key="run_open"):
             st.session_state[OPEN_RUN] = run
             st.rerun()
+        if read_only:
+            return problems
         confirm = st.checkbox("Yes, delete this run", key="run_delete_confirm")
         right.button("Delete", key="run_delete", disabled=not confirm, on_click=_delete_run, args=(folder, run))
         added = st.file_uploader("Add a system to this run (one segment per line)", type=TEXT_TYPES,
@@ -428,12 +452,34 @@ def _saved_runs(current: state.Current | None, folder: Path) -> list[str]:
     return problems
 
 
+def _offer_a_new_workspace(folder: Path, error: InputError) -> None:
+    """The workspace file cannot be used: say so in one line, and offer to set it aside and start anew."""
+    st.error(highlight.escape_markdown(str(error)))
+    st.button("Start a new workspace", key="run_new_workspace", on_click=_start_a_new_workspace, args=(folder,),
+              help="The unreadable file is kept beside it, renamed workspace.sqlite.unreadable-DATE-TIME; the next "
+                   "save makes a new workspace.")
+
+
+def _start_a_new_workspace(folder: Path) -> None:
+    try:
+        moved = set_aside(folder)
+    except OSError as error:
+        st.session_state[WORKSPACE_NOTE] = ("error", f"{folder / DB_FILE}: cannot be moved aside "
+                                                     f"({error.strerror or error})")
+        return
+    _workspace.clear()
+    st.session_state[WORKSPACE_NOTE] = ("info", f"The unreadable file was kept as {moved.name}; the next save starts "
+                                                "a new workspace.")
+
+
 def _delete_run(folder: Path, run: str) -> None:
     """The Delete button's callback (before the widgets exist, so the confirmation can be unticked)."""
     try:
         _workspace(str(folder)).delete(run)
     except KeyError:  # another session deleted it first
         pass
+    except InputError as error:  # shown in the Saved runs section on this run
+        st.session_state[WORKSPACE_NOTE] = ("error", str(error))
     if st.session_state.get(OPEN_RUN) == run:
         del st.session_state[OPEN_RUN]
     st.session_state["run_delete_confirm"] = False
@@ -446,7 +492,7 @@ def _add_system(folder: Path, run: str, name: str, uploaded) -> str:
     if not name:
         raise InputError(uploaded.name, "the system name is empty")
     lines = read_text_file(name, "system", (uploaded.name, uploaded.getvalue()), uploaded.name,
-                           mio.DEFAULT_LIMITS, []).lines
+                           state.session_limits(), []).lines
     return _workspace(str(folder)).add_system(run, name, lines)
 
 

@@ -30,7 +30,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import streamlit as st
@@ -38,6 +38,7 @@ import streamlit as st
 from mtdiag import highlight
 from mtdiag.api import Options, Report, evaluate
 from mtdiag.evalset import EvalSet
+from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"
 MAX_REPORTS = 6
@@ -53,6 +54,10 @@ FOOTPRINT_FACTOR = 13.0
 ``benchmarks/bench_scale.py`` — 100k segments x 4 systems + source + reference are 102 MB of text and peak at
 1,297 MB (12.7x; docs/scaling.md). Smaller sets have a lower factor (the interpreter's ~100 MB is shared), so the
 estimate errs on the safe side."""
+PAIR_BYTES = 1_200
+"""Peak memory of scoring per (system, segment) beyond its text, default metrics (issue 22: a set of tiny rows has
+almost no text but costs per row): 200k segments x 2 systems of one-character texts peak 457 MB over the start
+(1.14 KB per pair), 100k x 6 systems 622 MB (1.04 KB); docs/inputs.md."""
 
 
 def text_megabytes(evalset: EvalSet) -> float:
@@ -69,26 +74,67 @@ def text_megabytes(evalset: EvalSet) -> float:
     return total / 2**20
 
 
+def footprint_megabytes(text_mb: float, pairs: int) -> float:
+    """The estimated peak of scoring ``text_mb`` MB of text in ``pairs`` (system, segment) pairs:
+    :data:`FOOTPRINT_FACTOR` per byte of text plus :data:`PAIR_BYTES` per pair."""
+    return text_mb * FOOTPRINT_FACTOR + pairs * PAIR_BYTES / 2**20
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
-    """A message when scoring ``data`` would need more memory than the session budget (``MTDIAG_SESSION_BUDGET_MB``,
-    default 2,048 MB), else None: the estimate is :func:`text_megabytes` x :data:`FOOTPRINT_FACTOR`. Issue 14: an
-    upload too large for a shared server is refused before scoring starts, so the server stays up for the others."""
-    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
-    size = text_megabytes(data.evalset)
-    need = size * FOOTPRINT_FACTOR
-    if need <= budget:
-        return None
-    evalset = data.evalset
-    return (f"This data is too large to score in the dashboard: {size:,.2f} MB of text "
-            f"({_count(len(evalset.systems), 'system')}, {_count(len(evalset.ref_names), 'reference')}, "
-            f"{evalset.n_segments:,} segments) needs about {need:,.0f} MB to score, over this session's memory budget of {budget:,g} MB "
+def _too_large(what: str, need: float, budget: float) -> str:
+    return (f"{what} needs about {need:,.0f} MB to score, over this session's memory budget of {budget:,g} MB "
             "(set by the server's MTDIAG_SESSION_BUDGET_MB). Score it with the command line, which works in slices "
             "of segments and can use a Dask cluster: `mtdiag score --ref REF --hyp NAME=FILE ... --dask local:2`; "
             "or upload fewer systems or segments.")
+
+
+def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
+    """A message when scoring ``data`` would need more memory than the session budget (``MTDIAG_SESSION_BUDGET_MB``,
+    default 2,048 MB), else None (:func:`footprint_megabytes`). Issue 14: a set too large for a shared server is
+    refused before scoring starts, so the server stays up for the others; uploads are also checked before they are
+    parsed (:func:`uploads_over_budget`, :func:`session_limits`)."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    evalset = data.evalset
+    size = text_megabytes(evalset)
+    need = footprint_megabytes(size, evalset.n_segments * len(evalset.systems))
+    if need <= budget:
+        return None
+    return _too_large(f"This data is too large to score in the dashboard: {size:,.2f} MB of text "
+                      f"({_count(len(evalset.systems), 'system')}, {_count(len(evalset.ref_names), 'reference')}, "
+                      f"{evalset.n_segments:,} segments)", need, budget)
+
+
+def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None = None) -> str | None:
+    """A message when uploaded text files would need more memory to score than the session budget, judged before
+    any of them is parsed: their bytes as text, every line as a (system, segment) pair (an upper bound; counting
+    is C: ``bytes.count``), else None."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    size = sum(len(data) for _, data in files) / 2**20
+    lines = sum(data.count(b"\n") + 1 for _, data in files)
+    need = footprint_megabytes(size, lines)
+    if need <= budget:
+        return None
+    return _too_large(f"These uploads are too large to score in the dashboard: {size:,.2f} MB of text in "
+                      f"{_count(len(files), 'file')} of {lines:,} lines", need, budget)
+
+
+def session_limits(budget_mb: float | None = None) -> Limits:
+    """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
+    lowered to what the session's memory budget can score by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
+    and cells by :data:`PAIR_BYTES` — so a file too large for the budget is refused while it is read or inflated,
+    before it is parsed (issue 22), and its message says the budget is what bounds it."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    limits = Limits.from_environment()
+    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / PAIR_BYTES,
+            "max_cells": budget * 2**20 / PAIR_BYTES}
+    lowered = {name: max(int(value), 1) for name, value in fits.items() if value < getattr(limits, name)}
+    how = ("this session's memory budget of {budget:,g} MB allows no more (the server's MTDIAG_SESSION_BUDGET_MB); "
+           "the command line reads larger files ({flag} N)")
+    return replace(limits, **lowered, how_to_raise=tuple(
+        (name, how.format(budget=budget, flag=LIMIT_SETTINGS[name][0])) for name in lowered))
 
 
 @dataclass(frozen=True)
@@ -250,6 +296,14 @@ def set_current(current: Current) -> None:
     """Make ``current`` this run's data for the pages. Held weakly: ``app.py`` owns it for the run, and a session
     between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
     st.session_state[SESSION_KEY] = weakref.ref(current)
+
+
+def current_report() -> Report | None:
+    """This run's report once ``app.py`` has set it (None before): the widgets name metric columns through it, so
+    a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
+    ref = st.session_state.get(SESSION_KEY)
+    value = ref() if ref is not None else None
+    return value.report if value is not None else None
 
 
 def current() -> Current:

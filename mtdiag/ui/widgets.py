@@ -25,7 +25,7 @@ import streamlit as st
 
 from mtdiag import checks, diagnose, export, highlight, segments, triage
 from mtdiag.api import NO_REFERENCE
-from mtdiag.metrics import REGISTRY, metric_info
+from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
@@ -56,28 +56,38 @@ def for_display(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _info(metric: str) -> MetricInfo:
+    """A metric's metadata, an imported metric's through this session's report (never the process: issue 22)."""
+    return metric_info(metric, state.current_report())
+
+
+def is_metric(column: str) -> bool:
+    """Whether ``column`` names a metric: registered, or imported by this session's data."""
+    return column in metric_classes(state.current_report())
+
+
 def metric_label(metric: str, arrow: bool = True) -> str:
     """``BLEU ↑`` / ``OTEM ↓`` (the arrow says which direction is better; :attr:`MetricInfo.arrow_label`)."""
-    if metric not in REGISTRY:
+    if not is_metric(metric):
         return metric
-    info = metric_info(metric)
+    info = _info(metric)
     return info.arrow_label if arrow else info.label
 
 
 def metric_help(metric: str) -> str:
-    info = metric_info(metric)
+    info = _info(metric)
     return f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})"
 
 
 def number_format(metric: str) -> str:
-    return f"%.{metric_info(metric).places}f"
+    return f"%.{_info(metric).places}f"
 
 
 def column_config(frame: pd.DataFrame) -> dict:
     """Column settings for a frame holding metric columns, flag columns and texts."""
     config: dict = {}
     for column in frame.columns:
-        if column in REGISTRY:
+        if is_metric(column):
             config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
                                                            format=number_format(column))
         elif column in checks.REGISTRY:
@@ -224,7 +234,7 @@ def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -
     if len(scores):
         cols = st.columns(min(len(scores), 6))
         for i, (metric, value) in enumerate(scores.items()):
-            cols[i % len(cols)].metric(metric_label(metric), metric_info(metric).format(value),
+            cols[i % len(cols)].metric(metric_label(metric), _info(metric).format(value),
                                        help=metric_help(metric))
     html(highlight.render_legend(detail.legend))
     best_ref = detail.facts.get("best_ref")
@@ -271,7 +281,7 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
     the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
     parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
     if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
-        parts.append(f"{metric_label(sort_by)} {metric_info(sort_by).format(row[sort_by])}")
+        parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
         parts.append(f"human {row['human']:g}")
     fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
@@ -366,7 +376,7 @@ def overview_styler(corpus: pd.DataFrame, best: pd.DataFrame, marks: pd.DataFram
     (Sorting in the grid still uses the numbers.)"""
     styler = corpus.style
     for metric in corpus.columns:
-        places = metric_info(metric).places
+        places = _info(metric).places
         for system in corpus.index:
             mark = marks.at[system, metric]
             styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",

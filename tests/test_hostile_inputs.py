@@ -1,0 +1,391 @@
+"""Hostile files cannot take the server down (issue 22): limits bound the *work* an input causes — lines, cells and
+characters per segment, counted before anything is parsed (a ``.gz`` while it inflates) — and every regular
+expression applied to uploaded text runs in linear time. Every hostile file is made here, small on disk."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import importlib
+import json
+import re
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from mtdiag import cli
+from mtdiag.errors import InputError
+from mtdiag.io import Limits, load_files, load_table, load_testset, read_lines
+from mtdiag.io.text import LIMIT_SETTINGS
+from tests.conftest import REPO
+
+ISSUE_ROWS = 24_900_000  # the issue's bomb: a 290 KB .tsv.gz of 24.9 million tiny rows (~200 MB inflated)
+
+
+def bomb(header: bytes, row: bytes, rows: int = ISSUE_ROWS) -> bytes:
+    """A gzip file of ``header`` and ``rows`` copies of ``row``, made in milliseconds: one compressed member of
+    100,000 rows repeated (gzip allows several members; every reader must inflate them all)."""
+    block = gzip.compress(row * 100_000, compresslevel=9)
+    return gzip.compress(header) + block * (rows // 100_000)
+
+
+TSV_BOMB = (b"src\tref\tA\tB\n", b"a\tb\tc\td\n")
+JSONL_BOMB = (b"", b'{"src":"a","ref":"b","A":"c","B":"d"}\n', 6_000_000)  # the issue's: 580 KB, 2.8 GB, 77 s
+
+
+def measured(call):
+    """(the InputError ``call`` raises, seconds, peak MB of Python allocations meanwhile)."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(InputError) as caught:
+            call()
+    finally:
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return caught.value, elapsed, peak
+
+
+# ------------------------------------------------------------------------------------------ table bombs
+
+
+@pytest.mark.parametrize("name, shape", [("bomb.tsv.gz", TSV_BOMB), ("bomb.jsonl.gz", JSONL_BOMB)])
+def test_a_table_bomb_is_refused_while_it_inflates(name, shape):
+    data = bomb(*shape)
+    assert len(data) < 1_000_000  # under a megabyte on disk; ~200 MB inflated
+    error, seconds, peak = measured(lambda: load_testset((name, data)))
+    assert str(error) == (f"{name}: line 2000001: too many lines (the limit is 2,000,000 lines per file; raise it "
+                          "with --max-rows N on the command line, or MTDIAG_MAX_ROWS for the dashboard)")
+    # at most the lines up to the limit (kept, as a file within the limits would be) and one inflated chunk;
+    # before: 58 s and 5.5 GB (tsv), 77 s and 2.8 GB (jsonl)
+    assert seconds < 5 and peak < (2_000_000 * len(shape[1]) + 2**20) / 2**20 + 8, (seconds, peak)
+
+
+def test_the_cli_refuses_the_table_bomb_in_seconds_at_bounded_memory(tmp_path):
+    """In a process of its own, so that the peak RSS is the command's (the interpreter and pandas included): its
+    VmHWM (``getrusage``'s maxrss would carry the forking test process's over ``exec``)."""
+    path = tmp_path / "bomb.tsv.gz"
+    path.write_bytes(bomb(*TSV_BOMB))
+    script = ("import re, sys\nfrom mtdiag.cli import main\ncode = main(sys.argv[1:])\n"
+              "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+              "print(code, int(peak) // 1024)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script, "score", "--testset", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    seconds = time.perf_counter() - start
+    code, peak_mb = map(int, done.stdout.split())
+    assert code == 1 and "bomb.tsv.gz: line 2000001: too many lines" in done.stderr
+    assert seconds < 10 and peak_mb < 400, (seconds, peak_mb)
+
+
+def test_the_row_limit_is_raised_by_its_flag(tmp_path, capsys):
+    path = tmp_path / "rows.tsv.gz"
+    path.write_bytes(bomb(b"ref\tsys\n", b"a b\ta c\n", rows=300_000))
+    assert cli.main(["score", "--testset", str(path), "--metrics", "bleu", "--max-rows", "200000"]) == 1
+    assert "line 200001: too many lines (the limit is 200,000 lines per file; raise it with --max-rows N" in \
+        capsys.readouterr().err
+    assert cli.main(["score", "--testset", str(path), "--metrics", "bleu", "--max-rows", "400000"]) == 0
+
+
+# ------------------------------------------------------------------------------------------ every limit
+
+
+def test_each_limit_names_the_file_the_limit_and_how_to_raise_it():
+    how = "raise it with {} N on the command line, or {} for the dashboard"
+    rows = Limits(max_rows=3)
+    error = pytest.raises(InputError, read_lines, b"a\nb\nc\nd\n", "hyp.txt", limits=rows).value
+    flag_and_variable = LIMIT_SETTINGS["max_rows"][:2]
+    assert str(error) == f"hyp.txt: line 4: too many lines (the limit is 3 lines per file; {how.format(*flag_and_variable)})"
+    assert read_lines(b"a\nb\nc\n", "hyp.txt", limits=rows) == ["a", "b", "c"]  # at the limit: read
+    assert read_lines(b"a\r\nb\r\nc", "hyp.txt", limits=rows) == ["a", "b", "c"]
+    error = pytest.raises(InputError, read_lines, b"a\rb\rc\rd", "mac.txt", limits=rows).value
+    assert "mac.txt: line 4: too many lines" in str(error)  # CR line ends count too
+
+    cells = Limits(max_cells=5)
+    table = b"src\tref\tsys\n" + b"a\tb\tc\n" * 2
+    error = pytest.raises(InputError, load_table, ("t.tsv", table), limits=cells).value
+    assert str(error).startswith("t.tsv: too many cells: up to 2 rows x 3 columns (the limit is 5 cells per file; "
+                                 "raise it with --max-cells N")
+    wide = json.dumps({f"k{i}": "x" for i in range(10)}).encode()
+    assert "an object of up to 10 keys" in str(pytest.raises(InputError, load_table, ("w.jsonl", wide),
+                                                             limits=cells).value)
+
+    chars = Limits(max_segment_chars=5)
+    error = pytest.raises(InputError, read_lines, b"short\nlonger line\n", "hyp.txt", limits=chars).value
+    assert str(error).startswith("hyp.txt: line 2: a segment of 11 characters (the limit is 5 characters per "
+                                 "segment; raise it with --max-segment-chars N")
+    error = pytest.raises(InputError, load_table, ("t.csv", b'ref,sys\nok,"a\nlong cell"\n'), limits=chars).value
+    assert str(error).startswith('t.csv: line 2: a segment in column "sys" of 11 characters')
+    error = pytest.raises(InputError, load_files, refs={"r": ("r.txt", b"abc\n")},
+                          hyps={"s": ("s.txt", b"abcdefgh\n")}, limits=chars).value
+    assert str(error).startswith("s.txt: line 1: a segment of 8 characters")
+
+
+def test_markup_counts_tags_and_segment_characters(tmp_path):
+    head = b'<?xml version="1.0"?><dataset><collection id="c"><doc id="d" origlang="en">'
+    xml = head + b'<src lang="en"><p>' + b'<seg id="1">a</seg>' * 50 + b"</p></src></doc></collection></dataset>"
+    error = pytest.raises(InputError, load_testset, ("t.xml", xml), limits=Limits(max_cells=40)).value
+    assert str(error).startswith("t.xml: more than 40 tags (the limit is 40 cells per file; raise it with "
+                                 "--max-cells N")
+    one = (head + b'<src lang="en"><p><seg id="1">abcdefgh</seg></p></src><ref lang="de"><p><seg id="1">x</seg>'
+           b'</p></ref><hyp lang="de" system="S"><p><seg id="1">x</seg></p></hyp></doc></collection></dataset>')
+    error = pytest.raises(InputError, load_testset, ("t.xml", one), limits=Limits(max_segment_chars=5)).value
+    assert str(error).startswith('t.xml: <doc id="d"> <src> <seg id="1"> has 8 characters (the limit is 5')
+    sgml = '<srcset setid="t" srclang="en">\n<doc docid="d">\n<seg id="1">abcdefgh</seg>\n</doc>\n</srcset>\n'
+    error = pytest.raises(InputError, load_testset, ("t.sgm", sgml.encode()), limits=Limits(max_segment_chars=5)).value
+    assert str(error).startswith("t.sgm: line 3: a segment of 8 characters (the limit is 5")
+
+
+def test_limits_come_from_the_environment_and_flags_win():
+    env = {"MTDIAG_MAX_FILE_MB": "3", "MTDIAG_MAX_ROWS": "7", "MTDIAG_MAX_CELLS": "11",
+           "MTDIAG_MAX_SEGMENT_CHARS": "13"}
+    assert Limits.from_environment(env) == Limits(max_file_bytes=3_000_000, max_rows=7, max_cells=11,
+                                                  max_segment_chars=13)
+    assert Limits.from_environment(env, max_rows=99, max_cells=None).max_rows == 99
+    assert Limits.from_environment({}) == Limits()
+    with pytest.raises(ValueError, match=r"MTDIAG_MAX_ROWS='lots': expected a whole number of at least 1"):
+        Limits.from_environment({"MTDIAG_MAX_ROWS": "lots"})
+
+
+def test_the_dashboard_limits_follow_the_session_budget(monkeypatch):
+    from mtdiag.ui import state
+
+    monkeypatch.delenv("MTDIAG_MAX_ROWS", raising=False)
+    limits = state.session_limits(budget_mb=100)
+    assert limits.max_rows == int(100 * 2**20 / state.PAIR_BYTES) == limits.max_cells
+    assert limits.max_file_bytes == int(100 * 2**20 / state.FOOTPRINT_FACTOR)
+    error = pytest.raises(InputError, load_testset, ("bomb.tsv.gz", bomb(*TSV_BOMB)), limits=limits).value
+    assert str(error) == (f"bomb.tsv.gz: line {limits.max_rows + 1}: too many lines (the limit is "
+                          f"{limits.max_rows:,} lines per file; this session's memory budget of 100 MB allows no "
+                          "more (the server's MTDIAG_SESSION_BUDGET_MB); the command line reads larger files "
+                          "(--max-rows N))")
+    monkeypatch.setenv("MTDIAG_MAX_ROWS", "1000")  # a lower limit set by the server's operator stays
+    assert state.session_limits(budget_mb=100).max_rows == 1000
+
+
+def test_a_gzip_that_is_cut_or_padded(tmp_path):
+    whole = gzip.compress(b"ref\tsys\na\tb\n")
+    error = pytest.raises(InputError, load_testset, ("cut.tsv.gz", whole[:-12])).value
+    assert str(error).startswith("cut.tsv.gz: is not a readable gzip file")
+    assert load_testset(("padded.tsv.gz", whole + b"\x00" * 8)).n_segments == 1
+
+
+# --------------------------------------------------------------------------- linear parsers and patterns
+
+
+ADVERSARIAL_SGML = [
+    '<seg id="1">' * 100_000,  # the issue's line: thousands of unclosed <seg> tags
+    "<seg " * 100_000,
+    "<srcset " * 100_000 + "<doc " * 100_000,
+    '<seg id="1">' + "<seg>" * 100_000 + "</seg>",
+    "<seg " + "a" * 500_000 + ">x</seg>",
+    '<seg a="' * 100_000,
+]
+
+
+@pytest.mark.parametrize("line", ADVERSARIAL_SGML, ids=range(len(ADVERSARIAL_SGML)))
+def test_an_sgml_line_of_100k_tags_is_read_or_refused_in_under_a_second(line):
+    data = f'<srcset setid="t" srclang="en">\n<doc docid="d">\n{line}\n</doc>\n</srcset>\n'.encode()
+    start = time.perf_counter()
+    try:
+        load_testset(("hostile.sgm", data))
+    except InputError as error:
+        assert str(error).startswith("hostile.sgm: ")
+    assert time.perf_counter() - start < 1.0  # before: 39 s for 200 KB, over 3 minutes for 500 KB
+
+
+def test_an_unclosed_seg_is_named():
+    data = b'<srcset setid="t" srclang="en">\n<doc docid="d">\n<seg id="1">a\n</doc>\n</srcset>\n'
+    assert str(pytest.raises(InputError, load_testset, ("s.sgm", data)).value) == \
+        "s.sgm: line 3: a <seg> is not closed by </seg> on its line"
+
+
+@pytest.mark.parametrize("line", ['<term src="a" tgt="b">' * 100_000, "<term " * 100_000,
+                                  '<term src="a" tgt="b">x' + "<term>" * 100_000 + "</term>", "<v>" * 100_000])
+def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
+    from mtdiag.io import read_error_annotations
+    from mtdiag.terms import strip_term_tags
+
+    start = time.perf_counter()
+    try:
+        strip_term_tags(line, "src.txt", 1, [])
+    except InputError as error:
+        assert str(error) == "src.txt: line 1: nested <term> tags are not supported"
+    mqm = ("system\tseg_id\trater\ttarget\tcategory\tseverity\nA\t1\tr\t" + line.replace("\t", " ") +
+           "\tAccuracy\tMajor\n").encode()
+    read_error_annotations(("errors.tsv", mqm), n_segments=1, limits=Limits(max_segment_chars=10**7))  # no limit
+    assert time.perf_counter() - start < 1.0
+
+
+SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.naming", "mtdiag.io.human", "mtdiag.io.terms",
+           "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders", "mtdiag.io.files",
+           "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.diagnose"]
+"""The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
+_RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
+
+
+def _patterns() -> dict[str, re.Pattern]:
+    """Every regular expression of the scanned modules: compiled module attributes, and literal patterns passed
+    to ``re.*`` anywhere in their source (inside functions and classes too)."""
+    found: dict[str, re.Pattern] = {}
+    for name in SCANNED:
+        module = importlib.import_module(name)
+        for attribute, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                found[f"{name}.{attribute}"] = value
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RE_CALLS
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                flags = 0
+                if len(node.args) > 1 and node.func.attr == "compile":
+                    flags = eval(compile(ast.Expression(node.args[1]), "<flags>", "eval"), {"re": re})  # noqa: S307
+                found[f"{name}:{node.lineno}"] = re.compile(node.args[0].value, flags)
+    return found
+
+
+def _repeats(items, inside_unbounded: bool = False):
+    """(problem, pattern part) for each lazy unbounded quantifier and each unbounded repeat that starts the body of
+    another unbounded repeat (``(a+)+``, ``(\\w+\\s?)*``): the backtracking shapes that are not linear."""
+    from re import _constants as c, _parser  # noqa: F401 - the parser of the re module itself
+
+    for op, value in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            low, high, body = value
+            unbounded = high == c.MAXREPEAT
+            if op is c.MIN_REPEAT and unbounded:
+                yield "lazy unbounded quantifier", body
+            if unbounded and inside_unbounded:
+                yield "nested unbounded repeats", body
+            first = list(body)[:1]
+            yield from _repeats(first, unbounded or inside_unbounded)
+            yield from _repeats(list(body)[1:], False)
+        elif op is c.SUBPATTERN:
+            yield from _repeats(list(value[-1]), inside_unbounded)
+        elif op is c.BRANCH:
+            for branch in value[1]:
+                yield from _repeats(list(branch), inside_unbounded)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            yield from _repeats(list(value[1]), False)
+        elif op is c.ATOMIC_GROUP:
+            continue  # never gives back: no backtracking into it
+        else:
+            inside_unbounded = False
+
+
+def _adversarial(pattern: re.Pattern, size: int = 100_000) -> list[str]:
+    """Long inputs made of the pattern's own literal pieces, repeated: the shapes that make backtracking patterns
+    quadratic (a prefix that matches again and again, never closed)."""
+    from re import _constants as c, _parser
+
+    pieces, run = set(), []
+
+    def walk(items):
+        nonlocal run
+        for op, value in items:
+            if op is c.LITERAL:
+                run.append(chr(value))
+                continue
+            if run:
+                pieces.add("".join(run))
+                run = []
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                walk(list(value[2]))
+            elif op is c.SUBPATTERN:
+                walk(list(value[-1]))
+            elif op is c.BRANCH:
+                for branch in value[1]:
+                    walk(list(branch))
+                    if run:
+                        pieces.add("".join(run))
+                        run = []
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                walk(list(value[1]))
+            elif op is c.ATOMIC_GROUP:
+                walk(list(value))
+        if run:
+            pieces.add("".join(run))
+            run = []
+
+    walk(list(_parser.parse(pattern.pattern if isinstance(pattern.pattern, str) else "", pattern.flags)))
+    inputs = ["a" * size, " " * size, "0" * size, "a=" * (size // 2), "<a " * (size // 3), "1." * (size // 2)]
+    for piece in sorted(pieces):
+        for tail in ("", "x", " ", '="', "a\n"):
+            unit = piece + tail
+            inputs.append(unit * max(size // len(unit), 1))
+    return inputs
+
+
+def test_no_pattern_applied_to_uploaded_text_backtracks():
+    problems = [f"{where}: {problem} in {pattern.pattern!r}" for where, pattern in _patterns().items()
+                for problem, _ in _repeats(list(re._parser.parse(pattern.pattern, pattern.flags)))]
+    assert problems == []
+
+
+def test_every_pattern_applied_to_uploaded_text_is_linear_on_100k_characters():
+    patterns = _patterns()
+    assert len(patterns) > 30  # the scan found them (module attributes and literal patterns in calls)
+    slow = []
+    for where, pattern in patterns.items():
+        for text in _adversarial(pattern):
+            start = time.perf_counter()
+            for _ in pattern.finditer(text):
+                pass
+            if time.perf_counter() - start > 1.0:
+                slow.append((where, pattern.pattern, text[:20]))
+    assert slow == []
+
+
+def test_the_old_quadratic_patterns_are_caught_by_both_checks():
+    """The checks above would have failed on the pattern issue 22 found: statically (a lazy quantifier), and the
+    timing check feeds it the line that made it quadratic (``<seg<seg<seg…``: 0.3 s at 20k characters, 16 times
+    that at 80k)."""
+    old_seg = re.compile(r"<seg\b([^>]*)>(.*?)</seg\s*>", re.IGNORECASE)
+    assert [problem for problem, _ in _repeats(list(re._parser.parse(old_seg.pattern, old_seg.flags)))] == [
+        "lazy unbounded quantifier"]
+    assert "<seg" * 5 in {text[:20] for text in _adversarial(old_seg)}
+    assert [p for p, _ in _repeats(list(re._parser.parse(r"(\w+\s?)*$", 0)))] == ["nested unbounded repeats"]
+
+
+# ------------------------------------------------------------------------------------------------- XML DTD
+
+
+@pytest.mark.parametrize("doctype", ['<!DOCTYPE dataset SYSTEM "http://127.0.0.1:1/dataset.dtd">',
+                                     '<!DOCTYPE dataset [<!ELEMENT dataset ANY>]>'])
+def test_a_dtd_is_refused(doctype):
+    data = ('<?xml version="1.0"?>' + doctype + '<dataset id="t"><collection id="c"><doc id="d" origlang="en">'
+            '<src lang="en"><p><seg id="1">a</seg></p></src><ref lang="de" translator="A"><p><seg id="1">b</seg></p>'
+            '</ref><hyp lang="de" system="S"><p><seg id="1">b</seg></p></hyp></doc></collection></dataset>').encode()
+    error = pytest.raises(InputError, load_testset, ("dtd.xml", data)).value
+    assert str(error) == "dtd.xml: uses XML entities or DTDs, which are not accepted (DTDForbidden)"
+
+
+# ------------------------------------------------------------------------------------------------ serve
+
+
+def test_serve_listens_on_the_loopback_unless_told_otherwise(monkeypatch):
+    calls = []
+    monkeypatch.setattr(subprocess, "call", lambda command: calls.append(command) or 0)
+    assert cli.main(["serve"]) == 0
+    assert cli.main(["serve", "--address", "0.0.0.0", "--port", "8600"]) == 0
+    default, chosen = calls
+    assert default[default.index("--server.address") + 1] == "127.0.0.1"
+    assert default[default.index("--server.port") + 1] == "8501"
+    assert chosen[chosen.index("--server.address") + 1] == "0.0.0.0"
+    assert chosen[chosen.index("--server.port") + 1] == "8600"
+    assert cli.main(["serve", "--port", "70000"]) == 1
+
+
+def test_serve_passes_the_workspace_size_limit(monkeypatch):
+    import os
+
+    monkeypatch.setattr(subprocess, "call", lambda command: 0)
+    monkeypatch.setenv("MTDIAG_WORKSPACE_MAX_MB", "1")  # restored after the test
+    assert cli.main(["serve", "--workspace-max-mb", "500"]) == 0
+    assert os.environ["MTDIAG_WORKSPACE_MAX_MB"] == "500"
