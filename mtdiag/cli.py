@@ -717,7 +717,7 @@ def _add_slices_command(commands) -> None:
 
 
 def _slices(args) -> str:
-    from mtdiag.api import evaluate
+    from mtdiag.api import available_metrics, evaluate
     from mtdiag.chunks import Execution
     from mtdiag.slices import CORRECTIONS, find_slices
 
@@ -735,6 +735,9 @@ def _slices(args) -> str:
             raise CliError(f"--compare {system!r} is not a system; systems: {', '.join(evalset.systems)}")
     if a == b:
         raise CliError("--compare: name two different systems")
+    metrics = options.metrics if options.metrics is not None else available_metrics(evalset)
+    if args.metric not in metrics:
+        raise CliError(f"--metric {args.metric!r} is not computed; computed: {', '.join(metrics)}")
     _print_warnings(evalset)
     if args.human:
         evalset = _with_human(args.human, evalset)

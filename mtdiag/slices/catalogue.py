@@ -123,7 +123,7 @@ def resolve(field: Field, evalset, metrics) -> FieldInfo:
     info = by_name.get(field.name)
     if info is None:
         if field.name in _NEEDS:
-            raise ExpressionError(f"{field.written} needs {_NEEDS[field.name]}, and these inputs have none",
+            raise ExpressionError(f"{field.written} needs {_NEEDS[field.name]}",
                                   field.column)
         close = difflib.get_close_matches(field.name, list(by_name), n=1)
         hint = (f"did you mean {by_name[close[0]].written}? " if close else "") + field_list(fields, evalset.systems)
