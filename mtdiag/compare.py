@@ -28,7 +28,9 @@ reports ``p = 1``. ``docs/significance.md`` records the agreement measured again
 
 Every resampled sum is one matrix product ``weights @ stats`` over the statistics of all systems and metrics at
 once (weights: a ``(B, n)`` matrix of resample counts, or the ``(T, n)`` swap mask), so the tests cost a couple of
-BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number of systems.
+BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number of systems. A statistics column
+that repeats (reference counts are the same for every system) is multiplied once, and the bootstrap's counts are
+made block by block from the drawn indices (:func:`bootstrap_sums`), so memory stays bounded at 100,000 segments.
 """
 
 from __future__ import annotations
@@ -160,20 +162,60 @@ def weighted_sums(weights: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dic
     All arrays are flattened into one ``(n, K)`` matrix so that one matrix product serves every system and
     metric; rows of ``weights`` are processed in chunks to bound memory.
     """
+    return _products(weights.shape[0], lambda start, stop: weights[start:stop].astype(np.float64, copy=False),
+                     stacked)
+
+
+def bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int = DEFAULT_SAMPLES["bs"],
+                   seed: int | None = DEFAULT_SEED) -> dict[str, np.ndarray]:
+    """Each statistics array summed over every bootstrap resample of sacrebleu's draw: ``{key: (n, ...)}`` ->
+    ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``. The resample counts are
+    made block by block from the drawn indices, so the ``(B, n)`` count matrix never exists whole (at 100,000
+    segments it took 800 MB, and as much again while it was counted and converted)."""
+    n_segments = next(iter(stacked.values())).shape[0]
+    indices = bootstrap_indices(n_segments, n_samples, seed)
+    return _products(n_samples, lambda start, stop: resample_counts(indices[start:stop]), stacked)
+
+
+def _distinct_columns(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(columns, inverse)``: the distinct columns of ``flat`` and, per column, the index of its copy among them
+    (``flat == columns[:, inverse]``). Statistics repeat across systems (reference counts) and metrics (lengths):
+    a third of the default metrics' columns do, and each is multiplied once. Candidates are found by a random
+    projection and confirmed value by value."""
+    keys = flat.T @ np.random.default_rng(0).random(flat.shape[0])
+    inverse = np.empty(flat.shape[1], dtype=np.int64)
+    kept: list[int] = []
+    by_key: dict[float, list[int]] = {}
+    for column, key in enumerate(keys.tolist()):
+        same = next((i for i in by_key.get(key, ()) if np.array_equal(flat[:, kept[i]], flat[:, column])), None)
+        if same is None:
+            same = len(kept)
+            kept.append(column)
+            by_key.setdefault(key, []).append(same)
+        inverse[column] = same
+    return flat[:, kept], inverse
+
+
+def _products(n_rows: int, weight_rows, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``weights @ stats`` with the weights given by blocks: ``weight_rows(start, stop)`` -> float64 rows
+    ``start..stop-1`` of the ``(n_rows, n)`` weight matrix; see :func:`weighted_sums`."""
     keys = list(stacked)
     if not keys:
         return {}
-    n = weights.shape[1]
+    n = np.shape(stacked[keys[0]])[0]
     flat = np.concatenate([np.asarray(stacked[k], dtype=np.float64).reshape(n, -1) for k in keys], axis=1)
+    columns, inverse = _distinct_columns(flat)
     chunk = max(1, _CHUNK_VALUES // max(n, 1))
-    out = np.empty((weights.shape[0], flat.shape[1]))
-    for start in range(0, weights.shape[0], chunk):
-        out[start:start + chunk] = weights[start:start + chunk].astype(np.float64) @ flat
+    out = np.empty((n_rows, columns.shape[1]))
+    for start in range(0, n_rows, chunk):
+        stop = min(start + chunk, n_rows)
+        out[start:stop] = weight_rows(start, stop) @ columns
+    out = out[:, inverse]
     result, col = {}, 0
     for k in keys:
         shape = np.shape(stacked[k])[1:]
         width = int(np.prod(shape))
-        result[k] = out[:, col:col + width].reshape(weights.shape[0], *shape)
+        result[k] = out[:, col:col + width].reshape(n_rows, *shape)
         col += width
     return result
 
@@ -197,8 +239,7 @@ def _scores(metric: Metric, sums: np.ndarray) -> np.ndarray:
 
 def _bootstrap(metrics, stacked, n_samples, seed):
     """Per metric: the ``(S, B)`` bootstrap scores and the ``(S,)`` p-values (baseline: NaN)."""
-    n_segments = next(iter(stacked.values())).shape[0]
-    sums = weighted_sums(bootstrap_counts(n_segments, n_samples, seed), stacked)
+    sums = bootstrap_sums(stacked, n_samples, seed)
     out = {}
     for name, metric in metrics.items():
         scores = _scores(metric, sums[name]).T  # (S, B)
@@ -486,7 +527,7 @@ def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[st
 
 __all__ = [
     "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
-    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
+    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "bootstrap_sums", "compare_stats", "confidence_interval",
     "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
     "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
     "significance", "weighted_sums", "with_version",

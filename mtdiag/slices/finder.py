@@ -43,7 +43,7 @@ import pandas as pd
 import regex
 
 from mtdiag import buckets, checks
-from mtdiag.compare import ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_counts, bootstrap_p_value, weighted_sums
+from mtdiag.compare import ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums
 from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.selection import segment_mask
@@ -277,14 +277,14 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
 
 def _tested(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None) -> list[tuple]:
     """Per candidate: expression, size, score of a, score of b, bootstrap p-value. Candidates of one size share
-    the draw and one matrix product (:func:`mtdiag.compare.weighted_sums`)."""
+    the draw and one matrix product (:func:`mtdiag.compare.bootstrap_sums`)."""
     by_size: dict[int, list[int]] = {}
     for i, candidate in enumerate(candidates):
         by_size.setdefault(int(candidate.mask.sum()), []).append(i)
     results: dict[int, tuple] = {}
     for size, members in by_size.items():
         rows = {i: stacked[candidates[i].mask] for i in members}
-        sums = weighted_sums(bootstrap_counts(size, n, seed), rows)
+        sums = bootstrap_sums(rows, n, seed)
         for i in members:
             observed = np.asarray(scorer.corpus_score(rows[i].sum(axis=0)), dtype=float)  # (2,): b, a
             scores = np.asarray(scorer.corpus_score(sums[i]), dtype=float)  # (n, 2)
