@@ -694,11 +694,11 @@ def _add_slices_command(commands) -> None:
                     "intersections, ranked by how much system A and B differ there, with paired bootstrap p-values "
                     "corrected for the number of slices tried (docs/slices.md). Each slice is printed as the "
                     "expression that defines it: score --where EXPR reproduces its scores.")
-    from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED
+    slices.add_argument("--compare", nargs=2, required=True, metavar=("A", "B"), help="the two systems")
+    from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED  # only for this command (see _Unfilled)
     from mtdiag.slices import CORRECTIONS
     from mtdiag.slices.finder import DEFAULT_MIN_SIZE
 
-    slices.add_argument("--compare", nargs=2, required=True, metavar=("A", "B"), help="the two systems")
     _add_input_options(slices)
     slices.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): their bands "
                         "become candidates")
@@ -751,7 +751,8 @@ def _slices(args) -> str:
     if args.format == "json":
         return json.dumps([{"expression": row.expression, "size": int(row.size),
                             "scores": {a: _json_value(float(row.score_a)), b: _json_value(float(row.score_b))},
-                            "difference": _json_value(float(row.difference)), "p_value": _json_value(float(row.p_value)),
+                            "difference": _json_value(float(row.difference)),
+                            "p_value": _json_value(float(row.p_value)),
                             "p_corrected": _json_value(float(row.p_corrected)), "correction": row.correction,
                             "significant": bool(row.significant)} for row in table.itertuples(index=False)],
                           ensure_ascii=False)

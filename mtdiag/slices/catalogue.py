@@ -151,7 +151,7 @@ def _text(values) -> np.ndarray:
     return np.asarray(values.astype(str).to_numpy(dtype=object), dtype=object)
 
 
-def _per_system(report, frame, system: str) -> np.ndarray:
+def _per_system(frame, system: str) -> np.ndarray:
     """The rows of a ``(system, seg)``-indexed frame or series for one system, in segment order."""
     return frame.xs(system, level="system").sort_index().to_numpy()
 
@@ -179,7 +179,7 @@ def _flag(report, field: Field) -> np.ndarray:
         computed = ", ".join(flags.columns) or "none"
         raise ExpressionError(f"the flag {field.name!r} is not computed for these inputs", field.column,
                               f"computed flags: {computed}")
-    return _per_system(report, flags[field.name], field.key).astype(bool)
+    return _per_system(flags[field.name], field.key).astype(bool)
 
 
 def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
@@ -202,7 +202,7 @@ def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
     if name == "hyp":
         return (_text(evalset.hyps[key]),)
     if name == "problem":
-        return (_per_system(report, triage.problem_scores(report)["problem"], key).astype(float),)
+        return (_per_system(triage.problem_scores(report)["problem"], key).astype(float),)
     if name == "human":
         return (_human(report, key),)
     if name == "errors":
