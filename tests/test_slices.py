@@ -260,3 +260,18 @@ def test_label_files_fill_unlisted_segments_with_an_empty_label():
     labels = read_segment_labels(b"seg_id\tdoc\tdomain\n3\tx\tnews\n1\ty\tbio\n", "labels.tsv", n_segments=4)
     assert labels["doc"].tolist() == ["y", "", "x", ""] and labels["domain"].tolist() == ["bio", "", "news", ""]
 
+
+
+def test_imported_metrics_and_system_names_with_spaces_are_fields(registry_restored):
+    from mtdiag.io import with_metric_scores
+
+    evalset = evalset_from_lists({"ref": ["a b c d", "e f g", "h i j k"]},
+                                 {"Online B": ["a b c d", "e x g", "y"], "sys-2.1": ["a b c", "e f g", "h i j k"]})
+    scores = b"system\tseg_id\tcomet\nOnline B\t1\t0.9\nOnline B\t2\t0.4\nsys-2.1\t1\t0.7\nsys-2.1\t3\t0.8\n"
+    report = evaluate(with_metric_scores(evalset, scores, "comet.tsv"))
+    assert "comet[SYSTEM]" in [f.written for f in fields(report)]
+    assert segment_mask(report, 'comet["Online B"] > 0.5').tolist() == [True, False, False]
+    assert segment_mask(report, "comet[sys-2.1] >= 0.7").tolist() == [True, False, True]  # seg 2 unscored: missing
+    assert segment_mask(report, 'chrf["Online B"] < chrf[sys-2.1]').tolist() == [False, True, True]
+    sliced = where(report, "comet[sys-2.1] >= 0.7")
+    assert sliced.corpus.loc["sys-2.1", "comet"] == pytest.approx(0.75)
