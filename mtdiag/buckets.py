@@ -118,9 +118,14 @@ def dimensions(report) -> list[str]:
     """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
     words (reference-based: not without a reference), every label column (``label:doc``, …), human-score bands and error categories when loaded."""
     evalset = report.evalset
+<<<<<<< HEAD
     found = (["src_length"] if "src" in evalset.segments.columns else []) + (
         ["ref_length", "ref_freq"] if evalset.has_references else [])
     found += [f"label:{c}" for c in evalset.segments.columns if c != "src"]
+=======
+    found = (["src_length"] if "src" in evalset.segments.columns else []) + ["ref_length", "ref_freq"]
+    found += [f"label:{c}" for c in evalset.label_columns]
+>>>>>>> i21-slices
     if evalset.human is not None and len(evalset.human):
         found.append("human")
     if evalset.annotations is not None and len(evalset.annotations):
@@ -134,19 +139,17 @@ def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> 
     if by == "src_length":
         if "src" not in evalset.segments.columns:
             raise ValueError("src_length buckets need the source (--src)")
-        src_lang = evalset.lang_pair.split("-")[0] if evalset.lang_pair and "-" in evalset.lang_pair else None
-        options = TokenizeOptions(default_tokenizer(src_lang), lowercase=False)
-        lengths = [len(tokens) for tokens in tokenize_texts(evalset.src.astype(str).tolist(), options)]
-        return _same_for_all(report, [length_band(n) for n in lengths], LENGTH_ORDER, by)
+        return _same_for_all(report, [length_band(int(n)) for n in source_lengths(report)], LENGTH_ORDER, by)
     if by == "ref_length":
-        lengths = report.context.tokens.refs[evalset.ref_names[0]].lengths
-        return _same_for_all(report, [length_band(int(n)) for n in lengths], LENGTH_ORDER, by)
+        return _same_for_all(report, [length_band(int(n)) for n in reference_lengths(report)], LENGTH_ORDER, by)
     if by == "ref_freq":
-        return _same_for_all(report, _rarest_word_bands(report, word_counts), [b[2] for b in FREQ_BANDS], by)
+        rarest = rarest_word_frequency(report, word_counts)
+        return _same_for_all(report, ["no words" if np.isinf(v) else frequency_band(v) for v in rarest],
+                             [b[2] for b in FREQ_BANDS], by)
     if by.startswith("label:"):
         column = by.partition(":")[2]
-        if column not in evalset.segments.columns or column == "src":
-            labels = [c for c in evalset.segments.columns if c != "src"]
+        if column not in evalset.label_columns:
+            labels = evalset.label_columns
             raise ValueError(f"{by}: the segments have no label column {column!r}; "
                              f"label columns: {', '.join(labels) if labels else 'none'}")
         values = evalset.segments[column].astype(str).tolist()
@@ -158,7 +161,23 @@ def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> 
     raise ValueError(f"unknown bucket dimension {by!r}; choose {', '.join(BY)} or label:COLUMN")
 
 
-def _rarest_word_bands(report, word_counts: dict[str, int] | None) -> list[str]:
+def source_lengths(report) -> np.ndarray:
+    """Tokens per source segment, tokenised for the source language (13a, ``zh`` or ``ja-mecab``; case kept)."""
+    evalset = report.evalset
+    src_lang = evalset.lang_pair.split("-")[0] if evalset.lang_pair and "-" in evalset.lang_pair else None
+    options = TokenizeOptions(default_tokenizer(src_lang), lowercase=False)
+    return np.array([len(tokens) for tokens in tokenize_texts(evalset.src.astype(str).tolist(), options)],
+                    dtype=np.int64)
+
+
+def reference_lengths(report) -> np.ndarray:
+    """Tokens per segment of the first reference, under the report's tokenisation."""
+    return np.asarray(report.context.tokens.refs[report.evalset.ref_names[0]].lengths, dtype=np.int64)
+
+
+def rarest_word_frequency(report, word_counts: dict[str, int] | None = None) -> np.ndarray:
+    """Per segment, the frequency of the rarest word of the first reference (punctuation left out): counted over
+    every reference of the report, or looked up in ``word_counts``; ``inf`` where the reference has no word."""
     tokens = report.context.tokens
     vocab = tokens.vocab
     if word_counts is None:  # frequency within the test set's references
@@ -177,27 +196,43 @@ def _rarest_word_bands(report, word_counts: dict[str, int] | None) -> list[str]:
     values = np.where(punctuation[side.ids], np.inf, freq[side.ids])
     rarest = np.full(side.n_segments, np.inf)
     np.minimum.at(rarest, seg_of, values)
-    return ["no words" if np.isinf(v) else frequency_band(v) for v in rarest]
+    return rarest
+
+
+QUARTER_NAMES = ("lowest quarter", "second quarter", "third quarter", "highest quarter")
+
+
+def _rated(report) -> pd.DataFrame:
+    human = report.evalset.human
+    if human is None or human.empty:
+        raise ValueError("human buckets need human scores (mqm.seg.tsv or --human)")
+    return human[human["system"].isin(report.evalset.systems)].dropna(subset=["score"])
+
+
+def human_quartiles(report) -> np.ndarray | None:
+    """The quartiles of the rated pairs' human scores, which band a scale other than MQM (a band is between two
+    quartiles: lower one included, upper one not); None for MQM-style scores (all ≤ 0), banded by
+    :data:`MQM_BANDS` (both ends included)."""
+    scores = _rated(report)["score"].to_numpy(dtype=float)
+    if len(scores) and (scores <= 0).all():
+        return None
+    return np.quantile(scores, [0.25, 0.5, 0.75]) if len(scores) else np.zeros(3)
 
 
 def _human_bands(report) -> Bucketing:
     evalset = report.evalset
-    human = evalset.human
-    if human is None or human.empty:
-        raise ValueError("human buckets need human scores (mqm.seg.tsv or --human)")
     systems = tuple(evalset.systems)
     labels = np.full((len(systems), evalset.n_segments), None, dtype=object)
-    rated = human[human["system"].isin(systems)].dropna(subset=["score"])
+    rated = _rated(report)
     scores = rated["score"].to_numpy(dtype=float)
-    if len(scores) and (scores <= 0).all():
+    quartiles = human_quartiles(report)
+    if quartiles is None:
         bands = MQM_BANDS
         band_of = lambda v: next(label for lo, hi, label in bands if lo <= v <= hi)  # noqa: E731
         order = [b[2] for b in bands]
     else:
-        quartiles = np.quantile(scores, [0.25, 0.5, 0.75]) if len(scores) else np.zeros(3)
-        names = ["lowest quarter", "second quarter", "third quarter", "highest quarter"]
-        band_of = lambda v: names[int(np.searchsorted(quartiles, v, side="right"))]  # noqa: E731
-        order = names
+        band_of = lambda v: QUARTER_NAMES[int(np.searchsorted(quartiles, v, side="right"))]  # noqa: E731
+        order = QUARTER_NAMES
     row = {s: i for i, s in enumerate(systems)}
     for system, seg, score in zip(rated["system"], rated["seg"], scores):
         labels[row[system], int(seg)] = band_of(score)

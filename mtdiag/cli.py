@@ -276,6 +276,49 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     _add_metric_options(parser)
 
 
+def _add_where_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--where", metavar="EXPR", help="only the segments this expression selects, every system "
+                        "kept (docs/slices.md): e.g. 'seg_id <= 500', 'doc == \"talk.2\"', 'chrf[A] < 40 and "
+                        "src_len >= 20'; everything is recomputed on them from the statistics already computed")
+
+
+def _check_where(args, evalset, options) -> None:
+    """``--where``'s syntax and field names, checked before anything is scored."""
+    if getattr(args, "where", None) is None:
+        return
+    from mtdiag.api import available_metrics
+    from mtdiag.slices import check
+
+    check(args.where, evalset, options.metrics if options.metrics is not None else available_metrics(evalset))
+
+
+def _sliced(args, report):
+    """The report of ``--where``'s segments (``report`` itself without it); how many it keeps goes to stderr."""
+    if getattr(args, "where", None) is None:
+        return report
+    from mtdiag.slices import where
+
+    sliced = where(report, args.where)
+    print(f"mtdiag: where: {sliced.evalset.n_segments:,} of {report.evalset.n_segments:,} segments", file=sys.stderr)
+    return sliced
+
+
+def _with_human(args, evalset) -> "EvalSet":
+    """``evalset`` with the human scores of ``--human`` — a human-score TSV, or an MQM/ESA error file whose segment
+    scores are derived as for ``--annotations`` (:func:`mtdiag.io.read_human_scores`) — read before scoring, so a
+    slice keeps its own; a warning for each rated system that is not loaded."""
+    from dataclasses import replace
+
+    from mtdiag.io import read_human_scores
+    from mtdiag.io.human import unknown_score_systems
+
+    path = args.human
+    human = read_human_scores(path, n_segments=evalset.n_segments, limits=_limits(args))
+    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
+        print(f"mtdiag: warning: {warning}", file=sys.stderr)
+    return replace(evalset, human=human)
+
+
 def _options(args) -> "Options":
     from mtdiag.api import Options
 
@@ -315,7 +358,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mtdiag {__version__}")
     commands = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only)
     for add in (_add_score_command, _add_triage_command, _add_report_command, _add_ngrams_command,
-                _add_likeness_command, _add_buckets_command, _add_serve_command):
+                _add_likeness_command, _add_buckets_command, _add_slices_command, _add_serve_command):
         try:
             add(commands)
         except _Skip:
@@ -327,6 +370,7 @@ def _add_score_command(commands) -> None:
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
     _add_input_options(score)
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
+    _add_where_option(score)
     score.add_argument("--human", metavar="SCORES.tsv",
                        help=f"{HUMAN_HELP}: add each metric's correlation with them to the JSON output")
     _add_significance_options(score)
@@ -426,10 +470,14 @@ def _score(args) -> str:
     _check_human_args(args)
     evalset = _load(args)
     _check_baseline(args, evalset.systems)
+    _check_where(args, evalset, options)
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
-    report = evaluate(evalset, options, execution=Execution(dask=args.dask))
-    if not report.metrics:
+    if args.human:
+        evalset = _with_human(args, evalset)
+    whole = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    report = _sliced(args, whole)
+    if not whole.metrics:
         from mtdiag.api import no_metric_reason
 
         raise CliError(no_metric_reason(evalset))
@@ -449,6 +497,11 @@ def _score(args) -> str:
                 s: {m: [_json_value(float(v)) for v in report.segments.loc[s, m]] for m in report.metrics}
                 for s in report.evalset.systems
             }
+        if args.where is not None:
+            out["slice"] = {"where": args.where, "segments": report.evalset.n_segments,
+                            "of": whole.evalset.n_segments}
+            if args.segments:
+                out["slice"]["seg_ids"] = report.evalset.seg_ids.tolist()
         if comparison is not None:
             out["significance"] = significance_json(comparison)
         if pairwise is not None:
@@ -466,8 +519,9 @@ def _score(args) -> str:
     for system, row in report.corpus.iterrows():
         lines.append("\t".join([system, *(["corpus"] if args.segments else []), *(fmt(v) for v in row)]))
         if args.segments:
+            seg_ids = report.evalset.seg_ids
             for seg, seg_row in report.segments.loc[system].iterrows():
-                lines.append("\t".join([system, str(seg + 1), *(fmt(v) for v in seg_row)]))
+                lines.append("\t".join([system, str(seg_ids[seg]), *(fmt(v) for v in seg_row)]))
     return "\n".join(lines)
 
 
@@ -485,6 +539,7 @@ def _add_triage_command(commands) -> None:
                         "problem over systems), spread (max - min), worst_system, worst_problem; hardest first")
     triage.add_argument("--strict", action="store_true", help="pairs in strict problem order throughout (default: "
                         "the first 50 rows show one pair per source, each its worst)")
+    _add_where_option(triage)
     _add_format(triage, ("tsv", "json"), default="tsv")
     triage.set_defaults(handler=_triage)
 
@@ -499,9 +554,12 @@ def _triage(args) -> str:
         raise CliError(f"--top must be at least 1, got {args.top}")
     options = _options(args)
     evalset = _load(args)
+    _check_where(args, evalset, options)
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
-    report = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    if args.human:
+        evalset = _with_human(args, evalset)
+    report = _sliced(args, evaluate(evalset, options, execution=Execution(dask=args.dask)))
     if args.sources:
         table = triage.source_difficulty(report)
     else:
@@ -509,10 +567,10 @@ def _triage(args) -> str:
         queue = triage.worst_first(report, strict=args.strict)
         table = queue[["system", "seg_id", "problem", "flags", *report.metrics]]
         if args.human or args.annotations:  # the given scores, else those the annotations gave the set
-            human = _human_scores(args, evalset) if args.human else report.evalset.human
-            table = _with_human_column(human, report, table)
+            table = _with_human_column(report, table)
     if args.top is not None:
         table = table.head(args.top)
+    table = table.assign(seg_id=report.evalset.seg_ids[table["seg_id"].to_numpy() - 1])  # a slice: original ids
     return to_json(table) if args.format == "json" else to_tsv(table).rstrip("\n")
 
 
@@ -527,6 +585,7 @@ def _add_report_command(commands) -> None:
     report.add_argument("--top", type=int, default=50, metavar="N", help="worst segments shown (default: %(default)s)")
     report.add_argument("--title", help="the report's title (default: the test set's name)")
     report.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}, shown with the worst segments")
+    _add_where_option(report)
     report.set_defaults(handler=_report)
 
 
@@ -538,15 +597,20 @@ def _report(args) -> str:
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top}")
     evalset = _load(args)
+    options = _options(args)
+    _check_where(args, evalset, options)
     if args.human:
-        from dataclasses import replace
-
-        evalset = replace(evalset, human=_human_scores(args, evalset))
+        evalset = _with_human(args, evalset)
     for warning in evalset.warnings:
         print(f"mtdiag: warning: {warning}", file=sys.stderr)
     print("mtdiag: scoring …", file=sys.stderr)
-    report = evaluate(evalset, _options(args), execution=Execution(dask=args.dask))
-    page = html_report(report, top=args.top, title=args.title,
+    whole = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    report = _sliced(args, whole)
+    title = args.title
+    if title is None and args.where is not None:
+        title = (f"mtdiag report: {evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "
+                 f"{evalset.n_segments:,} segments)")
+    page = html_report(report, top=args.top, title=title,
                        progress=lambda step: print(f"mtdiag: writing {step} …", file=sys.stderr))
     output = Path(args.output)
     output.write_text(page, encoding="utf-8")
@@ -554,23 +618,12 @@ def _report(args) -> str:
     return ""
 
 
-def _human_scores(args, evalset):
-    """``--human``: a human-score TSV, or an MQM/ESA error file whose segment scores are derived as for
-    ``--annotations`` (:func:`mtdiag.io.read_human_scores`); systems it rates that are not loaded are a warning."""
-    from mtdiag.io import read_human_scores
-    from mtdiag.io.human import unknown_score_systems
-
-    human = read_human_scores(args.human, n_segments=evalset.n_segments, limits=_limits(args))
-    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, args.human):
-        print(f"mtdiag: warning: {warning}", file=sys.stderr)
-    return human
-
-
-def _with_human_column(human, report, queue):
-    """The queue with a ``human`` column from the frame ``human`` (``seg, system, score``; blank where not rated,
-    all blank without scores); the queue's lift at 10 % on stderr."""
+def _with_human_column(report, queue):
+    """The queue with a ``human`` column from the report's human scores (blank where not rated, all blank without
+    scores); the queue's lift at 10 % on stderr."""
     from mtdiag import triage
 
+    human = report.evalset.human
     if human is None or human.empty:
         return queue.assign(human=float("nan"))
     scores = human.assign(seg_id=human["seg"] + 1).set_index(["system", "seg_id"])["score"]
@@ -649,6 +702,7 @@ def _add_buckets_command(commands) -> None:
     buckets.add_argument("--metrics", help="comma-separated metrics (default: all the inputs allow)")
     buckets.add_argument("--compare", nargs=2, metavar=("A", "B"), help="also a paired bootstrap of system A "
                          "against B inside each bucket")
+    _add_where_option(buckets)
     _add_tokenize_options(buckets)
     buckets.add_argument("--tgt-lang", help="target language code")
     _add_metric_options(buckets)
@@ -668,13 +722,12 @@ def _buckets(args) -> str:
     evalset = _load(args)
     _print_warnings(evalset)
     if args.human:
-        from dataclasses import replace
-
-        evalset = replace(evalset, human=_human_scores(args, evalset))
+        evalset = _with_human(args, evalset)
     options = Options(tokenize=args.tokenize, lowercase=not args.no_lowercase, typography=not args.keep_typography,
                       metrics=_metric_list(args.metrics),
                       metric_options=_metric_options(args), tgt_lang=args.tgt_lang)
-    report = evaluate(evalset, options)
+    _check_where(args, evalset, options)
+    report = _sliced(args, evaluate(evalset, options))
     if args.compare:
         missing = [s for s in args.compare if s not in report.evalset.systems]
         if missing:
@@ -696,6 +749,86 @@ def _buckets(args) -> str:
         text += "\n" + "".join(to_tsv(table.assign(by=by)[["by", *table.columns]], header=i == 0)
                                 for i, (by, table) in enumerate(tests.items()))
     return text.rstrip("\n")
+
+
+def _add_slices_command(commands) -> None:
+    """``mtdiag slices --compare A B``: the slices where two systems differ most (mtdiag.slices.finder)."""
+    slices = commands.add_parser(
+        "slices", help="where do two systems differ most? candidate slices ranked, as --where expressions",
+        description="Every bucket, label value, flag, human-score band and error category, and their pairwise "
+                    "intersections, ranked by how much system A and B differ there, with paired bootstrap p-values "
+                    "corrected for the number of slices tried (docs/slices.md). Each slice is printed as the "
+                    "expression that defines it: score --where EXPR reproduces its scores.")
+    slices.add_argument("--compare", nargs=2, required=True, metavar=("A", "B"), help="the two systems")
+    from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED  # only for this command (see _Unfilled)
+    from mtdiag.slices import CORRECTIONS
+    from mtdiag.slices.finder import DEFAULT_MIN_SIZE
+
+    _add_input_options(slices)
+    slices.add_argument("--human", metavar="SCORES.tsv", help="human scores (system, seg_id, score): their bands "
+                        "become candidates")
+    slices.add_argument("--metric", default="chrf", help="the metric A and B are compared by (default: %(default)s)")
+    slices.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, metavar="N",
+                        help="fewest segments a slice keeps (default: %(default)s)")
+    slices.add_argument("--correction", default="bh", choices=list(CORRECTIONS),
+                        help="multiple-comparison correction over the slices tried: bh (Benjamini-Hochberg, false "
+                        "discovery rate) or holm (family-wise error) (default: %(default)s)")
+    slices.add_argument("--samples", type=int, default=DEFAULT_SAMPLES["bs"], metavar="N",
+                        help="bootstrap resamples per slice (default: %(default)s)")
+    slices.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed (default: %(default)s)")
+    slices.add_argument("--top", type=int, default=20, metavar="K", help="slices shown, 0 = all (default: %(default)s)")
+    _add_format(slices, ("tsv", "json"), default="tsv")
+    slices.set_defaults(handler=_slices)
+
+
+def _slices(args) -> str:
+    from mtdiag.api import available_metrics, evaluate
+    from mtdiag.chunks import Execution
+    from mtdiag.slices import CORRECTIONS, find_slices
+
+    if args.top < 0:
+        raise CliError(f"--top {args.top}: must be 0 (all slices) or more")
+    if args.min_size < 1:
+        raise CliError(f"--min-size {args.min_size}: must be at least 1")
+    if args.samples < 1:
+        raise CliError(f"--samples {args.samples}: must be at least 1")
+    options = _options(args)
+    evalset = _load(args)
+    a, b = args.compare
+    for system in (a, b):
+        if system not in evalset.systems:
+            raise CliError(f"--compare {system!r} is not a system; systems: {', '.join(evalset.systems)}")
+    if a == b:
+        raise CliError("--compare: name two different systems")
+    metrics = options.metrics if options.metrics is not None else available_metrics(evalset)
+    if args.metric not in metrics:
+        raise CliError(f"--metric {args.metric!r} is not computed; computed: {', '.join(metrics)}")
+    _print_warnings(evalset)
+    if args.human:
+        evalset = _with_human(args, evalset)
+    report = evaluate(evalset, options, execution=Execution(dask=args.dask))
+    table = find_slices(report, a, b, args.metric, min_size=args.min_size, correction=args.correction,
+                        n=args.samples, seed=args.seed, top=args.top or None)
+    facts = table.attrs
+    print(f"mtdiag: slices: {args.metric} on all {facts['segments']:,} segments: {a} {facts['score_a']:.4f}, {b} "
+          f"{facts['score_b']:.4f}; {facts['tried']:,} slices tried (at least {args.min_size} segments), "
+          f"{facts['significant']:,} significant after {CORRECTIONS[args.correction]}", file=sys.stderr)
+    if args.format == "json":
+        return json.dumps([{"expression": row.expression, "size": int(row.size),
+                            "scores": {a: _json_value(float(row.score_a)), b: _json_value(float(row.score_b))},
+                            "difference": _json_value(float(row.difference)),
+                            "p_value": _json_value(float(row.p_value)),
+                            "p_corrected": _json_value(float(row.p_corrected)), "correction": row.correction,
+                            "significant": bool(row.significant)} for row in table.itertuples(index=False)],
+                          ensure_ascii=False)
+    # written by hand: a TSV writer would quote the expressions' double quotes, and they are to be copied as shown
+    number = lambda v: "" if not math.isfinite(v) else repr(float(v))  # noqa: E731
+    lines = ["\t".join(["expression", "size", a, b, "difference", "p_value", "p_corrected", "correction",
+                        "significant"])]
+    lines += ["\t".join([row.expression, str(row.size), number(row.score_a), number(row.score_b),
+                         number(row.difference), number(row.p_value), number(row.p_corrected), row.correction,
+                         str(bool(row.significant)).lower()]) for row in table.itertuples(index=False)]
+    return "\n".join(lines)
 
 
 def _add_likeness_command(commands) -> None:
@@ -819,10 +952,11 @@ def _check_human_args(args) -> None:
 
 def _human_json(args, report) -> dict:
     """``{METRIC: {seg_pearson, seg_kendall, sys_pearson, sys_kendall, n_seg, n_sys}}`` against the human scores
-    of ``--human`` (positive = agrees with the humans; see :mod:`mtdiag.human`)."""
+    of ``path``, attached to the report's set before scoring (:func:`_with_human`; positive = agrees with the
+    humans; see :mod:`mtdiag.human`)."""
     from mtdiag.human import human_agreement
 
-    table = human_agreement(report, _human_scores(args, report.evalset))
+    table = human_agreement(report, report.evalset.human)
     return {metric: {k: int(v) if k.startswith("n_") else _json_value(float(v)) for k, v in row.items()}
             for metric, row in table.to_dict(orient="index").items()}
 

@@ -28,7 +28,9 @@ reports ``p = 1``. ``docs/significance.md`` records the agreement measured again
 
 Every resampled sum is one matrix product ``weights @ stats`` over the statistics of all systems and metrics at
 once (weights: a ``(B, n)`` matrix of resample counts, or the ``(T, n)`` swap mask), so the tests cost a couple of
-BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number of systems.
+BLAS calls plus one vectorised ``corpus_score`` per metric, whatever the number of systems. A statistics column
+that repeats (reference counts are the same for every system) is multiplied once, and the bootstrap's counts are
+made block by block from the drawn indices (:func:`bootstrap_sums`), so memory stays bounded at 100,000 segments.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ DEFAULT_CONFIDENCE = 1000  # bootstrap resamples for the CI reported with approx
 ALPHA = 0.05
 METHODS = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomisation"}
 COLUMNS = ("score", "mean", "ci_lo", "ci_hi", "ci", "delta", "p", "significant", "better")
-_CHUNK_VALUES = 4_000_000  # rows of a weight matrix converted to float64 at once: at most ~32 MB
+_CHUNK_VALUES = 16_000_000  # values of a weight matrix multiplied at once: ~128 MB (blocks of 4M values made BLAS
+#                              read the statistics so often that 100k segments took about 4x longer)
 
 
 # --------------------------------------------------------------------------------------------------- the draws
@@ -58,11 +61,14 @@ def bootstrap_indices(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"], s
     """``(n_samples, n_segments)`` segment indices drawn with replacement — sacrebleu's draw, index for index.
 
     sacrebleu (``_paired_bs_test`` / ``_bootstrap_resample``) calls
-    ``np.random.default_rng(seed).choice(n, size=(B, n), replace=True)``; the same call here yields the same
-    samples (Koehn 2004: full-size samples with replacement).
+    ``np.random.default_rng(seed).choice(n, size=(B, n), replace=True)``, which numpy draws as
+    ``integers(0, n, size, dtype=int64)``: bounded 32-bit draws stored as int64. The same draws are stored here as
+    int32 (half the memory: 400 MB less at 100,000 segments), the same samples index for index (Koehn 2004:
+    full-size samples with replacement; ``tests/test_compare.py`` compares them with sacrebleu's).
     """
     rng = np.random.default_rng(seed) if rng is None else rng
-    return rng.choice(n_segments, size=(n_samples, n_segments), replace=True)
+    dtype = np.int32 if n_segments <= np.iinfo(np.int32).max else np.int64
+    return rng.integers(0, n_segments, size=(n_samples, n_segments), dtype=dtype)
 
 
 def resample_counts(indices: np.ndarray) -> np.ndarray:
@@ -157,23 +163,83 @@ def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, ob
 def weighted_sums(weights: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """``weights @ stats`` for many statistics arrays at once: ``(R, n)`` and ``{key: (n, ...)}`` -> ``{key: (R, ...)}``.
 
-    All arrays are flattened into one ``(n, K)`` matrix so that one matrix product serves every system and
-    metric; rows of ``weights`` are processed in chunks to bound memory.
+    The distinct columns of all arrays form one ``(n, K)`` matrix, so that one matrix product serves every system
+    and metric; rows of ``weights`` are processed in blocks to bound memory.
     """
+    return _products(weights.shape[0], lambda start, stop: weights[start:stop].astype(np.float64, copy=False),
+                     stacked)
+
+
+def bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int = DEFAULT_SAMPLES["bs"],
+                   seed: int | None = DEFAULT_SEED) -> dict[str, np.ndarray]:
+    """Each statistics array summed over every bootstrap resample of sacrebleu's draw: ``{key: (n, ...)}`` ->
+    ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``. The resample counts are
+    made block by block from the drawn indices, so the ``(B, n)`` count matrix never exists whole (at 100,000
+    segments it took 800 MB, and as much again while it was counted and converted)."""
+    n_segments = next(iter(stacked.values())).shape[0]
+    indices = bootstrap_indices(n_segments, n_samples, seed)
+    block = np.empty((min(n_samples, _block_rows(n_segments)), n_segments))  # reused: no fresh pages per block
+
+    def counts(start: int, stop: int) -> np.ndarray:
+        rows = block[:stop - start]
+        for row, drawn in zip(rows, indices[start:stop]):
+            row[:] = np.bincount(drawn, minlength=n_segments)
+        return rows
+
+    return _products(n_samples, counts, stacked)
+
+
+def _block_rows(n_segments: int) -> int:
+    """Rows of a weight matrix multiplied at once (:data:`_CHUNK_VALUES` values)."""
+    return max(1, _CHUNK_VALUES // max(n_segments, 1))
+
+
+def _distinct_columns(arrays: Sequence[np.ndarray]) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The distinct columns of some ``(n, k_i)`` arrays taken side by side: ``(kept, inverse)`` — ``kept`` lists
+    each distinct column once as ``(array, column)``, ``inverse`` gives for every column (in order) its place in
+    ``kept``. Statistics repeat across systems (reference counts) and metrics (lengths): a third of the default
+    metrics' columns do, and each is then multiplied once. Candidates are found by a random projection and
+    confirmed value by value."""
+    weights = np.random.default_rng(0).random(arrays[0].shape[0])
+    keys = np.concatenate([a.T @ weights for a in arrays]).tolist()
+    places = [(i, j) for i, a in enumerate(arrays) for j in range(a.shape[1])]
+    inverse = np.empty(len(places), dtype=np.int64)
+    kept: list[tuple[int, int]] = []
+    by_key: dict[float, list[int]] = {}
+    for column, ((i, j), key) in enumerate(zip(places, keys)):
+        same = next((slot for slot in by_key.get(key, ())
+                     if np.array_equal(arrays[kept[slot][0]][:, kept[slot][1]], arrays[i][:, j])), None)
+        if same is None:
+            same = len(kept)
+            kept.append((i, j))
+            by_key.setdefault(key, []).append(same)
+        inverse[column] = same
+    return kept, inverse
+
+
+def _products(n_rows: int, weight_rows, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``weights @ stats`` with the weights given by blocks: ``weight_rows(start, stop)`` -> float64 rows
+    ``start..stop-1`` of the ``(n_rows, n)`` weight matrix; see :func:`weighted_sums`."""
     keys = list(stacked)
     if not keys:
         return {}
-    n = weights.shape[1]
-    flat = np.concatenate([np.asarray(stacked[k], dtype=np.float64).reshape(n, -1) for k in keys], axis=1)
-    chunk = max(1, _CHUNK_VALUES // max(n, 1))
-    out = np.empty((weights.shape[0], flat.shape[1]))
-    for start in range(0, weights.shape[0], chunk):
-        out[start:start + chunk] = weights[start:start + chunk].astype(np.float64) @ flat
+    n = np.shape(stacked[keys[0]])[0]
+    arrays = [np.asarray(stacked[k], dtype=np.float64).reshape(n, -1) for k in keys]
+    kept, inverse = _distinct_columns(arrays)
+    columns = np.empty((n, len(kept)))
+    for slot, (i, j) in enumerate(kept):
+        columns[:, slot] = arrays[i][:, j]
+    chunk = _block_rows(n)
+    out = np.empty((n_rows, columns.shape[1]))
+    for start in range(0, n_rows, chunk):
+        stop = min(start + chunk, n_rows)
+        out[start:stop] = weight_rows(start, stop) @ columns
+    out = out[:, inverse]
     result, col = {}, 0
     for k in keys:
         shape = np.shape(stacked[k])[1:]
         width = int(np.prod(shape))
-        result[k] = out[:, col:col + width].reshape(weights.shape[0], *shape)
+        result[k] = out[:, col:col + width].reshape(n_rows, *shape)
         col += width
     return result
 
@@ -197,8 +263,7 @@ def _scores(metric: Metric, sums: np.ndarray) -> np.ndarray:
 
 def _bootstrap(metrics, stacked, n_samples, seed):
     """Per metric: the ``(S, B)`` bootstrap scores and the ``(S,)`` p-values (baseline: NaN)."""
-    n_segments = next(iter(stacked.values())).shape[0]
-    sums = weighted_sums(bootstrap_counts(n_segments, n_samples, seed), stacked)
+    sums = bootstrap_sums(stacked, n_samples, seed)
     out = {}
     for name, metric in metrics.items():
         scores = _scores(metric, sums[name]).T  # (S, B)
@@ -486,8 +551,8 @@ def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[st
 
 __all__ = [
     "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
-    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "compare_stats", "confidence_interval",
-    "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
+    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "bootstrap_sums", "compare_stats",
+    "confidence_interval", "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
     "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
     "significance", "weighted_sums", "with_version",
 ]

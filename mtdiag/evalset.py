@@ -15,6 +15,12 @@
 
 An ``EvalSet`` is immutable in spirit: functions return new ones (``with_hyps``) instead of mutating, and
 ``content_hash`` identifies the data for caching.
+
+A *slice* of a set (:meth:`EvalSet.segment_subset`, the segments an expression selects: ``mtdiag.slices``) is an
+EvalSet of its own, ``seg`` renumbered from 0, whose ``segments`` frame keeps the original 0-based segment of each
+row in the column ``orig_seg`` (:data:`ORIGIN_COLUMN`). ``seg_ids`` gives the 1-based ids to show — the original
+ones — so a slice's outputs name the segments as the whole set does. ``orig_seg`` is no label
+(:attr:`EvalSet.label_columns`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
+
+ORIGIN_COLUMN = "orig_seg"  # in a slice's segments: the row's 0-based segment in the whole set
+_NOT_LABELS = ("src", ORIGIN_COLUMN)
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,20 @@ class EvalSet:
             return self.segments["src"]
         return pd.Series([""] * self.n_segments, index=self.segments.index, name="src")
 
+    @property
+    def label_columns(self) -> list[str]:
+        """The label columns of the segments (``doc``, ``domain``, …): every column but the source and
+        :data:`ORIGIN_COLUMN`."""
+        return [c for c in self.segments.columns if c not in _NOT_LABELS]
+
+    @property
+    def seg_ids(self) -> np.ndarray:
+        """The 1-based id of each segment as the user knows it: ``seg + 1``, or in a slice the original segment's
+        (``orig_seg + 1``)."""
+        if ORIGIN_COLUMN in self.segments.columns:
+            return self.segments[ORIGIN_COLUMN].to_numpy(dtype=np.int64) + 1
+        return np.arange(1, self.n_segments + 1, dtype=np.int64)
+
     def with_hyps(self, hyps: pd.DataFrame) -> "EvalSet":
         """A copy with other system outputs (same segments and references)."""
         return replace(self, hyps=hyps)
@@ -117,6 +141,41 @@ class EvalSet:
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
                        terms=long(self.terms), human=long(self.human), scores=long(self.scores),
                        annotations=long(self.annotations), warnings=())
+
+    def segment_subset(self, segments) -> "EvalSet":
+        """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
+        their own: ``seg`` renumbered 0..k-1, the original segment of each row kept in ``orig_seg`` (composed when
+        this set is itself a slice), and the terms, human scores, imported scores and error spans of those segments
+        kept and renumbered. Like :meth:`segment_slice`, every metric's per-segment statistics of the subset are
+        the whole set's rows, which is what makes a slice's scores exact without scoring again."""
+        positions = np.asarray(segments)
+        if positions.dtype == bool:
+            if len(positions) != self.n_segments:
+                raise ValueError(f"a mask of {len(positions)} values for {self.n_segments} segments")
+            positions = np.flatnonzero(positions)
+        positions = positions.astype(np.int64, copy=False)
+        if len(positions) and (positions[0] < 0 or positions[-1] >= self.n_segments
+                               or (len(positions) > 1 and (np.diff(positions) <= 0).any())):
+            raise ValueError("segment positions must be ascending, each once, within the set")
+        index = pd.RangeIndex(len(positions), name="seg")
+        new_position = np.full(self.n_segments, -1, dtype=np.int64)
+        new_position[positions] = np.arange(len(positions))
+
+        def rows(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame.iloc[positions].set_axis(index, axis=0)
+
+        def long(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+            if frame is None:
+                return None
+            seg = new_position[frame["seg"].to_numpy(dtype=np.int64)]
+            kept = frame[seg >= 0].copy()
+            kept["seg"] = seg[seg >= 0]
+            return kept.reset_index(drop=True)
+
+        segments = rows(self.segments).assign(**{ORIGIN_COLUMN: self.seg_ids[positions] - 1})
+        return replace(self, segments=segments, refs=rows(self.refs), hyps=rows(self.hyps), terms=long(self.terms),
+                       human=long(self.human), scores=long(self.scores), annotations=long(self.annotations),
+                       warnings=())
 
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys."""

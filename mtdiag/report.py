@@ -152,7 +152,7 @@ def _worst(report, top: int) -> str:
                                                       label=f"Reference {name}"))
         texts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
                                                   label=f"Output ({system})"))
-        parts.append(f'<div class="seg"><h3>Segment {seg + 1} · {highlight.escape(system)} · problem '
+        parts.append(f'<div class="seg"><h3>Segment {ev.seg_ids[seg]} · {highlight.escape(system)} · problem '
                      f"{row['problem']:.3f}{highlight.escape(human)}</h3>{flags}"
                      f'<div class="small">{highlight.escape(scores)}</div>{"".join(texts)}</div>')
     return "".join(parts)

@@ -354,3 +354,35 @@ def test_latex_escape():
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
 
 
+
+
+def test_bootstrap_sums_equal_the_count_matrix_product_with_repeated_columns():
+    """bootstrap_sums makes the counts block by block and multiplies a repeated column once: the same sums."""
+    from mtdiag.compare import bootstrap_sums, weighted_sums
+
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 50, size=(3_001, 4)).astype(float)
+    stacked = {"a": np.stack([base, base + 1], axis=1), "b": base[:, [1, 1, 3]], "zeros": np.zeros((3_001, 2))}
+    expected = weighted_sums(bootstrap_counts(3_001, 300, 7), stacked)
+    got = bootstrap_sums(stacked, 300, 7)
+    assert list(got) == list(expected)
+    for key in stacked:
+        assert got[key].shape == expected[key].shape
+        np.testing.assert_array_equal(got[key], expected[key])
+        np.testing.assert_array_equal(got[key], np.stack([counts @ stacked[key].reshape(3_001, -1)
+                                                          for counts in bootstrap_counts(3_001, 300, 7)]
+                                                         ).reshape(expected[key].shape))
+
+
+@pytest.mark.parametrize("n_segments", [1, 2, 1_002, 100_000])
+def test_bootstrap_indices_are_numpys_choice_stored_in_half_the_memory(n_segments):
+    """sacrebleu draws ``default_rng(seed).choice(n, (B, n))``; the int32 draw is the same, also mid-stream."""
+    expected = np.random.default_rng(12345).choice(n_segments, size=(4, n_segments), replace=True)
+    drawn = bootstrap_indices(n_segments, 4, 12345)
+    assert drawn.dtype == np.int32
+    np.testing.assert_array_equal(drawn, expected)
+    first, second = np.random.default_rng(9), np.random.default_rng(9)
+    first.integers(2, size=(3, 5), dtype=bool)
+    second.integers(2, size=(3, 5), dtype=bool)
+    np.testing.assert_array_equal(bootstrap_indices(n_segments, 2, rng=first),
+                                  second.choice(n_segments, (2, n_segments)))

@@ -13,6 +13,7 @@ from mtdiag.io.files import _assemble, _check_names, _TextFile, read_text_file
 from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
 from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
 from mtdiag.io.human import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
+from mtdiag.io.labels import SEGMENT_LABELS_FILE, with_segment_labels
 from mtdiag.io.naming import file_role, resolve_lang_pair
 from mtdiag.io.tables import load_table
 from mtdiag.io.terms import folder_term_files
@@ -64,7 +65,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
     ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
     elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error spans from ``mqm.errors.tsv`` /
-    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`); ``lang_pair`` from
+    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`); segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
+    ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
     Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.terms`)."""
     folder, display = Path(path), str(path)
@@ -113,6 +115,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     for file_name in ANNOTATION_FILES:
         if (folder / file_name).is_file():
             evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits)
+    if (folder / SEGMENT_LABELS_FILE).is_file():
+        evalset = with_segment_labels(evalset, folder / SEGMENT_LABELS_FILE, SEGMENT_LABELS_FILE, limits=limits)
     return evalset
 
 

@@ -1,0 +1,220 @@
+"""What a field of a slice expression means on a report: the catalogue (:func:`field_catalogue`, for a field picker and
+for error messages) and the values (:func:`column`), one per segment.
+
+Segment fields (one value per segment): ``seg_id`` (1-based; a slice keeps the original ids), every label column
+(``doc``, ``domain``, …: text), ``src_len`` / ``ref_len`` / ``rare_freq`` (the numbers behind the length and
+rare-word buckets, from :mod:`mtdiag.buckets`, so a bucket is exactly an expression), ``src`` and ``ref`` (texts;
+with several references ``ref`` holds each of them and a condition holds when it holds for any, ``ref[NAME]``
+names one).
+
+Pair fields, written ``name[SYSTEM]`` (one value per segment for that system): every segment-level metric of the
+report (imported ones too), ``problem`` (:func:`mtdiag.triage.problem_scores`), ``human`` (when human scores are
+loaded), every triage flag (:data:`mtdiag.checks.FLAGS`, values from :func:`mtdiag.checks.flag_frame`), ``hyp``
+(the output) and ``errors`` (the human error categories of the pair, joined by ``"; "``, when annotations are
+loaded).
+
+A number that does not exist — a metric undefined on a segment, an unrated pair's human score, ``rare_freq`` of a
+reference without words — is missing (NaN): it satisfies no comparison.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtdiag import buckets, checks, triage
+from mtdiag.metrics import metric_info
+from mtdiag.slices.expression import ExpressionError, Field, is_name, key_text
+
+NUMBER, TEXT, FLAG = "number", "text", "flag"
+SYSTEM, REFERENCE = "system", "reference"
+ERROR_SEPARATOR = "; "
+_SHOWN_CHARS = 400  # how much of the field list an error message shows
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """One field: its ``name``, ``kind`` (``number``, ``text`` or ``flag``), ``key`` (None: one value per segment;
+    ``system``: written ``name[SYSTEM]``; ``reference``: ``ref`` or ``ref[REF]``) and what it holds."""
+
+    name: str
+    kind: str
+    key: str | None
+    description: str
+
+    @property
+    def written(self) -> str:
+        """How the field is written, with a placeholder for its key: ``chrf[SYSTEM]``, ``ref``, ``doc``."""
+        return f"{self.name}[SYSTEM]" if self.key == SYSTEM else self.name
+
+
+@dataclass(frozen=True)
+class Column:
+    """A field's values on a report: one array per alternative (one per reference for ``ref``: a condition holds
+    where it holds for any), each with one value per segment."""
+
+    kind: str
+    values: tuple[np.ndarray, ...]
+    written: str
+
+
+def _segment_fields(evalset) -> list[FieldInfo]:
+    has_src = "src" in evalset.segments.columns
+    fields = [FieldInfo("seg_id", NUMBER, None, "the segment's 1-based id (in a slice: its id in the whole set)")]
+    builtin = {"seg_id", "src_len", "ref_len", "rare_freq", "src", "ref"}
+    fields += [FieldInfo(label, TEXT, None, f"the segment's label {label!r}")
+               for label in evalset.label_columns if is_name(label) and label not in builtin]
+    if has_src:
+        fields.append(FieldInfo("src_len", NUMBER, None, "source length in tokens (as the src_length buckets)"))
+    fields.append(FieldInfo("ref_len", NUMBER, None, "first reference's length in tokens (as the ref_length "
+                                                     "buckets)"))
+    fields.append(FieldInfo("rare_freq", NUMBER, None, "frequency of the first reference's rarest word in the "
+                                                       "references (as the ref_freq buckets)"))
+    if has_src:
+        fields.append(FieldInfo("src", TEXT, None, "the source text"))
+    several = len(evalset.ref_names) > 1
+    fields.append(FieldInfo("ref", TEXT, REFERENCE, "the reference text" + (
+        f"s (any of {', '.join(evalset.ref_names)}; ref[NAME] for one)" if several else "")))
+    return fields
+
+
+def _pair_fields(evalset, metrics) -> list[FieldInfo]:
+    fields = []
+    for name in metrics:
+        info = metric_info(name)
+        if info.segment_level:
+            fields.append(FieldInfo(name, NUMBER, SYSTEM, f"{info.label} of the system's output on the segment "
+                                                          f"({info.scale_text}, {info.direction})"))
+    fields.append(FieldInfo("problem", NUMBER, SYSTEM, "problem score of the pair (0-1, higher = worse; the triage "
+                                                       "queue's order)"))
+    if evalset.human is not None and len(evalset.human):
+        fields.append(FieldInfo("human", NUMBER, SYSTEM, "human score of the pair (missing where not rated)"))
+    fields += [FieldInfo(flag.name, FLAG, SYSTEM, f"triage flag: {flag.help}") for flag in checks.FLAGS.values()]
+    fields.append(FieldInfo("hyp", TEXT, SYSTEM, "the system's output"))
+    if evalset.annotations is not None and len(evalset.annotations):
+        fields.append(FieldInfo("errors", TEXT, SYSTEM, "the pair's human error categories joined by '; ' "
+                                                        "(match with ~)"))
+    return fields
+
+
+def field_catalogue(evalset, metrics) -> list[FieldInfo]:
+    """Every field an expression may read on a report of ``evalset`` with ``metrics`` (segment fields first)."""
+    return _segment_fields(evalset) + _pair_fields(evalset, metrics)
+
+
+_NEEDS = {"human": "human scores (mqm.seg.tsv or --human)",
+          "errors": "human error annotations (mqm.errors.tsv or --annotations)",
+          "src": "the source (--src)", "src_len": "the source (--src)"}
+
+
+def field_list(fields: list[FieldInfo], systems) -> str:
+    """The fields and systems as an error message lists them (shortened)."""
+    text = "fields: " + ", ".join(f.written for f in fields) + "; systems: " + ", ".join(map(key_text, systems))
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 1] + "…"
+
+
+def resolve(field: Field, evalset, metrics) -> FieldInfo:
+    """The catalogue entry of a field reference, its key checked; :class:`ExpressionError` otherwise (unknown name,
+    missing or unknown system, a field that these inputs do not have)."""
+    fields = field_catalogue(evalset, metrics)
+    by_name = {f.name: f for f in fields}
+    info = by_name.get(field.name)
+    if info is None:
+        if field.name in _NEEDS:
+            raise ExpressionError(f"{field.written} needs {_NEEDS[field.name]}",
+                                  field.column)
+        close = difflib.get_close_matches(field.name, list(by_name), n=1)
+        hint = (f"did you mean {by_name[close[0]].written}? " if close else "") + field_list(fields, evalset.systems)
+        raise ExpressionError(f"unknown field {field.name!r}", field.column, hint)
+    if info.key == SYSTEM:
+        if field.key is None:
+            raise ExpressionError(f"{field.name} needs a system: {field.name}[SYSTEM]", field.column,
+                                  "systems: " + ", ".join(map(key_text, evalset.systems)))
+        if field.key not in evalset.systems:
+            raise ExpressionError(f"unknown system {field.key!r} in {field.written}", field.column,
+                                  "systems: " + ", ".join(map(key_text, evalset.systems)))
+    elif info.key == REFERENCE:
+        if field.key is not None and field.key not in evalset.ref_names:
+            raise ExpressionError(f"unknown reference {field.key!r} in {field.written}", field.column,
+                                  "references: " + ", ".join(map(key_text, evalset.ref_names)))
+    elif field.key is not None:
+        raise ExpressionError(f"{field.name} takes no [ ]", field.column)
+    return info
+
+
+# ------------------------------------------------------------------------------------------------ values
+
+
+def _text(values) -> np.ndarray:
+    return np.asarray(values.astype(str).to_numpy(dtype=object), dtype=object)
+
+
+def _per_system(frame, system: str) -> np.ndarray:
+    """The rows of a ``(system, seg)``-indexed frame or series for one system, in segment order."""
+    return frame.xs(system, level="system").sort_index().to_numpy()
+
+
+def _human(report, system: str) -> np.ndarray:
+    values = np.full(report.evalset.n_segments, np.nan)
+    human = report.evalset.human
+    rows = human[human["system"] == system].dropna(subset=["score"])
+    values[rows["seg"].to_numpy(dtype=np.int64)] = rows["score"].to_numpy(dtype=float)
+    return values
+
+
+def _errors(report, system: str) -> np.ndarray:
+    spans = report.evalset.annotations
+    values = np.full(report.evalset.n_segments, "", dtype=object)
+    rows = spans[spans["system"] == system]
+    for seg, categories in rows.groupby("seg", sort=False)["category"]:
+        values[int(seg)] = ERROR_SEPARATOR.join(dict.fromkeys(str(c) for c in categories))
+    return values
+
+
+def _flag(report, field: Field) -> np.ndarray:
+    flags = checks.flag_frame(report)
+    if field.name not in flags.columns:
+        computed = ", ".join(flags.columns) or "none"
+        raise ExpressionError(f"the flag {field.name!r} is not computed for these inputs", field.column,
+                              f"computed flags: {computed}")
+    return _per_system(flags[field.name], field.key).astype(bool)
+
+
+def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
+    evalset, name, key = report.evalset, field.name, field.key
+    if name == "seg_id":
+        return (evalset.seg_ids.astype(float),)
+    if name == "src_len":
+        return (buckets.source_lengths(report).astype(float),)
+    if name == "ref_len":
+        return (buckets.reference_lengths(report).astype(float),)
+    if name == "rare_freq":
+        rarest = buckets.rarest_word_frequency(report)
+        return (np.where(np.isinf(rarest), np.nan, rarest),)
+    if name == "src":
+        return (_text(evalset.src),)
+    if name == "ref":
+        return tuple(_text(evalset.refs[ref]) for ref in ([key] if key is not None else evalset.ref_names))
+    if info.key is None:  # a label column
+        return (_text(evalset.segments[name]),)
+    if name == "hyp":
+        return (_text(evalset.hyps[key]),)
+    if name == "problem":
+        return (_per_system(triage.problem_scores(report)["problem"], key).astype(float),)
+    if name == "human":
+        return (_human(report, key),)
+    if name == "errors":
+        return (_errors(report, key),)
+    if info.kind == FLAG:
+        return (_flag(report, field),)
+    return (np.asarray(report.result(name, key).segments, dtype=float),)
+
+
+def column(report, field: Field) -> Column:
+    """The values of ``field`` on ``report`` (computed once per report and field, then kept in its context)."""
+    info = resolve(field, report.evalset, report.metrics)
+    values = report.context.memo(("slices", "field", field.name, field.key),
+                                 lambda: _values(report, info, field))
+    return Column(info.kind, values, field.written)

@@ -1,0 +1,138 @@
+"""An expression evaluated on a report: the boolean mask of the segments it selects (:func:`segment_mask`).
+
+Semantics (``docs/slices.md``):
+
+- numbers compare with numbers (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``), fields with values or with each
+  other (``chrf[A] < chrf[B]``); a missing number satisfies no comparison;
+- texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
+  expression given as a quoted string (the ``regex`` module, case-insensitive, as the dashboard's search:
+  :func:`mtdiag.diagnose.text_matches`), with one time budget for every search of the expression together;
+- a flag stands alone as a condition (``repetition[A]``) or compares with ``true``/``false``;
+- a negated operator (``!=``, ``!~``, ``not in``) is exactly ``not`` of its positive one, so with several
+  references ``ref !~ "x"`` holds where no reference matches;
+- ``and``, ``or``, ``not`` and parentheses combine conditions.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from mtdiag.diagnose import SEARCH_SECONDS, text_matches
+from mtdiag.slices.expression import (NEGATED, Comparison, ExpressionError, Field, Literal, Logical, Membership, Node,
+                                      Not, Truth, fields_of, parse)
+from mtdiag.slices.catalogue import FLAG, NUMBER, TEXT, Column, column, resolve
+
+_ORDER = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+def check(expression: str, evalset, metrics) -> Node:
+    """The parsed expression after checking that every field it reads exists for ``evalset`` scored with
+    ``metrics`` — nothing is read or computed (the command line checks before it scores)."""
+    tree = parse(expression)
+    for field in fields_of(tree):
+        resolve(field, evalset, metrics)
+    return tree
+
+
+def segment_mask(report, expression: str) -> np.ndarray:
+    """Which segments of ``report`` the expression selects: a boolean array, one value per segment;
+    :class:`~mtdiag.slices.expression.ExpressionError` (one line, with the column) when it cannot be read."""
+    tree = check(expression, report.evalset, report.metrics)
+    return _Evaluation(report).mask(tree)
+
+
+def _literal_kind(literal: Literal) -> str:
+    value = literal.value
+    return FLAG if isinstance(value, bool) else TEXT if isinstance(value, str) else NUMBER
+
+
+_KIND_WORDS = {NUMBER: "a number", TEXT: "text", FLAG: "a flag (true/false)"}
+
+
+class _Evaluation:
+    def __init__(self, report):
+        self.report = report
+        self.n = report.evalset.n_segments
+        self.deadline = time.monotonic() + SEARCH_SECONDS
+
+    def mask(self, node: Node) -> np.ndarray:
+        if isinstance(node, Logical):
+            parts = [self.mask(operand) for operand in node.operands]
+            return np.logical_and.reduce(parts) if node.op == "and" else np.logical_or.reduce(parts)
+        if isinstance(node, Not):
+            return ~self.mask(node.operand)
+        if isinstance(node, Truth):
+            col = column(self.report, node.field)
+            if col.kind != FLAG:
+                example = "< 40" if col.kind == NUMBER else '== "…"'
+                raise ExpressionError(f"{col.written} is {_KIND_WORDS[col.kind]}, not a condition", node.column,
+                                      f"compare it, e.g. {col.written} {example}")
+            return self._any(col, lambda values: values.astype(bool))
+        if isinstance(node, Membership):
+            return self.membership(node)
+        return self.comparison(node)
+
+    def _any(self, col: Column, test) -> np.ndarray:
+        out = np.zeros(self.n, dtype=bool)
+        for values in col.values:
+            out |= np.asarray(test(values), dtype=bool)
+        return out
+
+    def operand(self, side: Field | Literal):
+        return column(self.report, side) if isinstance(side, Field) else side
+
+    def comparison(self, node: Comparison) -> np.ndarray:
+        op = NEGATED.get(node.op, node.op)
+        left, right = self.operand(node.left), self.operand(node.right)
+        if op == "~":
+            selected = self.search(node, left, right)
+        else:
+            selected = self.compare(node, op, left, right)
+        return ~selected if node.op in NEGATED else selected
+
+    def search(self, node: Comparison, left, right) -> np.ndarray:
+        if not isinstance(left, Column) or left.kind != TEXT or not isinstance(right, Literal) \
+                or not isinstance(right.value, str):
+            raise ExpressionError(f"{node.op} matches a text field with a quoted pattern", node.column,
+                                  'e.g. hyp[SYSTEM] ~ "\\d+ %"')
+        out = np.zeros(self.n, dtype=bool)
+        for values in left.values:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise ExpressionError("the searches take too long", node.column, "simplify the patterns")
+            try:
+                out |= text_matches(right.value, values.tolist(), budget=remaining)
+            except ValueError as exc:
+                raise ExpressionError(str(exc), right.column) from None
+        return out
+
+    def compare(self, node: Comparison, op: str, left, right) -> np.ndarray:
+        kinds = [side.kind if isinstance(side, Column) else _literal_kind(side) for side in (left, right)]
+        if kinds[0] != kinds[1]:
+            named = next(side for side in (left, right) if isinstance(side, Column))
+            other = kinds[1] if named is left else kinds[0]
+            raise ExpressionError(f"{named.written} is {_KIND_WORDS[named.kind]} and cannot be compared with "
+                                  f"{_KIND_WORDS[other]}", node.column)
+        if op in _ORDER and kinds[0] != NUMBER:
+            raise ExpressionError(f"{op} compares numbers; {_KIND_WORDS[kinds[0]]} compares with == or !=",
+                                  node.column)
+        compute = _ORDER.get(op, np.equal)
+        lefts = left.values if isinstance(left, Column) else (left.value,)
+        rights = right.values if isinstance(right, Column) else (right.value,)
+        out = np.zeros(self.n, dtype=bool)
+        for a in lefts:
+            for b in rights:
+                out |= np.asarray(compute(a, b), dtype=bool)
+        return out
+
+    def membership(self, node: Membership) -> np.ndarray:
+        col = column(self.report, node.field)
+        for literal in node.values:
+            if _literal_kind(literal) != col.kind:
+                raise ExpressionError(f"{col.written} is {_KIND_WORDS[col.kind]}, and this value is "
+                                      f"{_KIND_WORDS[_literal_kind(literal)]}", literal.column)
+        wanted = [literal.value for literal in node.values]
+        selected = self._any(col, lambda values: np.isin(values, np.asarray(wanted, dtype=values.dtype)))
+        return ~selected if node.negated else selected

@@ -1,0 +1,63 @@
+"""A report on a slice of its segments, from the statistics already computed (:func:`slice_report`, :func:`where`).
+
+A slice keeps segments and every system, so scores stay paired. Its report reuses the whole report's per-segment
+sufficient statistics — the rows of the slice's segments are taken, nothing is tokenised or scored again — and
+every corpus score is the metric's corpus formula on the slice's summed statistics (the statistics of a segment do
+not depend on the other segments: :mod:`mtdiag.chunks` relies on the same fact). Segment scores are the whole
+report's values of those segments. The metric objects (and so the options and signatures) are the whole report's.
+
+Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.compare`), buckets,
+the triage queue and flags, n-gram tables. Each treats the slice as a test set of its own: percentiles, the worst
+10 % of the flags and the rare-word frequencies are the slice's. The slice's context is fresh, so views that need
+tokens tokenise only the slice's texts, when first asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from mtdiag.api import Report
+from mtdiag.metrics import ScoringContext
+from mtdiag.slices.expression import ExpressionError
+from mtdiag.slices.selection import segment_mask
+
+
+def _positions(report, segments) -> np.ndarray:
+    positions = np.asarray(segments)
+    if positions.dtype == bool:
+        if len(positions) != report.evalset.n_segments:
+            raise ValueError(f"a mask of {len(positions)} values for {report.evalset.n_segments} segments")
+        return np.flatnonzero(positions)
+    return positions.astype(np.int64, copy=False)
+
+
+def slice_report(report: Report, segments) -> Report:
+    """``report`` restricted to ``segments`` (a boolean mask over its segments, or ascending 0-based positions):
+    a :class:`~mtdiag.api.Report` of the sliced :class:`~mtdiag.evalset.EvalSet`
+    (:meth:`~mtdiag.evalset.EvalSet.segment_subset`: renumbered, original ids kept) whose results are the rows of
+    ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula. ``ValueError`` for
+    an empty slice."""
+    positions = _positions(report, segments)
+    if len(positions) == 0:
+        raise ValueError("the slice keeps no segment")
+    evalset = report.evalset.segment_subset(positions)
+    results = {}
+    for (name, system), result in report.results.items():
+        stats = result.stats[positions]
+        corpus = float(report.metric(name).corpus_score(stats.sum(axis=0)))
+        results[(name, system)] = replace(result, corpus=corpus, segments=result.segments[positions], stats=stats)
+    context = ScoringContext(evalset, report.context.options, tgt_lang=report.context.tgt_lang)
+    return Report(evalset=evalset, options=report.options, metrics=report.metrics, results=results, context=context,
+                  metric_objects=report.metric_objects)
+
+
+def where(report: Report, expression: str) -> Report:
+    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, then
+    :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it cannot be read or keeps
+    no segment."""
+    mask = segment_mask(report, expression)
+    if not mask.any():
+        raise ExpressionError(f"the expression keeps none of the {report.evalset.n_segments:,} segments")
+    return slice_report(report, mask)
