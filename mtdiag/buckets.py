@@ -118,14 +118,9 @@ def dimensions(report) -> list[str]:
     """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
     words (reference-based: not without a reference), every label column (``label:doc``, …), human-score bands and error categories when loaded."""
     evalset = report.evalset
-<<<<<<< HEAD
     found = (["src_length"] if "src" in evalset.segments.columns else []) + (
         ["ref_length", "ref_freq"] if evalset.has_references else [])
-    found += [f"label:{c}" for c in evalset.segments.columns if c != "src"]
-=======
-    found = (["src_length"] if "src" in evalset.segments.columns else []) + ["ref_length", "ref_freq"]
     found += [f"label:{c}" for c in evalset.label_columns]
->>>>>>> i21-slices
     if evalset.human is not None and len(evalset.human):
         found.append("human")
     if evalset.annotations is not None and len(evalset.annotations):

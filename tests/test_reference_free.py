@@ -127,3 +127,14 @@ def test_upload_a_source_and_outputs_without_a_reference():
     assert "3 systems · no reference" in " ".join(c.value for c in at.sidebar.caption)
     at.switch_page("pages/segments.py").run()
     assert not at.exception and len(at.dataframe(key="seg_table").value) == 3 * 117
+
+
+def test_slices_work_without_references(report):
+    from mtdiag import slices
+
+    names = {f.name for f in slices.fields(report)}
+    assert {"consensus", "src", "src_len", "empty"} <= names and not {"ref", "ref_len", "rare_freq"} & names
+    mask = slices.segment_mask(report, 'consensus[c] < 50 and src ~ "book"')
+    assert mask.tolist() == [False, True, False, False]
+    with pytest.raises(ValueError, match="ref"):
+        slices.segment_mask(report, 'ref ~ "x"')

@@ -262,7 +262,7 @@ def test_label_files_fill_unlisted_segments_with_an_empty_label():
 
 
 
-def test_imported_metrics_and_system_names_with_spaces_are_fields(registry_restored):
+def test_imported_metrics_and_system_names_with_spaces_are_fields():
     from mtdiag.io import with_metric_scores
 
     evalset = evalset_from_lists({"ref": ["a b c d", "e f g", "h i j k"]},

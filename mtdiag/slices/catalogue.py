@@ -9,7 +9,7 @@ names one).
 
 Pair fields, written ``name[SYSTEM]`` (one value per segment for that system): every segment-level metric of the
 report (imported ones too), ``problem`` (:func:`mtdiag.triage.problem_scores`), ``human`` (when human scores are
-loaded), every triage flag (:data:`mtdiag.checks.FLAGS`, values from :func:`mtdiag.checks.flag_frame`), ``hyp``
+loaded), every triage flag (:data:`mtdiag.checks.REGISTRY`, values from :func:`mtdiag.checks.flag_frame`), ``hyp``
 (the output) and ``errors`` (the human error categories of the pair, joined by ``"; "``, when annotations are
 loaded).
 
@@ -68,22 +68,24 @@ def _segment_fields(evalset) -> list[FieldInfo]:
                for label in evalset.label_columns if is_name(label) and label not in builtin]
     if has_src:
         fields.append(FieldInfo("src_len", NUMBER, None, "source length in tokens (as the src_length buckets)"))
-    fields.append(FieldInfo("ref_len", NUMBER, None, "first reference's length in tokens (as the ref_length "
-                                                     "buckets)"))
-    fields.append(FieldInfo("rare_freq", NUMBER, None, "frequency of the first reference's rarest word in the "
-                                                       "references (as the ref_freq buckets)"))
+    if evalset.has_references:
+        fields.append(FieldInfo("ref_len", NUMBER, None, "first reference's length in tokens (as the ref_length "
+                                                         "buckets)"))
+        fields.append(FieldInfo("rare_freq", NUMBER, None, "frequency of the first reference's rarest word in the "
+                                                           "references (as the ref_freq buckets)"))
     if has_src:
         fields.append(FieldInfo("src", TEXT, None, "the source text"))
-    several = len(evalset.ref_names) > 1
-    fields.append(FieldInfo("ref", TEXT, REFERENCE, "the reference text" + (
-        f"s (any of {', '.join(evalset.ref_names)}; ref[NAME] for one)" if several else "")))
+    if evalset.has_references:
+        several = len(evalset.ref_names) > 1
+        fields.append(FieldInfo("ref", TEXT, REFERENCE, "the reference text" + (
+            f"s (any of {', '.join(evalset.ref_names)}; ref[NAME] for one)" if several else "")))
     return fields
 
 
 def _pair_fields(evalset, metrics) -> list[FieldInfo]:
     fields = []
     for name in metrics:
-        info = metric_info(name)
+        info = metric_info(name, evalset)
         if info.segment_level:
             fields.append(FieldInfo(name, NUMBER, SYSTEM, f"{info.label} of the system's output on the segment "
                                                           f"({info.scale_text}, {info.direction})"))
@@ -91,7 +93,8 @@ def _pair_fields(evalset, metrics) -> list[FieldInfo]:
                                                        "queue's order)"))
     if evalset.human is not None and len(evalset.human):
         fields.append(FieldInfo("human", NUMBER, SYSTEM, "human score of the pair (missing where not rated)"))
-    fields += [FieldInfo(flag.name, FLAG, SYSTEM, f"triage flag: {flag.help}") for flag in checks.FLAGS.values()]
+    fields += [FieldInfo(check.name, FLAG, SYSTEM, f"triage flag: {check.help}")
+               for check in checks.REGISTRY.values() if not check.on_request]
     fields.append(FieldInfo("hyp", TEXT, SYSTEM, "the system's output"))
     if evalset.annotations is not None and len(evalset.annotations):
         fields.append(FieldInfo("errors", TEXT, SYSTEM, "the pair's human error categories joined by '; ' "
