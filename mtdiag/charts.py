@@ -205,33 +205,129 @@ def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
     return fig
 
 
+AXIS_QUANTILE = 0.99  # a robust axis shows the values between the 1st and the 99th percentile ...
+AXIS_STRETCH = 1.0  # ... and cuts a side only where the values beyond reach more than this many such spans further
+EDGE_SYMBOL = {"above": "triangle-up", "below": "triangle-down"}
+
+
+def robust_range(values) -> tuple[float, float] | None:
+    """An axis range that one outlier cannot squash (issue 23: one OTEM of 231 put every box near 0), or None when
+    no value is far out (then the axis covers them all).
+
+    The bulk is the values between the 1st and 99th percentile (:data:`AXIS_QUANTILE`), its *span* their distance.
+    A side is cut at its percentile only where the values beyond it reach more than :data:`AXIS_STRETCH` spans
+    further — where drawing them would leave the bulk less than half of the axis; a side whose extreme is near
+    (chrF 0 under a bulk from 25 to 94) is kept whole. 4 % of the range is added on each side. What lies beyond a
+    cut side is drawn at the edge by the charts (:func:`_edge_points`) — the tables keep every number exact."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return None
+    low, high = np.quantile(values, [1 - AXIS_QUANTILE, AXIS_QUANTILE])
+    span = high - low
+    if span <= 0:
+        return None
+    cut_low = values.min() < low - AXIS_STRETCH * span
+    cut_high = values.max() > high + AXIS_STRETCH * span
+    if not (cut_low or cut_high):
+        return None
+    lo = low if cut_low else values.min()
+    hi = high if cut_high else values.max()
+    pad = 0.04 * (hi - lo)
+    return float(lo - pad), float(hi + pad)
+
+
+def _edge_points(values: np.ndarray, axis_range: tuple[float, float]) -> dict[str, np.ndarray]:
+    """The positions of the values beyond ``axis_range``, per side (``above``/``below``)."""
+    lo, hi = axis_range
+    return {"above": np.flatnonzero(values > hi), "below": np.flatnonzero(values < lo)}
+
+
+def _edge_note(values: np.ndarray, axis_range: tuple[float, float], what: str) -> str | None:
+    """One line saying how many values lie beyond a cut axis and how far (None when none does)."""
+    sides = _edge_points(values, axis_range)
+    parts = []
+    if len(sides["above"]):
+        parts.append(f"{len(sides['above']):,} above (up to {values[sides['above']].max():.4g}) ▲")
+    if len(sides["below"]):
+        parts.append(f"{len(sides['below']):,} below (down to {values[sides['below']].min():.4g}) ▼")
+    if not parts:
+        return None
+    return (f"{what} axis cut at the 1st–99th percentile: {' and '.join(parts)} drawn at its edge; hover for the "
+            "value, the tables hold every number exactly")
+
+
 def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box") -> go.Figure:
     """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
-    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked."""
+    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y axis is
+    robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover, and a
+    note says how many; the boxes themselves are computed from every score."""
     palette = colours(frame["system"])
+    axis_range = robust_range(frame["score"])
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        common = dict(y=rows["score"].to_numpy(dtype=float), name=_text(system), marker_color=palette[system],
-                      hoverinfo="y+name")
+        scores = rows["score"].to_numpy(dtype=float)
+        common = dict(y=scores, name=_text(system), marker_color=palette[system], hoverinfo="y+name")
         if kind == "violin":
             fig.add_trace(go.Violin(**common, box_visible=True, meanline_visible=True, points=False))
         else:
             fig.add_trace(go.Box(**common, boxmean=True, boxpoints="outliers"))
+        if axis_range is None:
+            continue
+        for side, where in _edge_points(scores, axis_range).items():
+            if len(where):
+                edge = axis_range[1] if side == "above" else axis_range[0]
+                fig.add_trace(go.Scatter(
+                    x=[_text(system)] * len(where), y=np.full(len(where), edge), mode="markers", name=_text(system),
+                    marker=dict(color=palette[system], symbol=EDGE_SYMBOL[side], size=10, line=dict(width=1)),
+                    customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy()[where],
+                                                scores[where]]),
+                    hovertemplate="%{fullData.name}, segment %{customdata[0]}: %{customdata[1]:.4g} (beyond the "
+                                  "axis)<extra></extra>"))
     fig.update_layout(height=420, showlegend=False, yaxis_title=f"segment {_label(metric)}", margin=MARGIN,
                       xaxis=dict(tickangle=-40))
+    if axis_range is not None:
+        fig.update_yaxes(range=list(axis_range))
+        note = _edge_note(frame["score"].to_numpy(dtype=float), axis_range, "y")
+        fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom", showarrow=False,
+                           font=dict(size=11, color="#6b7280"), align="left")
+        fig.update_layout(margin=dict(MARGIN, t=MARGIN["t"] + 16))
     return fig
 
 
 def metric_scatter(frame: pd.DataFrame, x: str, y: str) -> go.Figure:
     """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
-    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`)."""
+    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`). Both axes are
+    robust (:func:`robust_range`): a point beyond one is drawn at its edge (hover: its values), and a note says
+    how many."""
     palette = colours(frame["system"])
+    ranges = {axis: robust_range(frame[metric]) for axis, metric in (("x", x), ("y", y))}
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        fig.add_trace(go.Scattergl(x=rows[x], y=rows[y], mode="markers", name=_text(system),
-                                   marker=dict(color=palette[system], size=5, opacity=0.55),
-                                   customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
-                                   hovertemplate="%{fullData.name}, segment %{customdata}<br>%{x:.3f}, %{y:.3f}"
-                                                 "<extra></extra>"))
+        shown = {axis: rows[metric].to_numpy(dtype=float) for axis, metric in (("x", x), ("y", y))}
+        beyond = np.zeros(len(rows), dtype=bool)
+        for axis, axis_range in ranges.items():
+            if axis_range is not None:
+                beyond |= (shown[axis] < axis_range[0]) | (shown[axis] > axis_range[1])
+                shown[axis] = np.clip(shown[axis], *axis_range)
+        fig.add_trace(go.Scattergl(x=shown["x"], y=shown["y"], mode="markers", name=_text(system),
+                                   marker=dict(color=palette[system], size=np.where(beyond, 8, 5), opacity=0.55,
+                                               symbol=np.where(beyond, "diamond-open", "circle")),
+                                   customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy(),
+                                                               rows[x].to_numpy(dtype=float),
+                                                               rows[y].to_numpy(dtype=float)]),
+                                   hovertemplate="%{fullData.name}, segment %{customdata[0]}<br>%{customdata[1]:.3f}, "
+                                                 "%{customdata[2]:.3f}<extra></extra>"))
     fig.update_layout(height=520, xaxis_title=_label(x), yaxis_title=_label(y), margin=MARGIN)
+    notes = []
+    for axis, metric in (("x", x), ("y", y)):
+        if ranges[axis] is not None:
+            getattr(fig, f"update_{axis}axes")(range=list(ranges[axis]))
+            note = _edge_note(frame[metric].to_numpy(dtype=float), ranges[axis], axis)
+            if note:
+                notes.append(note)
+    if notes:
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom",
+                           showarrow=False, font=dict(size=11, color="#6b7280"), align="left")
+        fig.update_layout(margin=dict(MARGIN, t=MARGIN["t"] + 16 * len(notes)))
     return fig
