@@ -75,6 +75,15 @@ def queue(report, mt_only_order: int | None = None) -> pd.DataFrame:
     return out
 
 
+def queue_columns(report, frame: pd.DataFrame) -> list[str]:
+    """The columns of a :func:`queue` frame as the Segments grid shows them (issue 23): ``system, seg_id`` and then
+    what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
+    ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
+    order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
+             *flag_columns(frame), "relative", "doc"]
+    return [c for c in order if c in frame.columns]
+
+
 def sources(report) -> pd.DataFrame:
     """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
     worst_system, worst_problem``, hardest first) with ``doc`` (when present) and the full ``src``."""

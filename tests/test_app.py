@@ -415,7 +415,7 @@ def test_compare_two_systems():
     metrics = table_with(at, "metric", "difference", "better")
     assert {"difference", "p", "significant", "better"} <= set(metrics.columns)
     segs = at.dataframe(key="cmp_segs").value
-    assert segs["difference"].abs().is_monotonic_decreasing
+    assert segs["problem_difference"].abs().is_monotonic_decreasing  # ranking: tests/test_app_grids.py
     assert "mtd-k-diff" in html_bodies(at)
 
 
