@@ -37,8 +37,9 @@ with row:
     st.download_button("LaTeX", key="dl_latex_ov_table", on_click="ignore", icon=":material/download:",
                        data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig)),
                        file_name="corpus_scores.tex", mime="text/x-tex",
-                       help="A booktabs table of the corpus scores; with a baseline, 95% intervals and † where a "
-                            "system is significantly better than it. Signatures as % comments.")
+                       help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
+                            "system is significantly better than it and ‡ where it is significantly worse. Signatures "
+                            "as % comments.")
 
 st.subheader("Corpus scores")
 errors = diagnose.intervals(sig) if sig is not None else None
