@@ -470,6 +470,15 @@ def test_widget_clicks_never_recompute_metrics(monkeypatch):
     assert at.exception
 
 
+def test_lower_case_says_beside_it_that_bleu_chrf_and_ter_are_not_affected():
+    from mtdiag.ui.loader import LOWERCASE_NOTE
+
+    at = start()
+    captions = [c.value for c in at.sidebar.caption]
+    assert LOWERCASE_NOTE in captions and "BLEU, chrF and TER are not affected" in LOWERCASE_NOTE
+    assert at.sidebar.checkbox(key="opt_lowercase").value is True
+
+
 def test_data_argument_opens_that_folder(tmp_path, monkeypatch):
     folder = tmp_path / "mine.en-fr"
     shutil.copytree(SAMPLE / "tico19.en-fr", folder)

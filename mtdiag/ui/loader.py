@@ -55,6 +55,8 @@ TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
 ANNOTATION_TYPES = ["tsv", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
+LOWERCASE_NOTE = ("BLEU, chrF and TER are not affected: they keep sacrebleu's defaults (BLEU and chrF case-sensitive, "
+                  "TER case-insensitive; TER's own option in *Metric options*).")
 
 
 # --------------------------------------------------------------------------------------------- folders
@@ -460,8 +462,9 @@ def _option_widgets(data: state.Dataset) -> Options:
         help="sacrebleu tokeniser for OTEM/UTEM, WAFT/NEVA, terms and n-grams (and BLEU). 'auto': ja-mecab for "
              "Japanese, zh for Chinese, 13a otherwise.")
     lowercase = sb.checkbox("Lower-case (case-insensitive scores)", value=True, key="opt_lowercase",
-                            help="The papers report case-insensitive scores; BLEU, chrF and TER keep sacrebleu's "
-                                 "case-sensitive defaults.")
+                            help="Folds case for OTEM/UTEM, WAFT/NEVA, terms and n-grams: the papers report "
+                                 "case-insensitive scores.")
+    sb.caption(LOWERCASE_NOTE)
     typography = sb.checkbox("Normalise typography (quotes, dashes, widths)", value=True, key="opt_typography",
                              help="Curly and straight quotes and apostrophes, dashes and full-width forms count as "
                                   "the same for OTEM/UTEM, WAFT/NEVA, terms and n-grams, so don’t vs don't is not a "
