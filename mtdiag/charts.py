@@ -24,6 +24,10 @@ PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#d
            "#ca8a04", "#0d9488", "#be123c", "#7c3aed", "#0284c7", "#b45309", "#15803d"]
 BEST, OTHER = "#1d4ed8", "#93c5fd"
 MARGIN = dict(t=40, b=30, l=50, r=20)
+TICK_ANGLE = 40  # degrees: system names under bars are drawn slanted
+LABEL_CHAR_PX = 7.0  # width of a tick label's character at plotly's 12 px font (a generous average)
+PANEL_PX = 260  # height of one small bar chart's plot area
+TITLE_PX = 28  # a subplot title above its panel
 
 
 def _label(metric: str) -> str:
@@ -44,19 +48,31 @@ def colours(names) -> dict[str, str]:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(dict.fromkeys(names))}
 
 
+def tick_label_px(names) -> int:
+    """Pixels a row of x tick labels slanted by :data:`TICK_ANGLE` takes below its axis (the longest name)."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(math.ceil(longest * LABEL_CHAR_PX * math.sin(math.radians(TICK_ANGLE)))) + 14
+
+
 def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: pd.DataFrame | None = None,
                 columns: int = 4) -> go.Figure:
     """One small bar chart per metric (own y axis), one bar per system; the best system's bar is darker.
 
     ``corpus``: index system, one column per metric; ``best``: the boolean frame of ``diagnose.best_mask``;
     ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals.
+
+    Every row of charts gets room for its slanted system names (:func:`tick_label_px`) under it — between rows
+    (the gap holds them and the next row's titles) and under the last one (the bottom margin): a fixed spacing cut
+    the names of a row once they were long (issue 23: the HTML report's second row).
     """
     metrics = list(corpus.columns)
     cols = max(1, min(columns, len(metrics)))
     rows = math.ceil(len(metrics) / cols)
+    labels = tick_label_px(corpus.index)
+    gap = labels + TITLE_PX
+    plot_px = rows * PANEL_PX + (rows - 1) * gap
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_label(m) for m in metrics],
-                        vertical_spacing=min(0.5 / rows, 1 / (rows - 1) - 0.01) if rows > 1 else 0.1,
-                        horizontal_spacing=0.06)
+                        vertical_spacing=gap / plot_px if rows > 1 else 0.0, horizontal_spacing=0.06)
     systems = list(corpus.index)
     for i, metric in enumerate(metrics):
         values = corpus[metric].to_numpy(dtype=float)
@@ -72,9 +88,10 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
                              error_y=error_y, showlegend=False, name=metric_info(metric).label,
                              hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
                       row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(tickangle=-40)
+    fig.update_xaxes(tickangle=-TICK_ANGLE, automargin=True)
     fig.update_annotations(font_size=13)
-    fig.update_layout(height=330 * rows + 60, bargap=0.25, margin=MARGIN)
+    margin = dict(MARGIN, b=labels + 10)
+    fig.update_layout(height=plot_px + margin["t"] + margin["b"], bargap=0.25, margin=margin)
     return fig
 
 

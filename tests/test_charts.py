@@ -73,3 +73,19 @@ def test_scatter_axes_are_robust_and_far_points_sit_at_the_edge():
     assert trace.y[5] == pytest.approx(high) and trace.marker.symbol[5] == "diamond-open"
     assert trace.customdata[5][2] == 375.0  # the exact value on hover
     assert "y axis cut" in fig.layout.annotations[0].text and "up to 375" in fig.layout.annotations[0].text
+
+
+@pytest.mark.parametrize("names", [["A", "B"], ["JDExploreAcademy", "Lan-Bridge-ensemble", "AISP-SJTU-primary"]])
+def test_every_row_of_corpus_bars_has_room_for_its_slanted_names(names):
+    """Issue 23: the HTML report's second row of bar charts cut its x labels."""
+    metrics = ["otem", "utem", "waft", "neva", "bleu", "chrf", "ter", "length_ratio", "term_exact"]  # three rows
+    corpus = pd.DataFrame(1.0, index=pd.Index(names, name="system"), columns=metrics)
+    fig = charts.corpus_bars(corpus)
+    labels = charts.tick_label_px(names)
+    assert labels >= max(map(len, names)) * 7 * np.sin(np.radians(40))
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    for upper, lower in (("yaxis", "yaxis5"), ("yaxis5", "yaxis9")):  # first chart of rows 1, 2 and 3
+        gap = (fig.layout[upper].domain[0] - fig.layout[lower].domain[1]) * plot_px
+        assert gap == pytest.approx(labels + charts.TITLE_PX, abs=1)
+    assert fig.layout.margin.b >= labels and fig.layout.xaxis.automargin
+    assert fig.layout.xaxis.tickangle == -40
