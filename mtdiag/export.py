@@ -22,6 +22,7 @@ of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions 
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -82,9 +83,24 @@ def to_csv(frame: pd.DataFrame) -> bytes:
     return safe_for_spreadsheets(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_cell(value: Any) -> Any:
+    """A text as one TSV cell: backslash, tab, newline and carriage return written as ``\\\\``, ``\\t``, ``\\n``,
+    ``\\r`` (the "linear TSV" convention: a row is one line, a tab always separates columns, and the escapes undo
+    exactly); anything that is not text unchanged."""
+    return value.translate(_TSV_ESCAPES) if isinstance(value, str) else value
+
+
 def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as TSV text for the command line (numbers as Python writes them; empty for undefined)."""
-    return flatten(frame).to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="")
+    """A table as TSV text for the command line: numbers as Python writes them, empty for undefined, every text
+    through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
+    out = flatten(frame)
+    for column in _text_columns(out):
+        out[column] = out[column].map(tsv_cell)
+    out.columns = [tsv_cell(str(c)) for c in out.columns]
+    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE)
 
 
 def to_json_records(frame: pd.DataFrame) -> list[dict]:
