@@ -78,7 +78,8 @@ if len(segs):
     info = metric_info(metric)
     for side, (name, tokens, spans) in zip(st.columns(2), ((a, ta, spans_a), (b, tb, spans_b))):
         mark = " ✔ closer to the reference" if row["closer"] == name else ""
-        label = (f"{'A' if name == a else 'B'}: {name}{mark} · {info.arrow_label} {info.format(row[f'{metric} {name}'])}"
-                 f" · problem {row[f'problem {name}']:.3f}")
+        score = info.format(row[f"{metric} {name}"])
+        label = (f"{'A' if name == a else 'B'}: {name}{mark} · {info.arrow_label} {score} · problem "
+                 f"{row[f'problem {name}']:.3f}")
         with side:
             widgets.html(highlight.render_marked_text(ev.hyps.at[seg, name], tokens.shown, spans, label=label))

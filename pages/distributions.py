@@ -22,9 +22,9 @@ kind = widgets.segmented("Plot", ["box", "violin"], key="dist_kind", where=c2, r
 scores = state.view(diagnose.segment_scores)(current, metric)
 widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind), key="dist_box")
 st.caption("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, "
-           "dashed line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and they "
-           "are drawn at its edge (▲/▼, hover for the value), so one outlier cannot squash every box; the boxes and "
-           "the table below use every score.")
+           "dashed line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and "
+           "they are drawn at its edge (▲/▼, hover for the value), so one outlier cannot squash every box; the "
+           "boxes and the table below use every score.")
 widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="dist_summary",
               name=f"{metric}_distribution")
 

@@ -16,8 +16,9 @@ st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lo
 
 cols = st.columns([2, 2, 3])
 directional = [m for m in report.metrics if metric_info(m).has_direction]
-ranked_by = widgets.select("Rank systems by", directional, key="ov_rank", default=widgets.preferred(directional, "chrf"),
-                           where=cols[2], format_func=widgets.metric_label)
+ranked_by = widgets.select("Rank systems by", directional, key="ov_rank",
+                           default=widgets.preferred(directional, "chrf"), where=cols[2],
+                           format_func=widgets.metric_label)
 baseline = widgets.select("Baseline", ["(none)", *systems], key="ov_baseline",
                           default=systems[0] if len(systems) > 1 else "(none)", where=cols[0],
                           help="Paired significance test of every system against this one.")
@@ -38,8 +39,8 @@ with row:
                        data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig)),
                        file_name="corpus_scores.tex", mime="text/x-tex",
                        help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
-                            "system is significantly better than it and ‡ where it is significantly worse. Signatures "
-                            "as % comments.")
+                            "system is significantly better than it and ‡ where it is significantly worse. "
+                            "Signatures as % comments.")
 
 st.subheader("Corpus scores")
 errors = diagnose.intervals(sig) if sig is not None else None

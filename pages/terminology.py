@@ -36,7 +36,8 @@ widgets.table(summary, key="tm_summary", name="terms_per_term", max_height=320)
 st.subheader("Occurrences in context")
 c1, c2, c3 = st.columns([2, 1, 2])
 system = widgets.select("System", ev.systems, key="tm_system", where=c1)
-window = widgets.select("Window", [2, 3], key="tm_window", where=c2, format_func={2: "2 words", 3: "3 words"}.__getitem__)
+window = widgets.select("Window", [2, 3], key="tm_window", where=c2,
+                        format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
 occ = state.view(diagnose.term_table)(current, system)
 shown = occ[~occ["correct"]] if only_missed else occ
