@@ -296,6 +296,7 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box") -> go.Figure
                 edge = axis_range[1] if side == "above" else axis_range[0]
                 fig.add_trace(go.Scatter(
                     x=[_text(system)] * len(where), y=np.full(len(where), edge), mode="markers", name=_text(system),
+                    cliponaxis=False,
                     marker=dict(color=palette[system], symbol=EDGE_SYMBOL[side], size=10, line=dict(width=1)),
                     customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy()[where],
                                                 scores[where]]),

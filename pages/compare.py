@@ -10,7 +10,8 @@ from mtdiag.ui import state, widgets
 
 ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (widgets.WRAP_ABOVE_PX)
 MAX_HEIGHT = 480
-TEXT_WIDTH = 260  # pixels per text column: source, reference and both outputs side by side at 1,600 px
+TEXT_WIDTH = 230  # pixels per text column: the reference and both outputs side by side at 1,600 px (the source,
+# both problem scores and every text in full are in the detail below and in the download)
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -48,18 +49,16 @@ widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_a
 text = st.column_config.TextColumn
 picked = widgets.table(
     segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
-    column_order=["seg", "closer", "problem_difference", f"problem {a}", f"problem {b}", f"{metric} {a}",
-                  f"{metric} {b}", "src", "ref", f"hyp {a}", f"hyp {b}"],
+    column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
+                  f"hyp {b}"],
     config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts closer to the reference"),
             "problem_difference": st.column_config.NumberColumn(
                 "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
-            f"problem {a}": st.column_config.NumberColumn(f"problem A: {a}", format="%.3f"),
-            f"problem {b}": st.column_config.NumberColumn(f"problem B: {b}", format="%.3f"),
             f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",
                                                            format=widgets.number_format(metric)),
             f"{metric} {b}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} B",
                                                            format=widgets.number_format(metric)),
-            "src": text("source", width=TEXT_WIDTH), "ref": text(f"reference {ev.ref_names[0]}", width=TEXT_WIDTH),
+            "ref": text(f"reference {ev.ref_names[0]}", width=TEXT_WIDTH),
             f"hyp {a}": text(f"A: {a}", width=TEXT_WIDTH), f"hyp {b}": text(f"B: {b}", width=TEXT_WIDTH)})
 
 if len(segs):

@@ -11,6 +11,9 @@ VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems 
 PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair
 ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (widgets.WRAP_ABOVE_PX)
 MAX_HEIGHT = 620  # pixels: about eight such rows, then the table scrolls
+# pixels: at 1,600 px the flags, the problem score, the source and the output fit beside system and seg_id; the
+# texts and flags wrap in the tall rows
+FLAGS_WIDTH, SRC_WIDTH, HYP_WIDTH = 170, 300, 360
 SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
 
 current = state.current()
@@ -65,8 +68,12 @@ if view_as == "pairs":
     shown = text_filtered(shown).reset_index(drop=True)
     st.caption(f"{len(shown):,} of {len(queue):,} rows")
     order = segments.queue_columns(report, shown)
+    text = st.column_config.TextColumn
     picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True,
                            max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE, column_order=order,
+                           config={"flags": text("flags", help="the checks that fired on this output",
+                                                 width=FLAGS_WIDTH),
+                                   "src": text("src", width=SRC_WIDTH), "hyp": text("hyp", width=HYP_WIDTH)},
                            download=export.segment_export(report, shown))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]

@@ -28,6 +28,7 @@ from mtdiag.metrics import REGISTRY, metric_info
 from mtdiag.ui import state
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
+PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
 
 
 # --------------------------------------------------------------------------------------------- labels
@@ -87,15 +88,15 @@ def column_config(frame: pd.DataFrame) -> dict:
                                                            help="positive: NEVA > WAFT (word-order trouble)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn(
-                "problem", min_value=0.0, max_value=1.0, format="%.3f",
+                "problem", min_value=0.0, max_value=1.0, format="%.3f", width=PROBLEM_WIDTH,
                 help="problem score (0–1, higher = worse): geometric mean of the badness percentiles of TER, chrF and OTEM in this "
                      "test set (docs/triage.md)")
         elif column == "human":
             config[column] = st.column_config.NumberColumn("human", format="%.2f",
                                                            help="the human score of this output (as loaded)")
-        elif column == "flags" and frame[column].dtype == object:
+        elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
             config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
-        elif "seg_id" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
+        elif "seg_id" in frame.columns and column in ("src", "hyp"):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
 
