@@ -8,7 +8,7 @@ from mtdiag import charts, compare, diagnose, highlight
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
 
-ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (widgets.WRAP_ABOVE_PX)
+ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
 MAX_HEIGHT = 480
 TEXT_WIDTH = 230  # pixels per text column: the reference and both outputs side by side at 1,600 px (the source,
 # both problem scores and every text in full are in the detail below and in the download)

@@ -9,7 +9,7 @@ from mtdiag.ui import state, widgets
 
 VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
 PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair
-ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (widgets.WRAP_ABOVE_PX)
+ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
 MAX_HEIGHT = 620  # pixels: about eight such rows, then the table scrolls
 # pixels: at 1,600 px the flags, the problem score, the source and the output fit beside system and seg_id; the
 # texts and flags wrap in the tall rows

@@ -29,6 +29,8 @@ from mtdiag.ui import state
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
+ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
+BORDER_PX = 1
 
 
 # --------------------------------------------------------------------------------------------- labels
@@ -148,11 +150,6 @@ def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, jso
                             icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as JSON records")
 
 
-ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
-BORDER_PX = 1
-WRAP_ABOVE_PX = 64  # Streamlit wraps the text of cells in rows taller than 4rem
-
-
 def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> int:
     """The pixel height of a table that shows its ``rows`` rows (an empty table shows one empty row) of
     ``row_height`` pixels (Streamlit's 35 by default) under its header, at most ``max_height`` (then it scrolls).
@@ -170,7 +167,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
     hold every row; a selection is returned as its position in the whole ``frame``). ``max_height`` (pixels): the
     table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
-    ``row_height`` (pixels): rows taller than :data:`WRAP_ABOVE_PX` show wrapped text on several lines.
+    ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
@@ -240,12 +237,17 @@ def follow(key: str, options: Sequence, default) -> None:
     followed[key] = data
 
 
+def _or_first(default, options: list):
+    """``default``, or the first option when it is None (None when there is no option)."""
+    return default if default is not None else (options[0] if options else None)
+
+
 def select(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
     """A select box whose value follows the data (:func:`follow`); ``default``: the value on new data (None: the
     first option). Other keyword arguments go to ``st.selectbox``. No option may be None: a select box shows the
     value None as an empty box (use 0 or a position, as the Segments page's "off" and "all documents" do)."""
     options = list(options)
-    follow(key, options, default if default is not None else (options[0] if options else None))
+    follow(key, options, _or_first(default, options))
     return where.selectbox(label, options, key=key, **kwargs)
 
 
@@ -260,14 +262,14 @@ def segmented(label: str, options: Sequence, *, key: str, default=None, where=st
     """A segmented control (one choice) whose value follows the data (:func:`follow`); ``default`` as in
     :func:`select`."""
     options = list(options)
-    follow(key, options, default if default is not None else (options[0] if options else None))
+    follow(key, options, _or_first(default, options))
     return where.segmented_control(label, options, key=key, **kwargs)
 
 
 def radio(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
     """Radio buttons whose value follows the data (:func:`follow`); ``default`` as in :func:`select`."""
     options = list(options)
-    follow(key, options, default if default is not None else (options[0] if options else None))
+    follow(key, options, _or_first(default, options))
     return where.radio(label, options, key=key, **kwargs)
 
 
