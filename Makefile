@@ -9,13 +9,14 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.mtdiag-installed
 CHROMIUM ?= /usr/bin/chromium
+FONTS  := fonts-liberation fonts-noto-cjk
 
 .PHONY: help install run browser test bench clean
 
 help:
 	@echo "make install  - create $(VENV) and install mtdiag + dev requirements"
 	@echo "make run      - start the dashboard (opens on sample_data)"
-	@echo "make browser  - install Debian chromium for the real-browser tests"
+	@echo "make browser  - install Debian chromium (browser tests) and the CJK and Liberation fonts"
 	@echo "make test     - install, browser, then run the test suite"
 	@echo "make bench    - run every benchmarks/bench_*.py"
 
@@ -32,13 +33,19 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 run: install
 	$(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
 
+# chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which
+# renders as empty boxes without a CJK font (issue 23) — also when chromium was already installed.
 browser:
-	@if [ -x "$(CHROMIUM)" ]; then \
-	  echo "chromium present: $$($(CHROMIUM) --version 2>/dev/null || echo $(CHROMIUM))"; \
+	@missing=""; \
+	[ -x "$(CHROMIUM)" ] || missing="chromium"; \
+	for package in $(FONTS); do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	if [ -z "$$missing" ]; then \
+	  echo "chromium and fonts present: $$($(CHROMIUM) --version 2>/dev/null || echo $(CHROMIUM)), $(FONTS)"; \
 	else \
 	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  echo "installing:$$missing"; \
 	  $$SUDO apt-get update && \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-cjk; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
 test: install browser

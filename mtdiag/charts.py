@@ -24,6 +24,10 @@ PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#d
            "#ca8a04", "#0d9488", "#be123c", "#7c3aed", "#0284c7", "#b45309", "#15803d"]
 BEST, OTHER = "#1d4ed8", "#93c5fd"
 MARGIN = dict(t=40, b=30, l=50, r=20)
+TICK_ANGLE = 40  # degrees: system names under bars are drawn slanted
+LABEL_CHAR_PX = 7.0  # width of a tick label's character at plotly's 12 px font (a generous average)
+PANEL_PX = 260  # height of one small bar chart's plot area
+TITLE_PX = 28  # a subplot title above its panel
 
 
 def _label(metric: str, within=None) -> str:
@@ -44,6 +48,12 @@ def colours(names) -> dict[str, str]:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(dict.fromkeys(names))}
 
 
+def tick_label_px(names) -> int:
+    """Pixels a row of x tick labels slanted by :data:`TICK_ANGLE` takes below its axis (the longest name)."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(math.ceil(longest * LABEL_CHAR_PX * math.sin(math.radians(TICK_ANGLE)))) + 14
+
+
 def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: pd.DataFrame | None = None,
                 columns: int = 4, within=None) -> go.Figure:
     """One small bar chart per metric (own y axis), one bar per system; the best system's bar is darker.
@@ -51,13 +61,19 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
     ``corpus``: index system, one column per metric; ``best``: the boolean frame of ``diagnose.best_mask``;
     ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals; ``within``: the report, which names
     imported metrics (every chart below takes it too).
+
+    Every row of charts gets room for its slanted system names (:func:`tick_label_px`) under it — between rows
+    (the gap holds them and the next row's titles) and under the last one (the bottom margin): a fixed spacing cut
+    the names of a row once they were long (issue 23: the HTML report's second row).
     """
     metrics = list(corpus.columns)
     cols = max(1, min(columns, len(metrics)))
     rows = math.ceil(len(metrics) / cols)
+    labels = tick_label_px(corpus.index)
+    gap = labels + TITLE_PX
+    plot_px = rows * PANEL_PX + (rows - 1) * gap
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_label(m, within) for m in metrics],
-                        vertical_spacing=min(0.5 / rows, 1 / (rows - 1) - 0.01) if rows > 1 else 0.1,
-                        horizontal_spacing=0.06)
+                        vertical_spacing=gap / plot_px if rows > 1 else 0.0, horizontal_spacing=0.06)
     systems = list(corpus.index)
     for i, metric in enumerate(metrics):
         values = corpus[metric].to_numpy(dtype=float)
@@ -73,9 +89,10 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
                              error_y=error_y, showlegend=False, name=metric_info(metric, within).label,
                              hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
                       row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(tickangle=-40)
+    fig.update_xaxes(tickangle=-TICK_ANGLE, automargin=True)
     fig.update_annotations(font_size=13)
-    fig.update_layout(height=330 * rows + 60, bargap=0.25, margin=MARGIN)
+    margin = dict(MARGIN, b=labels + 10)
+    fig.update_layout(height=plot_px + margin["t"] + margin["b"], bargap=0.25, margin=margin)
     return fig
 
 
@@ -206,33 +223,130 @@ def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
     return fig
 
 
+AXIS_QUANTILE = 0.99  # a robust axis shows the values between the 1st and the 99th percentile ...
+AXIS_STRETCH = 1.0  # ... and cuts a side only where the values beyond reach more than this many such spans further
+EDGE_SYMBOL = {"above": "triangle-up", "below": "triangle-down"}
+
+
+def robust_range(values) -> tuple[float, float] | None:
+    """An axis range that one outlier cannot squash (issue 23: one OTEM of 231 put every box near 0), or None when
+    no value is far out (then the axis covers them all).
+
+    The bulk is the values between the 1st and 99th percentile (:data:`AXIS_QUANTILE`), its *span* their distance.
+    A side is cut at its percentile only where the values beyond it reach more than :data:`AXIS_STRETCH` spans
+    further — where drawing them would leave the bulk less than half of the axis; a side whose extreme is near
+    (chrF 0 under a bulk from 25 to 94) is kept whole. 4 % of the range is added on each side. What lies beyond a
+    cut side is drawn at the edge by the charts (:func:`_edge_points`) — the tables keep every number exact."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return None
+    low, high = np.quantile(values, [1 - AXIS_QUANTILE, AXIS_QUANTILE])
+    span = high - low
+    if span <= 0:
+        return None
+    cut_low = values.min() < low - AXIS_STRETCH * span
+    cut_high = values.max() > high + AXIS_STRETCH * span
+    if not (cut_low or cut_high):
+        return None
+    lo = low if cut_low else values.min()
+    hi = high if cut_high else values.max()
+    pad = 0.04 * (hi - lo)
+    return float(lo - pad), float(hi + pad)
+
+
+def _edge_points(values: np.ndarray, axis_range: tuple[float, float]) -> dict[str, np.ndarray]:
+    """The positions of the values beyond ``axis_range``, per side (``above``/``below``)."""
+    lo, hi = axis_range
+    return {"above": np.flatnonzero(values > hi), "below": np.flatnonzero(values < lo)}
+
+
+def _edge_note(values: np.ndarray, axis_range: tuple[float, float], what: str) -> str | None:
+    """One line saying how many values lie beyond a cut axis and how far (None when none does)."""
+    sides = _edge_points(values, axis_range)
+    parts = []
+    if len(sides["above"]):
+        parts.append(f"{len(sides['above']):,} above (up to {values[sides['above']].max():.4g}) ▲")
+    if len(sides["below"]):
+        parts.append(f"{len(sides['below']):,} below (down to {values[sides['below']].min():.4g}) ▼")
+    if not parts:
+        return None
+    return (f"{what} axis cut at the 1st–99th percentile: {' and '.join(parts)} drawn at its edge; hover for the "
+            "value, the tables hold every number exactly")
+
+
 def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None) -> go.Figure:
     """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
-    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked."""
+    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y axis is
+    robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover, and a
+    note says how many; the boxes themselves are computed from every score."""
     palette = colours(frame["system"])
+    axis_range = robust_range(frame["score"])
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        common = dict(y=rows["score"].to_numpy(dtype=float), name=_text(system), marker_color=palette[system],
-                      hoverinfo="y+name")
+        scores = rows["score"].to_numpy(dtype=float)
+        common = dict(y=scores, name=_text(system), marker_color=palette[system], hoverinfo="y+name")
         if kind == "violin":
             fig.add_trace(go.Violin(**common, box_visible=True, meanline_visible=True, points=False))
         else:
             fig.add_trace(go.Box(**common, boxmean=True, boxpoints="outliers"))
+        if axis_range is None:
+            continue
+        for side, where in _edge_points(scores, axis_range).items():
+            if len(where):
+                edge = axis_range[1] if side == "above" else axis_range[0]
+                fig.add_trace(go.Scatter(
+                    x=[_text(system)] * len(where), y=np.full(len(where), edge), mode="markers", name=_text(system),
+                    cliponaxis=False,
+                    marker=dict(color=palette[system], symbol=EDGE_SYMBOL[side], size=10, line=dict(width=1)),
+                    customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy()[where],
+                                                scores[where]]),
+                    hovertemplate="%{fullData.name}, segment %{customdata[0]}: %{customdata[1]:.4g} (beyond the "
+                                  "axis)<extra></extra>"))
     fig.update_layout(height=420, showlegend=False, yaxis_title=f"segment {_label(metric, within)}", margin=MARGIN,
                       xaxis=dict(tickangle=-40))
+    if axis_range is not None:
+        fig.update_yaxes(range=list(axis_range))
+        note = _edge_note(frame["score"].to_numpy(dtype=float), axis_range, "y")
+        fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom", showarrow=False,
+                           font=dict(size=11, color="#6b7280"), align="left")
+        fig.update_layout(margin=dict(MARGIN, t=MARGIN["t"] + 16))
     return fig
 
 
 def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None) -> go.Figure:
     """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
-    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`)."""
+    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`). Both axes are
+    robust (:func:`robust_range`): a point beyond one is drawn at its edge (hover: its values), and a note says
+    how many."""
     palette = colours(frame["system"])
+    ranges = {axis: robust_range(frame[metric]) for axis, metric in (("x", x), ("y", y))}
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        fig.add_trace(go.Scattergl(x=rows[x], y=rows[y], mode="markers", name=_text(system),
-                                   marker=dict(color=palette[system], size=5, opacity=0.55),
-                                   customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
-                                   hovertemplate="%{fullData.name}, segment %{customdata}<br>%{x:.3f}, %{y:.3f}"
-                                                 "<extra></extra>"))
+        shown = {axis: rows[metric].to_numpy(dtype=float) for axis, metric in (("x", x), ("y", y))}
+        beyond = np.zeros(len(rows), dtype=bool)
+        for axis, axis_range in ranges.items():
+            if axis_range is not None:
+                beyond |= (shown[axis] < axis_range[0]) | (shown[axis] > axis_range[1])
+                shown[axis] = np.clip(shown[axis], *axis_range)
+        fig.add_trace(go.Scattergl(x=shown["x"], y=shown["y"], mode="markers", name=_text(system),
+                                   marker=dict(color=palette[system], size=np.where(beyond, 8, 5), opacity=0.55,
+                                               symbol=np.where(beyond, "diamond-open", "circle")),
+                                   customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy(),
+                                                               rows[x].to_numpy(dtype=float),
+                                                               rows[y].to_numpy(dtype=float)]),
+                                   hovertemplate="%{fullData.name}, segment %{customdata[0]}<br>%{customdata[1]:.3f}, "
+                                                 "%{customdata[2]:.3f}<extra></extra>"))
     fig.update_layout(height=520, xaxis_title=_label(x, within), yaxis_title=_label(y, within), margin=MARGIN)
+    notes = []
+    for axis, metric in (("x", x), ("y", y)):
+        if ranges[axis] is not None:
+            getattr(fig, f"update_{axis}axes")(range=list(ranges[axis]))
+            note = _edge_note(frame[metric].to_numpy(dtype=float), ranges[axis], axis)
+            if note:
+                notes.append(note)
+    if notes:
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom",
+                           showarrow=False, font=dict(size=11, color="#6b7280"), align="left")
+        fig.update_layout(margin=dict(MARGIN, t=MARGIN["t"] + 16 * len(notes)))
     return fig

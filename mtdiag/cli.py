@@ -540,12 +540,15 @@ def _add_triage_command(commands) -> None:
     triage.add_argument("--strict", action="store_true", help="pairs in strict problem order throughout (default: "
                         "the first 50 rows show one pair per source, each its worst)")
     _add_where_option(triage)
+    triage.add_argument("--with-text", action="store_true", help="add the texts after the scores: src, one "
+                        "ref:NAME per reference and hyp (the output; not with --sources), whole; in TSV a backslash, "
+                        "tab, newline or carriage return in a text is written \\\\, \\t, \\n, \\r")
     _add_format(triage, ("tsv", "json"), default="tsv")
     triage.set_defaults(handler=_triage)
 
 
 def _triage(args) -> str:
-    from mtdiag import triage
+    from mtdiag import segments, triage
     from mtdiag.api import evaluate
     from mtdiag.chunks import Execution
     from mtdiag.export import to_json, to_tsv
@@ -570,6 +573,8 @@ def _triage(args) -> str:
             table = _with_human_column(report, table)
     if args.top is not None:
         table = table.head(args.top)
+    if args.with_text:
+        table = segments.with_texts(report, table)
     table = table.assign(seg_id=report.evalset.seg_ids[table["seg_id"].to_numpy() - 1])  # a slice: original ids
     return to_json(table) if args.format == "json" else to_tsv(table).rstrip("\n")
 
@@ -974,8 +979,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mtdiag: error: {message}", file=sys.stderr)
         return EXIT_INPUT
     if output:
-        sys.stdout.write(output + "\n")
+        sys.stdout.write(_printed(output, args) + "\n")
     return 0
+
+
+def _printed(output: str, args) -> str:
+    """What is printed: JSON indented when stdout is a terminal (a person reads it), on one line otherwise (a pipe
+    or a file, for scripts and jq); any other output as it is. Every ``--format json`` handler returns compact
+    JSON; this is the one place that decides its layout."""
+    if getattr(args, "format", None) == "json" and sys.stdout.isatty():
+        return json.dumps(json.loads(output), ensure_ascii=False, indent=2)
+    return output
 
 
 def run() -> None:

@@ -550,18 +550,55 @@ def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) ->
     return frame
 
 
-def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
-    """Per segment: ``metric`` of ``a`` and ``b``, ``a − b`` and ``advantage`` (positive = ``a`` better), largest
-    |difference| first; with previews of both hypotheses."""
+def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
+    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s) — ``a``,
+    ``b``, or ``"tie"`` (equal scores, or a score undefined on either side). Direction-aware (:class:`MetricInfo`);
+    a metric without a better direction (the length ratio) says ``"tie"`` everywhere."""
     seg = report.segments[metric]
     va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
-    diff = va - vb
-    sign = metric_info(metric, report).sign
-    frame = pd.DataFrame({"seg": va.index, a: va.to_numpy(), b: vb.to_numpy(), "difference": diff.to_numpy(),
-                          "advantage": sign * diff.to_numpy()})
-    frame[f"hyp {a}"] = _preview(report.evalset.hyps[a]).to_numpy()
-    frame[f"hyp {b}"] = _preview(report.evalset.hyps[b]).to_numpy()
-    frame["_abs"] = frame["difference"].abs()
+    info = metric_info(metric, report)
+    if not info.has_direction:
+        return pd.Series("tie", index=va.index, name="closer")
+    advantage = info.oriented(va) - info.oriented(vb)  # > 0: a is better
+    closer = np.where(advantage > 0, a, np.where(advantage < 0, b, "tie"))
+    return pd.Series(closer, index=va.index, name="closer").where(advantage.notna(), "tie")
+
+
+def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
+    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side (issue 23).
+
+    **Ranking**: largest ``|problem_difference|`` first, the difference of the two outputs' problem scores
+    (:func:`mtdiag.triage.problem_scores`: each output's badness among every output of this test set, the score
+    the worst-first queue sorts by) — "one output is fine, the other one is bad". Not the difference of one segment
+    metric: a segment score swings from 0 to 100 on a two-word greeting ("Good day" vs "Hello": chrF 0 against 100),
+    so ranking by |ΔchrF| filled the top with short segments, while the problem score's percentiles weigh a
+    greeting's swing against every other output's (and a problem score that grows with the length an error can
+    span weighs it less still). Figures: ``docs/dashboard.md`` (Compare), ``benchmarks/compare_ranking.py``.
+
+    Columns: ``seg``, ``closer`` (:func:`closer_to_reference` by ``metric``: which output is closer to the
+    reference), ``problem A``/``problem B`` (named ``problem <system>``), ``problem_difference`` (A − B; > 0: A
+    is worse), ``metric`` of both (``<metric> <system>``), ``difference`` (A − B) and ``advantage`` (positive = A
+    better, direction-aware), then previews of the source, the first reference (when there is one) and both outputs (``src``, ``ref``,
+    ``hyp <system>``). Ties keep segment order."""
+    from mtdiag.triage import problem_scores
+
+    problem = problem_scores(report)["problem"]
+    pa, pb = problem.xs(a, level="system"), problem.xs(b, level="system")
+    seg = report.segments[metric]
+    va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
+    diff = (va - vb).to_numpy()
+    evalset = report.evalset
+    frame = pd.DataFrame({"seg": va.index, "closer": closer_to_reference(report, a, b, metric).to_numpy(),
+                          f"problem {a}": pa.to_numpy(), f"problem {b}": pb.to_numpy(),
+                          "problem_difference": (pa - pb).to_numpy(), f"{metric} {a}": va.to_numpy(),
+                          f"{metric} {b}": vb.to_numpy(), "difference": diff,
+                          "advantage": metric_info(metric, report).sign * diff})
+    frame["src"] = _preview(evalset.src).to_numpy()
+    if evalset.has_references:
+        frame["ref"] = _preview(evalset.refs[evalset.ref_names[0]]).to_numpy()
+    frame[f"hyp {a}"] = _preview(evalset.hyps[a]).to_numpy()
+    frame[f"hyp {b}"] = _preview(evalset.hyps[b]).to_numpy()
+    frame["_abs"] = frame["problem_difference"].abs()
     frame = frame.sort_values(["_abs", "seg"], ascending=[False, True], kind="stable").drop(columns="_abs")
     return frame.reset_index(drop=True)
 

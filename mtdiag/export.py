@@ -22,6 +22,7 @@ of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions 
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -82,9 +83,24 @@ def to_csv(frame: pd.DataFrame) -> bytes:
     return safe_for_spreadsheets(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_cell(value: Any) -> Any:
+    """A text as one TSV cell: backslash, tab, newline and carriage return written as ``\\\\``, ``\\t``, ``\\n``,
+    ``\\r`` (the "linear TSV" convention: a row is one line, a tab always separates columns, and the escapes undo
+    exactly); anything that is not text unchanged."""
+    return value.translate(_TSV_ESCAPES) if isinstance(value, str) else value
+
+
 def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as TSV text for the command line (numbers as Python writes them; empty for undefined)."""
-    return flatten(frame).to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="")
+    """A table as TSV text for the command line: numbers as Python writes them, empty for undefined, every text
+    through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
+    out = flatten(frame)
+    for column in _text_columns(out):
+        out[column] = out[column].map(tsv_cell)
+    out.columns = [tsv_cell(str(c)) for c in out.columns]
+    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE)
 
 
 def to_json_records(frame: pd.DataFrame) -> list[dict]:
@@ -201,19 +217,25 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text).replace("\r", " ").replace("\n", " "))
 
 
+LATEX_MARKS = {"dagger": (r"$^{\dagger}$", r"$^{\ddagger}$"), "star": (r"$^{*}$", r"$^{\circ}$")}
+"""Per mark style, the marks of a score significantly (better, worse) than the baseline's."""
+
+
 def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = None, *, mark: str = "dagger",
                 signatures: Mapping[str, str] | None = None, decimals: int | None = None, within=None) -> str:
     """A booktabs LaTeX table: one row per system, one column per metric with ``$\\uparrow$``/``$\\downarrow$``.
 
     ``corpus``: corpus scores (index system, one column per metric). With ``significance_frame`` (from
-    :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval, and a ``mark``
-    (``"dagger"`` -> ``$^{\\dagger}$``, ``"star"`` -> ``$^{*}$``) when the system is significantly better than the
-    baseline (p < 0.05, in the metric's direction). Signatures go into ``%`` comment lines. Needs
-    ``\\usepackage{booktabs}``. ``within`` (the report) names imported metrics and their directions.
+    :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval and, when the system
+    differs significantly from the baseline (p < 0.05, in the metric's direction), a mark of :data:`LATEX_MARKS`:
+    ``mark="dagger"``: ``$^{\\dagger}$`` significantly better, ``$^{\\ddagger}$`` significantly worse;
+    ``mark="star"``: ``$^{*}$`` better, ``$^{\\circ}$`` worse (issue 23: a reader must see the worse ones too). The
+    note under the table explains both. Signatures go into ``%`` comment lines. Needs ``\\usepackage{booktabs}``.
+    ``within`` (the report) names imported metrics and their directions.
     """
-    if mark not in ("dagger", "star"):
+    if mark not in LATEX_MARKS:
         raise ValueError(f"mark must be 'dagger' or 'star', got {mark!r}")
-    symbol = r"$^{\dagger}$" if mark == "dagger" else r"$^{*}$"
+    marks = LATEX_MARKS[mark]
     sig = significance_frame
     ref = sig if sig is not None else pd.DataFrame()
     metrics = list(corpus.columns)
@@ -227,14 +249,15 @@ def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = 
         cells = [name]
         for m in metrics:
             places = decimals if decimals is not None else infos[m][2]
-            cells.append(_latex_cell(row[m], sig, system, m, places, symbol))
+            cells.append(_latex_cell(row[m], sig, system, m, places, marks))
         lines.append(" & ".join(cells) + r" \\")
     lines.append(r"\bottomrule")
     if sig is not None:
         method = METHODS[sig.attrs.get("method", "bs")]
         unit = "resamples" if sig.attrs.get("method", "bs") == "bs" else "trials"
-        note = (f"{symbol} significantly better than {latex_escape(baseline)} ($p < {sig.attrs.get('alpha', ALPHA)}$, "
-                f"{method}, {sig.attrs.get('n')} {unit}); $\\pm$: half-width of the 95\\% confidence interval.")
+        note = (f"{marks[0]}/{marks[1]}: significantly better/worse than {latex_escape(baseline)} "
+                f"($p < {sig.attrs.get('alpha', ALPHA)}$, {method}, {sig.attrs.get('n')} {unit}); $\\pm$: half-width "
+                "of the 95\\% confidence interval.")
         lines.append(r"\multicolumn{" + str(len(metrics) + 1) + r"}{l}{\footnotesize " + note + r"} \\")
     lines.append(r"\end{tabular}")
     signatures = signatures if signatures is not None else (sig.attrs.get("signatures", {}) if sig is not None else {})
@@ -242,7 +265,10 @@ def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = 
     return "\n".join(comments + lines)
 
 
-def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str, places: int, symbol: str) -> str:
+def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str, places: int,
+                marks: tuple[str, str] = ("", "")) -> str:
+    """One score, with its interval's half-width and its mark (significantly better/worse: ``marks``) given
+    ``sig``."""
     if value is None or not math.isfinite(float(value)):
         return "--"
     text = f"{float(value):.{places}f}"
@@ -251,8 +277,8 @@ def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str
     row = sig.loc[(system, metric)]
     if math.isfinite(float(row["ci"])):
         text += f" $\\pm$ {float(row['ci']):.{places}f}"
-    if bool(row["significant"]) and int(row["better"]) > 0:
-        text += symbol
+    if bool(row["significant"]) and int(row["better"]) != 0:
+        text += marks[0] if int(row["better"]) > 0 else marks[1]
     return text
 
 
@@ -260,7 +286,8 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
     """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
 
     - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
-    - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better).
+    - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better and
+      worse).
     - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
       :func:`significance_json`.
     """
@@ -341,7 +368,7 @@ def clusters_latex(corpus: pd.DataFrame, clusters: pd.DataFrame, pairwise: pd.Da
     for system, row in corpus.iterrows():
         cells = [latex_escape(system)]
         for m in metrics:
-            text = _latex_cell(row[m], None, system, m, infos[m][2], "")
+            text = _latex_cell(row[m], None, system, m, infos[m][2])
             if (system, m) in cluster.index and text != "--":
                 text += f"$^{{({int(cluster[(system, m)])})}}$"
             cells.append(text)

@@ -69,6 +69,31 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     return out
 
 
+def queue_columns(report, frame: pd.DataFrame) -> list[str]:
+    """The columns of a :func:`queue` frame as the Segments grid shows them (issue 23): ``system, seg_id`` and then
+    what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
+    ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
+    order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
+             *flag_columns(frame), "relative", "doc"]
+    return [c for c in order if c in frame.columns]
+
+
+def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` — rows with a 1-based ``seg_id`` and, for (system, segment) pairs, a ``system`` — with the full
+    texts appended, as the segment export names them (:func:`mtdiag.export.segment_export`): ``src``, one
+    ``ref:NAME`` per reference, and ``hyp`` (the row's system's output) when there is a ``system`` column."""
+    evalset = report.evalset
+    seg = frame["seg_id"].to_numpy() - 1
+    texts = {"src": evalset.src.astype(str).to_numpy()[seg]}
+    for ref in evalset.ref_names:
+        texts[f"ref:{ref}"] = evalset.refs[ref].astype(str).to_numpy()[seg]
+    if "system" in frame.columns:
+        hyps = evalset.hyps.astype(str)
+        column = {s: i for i, s in enumerate(hyps.columns)}
+        texts["hyp"] = hyps.to_numpy()[seg, frame["system"].map(column).to_numpy()]
+    return frame.reset_index(drop=True).assign(**texts)
+
+
 def sources(report) -> pd.DataFrame:
     """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
     worst_system, worst_problem``, hardest first) with ``doc`` (when present) and the full ``src``."""

@@ -17,11 +17,10 @@ st.caption("Where does each system do well or badly? Segments grouped along one 
 
 choices = buckets.dimensions(report)
 c1, c2 = st.columns(2)
-by = c1.selectbox("Group segments by", choices, key="bk_by",
-                  format_func=buckets.describe)
+by = widgets.select("Group segments by", choices, key="bk_by", where=c1, format_func=buckets.describe)
 directional = [m for m in report.metrics if metric_info(m, report).has_direction]
-metric = c2.selectbox("Metric for the chart", directional, key="bk_metric", format_func=widgets.metric_label,
-                      index=directional.index("chrf") if "chrf" in directional else 0)
+metric = widgets.select("Metric for the chart", directional, key="bk_metric", where=c2,
+                        default=widgets.preferred(directional, "chrf"), format_func=widgets.metric_label)
 
 try:
     grouping = state.view(buckets.bucketing)(current, by)
@@ -31,17 +30,17 @@ except ValueError as exc:
 table = state.view(buckets.bucket_scores)(current, grouping)
 widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric, within=report),
               key="bk_chart")
-widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, height=360)
+widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, max_height=360)
 
 if len(ev.systems) >= 2:
     st.subheader("Two systems, bucket by bucket")
     c1, c2, c3 = st.columns([2, 2, 1])
-    a = c1.selectbox("System A", ev.systems, key="bk_a")
-    b = c2.selectbox("System B", [s for s in ev.systems if s != a], key="bk_b")
-    method = c3.selectbox("Test", list(widgets.TEST_METHODS), key="bk_method",
-                          format_func=widgets.TEST_METHODS.__getitem__)
+    a = widgets.select("System A", ev.systems, key="bk_a", where=c1)
+    b = widgets.select("System B", [s for s in ev.systems if s != a], key="bk_b", where=c2)
+    method = widgets.select("Test", list(widgets.TEST_METHODS), key="bk_method", where=c3,
+                            format_func=widgets.TEST_METHODS.__getitem__)
     sig = state.view(buckets.bucket_significance, spinner=state.SIGNIFICANCE_SPINNER)(
         current, grouping, a, b, method, None, compare.DEFAULT_SEED, [metric])
     st.caption(f"{widgets.metric_label(metric)} of A and B in each bucket; better: +1 A is better, -1 B is better "
                "(p < 0.05 marks it significant).")
-    widgets.table(sig, key="bk_sig", name=f"bucket_significance_{by.replace(':', '_')}", height=300)
+    widgets.table(sig, key="bk_sig", name=f"bucket_significance_{by.replace(':', '_')}", max_height=300)

@@ -1,11 +1,17 @@
-"""Compare: two systems — per-metric difference with significance, segments where they differ most, and both
-outputs aligned under the source and references with their differences highlighted."""
+"""Compare: two systems — per-metric difference with significance, the segments where their outputs differ most
+(by problem score, :func:`mtdiag.diagnose.segment_differences`) with the one closer to the reference marked, and
+both outputs side by side under the source and references with their differences highlighted."""
 
 import streamlit as st
 
-from mtdiag import compare, diagnose, highlight
-from mtdiag import charts
+from mtdiag import charts, compare, diagnose, highlight
+from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
+
+ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
+MAX_HEIGHT = 480
+TEXT_WIDTH = 230  # pixels per text column: the reference and both outputs side by side at 1,600 px (the source,
+# both problem scores and every text in full are in the detail below and in the download)
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -15,10 +21,10 @@ if len(ev.systems) < 2:
     st.stop()
 
 c1, c2, c3 = st.columns([2, 2, 2])
-a = c1.selectbox("System A", ev.systems, index=0, key="cmp_a")
-b = c2.selectbox("System B", [s for s in ev.systems if s != a], index=0, key="cmp_b")
-method = c3.selectbox("Test", ["bs", "ar"], key="cmp_method",
-                      format_func=widgets.TEST_METHODS.__getitem__)
+a = widgets.select("System A", ev.systems, key="cmp_a", where=c1)
+b = widgets.select("System B", [s for s in ev.systems if s != a], key="cmp_b", where=c2)
+method = widgets.select("Test", list(widgets.TEST_METHODS), key="cmp_method", where=c3,
+                        format_func=widgets.TEST_METHODS.__getitem__)
 
 st.subheader("Per metric")
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
@@ -30,14 +36,34 @@ widgets.table(diff, key="cmp_metrics", name=f"compare_{a}_vs_{b}",
                       b: st.column_config.NumberColumn(f"B: {b}", format="%.4f")})
 
 st.subheader("Segments where they differ most")
-metric = st.selectbox("By", report.metrics, index=report.metrics.index("chrf") if "chrf" in report.metrics else 0,
-                      key="cmp_metric", format_func=widgets.metric_label)
+st.caption("Largest difference of the two outputs' problem scores first (each output's badness among every output "
+           "of this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
+           "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
+           "puts closer to the reference(s); the chart shows that metric's advantage per segment.")
+scored = [m for m in report.metrics if metric_info(m, report).has_direction and metric_info(m, report).segment_level
+          and m in report.segments.columns]
+metric = widgets.select("Closer to the reference by", scored, key="cmp_metric",
+                        default=widgets.preferred(scored, "chrf"), format_func=widgets.metric_label)
 segs = state.view(diagnose.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b), key="cmp_bars")
-picked = widgets.table(segs, key="cmp_segs", name=f"segments_{a}_vs_{b}_{metric}", select=True, height=320)
+text = st.column_config.TextColumn
+picked = widgets.table(
+    segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
+    column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
+                  f"hyp {b}"],
+    config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts closer to the reference"),
+            "problem_difference": st.column_config.NumberColumn(
+                "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
+            f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",
+                                                           format=widgets.number_format(metric)),
+            f"{metric} {b}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} B",
+                                                           format=widgets.number_format(metric)),
+            "ref": text(f"reference {ev.ref_names[0]}", width=TEXT_WIDTH),
+            f"hyp {a}": text(f"A: {a}", width=TEXT_WIDTH), f"hyp {b}": text(f"B: {b}", width=TEXT_WIDTH)})
 
 if len(segs):
-    seg = int(segs.iloc[picked if picked is not None else 0]["seg"])
+    row = segs.iloc[picked if picked is not None else 0]
+    seg = int(row["seg"])
     st.markdown(f"**Segment {highlight.segment_number(seg)}**"
                 + ("" if picked is not None else " — the largest difference; select another row in the table"))
     ta, tb, spans_a, spans_b = state.view(diagnose.hypothesis_diff)(current, a, b, seg)
@@ -47,6 +73,12 @@ if len(segs):
         parts.append(highlight.render_text(ev.src.iat[seg], label="Source"))
     for ref in ev.ref_names:
         parts.append(highlight.render_text(ev.refs.at[seg, ref], label=f"Reference {ref}"))
-    parts.append(highlight.render_marked_text(ev.hyps.at[seg, a], ta.shown, spans_a, label=f"A: {a}"))
-    parts.append(highlight.render_marked_text(ev.hyps.at[seg, b], tb.shown, spans_b, label=f"B: {b}"))
     widgets.html("".join(parts))
+    info = metric_info(metric, report)
+    for side, (name, tokens, spans) in zip(st.columns(2), ((a, ta, spans_a), (b, tb, spans_b))):
+        mark = " ✔ closer to the reference" if row["closer"] == name else ""
+        score = info.format(row[f"{metric} {name}"])
+        label = (f"{'A' if name == a else 'B'}: {name}{mark} · {info.arrow_label} {score} · problem "
+                 f"{row[f'problem {name}']:.3f}")
+        with side:
+            widgets.html(highlight.render_marked_text(ev.hyps.at[seg, name], tokens.shown, spans, label=label))

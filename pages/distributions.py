@@ -17,22 +17,25 @@ if not metrics:
     st.stop()
 
 c1, c2 = st.columns([3, 1])
-metric = c1.selectbox("Metric", metrics, key="dist_metric", format_func=widgets.metric_label)
-kind = c2.segmented_control("Plot", ["box", "violin"], default="box", key="dist_kind", required=True)
+metric = widgets.select("Metric", metrics, key="dist_metric", where=c1, format_func=widgets.metric_label)
+kind = widgets.segmented("Plot", ["box", "violin"], key="dist_kind", where=c2, required=True)
 scores = state.view(diagnose.segment_scores)(current, metric)
 widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind, within=report),
               key="dist_box")
 st.caption("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, "
-           "dashed line = mean.")
+           "dashed line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and "
+           "they are drawn at its edge (▲/▼, hover for the value), so one outlier cannot squash every box; the "
+           "boxes and the table below use every score.")
 widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="dist_summary",
               name=f"{metric}_distribution")
 
 st.subheader("One metric against another")
 c1, c2 = st.columns(2)
-x = c1.selectbox("x", metrics, key="dist_x", format_func=widgets.metric_label,
-                 index=metrics.index("chrf") if "chrf" in metrics else 0)
-y = c2.selectbox("y", metrics, key="dist_y", format_func=widgets.metric_label,
-                 index=metrics.index("ter") if "ter" in metrics else min(1, len(metrics) - 1))
+x = widgets.select("x", metrics, key="dist_x", where=c1, default=widgets.preferred(metrics, "chrf"),
+                   format_func=widgets.metric_label)
+y = widgets.select("y", metrics, key="dist_y", where=c2,
+                   default=widgets.preferred(metrics, "ter", metrics[min(1, len(metrics) - 1)]),
+                   format_func=widgets.metric_label)
 points = state.view(diagnose.metric_pairs)(current, x, y)
 widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report),
               key="dist_scatter")

@@ -15,18 +15,19 @@ st.caption("With several references, a good metric should score a human translat
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
            "how well each metric agrees with them.")
 
-section = st.segmented_control(
-    "View", ["likeness", "queen", "human"], default="likeness", key="hl_section", required=True,
+section = widgets.segmented(
+    "View", ["likeness", "queen", "human"], key="hl_section", required=True,
     format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
                  "human": "Human scores"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
-candidates = [m for m in report.metrics if not m.startswith("term_")]
+allowed = likeness.likeness_metrics(ev)
+candidates = [m for m in report.metrics if m in allowed and not m.startswith("term_")]
 default = [m for m in ("waft", "neva", "bleu", "chrf") if m in candidates]
 
 if section == "likeness":
-    metrics = st.multiselect("Similarity metrics", candidates, default=default, key="hl_metrics",
-                             format_func=widgets.metric_label)
+    metrics = widgets.multiselect("Similarity metrics", candidates, default=default, key="hl_metrics",
+                                  format_func=widgets.metric_label)
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
@@ -52,12 +53,12 @@ if section == "likeness":
                       key="hl_king", where=right)
         with st.expander("KING per segment"):
             widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
-                          height=300)
+                          max_height=300)
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
-    metrics = c1.multiselect("Metric set X", candidates, default=default, key="hl_queen_metrics",
-                             format_func=widgets.metric_label)
+    metrics = widgets.multiselect("Metric set X", candidates, default=default, key="hl_queen_metrics", where=c1,
+                                  format_func=widgets.metric_label)
     pool = c2.toggle("Pool reference pairs over segments", key="hl_pool",
                      help="Compare with the reference pairs of every segment (the paper's choice with three "
                           "references) instead of the segment's own.")
@@ -77,7 +78,7 @@ elif section == "queen":
                       key="hl_queen_bars")
         with st.expander("QUEEN per segment"):
             widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
-                          height=300)
+                          max_height=300)
 
 else:
     if not diagnose.has_human_scores(report):
@@ -92,8 +93,8 @@ else:
                "system's mean human score with its corpus score.")
     widgets.table(state.view(human.human_agreement)(current).reset_index(), key="hl_agreement",
                   name="human_agreement")
-    metric = st.selectbox("Metric", list(report.metrics), key="hl_metric", format_func=widgets.metric_label,
-                          index=list(report.metrics).index("chrf") if "chrf" in report.metrics else 0)
+    metric = widgets.select("Metric", list(report.metrics), key="hl_metric",
+                            default=widgets.preferred(report.metrics, "chrf"), format_func=widgets.metric_label)
     segments, systems = state.view(diagnose.human_points)(current, metric)
     left, right = st.columns(2)
     with left:

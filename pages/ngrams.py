@@ -16,12 +16,12 @@ st.caption("Corpus n-gram counts of a human translation (a reference) against ea
 modes = ["human", "system"] if ev.has_references else ["system"]
 if not ev.has_references:
     widgets.reference_needed(current)  # the human-translation tables need one; two systems work without
-mode = st.radio("Compare", modes, horizontal=True, key="ng_mode",
-                format_func={"human": "a system with the human translation",
-                             "system": "two systems (n-grams one produces and the other never does)"}.__getitem__)
+mode = widgets.radio("Compare", modes, horizontal=True, key="ng_mode",
+                     format_func={"human": "a system with the human translation",
+                                  "system": "two systems (n-grams one produces and the other never does)"}.__getitem__)
 c1, c2, c3, c4 = st.columns(4)
-system = c1.selectbox("System", ev.systems, key="ng_system")
-order = c2.selectbox("Order", [1, 2, 3, 4], key="ng_order")
+system = widgets.select("System", ev.systems, key="ng_system", where=c1)
+order = widgets.select("Order", [1, 2, 3, 4], key="ng_order", where=c2)
 min_count = int(c3.number_input("Minimum count k", min_value=1, max_value=100, value=2, key="ng_min_count"))
 hide = st.toggle("Hide punctuation and stop words", value=True, key="ng_hide",
                  help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
@@ -30,16 +30,16 @@ if mode == "system":
     if not others:
         widgets.explain("One system: nothing to compare it with.")
         st.stop()
-    other = c4.selectbox("Other system", others, key="ng_other")
+    other = widgets.select("Other system", others, key="ng_other", where=c4)
     tables = state.view(diagnose.system_ngram_rows, spinner="Counting n-grams …")(
         current, system, other, order, min_count=min_count, hide_function_words=hide)
-    side = st.segmented_control("Table", ["only_a", "only_b"], default="only_a", key="ng_side", required=True,
-                                format_func={"only_a": f"only {system}", "only_b": f"only {other}"}.__getitem__)
+    side = widgets.segmented("Table", ["only_a", "only_b"], key="ng_side", required=True,
+                             format_func={"only_a": f"only {system}", "only_b": f"only {other}"}.__getitem__)
     rows = tables[side]
     owner, counterpart = (system, other) if side == "only_a" else (other, system)
     st.caption(f"{len(rows):,} n-grams that {owner} uses at least {min_count}× and {counterpart} never does. "
                "Select one to see its segments.")
-    picked = widgets.table(rows.drop(columns="segments"), key=f"ng_sys_{side}", select=True, height=380,
+    picked = widgets.table(rows.drop(columns="segments"), key=f"ng_sys_{side}", select=True, max_height=380,
                            name=f"only_{owner}_vs_{counterpart}_{order}")
     if picked is not None:
         gram = rows.iloc[picked]
@@ -53,16 +53,15 @@ if mode == "system":
         widgets.explain("Select an n-gram in the table to list the segments that contain it.")
     st.stop()
 
-ht_ref = c4.selectbox("Human translation", ev.ref_names, key="ng_ht_ref")
+ht_ref = widgets.select("Human translation", ev.ref_names, key="ng_ht_ref", where=c4)
 c1, c2 = st.columns([3, 2])
-kind = c1.segmented_control("Table", ["ht_only", "mt_only", "skewed"], default="ht_only", key="ng_kind",
-                            required=True,
-                            format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
+kind = widgets.segmented("Table", ["ht_only", "mt_only", "skewed"], key="ng_kind", where=c1, required=True,
+                         format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
 rows = state.view(diagnose.ngram_rows, spinner="Counting n-grams …")(current, system, order, kind, min_count=min_count,
                                                                    ht_ref=ht_ref, hide_function_words=hide)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
 picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
-                       select=True, height=380)
+                       select=True, max_height=380)
 if picked is not None:
     gram = rows.iloc[picked]
     segments = [int(s) for s in gram["segments"]]

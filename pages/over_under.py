@@ -19,8 +19,7 @@ available = [m for m in ("otem", "utem") if m in report.metrics]
 if not available:
     widgets.explain("OTEM and UTEM were not computed for this data.")
     st.stop()
-metric = st.segmented_control("Metric", available, default=available[0], key="ou_metric", required=True,
-                              format_func=widgets.metric_label)
+metric = widgets.segmented("Metric", available, key="ou_metric", required=True, format_func=widgets.metric_label)
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")
@@ -40,13 +39,12 @@ with st.expander("mp_n table"):
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 c1, c2 = st.columns([3, 2])
-with c1:
-    system = widgets.system_picker("System", ev.systems, key="ou_system")
+system = widgets.select("System", ev.systems, key="ou_system", where=c1)
 hide = c2.toggle("Hide punctuation and stop words", value=True, key="ou_hide",
                  help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
 grams = state.view(diagnose.evidence_ngrams)(current, metric, system, hide_function_words=hide)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
-picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, height=320,
+picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, max_height=320,
                        page_size=1000)
 if picked is not None:
     gram = grams.iloc[picked]

@@ -15,14 +15,15 @@ st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lo
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 
 cols = st.columns([2, 2, 3])
-ranked_by = cols[2].selectbox("Rank systems by", [m for m in report.metrics if metric_info(m, report).has_direction],
-                              key="ov_rank", format_func=widgets.metric_label,
-                              index=([m for m in report.metrics if metric_info(m, report).has_direction].index("chrf")
-                                     if "chrf" in report.metrics else 0))
-baseline = cols[0].selectbox("Baseline", ["(none)", *systems], index=1 if len(systems) > 1 else 0,
-                             key="ov_baseline", help="Paired significance test of every system against this one.")
-method = cols[1].selectbox("Test", ["bs", "ar"], key="ov_method",
-                           format_func=widgets.TEST_METHODS.__getitem__)
+directional = [m for m in report.metrics if metric_info(m, report).has_direction]
+ranked_by = widgets.select("Rank systems by", directional, key="ov_rank",
+                           default=widgets.preferred(directional, "chrf"), where=cols[2],
+                           format_func=widgets.metric_label)
+baseline = widgets.select("Baseline", ["(none)", *systems], key="ov_baseline",
+                          default=systems[0] if len(systems) > 1 else "(none)", where=cols[0],
+                          help="Paired significance test of every system against this one.")
+method = widgets.select("Test", list(widgets.TEST_METHODS), key="ov_method", where=cols[1],
+                        format_func=widgets.TEST_METHODS.__getitem__)
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
 corpus = diagnose.corpus_table(report)
@@ -38,8 +39,9 @@ with row:
                        data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig),
                                                           within=report),
                        file_name="corpus_scores.tex", mime="text/x-tex",
-                       help="A booktabs table of the corpus scores; with a baseline, 95% intervals and † where a "
-                            "system is significantly better than it. Signatures as % comments.")
+                       help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
+                            "system is significantly better than it and ‡ where it is significantly worse. "
+                            "Signatures as % comments.")
 
 st.subheader("Corpus scores")
 errors = diagnose.intervals(sig) if sig is not None else None
@@ -60,7 +62,7 @@ else:
     clusters = state.view(compare.ranked_clusters)(current, pairwise)
     left, right = st.columns([2, 3])
     with left:
-        widgets.table(clusters.drop(columns="metric"), key="ov_clusters", name=f"clusters_{ranked_by}", height=380)
+        widgets.table(clusters.drop(columns="metric"), key="ov_clusters", name=f"clusters_{ranked_by}", max_height=380)
     with right:
         order = list(clusters["system"])
         matrix = export.pairwise_matrix(pairwise).loc[ranked_by].reindex(index=order, columns=order)
@@ -77,7 +79,7 @@ with right:
         widgets.explain("Choose a baseline to test every system against it.")
     else:
         widgets.table(diagnose.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
-                      height=420)
+                      max_height=420)
 with st.expander("Metric signatures"):
     for metric, signature in compare.report_signatures(report, sig).items():
         st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)

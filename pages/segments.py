@@ -9,6 +9,11 @@ from mtdiag.ui import state, widgets
 
 VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
 PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair
+ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
+MAX_HEIGHT = 620  # pixels: about eight such rows, then the table scrolls
+# pixels: at 1,600 px the flags, the problem score, the source and the output fit beside system and seg_id; the
+# texts and flags wrap in the tall rows
+FLAGS_WIDTH, SRC_WIDTH, HYP_WIDTH = 170, 300, 360
 SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
 
 current = state.current()
@@ -18,32 +23,33 @@ st.caption("Worst first — " + triage.PROBLEM_TEXT + "; the same order as `mtdi
            "source with every system's output.")
 st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 
-view_as = st.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
+view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
 strict = st.toggle("Strict pair order", key="seg_strict",
                    help=f"Off: the first {triage.FIRST_SCREEN} rows show one pair per source (its worst system), "
                         "then every pair in order. On: every pair in problem order (`mtdiag triage --strict`).")
 with st.expander("More flags"):
-    mt_order = st.selectbox("MT-only n-grams of order", [None, 1, 2, 3, 4], key="seg_mt_order",
-                            format_func={None: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
-                            help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
-                                 "translation (first reference) never uses.")
+    mt_order = widgets.select("MT-only n-grams of order", [0, 1, 2, 3, 4], key="seg_mt_order",
+                              format_func={0: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
+                              help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
+                                   "translation (first reference) never uses.")
 requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
 queue = state.view(segments.queue)(current, requested=requested, strict=strict)
 flags = checks.flag_columns(queue)
 
 c1, c2, c3 = st.columns([2, 2, 3])
-systems = c1.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems",
-                         disabled=view_as == "sources")
-chosen_flags = c2.multiselect("Flags (any of)", flags, key="seg_flags", disabled=view_as == "sources",
-                              format_func={f: checks.REGISTRY[f].label for f in flags}.__getitem__)
+systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c1,
+                              disabled=view_as == "sources")
+chosen_flags = widgets.multiselect("Flags (any of)", flags, key="seg_flags", where=c2, disabled=view_as == "sources",
+                                   format_func={f: checks.REGISTRY[f].label for f in flags}.__getitem__)
 pattern = c3.text_input("Search source, references and outputs (regular expression)", key="seg_text",
                         placeholder="a word, or a pattern such as Pandemie|Virus or \\d+ %",
                         help="Case-insensitive; a plain word matches anywhere in a text.")
 documents = segments.documents(report)
 doc = None
-if documents:
-    doc = st.selectbox("Document", [None, *documents], key="seg_doc",
-                       format_func={None: "(all documents)", **{d: d for d in documents}}.__getitem__)
+if documents:  # options are positions (0: every document): a select box shows a None value as an empty box
+    picked_doc = widgets.select("Document", range(len(documents) + 1), key="seg_doc",
+                                format_func=["(all documents)", *documents].__getitem__)
+    doc = documents[picked_doc - 1] if picked_doc else None
 
 
 def text_filtered(frame):
@@ -66,27 +72,31 @@ if view_as == "pairs":
         shown = shown[shown["doc"] == doc]
     shown = text_filtered(shown).reset_index(drop=True)
     st.caption(f"{len(shown):,} of {len(queue):,} rows")
-    order = ["system", "seg_id", "src", "hyp", "problem", "flags", *flags, "human", *segments.score_columns(report),
-             "relative", "doc"]
-    picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True, height=460,
-                           row_height=72, page_size=PAGE_SIZE, column_order=[c for c in order if c in shown.columns],
+    order = segments.queue_columns(report, shown)
+    text = st.column_config.TextColumn
+    picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True,
+                           max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE, column_order=order,
+                           config={"flags": text("flags", help="the checks that fired on this output",
+                                                 width=FLAGS_WIDTH),
+                                   "src": text("src", width=SRC_WIDTH), "hyp": text("hyp", width=HYP_WIDTH)},
                            download=export.segment_export(report, shown))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
         selected_seg, selected_system = int(row["seg_id"]), str(row["system"])
 else:
     sources = state.view(segments.sources)(current)
-    by = st.radio("Sort sources by", list(SOURCE_ORDER), key="seg_src_sort", horizontal=True,
-                  format_func=SOURCE_ORDER.__getitem__)
+    by = widgets.radio("Sort sources by", list(SOURCE_ORDER), key="seg_src_sort", horizontal=True,
+                       format_func=SOURCE_ORDER.__getitem__)
     shown = sources.sort_values([by, "seg_id"], ascending=[False, True], kind="stable")
     if doc is not None:
         shown = shown[shown["doc"] == doc]
     shown = text_filtered(shown).reset_index(drop=True)
     st.caption(f"{len(shown):,} of {len(sources):,} sources")
-    order = ["seg_id", "src", "difficulty", "spread", "worst_system", "worst_problem", "doc"]
+    order = ["seg_id", "difficulty", "spread", "worst_system", "worst_problem", "src", "doc"]
     rows = queue[queue["seg_id"].isin(shown["seg_id"])]
-    picked = widgets.table(segments.for_table(shown), key="seg_src_table", name="sources", select=True, height=420,
-                           row_height=72, page_size=PAGE_SIZE, column_order=[c for c in order if c in shown.columns],
+    picked = widgets.table(segments.for_table(shown), key="seg_src_table", name="sources", select=True,
+                           max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE,
+                           column_order=[c for c in order if c in shown.columns],
                            config={"difficulty": st.column_config.ProgressColumn(
                                        "difficulty", min_value=0.0, max_value=1.0, format="%.3f",
                                        help="mean problem score of all systems on this source"),

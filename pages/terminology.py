@@ -27,22 +27,23 @@ widgets.table(report.corpus[term_metrics].reset_index(), key="tm_corpus", name="
 
 st.subheader("Per term")
 summary = state.view(diagnose.term_summary)(current)
-systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="tm_systems")
+systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="tm_systems")
 summary = summary[summary["system"].isin(systems)]
 st.caption(f"{summary[['src_term', 'tgt_terms']].drop_duplicates().shape[0]:,} terms; least often right first. "
            "'missed_in' lists the segments where the term is missing.")
-widgets.table(summary, key="tm_summary", name="terms_per_term", height=320)
+widgets.table(summary, key="tm_summary", name="terms_per_term", max_height=320)
 
 st.subheader("Occurrences in context")
 c1, c2, c3 = st.columns([2, 1, 2])
-system = c1.selectbox("System", ev.systems, key="tm_system")
-window = c2.selectbox("Window", [2, 3], key="tm_window", format_func={2: "2 words", 3: "3 words"}.__getitem__)
+system = widgets.select("System", ev.systems, key="tm_system", where=c1)
+window = widgets.select("Window", [2, 3], key="tm_window", where=c2,
+                        format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
 occ = state.view(diagnose.term_table)(current, system)
 shown = occ[~occ["correct"]] if only_missed else occ
 cols = ["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]
 picked = widgets.table(shown[cols].reset_index(drop=True), key="tm_occ", name=f"term_occurrences_{system}",
-                       select=True, height=300)
+                       select=True, max_height=300)
 if len(shown):
     row = shown.iloc[picked if picked is not None else 0]
     seg = int(row["seg"])

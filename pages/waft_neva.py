@@ -18,7 +18,7 @@ if not {"waft", "neva"} <= set(report.metrics):
     st.stop()
 
 frame = state.view(diagnose.word_order_table)(current)
-systems = st.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
+systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
 points = diagnose.sample_rows(frame)
 widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points), key="wn_scatter")
@@ -33,7 +33,7 @@ if reverse:
 st.caption(f"{int(frame['word_order'].sum()):,} of {len(frame):,} rows have NEVA > WAFT. Select a row for its "
            "alignment.")
 picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_neva_segments", select=True,
-                       height=320, page_size=1000,
+                       max_height=320, page_size=1000,
                        column_order=["system", "seg", "waft", "neva", "neva_minus_waft", "word_order", "hyp"])
 if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
@@ -51,18 +51,17 @@ if len(frame):
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(diagnose.op_counts)(current)), key="wn_ops")
 c1, c2 = st.columns([3, 2])
-with c1:
-    system = widgets.system_picker("System", ev.systems, key="wn_system")
+system = widgets.select("System", ev.systems, key="wn_system", where=c1)
 hide = c2.toggle("Hide punctuation and stop words", value=True, key="wn_hide",
                  help="Leave out edits whose words are all punctuation, symbols or stop words of the target language.")
 tables = state.view(diagnose.edit_tables)(current, system, top=None, hide_function_words=hide)
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")
-    widgets.table(tables["substitute"], key="wn_sub", page_size=500, name=f"confusion_pairs_{system}", height=320)
+    widgets.table(tables["substitute"], key="wn_sub", page_size=500, name=f"confusion_pairs_{system}", max_height=320)
 with c2:
     st.markdown("**Insertions** (only in the output)")
-    widgets.table(tables["insert"], key="wn_ins", page_size=500, name=f"insertions_{system}", height=320)
+    widgets.table(tables["insert"], key="wn_ins", page_size=500, name=f"insertions_{system}", max_height=320)
 with c3:
     st.markdown("**Deletions** (reference words missing)")
-    widgets.table(tables["delete"], key="wn_del", page_size=500, name=f"deletions_{system}", height=320)
+    widgets.table(tables["delete"], key="wn_del", page_size=500, name=f"deletions_{system}", max_height=320)

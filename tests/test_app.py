@@ -415,7 +415,7 @@ def test_compare_two_systems():
     metrics = table_with(at, "metric", "difference", "better")
     assert {"difference", "p", "significant", "better"} <= set(metrics.columns)
     segs = at.dataframe(key="cmp_segs").value
-    assert segs["difference"].abs().is_monotonic_decreasing
+    assert segs["problem_difference"].abs().is_monotonic_decreasing  # ranking: tests/test_app_grids.py
     assert "mtd-k-diff" in html_bodies(at)
 
 
@@ -468,6 +468,15 @@ def test_widget_clicks_never_recompute_metrics(monkeypatch):
     # a different option is different numbers: that one does compute
     at.checkbox(key="opt_lowercase").uncheck().run()
     assert at.exception
+
+
+def test_lower_case_says_beside_it_that_bleu_chrf_and_ter_are_not_affected():
+    from mtdiag.ui.loader import LOWERCASE_NOTE
+
+    at = start()
+    captions = [c.value for c in at.sidebar.caption]
+    assert LOWERCASE_NOTE in captions and "BLEU, chrF and TER are not affected" in LOWERCASE_NOTE
+    assert at.sidebar.checkbox(key="opt_lowercase").value is True
 
 
 def test_data_argument_opens_that_folder(tmp_path, monkeypatch):

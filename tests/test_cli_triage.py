@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 import pandas as pd
 import pytest
@@ -79,3 +81,61 @@ def test_sources_view(capsys):
 def test_bad_top_is_a_one_line_error(capsys):
     code, _, err = run_cli(capsys, "triage", "--testset", str(FOLDER), "--top", "0")
     assert code == 1 and err.strip() == "mtdiag: error: --top must be at least 1, got 0"
+
+
+def unescape_tsv(cell: str) -> str:
+    """The inverse of :func:`mtdiag.export.tsv_cell` (written independently: one pass, left to right)."""
+    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[m.group(1)], cell)
+
+
+def test_with_text_adds_source_references_and_output_whole(capsys, queue):
+    code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--with-text", "--top", "4")
+    assert code == 0
+    header, *rows = [line.split("\t") for line in out.splitlines()]
+    assert header == ["system", "seg_id", "problem", "flags", *METRICS, "src", "ref:A", "ref:C", "ref:D", "hyp"]
+    assert len(rows) == 4 and all(len(r) == len(header) for r in rows)
+    folder_lines = {name: (FOLDER / name).read_text(encoding="utf-8").split("\n") for name in
+                    ("src.txt", "ref.A.txt", "ref.D.txt", f"newstest2021.en-de.{rows[0][0]}.txt")}
+    seg = int(rows[0][1]) - 1
+    assert unescape_tsv(rows[0][-5]) == folder_lines["src.txt"][seg]
+    assert unescape_tsv(rows[0][-2]) == folder_lines["ref.D.txt"][seg]
+    assert unescape_tsv(rows[0][-1]) == folder_lines[f"newstest2021.en-de.{rows[0][0]}.txt"][seg]
+    code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--with-text", "--sources", "--top", "2")
+    assert out.splitlines()[0].split("\t")[-4:] == ["src", "ref:A", "ref:C", "ref:D"]
+
+
+def test_with_text_keeps_one_row_per_line_whatever_the_text(capsys, tmp_path):
+    texts = ['a\ttab and a \\ backslash', 'say "quoted"', "=1+1 stays as written"]
+    (tmp_path / "src.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    (tmp_path / "ref.A.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    (tmp_path / "mine.txt").write_text("one\\two\tthree\nsay \"quoted\"\n=1+1\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "triage", "--testset", str(tmp_path), "--with-text")
+    assert code == 0, err
+    header, *rows = [line.split("\t") for line in out.splitlines()]
+    assert len(rows) == 3 and all(len(r) == len(header) for r in rows)
+    by_seg = {int(r[1]): {name: unescape_tsv(cell) for name, cell in zip(header, r)} for r in rows}
+    assert by_seg[1]["src"] == texts[0] and by_seg[1]["hyp"] == "one\\two\tthree"
+    assert by_seg[2]["ref:A"] == 'say "quoted"'  # a quote is a character, never TSV quoting
+
+
+def test_tsv_cells_escape_newlines_tabs_and_backslashes():
+    from mtdiag.export import to_tsv
+
+    frame = pd.DataFrame({"seg_id": [1], "text": ["line one\nline two\r\tend \\n"]})
+    lines = to_tsv(frame).splitlines()
+    assert lines == ["seg_id\ttext", "1\t" + r"line one\nline two\r\tend \\n"]  # one line, one tab
+    assert unescape_tsv(lines[1].split("\t", 1)[1]) == frame.at[0, "text"]
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_json_is_indented_on_a_terminal_and_one_line_otherwise(capsys, monkeypatch, terminal):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: terminal)  # capsys's stdout, read by mtdiag.cli.main
+    code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--format", "json", "--top", "2")
+    assert code == 0
+    lines = out.rstrip("\n").split("\n")
+    if terminal:
+        assert len(lines) > 10 and lines[1].startswith('  {') and lines[2].startswith('    "system": ')
+    else:
+        assert len(lines) == 1
+    records = json.loads(out)
+    assert len(records) == 2 and records[0]["seg_id"] >= 1

@@ -182,10 +182,36 @@ def test_side_tokens_show_original_case(report):
 
 def test_segment_differences_are_direction_aware(report):
     frame = diagnose.segment_differences(report, "rep", "good", "otem")  # lower is better
-    first = frame.iloc[0]
-    assert first["seg"] == 0 and first["difference"] > 0 and first["advantage"] < 0
+    row = frame.set_index("seg").loc[0]  # "the cat cat cat sat": rep over-translates
+    assert row["difference"] > 0 and row["advantage"] < 0 and row["closer"] == "good"
     bleu = diagnose.segment_differences(report, "rep", "good", "bleu")
     assert (np.sign(bleu["advantage"]) == np.sign(bleu["difference"])).all()
+
+
+def test_segment_differences_rank_by_the_problem_score_difference(report):
+    """Issue 23: ranked by |problem(A) − problem(B)| (triage.problem_scores), not by one metric's difference."""
+    frame = diagnose.segment_differences(report, "rep", "good", "chrf")
+    problem = triage.problem_scores(report)["problem"]
+    expected = problem.xs("rep", level="system") - problem.xs("good", level="system")
+    assert frame["problem_difference"].abs().is_monotonic_decreasing
+    assert np.allclose(frame["problem_difference"], expected.loc[frame["seg"]].to_numpy())
+    assert list(frame["problem rep"]) == list(problem.xs("rep", level="system").loc[frame["seg"]])
+    last = frame.iloc[-1]  # segment 3: both output "Number"
+    assert last["seg"] == 3 and last["problem_difference"] == 0 and last["closer"] == "tie"
+    assert list(frame.columns[:5]) == ["seg", "closer", "problem rep", "problem good", "problem_difference"]
+    assert frame.set_index("seg").at[2, "hyp rep"] == "Check the check valve ."
+    assert frame.set_index("seg").at[2, "ref"] == "Check the non-return valve ."
+
+
+def test_closer_to_reference_is_direction_aware_and_ties_without_a_direction(report):
+    chrf = report.segments["chrf"]
+    closer = diagnose.closer_to_reference(report, "rep", "good", "chrf")
+    for seg, name in closer.items():
+        a, b = chrf.loc[("rep", seg)], chrf.loc[("good", seg)]
+        assert name == ("rep" if a > b else "good" if b > a else "tie")
+    ter = diagnose.closer_to_reference(report, "rep", "good", "ter")  # lower is better
+    assert ter.loc[0] == "good"
+    assert set(diagnose.closer_to_reference(report, "rep", "good", "length_ratio")) == {"tie"}
 
 
 def test_pair_differences_name_the_better_system(report):

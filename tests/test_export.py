@@ -62,3 +62,31 @@ def test_excel_says_where_it_cuts_a_text_longer_than_a_cell_holds():
     cell = openpyxl.load_workbook(io.BytesIO(to_excel(frame))).active["A2"]
     assert len(cell.value) <= 32_767 and cell.value.endswith("[cut: Excel's cell limit; see the CSV]")
     assert len(pd.read_csv(io.BytesIO(to_csv(frame)))["hyp"].iat[0]) == 50_000
+
+
+def _significance_frame() -> pd.DataFrame:
+    """A hand-made :func:`mtdiag.compare.significance` frame: ``up`` significantly better than ``base`` on BLEU,
+    ``down`` significantly worse, ``same`` neither."""
+    rows = [("base", 30.0, float("nan"), False, 0), ("up", 33.0, 0.8, True, 1), ("down", 27.0, 0.9, True, -1),
+            ("same", 30.2, 1.1, False, 1)]
+    frame = pd.DataFrame([{"system": s, "metric": "bleu", "score": v, "ci": ci, "significant": sig, "better": b}
+                          for s, v, ci, sig, b in rows]).set_index(["system", "metric"])
+    frame.attrs.update(baseline="base", method="bs", n=1000, alpha=0.05)
+    return frame
+
+
+@pytest.mark.parametrize("mark, better, worse", [("dagger", r"$^{\dagger}$", r"$^{\ddagger}$"),
+                                                 ("star", r"$^{*}$", r"$^{\circ}$")])
+def test_latex_marks_significantly_worse_systems_too(mark, better, worse):
+    from mtdiag.export import latex_table
+
+    sig = _significance_frame()
+    corpus = sig["score"].unstack("metric")
+    lines = latex_table(corpus, sig, mark=mark).splitlines()
+    row = {line.split(" & ")[0]: line for line in lines if " & " in line}
+    assert row["up"] == rf"up & 33.00 $\pm$ 0.80{better} \\"
+    assert row["down"] == rf"down & 27.00 $\pm$ 0.90{worse} \\"
+    assert better not in row["same"] and worse not in row["same"]
+    assert row["base (baseline)"] == r"base (baseline) & 30.00 \\"
+    note = next(line for line in lines if "footnotesize" in line)
+    assert f"{better}/{worse}: significantly better/worse than base ($p < 0.05$" in note

@@ -27,3 +27,19 @@ def test_ht_mt_ngrams_on_japanese_keep_the_cased_segmentation():
     rows = unigrams.ht_only[["ngram", "ht_count", "mt_count"]].itertuples(index=False)
     assert [(g, int(h), int(m)) for g, h, m in rows] == [("vat", 1, 0)]
     assert "ｇ" not in set(unigrams.ht_only.ngram) | set(unigrams.mt_only.ngram)
+
+
+def test_lower_casing_leaves_bleu_chrf_and_ter_alone():
+    """The sidebar says so beside its "Lower-case" box (issue 23): sacrebleu's defaults, whatever the option."""
+    from mtdiag.api import Options, evaluate
+
+    refs = {"A": ["The Cat sat on the Mat .", "Berlin is in Germany ."]}
+    hyps = {"mt": ["the cat sat on the mat .", "BERLIN IS IN GERMANY ."]}
+    evalset = evalset_from_lists(refs, hyps)
+    folded, cased = evaluate(evalset, Options(lowercase=True)), evaluate(evalset, Options(lowercase=False))
+    for metric in ("bleu", "chrf", "ter"):
+        assert folded.corpus[metric].equals(cased.corpus[metric]), metric
+        assert folded.segments[metric].equals(cased.segments[metric]), metric
+    assert folded.corpus.at["mt", "waft"] == 1.0 and cased.corpus.at["mt", "waft"] < 1.0  # the tokens' metrics fold
+    assert folded.corpus.at["mt", "bleu"] < 100.0  # BLEU is case-sensitive (sacrebleu's default) ...
+    assert folded.corpus.at["mt", "ter"] == 0.0  # ... and TER is not (its own case_sensitive option, off)

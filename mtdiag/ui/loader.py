@@ -18,9 +18,11 @@ Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``s
 loaded before stays loaded. Those messages quote file names and values from the files, so :func:`sidebar` returns
 them Markdown-escaped (:func:`mtdiag.highlight.escape_markdown`), like every file, system and set name shown here.
 
-Switching to other data (another set, new uploads, an added system) resets every page's widgets (filters,
-pickers, row selections) to their defaults — :func:`_reset_page_widgets` — so that no filter holds the names of
-the previous set. Nothing here computes a metric.
+Switching to other data (another set, new uploads, an added system) puts every choice control of the pages
+(system, metric, reference, column and dimension pickers, filters) back to its default for the new data, and a
+choice that is no longer among its options is replaced: :func:`mtdiag.ui.widgets.follow`, which assigns the value
+so that the browser shows the value the page uses (issue 23). Free-form inputs (search text, toggles, numbers)
+keep what the user typed: they name nothing of the data. Nothing here computes a metric.
 """
 
 from __future__ import annotations
@@ -47,8 +49,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = REPO_ROOT / "sample_data"
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
-SHOWN_DATA = "_mtdiag_shown_data"  # the data key the page widgets were last drawn for
-LOADER_KEYS = ("data_", "up_", "extra_", "opt_", "run_")  # session-state keys of the sidebar's own widgets
 OPEN_RUN = "_mtdiag_open_run"  # the saved run shown instead of the loaded data: its id
 WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callback, shown in Saved runs on the next run
 TEXT_TYPES = ["txt"]
@@ -56,6 +56,8 @@ TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
 ANNOTATION_TYPES = ["tsv", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
+LOWERCASE_NOTE = ("BLEU, chrF and TER are not affected: they keep sacrebleu's defaults (BLEU and chrF case-sensitive, "
+                  "TER case-insensitive; TER's own option in *Metric options*).")
 
 
 # --------------------------------------------------------------------------------------------- folders
@@ -509,8 +511,9 @@ def _option_widgets(data: state.Dataset) -> Options:
         help="sacrebleu tokeniser for OTEM/UTEM, WAFT/NEVA, terms and n-grams (and BLEU). 'auto': ja-mecab for "
              "Japanese, zh for Chinese, 13a otherwise.")
     lowercase = sb.checkbox("Lower-case (case-insensitive scores)", value=True, key="opt_lowercase",
-                            help="The papers report case-insensitive scores; BLEU, chrF and TER keep sacrebleu's "
-                                 "case-sensitive defaults.")
+                            help="Folds case for OTEM/UTEM, WAFT/NEVA, terms and n-grams: the papers report "
+                                 "case-insensitive scores.")
+    sb.caption(LOWERCASE_NOTE)
     typography = sb.checkbox("Normalise typography (quotes, dashes, widths)", value=True, key="opt_typography",
                              help="Curly and straight quotes and apostrophes, dashes and full-width forms count as "
                                   "the same for OTEM/UTEM, WAFT/NEVA, terms and n-grams, so don’t vs don't is not a "
@@ -584,7 +587,6 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
                 f"({highlight.escape_markdown(data.label)})." for p in problems]
     st.session_state[LAST_GOOD] = data
-    _reset_page_widgets(data)
     options = _option_widgets(data)
     _summary(data)
     too_large = state.over_budget(data)
@@ -609,7 +611,6 @@ def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current
     if sb.button("Close the saved run", key="run_close"):
         del st.session_state[OPEN_RUN]
         st.rerun()
-    _reset_page_widgets(current.data)
     _summary(current.data)
     options = current.options
     shown = [f"tokeniser {options.tokenize}", "lower-cased" if options.lowercase else "case-sensitive"]
@@ -617,19 +618,6 @@ def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current
     sb.caption("Options: " + highlight.escape_markdown(", ".join(shown)))
     state.set_current(current)
     return current, [highlight.escape_markdown(p) for p in _saved_runs(current, folder)]
-
-
-def _reset_page_widgets(data: state.Dataset) -> None:
-    """When ``data`` is not the data the pages were last drawn for, forget every page widget's state (keys not of
-    the sidebar, not internal): filters such as the "Systems" multiselects then start from the new set's names
-    instead of keeping the old ones (which would select nothing)."""
-    if st.session_state.get(SHOWN_DATA) == data.data_key:
-        return
-    if SHOWN_DATA in st.session_state:
-        for key in list(st.session_state.keys()):
-            if not str(key).startswith(("_", *LOADER_KEYS)):
-                del st.session_state[key]
-    st.session_state[SHOWN_DATA] = data.data_key
 
 
 def _summary(data: state.Dataset) -> None:

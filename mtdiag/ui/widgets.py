@@ -29,6 +29,9 @@ from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
+PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
+ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
+BORDER_PX = 1
 
 
 # --------------------------------------------------------------------------------------------- labels
@@ -98,13 +101,13 @@ def column_config(frame: pd.DataFrame) -> dict:
                                                            help="positive: NEVA > WAFT (word-order trouble)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
-                                                             help=triage.PROBLEM_TEXT)
+                                                             width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
         elif column == "human":
             config[column] = st.column_config.NumberColumn("human", format="%.2f",
                                                            help="the human score of this output (as loaded)")
-        elif column == "flags" and frame[column].dtype == object:
+        elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
             config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
-        elif "seg_id" in frame.columns and (column in ("src", "hyp") or column.startswith("hyp ")):
+        elif "seg_id" in frame.columns and column in ("src", "hyp"):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
 
@@ -165,15 +168,24 @@ def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, jso
                             icon=":material/download:", help=f"Download this table ({len(frame):,} rows) as JSON records")
 
 
+def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> int:
+    """The pixel height of a table that shows its ``rows`` rows (an empty table shows one empty row) of
+    ``row_height`` pixels (Streamlit's 35 by default) under its header, at most ``max_height`` (then it scrolls).
+    Streamlit's own geometry (its ``DataFrame`` element: rows × row height + header + two borders); a fixed height
+    would pad a one-row result with blank rows (issue 23)."""
+    return min(max_height, max(rows, 1) * (row_height or ROW_PX) + ROW_PX + 2 * BORDER_PX)
+
+
 def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
-          height: int | str = "auto", hide_index: bool = True, config: dict | None = None,
+          max_height: int | None = None, hide_index: bool = True, config: dict | None = None,
           column_order: Sequence[str] | None = None, page_size: int | None = None, row_height: int | None = None,
           download: pd.DataFrame | None = None) -> int | None:
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
     its position in ``frame`` is returned (None when nothing is selected). ``page_size``: a longer frame is shown a
     page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
-    hold every row; a selection is returned as its position in the whole ``frame``). ``row_height`` (pixels):
-    taller rows show wrapped text on several lines.
+    hold every row; a selection is returned as its position in the whole ``frame``). ``max_height`` (pixels): the
+    table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
+    ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
@@ -195,6 +207,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     cfg = column_config(frame)
     cfg.update(config or {})
+    height = "auto" if max_height is None else fitted_height(len(frame), max_height, row_height)
     kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=table_key, column_order=column_order,
                   row_height=row_height)
     if select:
@@ -212,13 +225,75 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     return None
 
 
-# --------------------------------------------------------------------------------------------- pickers
+# --------------------------------------------------------------------------------------------- choices
+
+FOLLOWED = "_mtdiag_followed"  # session key: {control key: the data key its value was chosen on}
+_UNSET = object()
 
 
-def system_picker(label: str, systems: Sequence[str], key: str, *, multi: bool = False, index: int = 0):
-    if multi:
-        return st.multiselect(label, list(systems), default=list(systems), key=key)
-    return st.selectbox(label, list(systems), index=min(index, max(len(systems) - 1, 0)), key=key)
+def follow(key: str, options: Sequence, default) -> None:
+    """Make the choice control ``key`` (drawn right after, without a default of its own) hold a value among
+    ``options``: the user's choice while it is among them and the data is the data it was made on, else
+    ``default`` (a list for a multiselect: the choices still among ``options`` are kept, ``default`` when none is).
+
+    Issue 23: the value is *assigned* in ``st.session_state`` — Streamlit then sends it to the browser with the
+    widget. Deleting the key, or leaving a value that is no longer an option, is not enough: a keyed widget keeps
+    its identity when its options change, so the browser went on showing the old set's choice (a Baseline of a
+    sample system after an upload) while the script used another. :func:`select`, :func:`multiselect`,
+    :func:`segmented` and :func:`radio` call this; pages draw every choice through them."""
+    data = state.current().data.data_key
+    followed = st.session_state.setdefault(FOLLOWED, {})
+    value = st.session_state.get(key, _UNSET)
+    if value is _UNSET or followed.get(key) != data:
+        st.session_state[key] = default
+    elif isinstance(default, list):
+        kept = [v for v in value if v in options]
+        if kept != list(value):
+            st.session_state[key] = kept or default
+    elif value not in options:
+        st.session_state[key] = default
+    followed[key] = data
+
+
+def _or_first(default, options: list):
+    """``default``, or the first option when it is None (None when there is no option)."""
+    return default if default is not None else (options[0] if options else None)
+
+
+def select(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
+    """A select box whose value follows the data (:func:`follow`); ``default``: the value on new data (None: the
+    first option). Other keyword arguments go to ``st.selectbox``. No option may be None: a select box shows the
+    value None as an empty box (use 0 or a position, as the Segments page's "off" and "all documents" do)."""
+    options = list(options)
+    follow(key, options, _or_first(default, options))
+    return where.selectbox(label, options, key=key, **kwargs)
+
+
+def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = (), where=st, **kwargs) -> list:
+    """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data."""
+    options = list(options)
+    follow(key, options, [o for o in default if o in options])
+    return where.multiselect(label, options, key=key, **kwargs)
+
+
+def segmented(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
+    """A segmented control (one choice) whose value follows the data (:func:`follow`); ``default`` as in
+    :func:`select`."""
+    options = list(options)
+    follow(key, options, _or_first(default, options))
+    return where.segmented_control(label, options, key=key, **kwargs)
+
+
+def radio(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
+    """Radio buttons whose value follows the data (:func:`follow`); ``default`` as in :func:`select`."""
+    options = list(options)
+    follow(key, options, _or_first(default, options))
+    return where.radio(label, options, key=key, **kwargs)
+
+
+def preferred(options: Sequence, *wanted):
+    """The first of ``wanted`` among ``options`` (e.g. chrF as the default metric), else the first option."""
+    return next((w for w in wanted if w in options), options[0] if len(options) else None)
 
 
 # --------------------------------------------------------------------------------------------- one segment
@@ -267,7 +342,7 @@ def evidence_tabs(detail: diagnose.SegmentDetail, *, key: str) -> None:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
             table(evidence.frame, key=f"{key}_{name}",
-                  name=f"{name}_{detail.system}_{highlight.segment_number(detail.seg)}", height=260)
+                  name=f"{name}_{detail.system}_{highlight.segment_number(detail.seg)}", max_height=260)
 
 
 def sort_label(key: str) -> str:
@@ -299,8 +374,8 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     report, ev = current.report, current.evalset
     seg = int(seg_id) - 1
     keys = segments.sort_keys(report)
-    sort_by = st.selectbox("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
-                           help="worst first by this score (direction-aware)")
+    sort_by = select("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
+                     help="worst first by this score (direction-aware)")
     rows = state.view(segments.source_view)(current, int(seg_id), sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
@@ -311,7 +386,7 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
     flags = checks.flag_columns(rows)
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
-          column_order=[c for c in ["system", "problem", "flags", *flags, "human", *segments.score_columns(report)]
+          column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
                         if c in rows.columns])
     details = {s: state.view(diagnose.segment_detail)(current, s, seg) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
