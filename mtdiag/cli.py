@@ -548,7 +548,8 @@ def _add_triage_command(commands) -> None:
 
 
 def _triage(args) -> str:
-    from mtdiag import segments, triage
+    from mtdiag import triage
+    from mtdiag.views import segments
     from mtdiag.api import evaluate
     from mtdiag.chunks import Execution
     from mtdiag.export import to_json, to_tsv

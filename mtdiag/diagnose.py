@@ -4,7 +4,7 @@ Everything here reads a :class:`~mtdiag.api.Report` and returns pandas frames; n
 nothing imports Streamlit. The dashboard's pages only draw what these functions return.
 
 The worst-first queue itself is :mod:`mtdiag.triage` (flags: :mod:`mtdiag.checks`); the Segments page's frames are
-in :mod:`mtdiag.segments`.
+in :mod:`mtdiag.views.segments`.
 """
 
 from __future__ import annotations

@@ -156,10 +156,10 @@ def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
 
 
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The segment export (module doc): ``rows`` — a :func:`mtdiag.segments.queue` or a filtered part of it (the
+    """The segment export (module doc): ``rows`` — a :func:`mtdiag.views.segments.queue` or a filtered part of it (the
     dashboard's current view) — with every reference added after the source; all pairs when None. Write it with
     :func:`to_csv`, :func:`to_excel` or :func:`to_json`."""
-    from mtdiag.segments import queue
+    from mtdiag.views.segments import queue
 
     rows = queue(report) if rows is None else rows
     evalset = report.evalset

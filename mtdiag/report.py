@@ -19,8 +19,9 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, segments, triage
+from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, triage
 from mtdiag.metrics import metric_info
+from mtdiag.views import segments
 
 DEFAULT_TOP = 50  # worst segments shown
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "

@@ -3,9 +3,10 @@ full exports, and one source with every system's output."""
 
 import streamlit as st
 
-from mtdiag import checks, export, segments, triage
+from mtdiag import checks, export, triage
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
+from mtdiag.views import segments
 
 VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
 PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import checks, diagnose, export, segments, triage
+from mtdiag import checks, diagnose, export, triage
 from mtdiag.api import evaluate
 from mtdiag.checks.base import Check, Finding, by_pair, character_spans
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.report import html_report
+from mtdiag.views import segments
 from tests.conftest import REPO
 from tests.test_app import navigation_like_the_server  # noqa: F401  (app.py on every AppTest run, as the server)
 

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import checks, diagnose, segments, triage
+from mtdiag import checks, diagnose, triage
 from mtdiag.checks.mt_only_ngram import mt_only_segments
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
+from mtdiag.views import segments
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 

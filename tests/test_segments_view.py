@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import export, segments, triage
+from mtdiag import export, triage
 from mtdiag.api import Options, evaluate
 from mtdiag.buckets import bucket_scores, bucketing
 from mtdiag.evalset import evalset_from_lists
+from mtdiag.views import segments
 
 REFS = {"A": ["the cat sat on the mat", "a dog runs in the park", "it rains today", "we eat bread, \"fresh\""],
         "B": ["a cat sat on a mat", "the dog is running in the park", "it is raining today", "we eat fresh bread"]}

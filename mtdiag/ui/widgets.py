@@ -23,10 +23,11 @@ from typing import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, diagnose, export, highlight, segments, triage
+from mtdiag import checks, diagnose, export, highlight, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state
+from mtdiag.views import segments
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
