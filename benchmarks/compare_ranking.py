@@ -2,7 +2,7 @@
 
 For each WMT21 dev set (``../shared/data/dev/wmt21/{zh-en,en-de}``) and every pair of its first six systems, the
 segments are ranked two ways — by |ΔchrF| (the page's old order) and by |Δproblem|
-(``mtdiag.diagnose.segment_differences``: the difference of the two outputs' problem scores) — and it prints, as
+(``mtdiag.views.compare.segment_differences``: the difference of the two outputs' problem scores) — and it prints, as
 the mean over the pairs, the share of segments whose (first) reference has at most five tokens among the top 20,
 and the median reference length of the top 50, next to the same figures for the whole set.
 
@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21"
 sys.path.insert(0, str(REPO))
 
-from mtdiag import diagnose  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
+from mtdiag.views import compare  # noqa: E402
 
 SHORT = 5  # tokens: a reference this short is a greeting, a name, a dateline
 SYSTEMS = 6
@@ -47,7 +47,7 @@ def main() -> None:
         length = lengths(report)
         figures: dict[str, list[tuple[float, float]]] = {"ΔchrF (absolute)": [], "Δproblem (absolute)": []}
         for a, b in itertools.combinations(report.evalset.systems[:SYSTEMS], 2):
-            frame = diagnose.segment_differences(report, a, b, "chrf")
+            frame = compare.segment_differences(report, a, b, "chrf")
             by_chrf = frame.assign(_abs=frame["difference"].abs()).sort_values(
                 ["_abs", "seg"], ascending=[False, True], kind="stable")
             figures["ΔchrF (absolute)"].append(top_figures(by_chrf["seg"].to_numpy(), length))

@@ -1,4 +1,4 @@
-"""Plotly figures for the dashboard. Each takes a frame from :mod:`mtdiag.diagnose` and returns a figure; nothing
+"""Plotly figures for the dashboard. Each takes a frame from :mod:`mtdiag.views` and returns a figure; nothing
 is computed here beyond what drawing needs. Built with ``plotly.graph_objects`` directly (plotly.express costs
 ~10x more per figure, which a first render and a rerun feel).
 
@@ -58,9 +58,9 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
                 columns: int = 4, within=None) -> go.Figure:
     """One small bar chart per metric (own y axis), one bar per system; the best system's bar is darker.
 
-    ``corpus``: index system, one column per metric; ``best``: the boolean frame of ``diagnose.best_mask``;
-    ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals; ``within``: the report, which names
-    imported metrics (every chart below takes it too).
+    ``corpus``: index system, one column per metric; ``best``: the boolean frame of
+    :func:`mtdiag.views.overview.best_mask`; ``errors`` (optional): ``system, metric, lo, hi`` confidence intervals;
+    ``within``: the report, which names imported metrics (every chart below takes it too).
 
     Every row of charts gets room for its slanted system names (:func:`tick_label_px`) under it — between rows
     (the gap holds them and the next row's titles) and under the last one (the bottom margin): a fixed spacing cut
@@ -277,9 +277,9 @@ def _edge_note(values: np.ndarray, axis_range: tuple[float, float], what: str) -
 
 def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None) -> go.Figure:
     """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
-    :func:`mtdiag.diagnose.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y axis is
-    robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover, and a
-    note says how many; the boxes themselves are computed from every score."""
+    :func:`mtdiag.views.distributions.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y
+    axis is robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover,
+    and a note says how many; the boxes themselves are computed from every score."""
     palette = colours(frame["system"])
     axis_range = robust_range(frame["score"])
     fig = go.Figure()
@@ -316,9 +316,9 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None)
 
 def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None) -> go.Figure:
     """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
-    :func:`mtdiag.diagnose.metric_pairs`, already sampled by :func:`mtdiag.diagnose.sample_rows`). Both axes are
-    robust (:func:`robust_range`): a point beyond one is drawn at its edge (hover: its values), and a note says
-    how many."""
+    :func:`mtdiag.views.distributions.metric_pairs`, already sampled by
+    :func:`mtdiag.views.distributions.sample_rows`). Both axes are robust (:func:`robust_range`): a point beyond one
+    is drawn at its edge (hover: its values), and a note says how many."""
     palette = colours(frame["system"])
     ranges = {axis: robust_range(frame[metric]) for axis, metric in (("x", x), ("y", y))}
     fig = go.Figure()

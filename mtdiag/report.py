@@ -19,9 +19,10 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, buckets, charts, compare, diagnose, highlight, triage
+from mtdiag import __version__, buckets, charts, compare, highlight, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views import segments
+from mtdiag.views import overview, segments
+from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
@@ -75,20 +76,20 @@ def _primary(report) -> str | None:
 
 
 def _overview(report) -> str:
-    corpus = diagnose.corpus_table(report)
+    corpus = overview.corpus_table(report)
     primary = _primary(report)
     ranked = corpus if primary is None else corpus.sort_values(
         primary, ascending=not metric_info(primary, report).higher_is_better, kind="stable")
     shown = ranked.copy()
     for metric in shown.columns:
         shown[metric] = [metric_info(metric, report).format(v) for v in shown[metric]]
-    best = diagnose.best_systems(corpus, report)
+    best = overview.best_systems(corpus, report)
     return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
             f"<p>Systems ranked by {highlight.escape(metric_info(primary, report).label if primary else 'name')}. "
             "Best per metric:</p>"
             + _table(best, index=False)
             + _table(shown.rename(columns=lambda m: metric_info(m, report).arrow_label), index=True)
-            + _figure(charts.corpus_bars(corpus, diagnose.best_mask(corpus, report), within=report)))
+            + _figure(charts.corpus_bars(corpus, overview.best_mask(corpus, report), within=report)))
 
 
 def _significance(report, method: str, n: int | None, seed: int | None) -> str:
@@ -141,7 +142,7 @@ def _worst(report, top: int) -> str:
     score_metrics = segments.score_columns(report)
     for _, row in queue.iterrows():
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
-        detail = diagnose.segment_detail(report, system, seg)
+        detail = segment_detail(report, system, seg)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))

@@ -1,12 +1,14 @@
 """Compare: two systems — per-metric difference with significance, the segments where their outputs differ most
-(by problem score, :func:`mtdiag.diagnose.segment_differences`) with the one closer to the reference marked, and
+(by problem score, :func:`mtdiag.views.compare.segment_differences`) with the one closer to the reference marked, and
 both outputs side by side under the source and references with their differences highlighted."""
 
 import streamlit as st
 
-from mtdiag import charts, compare, diagnose, highlight
+from mtdiag import charts, highlight
+from mtdiag.compare import significance
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
+from mtdiag.views import compare
 
 ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
 MAX_HEIGHT = 480
@@ -27,8 +29,8 @@ method = widgets.select("Test", list(widgets.TEST_METHODS), key="cmp_method", wh
                         format_func=widgets.TEST_METHODS.__getitem__)
 
 st.subheader("Per metric")
-sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
-diff = diagnose.pair_differences(report, a, b, sig)
+sig = state.view(significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
+diff = compare.pair_differences(report, a, b, sig)
 st.caption("difference = A − B; p from the paired test with B as the baseline; 'better' names the system the "
            "metric prefers (p < 0.05: significant).")
 widgets.table(diff, key="cmp_metrics", name=f"compare_{a}_vs_{b}",
@@ -44,7 +46,7 @@ scored = [m for m in report.metrics if metric_info(m, report).has_direction and 
           and m in report.segments.columns]
 metric = widgets.select("Closer to the reference by", scored, key="cmp_metric",
                         default=widgets.preferred(scored, "chrf"), format_func=widgets.metric_label)
-segs = state.view(diagnose.segment_differences)(current, a, b, metric)
+segs = state.view(compare.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b), key="cmp_bars")
 text = st.column_config.TextColumn
 picked = widgets.table(
@@ -66,7 +68,7 @@ if len(segs):
     seg = int(row["seg"])
     st.markdown(f"**Segment {highlight.segment_number(seg)}**"
                 + ("" if picked is not None else " — the largest difference; select another row in the table"))
-    ta, tb, spans_a, spans_b = state.view(diagnose.hypothesis_diff)(current, a, b, seg)
+    ta, tb, spans_a, spans_b = state.view(compare.hypothesis_diff)(current, a, b, seg)
     widgets.html(highlight.render_legend(["diff"]))
     parts = []
     if str(ev.src.iat[seg]).strip():

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from mtdiag import charts, diagnose
+from mtdiag import charts
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
+from mtdiag.views import distributions
 
 current = state.current()
 report = current.report
@@ -19,14 +20,14 @@ if not metrics:
 c1, c2 = st.columns([3, 1])
 metric = widgets.select("Metric", metrics, key="dist_metric", where=c1, format_func=widgets.metric_label)
 kind = widgets.segmented("Plot", ["box", "violin"], key="dist_kind", where=c2, required=True)
-scores = state.view(diagnose.segment_scores)(current, metric)
+scores = state.view(distributions.segment_scores)(current, metric)
 widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind, within=report),
               key="dist_box")
 st.caption("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, "
            "dashed line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and "
            "they are drawn at its edge (▲/▼, hover for the value), so one outlier cannot squash every box; the "
            "boxes and the table below use every score.")
-widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="dist_summary",
+widgets.table(state.view(distributions.distribution_summary)(current, metric).reset_index(), key="dist_summary",
               name=f"{metric}_distribution")
 
 st.subheader("One metric against another")
@@ -36,7 +37,7 @@ x = widgets.select("x", metrics, key="dist_x", where=c1, default=widgets.preferr
 y = widgets.select("y", metrics, key="dist_y", where=c2,
                    default=widgets.preferred(metrics, "ter", metrics[min(1, len(metrics) - 1)]),
                    format_func=widgets.metric_label)
-points = state.view(diagnose.metric_pairs)(current, x, y)
+points = state.view(distributions.metric_pairs)(current, x, y)
 widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report),
               key="dist_scatter")
 total = points.attrs.get("total", len(points))

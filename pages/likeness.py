@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from mtdiag import diagnose, human, likeness
 from mtdiag import charts
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
+from mtdiag.views import human
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -21,7 +21,7 @@ section = widgets.segmented(
                  "human": "Human scores"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
-allowed = likeness.likeness_metrics(ev)
+allowed = human.likeness_metrics(ev)
 candidates = [m for m in report.metrics if m in allowed and not m.startswith("term_")]
 default = [m for m in ("waft", "neva", "bleu", "chrf") if m in candidates]
 
@@ -31,7 +31,7 @@ if section == "likeness":
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.view(likeness.report_orange_king, spinner="Scoring each reference against the others (ORANGE/KING) …")(current, tuple(metrics))
+    result = state.view(human.report_orange_king, spinner="Scoring each reference against the others (ORANGE/KING) …")(current, tuple(metrics))
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}; pick a set with several (e.g. wmt21.en-de).")
@@ -43,7 +43,7 @@ if section == "likeness":
         widgets.table(table, key="hl_ok", name="orange_king")
         with st.container(border=True):
             st.markdown("**In plain words**")
-            for sentence in likeness.plain_words(result.table, len(ev.systems), ev):
+            for sentence in human.plain_words(result.table, len(ev.systems), ev):
                 st.markdown(f"- {escape_markdown(sentence)}")
         left, right = st.columns(2)
         widgets.chart(current, "orange", metrics, lambda: charts.likeness_bars(table, "orange", "metric", "ORANGE", 0.5),
@@ -65,7 +65,7 @@ elif section == "queen":
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.view(likeness.report_queen, spinner="Scoring systems and references against each reference (QUEEN) …")(current, tuple(metrics), pool)
+    result = state.view(human.report_queen, spinner="Scoring systems and references against each reference (QUEEN) …")(current, tuple(metrics), pool)
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}.")
@@ -81,7 +81,7 @@ elif section == "queen":
                           max_height=300)
 
 else:
-    if not diagnose.has_human_scores(report):
+    if not human.has_human_scores(report):
         widgets.explain(
             "This data has no human scores for its systems, so there is nothing to correlate. Human scores are a "
             "TSV with `system`, `seg_id` (1-based) and a score column (`score` or `mqm_score`), e.g. the "
@@ -95,7 +95,7 @@ else:
                   name="human_agreement")
     metric = widgets.select("Metric", list(report.metrics), key="hl_metric",
                             default=widgets.preferred(report.metrics, "chrf"), format_func=widgets.metric_label)
-    segments, systems = state.view(diagnose.human_points)(current, metric)
+    segments, systems = state.view(human.human_points)(current, metric)
     left, right = st.columns(2)
     with left:
         st.markdown("**Segments**")

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from mtdiag import diagnose, highlight
+from mtdiag import highlight
 from mtdiag.ui import state, widgets
+from mtdiag.views import ngrams
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -31,7 +32,7 @@ if mode == "system":
         widgets.explain("One system: nothing to compare it with.")
         st.stop()
     other = widgets.select("Other system", others, key="ng_other", where=c4)
-    tables = state.view(diagnose.system_ngram_rows, spinner="Counting n-grams …")(
+    tables = state.view(ngrams.system_ngram_rows, spinner="Counting n-grams …")(
         current, system, other, order, min_count=min_count, hide_function_words=hide)
     side = widgets.segmented("Table", ["only_a", "only_b"], key="ng_side", required=True,
                              format_func={"only_a": f"only {system}", "only_b": f"only {other}"}.__getitem__)
@@ -47,7 +48,7 @@ if mode == "system":
                     f"{highlight.escape_markdown(owner)}'s output")
         widgets.html(highlight.render_legend(["ngram"]))
         widgets.segment_list(current, owner, [int(x) for x in gram["segments"]], ref=counterpart,
-                             spans_for=lambda seg: diagnose.ngram_highlights(report, owner, seg, gram["ngram"],
+                             spans_for=lambda seg: ngrams.ngram_highlights(report, owner, seg, gram["ngram"],
                                                                             ref=counterpart))
     else:
         widgets.explain("Select an n-gram in the table to list the segments that contain it.")
@@ -57,7 +58,7 @@ ht_ref = widgets.select("Human translation", ev.ref_names, key="ng_ht_ref", wher
 c1, c2 = st.columns([3, 2])
 kind = widgets.segmented("Table", ["ht_only", "mt_only", "skewed"], key="ng_kind", where=c1, required=True,
                          format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
-rows = state.view(diagnose.ngram_rows, spinner="Counting n-grams …")(current, system, order, kind, min_count=min_count,
+rows = state.view(ngrams.ngram_rows, spinner="Counting n-grams …")(current, system, order, kind, min_count=min_count,
                                                                    ht_ref=ht_ref, hide_function_words=hide)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")
 picked = widgets.table(rows.drop(columns="segments"), key=f"ng_table_{kind}", name=f"{kind}_{system}_{order}",
@@ -71,7 +72,7 @@ if picked is not None:
         st.caption("A pattern with <UNK>/<PUNC> is not highlighted in the text.")
 
     def spans(seg):
-        return diagnose.ngram_highlights(report, system, seg, gram["ngram"], ref=ht_ref)
+        return ngrams.ngram_highlights(report, system, seg, gram["ngram"], ref=ht_ref)
 
     widgets.html(highlight.render_legend(["ngram"]))
     widgets.segment_list(current, system, segments, spans_for=spans, ref=ht_ref)

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from mtdiag import diagnose, highlight
-from mtdiag import charts
+from mtdiag import charts, highlight
 from mtdiag.ui import state, widgets
+from mtdiag.views import over_under
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -23,16 +23,16 @@ metric = widgets.segmented("Metric", available, key="ou_metric", required=True, 
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")
-widgets.table(state.view(diagnose.distribution_summary)(current, metric).reset_index(), key="ou_summary",
+widgets.table(state.view(over_under.distribution_summary)(current, metric).reset_index(), key="ou_summary",
               name=f"{metric}_summary")
 left, right = st.columns(2)
 with left:
     st.markdown("**Segment scores** (one box per system: median, quartiles, outliers; dashed = mean)")
-    scores = state.view(diagnose.segment_scores)(current, metric)
+    scores = state.view(over_under.segment_scores)(current, metric)
     widgets.chart(current, "metric_box", (metric, "box"), lambda: charts.metric_box(scores, metric), key="ou_dist")
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
-    mp = state.view(diagnose.mp_per_order)(current, metric)
+    mp = state.view(over_under.mp_per_order)(current, metric)
     widgets.chart(current, "mp_bars", (metric,), lambda: charts.mp_bars(mp, metric), key="ou_mp")
 with st.expander("mp_n table"):
     widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
@@ -42,18 +42,18 @@ c1, c2 = st.columns([3, 2])
 system = widgets.select("System", ev.systems, key="ou_system", where=c1)
 hide = c2.toggle("Hide punctuation and stop words", value=True, key="ou_hide",
                  help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
-grams = state.view(diagnose.evidence_ngrams)(current, metric, system, hide_function_words=hide)
+grams = state.view(over_under.evidence_ngrams)(current, metric, system, hide_function_words=hide)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
 picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, max_height=320,
                        page_size=1000)
 if picked is not None:
     gram = grams.iloc[picked]
     evidence = report.evidence(metric, system)
-    segments = diagnose.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
+    segments = over_under.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
     st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)})")
 
     def spans(seg):
-        return diagnose.ngram_highlights(report, system, seg, gram["ngram"])
+        return over_under.ngram_highlights(report, system, seg, gram["ngram"])
 
     widgets.html(highlight.render_legend(["ngram"]))
     widgets.segment_list(current, system, segments, spans_for=spans)

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from mtdiag import charts, compare, diagnose, export
+from mtdiag import charts, compare, export
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
+from mtdiag.views import overview
 
 current = state.current()
 report = current.report
@@ -26,11 +27,11 @@ method = widgets.select("Test", list(widgets.TEST_METHODS), key="ov_method", whe
                         format_func=widgets.TEST_METHODS.__getitem__)
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
-corpus = diagnose.corpus_table(report)
+corpus = overview.corpus_table(report)
 corpus = corpus.sort_values(ranked_by, ascending=not metric_info(ranked_by, report).higher_is_better, kind="stable")
-best = diagnose.best_mask(corpus, report)
+best = overview.best_mask(corpus, report)
 st.dataframe(state.memo("overview_styler", current.key, (baseline, method, ranked_by),
-                        lambda: widgets.overview_styler(corpus, best, diagnose.significance_marks(corpus, sig))),
+                        lambda: widgets.overview_styler(corpus, best, overview.significance_marks(corpus, sig))),
              column_config=widgets.overview_config(corpus), key="ov_table")
 row = st.container(horizontal=True, gap="small")
 with row:
@@ -44,7 +45,7 @@ with row:
                             "Signatures as % comments.")
 
 st.subheader("Corpus scores")
-errors = diagnose.intervals(sig) if sig is not None else None
+errors = overview.intervals(sig) if sig is not None else None
 widgets.chart(current, "corpus_bars", (baseline, method),
               lambda: charts.corpus_bars(corpus, best, errors, within=report), key="ov_bars")
 if sig is not None:
@@ -72,13 +73,13 @@ else:
 left, right = st.columns([2, 3])
 with left:
     st.subheader("Best system per metric")
-    widgets.table(diagnose.best_systems(corpus, report), key="ov_best", name="best_per_metric")
+    widgets.table(overview.best_systems(corpus, report), key="ov_best", name="best_per_metric")
 with right:
     st.subheader("Significance against the baseline")
     if sig is None:
         widgets.explain("Choose a baseline to test every system against it.")
     else:
-        widgets.table(diagnose.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
+        widgets.table(overview.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
                       max_height=420)
 with st.expander("Metric signatures"):
     for metric, signature in compare.report_signatures(report, sig).items():

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from mtdiag import diagnose, highlight
-from mtdiag import charts
+from mtdiag import charts, highlight
 from mtdiag.ui import state, widgets
+from mtdiag.views import word_order
+from mtdiag.views.detail import segment_detail
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -17,10 +18,10 @@ if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()
 
-frame = state.view(diagnose.word_order_table)(current)
+frame = state.view(word_order.word_order_table)(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
-points = diagnose.sample_rows(frame)
+points = word_order.sample_rows(frame)
 widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points), key="wn_scatter")
 if len(points) < len(frame):
     st.caption(f"Showing a random sample of {len(points):,} of {len(frame):,} segments (one mass otherwise); the "
@@ -38,7 +39,7 @@ picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_
 if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
     system, seg = str(row["system"]), int(row["seg"])
-    detail = state.view(diagnose.segment_detail)(current, system, seg)
+    detail = state.view(segment_detail)(current, system, seg)
     best_ref, alignment = detail.facts.get("best_ref"), detail.table("alignment")
     st.markdown(f"**Alignment of segment {highlight.segment_number(seg)} ({highlight.escape_markdown(system)}) "
                 f"against reference {highlight.escape_markdown(best_ref)}**"
@@ -49,12 +50,12 @@ if len(frame):
         widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{highlight.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
-widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(diagnose.op_counts)(current)), key="wn_ops")
+widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(word_order.op_counts)(current)), key="wn_ops")
 c1, c2 = st.columns([3, 2])
 system = widgets.select("System", ev.systems, key="wn_system", where=c1)
 hide = c2.toggle("Hide punctuation and stop words", value=True, key="wn_hide",
                  help="Leave out edits whose words are all punctuation, symbols or stop words of the target language.")
-tables = state.view(diagnose.edit_tables)(current, system, top=None, hide_function_words=hide)
+tables = state.view(word_order.edit_tables)(current, system, top=None, hide_function_words=hide)
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")

@@ -8,11 +8,12 @@ import json
 
 import pytest
 
-from mtdiag import buckets, diagnose
+from mtdiag import buckets
 from mtdiag.api import Options, evaluate
 from mtdiag.errors import InputError
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import read_error_annotations, with_error_annotations
+from mtdiag.views.detail import segment_detail
 
 MQM = "\n".join([
     "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity",
@@ -67,7 +68,7 @@ def report():
 
 
 def test_spans_are_drawn_in_the_segment_detail(report):
-    detail = diagnose.segment_detail(report, "A", 0)
+    detail = segment_detail(report, "A", 0)
     marks = {(s.start, s.end, s.kind) for s in detail.hyp_spans}
     assert (1, 2, "human_major") in marks and (2, 3, "human_minor") in marks  # Katze, saß
     table = detail.table("human_errors")

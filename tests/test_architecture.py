@@ -105,7 +105,7 @@ LAYERS = {
     "inputs": 1,      # io (reading and validating files), terms, ngrams
     "metrics": 2,     # mtdiag.metrics.* (the registry and one module per metric)
     "scoring": 3,     # api: evaluate(EvalSet, Options) -> Report; chunks: sliced, threaded, Dask statistics
-    "analyses": 4,    # what consumes a Report: diagnose, compare, human, likeness, triage, buckets, export, ...
+    "analyses": 4,    # what consumes a Report: views, compare, human, likeness, triage, buckets, export, ...
     "entry": 5,       # cli, __main__
     "ui": 6,          # mtdiag.ui (the only Streamlit importer)
 }

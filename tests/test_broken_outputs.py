@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdiag import checks, diagnose, triage
+from mtdiag import checks, triage
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
+from mtdiag.views.detail import segment_detail
 
 DEV_ZH_EN = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "zh-en"
 
@@ -73,7 +74,7 @@ def test_the_flood_is_marked_in_the_output(report):
     evidence = checks.check_evidence(report, "broken", 1)
     findings = evidence.tables["checks"].frame
     assert "300 × '!'" in " ".join(findings["finding"])
-    detail = diagnose.segment_detail(report, "broken", 1)
+    detail = segment_detail(report, "broken", 1)
     assert any(s.kind == "loop" for s in detail.hyp_spans)
 
 

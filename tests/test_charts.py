@@ -10,7 +10,7 @@ from mtdiag import charts
 
 
 def scores(values_by_system: dict[str, list[float]]) -> pd.DataFrame:
-    """A frame like :func:`mtdiag.diagnose.segment_scores`: ``system, seg, score``."""
+    """A frame like :func:`mtdiag.views.distributions.segment_scores`: ``system, seg, score``."""
     return pd.DataFrame([{"system": system, "seg": seg, "score": value}
                          for system, values in values_by_system.items() for seg, value in enumerate(values)])
 

@@ -10,12 +10,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import checks, diagnose, export, triage
+from mtdiag import checks, export, triage
 from mtdiag.api import evaluate
 from mtdiag.checks.base import Check, Finding, by_pair, character_spans
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.report import html_report
 from mtdiag.views import segments
+from mtdiag.views.detail import segment_detail
 from tests.conftest import REPO
 from tests.test_app import navigation_like_the_server  # noqa: F401  (app.py on every AppTest run, as the server)
 
@@ -69,7 +70,7 @@ def test_a_registered_check_reaches_the_queue_detail_exports_and_report(shouting
     assert rows.loc[(rows["system"] == "loud") & (rows["seg_id"] == 6), "shouting"].item()
     exported = export.segment_export(report)
     assert "shouting" in exported.columns
-    detail = diagnose.segment_detail(report, "loud", 5)
+    detail = segment_detail(report, "loud", 5)
     assert "a word in capitals" in detail.table("checks")["finding"].tolist()
     assert [detail.hyp.matched[s.start] for s in detail.hyp_spans if s.kind == "loop"] == ["satz"]
     assert "shouting" in html_report(report, top=3)

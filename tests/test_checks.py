@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtdiag import checks, diagnose
-from mtdiag.checks import number_mismatch, tokens, untranslated, word_order
+from mtdiag import checks
 from mtdiag.api import Options, evaluate
+from mtdiag.checks import number_mismatch, tokens, untranslated, word_order
 from mtdiag.evalset import evalset_from_lists
+from mtdiag.views.detail import segment_detail
 
 FILLER_SRC = ["The weather is fine today .", "She reads a book .", "We go home now .", "He plays the piano ."]
 FILLER_REF = ["Das Wetter ist heute schön .", "Sie liest ein Buch .", "Wir gehen jetzt nach Hause .",
@@ -49,7 +50,7 @@ def test_changed_number_3_5_vs_3_5_vs_35():
     assert _flag(report, "wrong", 0, "number_mismatch")
     findings = number_mismatch.number_findings(report)["wrong"]
     assert set(zip(findings["kind"], findings["number"])) == {("missing", "3.5"), ("changed", "35")}
-    detail = diagnose.segment_detail(report, "wrong", 0)
+    detail = segment_detail(report, "wrong", 0)
     assert "number" in detail.legend
     marked = [detail.hyp.matched[s.start] for s in detail.hyp_spans if s.kind == "number"]
     assert marked == ["35"]
@@ -81,7 +82,7 @@ def test_copied_source_span_is_untranslated():
                       "name": ["Der schnelle braune Fuchs springt über den fence ."]})
     assert _flag(report, "copied", 0, "untranslated")
     assert not _flag(report, "name", 0, "untranslated")  # one copied word is not a run of three
-    detail = diagnose.segment_detail(report, "copied", 0)
+    detail = segment_detail(report, "copied", 0)
     copied = [detail.hyp.matched[i] for s in detail.hyp_spans if s.kind == "copied" for i in range(s.start, s.end)]
     assert copied == ["quick", "brown", "fox"]
 
@@ -132,7 +133,7 @@ def test_repetition_loop():
                       "clean": ["Die Katze saß auf der Matte ."]})
     assert _flag(report, "loop", 0, "repetition")
     assert not _flag(report, "clean", 0, "repetition")
-    detail = diagnose.segment_detail(report, "loop", 0)
+    detail = segment_detail(report, "loop", 0)
     assert "loop" in detail.legend
 
 
@@ -173,7 +174,7 @@ def test_word_order_fires_on_scrambled_words_not_on_a_clause_swap_or_an_omission
     assert word_order.reordering(report)["sys"][2] >= word_order.MIN_DESCENTS
     assert _flag(report, "sys", 2, "word_order")
     evidence = checks.check_evidence(report, "sys", 2)
-    shown = diagnose.segment_detail(report, "sys", 2).hyp.matched
+    shown = segment_detail(report, "sys", 2).hyp.matched
     moved = [shown[s.start] for s in evidence.hyp_spans if s.kind == "moved"]
     assert moved and set(moved) <= {"arsenal", "aubameyang", "zum", "sieg", "schießt", "premier", "league", "watford",
                                      "aus", "der", "absteigen"}

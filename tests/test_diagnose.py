@@ -1,4 +1,4 @@
-"""mtdiag.diagnose: problem flags, the worst-first ranking and the frames behind the dashboard's views.
+"""mtdiag.views (the frames behind the pages) and mtdiag.search: problem flags, the worst-first ranking, evidence.
 
 The toy set uses the worked examples of METRICS.md §2 (Forsbom 2003: "Solenoid valves for injection timing" vs
 "Injection timing solenoid valves" has WAFT 0 and NEVA 0.325, the word-order flag; "Check the check valve." vs
@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import checks, diagnose, triage
-from mtdiag.checks.mt_only_ngram import mt_only_segments
+from mtdiag import checks, search, triage
 from mtdiag.api import evaluate
+from mtdiag.checks.mt_only_ngram import mt_only_segments
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.views import segments
+from mtdiag.views import compare, detail, distributions, ngrams, over_under, overview, segments, terms, word_order
+from mtdiag.views.detail import segment_detail
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -67,7 +68,7 @@ def test_word_order_view_leads_with_forsbom_solenoid_example(report, table):
     assert row["neva"] == pytest.approx(0.325)
     # one block moved ("solenoid valves" after "injection timing"): the view shows it first, but the triage flag
     # claims words out of order in two or more places (docs/triage.md: a single move is usually accepted by raters)
-    view = diagnose.word_order_table(report)
+    view = word_order.word_order_table(report)
     assert (view.iloc[0]["system"], view.iloc[0]["seg"]) == ("rep", 1)
     assert not row["word_order"]
     margin = table["neva"] - table["waft"]
@@ -100,7 +101,7 @@ def test_text_filter_searches_full_source_references_and_output(report, table):
     with pytest.raises(ValueError, match="not a valid regular expression"):
         segments.text_filter(report, table, "(unclosed")
     with pytest.raises(ValueError, match="takes too long"):
-        diagnose.text_matches(r"(a|aa)+$", ["a" * 60 + "b"] * 50, budget=0.05)
+        search.text_matches(r"(a|aa)+$", ["a" * 60 + "b"] * 50, budget=0.05)
 
 
 def test_mt_only_flag(report):
@@ -115,10 +116,10 @@ def test_mt_only_flag(report):
 
 def test_best_systems_respect_direction(report):
     corpus = report.corpus
-    best = diagnose.best_systems(corpus).set_index("metric")
+    best = overview.best_systems(corpus).set_index("metric")
     assert best.at["otem", "best"] == "good" and best.at["otem", "direction"] == "lower is better"
     assert best.at["bleu", "best"] == "good" and best.at["bleu", "direction"] == "higher is better"
-    mask = diagnose.best_mask(corpus)
+    mask = overview.best_mask(corpus)
     assert mask.loc["good", "otem"] and not mask.loc["rep", "otem"]
 
 
@@ -126,18 +127,18 @@ def test_significance_marks_from_a_significance_frame(report):
     from mtdiag.compare import significance
 
     sig = significance(report, "rep", n=50)
-    marks = diagnose.significance_marks(report.corpus, sig)
+    marks = overview.significance_marks(report.corpus, sig)
     assert (marks.loc["rep"] == "=").all()
     for metric in report.metrics:
         row = sig.loc[("good", metric)]
         expected = ("▲" if row["better"] > 0 else "▼") if row["significant"] and row["better"] else ""
         assert marks.at["good", metric] == expected
-    assert (diagnose.significance_marks(report.corpus, None) == "").all().all()
-    assert set(diagnose.intervals(sig).columns) == {"system", "metric", "lo", "hi"}
+    assert (overview.significance_marks(report.corpus, None) == "").all().all()
+    assert set(overview.intervals(sig).columns) == {"system", "metric", "lo", "hi"}
 
 
 def test_mp_per_order_equals_the_summed_statistics(report):
-    mp = diagnose.mp_per_order(report, "otem")
+    mp = over_under.mp_per_order(report, "otem")
     row = mp[(mp["system"] == "rep") & (mp["order"] == 1)].iloc[0]
     stats = report.result("otem", "rep").stats.sum(axis=0)
     assert row["matched"] == stats[2] and row["total"] == stats[4]
@@ -145,31 +146,31 @@ def test_mp_per_order_equals_the_summed_statistics(report):
 
 
 def test_distribution_frames_and_sampling(report):
-    scores = diagnose.segment_scores(report, "otem")
+    scores = distributions.segment_scores(report, "otem")
     assert list(scores.columns) == ["system", "seg", "score"] and len(scores) == 8
-    pairs = diagnose.metric_pairs(report, "chrf", "ter")
+    pairs = distributions.metric_pairs(report, "chrf", "ter")
     assert list(pairs.columns) == ["system", "seg", "chrf", "ter"] and pairs.attrs["total"] == 8
     big = pd.DataFrame({"v": np.arange(20_000)})
-    sample = diagnose.sample_rows(big, limit=5_000)
+    sample = distributions.sample_rows(big, limit=5_000)
     assert len(sample) == 5_000 and sample.attrs["total"] == 20_000
     assert sample["v"].is_monotonic_increasing and sample["v"].nunique() == 5_000
-    assert diagnose.sample_rows(big, limit=5_000)["v"].tolist() == sample["v"].tolist()  # seeded
-    assert diagnose.sample_rows(big.head(10)).equals(big.head(10))
+    assert distributions.sample_rows(big, limit=5_000)["v"].tolist() == sample["v"].tolist()  # seeded
+    assert distributions.sample_rows(big.head(10)).equals(big.head(10))
 
 
 def test_frequent_ngrams_and_their_segments(report):
     evidence = report.evidence("otem", "rep")
-    grams = diagnose.frequent_ngrams(evidence, "over")
+    grams = over_under.frequent_ngrams(evidence, "over")
     assert grams.iloc[0]["ngram"] == "cat" and grams.iloc[0]["over"] == 2
-    assert diagnose.ngram_segments(evidence, "check", 1) == [2]
+    assert over_under.ngram_segments(evidence, "check", 1) == [2]
 
 
 def test_segment_detail_highlights_repeats_in_hypothesis_and_missing_words_in_reference(report):
-    detail = diagnose.segment_detail(report, "rep", 0)
+    detail = segment_detail(report, "rep", 0)
     repeated = {(s.start, s.end, s.kind) for s in detail.hyp_spans}
     assert {(1, 2, "over1"), (2, 3, "over1"), (3, 4, "over1")} <= repeated
     assert detail.hyp.matched == "the cat cat cat sat on the mat .".split()
-    missing = diagnose.segment_detail(report, "good", 2)
+    missing = segment_detail(report, "good", 2)
     assert any(s.kind == "under1" and missing.refs["A"].matched[s.start] == "non-return"
                for s in missing.ref_spans["A"])
     assert missing.facts["best_ref"] == "A"
@@ -177,21 +178,21 @@ def test_segment_detail_highlights_repeats_in_hypothesis_and_missing_words_in_re
 
 
 def test_side_tokens_show_original_case(report):
-    tokens = diagnose.side_tokens(report, "rep", 1)
+    tokens = detail.side_tokens(report, "rep", 1)
     assert tokens.shown[0] == "Solenoid" and tokens.matched[0] == "solenoid"
 
 
 def test_segment_differences_are_direction_aware(report):
-    frame = diagnose.segment_differences(report, "rep", "good", "otem")  # lower is better
+    frame = compare.segment_differences(report, "rep", "good", "otem")  # lower is better
     row = frame.set_index("seg").loc[0]  # "the cat cat cat sat": rep over-translates
     assert row["difference"] > 0 and row["advantage"] < 0 and row["closer"] == "good"
-    bleu = diagnose.segment_differences(report, "rep", "good", "bleu")
+    bleu = compare.segment_differences(report, "rep", "good", "bleu")
     assert (np.sign(bleu["advantage"]) == np.sign(bleu["difference"])).all()
 
 
 def test_segment_differences_rank_by_the_problem_score_difference(report):
     """Issue 23: ranked by |problem(A) − problem(B)| (triage.problem_scores), not by one metric's difference."""
-    frame = diagnose.segment_differences(report, "rep", "good", "chrf")
+    frame = compare.segment_differences(report, "rep", "good", "chrf")
     problem = triage.problem_scores(report)["problem"]
     expected = problem.xs("rep", level="system") - problem.xs("good", level="system")
     assert frame["problem_difference"].abs().is_monotonic_decreasing
@@ -206,51 +207,51 @@ def test_segment_differences_rank_by_the_problem_score_difference(report):
 
 def test_closer_to_reference_is_direction_aware_and_ties_without_a_direction(report):
     chrf = report.segments["chrf"]
-    closer = diagnose.closer_to_reference(report, "rep", "good", "chrf")
+    closer = compare.closer_to_reference(report, "rep", "good", "chrf")
     for seg, name in closer.items():
         a, b = chrf.loc[("rep", seg)], chrf.loc[("good", seg)]
         assert name == ("rep" if a > b else "good" if b > a else "tie")
-    ter = diagnose.closer_to_reference(report, "rep", "good", "ter")  # lower is better
+    ter = compare.closer_to_reference(report, "rep", "good", "ter")  # lower is better
     assert ter.loc[0] == "good"
-    assert set(diagnose.closer_to_reference(report, "rep", "good", "length_ratio")) == {"tie"}
+    assert set(compare.closer_to_reference(report, "rep", "good", "length_ratio")) == {"tie"}
 
 
 def test_pair_differences_name_the_better_system(report):
-    frame = diagnose.pair_differences(report, "rep", "good").set_index("metric")
+    frame = compare.pair_differences(report, "rep", "good").set_index("metric")
     assert frame.at["otem", "better"] == "good" and frame.at["otem", "difference"] > 0
 
 
 def test_hypothesis_diff_marks_only_differing_words(report):
-    a, b, spans_a, spans_b = diagnose.hypothesis_diff(report, "rep", "good", 2)
+    a, b, spans_a, spans_b = compare.hypothesis_diff(report, "rep", "good", 2)
     assert [a.matched[i] for s in spans_a for i in range(s.start, s.end)] == ["check"]
     assert spans_b == []
 
 
 def test_ngram_highlights_handle_sentence_start_and_patterns(report):
-    hyp, ref = diagnose.ngram_highlights(report, "rep", 0, "<s> the cat")
+    hyp, ref = ngrams.ngram_highlights(report, "rep", 0, "<s> the cat")
     assert [(s.start, s.end) for s in hyp] == [(0, 2)] and [(s.start, s.end) for s in ref] == [(0, 2)]
-    assert diagnose.ngram_highlights(report, "rep", 0, "<UNK> cat") == ([], [])
+    assert ngrams.ngram_highlights(report, "rep", 0, "<UNK> cat") == ([], [])
 
 
 def test_mt_only_segments_and_ngram_rows(report):
     # "cat" is repeated but also in the human translation; "for" (segment 1) is the only word it never uses
     assert mt_only_segments(report, order=1, min_count=2) == {"rep": [], "good": []}
     assert mt_only_segments(report, order=1, min_count=1) == {"rep": [1], "good": []}
-    rows = diagnose.ngram_rows(report, "rep", 1, "mt_only", min_count=1)
+    rows = ngrams.ngram_rows(report, "rep", 1, "mt_only", min_count=1)
     assert "for" in set(rows["ngram"]) and (rows["n_segments"] == [len(s) for s in rows["segments"]]).all()
 
 
 def test_term_summary_on_annotated_sample():
     report = evaluate(load_folder(SAMPLE / "tico19.en-fr"))
-    assert diagnose.has_terms(report)
-    summary = diagnose.term_summary(report)
+    assert terms.has_terms(report)
+    summary = terms.term_summary(report)
     assert {"src_term", "tgt_terms", "occurrences", "correct", "accuracy", "missed_in"} <= set(summary.columns)
     assert summary["occurrences"].sum() == len(report.evalset.terms)
-    occ = diagnose.term_table(report, "Fairseq")
+    occ = terms.term_table(report, "Fairseq")
     row = occ[occ["correct"]].iloc[0]
-    hyp, ref = diagnose.term_spans(report, "Fairseq", row, 2)
+    hyp, ref = terms.term_spans(report, "Fairseq", row, 2)
     assert hyp[0].kind == "term_ok" and ref[0].kind == "term_ok"
-    detail = diagnose.segment_detail(report, "Fairseq", int(row["seg"]))
+    detail = segment_detail(report, "Fairseq", int(row["seg"]))
     assert detail.table("terms") is not None and len(detail.table("terms")) >= 1
     table = segments.queue(report)
     assert "missed_term" in table.columns
@@ -258,8 +259,8 @@ def test_term_summary_on_annotated_sample():
 
 
 def test_no_terms_means_no_term_views(report):
-    assert not diagnose.has_terms(report)
-    assert diagnose.term_table(report, "rep") is None
+    assert not terms.has_terms(report)
+    assert terms.term_table(report, "rep") is None
     assert "missed_term" not in segments.queue(report).columns
 
 
@@ -269,17 +270,17 @@ def test_system_vs_system_ngrams():
     refs = {"A": ["the cat sat", "a dog ran", "it rains"]}
     hyps = {"x": ["the cat sat down", "a dog ran down", "it rains"], "y": ["the cat sat", "a hound ran", "it pours"]}
     report = evaluate(evalset_from_lists(refs, hyps))
-    tables = diagnose.system_ngram_rows(report, "x", "y", 1, min_count=1)
+    tables = ngrams.system_ngram_rows(report, "x", "y", 1, min_count=1)
     only_x = dict(zip(tables["only_a"]["ngram"], zip(tables["only_a"]["a_count"], tables["only_a"]["b_count"])))
     only_y = dict(zip(tables["only_b"]["ngram"], zip(tables["only_b"]["a_count"], tables["only_b"]["b_count"])))
     assert only_x == {"down": (2, 0), "dog": (1, 0), "rains": (1, 0)}
     assert only_y == {"hound": (0, 1), "pours": (0, 1)}
     down = tables["only_a"].set_index("ngram").loc["down"]
     assert list(down["segments"]) == [0, 1] and down["n_segments"] == 2
-    mirrored = diagnose.system_ngram_rows(report, "y", "x", 1, min_count=1)
+    mirrored = ngrams.system_ngram_rows(report, "y", "x", 1, min_count=1)
     assert set(mirrored["only_a"]["ngram"]) == set(only_y) and set(mirrored["only_b"]["ngram"]) == set(only_x)
     with pytest.raises(ValueError, match="two different systems"):
-        diagnose.system_ngram_rows(report, "x", "x", 1)
+        ngrams.system_ngram_rows(report, "x", "x", 1)
 
 
 def test_edit_operations_confusion_pairs_and_totals(report):
@@ -295,7 +296,7 @@ def test_edit_operations_confusion_pairs_and_totals(report):
     pairs = report.evidence("waft", "rep").confusion_pairs()
     assert pairs.iloc[0].tolist() == ["insert", "cat", "", 2]
     assert pairs["count"].sum() == len(ops)
-    counts = diagnose.op_counts(report)
+    counts = word_order.op_counts(report)
     assert counts.loc["rep"].to_dict() == {"substitute": 1, "insert": 5, "delete": 2}
     assert counts.loc["good"].to_dict() == {"substitute": 0, "insert": 0, "delete": 1}  # "non-return" is missing
 
@@ -304,7 +305,7 @@ def test_edit_operations_are_the_drawn_alignments_and_totals_agree_on_the_sample
     from mtdiag.metrics.waft_neva import aligned_tokens
 
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
-    counts = diagnose.op_counts(report)
+    counts = word_order.op_counts(report)
     for system in report.evalset.systems[:3]:
         edits = report.evidence("waft", system)
         ops = edits.operations()

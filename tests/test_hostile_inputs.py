@@ -224,7 +224,7 @@ def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
 
 SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.naming", "mtdiag.io.human", "mtdiag.io.terms",
            "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders", "mtdiag.io.files",
-           "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.diagnose"]
+           "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
 """The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
 _RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
 

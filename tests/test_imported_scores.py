@@ -124,7 +124,8 @@ def test_imported_metrics_belong_to_their_set_never_to_the_registry():
     """Two sets import a metric of the same name with opposite directions, one after the other (on a server: two
     sessions). Each keeps its own direction everywhere it is used; a third set without scores sees neither; the
     process-wide registry never changes."""
-    from mtdiag import diagnose, export, triage
+    from mtdiag import export, triage
+    from mtdiag.views import overview
     from mtdiag.metrics import REGISTRY, metric_classes, metric_info
 
     before = dict(REGISTRY)
@@ -144,8 +145,8 @@ def test_imported_metrics_belong_to_their_set_never_to_the_registry():
         metric_info("qe")
     assert metric_info("qe", up).higher_is_better is True and metric_info("qe", down.evalset).higher_is_better is False
     assert "qe" not in none.metrics and "qe" not in metric_classes(none)
-    assert diagnose.best_systems(up.corpus, up).set_index("metric").at["qe", "best"] == "UEdin"
-    assert "UEdin" not in diagnose.best_systems(down.corpus, down).set_index("metric").at["qe", "best"]
+    assert overview.best_systems(up.corpus, up).set_index("metric").at["qe", "best"] == "UEdin"
+    assert "UEdin" not in overview.best_systems(down.corpus, down).set_index("metric").at["qe", "best"]
     assert "qe" in triage.ranking_metrics(up) and "qe" in triage.ranking_metrics(down)
     worst_up, worst_down = (triage.worst_first(r).groupby("system")["problem"].mean() for r in (up, down))
     assert worst_up["UEdin"] < worst_up.drop("UEdin").min() and worst_down["UEdin"] > worst_down.drop("UEdin").max()

@@ -11,8 +11,9 @@ import time
 import pandas as pd
 import pytest
 
-from mtdiag import checks, diagnose, triage
+from mtdiag import checks, triage
 from mtdiag.api import evaluate
+from mtdiag.views.detail import segment_detail
 from mtdiag.checks import (inconsistent, languages, llm_artefact, markup_mismatch, number_mismatch, unbalanced,
                            untranslated)
 from mtdiag.evalset import evalset_from_lists
@@ -66,7 +67,7 @@ def _findings(report, system="probe", seg=0, name=None):
 
 def _marked(report, kind, system="probe", seg=0):
     """The output tokens (as shown) under marks of ``kind`` in the segment detail."""
-    detail = diagnose.segment_detail(report, system, seg)
+    detail = segment_detail(report, system, seg)
     return [detail.hyp.shown[i] for s in detail.hyp_spans if s.kind == kind for i in range(s.start, s.end)]
 
 

@@ -12,13 +12,13 @@ import pytest
 
 from mtdiag import buckets, compare, triage
 from mtdiag.api import evaluate
-from mtdiag.diagnose import ngram_tables
 from mtdiag.errors import InputError
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.io.labels import read_segment_labels
 from mtdiag.slices import ExpressionError, fields, segment_mask, selection, slice_report, where
 from mtdiag.slices.finder import frequency_band_expressions, human_band_expressions, length_band_expressions
+from mtdiag.views.ngrams import ngram_tables
 from tests.conftest import DEV
 
 TED = DEV / "ted" / "zh-en"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mtdiag import diagnose
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.metrics.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
+from mtdiag.views import ngrams, over_under, word_order
+from mtdiag.views.detail import segment_detail
 from tests.conftest import SAMPLE, SHARED
 
 
@@ -68,7 +69,7 @@ def test_signatures_record_the_typography(pair):
 
 def test_evidence_is_shown_as_written(pair):
     normalised, _ = pair
-    detail = diagnose.segment_detail(normalised, "sys", 0)
+    detail = segment_detail(normalised, "sys", 0)
     assert "don’t" in detail.hyp.shown and "don't" in detail.hyp.matched  # shown as written, matched normalised
     assert detail.hyp.shown[0] == "I"  # and in its original case
 
@@ -90,23 +91,23 @@ def test_ht_only_unigrams_on_dev_zh_en_have_no_apostrophe_variants():
 
 def test_function_ngrams_are_punctuation_symbols_and_stop_words():
     grams = pd.Series([",", "die", "of the", "--", "&", "<PUNC> <UNK>", "of the virus", "Virus", "€ 5", "„"])
-    assert diagnose.function_ngrams(grams, "en").tolist() == [
+    assert ngrams.function_ngrams(grams, "en").tolist() == [
         True, False, True, True, True, True, False, False, False, True]
-    assert diagnose.function_ngrams(grams, "de")[1]  # "die" is a German stop word
-    assert not diagnose.function_ngrams(pd.Series(["the"]), None)[0]  # unknown language: punctuation only
+    assert ngrams.function_ngrams(grams, "de")[1]  # "die" is a German stop word
+    assert not ngrams.function_ngrams(pd.Series(["the"]), None)[0]  # unknown language: punctuation only
 
 
 def test_lists_hide_function_words_on_request():
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
     system = report.evalset.systems[0]
-    every = diagnose.edit_tables(report, system, top=None)
-    content = diagnose.edit_tables(report, system, top=None, hide_function_words=True)
+    every = word_order.edit_tables(report, system, top=None)
+    content = word_order.edit_tables(report, system, top=None, hide_function_words=True)
     subs, kept = every["substitute"], content["substitute"]
     assert 0 < len(kept) < len(subs)
-    both_function = diagnose.function_ngrams(subs["hyp"], "de") & diagnose.function_ngrams(subs["ref"], "de")
+    both_function = ngrams.function_ngrams(subs["hyp"], "de") & ngrams.function_ngrams(subs["ref"], "de")
     assert len(kept) == int((~both_function).sum())
-    grams = diagnose.evidence_ngrams(report, "otem", system, hide_function_words=True)
-    assert not diagnose.function_ngrams(grams["ngram"], "de").any()
-    rows = diagnose.ngram_rows(report, system, 1, "ht_only", hide_function_words=True)
+    grams = over_under.evidence_ngrams(report, "otem", system, hide_function_words=True)
+    assert not ngrams.function_ngrams(grams["ngram"], "de").any()
+    rows = ngrams.ngram_rows(report, system, 1, "ht_only", hide_function_words=True)
     assert "," not in set(rows["ngram"]) and "die" not in set(rows["ngram"])
-    assert len(rows) < len(diagnose.ngram_rows(report, system, 1, "ht_only"))
+    assert len(rows) < len(ngrams.ngram_rows(report, system, 1, "ht_only"))

@@ -6,7 +6,7 @@ Semantics (``docs/slices.md``):
   other (``chrf[A] < chrf[B]``); a missing number satisfies no comparison;
 - texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
   expression given as a quoted string (the ``regex`` module, case-insensitive, as the dashboard's search:
-  :func:`mtdiag.diagnose.text_matches`), with one time budget for every search of the expression together;
+  :func:`mtdiag.search.text_matches`), with one time budget for every search of the expression together;
 - a flag stands alone as a condition (``repetition[A]``) or compares with ``true``/``false``;
 - a negated operator (``!=``, ``!~``, ``not in``) is exactly ``not`` of its positive one, so with several
   references ``ref !~ "x"`` holds where no reference matches;
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from mtdiag.diagnose import SEARCH_SECONDS, text_matches
+from mtdiag.search import SEARCH_SECONDS, text_matches
 from mtdiag.slices.expression import (NEGATED, Comparison, ExpressionError, Field, Literal, Logical, Membership, Node,
                                       Not, Truth, fields_of, parse)
 from mtdiag.slices.catalogue import FLAG, NUMBER, TEXT, Column, column, resolve

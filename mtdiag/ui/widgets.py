@@ -23,11 +23,12 @@ from typing import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, diagnose, export, highlight, triage
+from mtdiag import checks, export, highlight, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state
 from mtdiag.views import segments
+from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
@@ -300,32 +301,7 @@ def preferred(options: Sequence, *wanted):
 # --------------------------------------------------------------------------------------------- one segment
 
 
-def segment_detail(current: state.Current, system: str, seg: int, *, key: str) -> None:
-    """Source, references and hypothesis of one segment with the evidence highlighted, then the edit alignment
-    and the evidence tables."""
-    detail = state.view(diagnose.segment_detail)(current, system, int(seg))
-    ev = current.evalset
-    st.markdown(f"#### Segment {highlight.segment_number(seg)} · {highlight.escape_markdown(system)}")
-    scores = detail.scores.dropna()
-    if len(scores):
-        cols = st.columns(min(len(scores), 6))
-        for i, (metric, value) in enumerate(scores.items()):
-            cols[i % len(cols)].metric(metric_label(metric), _info(metric).format(value),
-                                       help=metric_help(metric))
-    html(highlight.render_legend(detail.legend))
-    best_ref = detail.facts.get("best_ref")
-    parts = [highlight.render_text(detail.src, label="Source")] if str(detail.src).strip() else []
-    for name, tokens in detail.refs.items():
-        best = " (closest for WAFT)" if name == best_ref and len(detail.refs) > 1 else ""
-        parts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, detail.ref_spans[name],
-                                                  label=f"Reference {name}{best}"))
-    parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
-                                              label=f"Hypothesis ({system})"))
-    html("".join(parts))
-    evidence_tabs(detail, key=key)
-
-
-def evidence_tabs(detail: diagnose.SegmentDetail, *, key: str) -> None:
+def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
     """The evidence tables of one output (edit alignment, over/under-matched n-grams, terms, human errors), one
     tab each."""
     if not detail.tables:
@@ -389,7 +365,7 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
           column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
                         if c in rows.columns])
-    details = {s: state.view(diagnose.segment_detail)(current, s, seg) for s in rows["system"]}
+    details = {s: state.view(segment_detail)(current, s, seg) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
@@ -427,8 +403,8 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
     parts = []
     for seg in segments[:limit]:
         hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
-        hyp_tokens = diagnose.side_tokens(current.report, system, seg).shown
-        ref_tokens = diagnose.side_tokens(current.report, ref, seg).shown
+        hyp_tokens = side_tokens(current.report, system, seg).shown
+        ref_tokens = side_tokens(current.report, ref, seg).shown
         block = [f'<div class="mtd-note">segment {highlight.segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))

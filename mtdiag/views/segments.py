@@ -17,8 +17,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag import checks, diagnose, triage
+from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
+from mtdiag.views.human import has_human_scores
 
 TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source view and the exports show it whole
 
@@ -26,7 +27,7 @@ TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
     ``seg``; the data's own scale — MQM: 0 best, more negative worse), None without human scores."""
-    if not diagnose.has_human_scores(report):
+    if not has_human_scores(report):
         return None
     human = report.evalset.human
     rated = human[human["system"].isin(report.evalset.systems)]
@@ -132,7 +133,7 @@ def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
 
 def sort_keys(report) -> list[str]:
     """What :func:`source_view` can sort by: ``problem``, ``human`` when loaded, every segment score."""
-    return ["problem", *(["human"] if diagnose.has_human_scores(report) else []), *score_columns(report)]
+    return ["problem", *(["human"] if has_human_scores(report) else []), *score_columns(report)]
 
 
 def has_documents(report) -> bool:
@@ -158,15 +159,15 @@ def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFram
 
 def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     """Rows of a :func:`queue` (or of :func:`sources`) whose source, any reference or hypothesis — a pair's own,
-    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.diagnose.text_matches`: regular
+    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.search.text_matches`: regular
     expression, case-insensitive; ``ValueError`` for an invalid pattern)."""
     evalset = report.evalset
-    seg_hit = diagnose.text_matches(pattern, evalset.src.astype(str).tolist())
+    seg_hit = search.text_matches(pattern, evalset.src.astype(str).tolist())
     for ref in evalset.ref_names:
-        seg_hit |= diagnose.text_matches(pattern, evalset.refs[ref].astype(str).tolist())
+        seg_hit |= search.text_matches(pattern, evalset.refs[ref].astype(str).tolist())
     seg = frame["seg_id"].to_numpy() - 1
     hyps = evalset.hyps.astype(str)
-    hyp_hit = np.column_stack([diagnose.text_matches(pattern, hyps[s].tolist()) for s in hyps.columns])
+    hyp_hit = np.column_stack([search.text_matches(pattern, hyps[s].tolist()) for s in hyps.columns])
     if "system" in frame.columns:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]

@@ -1,0 +1,104 @@
+"""The Compare page: two systems per metric, the segments where their outputs differ most, and the words where
+the two outputs differ (the paired tests themselves are :mod:`mtdiag.compare`'s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.highlight import Span
+from mtdiag.metrics import metric_info
+from mtdiag.views import preview
+from mtdiag.views.detail import SideTokens, side_tokens
+
+
+def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
+    """Per metric: the corpus scores of systems ``a`` and ``b``, ``a − b`` and which one is better."""
+    rows = []
+    for metric in report.metrics:
+        va, vb = float(report.corpus.at[a, metric]), float(report.corpus.at[b, metric])
+        diff = va - vb
+        info = metric_info(metric, report)
+        if not info.has_direction:
+            better = "—"
+        else:
+            better = "tie" if np.isclose(diff, 0, atol=1e-12) else (a if (diff > 0) == info.higher_is_better else b)
+        rows.append({"metric": metric, "label": info.label, a: va, b: vb, "difference": diff,
+                     "better": better})
+    return pd.DataFrame(rows)
+
+
+def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per metric: A's and B's corpus scores, ``difference`` (A − B), and — given ``sig``, a frame of
+    :func:`mtdiag.compare.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
+    ``better`` names the system the metric prefers ("tie" when equal)."""
+    frame = corpus_differences(report, a, b)
+    if sig is not None:
+        frame["p"] = [float(sig.at[(a, m), "p"]) if (a, m) in sig.index else np.nan for m in frame["metric"]]
+        frame["significant"] = [bool(sig.at[(a, m), "significant"]) if (a, m) in sig.index else False
+                                for m in frame["metric"]]
+    return frame
+
+
+def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
+    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s) — ``a``,
+    ``b``, or ``"tie"`` (equal scores, or a score undefined on either side). Direction-aware (:class:`MetricInfo`);
+    a metric without a better direction (the length ratio) says ``"tie"`` everywhere."""
+    seg = report.segments[metric]
+    va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
+    info = metric_info(metric, report)
+    if not info.has_direction:
+        return pd.Series("tie", index=va.index, name="closer")
+    advantage = info.oriented(va) - info.oriented(vb)  # > 0: a is better
+    closer = np.where(advantage > 0, a, np.where(advantage < 0, b, "tie"))
+    return pd.Series(closer, index=va.index, name="closer").where(advantage.notna(), "tie")
+
+
+def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
+    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side (issue 23).
+
+    **Ranking**: largest ``|problem_difference|`` first, the difference of the two outputs' problem scores
+    (:func:`mtdiag.triage.problem_scores`: each output's badness among every output of this test set, the score
+    the worst-first queue sorts by) — "one output is fine, the other one is bad". Not the difference of one segment
+    metric: a segment score swings from 0 to 100 on a two-word greeting ("Good day" vs "Hello": chrF 0 against 100),
+    so ranking by |ΔchrF| filled the top with short segments, while the problem score's percentiles weigh a
+    greeting's swing against every other output's (and a problem score that grows with the length an error can
+    span weighs it less still). Figures: ``docs/dashboard.md`` (Compare), ``benchmarks/compare_ranking.py``.
+
+    Columns: ``seg``, ``closer`` (:func:`closer_to_reference` by ``metric``: which output is closer to the
+    reference), ``problem A``/``problem B`` (named ``problem <system>``), ``problem_difference`` (A − B; > 0: A
+    is worse), ``metric`` of both (``<metric> <system>``), ``difference`` (A − B) and ``advantage`` (positive = A
+    better, direction-aware), then previews of the source, the first reference (when there is one) and both outputs (``src``, ``ref``,
+    ``hyp <system>``). Ties keep segment order."""
+    from mtdiag.triage import problem_scores
+
+    problem = problem_scores(report)["problem"]
+    pa, pb = problem.xs(a, level="system"), problem.xs(b, level="system")
+    seg = report.segments[metric]
+    va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
+    diff = (va - vb).to_numpy()
+    evalset = report.evalset
+    frame = pd.DataFrame({"seg": va.index, "closer": closer_to_reference(report, a, b, metric).to_numpy(),
+                          f"problem {a}": pa.to_numpy(), f"problem {b}": pb.to_numpy(),
+                          "problem_difference": (pa - pb).to_numpy(), f"{metric} {a}": va.to_numpy(),
+                          f"{metric} {b}": vb.to_numpy(), "difference": diff,
+                          "advantage": metric_info(metric, report).sign * diff})
+    frame["src"] = preview(evalset.src).to_numpy()
+    if evalset.has_references:
+        frame["ref"] = preview(evalset.refs[evalset.ref_names[0]]).to_numpy()
+    frame[f"hyp {a}"] = preview(evalset.hyps[a]).to_numpy()
+    frame[f"hyp {b}"] = preview(evalset.hyps[b]).to_numpy()
+    frame["_abs"] = frame["problem_difference"].abs()
+    frame = frame.sort_values(["_abs", "seg"], ascending=[False, True], kind="stable").drop(columns="_abs")
+    return frame.reset_index(drop=True)
+
+
+def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideTokens, list[Span], list[Span]]:
+    """The two systems' tokens for one segment and spans marking the tokens the other system does not share
+    (a word-level Levenshtein alignment of the two hypotheses)."""
+    from mtdiag.highlight import diff_spans
+    from mtdiag.metrics.waft_neva import aligned_tokens
+
+    ta, tb = side_tokens(report, a, seg), side_tokens(report, b, seg)
+    ops = [(op, hp, rp) for op, _, _, hp, rp in aligned_tokens(ta.matched, tb.matched)]
+    return ta, tb, diff_spans(ops, "a"), diff_spans(ops, "b")

@@ -1,0 +1,110 @@
+"""One (system, segment) as the segment detail shows it: texts, tokens, every metric's evidence, why the checks
+fired and the human error spans (the Segments page's one-source view, the WAFT vs NEVA alignment, the report)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from mtdiag import checks
+from mtdiag.highlight import Span
+from mtdiag.metrics import EvidenceTable, SegmentEvidence
+
+
+@dataclass(frozen=True)
+class SideTokens:
+    """One text of a segment as tokens: ``shown`` (the user's tokeniser, original case when it lines up) and
+    ``matched`` (exactly the tokens the metrics saw), same length."""
+
+    name: str
+    shown: list[str]
+    matched: list[str]
+
+
+def side_tokens(report, side: str, seg: int) -> SideTokens:
+    """The tokens of a reference or system for one segment, for display."""
+    shown, matched = report.context.display_tokens(side, seg)
+    return SideTokens(side, shown, matched)
+
+
+@dataclass(frozen=True)
+class SegmentDetail:
+    """Everything the dashboard shows for one (system, segment): texts, tokens, highlight spans, the legend of
+    their kinds, and every metric's evidence tables (keyed by name, in the report's metric order)."""
+
+    system: str
+    seg: int
+    src: str
+    hyp: SideTokens
+    refs: dict[str, SideTokens]
+    hyp_spans: list[Span]
+    ref_spans: dict[str, list[Span]]
+    legend: list[str]
+    tables: dict[str, EvidenceTable]
+    facts: dict[str, object]
+    scores: pd.Series
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """One evidence table's frame (``over``, ``under``, ``alignment``, ``terms``, …), None when absent."""
+        return self.tables[name].frame if name in self.tables else None
+
+
+def segment_detail(report, system: str, seg: int) -> SegmentDetail:
+    """Source, references and hypothesis of one segment with every computed metric's evidence
+    (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
+    each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
+    triage checks fired (:func:`mtdiag.checks.check_evidence`) and the human error spans when loaded."""
+    evalset = report.evalset
+    seg = int(seg)
+    hyp_spans: list[Span] = []
+    ref_spans: dict[str, list[Span]] = {r: [] for r in evalset.ref_names}
+    legend: list[str] = []
+    tables: dict[str, EvidenceTable] = {}
+    facts: dict[str, object] = {}
+    for name in report.metrics:
+        evidence = report.metric(name).segment_evidence(report.context, system, seg)
+        if evidence is None:
+            continue
+        hyp_spans += evidence.hyp_spans
+        for ref, spans in evidence.ref_spans.items():
+            ref_spans[ref] += spans
+        legend += [k for k in evidence.legend if k not in legend]
+        tables |= evidence.tables
+        facts |= evidence.facts
+    for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg)):
+        if extra is not None:
+            hyp_spans += extra.hyp_spans
+            legend += [k for k in extra.legend if k not in legend]
+            tables |= extra.tables
+    return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
+                         refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
+                         ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,
+                         scores=report.segments.loc[(system, seg)])
+
+
+def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
+    """The human error spans (MQM/ESA annotations) of one output: marked in the hypothesis (major/minor) and listed
+    with rater, severity, category and the marked text; None when the data has no annotations."""
+    from mtdiag.highlight import char_span_tokens, token_offsets
+
+    spans = report.evalset.annotations
+    if spans is None:
+        return None
+    rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
+    text = str(report.evalset.hyps.at[seg, system])
+    shown, _ = report.context.display_tokens(system, seg)
+    offsets = token_offsets(text, shown)
+    marks = []
+    for row in rows.itertuples(index=False):
+        if row.side != "target" or offsets is None:
+            continue
+        tokens = char_span_tokens(offsets, row.start, row.end)
+        if tokens is not None:
+            kind = "human_major" if row.weight >= 5 else "human_minor"
+            marks.append(Span(tokens[0], tokens[1], kind, f"{row.severity} {row.category} ({row.rater or 'rater'})"))
+    listed = rows.assign(text=[text[r.start:r.end] if r.side == "target" else "" for r in rows.itertuples()])
+    listed = listed[["rater", "severity", "category", "side", "text", "weight"]]
+    return SegmentEvidence(hyp_spans=tuple(marks), legend=("human_major", "human_minor"),
+                           tables={"human_errors": EvidenceTable("Human errors", listed,
+                                                                 empty="The raters marked no error in this output.")})

@@ -1,0 +1,46 @@
+"""The Distributions page: every segment metric per system, and any two metrics against each other."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def distribution_summary(report, metric: str) -> pd.DataFrame:
+    """Per system: corpus score, mean and median segment score, share of segments above 0, and segments."""
+    seg = report.segments[metric]
+    grouped = seg.groupby(level="system", sort=False)
+    frame = pd.DataFrame({
+        "corpus": report.corpus[metric],
+        "segment_mean": grouped.mean(),
+        "segment_median": grouped.median(),
+        "share_above_0": grouped.apply(lambda s: float((s > 0).mean())),
+        "segments": grouped.size(),
+    })
+    frame.index.name = "system"
+    return frame.reindex(report.evalset.systems)
+
+
+SCATTER_POINTS = 5_000  # a scatter shows at most this many points (a seeded random sample beyond)
+
+
+def sample_rows(frame: pd.DataFrame, limit: int = SCATTER_POINTS, seed: int = 0) -> pd.DataFrame:
+    """``frame`` itself when it has at most ``limit`` rows, else a seeded random sample of ``limit`` rows in their
+    original order (``attrs["total"]`` keeps the full count, for a "showing n of N" caption): 15,000 points in one
+    scatter are one mass, a uniform sample shows the same shape."""
+    total = len(frame)
+    out = frame if total <= limit else frame.sample(n=limit, random_state=seed).sort_index()
+    out = out.copy()
+    out.attrs["total"] = total
+    return out
+
+
+def metric_pairs(report, x: str, y: str, limit: int = SCATTER_POINTS) -> pd.DataFrame:
+    """Per (system, segment): the segment scores of two metrics (``system, seg, X, Y``), rows with either undefined
+    left out, at most ``limit`` of them (:func:`sample_rows`), for a metric-vs-metric scatter."""
+    return sample_rows(report.segments[list(dict.fromkeys([x, y]))].dropna().reset_index(), limit)
+
+
+def segment_scores(report, metric: str) -> pd.DataFrame:
+    """Per (system, segment): one metric's segment score (``system, seg, score``; undefined left out), for
+    per-system distributions."""
+    return report.segments[metric].dropna().rename("score").reset_index()

@@ -1,0 +1,54 @@
+"""The Over/under-translation page: OTEM/UTEM per system (:mod:`mtdiag.views.distributions`' summary and box
+plots), ``mp_n`` per order, and the over-/under-matched n-grams with the segments behind each."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from mtdiag.views.distributions import distribution_summary, segment_scores
+from mtdiag.views.ngrams import content_only, ngram_highlights
+
+__all__ = ["distribution_summary", "segment_scores", "mp_per_order", "evidence_ngrams", "frequent_ngrams",
+           "ngram_segments", "ngram_highlights"]  # the page's tables: its own and those it shares with other views
+
+
+def mp_per_order(report, metric: str) -> pd.DataFrame:
+    """OTEM/UTEM ``mp_n`` per system and order from the summed statistics: ``system, order, mp, matched,
+    total`` (mp in 0–1: the share of over-/under-matched n-grams of that order)."""
+    m = report.metric(metric)
+    order = m.order
+    rows = []
+    for system in report.evalset.systems:
+        stats = report.result(metric, system).stats.sum(axis=0)
+        mp = m.mp_per_order(stats)
+        for n in range(order):
+            rows.append({"system": system, "order": n + 1, "mp": float(mp[n]),
+                         "matched": int(stats[2 + n]), "total": int(stats[2 + order + n])})
+    return pd.DataFrame(rows, columns=["system", "order", "mp", "matched", "total"])
+
+
+def evidence_ngrams(report, metric: str, system: str, hide_function_words: bool = False) -> pd.DataFrame:
+    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM);
+    ``hide_function_words`` drops the n-grams made only of punctuation and stop words (:func:`function_ngrams`)."""
+    evidence = report.evidence(metric, system)
+    grams = frequent_ngrams(evidence, "over" if "over" in evidence.columns else "under")
+    return content_only(grams, ["ngram"], report.context.tgt_lang) if hide_function_words else grams
+
+
+def frequent_ngrams(evidence: pd.DataFrame, count: str) -> pd.DataFrame:
+    """The over-/under-matched n-grams of one system, most frequent first: ``order, ngram, segments`` (how many
+    segments have it) and ``count`` (summed ``count`` column: over- or under-matched occurrences)."""
+    if evidence.empty:
+        return pd.DataFrame(columns=["order", "ngram", "segments", count])
+    frame = evidence.groupby(["order", "ngram"], sort=False).agg(segments=("seg", "nunique"), total=(count, "sum"))
+    frame = frame.rename(columns={"total": count}).reset_index()
+    return frame.sort_values([count, "segments", "order", "ngram"], ascending=[False, False, True, True],
+                             ignore_index=True)
+
+
+def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None) -> list[int]:
+    """The segments (ascending) whose evidence lists ``ngram``."""
+    rows = evidence[evidence["ngram"] == ngram]
+    if order is not None:
+        rows = rows[rows["order"] == order]
+    return sorted(int(s) for s in rows["seg"].unique())

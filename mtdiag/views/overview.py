@@ -1,0 +1,74 @@
+"""The Overview page: corpus scores, the best system per metric, significance marks and intervals against a
+baseline (the significance itself is :mod:`mtdiag.compare`'s)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.metrics import metric_info
+
+
+def corpus_table(report) -> pd.DataFrame:
+    """Corpus scores (index system, one column per metric) in registry order."""
+    return report.corpus.copy()
+
+
+def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
+    """Per metric: the best system (ties: all of them, in system order), its score and the direction (imported
+    metrics resolved through ``within``, the report or set: :func:`mtdiag.metrics.metric_info`)."""
+    rows = []
+    for metric in corpus.columns:
+        values = corpus[metric]
+        info = metric_info(metric, within)
+        if values.notna().sum() == 0 or not info.has_direction:
+            continue
+        best = values.max() if info.higher_is_better else values.min()
+        winners = [s for s, v in values.items() if np.isclose(v, best, rtol=0, atol=1e-12)]
+        rows.append({"metric": metric, "label": info.label, "best": ", ".join(winners),
+                     "score": best, "direction": info.direction})
+    return pd.DataFrame(rows, columns=["metric", "label", "best", "score", "direction"])
+
+
+def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
+    """Boolean frame shaped like ``corpus``: True where a system is best on that metric (imported metrics resolved
+    through ``within``)."""
+    mask = pd.DataFrame(False, index=corpus.index, columns=corpus.columns)
+    for metric in corpus.columns:
+        values = corpus[metric]
+        info = metric_info(metric, within)
+        if values.notna().any() and info.has_direction:
+            best = values.max() if info.higher_is_better else values.min()
+            mask[metric] = np.isclose(values, best, rtol=0, atol=1e-12)
+    return mask
+
+
+def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.DataFrame:
+    """Per (system, metric) of ``corpus``: ``"▲"`` significantly better than the baseline, ``"▼"`` significantly
+    worse, ``"="`` the baseline itself, ``""`` not significant or not tested. ``sig`` is a frame of
+    :func:`mtdiag.compare.significance`."""
+    marks = pd.DataFrame("", index=corpus.index, columns=corpus.columns)
+    if sig is None:
+        return marks
+    baseline = sig.attrs.get("baseline")
+    for (system, metric), row in sig.iterrows():
+        if system not in marks.index or metric not in marks.columns:
+            continue
+        if system == baseline:
+            marks.at[system, metric] = "="
+        elif bool(row["significant"]) and row["better"] != 0:
+            marks.at[system, metric] = "▲" if row["better"] > 0 else "▼"
+    return marks
+
+
+def significance_table(sig: pd.DataFrame) -> pd.DataFrame:
+    """The significance frame flattened for display/export: ``system, metric, score, ci_lo, ci_hi, delta, p,
+    significant, better``."""
+    cols = [c for c in ("score", "ci_lo", "ci_hi", "ci", "delta", "p", "significant", "better") if c in sig.columns]
+    return sig[cols].reset_index()
+
+
+def intervals(sig: pd.DataFrame) -> pd.DataFrame:
+    """``system, metric, lo, hi``: the 95% bootstrap intervals of a significance frame (for error bars)."""
+    frame = sig[["ci_lo", "ci_hi"]].rename(columns={"ci_lo": "lo", "ci_hi": "hi"}).reset_index()
+    return frame.dropna(subset=["lo", "hi"])

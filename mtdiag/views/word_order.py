@@ -1,0 +1,53 @@
+"""The WAFT vs NEVA page: per (system, segment) WAFT, NEVA and the word-order flag, and the corpus's edit
+operations (confusion pairs, insertions, deletions); a segment's alignment is :func:`mtdiag.views.detail.segment_detail`'s."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from mtdiag import checks
+from mtdiag.views import preview_one
+from mtdiag.views.distributions import sample_rows
+from mtdiag.views.ngrams import content_only
+
+__all__ = ["word_order_table", "edit_tables", "op_counts", "sample_rows"]  # sample_rows: the scatter's sample
+
+
+def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag
+    (:mod:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
+    largest NEVA − WAFT."""
+    frame = report.segments[["waft", "neva"]].copy()
+    frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
+    frame["word_order"] = checks.flag(report, "word_order")
+    frame = frame.reset_index()
+    if systems is not None:
+        frame = frame[frame["system"].isin(list(systems))]
+    frame["hyp"] = [preview_one(report.evalset.hyps.at[g, s]) for s, g in zip(frame["system"], frame["seg"])]
+    return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
+                             ascending=[False, False, True, True], ignore_index=True)
+
+
+def edit_tables(report, system: str, top: int | None = 50, hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
+    """The corpus's most frequent edit operations of one system: ``substitute`` (confusion pairs hyp → ref),
+    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``.
+    ``hide_function_words`` drops the rows whose words are all punctuation or stop words (a confusion pair
+    stays when either side is a content word: ``die → der`` goes, ``Virus → Erreger`` stays)."""
+    pairs = report.evidence("waft", system).confusion_pairs()
+    out = {}
+    for op, cols in (("substitute", ["hyp", "ref", "count"]), ("insert", ["hyp", "count"]),
+                     ("delete", ["ref", "count"])):
+        rows = pairs[pairs["op"] == op][cols].reset_index(drop=True)
+        if hide_function_words:
+            rows = content_only(rows, [c for c in ("hyp", "ref") if c in cols], report.context.tgt_lang)
+        out[op] = rows.head(top) if top else rows
+    return out
+
+
+def op_counts(report) -> pd.DataFrame:
+    """Per system: how many substitutions, insertions and deletions its best-reference alignments have."""
+    rows = [{"system": system, **report.evidence("waft", system).operation_counts()}
+            for system in report.evalset.systems]
+    return pd.DataFrame(rows, columns=["system", "substitute", "insert", "delete"]).set_index("system")
