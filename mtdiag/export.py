@@ -1,4 +1,6 @@
 """Every writer of mtdiag's tables — CSV, Excel, TSV, JSON, LaTeX — for the command line and the dashboard alike.
+Only writers: the tables come from the views (:mod:`mtdiag.views`, e.g. the segment export
+:func:`mtdiag.views.segments.segment_export`) and from :mod:`mtdiag.compare`.
 
 **Spreadsheet safety** (OWASP, "CSV Injection"): a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
 carriage return would be read as a formula by a spreadsheet. In CSV such a cell gets a leading single quote
@@ -7,13 +9,6 @@ carriage return would be read as a formula by a spreadsheet. In CSV such a cell 
 negative score is a number, not text). CSV never cuts a text; Excel holds at most 32,767 characters in a cell, so a
 longer text (a 10,000-word segment) is cut there with a visible note pointing to the CSV; characters XML forbids are
 removed from Excel cells (openpyxl refuses them) and kept in CSV.
-
-**Segment export** (:func:`segment_export`, issue 13 Build 4): *long* format — one row per (system, segment),
-in the worst-first order of :func:`mtdiag.triage.worst_first` — because a row is then one thing to read and
-judge (a source, its references, one output, that output's scores and flags) and filters/sorting in a
-spreadsheet work per output; a wide layout would need one hypothesis and one score column per system × metric.
-Columns: ``seg_id`` (1-based), ``doc`` (when present), ``src``, one ``ref:NAME`` column per reference, ``system``,
-``hyp``, ``problem``, ``relative``, every flag, ``human`` (when loaded), every segment score; full texts.
 
 **Significance exports** (:func:`export_comparison`, :func:`latex_table`, :func:`significance_json`): the frames
 of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
@@ -153,24 +148,6 @@ def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
-
-
-def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The segment export (module doc): ``rows`` — a :func:`mtdiag.views.segments.queue` or a filtered part of it (the
-    dashboard's current view) — with every reference added after the source; all pairs when None. Write it with
-    :func:`to_csv`, :func:`to_excel` or :func:`to_json`."""
-    from mtdiag.views.segments import queue
-
-    rows = queue(report) if rows is None else rows
-    evalset = report.evalset
-    seg = rows["seg_id"].to_numpy() - 1
-    out = rows.reset_index(drop=True)
-    position = list(out.columns).index("src") + 1
-    for i, ref in enumerate(evalset.ref_names):
-        out.insert(position + i, f"ref:{ref}", evalset.refs[ref].astype(str).to_numpy()[seg])
-    system = out.pop("system")
-    out.insert(list(out.columns).index("hyp"), "system", system)
-    return out
 
 
 def _info(frame: pd.DataFrame, metric: str, within=None) -> tuple[str, bool | None, int]:

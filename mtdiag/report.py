@@ -9,7 +9,7 @@ Every user-derived string (test-set name, system and reference names, texts, fil
 (:func:`mtdiag.highlight.escape`; tables through pandas' escaping ``to_html``); texts with evidence are drawn by
 :mod:`mtdiag.highlight`, which escapes too; plotly figures come from :mod:`mtdiag.charts`, which escapes names and
 never puts one into a hover template. Nothing here computes a metric: the numbers are the report's, the
-significance :func:`mtdiag.compare.pairwise_significance`'s, the queue :mod:`mtdiag.segments`'.
+significance :func:`mtdiag.compare.pairwise_significance`'s, the tables the views' (:mod:`mtdiag.views`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, buckets, charts, compare, highlight, triage
+from mtdiag import __version__, charts, compare, highlight, triage, views
 from mtdiag.metrics import metric_info
-from mtdiag.views import overview, segments
+from mtdiag.views import buckets, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
@@ -70,17 +70,15 @@ def _header(report, title: str) -> str:
 
 
 def _primary(report) -> str | None:
-    """The metric systems are ranked and buckets drawn by: chrF, else BLEU, else the first with a direction."""
-    return next((m for m in ("chrf", "bleu", *report.metrics)
-                 if m in report.metrics and metric_info(m, report).has_direction), None)
+    """The metric systems are ranked and buckets drawn by (:func:`mtdiag.views.default_metric` among the metrics
+    with a direction)."""
+    return views.default_metric(overview.ranking_metrics(report))
 
 
 def _overview(report) -> str:
     corpus = overview.corpus_table(report)
     primary = _primary(report)
-    ranked = corpus if primary is None else corpus.sort_values(
-        primary, ascending=not metric_info(primary, report).higher_is_better, kind="stable")
-    shown = ranked.copy()
+    shown = overview.ranked(report, primary)
     for metric in shown.columns:
         shown[metric] = [metric_info(metric, report).format(v) for v in shown[metric]]
     best = overview.best_systems(corpus, report)
@@ -123,8 +121,7 @@ def _buckets(report) -> str:
     if "doc" in report.evalset.segments.columns:
         dimensions.append("label:doc")
     for by in dimensions:
-        groups = buckets.bucketing(report, by)
-        table = buckets.bucket_scores(report, groups)
+        table = buckets.bucket_table(report, by)
         parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
         parts.append(_table(table, places=2))
         if metric is not None:

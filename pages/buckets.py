@@ -3,10 +3,10 @@ score bands, error categories), and two systems compared inside each bucket."""
 
 import streamlit as st
 
-from mtdiag import buckets, charts, compare
+from mtdiag import charts, views
 from mtdiag.highlight import escape_markdown
-from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
+from mtdiag.views import buckets
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -18,16 +18,15 @@ st.caption("Where does each system do well or badly? Segments grouped along one 
 choices = buckets.dimensions(report)
 c1, c2 = st.columns(2)
 by = widgets.select("Group segments by", choices, key="bk_by", where=c1, format_func=buckets.describe)
-directional = [m for m in report.metrics if metric_info(m, report).has_direction]
+directional = buckets.chart_metrics(report)
 metric = widgets.select("Metric for the chart", directional, key="bk_metric", where=c2,
-                        default=widgets.preferred(directional, "chrf"), format_func=widgets.metric_label)
+                        default=views.default_metric(directional), format_func=widgets.metric_label)
 
 try:
-    grouping = state.view(buckets.bucketing)(current, by)
+    table = state.view(buckets.bucket_table)(current, by)
 except ValueError as exc:
     st.error(escape_markdown(str(exc)))
     st.stop()
-table = state.view(buckets.bucket_scores)(current, grouping)
 widgets.chart(current, "bucket_bars", (by, metric), lambda: charts.bucket_bars(table, metric, within=report),
               key="bk_chart")
 widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", excel=True, max_height=360)
@@ -39,8 +38,7 @@ if len(ev.systems) >= 2:
     b = widgets.select("System B", [s for s in ev.systems if s != a], key="bk_b", where=c2)
     method = widgets.select("Test", list(widgets.TEST_METHODS), key="bk_method", where=c3,
                             format_func=widgets.TEST_METHODS.__getitem__)
-    sig = state.view(buckets.bucket_significance, spinner=state.SIGNIFICANCE_SPINNER)(
-        current, grouping, a, b, method, None, compare.DEFAULT_SEED, [metric])
+    sig = state.view(buckets.bucket_comparison, spinner=state.SIGNIFICANCE_SPINNER)(current, by, a, b, method, metric)
     st.caption(f"{widgets.metric_label(metric)} of A and B in each bucket; better: +1 A is better, -1 B is better "
                "(p < 0.05 marks it significant).")
     widgets.table(sig, key="bk_sig", name=f"bucket_significance_{by.replace(':', '_')}", max_height=300)

@@ -4,7 +4,7 @@ both outputs side by side under the source and references with their differences
 
 import streamlit as st
 
-from mtdiag import charts, highlight
+from mtdiag import charts, highlight, views
 from mtdiag.compare import significance
 from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
@@ -42,10 +42,9 @@ st.caption("Largest difference of the two outputs' problem scores first (each ou
            "of this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
            "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
            "puts closer to the reference(s); the chart shows that metric's advantage per segment.")
-scored = [m for m in report.metrics if metric_info(m, report).has_direction and metric_info(m, report).segment_level
-          and m in report.segments.columns]
+scored = compare.closeness_metrics(report)
 metric = widgets.select("Closer to the reference by", scored, key="cmp_metric",
-                        default=widgets.preferred(scored, "chrf"), format_func=widgets.metric_label)
+                        default=views.default_metric(scored), format_func=widgets.metric_label)
 segs = state.view(compare.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b), key="cmp_bars")
 text = st.column_config.TextColumn

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from mtdiag import charts
-from mtdiag.metrics import metric_info
 from mtdiag.ui import state, widgets
 from mtdiag.views import distributions
 
@@ -12,7 +11,7 @@ report = current.report
 st.title("Distributions")
 st.caption("How each system's segment scores spread, not only their corpus value: a system can win on average "
            "and still have more disasters.")
-metrics = [m for m in report.metrics if metric_info(m, report).segment_level and m in report.segments.columns]
+metrics = distributions.segment_metrics(report)
 if not metrics:
     widgets.explain("No segment-level metric was computed for this data.")
     st.stop()
@@ -32,11 +31,9 @@ widgets.table(state.view(distributions.distribution_summary)(current, metric).re
 
 st.subheader("One metric against another")
 c1, c2 = st.columns(2)
-x = widgets.select("x", metrics, key="dist_x", where=c1, default=widgets.preferred(metrics, "chrf"),
-                   format_func=widgets.metric_label)
-y = widgets.select("y", metrics, key="dist_y", where=c2,
-                   default=widgets.preferred(metrics, "ter", metrics[min(1, len(metrics) - 1)]),
-                   format_func=widgets.metric_label)
+default_x, default_y = distributions.scatter_axes(metrics)
+x = widgets.select("x", metrics, key="dist_x", where=c1, default=default_x, format_func=widgets.metric_label)
+y = widgets.select("y", metrics, key="dist_y", where=c2, default=default_y, format_func=widgets.metric_label)
 points = state.view(distributions.metric_pairs)(current, x, y)
 widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report),
               key="dist_scatter")

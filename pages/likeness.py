@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import charts
+from mtdiag import charts, views
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 from mtdiag.views import human
@@ -21,9 +21,8 @@ section = widgets.segmented(
                  "human": "Human scores"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
-allowed = human.likeness_metrics(ev)
-candidates = [m for m in report.metrics if m in allowed and not m.startswith("term_")]
-default = [m for m in ("waft", "neva", "bleu", "chrf") if m in candidates]
+candidates = human.similarity_metrics(report)
+default = [m for m in human.DEFAULT_QUEEN_METRICS if m in candidates]
 
 if section == "likeness":
     metrics = widgets.multiselect("Similarity metrics", candidates, default=default, key="hl_metrics",
@@ -94,7 +93,7 @@ else:
     widgets.table(state.view(human.human_agreement)(current).reset_index(), key="hl_agreement",
                   name="human_agreement")
     metric = widgets.select("Metric", list(report.metrics), key="hl_metric",
-                            default=widgets.preferred(report.metrics, "chrf"), format_func=widgets.metric_label)
+                            default=views.default_metric(report.metrics), format_func=widgets.metric_label)
     segments, systems = state.view(human.human_points)(current, metric)
     left, right = st.columns(2)
     with left:

@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import charts, compare, export
-from mtdiag.metrics import metric_info
+from mtdiag import charts, compare, export, views
 from mtdiag.ui import state, widgets
 from mtdiag.views import overview
 
@@ -16,9 +15,9 @@ st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lo
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 
 cols = st.columns([2, 2, 3])
-directional = [m for m in report.metrics if metric_info(m, report).has_direction]
+directional = overview.ranking_metrics(report)
 ranked_by = widgets.select("Rank systems by", directional, key="ov_rank",
-                           default=widgets.preferred(directional, "chrf"), where=cols[2],
+                           default=views.default_metric(directional), where=cols[2],
                            format_func=widgets.metric_label)
 baseline = widgets.select("Baseline", ["(none)", *systems], key="ov_baseline",
                           default=systems[0] if len(systems) > 1 else "(none)", where=cols[0],
@@ -27,8 +26,7 @@ method = widgets.select("Test", list(widgets.TEST_METHODS), key="ov_method", whe
                         format_func=widgets.TEST_METHODS.__getitem__)
 sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
 
-corpus = overview.corpus_table(report)
-corpus = corpus.sort_values(ranked_by, ascending=not metric_info(ranked_by, report).higher_is_better, kind="stable")
+corpus = overview.ranked(report, ranked_by)
 best = overview.best_mask(corpus, report)
 st.dataframe(state.memo("overview_styler", current.key, (baseline, method, ranked_by),
                         lambda: widgets.overview_styler(corpus, best, overview.significance_marks(corpus, sig))),

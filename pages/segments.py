@@ -3,7 +3,7 @@ full exports, and one source with every system's output."""
 
 import streamlit as st
 
-from mtdiag import checks, export, triage
+from mtdiag import checks, triage
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 from mtdiag.views import segments
@@ -75,12 +75,12 @@ if view_as == "pairs":
     st.caption(f"{len(shown):,} of {len(queue):,} rows")
     order = segments.queue_columns(report, shown)
     text = st.column_config.TextColumn
-    picked = widgets.table(segments.for_table(shown), key="seg_table", name="segments", select=True,
+    picked = widgets.table(shown, key="seg_table", name="segments", select=True,
                            max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE, column_order=order,
                            config={"flags": text("flags", help="the checks that fired on this output",
                                                  width=FLAGS_WIDTH),
                                    "src": text("src", width=SRC_WIDTH), "hyp": text("hyp", width=HYP_WIDTH)},
-                           download=export.segment_export(report, shown))
+                           download=segments.segment_export(report, shown))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
         selected_seg, selected_system = int(row["seg_id"]), str(row["system"])
@@ -95,7 +95,7 @@ else:
     st.caption(f"{len(shown):,} of {len(sources):,} sources")
     order = ["seg_id", "difficulty", "spread", "worst_system", "worst_problem", "src", "doc"]
     rows = queue[queue["seg_id"].isin(shown["seg_id"])]
-    picked = widgets.table(segments.for_table(shown), key="seg_src_table", name="sources", select=True,
+    picked = widgets.table(shown, key="seg_src_table", name="sources", select=True,
                            max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE,
                            column_order=[c for c in order if c in shown.columns],
                            config={"difficulty": st.column_config.ProgressColumn(
@@ -106,7 +106,7 @@ else:
                                    "worst_problem": st.column_config.NumberColumn(
                                        "worst problem", format="%.3f",
                                        help="the problem score of the worst system on this source")},
-                           download=export.segment_export(report, rows))
+                           download=segments.segment_export(report, rows))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
         selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])

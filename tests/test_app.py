@@ -337,7 +337,7 @@ def test_long_segment_is_shortened_for_display():
     assert "shortened for display" in body
     assert len(body) < 200_000
     cell = at.dataframe(key="seg_table").value["hyp"].iloc[0]
-    from mtdiag.views.segments import TABLE_TEXT
+    from mtdiag.views import TABLE_TEXT
 
     assert len(cell) == TABLE_TEXT + 1 and cell.endswith("…")  # a table cell wraps up to 1,000 characters
 

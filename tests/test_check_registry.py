@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import checks, export, triage
+from mtdiag import checks, triage
 from mtdiag.api import evaluate
 from mtdiag.checks.base import Check, Finding, by_pair, character_spans
 from mtdiag.evalset import evalset_from_lists
@@ -68,7 +68,7 @@ def test_a_registered_check_reaches_the_queue_detail_exports_and_report(shouting
     assert "shouting" in queue.iloc[0]["flags"].split(",")
     rows = segments.queue(report)
     assert rows.loc[(rows["system"] == "loud") & (rows["seg_id"] == 6), "shouting"].item()
-    exported = export.segment_export(report)
+    exported = segments.segment_export(report)
     assert "shouting" in exported.columns
     detail = segment_detail(report, "loud", 5)
     assert "a word in capitals" in detail.table("checks")["finding"].tolist()

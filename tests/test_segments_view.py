@@ -1,4 +1,4 @@
-"""The Segments page's core frames (mtdiag.segments) and the full segment export (mtdiag.export.segment_export)."""
+"""The Segments page's core frames (mtdiag.views.segments), with the full segment export."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_text_filter_is_a_regex_over_source_references_and_outputs(report):
 
 
 def test_segment_export_round_trips_every_text_and_reference(report):
-    frame = export.segment_export(report)
+    frame = segments.segment_export(report)
     assert list(frame.columns[:7]) == ["seg_id", "doc", "src", "ref:A", "ref:B", "system", "hyp"]
     assert len(frame) == 12
     for back in (pd.read_csv(io.BytesIO(export.to_csv(frame)), keep_default_na=False),
@@ -105,7 +105,7 @@ def test_segment_export_round_trips_every_text_and_reference(report):
             assert row["src"] == SRC[seg] and row["hyp"] == HYPS[row["system"]][seg]  # whole: no 120-char cut
             assert row["ref:A"] == REFS["A"][seg] and row["ref:B"] == REFS["B"][seg]
         assert np.allclose(back["chrf"].astype(float), frame["chrf"])
-    subset = export.segment_export(report, segments.queue(report).head(2))
+    subset = segments.segment_export(report, segments.queue(report).head(2))
     assert len(subset) == 2 and subset["ref:B"].notna().all()
 
 
@@ -114,7 +114,7 @@ def test_segment_export_to_excel_handles_the_cell_limit(report):
 
     long = "word " * 8000
     evalset = evalset_from_lists({"A": ["=1+1", "x"]}, {"s": [long, "-dash"]})
-    frame = export.segment_export(evaluate(evalset, Options(metrics=("chrf",))))
+    frame = segments.segment_export(evaluate(evalset, Options(metrics=("chrf",))))
     sheet = openpyxl.load_workbook(io.BytesIO(export.to_excel(frame))).active
     header = [c.value for c in sheet[1]]
     cells = {(r[header.index("seg_id")].value, name): r[header.index(name)] for r in sheet.iter_rows(min_row=2)

@@ -27,6 +27,7 @@ from mtdiag import checks, export, highlight, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state
+from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
@@ -188,7 +189,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     hold every row; a selection is returned as its position in the whole ``frame``). ``max_height`` (pixels): the
     table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
     ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
-    ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.export.segment_export`: then
+    ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.views.segments.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
     frame = for_display(frame)
@@ -207,6 +208,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
                    "have them all.")
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
+    frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
     cfg = column_config(frame)
     cfg.update(config or {})
     height = "auto" if max_height is None else fitted_height(len(frame), max_height, row_height)
@@ -291,11 +293,6 @@ def radio(label: str, options: Sequence, *, key: str, default=None, where=st, **
     options = list(options)
     follow(key, options, _or_first(default, options))
     return where.radio(label, options, key=key, **kwargs)
-
-
-def preferred(options: Sequence, *wanted):
-    """The first of ``wanted`` among ``options`` (e.g. chrF as the default metric), else the first option."""
-    return next((w for w in wanted if w in options), options[0] if len(options) else None)
 
 
 # --------------------------------------------------------------------------------------------- one segment

@@ -8,8 +8,14 @@ import pandas as pd
 
 from mtdiag.highlight import Span
 from mtdiag.metrics import metric_info
-from mtdiag.views import preview
 from mtdiag.views.detail import SideTokens, side_tokens
+
+
+def closeness_metrics(report) -> list[str]:
+    """The metrics that can say which of two outputs is closer to the reference: segment scores with a better
+    direction."""
+    return [m for m in report.metrics if metric_info(m, report).has_direction and metric_info(m, report).segment_level
+            and m in report.segments.columns]
 
 
 def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
@@ -68,8 +74,9 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     Columns: ``seg``, ``closer`` (:func:`closer_to_reference` by ``metric``: which output is closer to the
     reference), ``problem A``/``problem B`` (named ``problem <system>``), ``problem_difference`` (A − B; > 0: A
     is worse), ``metric`` of both (``<metric> <system>``), ``difference`` (A − B) and ``advantage`` (positive = A
-    better, direction-aware), then previews of the source, the first reference (when there is one) and both outputs (``src``, ``ref``,
-    ``hyp <system>``). Ties keep segment order."""
+    better, direction-aware), then the source, the first reference (when there is one) and both outputs (``src``,
+    ``ref``, ``hyp <system>``; whole: a table cell shows :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties
+    keep segment order."""
     from mtdiag.triage import problem_scores
 
     problem = problem_scores(report)["problem"]
@@ -83,11 +90,11 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
                           "problem_difference": (pa - pb).to_numpy(), f"{metric} {a}": va.to_numpy(),
                           f"{metric} {b}": vb.to_numpy(), "difference": diff,
                           "advantage": metric_info(metric, report).sign * diff})
-    frame["src"] = preview(evalset.src).to_numpy()
+    frame["src"] = evalset.src.astype(str).to_numpy()
     if evalset.has_references:
-        frame["ref"] = preview(evalset.refs[evalset.ref_names[0]]).to_numpy()
-    frame[f"hyp {a}"] = preview(evalset.hyps[a]).to_numpy()
-    frame[f"hyp {b}"] = preview(evalset.hyps[b]).to_numpy()
+        frame["ref"] = evalset.refs[evalset.ref_names[0]].astype(str).to_numpy()
+    frame[f"hyp {a}"] = evalset.hyps[a].astype(str).to_numpy()
+    frame[f"hyp {b}"] = evalset.hyps[b].astype(str).to_numpy()
     frame["_abs"] = frame["problem_difference"].abs()
     frame = frame.sort_values(["_abs", "seg"], ascending=[False, True], kind="stable").drop(columns="_abs")
     return frame.reset_index(drop=True)

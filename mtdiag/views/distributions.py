@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pandas as pd
+
+from mtdiag.metrics import metric_info
+from mtdiag.views import default_metric
+
+
+def segment_metrics(report) -> list[str]:
+    """The metrics with segment scores in the report (a distribution needs them)."""
+    return [m for m in report.metrics if metric_info(m, report).segment_level and m in report.segments.columns]
+
+
+def scatter_axes(metrics: Sequence[str]) -> tuple[str, str]:
+    """The two metrics a metric-vs-metric scatter opens on: :func:`mtdiag.views.default_metric` across, TER up
+    (an edit rate against a character F-score) when computed, else the second metric."""
+    return default_metric(metrics), default_metric(metrics, ("ter", metrics[min(1, len(metrics) - 1)]))
 
 
 def distribution_summary(report, metric: str) -> pd.DataFrame:

@@ -7,10 +7,17 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.human import human_agreement, human_ranking
-from mtdiag.likeness import likeness_metrics, plain_words, report_orange_king, report_queen
+from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 
-__all__ = ["has_human_scores", "human_points", "human_agreement", "human_ranking", "likeness_metrics", "plain_words",
-           "report_orange_king", "report_queen"]  # the page's tables: computed by the analyses they come from
+__all__ = ["DEFAULT_QUEEN_METRICS", "has_human_scores", "human_points", "human_agreement", "human_ranking",
+           "plain_words", "report_orange_king", "report_queen", "similarity_metrics"]  # the analyses' tables
+
+
+def similarity_metrics(report) -> list[str]:
+    """The report's metrics ORANGE, KING and QUEEN can score references with
+    (:func:`mtdiag.likeness.likeness_metrics`), the terminology scores left out."""
+    allowed = likeness_metrics(report.evalset)
+    return [m for m in report.metrics if m in allowed and not m.startswith("term_")]
 
 
 def has_human_scores(report) -> bool:

@@ -14,6 +14,20 @@ def corpus_table(report) -> pd.DataFrame:
     return report.corpus.copy()
 
 
+def ranking_metrics(report) -> list[str]:
+    """The metrics systems can be ranked by: those with a better direction."""
+    return [m for m in report.metrics if metric_info(m, report).has_direction]
+
+
+def ranked(report, metric: str | None) -> pd.DataFrame:
+    """:func:`corpus_table` with the systems best first by ``metric`` (direction-aware; ties keep system order);
+    in system order when ``metric`` is None."""
+    corpus = corpus_table(report)
+    if metric is None:
+        return corpus
+    return corpus.sort_values(metric, ascending=not metric_info(metric, report).higher_is_better, kind="stable")
+
+
 def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
     """Per metric: the best system (ties: all of them, in system order), its score and the direction (imported
     metrics resolved through ``within``, the report or set: :func:`mtdiag.metrics.metric_info`)."""

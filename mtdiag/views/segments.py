@@ -6,8 +6,8 @@ order as ``mtdiag triage`` — so the page, the export and the command line agre
 (``seg_id``) in every frame of this module. Flag columns are the checks of :data:`mtdiag.checks.REGISTRY` the
 ranking computed (:func:`mtdiag.checks.flag_columns`), plus ``flags`` (the fired ones, comma-joined).
 
-Texts are never cut here: the queue holds the full source and hypothesis; a table may wrap them, the export
-writes them whole (Excel's cell limit is handled by :func:`mtdiag.export.to_excel`).
+Texts are never cut here: the queue holds the full source and hypothesis; a table cell shows the first
+:data:`mtdiag.views.TABLE_TEXT` characters (:func:`mtdiag.views.for_table`), the export writes them whole (Excel's cell limit is handled by :func:`mtdiag.export.to_excel`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,6 @@ import pandas as pd
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
 from mtdiag.views.human import has_human_scores
-
-TABLE_TEXT = 1000  # characters of a text shown in a table cell; the one-source view and the exports show it whole
-
 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
@@ -81,7 +78,7 @@ def queue_columns(report, frame: pd.DataFrame) -> list[str]:
 
 def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` — rows with a 1-based ``seg_id`` and, for (system, segment) pairs, a ``system`` — with the full
-    texts appended, as the segment export names them (:func:`mtdiag.export.segment_export`): ``src``, one
+    texts appended, as the segment export names them (:func:`segment_export`): ``src``, one
     ``ref:NAME`` per reference, and ``hyp`` (the row's system's output) when there is a ``system`` column."""
     evalset = report.evalset
     seg = frame["seg_id"].to_numpy() - 1
@@ -93,6 +90,29 @@ def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         texts["hyp"] = hyps.to_numpy()[seg, frame["system"].map(column).to_numpy()]
     return frame.reset_index(drop=True).assign(**texts)
+
+
+def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The segment export (issue 13 Build 4): ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
+    current view; all pairs when None) — with every reference added after the source, written by
+    :func:`mtdiag.export.to_csv`, :func:`~mtdiag.export.to_excel` or :func:`~mtdiag.export.to_json`.
+
+    *Long* format — one row per (system, segment), in the queue's worst-first order — because a row is then one
+    thing to read and judge (a source, its references, one output, that output's scores and flags) and
+    filters/sorting in a spreadsheet work per output; a wide layout would need one hypothesis and one score column
+    per system × metric. Columns: ``seg_id`` (1-based), ``doc`` (when present), ``src``, one ``ref:NAME`` column per
+    reference, ``system``, ``hyp``, ``problem``, ``relative``, every flag, ``human`` (when loaded), every segment
+    score; full texts."""
+    rows = queue(report) if rows is None else rows
+    evalset = report.evalset
+    seg = rows["seg_id"].to_numpy() - 1
+    out = rows.reset_index(drop=True)
+    position = list(out.columns).index("src") + 1
+    for i, ref in enumerate(evalset.ref_names):
+        out.insert(position + i, f"ref:{ref}", evalset.refs[ref].astype(str).to_numpy()[seg])
+    system = out.pop("system")
+    out.insert(list(out.columns).index("hyp"), "system", system)
+    return out
 
 
 def sources(report) -> pd.DataFrame:
@@ -172,15 +192,3 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
     return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
-
-
-def for_table(frame: pd.DataFrame, width: int = TABLE_TEXT) -> pd.DataFrame:
-    """A copy with ``src`` and ``hyp`` cut after ``width`` characters (``…`` marks the cut) for a table cell that
-    wraps; a 10,000-word output must not make the table heavy. The exports write the frame itself, uncut."""
-    out = frame.copy()
-    for column in ("src", "hyp"):
-        if column in out.columns:
-            text = out[column].astype(str)
-            long = text.str.len() > width
-            out[column] = text.where(~long, text.str.slice(0, width) + "…")
-    return out

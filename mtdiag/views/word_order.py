@@ -8,7 +8,6 @@ from typing import Sequence
 import pandas as pd
 
 from mtdiag import checks
-from mtdiag.views import preview_one
 from mtdiag.views.distributions import sample_rows
 from mtdiag.views.ngrams import content_only
 
@@ -18,14 +17,16 @@ __all__ = ["word_order_table", "edit_tables", "op_counts", "sample_rows"]  # sam
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
     """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag
     (:mod:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
-    largest NEVA − WAFT."""
+    largest NEVA − WAFT; ``hyp`` holds the output whole."""
     frame = report.segments[["waft", "neva"]].copy()
     frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
     frame["word_order"] = checks.flag(report, "word_order")
     frame = frame.reset_index()
     if systems is not None:
         frame = frame[frame["system"].isin(list(systems))]
-    frame["hyp"] = [preview_one(report.evalset.hyps.at[g, s]) for s, g in zip(frame["system"], frame["seg"])]
+    hyps = report.evalset.hyps.astype(str)
+    column = {s: i for i, s in enumerate(hyps.columns)}
+    frame["hyp"] = hyps.to_numpy()[frame["seg"].to_numpy(), frame["system"].map(column).to_numpy()]
     return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
                              ascending=[False, False, True, True], ignore_index=True)
 
