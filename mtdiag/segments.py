@@ -74,7 +74,7 @@ def queue_columns(report, frame: pd.DataFrame) -> list[str]:
     what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
     ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
     order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
-             *flag_columns(frame), "relative", "doc"]
+             *checks.flag_columns(frame), "relative", "doc"]
     return [c for c in order if c in frame.columns]
 
 
