@@ -52,14 +52,15 @@ picked = widgets.table(
     segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
     column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
                   f"hyp {b}"],
-    config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts closer to the reference"),
+    config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts closer to the reference"
+                                          + ("" if ev.has_references else " (without one: to the other systems)")),
             "problem_difference": st.column_config.NumberColumn(
                 "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
             f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",
                                                            format=widgets.number_format(metric)),
             f"{metric} {b}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} B",
                                                            format=widgets.number_format(metric)),
-            "ref": text(f"reference {ev.ref_names[0]}", width=TEXT_WIDTH),
+            "ref": text(f"reference {ev.ref_names[0]}" if ev.ref_names else "reference", width=TEXT_WIDTH),
             f"hyp {a}": text(f"A: {a}", width=TEXT_WIDTH), f"hyp {b}": text(f"B: {b}", width=TEXT_WIDTH)})
 
 if len(segs):
@@ -77,7 +78,8 @@ if len(segs):
     widgets.html("".join(parts))
     info = metric_info(metric, report)
     for side, (name, tokens, spans) in zip(st.columns(2), ((a, ta, spans_a), (b, tb, spans_b))):
-        mark = " ✔ closer to the reference" if row["closer"] == name else ""
+        mark = (" ✔ closer to the reference" if ev.has_references else " ✔ closer to the other systems") \
+            if row["closer"] == name else ""
         score = info.format(row[f"{metric} {name}"])
         label = (f"{'A' if name == a else 'B'}: {name}{mark} · {info.arrow_label} {score} · problem "
                  f"{row[f'problem {name}']:.3f}")

@@ -79,10 +79,24 @@ class Truncated(Check):
                         "in this set: most of the source is not translated",))
 
 
-def _floods(texts: pd.Series) -> pd.Series:
-    """Per text: the flooded characters (a run of :data:`FLOOD_RUN` or more), as a set."""
-    found = texts.astype(str).str.findall(FLOOD)
-    return found.map(set)
+def _floods(texts: pd.Series) -> list[set[str]]:
+    """Per text: the flooded characters (a run of :data:`FLOOD_RUN` or more, not a space or digit), as a set.
+    The code points of all texts are scanned at once (numpy: equal neighbours, run lengths by cumulative sums);
+    the few texts with a long enough run are then read with :data:`FLOOD`."""
+    texts = texts.astype(str).tolist()
+    found: list[set[str]] = [set() for _ in texts]
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if len(codes) < FLOOD_RUN:
+        return found
+    text_of = np.repeat(np.arange(len(texts)), lengths)
+    same = (codes[1:] == codes[:-1]) & (text_of[1:] == text_of[:-1])  # position i continues the run of i - 1
+    need = FLOOD_RUN - 1
+    run = np.concatenate([[0], np.cumsum(same)])
+    ends = np.flatnonzero(run[need:] - run[:-need] == need)  # same[i : i + need] all true: a run of FLOOD_RUN
+    for i in np.unique(text_of[ends]):
+        found[i] = set(FLOOD.findall(texts[i]))
+    return found
 
 
 class Flood(Check):
@@ -95,10 +109,10 @@ class Flood(Check):
     marks = ("loop",)
 
     def fires(self, report) -> pd.Series:
-        src = _floods(report.evalset.src).to_numpy()
+        src = _floods(report.evalset.src)
         flagged = {}
         for system in report.evalset.systems:
-            hyp = _floods(report.evalset.hyps[system]).to_numpy()
+            hyp = _floods(report.evalset.hyps[system])
             flagged[system] = np.fromiter((bool(h - s) for h, s in zip(hyp, src)), dtype=bool, count=len(hyp))
         return by_pair(report, flagged)
 

@@ -10,6 +10,7 @@ the human-worst outputs far more often than OTEM's own worst 10 % (lift 2.58 / 1
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from mtdiag.checks.base import Finding, WorstByCount, by_pair, has_source
@@ -30,7 +31,10 @@ class OverTranslation(WorstByCount):
     def fires(self, report) -> pd.Series:
         fired = super().fires(report)
         if has_source(report):
-            loops = source_loops(report)
+            segs = fired.index.get_level_values("seg").to_numpy()
+            candidates = np.zeros(report.evalset.n_segments, bool)
+            candidates[segs[fired.to_numpy()]] = True
+            loops = source_loops(report, candidates)
             fired &= by_pair(report, {s: ~loops for s in report.evalset.systems})
         return fired
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.checks.base import Check, Finding, by_pair, runs
+from mtdiag.checks.base import Check, Finding, by_pair, has_source, runs
 from mtdiag.checks.tokens import loop_positions, loops_per_segment, source_loops, word_ids
 
 
@@ -23,13 +23,13 @@ class Repetition(Check):
     def fires(self, report) -> pd.Series:
         toks = report.context.tokens
         words = word_ids(report)
+        loops = {s: loops_per_segment(side.ids, side.offsets, words) for s, side in toks.hyps.items()}
         excused = np.zeros(report.evalset.n_segments, bool)
         for side in toks.refs.values():
             excused |= loops_per_segment(side.ids, side.offsets, words)
-        if report.evalset.src.astype(str).str.len().gt(0).any():
-            excused |= source_loops(report)
-        return by_pair(report, {s: loops_per_segment(side.ids, side.offsets, words) & ~excused
-                                for s, side in toks.hyps.items()})
+        if has_source(report):
+            excused |= source_loops(report, np.any(list(loops.values()), axis=0) & ~excused)
+        return by_pair(report, {s: loop & ~excused for s, loop in loops.items()})
 
     def explain(self, report, system, seg):
         ids = report.context.tokens.hyps[system].segment(seg)

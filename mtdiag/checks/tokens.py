@@ -93,21 +93,33 @@ def loops_per_segment(ids: np.ndarray, offsets: np.ndarray, words: np.ndarray) -
     return np.bincount(seg_of[marked], minlength=len(offsets) - 1) > 0
 
 
-def source_loops(report) -> np.ndarray:
+def source_loops(report, candidates: np.ndarray | None = None) -> np.ndarray:
     """Per segment: the source itself repeats (a loop of :func:`loop_positions` among its words, punctuation left
     out, so ``Thank you. Thank you.`` and ``交了啦，交了啦`` count). The source is read with sacrebleu's ``zh``
     tokeniser, which splits Chinese characters and treats other scripts as 13a does, so a repeated phrase is found
-    whatever the source language. A repetition the source has is not the output's fault."""
-    def build():
+    whatever the source language. A repetition the source has is not the output's fault.
+
+    ``candidates`` (a boolean mask over segments): only those sources are read (False elsewhere) — the checks ask
+    only where an output loops or over-translates, a small share of the set; each source is read once per report
+    whatever the order of the questions."""
+    n = report.evalset.n_segments
+    wanted = np.ones(n, bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    known = report.context.memo(("checks", "source_loops"), lambda: {})
+    todo = [int(g) for g in np.flatnonzero(wanted) if int(g) not in known]
+    if todo:
         lowered = TokenizeOptions("zh", True, report.context.options.typography)
-        tokens = [[w for w in t if not is_punctuation(w)]
-                  for t in tokenize_texts(report.evalset.src.astype(str).tolist(), lowered)]
+        texts = report.evalset.src.astype(str).to_numpy()[todo].tolist()
+        tokens = [[w for w in t if not is_punctuation(w)] for t in tokenize_texts(texts, lowered)]
         lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
         codes, _ = pd.factorize(pd.Series([w for t in tokens for w in t], dtype=object))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
-        return loops_per_segment(codes.astype(np.int64), offsets, np.ones(max(codes.max(initial=-1) + 1, 1), bool))
-
-    return report.context.memo(("checks", "source_loops"), build)
+        words = np.ones(max(codes.max(initial=-1) + 1, 1), bool)
+        found = loops_per_segment(codes.astype(np.int64), offsets, words)
+        known.update(zip(todo, found.tolist()))
+    out = np.zeros(n, bool)
+    for g in np.flatnonzero(wanted):
+        out[g] = known[int(g)]
+    return out
 
 
 def reference_lengths(report) -> np.ndarray:
