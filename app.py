@@ -10,7 +10,7 @@ in ``mtdiag.ui``.
 
 import streamlit as st
 
-from mtdiag.ui import loader, navigation, widgets
+from mtdiag.ui import loader, navigation, slicing, widgets
 
 st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
 
@@ -22,5 +22,10 @@ if current is None:
     if not problems:
         st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
     st.stop()
+whole = current.evalset.n_segments
+current, problem = slicing.slice_box(current)  # the sidebar's slice: every page shows the slice's numbers
+if problem:
+    st.warning(problem, icon=":material/filter_alt_off:")
 widgets.style()
+slicing.banner(current, whole)
 page.run()

@@ -30,6 +30,13 @@ PANEL_PX = 260  # height of one small bar chart's plot area
 TITLE_PX = 28  # a subplot title above its panel
 
 
+def segment_numbers(seg: pd.Series, seg_ids=None) -> np.ndarray:
+    """The numbers people see for 0-based segments ``seg`` (hover texts): ``seg_ids[seg]`` — the set's
+    :attr:`~mtdiag.evalset.EvalSet.seg_ids`, a slice's original ids — or ``seg + 1`` without them."""
+    positions = seg.to_numpy(dtype=np.int64)
+    return positions + 1 if seg_ids is None else np.asarray(seg_ids)[positions]
+
+
 def _label(metric: str, within=None) -> str:
     return metric_info(metric, within).arrow_label
 
@@ -112,7 +119,7 @@ def mp_bars(frame: pd.DataFrame, metric: str, within=None) -> go.Figure:
     return fig
 
 
-def waft_neva_scatter(frame: pd.DataFrame) -> go.Figure:
+def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
     """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half (word-order trouble)
     shaded."""
     palette = colours(frame["system"])
@@ -121,7 +128,7 @@ def waft_neva_scatter(frame: pd.DataFrame) -> go.Figure:
     for system, rows in frame.groupby("system", sort=False):
         fig.add_trace(kind(x=rows["waft"], y=rows["neva"], mode="markers", name=_text(system),
                            marker=dict(color=palette[system], size=6, opacity=0.7),
-                           customdata=rows["seg"].map(highlight.segment_number).to_numpy(),
+                           customdata=segment_numbers(rows["seg"], seg_ids),
                            hovertemplate="%{fullData.name}, segment %{customdata}<br>WAFT %{x:.3f}, NEVA %{y:.3f}"
                                          "<extra></extra>"))
     fig.add_shape(type="path", path="M 0 0 L 0 1 L 1 1 Z", fillcolor="rgba(220,38,38,0.08)", line_width=0,
@@ -143,12 +150,12 @@ def op_bars(counts: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
+def difference_area(frame: pd.DataFrame, a: str, b: str, seg_ids=None) -> go.Figure:
     """Segment-level advantage of ``a`` over ``b`` (positive = ``a`` better), sorted, as two filled areas."""
     data = frame.dropna(subset=["advantage"]).sort_values("advantage", ascending=False)
     adv = data["advantage"].to_numpy(dtype=float)
     x = np.arange(1, len(adv) + 1)
-    numbers = data["seg"].map(highlight.segment_number).to_numpy()
+    numbers = segment_numbers(data["seg"], seg_ids)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=np.where(adv > 0, adv, 0), fill="tozeroy", mode="lines", name=f"{_text(a)} better",
                              line=dict(color="#2563eb", width=1), customdata=numbers,
@@ -161,14 +168,14 @@ def difference_area(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
     return fig
 
 
-def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=None) -> go.Figure:
+def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=None, seg_ids=None) -> go.Figure:
     """A metric's scores (y) against human scores (x), one point per system or segment."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     per_segment = "seg" in frame.columns
     fig = go.Figure()
     for system, rows in frame.groupby("system", sort=False):
-        text = rows["seg"].map(highlight.segment_number).astype(str).radd("segment ") if per_segment else None
+        text = pd.Series(segment_numbers(rows["seg"], seg_ids)).astype(str).radd("segment ").to_numpy() if per_segment else None
         fig.add_trace(kind(x=rows[x], y=rows[metric], mode="markers" if per_segment else "markers+text",
                            name=_text(system), marker=dict(color=palette[system], size=6 if per_segment else 11,
                                                     opacity=0.75),
@@ -275,7 +282,7 @@ def _edge_note(values: np.ndarray, axis_range: tuple[float, float], what: str) -
             "value, the tables hold every number exactly")
 
 
-def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None) -> go.Figure:
+def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None, seg_ids=None) -> go.Figure:
     """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
     :func:`mtdiag.views.distributions.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y
     axis is robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover,
@@ -299,7 +306,7 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None)
                     x=[_text(system)] * len(where), y=np.full(len(where), edge), mode="markers", name=_text(system),
                     cliponaxis=False,
                     marker=dict(color=palette[system], symbol=EDGE_SYMBOL[side], size=10, line=dict(width=1)),
-                    customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy()[where],
+                    customdata=np.column_stack([segment_numbers(rows["seg"], seg_ids)[where],
                                                 scores[where]]),
                     hovertemplate="%{fullData.name}, segment %{customdata[0]}: %{customdata[1]:.4g} (beyond the "
                                   "axis)<extra></extra>"))
@@ -314,7 +321,7 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None)
     return fig
 
 
-def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None) -> go.Figure:
+def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None, seg_ids=None) -> go.Figure:
     """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
     :func:`mtdiag.views.distributions.metric_pairs`, already sampled by
     :func:`mtdiag.views.distributions.sample_rows`). Both axes are robust (:func:`robust_range`): a point beyond one
@@ -332,7 +339,7 @@ def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None) -> go.Figur
         fig.add_trace(go.Scattergl(x=shown["x"], y=shown["y"], mode="markers", name=_text(system),
                                    marker=dict(color=palette[system], size=np.where(beyond, 8, 5), opacity=0.55,
                                                symbol=np.where(beyond, "diamond-open", "circle")),
-                                   customdata=np.column_stack([rows["seg"].map(highlight.segment_number).to_numpy(),
+                                   customdata=np.column_stack([segment_numbers(rows["seg"], seg_ids),
                                                                rows[x].to_numpy(dtype=float),
                                                                rows[y].to_numpy(dtype=float)]),
                                    hovertemplate="%{fullData.name}, segment %{customdata[0]}<br>%{customdata[1]:.3f}, "

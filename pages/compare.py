@@ -46,7 +46,7 @@ scored = compare.closeness_metrics(report)
 metric = widgets.select("Closer to the reference by", scored, key="cmp_metric",
                         default=views.default_metric(scored), format_func=widgets.metric_label)
 segs = state.view(compare.segment_differences)(current, a, b, metric)
-widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b), key="cmp_bars")
+widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b, seg_ids=report.evalset.seg_ids), key="cmp_bars")
 text = st.column_config.TextColumn
 picked = widgets.table(
     segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
@@ -66,7 +66,7 @@ picked = widgets.table(
 if len(segs):
     row = segs.iloc[picked if picked is not None else 0]
     seg = int(row["seg"])
-    st.markdown(f"**Segment {highlight.segment_number(seg)}**"
+    st.markdown(f"**Segment {widgets.segment_number(seg)}**"
                 + ("" if picked is not None else " — the largest difference; select another row in the table"))
     ta, tb, spans_a, spans_b = state.view(compare.hypothesis_diff)(current, a, b, seg)
     widgets.html(highlight.render_legend(["diff"]))

@@ -20,7 +20,7 @@ c1, c2 = st.columns([3, 1])
 metric = widgets.select("Metric", metrics, key="dist_metric", where=c1, format_func=widgets.metric_label)
 kind = widgets.segmented("Plot", ["box", "violin"], key="dist_kind", where=c2, required=True)
 scores = state.view(distributions.segment_scores)(current, metric)
-widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind, within=report),
+widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind, within=report, seg_ids=report.evalset.seg_ids),
               key="dist_box")
 st.caption("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, "
            "dashed line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and "
@@ -35,7 +35,7 @@ default_x, default_y = distributions.scatter_axes(metrics)
 x = widgets.select("x", metrics, key="dist_x", where=c1, default=default_x, format_func=widgets.metric_label)
 y = widgets.select("y", metrics, key="dist_y", where=c2, default=default_y, format_func=widgets.metric_label)
 points = state.view(distributions.metric_pairs)(current, x, y)
-widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report),
+widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report, seg_ids=report.evalset.seg_ids),
               key="dist_scatter")
 total = points.attrs.get("total", len(points))
 st.caption(f"Showing {len(points):,} of {total:,} segments" + (" (a random sample)." if len(points) < total else "."))

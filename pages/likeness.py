@@ -99,7 +99,7 @@ else:
     with left:
         st.markdown("**Segments**")
         widgets.chart(current, "human_segments", (metric,),
-                      lambda: charts.human_scatter(segments, metric, within=report),
+                      lambda: charts.human_scatter(segments, metric, within=report, seg_ids=report.evalset.seg_ids),
                       key="hl_seg_scatter")
     with right:
         st.markdown("**Systems** (mean human score vs corpus score)")

@@ -29,7 +29,7 @@ left, right = st.columns(2)
 with left:
     st.markdown("**Segment scores** (one box per system: median, quartiles, outliers; dashed = mean)")
     scores = state.view(over_under.segment_scores)(current, metric)
-    widgets.chart(current, "metric_box", (metric, "box"), lambda: charts.metric_box(scores, metric), key="ou_dist")
+    widgets.chart(current, "metric_box", (metric, "box"), lambda: charts.metric_box(scores, metric, seg_ids=current.evalset.seg_ids), key="ou_dist")
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
     mp = state.view(over_under.mp_per_order)(current, metric)

@@ -49,7 +49,7 @@ if len(shown):
     row = shown.iloc[picked if picked is not None else 0]
     seg = int(row["seg"])
     hyp_spans, ref_spans = terms.term_spans(report, system, row, window)
-    st.markdown(f"**Segment {highlight.segment_number(seg)}: “{highlight.escape_markdown(row['src_term'])}” → "
+    st.markdown(f"**Segment {widgets.segment_number(seg)}: “{highlight.escape_markdown(row['src_term'])}” → "
                 f"{highlight.escape_markdown(row['tgt_terms'])}** "
                 + ("(right)" if row["correct"] else "(missed)")
                 + ("" if picked is not None else " — the first row; select another in the table"))

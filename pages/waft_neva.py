@@ -22,7 +22,7 @@ frame = state.view(word_order.word_order_table)(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
 points = word_order.sample_rows(frame)
-widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points), key="wn_scatter")
+widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points, seg_ids=current.evalset.seg_ids), key="wn_scatter")
 if len(points) < len(frame):
     st.caption(f"Showing a random sample of {len(points):,} of {len(frame):,} segments (one mass otherwise); the "
                "table below has them all.")
@@ -41,13 +41,13 @@ if len(frame):
     system, seg = str(row["system"]), int(row["seg"])
     detail = state.view(segment_detail)(current, system, seg)
     best_ref, alignment = detail.facts.get("best_ref"), detail.table("alignment")
-    st.markdown(f"**Alignment of segment {highlight.segment_number(seg)} ({highlight.escape_markdown(system)}) "
+    st.markdown(f"**Alignment of segment {widgets.segment_number(seg)} ({highlight.escape_markdown(system)}) "
                 f"against reference {highlight.escape_markdown(best_ref)}**"
                 + ("" if picked is not None else " — the top row; select another in the table"))
     widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
     widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
     with st.expander("Alignment table"):
-        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{highlight.segment_number(seg)}")
+        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{widgets.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(word_order.op_counts)(current)), key="wn_ops")

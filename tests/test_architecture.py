@@ -156,3 +156,46 @@ def test_architecture_doc_names_every_layer():
     text = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     for layer in LAYERS:
         assert f"**{layer}**" in text, f"docs/architecture.md does not describe the {layer} layer"
+
+
+# Views mirror pages (issue 21.6): one view module per page, named in mtdiag/views/__init__.py's table.
+PAGE_VIEWS = {"overview": "overview", "segments": "segments", "buckets": "buckets", "distributions": "distributions",
+              "over_under": "over_under", "waft_neva": "word_order", "terminology": "terms", "ngrams": "ngrams",
+              "likeness": "human", "compare": "compare", "slices": "slices"}
+
+
+def test_every_page_has_its_view_and_imports_no_other_page_s():
+    """A page imports its own view (and :mod:`mtdiag.views.detail`, one segment's evidence), never another page's:
+    its tables are all in its view."""
+    pages = sorted(p.stem for p in (REPO_ROOT / "pages").glob("*.py"))
+    assert pages == sorted(PAGE_VIEWS), "a page was added or removed: name its view in PAGE_VIEWS"
+    views = {p.stem for p in (PKG / "views").glob("*.py")} - {"__init__"}
+    bad = []
+    for page, view in PAGE_VIEWS.items():
+        assert view in views, f"pages/{page}.py has no view mtdiag/views/{view}.py"
+        imported = {m for m in _imported_modules(REPO_ROOT / "pages" / f"{page}.py") if m.startswith("mtdiag.views.")}
+        imported = {m.split(".")[2] for m in imported}
+        if view not in imported:
+            bad.append(f"pages/{page}.py does not import its view mtdiag.views.{view}")
+        bad += [f"pages/{page}.py imports another page's view mtdiag.views.{other}"
+                for other in imported - {view, "detail"}]
+    table = (PKG / "views" / "__init__.py").read_text(encoding="utf-8")
+    bad += [f"mtdiag/views/__init__.py does not list mtdiag.views.{view}" for view in PAGE_VIEWS.values()
+            if f":mod:`mtdiag.views.{view}`" not in table]
+    assert not bad, "\n".join(bad)
+
+
+def test_export_only_writes():
+    """``mtdiag.export`` holds writers only: it builds no table from a report, so it imports no view."""
+    imported = _imported_modules(PKG / "export.py")
+    assert not {m for m in imported if m.startswith("mtdiag.views")}, imported
+
+
+def test_the_default_metric_rule_lives_once():
+    """"chrF when present, else BLEU" is :func:`mtdiag.views.default_metric`: no page, widget or report names chrF
+    as a default of its own."""
+    bad = []
+    for path in [*(REPO_ROOT / "pages").glob("*.py"), *UI.glob("*.py"), PKG / "report.py"]:
+        if '"chrf"' in path.read_text(encoding="utf-8"):
+            bad.append(str(path.relative_to(REPO_ROOT)))
+    assert not bad, bad

@@ -22,6 +22,7 @@ PAGES = (
     ("pages/ngrams.py", "N-grams"),
     ("pages/likeness.py", "Human likeness & human scores"),
     ("pages/compare.py", "Compare"),
+    ("pages/slices.py", "Slice finder"),
 )
 # No page icons: a page's icon becomes the favicon, and ":material/…:" favicons are fetched from fonts.gstatic.com
 # (the app must work offline); emoji need an emoji font on the viewer's machine.

@@ -149,19 +149,24 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Current:
-    """What every page works on: the data, the options and the report computed from them."""
+    """What every page works on: the data, the options and the report computed from them — restricted to the
+    sidebar's slice when one is set (``where``; then ``report`` is the slice's report)."""
 
     data: Dataset
     options: Options
     report: Report
+    where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
 
     @property
     def key(self) -> str:
-        return report_key(self.data, self.options)
+        """What the cached frames and figures of this run are keyed by: the data, the options and the slice."""
+        base = report_key(self.data, self.options)
+        return f"{base}|where:{self.where}" if self.where else base
 
     @property
     def evalset(self) -> EvalSet:
-        return self.data.evalset
+        """The report's set: the slice's when a slice is set (its segments renumbered, ``seg_ids`` the originals)."""
+        return self.report.evalset
 
 
 def report_key(data: Dataset, options: Options) -> str:

@@ -6,9 +6,10 @@ input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners
 :func:`md` (:func:`mtdiag.highlight.escape_markdown`). Select-box and multiselect *options* are shown as plain text
 by Streamlit and need nothing.
 
-Segment numbers: the core counts segments from 0 (``seg``); people see them from 1, like the lines of the files and
-the ``seg_id`` of terms and human-score TSVs. :func:`mtdiag.highlight.segment_number` converts one number and
-:func:`for_display` a table.
+Segment numbers: the core counts segments from 0 (``seg``), and a view's ``seg_id`` is that position from 1; people
+see the segment's id in the whole set (:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id``
+of terms and human-score TSVs — in a slice the original segment's, not its place in the slice).
+:func:`segment_number` converts one number and :func:`for_display` a table, at the display edge only.
 
 A widget's ``format_func`` stays in the session's widget state for the life of the session (Streamlit keeps it
 with the widget): pages pass a dict's ``__getitem__`` or a function of this module, never a lambda defined in the
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -40,25 +42,52 @@ BORDER_PX = 1
 # --------------------------------------------------------------------------------------------- labels
 
 
+def _segment_ids() -> np.ndarray | None:
+    """The ids people see of this run's segments (:attr:`mtdiag.evalset.EvalSet.seg_ids`), None before a report."""
+    report = state.current_report()
+    return None if report is None else report.evalset.seg_ids
+
+
+def _shown_ids(positions, ids: np.ndarray | None) -> np.ndarray:
+    """0-based ``positions`` as the ids people see: ``ids[positions]``, or ``positions + 1`` without ids (or for a
+    position outside them: a table of another set)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    if ids is None or not len(positions) or positions.max() >= len(ids) or positions.min() < 0:
+        return positions + 1
+    return ids[positions]
+
+
+def segment_number(seg: int) -> int:
+    """The id people see for this run's 0-based segment ``seg`` (module doc)."""
+    return int(_shown_ids([int(seg)], _segment_ids())[0])
+
+
 def for_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as people see and download it: the 0-based ``seg`` column (or index) becomes the 1-based
-    ``seg_id``, and the 0-based segment lists of ``missed_in`` are renumbered from 1."""
-    if "seg" not in frame.columns and "seg" not in frame.index.names and "missed_in" not in frame.columns:
+    """A table as people see and download it: the 0-based ``seg`` column (or index) becomes ``seg_id``, a view's
+    ``seg_id`` (position from 1) and the 0-based segment lists of ``missed_in`` become the ids people see
+    (module doc: in a slice, the whole set's)."""
+    ids = _segment_ids()
+    sliced = ids is not None and not np.array_equal(ids, np.arange(1, len(ids) + 1))
+    if ("seg" not in frame.columns and "seg" not in frame.index.names and "missed_in" not in frame.columns
+            and not (sliced and "seg_id" in frame.columns)):
         return frame
     out = frame.copy()
+    if "seg_id" in out.columns and sliced:
+        out["seg_id"] = _shown_ids(out["seg_id"].to_numpy() - 1, ids)
     if "seg" in out.columns:
-        out["seg"] = out["seg"].astype("int64") + 1
+        out["seg"] = _shown_ids(out["seg"].to_numpy(), ids)
         out = out.rename(columns={"seg": "seg_id"})
     if "seg" in out.index.names:
         out = out.rename_axis(index={"seg": "seg_id"})
         if out.index.nlevels == 1:
-            out.index = out.index + 1
+            out.index = pd.Index(_shown_ids(out.index.to_numpy(), ids), name="seg_id")
         else:
             level = out.index.names.index("seg_id")
-            out.index = out.index.set_levels(out.index.levels[level] + 1, level=level)
+            values = out.index.levels[level].to_numpy()
+            out.index = out.index.set_levels(_shown_ids(values, ids), level=level)
     if "missed_in" in out.columns:
         out["missed_in"] = out["missed_in"].map(
-            lambda v: ", ".join(str(highlight.segment_number(s)) for s in str(v).split(", ") if s.strip()) if v else v)
+            lambda v: ", ".join(str(segment_number(int(s))) for s in str(v).split(", ") if s.strip()) if v else v)
     return out
 
 
@@ -316,7 +345,7 @@ def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
             table(evidence.frame, key=f"{key}_{name}",
-                  name=f"{name}_{detail.system}_{highlight.segment_number(detail.seg)}", max_height=260)
+                  name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
 
 
 def sort_label(key: str) -> str:
@@ -355,11 +384,11 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
     else:
         selected = str(rows["system"].iloc[0])
-    st.markdown(f"#### Segment {int(seg_id)} · {highlight.escape_markdown(selected)}")
+    st.markdown(f"#### Segment {segment_number(seg)} · {highlight.escape_markdown(selected)}")
     st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
     flags = checks.flag_columns(rows)
-    table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{int(seg_id)}_systems",
+    table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{segment_number(seg)}_systems",
           column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
                         if c in rows.columns])
     details = {s: state.view(segment_detail)(current, s, seg) for s in rows["system"]}
@@ -402,7 +431,7 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
         hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
         hyp_tokens = side_tokens(current.report, system, seg).shown
         ref_tokens = side_tokens(current.report, ref, seg).shown
-        block = [f'<div class="mtd-note">segment {highlight.segment_number(seg)}</div>']
+        block = [f'<div class="mtd-note">segment {segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))
         is_ref = ref in ev.ref_names

@@ -12,6 +12,7 @@
 | N-grams (``ngrams.py``) | :mod:`mtdiag.views.ngrams` |
 | Human likeness & human scores (``likeness.py``) | :mod:`mtdiag.views.human` |
 | Compare (``compare.py``) | :mod:`mtdiag.views.compare` |
+| Slice finder (``slices.py``) | :mod:`mtdiag.views.slices` |
 
 and :mod:`mtdiag.views.detail`, one (system, segment) with its evidence, which every page that opens a segment
 shows. A page imports its own view (and the detail); a view may take what it shares with another view from it

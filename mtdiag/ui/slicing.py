@@ -1,0 +1,81 @@
+"""The sidebar's slice box: one expression every page follows (issue 21, ``docs/slices.md``).
+
+The box holds a slice expression (:mod:`mtdiag.slices`: comparisons, ``and``/``or``/``not``, ``in``, ``~``
+regular expressions over segment fields and ``metric[SYSTEM]`` values). :func:`apply` turns the loaded run into
+the slice's: its report is :func:`mtdiag.slices.where` of the whole report — corpus scores by each metric's corpus
+formula on the slice's summed statistics, nothing scored again — so every page, chart, significance test and
+download of this session shows the slice, and says how many segments it keeps (:func:`banner`).
+
+The slice report is kept in the shared report store under the run's key plus the expression (several sessions
+asking for the same slice share it; the store's size and time limits bound it like any report). An expression
+that cannot be read, names a field the data lacks or keeps no segment gets a one-line message in the sidebar and
+the page shows every segment: the data loaded stays in use. Saving a run (Saved runs) saves the whole set, never
+the slice: the slice is a view of it.
+
+The slice finder (``pages/slices.py``) opens a slice it found by writing its expression into the box
+(:func:`open_slice`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from mtdiag import highlight, slices
+from mtdiag.slices import ExpressionError
+from mtdiag.slices.expression import MAX_CHARS
+from mtdiag.ui import state
+
+WHERE_KEY = "slice_where"  # the text box's session key
+EXAMPLE = 'src_len >= 20 and chrf[SYSTEM] < 40'
+_PENDING = "_mtdiag_slice_pending"  # an expression to put into the box before it is drawn (open_slice)
+
+
+def open_slice(expression: str) -> None:
+    """Make ``expression`` the sidebar's slice from the next run on (a button callback may call it: the box takes
+    it before it is drawn)."""
+    st.session_state[_PENDING] = expression
+
+
+def _field_help(report) -> str:
+    """The fields an expression may read on ``report``, as the box's help text (escaped: label names are data)."""
+    lines = [f"- **{highlight.escape_markdown(f.written)}** ({f.kind}): {highlight.escape_markdown(f.description)}"
+             for f in slices.fields(report)]
+    systems = ", ".join(highlight.escape_markdown(s) for s in report.evalset.systems)
+    return ("Keep only the segments where the expression holds; every page follows. Comparisons (`<`, `<=`, `==`, "
+            "`!=`, `>=`, `>`), `and`, `or`, `not`, `in (..)`, `~` (regular expression on a text); texts in double "
+            "quotes. Fields:\n\n" + "\n".join(lines) + f"\n\nSystems: {systems}")
+
+
+def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
+    """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
+    box, or one that cannot be used, leaves ``current`` as it is."""
+    if _PENDING in st.session_state:
+        st.session_state[WHERE_KEY] = st.session_state.pop(_PENDING)
+    sb = st.sidebar
+    text = sb.text_input("Slice: only segments where …", key=WHERE_KEY, max_chars=MAX_CHARS,
+                         placeholder=EXAMPLE.replace("SYSTEM", current.evalset.systems[0]),
+                         help=_field_help(current.report))
+    expression = (text or "").strip()
+    if not expression:
+        return current, None
+    whole = current.evalset.n_segments
+    try:
+        report = state.stored_report(f"{current.key}|where:{expression}",
+                                     lambda: slices.where(current.report, expression))
+    except (ExpressionError, ValueError) as error:
+        return current, (f"The slice cannot be used: {highlight.escape_markdown(error)}  \n"
+                         f"Every segment is shown ({whole:,}).")
+    sliced = replace(current, report=report, where=expression)
+    sb.caption(f"The slice keeps **{report.evalset.n_segments:,}** of {whole:,} segments.")
+    sb.button("Show every segment", key="slice_clear", on_click=open_slice, args=("",))
+    state.set_current(sliced)
+    return sliced, None
+
+
+def banner(current: state.Current, whole: int) -> None:
+    """A line above the page naming the slice and its size (nothing without a slice)."""
+    if current.where:
+        st.info(f"Slice **{highlight.escape_markdown(current.where)}**: {current.evalset.n_segments:,} of {whole:,} "
+                "segments. Every number on this page is the slice's.", icon=":material/filter_alt:")
