@@ -366,11 +366,16 @@ def test_csv_unclosed_quote():
     assert str(error) == "d.csv: line 3: cannot parse the CSV row (unexpected end of data; an unclosed quote?)"
 
 
-def test_table_without_reference_column():
-    error = error_of(load_table, ("d.tsv", b"src\tsysA\tsysB\na\tb\tc\n"))
+def test_table_without_reference_column_is_reference_free():
+    evalset = load_table(("d.tsv", b"src\tsysA\tsysB\na\tb\tc\n"))
+    assert not evalset.has_references and evalset.systems == ["sysA", "sysB"]
+
+
+def test_table_without_reference_or_source_column():
+    error = error_of(load_table, ("d.tsv", b"id\tsysA\tsysB\n1\tb\tc\n"))
     assert str(error) == (
-        "d.tsv: line 1: no reference column; found columns src, sysA, sysB; "
-        "expected a column named ref (or ref.NAME, ref_NAME, refNAME for several)"
+        "d.tsv: line 1: no reference or source column; found columns id, sysA, sysB; "
+        "expected a column named ref (or ref.NAME, ref_NAME, refNAME for several), or src for reference-free checks"
     )
 
 

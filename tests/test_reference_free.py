@@ -138,3 +138,51 @@ def test_slices_work_without_references(report):
     assert mask.tolist() == [False, True, False, False]
     with pytest.raises(ValueError, match="ref"):
         slices.segment_mask(report, 'ref ~ "x"')
+
+
+@pytest.mark.parametrize("fmt", ["xml", "sgml", "tsv", "jsonl", "tsv.gz"])
+def test_test_set_files_without_references_are_reference_free_sets(tmp_path, fmt):
+    from mtdiag.io.testsets import load_testset
+    from tests.testset_formats import gzipped, write_jsonl, write_sgml, write_tsv, write_wmt_xml
+
+    folder = load_folder(SAMPLE / "ui-strings.en-de")
+    assert not folder.has_references
+    path = {"xml": lambda: write_wmt_xml(folder, tmp_path / "t.xml", "en", "de"),
+            "sgml": lambda: tmp_path / "sgml",
+            "tsv": lambda: write_tsv(folder, tmp_path / "t.tsv"),
+            "jsonl": lambda: write_jsonl(folder, tmp_path / "t.jsonl"),
+            "tsv.gz": lambda: gzipped(write_tsv(folder, tmp_path / "t.tsv"))}[fmt]()
+    if fmt == "sgml":
+        write_sgml(folder, path, "en", "de")
+    loaded = load_testset(path)
+    assert not loaded.has_references
+    assert loaded.src.tolist() == folder.src.tolist()
+    assert sorted(loaded.systems) == sorted(folder.systems)
+    for system in folder.systems:
+        assert loaded.hyps[system].tolist() == folder.hyps[system].tolist()
+    if fmt in ("xml", "sgml"):
+        assert loaded.lang_pair == "en-de"  # the outputs' language: <hyp lang=…> / <tstset trglang=…>
+    queue = triage.worst_first(evaluate(loaded))
+    assert len(queue) == folder.n_segments * len(folder.systems)
+
+
+def test_cli_triage_takes_a_reference_free_test_set_file(capsys, tmp_path):
+    from tests.testset_formats import write_wmt_xml
+
+    path = write_wmt_xml(load_folder(SAMPLE / "ui-strings.en-de"), tmp_path / "strings.xml", "en", "de")
+    code, out, err = run_cli(capsys, "triage", "--testset", str(path), "--top", "5")
+    assert code == 0, err
+    assert "consensus" in out
+
+
+@pytest.mark.parametrize("text, said", [
+    ("a\tb\nx\ty\n", "no reference or source column"),
+])
+def test_a_table_without_source_and_references_says_what_it_needs(tmp_path, text, said):
+    from mtdiag.errors import InputError
+    from mtdiag.io.testsets import load_testset
+
+    path = tmp_path / "outputs.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=said):
+        load_testset(path)

@@ -252,9 +252,10 @@ def _all_numbers(values: list[str]) -> bool:
 
 def _check_roles(table: _Table, roles: _Roles, ref_columns: dict[str, str]) -> None:
     found = f"found columns {_names(table.header)}"
-    if not roles.refs:
-        raise InputError(table.name, f"no reference column; {found}; expected a column named ref "
-                                     "(or ref.NAME, ref_NAME, refNAME for several)", 1)
+    if not roles.refs and roles.src is None:  # without references the source is what the checks read
+        raise InputError(table.name, f"no reference or source column; {found}; expected a column named ref "
+                                     "(or ref.NAME, ref_NAME, refNAME for several), or src for reference-free "
+                                     "checks", 1)
     if not roles.systems:
         raise InputError(table.name, f"no system column; {found}; expected one text column per system "
                                      "besides src, ref* and seg_id/doc/doc_id/id", 1)

@@ -16,6 +16,11 @@
   them. Segments are matched to the source by (document, segment id); names come from ``sysid`` (``ref`` →
   ``ref``; ``ref-A``/``A`` → ``A``).
 - **TSV/CSV/JSONL** with named columns (:func:`mtdiag.io.load_table`).
+- **Without references** (issue 20): an XML file with no ``<ref>``, SGML with a ``<srcset>`` and no
+  ``<refset>``, a table with ``src`` and system columns and no ``ref*`` column give a reference-free set (the
+  source, the outputs; the reference-free checks and metrics): every segment is kept (the "no reference, skipped"
+  rule applies only where some references exist), and the target language comes from ``<hyp lang=…>`` (XML) or the
+  ``<tstset trglang=…>`` (SGML). Without a source either, there is nothing to check the outputs against: an error.
 - Any of these **gzip**-compressed (``.gz``): decompressed with the same size limit as any file (a small
   compressed upload cannot expand past it).
 
@@ -125,9 +130,7 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     ref_langs = {e.get("lang") for e in root.iter("ref")}
     if len(src_langs) != 1:
         raise InputError(display, f"expected one source language in <src lang=…>, found {len(src_langs)}")
-    if not ref_langs:
-        raise InputError(display, "has no <ref> element: a test set needs at least one reference")
-    if len(ref_langs) != 1:
+    if len(ref_langs) > 1:
         raise InputError(display, f"expected one reference language in <ref lang=…>, found {sorted(map(str, ref_langs))}")
     translators = list(dict.fromkeys(e.get("translator") or "" for e in root.iter("ref")))
     systems = list(dict.fromkeys(e.get("system") or "" for e in root.iter("hyp")))
@@ -154,7 +157,7 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
             if system not in hyps:
                 raise InputError(display, f"{where}: no <hyp system={_quote(system)}> (every document needs every system)")
         for seg_id in sorted(src):
-            if not any(refs.get(t, {}).get(seg_id, "") for t in translators):
+            if translators and not any(refs.get(t, {}).get(seg_id, "") for t in translators):
                 skipped += 1
                 continue
             for system in systems:
@@ -165,10 +168,12 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
                          [refs.get(t, {}).get(seg_id, "") for t in translators],
                          [hyps[s][seg_id] for s in systems]))
     if not rows:
-        raise InputError(display, "has no segment with a reference")
+        raise InputError(display, "has no segment with a reference" if translators else "has no segment")
     warnings = [f"{display}: {skipped} source segment(s) without any reference were skipped (as sacrebleu)"] if skipped else []
     ref_names = [clean_name(t) or "ref" for t in translators]
-    src_lang, ref_lang = next(iter(src_langs)), next(iter(ref_langs))
+    hyp_langs = {e.get("lang") or e.get("language") for e in root.iter("hyp")} - {None, ""}
+    src_lang = next(iter(src_langs))
+    ref_lang = next(iter(ref_langs)) if ref_langs else (next(iter(hyp_langs)) if len(hyp_langs) == 1 else None)
     collection = next(iter(root.iter("collection")), None)
     set_name = (collection.get("id") if collection is not None else None) or root.get("id") or Path(_inner_name(display)).stem
     evalset = _assemble(
@@ -290,8 +295,9 @@ def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limit
     tsts = sorted((s for s in sets if s.kind == "tstset"), key=lambda s: (s.name.casefold(), s.name))  # as a folder
     if len(srcs) > 1:
         raise InputError(srcs[1].display, f"a second <srcset> (the first is in {srcs[0].display})", srcs[1].line)
-    if not refs:
-        raise InputError(files[0][0], "no <refset>: a test set needs at least one reference")
+    if not refs and not srcs:
+        raise InputError(files[0][0], "no <srcset> and no <refset>: the outputs need a source (reference-free "
+                                      "checks) or a reference")
     if not tsts:
         raise InputError(files[0][0], "no <tstset>: there is no system output to score")
     anchor = srcs[0] if srcs else refs[0]
@@ -315,8 +321,8 @@ def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limit
             return ""
         return ref_name_from_column(s.name) or clean_name(s.name)
 
-    src_lang = (srcs[0].src_lang if srcs else None) or refs[0].src_lang
-    ref_lang = refs[0].lang
+    src_lang = (srcs[0].src_lang if srcs else None) or (refs[0].src_lang if refs else tsts[0].src_lang)
+    ref_lang = refs[0].lang if refs else tsts[0].lang  # without references: the outputs' language (trglang)
     set_name = name or Path(_inner_name(files[0][0])).name.split(".")[0]
     evalset = _assemble(
         _TextFile("src", srcs[0].display, lines(srcs[0])) if srcs else None,
