@@ -287,6 +287,9 @@ def load_table(source: Source, name: str | None = None, *, fmt: str | None = Non
     for column in text_columns:
         warnings += _segment_warnings(table.name, table.column(column), table.lines, limits,
                                       column=table.header[column])
+    if not roles.refs and not any(text.strip() for text in segments["src"]):
+        raise InputError(table.name, f"column {_quote(table.header[roles.src])} is empty and there is no reference "
+                                     "column: the outputs have nothing to be checked against", 1)
     stem = Path(table.name).stem
     return EvalSet(
         segments=segments,
