@@ -77,7 +77,7 @@ def test_every_page_renders(streamlit_server, page, blocked_requests, screenshot
     # the sample set with human term annotations, for the terminology view with data
     page.get_by_test_id("stSelectbox").filter(has_text="Test set").locator("input").fill("tico19")
     page.keyboard.press("Enter")
-    settle(page, "Compare")
+    settle(page, PAGES[-1][1])  # still on the last page of the navigation
     expect(page.get_by_test_id("stSidebar").get_by_text("term occurrences", exact=False)).to_be_visible()
     open_page(page, "Terminology")
     expect(page.get_by_role("heading", name="Occurrences in context")).to_be_visible()
@@ -123,7 +123,7 @@ def test_uploaded_system_is_scored_and_its_markup_never_runs(streamlit_server, p
     open_page(page, "Compare")
     page.get_by_test_id("stSelectbox").filter(has_text="System A").locator("input").fill("xss-probe")
     page.keyboard.press("Enter")
-    settle(page, "Compare")
+    settle(page, PAGES[-1][1])  # still on the last page of the navigation
 
     for where in ("segments", "compare"):
         assert page.evaluate("() => typeof window.__xss") == "undefined", f"markup ran on {where}"

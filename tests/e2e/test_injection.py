@@ -129,7 +129,7 @@ def test_uploaded_markup_never_reaches_the_browser_as_markup(streamlit_server, p
     page.get_by_test_id("stRadio").get_by_text("Upload files").click()
     settle(page)
     for label, key in (("Source (optional)", "src"), ("Terms or glossary", "terms"), ("Human scores", "human"),
-                       ("References (one or more)", "ref")):
+                       ("References (optional", "ref")):
         uploader(page, label).set_input_files(str(files[key]))
         settle(page)
     uploader(page, "System outputs (one or more)").set_input_files([str(files["plain"]), str(files["named"])])
