@@ -10,6 +10,7 @@
 - ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
 - ``human``: optional long frame ``seg``, ``system``, ``score``;
 - ``annotations``: optional human error spans (MQM / ESA), one row per error (:mod:`mtdiag.io.annotations`);
+- ``tags``: optional long frame ``seg``, ``system``, ``tag`` — the user's tags (:mod:`mtdiag.tags`);
 - ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
   elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
 
@@ -62,6 +63,7 @@ class EvalSet:
     scores: pd.DataFrame | None = None
     imported: tuple["ImportedMetricInfo", ...] = field(default=())
     annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.annotations.SPAN_COLUMNS
+    tags: pd.DataFrame | None = None  # the user's tags (mtdiag.tags.TAG_COLUMNS); not part of content_hash
 
     def __post_init__(self) -> None:
         n = len(self.segments)
@@ -140,7 +142,7 @@ class EvalSet:
 
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
                        terms=long(self.terms), human=long(self.human), scores=long(self.scores),
-                       annotations=long(self.annotations), warnings=())
+                       annotations=long(self.annotations), tags=long(self.tags), warnings=())
 
     def segment_subset(self, segments) -> "EvalSet":
         """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
@@ -175,10 +177,11 @@ class EvalSet:
         segments = rows(self.segments).assign(**{ORIGIN_COLUMN: self.seg_ids[positions] - 1})
         return replace(self, segments=segments, refs=rows(self.refs), hyps=rows(self.hyps), terms=long(self.terms),
                        human=long(self.human), scores=long(self.scores), annotations=long(self.annotations),
-                       warnings=())
+                       tags=long(self.tags), warnings=())
 
     def content_hash(self) -> str:
-        """A stable digest of every text and extra in the set, for cache keys."""
+        """A stable digest of every text and extra in the set, for cache keys — the user's tags left out: tagging
+        changes no score."""
         digest = hashlib.sha256()
         for frame in (self.segments, self.refs, self.hyps, self.terms, self.human, self.scores, self.annotations):
             if frame is None:

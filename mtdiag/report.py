@@ -1,5 +1,5 @@
-"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets and the
-worst segments with their evidence (issue 15, Build 5; ``docs/report.md``).
+"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets, the
+worst segments with their evidence and the user's tags (issue 15, Build 5; issue 21; ``docs/report.md``).
 
 For a colleague who won't run a server (compare-mt's HTML report is the model): everything is in the file —
 plotly's JavaScript inlined once, the CSS inline — and nothing is fetched: the page carries a Content-Security-Policy
@@ -21,6 +21,7 @@ import pandas as pd
 
 from mtdiag import __version__, charts, compare, highlight, triage, views
 from mtdiag.metrics import metric_info
+from mtdiag.tags import tag_labels, tag_summary
 from mtdiag.views import buckets, overview, segments
 from mtdiag.views.detail import segment_detail
 
@@ -65,8 +66,9 @@ def _header(report, title: str) -> str:
             f'<p class="meta">Systems: {highlight.escape(", ".join(ev.systems))}. '
             f'References: {highlight.escape(", ".join(ev.ref_names))}.</p>'
             '<nav><a href="#overview">Overview</a><a href="#significance">Significance</a>'
-            '<a href="#buckets">Buckets</a><a href="#worst">Worst segments</a><a href="#signatures">Signatures</a>'
-            "</nav>")
+            '<a href="#buckets">Buckets</a><a href="#worst">Worst segments</a>'
+            + ('<a href="#tags">Tags</a>' if _has_tags(report) else "")
+            + '<a href="#signatures">Signatures</a></nav>')
 
 
 def _primary(report) -> str | None:
@@ -137,7 +139,9 @@ def _worst(report, top: int) -> str:
              f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked.</p>",
              highlight.render_legend(list(highlight.KINDS))]
     score_metrics = segments.score_columns(report)
-    for _, row in queue.iterrows():
+    labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
+              if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
+    for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
         detail = segment_detail(report, system, seg)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
@@ -145,6 +149,8 @@ def _worst(report, top: int) -> str:
                            if pd.notna(row[m]))
         human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
+        if labels is not None and labels[i]:
+            flags += f'<div class="flags">tags: {highlight.escape(labels[i])}</div>'
         texts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
         for name, tokens in detail.refs.items():
             texts.append(highlight.render_marked_text(ev.refs.at[seg, name], tokens.shown, detail.ref_spans[name],
@@ -155,6 +161,20 @@ def _worst(report, top: int) -> str:
                      f"{row['problem']:.3f}{highlight.escape(human)}</h3>{flags}"
                      f'<div class="small">{highlight.escape(scores)}</div>{"".join(texts)}</div>')
     return "".join(parts)
+
+
+def _has_tags(report) -> bool:
+    return report.evalset.tags is not None and len(report.evalset.tags) > 0
+
+
+def _tags(report) -> str:
+    """The user's tags (:mod:`mtdiag.tags`): per tag, the whole segments and the outputs it marks, and their ids."""
+    if not _has_tags(report):
+        return ""
+    summary = tag_summary(report.evalset.tags, report.evalset.seg_ids).rename(
+        columns={"segments": "whole segments", "seg_ids": "segment ids"})
+    return ("<h2 id=\"tags\">Tags</h2><p>The tags given in the dashboard; a slice <code>tag == \"NAME\"</code> "
+            "finds their segments again.</p>" + _table(summary))
 
 
 def _signatures(report) -> str:
@@ -181,6 +201,7 @@ def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, met
     body.append(_buckets(report))
     say(f"the {top} worst segments")
     body.append(_worst(report, top))
+    body.append(_tags(report))
     body.append(_signatures(report))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

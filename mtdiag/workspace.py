@@ -10,6 +10,9 @@
   counting, no TER — exactly the numbers that were saved (:func:`mtdiag.api.report_from_statistics`);
 - :meth:`Workspace.add_system` scores only the new system (its statistics need only its own output and the
   references) and stores the grown run;
+- the user's tags (:mod:`mtdiag.tags`) are kept per run in their own table, so tagging a saved run
+  (:meth:`Workspace.set_tags`) writes a few rows, never the stored test set; a workspace made before tags existed
+  gets the table on its first write;
 - concurrency: every call opens its own connection; the database runs in WAL mode with a busy timeout, so several
   dashboard sessions (threads) and processes can read while one writes.
 """
@@ -33,10 +36,16 @@ import pandas as pd
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
+from mtdiag.tags import TAG_COLUMNS, empty_tags
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
 DEFAULT_FOLDER = Path.home() / ".mtdiag" / "workspace"
 DB_FILE = "workspace.sqlite"
+_TAGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tags (
+    run TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seg INTEGER NOT NULL, system TEXT NOT NULL,
+    tag TEXT NOT NULL, PRIMARY KEY (run, seg, system, tag));
+"""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, label TEXT NOT NULL, created REAL NOT NULL, data_hash TEXT NOT NULL,
@@ -45,8 +54,8 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS statistics (
     run TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, metric TEXT NOT NULL, system TEXT NOT NULL,
     stats BLOB NOT NULL, PRIMARY KEY (run, metric, system));
-"""
-_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations")
+""" + _TAGS_SCHEMA
+_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations")  # the tags: their own table
 
 
 def default_folder() -> Path:
@@ -184,6 +193,7 @@ class Workspace:
                         options_to_json(report.options), json.dumps(list(report.metrics)),
                         json.dumps(list(evalset.systems), ensure_ascii=False), evalset.n_segments))
             db.executemany("INSERT INTO statistics VALUES (?, ?, ?, ?)", rows)
+            _write_tags(db, run, evalset.tags)
             if self.max_bytes is not None:
                 self._fit(db, run)
         return run
@@ -226,8 +236,27 @@ class Workspace:
         """The saved report, rebuilt from its statistics (nothing is scored again)."""
         (evalset_text, options_text, metrics_text), stats = self._row(run)
         statistics = {(m, s): _array_back(blob) for m, s, blob in stats}
-        return report_from_statistics(evalset_from_json(evalset_text), options_from_json(options_text),
-                                      tuple(json.loads(metrics_text)), statistics)
+        evalset = replace(evalset_from_json(evalset_text), tags=self.tags(run))
+        return report_from_statistics(evalset, options_from_json(options_text), tuple(json.loads(metrics_text)),
+                                      statistics)
+
+    def tags(self, run: str) -> pd.DataFrame:
+        """The tags kept with a run (:data:`mtdiag.tags.TAG_COLUMNS`; none in a workspace made before tags)."""
+        with self._database() as db:
+            if "tags" not in _tables(db):
+                return empty_tags()
+            rows = db.execute("SELECT seg, system, tag FROM tags WHERE run = ? ORDER BY seg, system, tag",
+                              (run,)).fetchall()
+        return pd.DataFrame(rows, columns=TAG_COLUMNS).astype({"seg": "int64"}) if rows else empty_tags()
+
+    def set_tags(self, run: str, tags: pd.DataFrame | None) -> None:
+        """Replace the tags kept with a saved run (:data:`mtdiag.tags.TAG_COLUMNS`, segments 0-based)."""
+        with self._database(write=True) as db:
+            if db.execute("SELECT 1 FROM runs WHERE id = ?", (run,)).fetchone() is None:
+                raise KeyError(f"no saved run {run!r}")
+            db.execute(_TAGS_SCHEMA)
+            db.execute("DELETE FROM tags WHERE run = ?", (run,))
+            _write_tags(db, run, tags)
 
     def delete(self, run: str) -> None:
         with self._database(write=True) as db:
@@ -261,6 +290,15 @@ class Workspace:
 
 _COLUMNS = {"runs": ["id", "label", "created", "data_hash", "evalset", "options", "metrics", "systems", "segments"],
             "statistics": ["run", "metric", "system", "stats"]}
+
+
+def _write_tags(db: sqlite3.Connection, run: str, tags: pd.DataFrame | None) -> None:
+    if tags is None or not len(tags):
+        return
+    db.execute(_TAGS_SCHEMA)  # a workspace made before tags existed gets the table now
+    db.executemany("INSERT OR IGNORE INTO tags VALUES (?, ?, ?, ?)",
+                   [(run, int(seg), str(system), str(tag)) for seg, system, tag in
+                    tags[TAG_COLUMNS].itertuples(index=False)])
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

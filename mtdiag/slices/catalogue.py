@@ -13,6 +13,10 @@ loaded), every triage flag (:data:`mtdiag.checks.REGISTRY`, values from :func:`m
 (the output) and ``errors`` (the human error categories of the pair, joined by ``"; "``, when annotations are
 loaded).
 
+Tags (:mod:`mtdiag.tags`): ``tag`` holds every tag of the segment (its own and its outputs'), ``tag[SYSTEM]`` the
+tags of one output (its own and the segment's); like ``ref``, a condition holds when it holds for any of them
+(``tag == "check"``; ``tag != "check"``: none of them is). Always offered: with no tag yet it holds ``""``.
+
 A number that does not exist — a metric undefined on a segment, an unrated pair's human score, ``rare_freq`` of a
 reference without words — is missing (NaN): it satisfies no comparison.
 """
@@ -27,9 +31,10 @@ import numpy as np
 from mtdiag import buckets, checks, triage
 from mtdiag.metrics import metric_info
 from mtdiag.slices.expression import ExpressionError, Field, is_name, key_text
+from mtdiag.tags import tag_alternatives
 
 NUMBER, TEXT, FLAG = "number", "text", "flag"
-SYSTEM, REFERENCE = "system", "reference"
+SYSTEM, REFERENCE, ANY_SYSTEM = "system", "reference", "any system"
 ERROR_SEPARATOR = "; "
 _SHOWN_CHARS = 400  # how much of the field list an error message shows
 
@@ -37,7 +42,8 @@ _SHOWN_CHARS = 400  # how much of the field list an error message shows
 @dataclass(frozen=True)
 class FieldInfo:
     """One field: its ``name``, ``kind`` (``number``, ``text`` or ``flag``), ``key`` (None: one value per segment;
-    ``system``: written ``name[SYSTEM]``; ``reference``: ``ref`` or ``ref[REF]``) and what it holds."""
+    ``system``: written ``name[SYSTEM]``; ``reference``: ``ref`` or ``ref[REF]``; ``any system``: ``tag`` or
+    ``tag[SYSTEM]``) and what it holds."""
 
     name: str
     kind: str
@@ -63,7 +69,7 @@ class Column:
 def _segment_fields(evalset) -> list[FieldInfo]:
     has_src = "src" in evalset.segments.columns
     fields = [FieldInfo("seg_id", NUMBER, None, "the segment's 1-based id (in a slice: its id in the whole set)")]
-    builtin = {"seg_id", "src_len", "ref_len", "rare_freq", "src", "ref"}
+    builtin = {"seg_id", "src_len", "ref_len", "rare_freq", "src", "ref", "tag"}
     fields += [FieldInfo(label, TEXT, None, f"the segment's label {label!r}")
                for label in evalset.label_columns if is_name(label) and label not in builtin]
     if has_src:
@@ -79,6 +85,8 @@ def _segment_fields(evalset) -> list[FieldInfo]:
         several = len(evalset.ref_names) > 1
         fields.append(FieldInfo("ref", TEXT, REFERENCE, "the reference text" + (
             f"s (any of {', '.join(evalset.ref_names)}; ref[NAME] for one)" if several else "")))
+    fields.append(FieldInfo("tag", TEXT, ANY_SYSTEM, "the user's tags of the segment and its outputs (any of them; "
+                                                     "tag[SYSTEM]: of one output)"))
     return fields
 
 
@@ -136,6 +144,10 @@ def resolve(field: Field, evalset, metrics) -> FieldInfo:
             raise ExpressionError(f"{field.name} needs a system: {field.name}[SYSTEM]", field.column,
                                   "systems: " + ", ".join(map(key_text, evalset.systems)))
         if field.key not in evalset.systems:
+            raise ExpressionError(f"unknown system {field.key!r} in {field.written}", field.column,
+                                  "systems: " + ", ".join(map(key_text, evalset.systems)))
+    elif info.key == ANY_SYSTEM:
+        if field.key is not None and field.key not in evalset.systems:
             raise ExpressionError(f"unknown system {field.key!r} in {field.written}", field.column,
                                   "systems: " + ", ".join(map(key_text, evalset.systems)))
     elif info.key == REFERENCE:
@@ -200,6 +212,8 @@ def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
         return (_text(evalset.src),)
     if name == "ref":
         return tuple(_text(evalset.refs[ref]) for ref in ([key] if key is not None else evalset.ref_names))
+    if name == "tag":
+        return tag_alternatives(evalset.tags, evalset.n_segments, key)
     if info.key is None:  # a label column
         return (_text(evalset.segments[name]),)
     if name == "hyp":
@@ -218,6 +232,8 @@ def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
 def column(report, field: Field) -> Column:
     """The values of ``field`` on ``report`` (computed once per report and field, then kept in its context)."""
     info = resolve(field, report.evalset, report.metrics)
+    if field.name == "tag":  # the tags change while the report stays: never kept
+        return Column(info.kind, _values(report, info, field), field.written)
     values = report.context.memo(("slices", "field", field.name, field.key),
                                  lambda: _values(report, info, field))
     return Column(info.kind, values, field.written)

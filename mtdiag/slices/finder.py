@@ -10,6 +10,7 @@ expression selects (:func:`~mtdiag.slices.selection.segment_mask`), so ``--where
   segments where it holds **for A or for B** (``repetition[A] or repetition[B]``). Either system's failure
   counts, so the slice is not chosen for one of the two systems; the difference then says which one suffers more
   there;
+- every tag the user gave (``tag == "check"``, :mod:`mtdiag.tags`);
 - every pairwise intersection ``X and Y`` of two of those from different dimensions (buckets of one dimension
   are disjoint).
 
@@ -44,9 +45,10 @@ import regex
 
 from mtdiag import buckets, checks
 from mtdiag.compare import ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums
-from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
+from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.selection import segment_mask
+from mtdiag.tags import tag_names
 
 CORRECTIONS = {"holm": "Holm (1979) step-down: family-wise error rate",
                "bh": "Benjamini-Hochberg (1995) step-up: false discovery rate"}
@@ -189,6 +191,7 @@ def _singles(report, a: str, b: str, min_size: int) -> list[tuple[str, str]]:
                 found.append((f"error:{folded}", _either(a, b, lambda s: f"errors[{key_text(s)}] ~ {pattern}")))
     for flag in checks.flag_frame(report).columns:
         found.append((f"flag:{flag}", _either(a, b, lambda s: f"{flag}[{key_text(s)}]")))
+    found += [(f"tag:{name}", f"tag == {quote(name)}") for name in tag_names(evalset.tags)]  # the user's tags
     return found
 
 

@@ -42,7 +42,7 @@ from mtdiag.io.testsets import TESTSET_SUFFIXES
 from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.metrics import REGISTRY
 from mtdiag.tokenize import TOKENIZERS, default_tokenizer
-from mtdiag.ui import state
+from mtdiag.ui import state, tagging
 from mtdiag.workspace import DB_FILE, Workspace, default_folder, set_aside
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -389,7 +389,7 @@ def _opened_run(folder: Path) -> state.Current | None:
         del st.session_state[OPEN_RUN]
         return None
     label = runs.set_index("id")["label"].get(run, run) if runs is not None else run
-    data = state.Dataset(report.evalset, f"run:{run}", "saved", f"saved run: {label}")
+    data = state.Dataset(report.evalset, f"run:{run}", "saved", f"saved run: {label}", saved_in=(str(folder), run))
     return state.Current(data, report.options, report)
 
 
@@ -598,8 +598,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
         problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
         return None, problems
-    current = state.Current(data, options, report)
-    state.set_current(current)
+    current = tagging.apply(state.Current(data, options, report))
     problems += [highlight.escape_markdown(p) for p in _saved_runs(current, folder)]
     return current, problems
 
@@ -616,7 +615,7 @@ def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current
     shown = [f"tokeniser {options.tokenize}", "lower-cased" if options.lowercase else "case-sensitive"]
     shown += [f"{metric} {option}={value}" for metric, chosen in options.metric_options for option, value in chosen]
     sb.caption("Options: " + highlight.escape_markdown(", ".join(shown)))
-    state.set_current(current)
+    current = tagging.apply(current)
     return current, [highlight.escape_markdown(p) for p in _saved_runs(current, folder)]
 
 

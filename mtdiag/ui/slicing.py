@@ -61,13 +61,13 @@ def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     if not expression:
         return current, None
     whole = current.evalset.n_segments
+    sliced = replace(current, where=expression)
     try:
-        report = state.stored_report(f"{current.key}|where:{expression}",
-                                     lambda: slices.where(current.report, expression))
+        report = state.stored_report(sliced.key, lambda: slices.where(current.report, expression))
     except (ExpressionError, ValueError) as error:
         return current, (f"The slice cannot be used: {highlight.escape_markdown(error)}  \n"
                          f"Every segment is shown ({whole:,}).")
-    sliced = replace(current, report=report, where=expression)
+    sliced = replace(sliced, report=report)
     sb.caption(f"The slice keeps **{report.evalset.n_segments:,}** of {whole:,} segments.")
     sb.button("Show every segment", key="slice_clear", on_click=open_slice, args=("",))
     state.set_current(sliced)

@@ -145,6 +145,7 @@ class Dataset:
     data_key: str
     origin: str  # "folder", "upload" or "saved" (a run from the workspace)
     label: str
+    saved_in: tuple[str, str] | None = None  # (workspace folder, run id) of a saved run: where its tags are kept
 
 
 @dataclass(frozen=True)
@@ -156,12 +157,16 @@ class Current:
     options: Options
     report: Report
     where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
+    tags: str = ""  # a digest of the user's tags (mtdiag.ui.tagging): a slice may read them
 
     @property
     def key(self) -> str:
-        """What the cached frames and figures of this run are keyed by: the data, the options and the slice."""
+        """What the cached frames and figures of this run are keyed by: the data, the options and the slice (with
+        the tags it may read: a slice of ``tag == "x"`` changes when tags change; nothing else reads them)."""
         base = report_key(self.data, self.options)
-        return f"{base}|where:{self.where}" if self.where else base
+        if not self.where:
+            return base
+        return f"{base}|tags:{self.tags}|where:{self.where}" if self.tags else f"{base}|where:{self.where}"
 
     @property
     def evalset(self) -> EvalSet:

@@ -28,7 +28,7 @@ import streamlit as st
 from mtdiag import checks, export, highlight, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
-from mtdiag.ui import state
+from mtdiag.ui import state, tagging
 from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
@@ -213,7 +213,9 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
           column_order: Sequence[str] | None = None, page_size: int | None = None, row_height: int | None = None,
           download: pd.DataFrame | None = None) -> int | None:
     """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
-    its position in ``frame`` is returned (None when nothing is selected). ``page_size``: a longer frame is shown a
+    its position in ``frame`` is returned (None when nothing is selected). A table whose rows name segments
+    (``seg``/``seg_id``) of the loaded run lets several rows be selected and tagged (:mod:`mtdiag.ui.tagging`:
+    then ``select`` returns the first selected row) and shows their tags in a ``tags`` column. ``page_size``: a longer frame is shown a
     page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
     hold every row; a selection is returned as its position in the whole ``frame``). ``max_height`` (pixels): the
     table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
@@ -221,9 +223,14 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.views.segments.segment_export`: then
     CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
     ``column_order`` may name ``seg``."""
-    frame = for_display(frame)
+    frame = tagging.with_tags_column(for_display(frame))
     if column_order is not None:
         column_order = ["seg_id" if c == "seg" else c for c in column_order]
+        if "tags" in frame.columns and "tags" not in column_order:
+            column_order.insert(column_order.index("seg_id") + 1 if "seg_id" in column_order else 0, "tags")
+    if download is not None:
+        download = tagging.with_tags_column(download)
+    taggable = tagging.taggable(frame)
     full, offset, table_key = frame, 0, key
     if page_size is not None and len(frame) > page_size:
         pages = -(-len(frame) // page_size)
@@ -243,18 +250,21 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     height = "auto" if max_height is None else fitted_height(len(frame), max_height, row_height)
     kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=table_key, column_order=column_order,
                   row_height=row_height)
-    if select:
-        event = st.dataframe(frame, on_select="rerun", selection_mode="single-row", **kwargs)
-        rows = list(event.selection.rows) if event is not None else []
+    if select or taggable:
+        event = st.dataframe(frame, on_select="rerun", selection_mode="multi-row" if taggable else "single-row",
+                             **kwargs)
+        rows = [int(r) for r in (event.selection.rows if event is not None else []) if 0 <= int(r) < len(frame)]
     else:
         st.dataframe(frame, **kwargs)
         rows = []
+    if taggable and rows:
+        tagging.tag_rows(frame.iloc[sorted(rows)], key=table_key)
     if download is None:
         downloads(full, name or key, key, excel=excel)
     else:
         downloads(download, name or key, key, excel=True, json=True)
-    if rows and 0 <= rows[0] < len(frame):
-        return offset + int(rows[0])
+    if select and rows:
+        return offset + rows[0]
     return None
 
 

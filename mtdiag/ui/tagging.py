@@ -1,0 +1,142 @@
+"""Tagging in the dashboard: select rows of any table that lists segments, give them a tag, find them again with a
+slice (``tag == "check"``) — issue 21, ``docs/slices.md``; the tags themselves are :mod:`mtdiag.tags`.
+
+Where the tags live:
+
+- on a saved run (Saved runs → Open), in the workspace with the run (:meth:`mtdiag.workspace.Workspace.set_tags`):
+  written at once, read again on every run of the script, so they survive a restart and every session sees them;
+- on data not saved yet, in this session, per data set; *Save this run* keeps them with the run.
+
+:func:`apply` puts them into the run's report (``report.evalset.tags``) before any page draws, so slice
+expressions, the HTML report and the saved run read them; tables show them in a ``tags`` column
+(:func:`with_tags_column`) and offer :func:`tag_rows` under a table whose rows are selected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from mtdiag import highlight, tags
+from mtdiag.errors import InputError
+from mtdiag.ui import state
+from mtdiag.workspace import Workspace
+
+SESSION_TAGS = "_mtdiag_tags"  # session key: {data key: tag frame} for data that is not a saved run
+_APPLIED = "_mtdiag_tags_applied"  # session key: this run's tags (whole set), for the tables' tags column
+_NOTE = "_mtdiag_tag_note"  # session key: {table key: (kind, message)} from the last tagging click
+WHOLE, OUTPUTS = "the whole segments", "the selected outputs"
+
+
+def _stored(data: state.Dataset) -> pd.DataFrame:
+    if data.saved_in is not None:
+        folder, run = data.saved_in
+        return Workspace(folder).tags(run)
+    return st.session_state.get(SESSION_TAGS, {}).get(data.data_key, data.evalset.tags)
+
+
+def _digest(frame: pd.DataFrame | None) -> str:
+    if frame is None or not len(frame):
+        return ""
+    return hashlib.sha256(pd.util.hash_pandas_object(frame[tags.TAG_COLUMNS], index=False).values.tobytes()
+                          ).hexdigest()[:16]
+
+
+def apply(current: state.Current) -> state.Current:
+    """``current`` with the user's tags in its report's test set (``report.evalset.tags``) and their digest in its
+    key. A workspace that cannot be read keeps the tags the run was opened with."""
+    try:
+        frame = _stored(current.data)
+    except InputError:
+        frame = current.evalset.tags
+    report = current.report
+    tagged = replace(report, evalset=replace(report.evalset, tags=frame))
+    applied = replace(current, report=tagged, tags=_digest(frame))
+    st.session_state[_APPLIED] = frame  # the whole set's: tables name segments by their whole-set ids, also in a slice
+    state.set_current(applied)
+    return applied
+
+
+def _current() -> state.Current | None:
+    """This run's data, or None in a script that draws a table without loaded data (tests of the widgets)."""
+    ref = st.session_state.get(state.SESSION_KEY)
+    return ref() if ref is not None else None
+
+
+def with_tags_column(frame: pd.DataFrame) -> pd.DataFrame:
+    """A displayed table (``seg_id`` as people see it, maybe ``system``) with a ``tags`` column after ``seg_id``
+    when the run has tags (:func:`mtdiag.tags.tag_labels`); the table as it is otherwise."""
+    if _current() is None or "seg_id" not in frame.columns or "tags" in frame.columns:
+        return frame
+    found = st.session_state.get(_APPLIED)
+    if found is None or not len(found):
+        return frame
+    systems = frame["system"].astype(str).to_numpy() if "system" in frame.columns else None
+    labels = tags.tag_labels(found, frame["seg_id"].to_numpy(), systems)
+    out = frame.copy()
+    out.insert(list(out.columns).index("seg_id") + 1, "tags", labels)
+    return out
+
+
+def taggable(frame: pd.DataFrame) -> bool:
+    """Whether the rows of a displayed table can be tagged: they name segments (``seg_id``) of the loaded run."""
+    return "seg_id" in frame.columns and _current() is not None
+
+
+def _change(data: state.Dataset, rows: pd.DataFrame, add: bool, key: str) -> None:
+    """A button's callback: add the tag typed (or remove it) to ``rows`` and keep the result where the tags live.
+    The name and the scope are read from their widgets' state now: a callback's arguments were fixed when the
+    button was drawn, before the name was typed."""
+    tag = str(st.session_state.get(f"{key}_tag_name") or "")
+    whole = "system" not in rows.columns or st.session_state.get(f"{key}_tag_scope") == WHOLE
+    note_key = key
+    segs = rows["seg_id"].to_numpy(dtype="int64") - 1
+    systems = None if whole or "system" not in rows.columns else rows["system"].astype(str).tolist()
+    notes = st.session_state.setdefault(_NOTE, {})
+    try:
+        before = _stored(data)
+        after = (tags.add_tag if add else tags.remove_tag)(before, segs, systems, tag)
+        if data.saved_in is not None:
+            folder, run = data.saved_in
+            Workspace(folder).set_tags(run, after)
+        else:
+            st.session_state.setdefault(SESSION_TAGS, {})[data.data_key] = after
+    except (ValueError, InputError, KeyError) as error:
+        notes[note_key] = ("error", f"The tag was not changed: {error}")
+        return
+    what = "segment" if systems is None else "output"
+    count = len(set(zip(segs.tolist(), systems or [""] * len(segs))))
+    verb = "Tagged" if add else "Removed the tag from"
+    where = "kept with the saved run" if data.saved_in is not None else \
+        "kept in this session; save the run (Saved runs) to keep them"
+    notes[note_key] = ("ok", f"{verb} {count} {what}{'s' if count != 1 else ''} “{tags.tag_name(tag)}” ({where}).")
+
+
+def tag_rows(rows: pd.DataFrame, *, key: str) -> None:
+    """Under a table with rows selected: a tag name (the help lists those used so far) and buttons that add it to the
+    selected rows or remove it — the outputs when the rows are (system, segment) pairs, or their whole segments."""
+    current = _current()
+    if current is None or not len(rows):
+        return
+    used = tags.tag_names(current.evalset.tags)
+    with st.container(border=True):
+        st.caption(f"Tag the {len(rows):,} selected row{'s' if len(rows) != 1 else ''}; then find them with the "
+                   'slice `tag == "NAME"`.')
+        columns = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
+        columns[0].text_input(
+            "Tag", key=f"{key}_tag_name", max_chars=tags.MAX_TAG_CHARS, placeholder="e.g. check later",
+            help="A name of up to {} characters. Used so far: {}".format(
+                tags.MAX_TAG_CHARS, highlight.escape_markdown(", ".join(used)) if used else "none"))
+        if "system" in rows.columns:
+            columns[1].radio("Tag", [OUTPUTS, WHOLE], key=f"{key}_tag_scope", label_visibility="collapsed")
+        chosen = rows[[c for c in ("seg_id", "system") if c in rows.columns]].copy()
+        columns[2].button("Add tag", key=f"{key}_tag_add", on_click=_change, args=(current.data, chosen, True, key),
+                          type="primary")
+        columns[3].button("Remove", key=f"{key}_tag_remove", on_click=_change, args=(current.data, chosen, False, key))
+    note = st.session_state.get(_NOTE, {}).pop(key, None)
+    if note is not None:
+        kind, text = note
+        (st.error if kind == "error" else st.success)(highlight.escape_markdown(text))

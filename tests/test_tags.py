@@ -1,0 +1,133 @@
+"""Tags (issue 21 Build 4): the tag set (mtdiag.tags), tags as slice fields (``tag``, ``tag[SYSTEM]``), kept with a
+saved run in the workspace (mtdiag.workspace), and in the HTML report."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from mtdiag import tags
+from mtdiag.api import Options, evaluate
+from mtdiag.evalset import evalset_from_lists
+from mtdiag.report import html_report
+from mtdiag.slices import ExpressionError, segment_mask, where
+from mtdiag.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def report():
+    ev = evalset_from_lists({"ref": ["a b c", "d e f", "g h i", "j k"]},
+                            {"A": ["a b c", "d e", "g h x", "j"], "B": ["a c", "d e f", "g", "j k"]},
+                            src=["w x", "y", "z z", "v"])
+    return evaluate(ev, Options(metrics=("bleu", "chrf")))
+
+
+def tagged(report, frame):
+    return replace(report, evalset=replace(report.evalset, tags=frame))
+
+
+def example():
+    frame = tags.add_tag(None, [0, 2], None, "check")  # two whole segments
+    frame = tags.add_tag(frame, [1, 1], ["A", "A"], "bad")  # one output, given twice: kept once
+    return tags.add_tag(frame, [2], ["B"], "bad")
+
+
+def test_adding_and_removing_tags():
+    frame = example()
+    assert frame.values.tolist() == [[0, "", "check"], [1, "A", "bad"], [2, "", "check"], [2, "B", "bad"]]
+    assert tags.tag_names(frame) == ["bad", "check"]
+    assert tags.remove_tag(frame, [2], None, "check").values.tolist() == [
+        [0, "", "check"], [1, "A", "bad"], [2, "B", "bad"]]
+    assert tags.remove_tag(frame, [1], ["B"], "bad").equals(frame)  # B's output of 1 had no tag
+
+
+@pytest.mark.parametrize("name, message", [("", "needs a name"), ("x" * 41, "at most 40"),
+                                           ("a\u200bb", "control or invisible"), ("a\nb", "control")])
+def test_a_tag_name_is_short_visible_text(name, message):
+    with pytest.raises(ValueError, match=message):
+        tags.add_tag(None, [0], None, name)
+    assert tags.tag_name("  keep  ") == "keep"
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ('tag == "check"', [True, False, True, False]),
+    ('tag != "check"', [False, True, False, True]),
+    ('tag == "bad"', [False, True, True, False]),
+    ('tag[A] == "bad"', [False, True, False, False]),
+    ('tag[B] == "bad"', [False, False, True, False]),
+    ('tag[B] in ("check", "bad")', [True, False, True, False]),
+    ('tag == ""', [False, False, False, True]),  # untagged: segment 2 has two tags, segment 0 one
+    ('tag ~ "^ch"', [True, False, True, False]),
+    ('tag == "check" and tag == "bad"', [False, False, True, False]),
+])
+def test_tags_are_slice_fields(report, expression, expected):
+    assert segment_mask(tagged(report, example()), expression).tolist() == expected
+
+
+def test_without_tags_the_field_exists_and_holds_nothing(report):
+    assert segment_mask(report, 'tag == ""').all()
+    assert not segment_mask(report, 'tag == "check"').any()
+    with pytest.raises(ExpressionError, match="unknown system 'Z' in tag\\[Z\\]"):
+        segment_mask(report, 'tag[Z] == "x"')
+
+
+def test_a_slice_keeps_its_tags_and_its_scores_are_the_slices(report):
+    sliced = where(tagged(report, example()), 'tag == "check"')
+    assert sliced.evalset.seg_ids.tolist() == [1, 3]
+    assert sliced.evalset.tags.values.tolist() == [[0, "", "check"], [1, "", "check"], [1, "B", "bad"]]
+    assert segment_mask(sliced, 'tag[B] == "bad"').tolist() == [False, True]
+    alone = evaluate(report.evalset.segment_subset(np.array([0, 2])), report.options)
+    assert sliced.corpus.equals(alone.corpus)
+
+
+def test_tag_labels_of_table_rows():
+    frame = example()
+    assert tags.tag_labels(frame, [1, 2, 3, 3, 4], ["A", "A", "A", "B", "B"]).tolist() == [
+        "check", "bad", "check", "bad, check", ""]
+    assert tags.tag_labels(frame, [3, 2], None).tolist() == ["bad, check", "bad"]  # a segment: its outputs' too
+
+
+def test_tags_are_kept_with_a_saved_run(tmp_path, report):
+    workspace = Workspace(tmp_path)
+    run = workspace.save(tagged(report, example()), "tagged")
+    assert workspace.tags(run).values.tolist() == example().values.tolist()
+    assert workspace.open(run).evalset.tags.values.tolist() == example().values.tolist()
+    workspace.set_tags(run, tags.remove_tag(example(), [0], None, "check"))
+    assert Workspace(tmp_path).open(run).evalset.tags.values.tolist() == [
+        [1, "A", "bad"], [2, "", "check"], [2, "B", "bad"]]
+    assert segment_mask(Workspace(tmp_path).open(run), 'tag == "check"').tolist() == [False, False, True, False]
+    grown = workspace.add_system(run, "C", ["a b c", "d", "g", "j"])  # a new run from a tagged one keeps them
+    assert len(workspace.tags(grown)) == 3
+    workspace.delete(run)
+    assert workspace.tags(run).empty  # deleted with the run
+    with pytest.raises(KeyError):
+        workspace.set_tags(run, example())
+
+
+def test_a_workspace_made_before_tags_gets_the_table_on_its_first_write(tmp_path, report):
+    import sqlite3
+
+    workspace = Workspace(tmp_path)
+    run = workspace.save(report, "plain")
+    with sqlite3.connect(tmp_path / "workspace.sqlite") as db:
+        db.execute("DROP TABLE tags")
+    assert Workspace(tmp_path).tags(run).empty and len(Workspace(tmp_path).runs()) == 1
+    Workspace(tmp_path).set_tags(run, example())
+    assert len(Workspace(tmp_path).tags(run)) == 4
+
+
+def test_the_html_report_lists_the_tags(report):
+    page = html_report(tagged(report, tags.add_tag(example(), [3], None, "<b>odd</b>")), top=4, n=20)
+    assert 'id="tags"' in page and "&lt;b&gt;odd&lt;/b&gt;" in page and "<b>odd</b>" not in page
+    untagged = html_report(report, top=4, n=20)
+    assert 'id="tags"' not in untagged
+
+
+def test_the_slice_finder_tries_each_tag(report):
+    from mtdiag.slices import find_slices
+
+    frame = tags.add_tag(None, [0, 1], None, "first half")
+    found = find_slices(tagged(report, frame), "A", "B", metric="chrf", min_size=1, n=50)
+    assert 'tag == "first half"' in set(found["expression"])
