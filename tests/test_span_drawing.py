@@ -59,6 +59,7 @@ def test_the_report_draws_both_kinds_of_span_with_their_titles():
     assert both is not None and both.group(1) == f"{HUMAN_TITLE}; xcomet: major, confidence 0.91"
     assert '<span class="mtd-k-human_critical mtd-k-metric_critical" title="Critical Accuracy/Mistranslation ' \
            '(rater1); xcomet: critical">狗</span>' in page
+    assert '<h2 id="errors">Human errors per category and rater</h2>' in page  # the statistics section
     for kind in ("human_critical", "metric_major", "metric_minor"):
         assert f'<span class="mtd-sw mtd-k-{kind}">' in page  # in the legend
 
