@@ -110,6 +110,12 @@ def _add_scores_option(parser: argparse.ArgumentParser) -> None:
                         help="human error annotations: an MQM error TSV (system, seg_id, rater, target with <v>...</v>, "
                         "category, severity) or ESA scores with error_spans (JSONL/TSV); their segment scores become the "
                         "human scores when there are none, their spans are shown (repeatable)")
+    parser.add_argument("--metric-spans", action="append", metavar="[METRIC=]SPANS.json",
+                        help="error spans a metric predicted (xCOMET): a JSON list or JSONL of {system, seg_id, "
+                        "error_spans: [{start, end, severity, text, confidence}]}, or comet-score --to_json output; "
+                        "character offsets into the outputs; shown apart from the human spans, never human scores; "
+                        "METRIC= names the metric (default: the records' metric, else xcomet); scores in the file "
+                        "are not read: use --scores (repeatable)")
     parser.add_argument("--scores", action="append", metavar="SCORES.tsv",
                         help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
                         "metric, score [, higher_is_better], or one column per metric; they become metrics like "
@@ -428,9 +434,21 @@ def _load(args) -> "EvalSet":
     for path in getattr(args, "annotations", None) or ():
         if Path(path).resolve() not in read:
             evalset = with_error_annotations(evalset, path, limits=limits)
+    for given in getattr(args, "metric_spans", None) or ():
+        evalset = _with_metric_spans(evalset, given, limits)
     for path in getattr(args, "comet_checkpoint", None) or ():
         evalset = with_comet_scores(evalset, path)
     return evalset
+
+
+def _with_metric_spans(evalset, given: str, limits) -> "EvalSet":
+    """``--metric-spans [METRIC=]FILE``: the metric's name before ``=`` unless the whole value is a file."""
+    from mtdiag.io.metric_spans import with_metric_spans
+
+    metric, path = None, given
+    if "=" in given and not Path(given).exists():
+        metric, path = given.split("=", 1)
+    return with_metric_spans(evalset, path, metric=metric or None, limits=limits)
 
 
 def _read_with_the_testset(args) -> set[Path]:

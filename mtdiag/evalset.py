@@ -10,6 +10,10 @@
 - ``terms``: optional long frame, one row per term occurrence (``seg``, ``src_term``, ``tgt_term``, ...);
 - ``human``: optional long frame ``seg``, ``system``, ``score``;
 - ``annotations``: optional human error spans (MQM / ESA), one row per error (:mod:`mtdiag.io.annotations`);
+- ``rated``: optional ``seg``, ``system``, ``rater`` — every output each rater of an annotation file rated, with
+  errors or without (the denominators of the per-rater statistics, :mod:`mtdiag.errorstats`);
+- ``metric_spans``: optional error spans predicted by a metric (xCOMET and other explainable metrics), one row per
+  span (:mod:`mtdiag.io.metric_spans`) — kept apart from the human ``annotations``: never human scores or errors;
 - ``tags``: optional long frame ``seg``, ``system``, ``tag`` — the user's tags (:mod:`mtdiag.tags`);
 - ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
   elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
@@ -63,6 +67,8 @@ class EvalSet:
     scores: pd.DataFrame | None = None
     imported: tuple["ImportedMetricInfo", ...] = field(default=())
     annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.annotations.SPAN_COLUMNS
+    rated: pd.DataFrame | None = None  # seg, system, rater: every output an annotation file rated
+    metric_spans: pd.DataFrame | None = None  # metric-predicted spans: mtdiag.io.metric_spans.METRIC_SPAN_COLUMNS
     tags: pd.DataFrame | None = None  # the user's tags (mtdiag.tags.TAG_COLUMNS); not part of content_hash
 
     def __post_init__(self) -> None:
@@ -142,7 +148,9 @@ class EvalSet:
 
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
                        terms=long(self.terms), human=long(self.human), scores=long(self.scores),
-                       annotations=long(self.annotations), tags=long(self.tags), warnings=())
+                       annotations=long(self.annotations), rated=long(self.rated),
+                       metric_spans=long(self.metric_spans), tags=long(self.tags),
+                       warnings=())
 
     def segment_subset(self, segments) -> "EvalSet":
         """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
@@ -177,7 +185,8 @@ class EvalSet:
         segments = rows(self.segments).assign(**{ORIGIN_COLUMN: self.seg_ids[positions] - 1})
         return replace(self, segments=segments, refs=rows(self.refs), hyps=rows(self.hyps), terms=long(self.terms),
                        human=long(self.human), scores=long(self.scores), annotations=long(self.annotations),
-                       tags=long(self.tags), warnings=())
+                       rated=long(self.rated), metric_spans=long(self.metric_spans), tags=long(self.tags),
+                       warnings=())
 
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys — the user's tags left out: tagging
@@ -189,6 +198,10 @@ class EvalSet:
                 continue
             digest.update("\x1f".join(map(str, frame.columns)).encode())
             digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
+        for frame in (self.rated, self.metric_spans):  # newer extras: hashed only when present (old hashes stay)
+            if frame is not None:
+                digest.update("\x1f".join(map(str, frame.columns)).encode())
+                digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
         digest.update(str(self.lang_pair).encode())
         digest.update(repr(self.imported).encode())
         return digest.hexdigest()

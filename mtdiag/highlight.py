@@ -53,9 +53,17 @@ KINDS: dict[str, tuple[str, str]] = {
                  "not part of the translation (an LLM's preamble, note or wrapper)"),
     "markup": ("outline:2px dashed #7c3aed;outline-offset:1px;", "placeholder or markup not in the source as written"),
     "unbalanced": ("background:#fca5a5;color:#111;font-weight:700;", "bracket or quote without its pair"),
+    "human_critical": ("text-decoration:underline wavy #7f1d1d 3px;text-underline-offset:4px;font-weight:700;",
+                       "human-marked critical error"),
     "human_major": ("text-decoration:underline wavy #b91c1c 2px;text-underline-offset:4px;", "human-marked major error"),
     "human_minor": ("text-decoration:underline wavy #d97706 1px;text-underline-offset:4px;", "human-marked minor error"),
+    # metric-predicted spans (xCOMET): a dashed bottom border, so they combine with a human span's underline
+    "metric_critical": ("border-bottom:3px dashed #1e3a8a;", "metric-predicted critical error (e.g. xCOMET)"),
+    "metric_major": ("border-bottom:2px dashed #2563eb;", "metric-predicted major error"),
+    "metric_minor": ("border-bottom:2px dashed #7dd3fc;", "metric-predicted minor error"),
 }
+HUMAN_KINDS = ("human_critical", "human_major", "human_minor")  # by severity, the legend's order
+METRIC_KINDS = ("metric_critical", "metric_major", "metric_minor")
 
 STYLE = (
     "<style>"

@@ -1,5 +1,7 @@
-"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets, the
-worst segments with their evidence and the user's tags (issue 15, Build 5; issue 21; ``docs/report.md``).
+"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets and the
+worst segments with their evidence — human and metric error spans marked — and, when error annotations are loaded,
+the human error statistics per category and rater (:mod:`mtdiag.errorstats`), and the user's tags (issue 15,
+Build 5; issue 21; ``docs/report.md``).
 
 For a colleague who won't run a server (compare-mt's HTML report is the model): everything is in the file —
 plotly's JavaScript inlined once, the CSS inline — and nothing is fetched: the page carries a Content-Security-Policy
@@ -19,7 +21,7 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, charts, compare, highlight, triage, views
+from mtdiag import __version__, charts, compare, errorstats, highlight, triage, views
 from mtdiag.metrics import metric_info
 from mtdiag.tags import tag_labels, tag_summary
 from mtdiag.views import buckets, overview, segments
@@ -66,7 +68,9 @@ def _header(report, title: str) -> str:
             f'<p class="meta">Systems: {highlight.escape(", ".join(ev.systems))}. '
             f'References: {highlight.escape(", ".join(ev.ref_names))}.</p>'
             '<nav><a href="#overview">Overview</a><a href="#significance">Significance</a>'
-            '<a href="#buckets">Buckets</a><a href="#worst">Worst segments</a>'
+            '<a href="#buckets">Buckets</a>'
+            + ('<a href="#errors">Human errors</a>' if errorstats.has_annotations(ev) else "")
+            + '<a href="#worst">Worst segments</a>'
             + ('<a href="#tags">Tags</a>' if _has_tags(report) else "")
             + '<a href="#signatures">Signatures</a></nav>')
 
@@ -129,6 +133,30 @@ def _buckets(report) -> str:
         if metric is not None:
             parts.append(_figure(charts.bucket_bars(table, metric, within=report)))
     return "".join(parts)
+
+
+def _errors(report) -> str:
+    """The human error statistics (:mod:`mtdiag.errorstats`) when annotations are loaded: errors per system and
+    top-level category, per rater, and the categories where two systems differ significantly."""
+    ev = report.evalset
+    counts = errorstats.category_counts(ev, "top")
+    raters = errorstats.rater_table(ev)
+    significance = errorstats.category_significance(ev, "top")
+    attrs = significance.attrs
+    shown = significance[significance["significant"]]
+    note = f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""
+    return ('<h2 id="errors">Human errors per category and rater</h2>'
+            "<p>Errors of every rater per system and top-level category; per_100: errors per 100 rated segments.</p>"
+            + _table(counts, places=2)
+            + f"<h3>Per rater</h3><p>Mean MQM score: minus the summed error weights of each rated output.{highlight.escape(note)}</p>"
+            + _table(raters, places=2)
+            + "<h3>Significant differences per category</h3>"
+            f"<p>Paired approximate randomisation of the per-segment error count ({attrs['trials']:,} trials, seed "
+            f"{highlight.escape(attrs['seed'])}), Holm-corrected over {attrs['tests']:,} tests; "
+            f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
+            + (_table(shown, places=4) if len(shown) else "")
+            + '<details><summary class="small">every pair and category</summary>'
+            + _table(significance, places=4) + "</details>")
 
 
 def _worst(report, top: int) -> str:
@@ -199,6 +227,9 @@ def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, met
     body.append(_significance(report, method, n, seed))
     say("buckets")
     body.append(_buckets(report))
+    if errorstats.has_annotations(report.evalset):
+        say("human error statistics")
+        body.append(_errors(report))
     say(f"the {top} worst segments")
     body.append(_worst(report, top))
     body.append(_tags(report))

@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS statistics (
     run TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, metric TEXT NOT NULL, system TEXT NOT NULL,
     stats BLOB NOT NULL, PRIMARY KEY (run, metric, system));
 """ + _TAGS_SCHEMA
-_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations")  # the tags: their own table
+_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans")
+# (the tags: their own table; a run saved before ``rated``/``metric_spans`` existed has neither)
 
 
 def default_folder() -> Path:
@@ -85,7 +86,7 @@ def evalset_to_json(evalset: EvalSet) -> str:
 
 def evalset_from_json(text: str) -> EvalSet:
     payload = json.loads(text)
-    frames = {name: _frame_back(payload[name], "seg" if name in ("segments", "refs", "hyps") else None)
+    frames = {name: _frame_back(payload.get(name), "seg" if name in ("segments", "refs", "hyps") else None)
               for name in _FRAMES}
     frames["refs"] = frames["refs"].astype(object)
     frames["hyps"] = frames["hyps"].astype(object)

@@ -16,9 +16,9 @@ st.caption("With several references, a good metric should score a human translat
            "how well each metric agrees with them.")
 
 section = widgets.segmented(
-    "View", ["likeness", "queen", "human"], key="hl_section", required=True,
+    "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
     format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
-                 "human": "Human scores"}.__getitem__)
+                 "human": "Human scores", "errors": "Human error statistics"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
 candidates = human.similarity_metrics(report)
@@ -78,6 +78,37 @@ elif section == "queen":
         with st.expander("QUEEN per segment"):
             widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
                           max_height=300)
+
+elif section == "errors":
+    if not human.has_error_annotations(report):
+        widgets.explain(
+            "This data has no human error annotations for its systems. Load an MQM error TSV (`mqm.errors.tsv` in a "
+            "test-set folder, or upload one under *Human error spans and metric scores* in the sidebar) or an ESA "
+            "file with error spans.")
+        st.stop()
+    level = widgets.segmented("Categories", ["full", "top"], key="hl_err_level", required=True,
+                              format_func={"full": "Full (Accuracy/Mistranslation)",
+                                           "top": "Top level (Accuracy)"}.__getitem__)
+    st.subheader("Errors per system and category")
+    st.caption("Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
+               "segments of the system; one column per severity.")
+    widgets.table(state.view(human.error_counts)(current, level), key="hl_err_counts", name="error_counts", excel=True)
+    st.subheader("Per rater")
+    raters = state.view(human.error_raters)(current)
+    st.caption("Per rater and system: rated segments, errors, errors per 100 segments and the mean MQM score "
+               "(minus the summed error weights; a clean output scores 0)."
+               + (f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""))
+    widgets.table(raters, key="hl_err_raters", name="error_raters", excel=True)
+    st.subheader("Significance between systems, per category")
+    significance = state.view(human.error_significance, spinner="Testing every pair of systems per category …")(
+        current, level)
+    attrs = significance.attrs
+    st.caption(f"Paired approximate randomisation of the per-segment error count over the segments both systems "
+               f"were rated on ({attrs['trials']:,} trials, seed {attrs['seed']}); p_holm: Holm-corrected over "
+               f"{attrs['tests']:,} tests (categories × pairs with an error); significant: p_holm < {attrs['alpha']}."
+               + (" With this many tests no pair can reach significance at this number of trials."
+                  if attrs["tests"] * attrs["min_p"] >= attrs["alpha"] else ""))
+    widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
 
 else:
     if not human.has_human_scores(report):

@@ -7,7 +7,8 @@ Inputs (see ``shared/data/README.md``):
 - tables where the header names the roles (:mod:`.tables`: ``read_table`` / ``load_table``): TSV (no quoting, as
   in WMT files), CSV (standard quoting) and JSONL (one object per line);
 - human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``), and human error spans
-  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``);
+  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``), and error spans a metric
+  predicted, xCOMET-style JSON (:mod:`.metric_spans`: ``read_metric_spans``);
 - terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
 - whole test sets in the field's formats — WMT XML, SGML, TSV/CSV/JSONL, gzip (:mod:`.testsets`: ``load_testset``);
 - metric scores computed elsewhere, COMET/MetricX/… (:mod:`.scores`: ``read_metric_scores``);
@@ -24,6 +25,7 @@ from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
 from mtdiag.io.human import read_human_scores
+from mtdiag.io.metric_spans import read_metric_spans, with_metric_spans
 from mtdiag.io.naming import (
     clean_name,
     file_role,
@@ -63,6 +65,7 @@ __all__ = [
     "load_testset",
     "read_human_scores",
     "read_error_annotations",
+    "read_metric_spans",
     "read_lines",
     "read_metric_scores",
     "read_table",
@@ -75,5 +78,6 @@ __all__ = [
     "system_name_from_file",
     "system_name_from_stem",
     "with_error_annotations",
+    "with_metric_spans",
     "with_metric_scores",
 ]

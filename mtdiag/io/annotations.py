@@ -18,7 +18,10 @@ scores.
 Both give (1) human scores per (system, segment) and (2) the spans, as a long frame ``seg, system, rater, side,
 start, end, severity, category, weight`` — one row per error (``side``: ``target``/``source``, or empty with offsets
 -1 when the error marks no span; offsets are characters of the text with the ``<v>`` marks removed), which the
-segment detail draws and lists and buckets group by category.
+segment detail draws and lists and buckets group by category — and (3) every output each rater rated, with errors
+or without (``seg, system, rater``: ``EvalSet.rated``, the denominators of :mod:`mtdiag.errorstats`).
+
+Error spans that a *metric* predicts (xCOMET) are read by :mod:`mtdiag.io.metric_spans` into their own frame.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0, "cri
 NON_TRANSLATION_WEIGHT = 25.0
 PUNCTUATION_MINOR_WEIGHT = 0.1
 SPAN_COLUMNS = ["seg", "system", "rater", "side", "start", "end", "severity", "category", "weight"]
+RATED_COLUMNS = ["seg", "system", "rater"]
 _OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
 
 
@@ -74,10 +78,17 @@ def read_error_annotations(source: Source, name: str | None = None, n_segments: 
                            limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(human scores ``seg, system, score``, error spans :data:`SPAN_COLUMNS`) from an MQM error TSV or an ESA
     JSONL/TSV file (told apart by their columns)."""
+    return read_error_annotations_rated(source, name, n_segments, limits=limits)[:2]
+
+
+def read_error_annotations_rated(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                                 limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """:func:`read_error_annotations` and the rated outputs (:data:`RATED_COLUMNS`: one row per system, segment
+    and rater of the file, errors or not)."""
     table = _parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
     if is_error_table(table.header) or "score" in lowered:
-        return error_table_scores_and_spans(table, n_segments)
+        return _scores_spans_rated(table, n_segments)
     raise InputError(table.name, f"found columns {_names(table.header)}; expected an MQM error table (system, seg_id, "
                                  "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
 
@@ -91,6 +102,10 @@ def is_error_table(header: list[str]) -> bool:
 
 def error_table_scores_and_spans(table: _Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(human scores, error spans) of a parsed MQM error table (``category`` and ``severity``), else ESA."""
+    return _scores_spans_rated(table, n_segments)[:2]
+
+
+def _scores_spans_rated(table: _Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     lowered = [h.strip().lower() for h in table.header]
     if "severity" in lowered and "category" in lowered:
         return _read_mqm(table, lowered, n_segments)
@@ -106,7 +121,8 @@ def _column(lowered: list[str], table: _Table, *names: str, required: bool = Tru
     return None
 
 
-def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
     rater_at = _column(lowered, table, "rater", required=False)
     target_at = _column(lowered, table, "target", "target_with_error_span", required=False)
@@ -136,7 +152,13 @@ def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None) -> tupl
         by_pair.setdefault((system, seg), []).append(-penalty)
     scores = pd.DataFrame([(seg, system, sum(v) / len(v) + 0.0) for (system, seg), v in by_pair.items()],
                           columns=["seg", "system", "score"])
-    return scores.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans)
+    return scores.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans), _rated_frame(penalties)
+
+
+def _rated_frame(keys) -> pd.DataFrame:
+    """The rated outputs ``seg, system, rater`` of ``(system, seg, rater)`` keys (each once, in file order)."""
+    rows = [(seg, system, rater) for system, seg, rater in dict.fromkeys(keys)]
+    return pd.DataFrame(rows, columns=RATED_COLUMNS).astype({"seg": "int64", "system": object, "rater": object})
 
 
 def _spans_frame(rows: list[tuple]) -> pd.DataFrame:
@@ -146,14 +168,15 @@ def _spans_frame(rows: list[tuple]) -> pd.DataFrame:
                                                             "weight": "float64"})
 
 
-def _read_esa(table: _Table, lowered: list[str], n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _read_esa(table: _Table, lowered: list[str], n_segments: int | None
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     system_at = _column(lowered, table, "system")
     seg_at = _column(lowered, table, "seg_id", "line_id", "segment_id")
     score_at = _column(lowered, table, "score", "esa_score")
     rater_at = _column(lowered, table, "rater", "annotator", required=False)
     spans_at = _column(lowered, table, "error_spans", "errors", required=False)
     scores: dict[tuple[str, int], list[float]] = {}
-    spans = []
+    spans, rated = [], []
     for row, line in zip(table.rows, table.lines):
         system = row[system_at].strip()
         if not system:
@@ -163,12 +186,13 @@ def _read_esa(table: _Table, lowered: list[str], n_segments: int | None) -> tupl
         if score is not None:
             scores.setdefault((system, seg), []).append(score)
         rater = row[rater_at].strip() if rater_at is not None else ""
+        rated.append((system, seg, rater))
         raw = row[spans_at].strip() if spans_at is not None else ""
         for span in _esa_spans(raw, table, line):
             spans.append((seg, system, rater, "target", *span))
     frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in scores.items()],
                          columns=["seg", "system", "score"])
-    return frame.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans)
+    return frame.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans), _rated_frame(rated)
 
 
 def _esa_spans(raw: str, table: _Table, line: int) -> list[tuple[int, int, str, str, float]]:
@@ -199,11 +223,12 @@ def _esa_spans(raw: str, table: _Table, line: int) -> list[tuple[int, int, str, 
 
 
 def with_error_annotations(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
-    """``evalset`` with the error spans of an MQM/ESA file (``EvalSet.annotations``) and, when it has no human
-    scores yet, the segment scores they give (``EvalSet.human``); systems that are not loaded give a warning."""
+    """``evalset`` with the error spans of an MQM/ESA file (``EvalSet.annotations``, the rated outputs in
+    ``EvalSet.rated``) and, when it has no human scores yet, the segment scores they give (``EvalSet.human``);
+    systems that are not loaded give a warning."""
     from dataclasses import replace
 
-    scores, spans = read_error_annotations(source, name, evalset.n_segments, limits=limits)
+    scores, spans, rated = read_error_annotations_rated(source, name, evalset.n_segments, limits=limits)
     display = name or (source[0] if isinstance(source, tuple) else str(source))
     warnings = list(evalset.warnings)
     unknown = sorted(set(scores["system"]) - set(evalset.systems))
@@ -211,4 +236,6 @@ def with_error_annotations(evalset, source: Source, name: str | None = None, *, 
         warnings.append(f"{display}: annotations for systems that are not loaded ({_names(unknown)}) match no output")
     human = evalset.human if evalset.human is not None and len(evalset.human) else scores
     merged = spans if evalset.annotations is None else pd.concat([evalset.annotations, spans], ignore_index=True)
-    return replace(evalset, human=human, annotations=merged, warnings=tuple(warnings))
+    if evalset.rated is not None:
+        rated = pd.concat([evalset.rated, rated], ignore_index=True)
+    return replace(evalset, human=human, annotations=merged, rated=rated, warnings=tuple(warnings))

@@ -7,8 +7,9 @@
 - **Upload files**: a whole **test set file** in the field's formats (WMT XML, SGML, TSV/CSV, JSONL, any ``.gz``;
   read by :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several
   at once; each system is named after its file, editable), optional terms/glossary and human scores.
-- In both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`) and **metric scores
-  computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`) can be added to the data.
+- In both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`), **error spans a metric
+  predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores computed elsewhere**
+  (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`) can be added to the data.
 - **Saved runs** (:mod:`mtdiag.workspace`, folder from ``--workspace DIR`` / ``MTDIAG_WORKSPACE`` /
   :func:`mtdiag.workspace.default_folder`): save the current report under a label, list, open (the report is
   rebuilt from the stored statistics and put into the report store: nothing is scored), delete (after a
@@ -55,6 +56,7 @@ TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
 ANNOTATION_TYPES = ["tsv", "jsonl"]
+METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
 LOWERCASE_NOTE = ("BLEU, chrF and TER are not affected: they keep sacrebleu's defaults (BLEU and chrF case-sensitive, "
                   "TER case-insensitive; TER's own option in *Metric options*).")
@@ -216,12 +218,16 @@ def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
 
 @st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, scores: tuple[str, bytes] | None,
-                    _base: state.Dataset) -> state.Dataset:
-    """The base data with human error spans (MQM/ESA) and/or imported metric scores added."""
+                    _base: state.Dataset, metric_spans: tuple[str, bytes] | None = None) -> state.Dataset:
+    """The base data with human error spans (MQM/ESA), metric error spans (xCOMET) and/or imported metric scores
+    added."""
     evalset, added, limits = _base.evalset, [], state.session_limits()
     if annotations is not None:
         evalset = mio.with_error_annotations(evalset, annotations, limits=limits)
         added.append(annotations[0])
+    if metric_spans is not None:
+        evalset = mio.with_metric_spans(evalset, metric_spans, limits=limits)
+        added.append(metric_spans[0])
     if scores is not None:
         evalset = mio.with_metric_scores(evalset, scores, limits=limits)
         added.append(scores[0])
@@ -341,15 +347,22 @@ def _addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None,
             help="MQM: system, doc, seg_id, rater, source, target, category, severity, spans marked <v>…</v>. "
                  "ESA: system, seg_id, score, error_spans. Adds human scores and the error spans shown in the "
                  "segment detail.")
+        metric_spans = st.file_uploader(
+            "Metric error spans (xCOMET JSON or JSONL)", type=METRIC_SPAN_TYPES, key="up_metric_spans",
+            help="Records {system, seg_id, error_spans: [{start, end, severity, text, confidence}]} or comet-score "
+                 "--to_json output; start/end are character offsets into the output (not bytes). Drawn in the "
+                 "segment detail apart from the human spans; never human scores. Scores in the file are not read: "
+                 "upload them as metric scores.")
         scores = st.file_uploader(
             "Metric scores (COMET, MetricX, …)", type=SCORE_TYPES, key="up_scores",
             help="Long (system, seg_id, metric, score[, higher_is_better]) or wide (system, seg_id, one column per "
                  "metric); seg_id 1-based. Each metric becomes a column in every view.")
-    if base is None or (annotations is None and scores is None):
+    if base is None or (annotations is None and scores is None and metric_spans is None):
         return base, []
     try:
         return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
-                               (scores.name, scores.getvalue()) if scores else None, base), []
+                               (scores.name, scores.getvalue()) if scores else None, base,
+                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None), []
     except InputError as error:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:
@@ -626,6 +639,8 @@ def _summary(data: state.Dataset) -> None:
         extras.append(f"{len(ev.terms)} term occurrences")
     if ev.human is not None and len(ev.human):
         extras.append(f"{len(ev.human)} human scores")
+    if ev.metric_spans is not None and len(ev.metric_spans):
+        extras.append(f"{len(ev.metric_spans)} metric error spans")
     lines = [f"**{highlight.escape_markdown(data.label)}**"
              + (f" ({highlight.escape_markdown(ev.lang_pair)})" if ev.lang_pair else ""),
              f"{ev.n_segments:,} segments · {len(ev.systems)} systems · "

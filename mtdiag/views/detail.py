@@ -1,5 +1,13 @@
 """One (system, segment) as the segment detail shows it: texts, tokens, every metric's evidence, why the checks
-fired and the human error spans (the Segments page's one-source view, the WAFT vs NEVA alignment, the report)."""
+fired, the human error spans and the error spans a metric predicted (the Segments page's one-source view, the WAFT
+vs NEVA alignment, the report).
+
+Error spans are drawn on the output's tokens they overlap (offsets are characters of the output;
+:func:`mtdiag.highlight.char_span_tokens`): human spans (MQM/ESA) with a wavy underline coloured by severity —
+``human_critical``, ``human_major`` (or any error weighing 5 or more, e.g. a Non-translation), ``human_minor`` —,
+titled ``severity category (rater)``; metric spans (xCOMET, ``EvalSet.metric_spans``) with a dashed bottom border
+— ``metric_critical``, ``metric_major``, ``metric_minor`` —, titled ``metric: severity, confidence c``. Each has
+its table: "Human errors" and "Metric errors"."""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mtdiag import checks
-from mtdiag.highlight import Span
+from mtdiag.highlight import HUMAN_KINDS, METRIC_KINDS, Span
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 
 
@@ -72,7 +80,8 @@ def segment_detail(report, system: str, seg: int) -> SegmentDetail:
         legend += [k for k in evidence.legend if k not in legend]
         tables |= evidence.tables
         facts |= evidence.facts
-    for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg)):
+    for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg),
+                  metric_error_evidence(report, system, seg)):
         if extra is not None:
             hyp_spans += extra.hyp_spans
             legend += [k for k in extra.legend if k not in legend]
@@ -101,10 +110,44 @@ def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | Non
             continue
         tokens = char_span_tokens(offsets, row.start, row.end)
         if tokens is not None:
-            kind = "human_major" if row.weight >= 5 else "human_minor"
-            marks.append(Span(tokens[0], tokens[1], kind, f"{row.severity} {row.category} ({row.rater or 'rater'})"))
+            marks.append(Span(tokens[0], tokens[1], human_kind(row.severity, row.weight),
+                              f"{row.severity} {row.category} ({row.rater or 'rater'})"))
     listed = rows.assign(text=[text[r.start:r.end] if r.side == "target" else "" for r in rows.itertuples()])
     listed = listed[["rater", "severity", "category", "side", "text", "weight"]]
-    return SegmentEvidence(hyp_spans=tuple(marks), legend=("human_major", "human_minor"),
+    return SegmentEvidence(hyp_spans=tuple(marks), legend=HUMAN_KINDS,
                            tables={"human_errors": EvidenceTable("Human errors", listed,
                                                                  empty="The raters marked no error in this output.")})
+
+
+def human_kind(severity: str, weight: float) -> str:
+    """The highlight kind of a human error: critical by its severity, major by its severity or a weight of 5 or
+    more (a Non-translation), else minor."""
+    severity = str(severity).strip().lower()
+    if severity == "critical":
+        return "human_critical"
+    return "human_major" if severity == "major" or weight >= 5 else "human_minor"
+
+
+def metric_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
+    """The error spans a metric predicted for one output (``EvalSet.metric_spans``, xCOMET): marked in the
+    hypothesis by severity (``metric_critical``/``metric_major``/``metric_minor``, titled with the metric, severity
+    and confidence) and listed with metric, severity, confidence, offsets and text; None without metric spans."""
+    from mtdiag.highlight import char_span_tokens, token_offsets
+
+    spans = report.evalset.metric_spans
+    if spans is None:
+        return None
+    rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
+    text = str(report.evalset.hyps.at[seg, system])
+    shown, _ = report.context.display_tokens(system, seg)
+    offsets = token_offsets(text, shown)
+    marks = []
+    for row in rows.itertuples(index=False):
+        tokens = char_span_tokens(offsets, row.start, row.end) if offsets is not None else None
+        if tokens is not None:
+            confidence = f", confidence {row.confidence:.2f}" if pd.notna(row.confidence) else ""
+            marks.append(Span(tokens[0], tokens[1], f"metric_{row.severity}", f"{row.metric}: {row.severity}{confidence}"))
+    listed = rows[["metric", "severity", "confidence", "start", "end", "text"]]
+    return SegmentEvidence(hyp_spans=tuple(marks), legend=METRIC_KINDS,
+                           tables={"metric_errors": EvidenceTable("Metric errors", listed,
+                                                                  empty="The metric predicted no error in this output.")})

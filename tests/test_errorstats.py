@@ -1,0 +1,118 @@
+"""Human error statistics (issue 21, part 5): counts per system × category and severity, per rater with the mean
+MQM score, and a Holm-corrected paired approximate-randomisation test per category — on a hand-made case with
+known numbers, on the ted/zh-en dev set against a direct count of its file, and on the Human page (AppTest)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtdiag import errorstats
+from mtdiag.evalset import evalset_from_lists
+from mtdiag.io import load_folder, with_error_annotations
+
+from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
+    clear_caches, navigation_like_the_server, no_data_argument, start, table_with)
+
+TED = "/work/shared/data/dev/ted/zh-en"
+N = 10
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
+
+
+def _mqm() -> str:
+    """A has a major Accuracy/Mistranslation error on each of 10 segments, B none; each has one minor
+    Fluency/Grammar error on segment 1; r1 rates segments 1-5, r2 segments 6-10; the rest is No-error."""
+    rows = [HEADER]
+    for system in ("A", "B"):
+        for seg in range(1, N + 1):
+            rater = "r1" if seg <= 5 else "r2"
+            errors = []
+            if system == "A":
+                errors.append("Accuracy/Mistranslation\tMajor")
+            if seg == 1:
+                errors.append("Fluency/Grammar\tMinor")
+            for error in errors or ["No-error\tNo-error"]:
+                rows.append(f"{system}\td\t1\t{seg}\t{rater}\ts\t<v>x</v> y\t{error}")
+    return "\n".join(rows) + "\n"
+
+
+@pytest.fixture(scope="module")
+def evalset():
+    base = evalset_from_lists({"ref": ["x y"] * N}, {"A": ["x y"] * N, "B": ["x y"] * N})
+    return with_error_annotations(base, ("mqm.errors.tsv", _mqm().encode()))
+
+
+def test_counts_per_system_category_and_severity(evalset):
+    table = errorstats.category_counts(evalset)
+    got = {(r.system, r.category): (r.errors, r.segments, r.per_100, r.major, r.minor) for r in table.itertuples()}
+    assert got == {("A", "Accuracy/Mistranslation"): (10, 10, 100.0, 10, 0), ("A", "Fluency/Grammar"): (1, 10, 10.0, 0, 1),
+                   ("B", "Fluency/Grammar"): (1, 10, 10.0, 0, 1)}
+    top = errorstats.category_counts(evalset, "top")
+    assert sorted(set(top["category"])) == ["Accuracy", "Fluency"]
+
+
+def test_per_rater_counts_and_mean_mqm_score(evalset):
+    table = errorstats.rater_table(evalset).set_index(["rater", "system"])
+    # A/r1: 5 segments, 5 majors + 1 minor -> -(25 + 1) / 5; B/r1: one minor on 5 rated segments -> -1/5
+    assert table.loc[("r1", "A"), ["segments", "errors"]].tolist() == [5, 6]
+    assert table.loc[("r1", "A"), "mqm"] == pytest.approx(-5.2)
+    assert table.loc[("r1", "B"), "mqm"] == pytest.approx(-0.2) and table.loc[("r1", "B"), "per_100"] == 20.0
+    assert table.loc[("r2", "B"), ["segments", "errors", "mqm"]].tolist() == [5, 0, 0.0]
+
+
+def test_significance_is_approximate_randomisation_corrected_with_holm(evalset):
+    table = errorstats.category_significance(evalset, "full", n=20_000)
+    rows = table.set_index("category")
+    # Accuracy: A - B = 1 on every segment; the exact sign-flip p is 2 / 2^10 (only the two all-equal patterns)
+    exact = sum(abs(sum(s)) >= N for s in itertools.product((-1, 1), repeat=N)) / 2 ** N
+    assert exact == pytest.approx(2 / 1024)
+    p = rows.loc["Accuracy/Mistranslation", "p"]
+    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000)
+    assert rows.loc["Fluency/Grammar", "p"] == 1.0  # the same counts: nothing as extreme is rarer than the data
+    # Holm over the two tests: the smaller p doubled, the larger at least that
+    assert rows.loc["Accuracy/Mistranslation", "p_holm"] == pytest.approx(2 * p)
+    assert rows.loc["Fluency/Grammar", "p_holm"] == 1.0
+    assert rows.loc["Accuracy/Mistranslation", "significant"] and not rows.loc["Fluency/Grammar", "significant"]
+    assert rows.loc["Accuracy/Mistranslation", ["mean_a", "mean_b", "delta", "segments"]].tolist() == [1.0, 0.0, 1.0, N]
+    assert table.attrs["tests"] == 2 and table.attrs["correction"] == "holm"
+    again = errorstats.category_significance(evalset, "full", n=20_000)
+    pd.testing.assert_frame_equal(table, again)  # seed fixed
+
+
+def test_ted_zh_en_category_counts_equal_a_direct_count_of_the_file():
+    evalset = load_folder(TED)
+    direct = pd.read_csv(f"{TED}/mqm.errors.tsv", sep="\t", quoting=3, dtype=str, keep_default_na=False)
+    errors = direct[(direct["category"] != "No-error") & ~direct["severity"].isin(["No-error", "Neutral"])]
+    assert set(errors["system"]) - set(evalset.systems) == {"ref.A", "ref.B"}  # rated references: no loaded system
+    errors = errors[errors["system"].isin(evalset.systems)]
+    expected = errors.groupby(["system", "category"]).size()
+    table = errorstats.category_counts(evalset).set_index(["system", "category"])
+    assert table["errors"].sort_index().to_dict() == expected.sort_index().to_dict()
+    by_severity = errors.assign(severity=errors["severity"].str.lower()).groupby(["system", "category", "severity"]).size()
+    for (system, category, severity), count in by_severity.items():
+        assert table.loc[(system, category), severity] == count
+    assert int(table["errors"].sum()) == len(errors) == 4740
+
+
+def test_the_human_page_shows_the_error_statistics(tmp_path, monkeypatch):
+    folder = tmp_path / "small.en-de"
+    folder.mkdir()
+    files = {"ref.txt": ["x y"] * N, "test.en-de.A.txt": ["x y"] * N, "test.en-de.B.txt": ["x y"] * N}
+    for name, lines in files.items():
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "mqm.errors.tsv").write_text(_mqm(), encoding="utf-8")
+    monkeypatch.setenv("MTDIAG_DATA", str(folder))
+    at = start()
+    at.switch_page("pages/likeness.py").run()
+    at.segmented_control(key="hl_section").set_value("errors").run()
+    assert not at.exception, [e.value for e in at.exception]
+    counts = table_with(at, "category", "errors", "per_100")
+    assert counts[["system", "category", "errors"]].values.tolist() == [
+        ["A", "Accuracy/Mistranslation", 10], ["A", "Fluency/Grammar", 1], ["B", "Fluency/Grammar", 1]]
+    assert table_with(at, "rater", "mqm")["errors"].tolist() == [6, 1, 5, 0]
+    significance = table_with(at, "p_holm", "system_a")
+    assert significance["significant"].tolist() == [True, False]
+    assert {b.label for b in at.get("download_button")} >= {"CSV", "Excel"}
