@@ -8,7 +8,7 @@ system has, per rater, and whether two systems differ significantly in a categor
   the top-level category (``Accuracy/Mistranslation`` → ``Accuracy``).
 - :func:`rater_table` — per rater × system: ``segments`` rated, ``errors``, ``per_100`` and ``mqm``, the mean MQM
   score of the rater's rated outputs (minus the sum of each output's error weights; an output rated clean scores
-  0). The rated outputs come from ``EvalSet.rated``; a saved run reopened from the workspace does not store them,
+  0). The rated outputs come from ``EvalSet.rated`` (saved with a run); a run saved before they were kept has none,
   and then ``segments`` counts only the outputs with an error and ``mqm`` is left blank (``attrs["note"]``).
 - :func:`category_significance` — for every category and every pair of systems, a paired **approximate
   randomisation** test (Noreen 1989; Riezler & Maxwell 2005; the draw of :func:`mtdiag.compare.randomization_draws`
@@ -114,8 +114,8 @@ def rater_table(evalset) -> pd.DataFrame:
         table = pd.DataFrame({"segments": scores.groupby(level=["rater", "system"]).size(),
                               "mqm": scores.groupby(level=["rater", "system"]).mean()})
     else:
-        note = ("the rated outputs are not known (a reopened saved run): segments counts the outputs with an error, "
-                "and the mean MQM score is left blank")
+        note = ("the rated outputs are not known (a run saved before they were kept): segments counts the outputs "
+                "with an error, and the mean MQM score is left blank")
         table = pd.DataFrame({"segments": penalty.groupby(level=["rater", "system"]).size(), "mqm": np.nan})
     table = table.join(counts, how="outer").fillna({"errors": 0, "segments": 0})
     table = table.astype({"errors": "int64", "segments": "int64"}).reset_index()

@@ -92,23 +92,32 @@ def segment_detail(report, system: str, seg: int) -> SegmentDetail:
                          scores=report.segments.loc[(system, seg)])
 
 
-def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
-    """The human error spans (MQM/ESA annotations) of one output: marked in the hypothesis (major/minor) and listed
-    with rater, severity, category and the marked text; None when the data has no annotations."""
+def _spans_of_output(report, spans: pd.DataFrame, system: str, seg: int):
+    """The span rows of one output, its text, and ``tokens_of(start, end)``: the shown tokens a character span
+    covers (:func:`mtdiag.highlight.char_span_tokens`; None when the tokens do not line up with the text)."""
     from mtdiag.highlight import char_span_tokens, token_offsets
 
-    spans = report.evalset.annotations
-    if spans is None:
-        return None
     rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
     text = str(report.evalset.hyps.at[seg, system])
     shown, _ = report.context.display_tokens(system, seg)
     offsets = token_offsets(text, shown)
+
+    def tokens_of(start: int, end: int) -> tuple[int, int] | None:
+        return None if offsets is None else char_span_tokens(offsets, start, end)
+
+    return rows, text, tokens_of
+
+
+def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
+    """The human error spans (MQM/ESA annotations) of one output: marked in the hypothesis (major/minor) and listed
+    with rater, severity, category and the marked text; None when the data has no annotations."""
+    spans = report.evalset.annotations
+    if spans is None:
+        return None
+    rows, text, tokens_of = _spans_of_output(report, spans, system, seg)
     marks = []
     for row in rows.itertuples(index=False):
-        if row.side != "target" or offsets is None:
-            continue
-        tokens = char_span_tokens(offsets, row.start, row.end)
+        tokens = tokens_of(row.start, row.end) if row.side == "target" else None
         if tokens is not None:
             marks.append(Span(tokens[0], tokens[1], human_kind(row.severity, row.weight),
                               f"{row.severity} {row.category} ({row.rater or 'rater'})"))
@@ -132,18 +141,13 @@ def metric_error_evidence(report, system: str, seg: int) -> SegmentEvidence | No
     """The error spans a metric predicted for one output (``EvalSet.metric_spans``, xCOMET): marked in the
     hypothesis by severity (``metric_critical``/``metric_major``/``metric_minor``, titled with the metric, severity
     and confidence) and listed with metric, severity, confidence, offsets and text; None without metric spans."""
-    from mtdiag.highlight import char_span_tokens, token_offsets
-
     spans = report.evalset.metric_spans
     if spans is None:
         return None
-    rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
-    text = str(report.evalset.hyps.at[seg, system])
-    shown, _ = report.context.display_tokens(system, seg)
-    offsets = token_offsets(text, shown)
+    rows, _, tokens_of = _spans_of_output(report, spans, system, seg)
     marks = []
     for row in rows.itertuples(index=False):
-        tokens = char_span_tokens(offsets, row.start, row.end) if offsets is not None else None
+        tokens = tokens_of(row.start, row.end)
         if tokens is not None:
             confidence = f", confidence {row.confidence:.2f}" if pd.notna(row.confidence) else ""
             marks.append(Span(tokens[0], tokens[1], f"metric_{row.severity}", f"{row.metric}: {row.severity}{confidence}"))
