@@ -10,16 +10,14 @@ system has, per rater, and whether two systems differ significantly in a categor
   score of the rater's rated outputs (minus the sum of each output's error weights; an output rated clean scores
   0). The rated outputs come from ``EvalSet.rated`` (saved with a run); a run saved before they were kept has none,
   and then ``segments`` counts only the outputs with an error and ``mqm`` is left blank (``attrs["note"]``).
-- :func:`category_significance` — for every category and every pair of systems, a paired **approximate
-  randomisation** test (Noreen 1989; Riezler & Maxwell 2005; the draw of :func:`mtdiag.compare.randomization_draws`
-  and the p-value of :func:`mtdiag.compare.p_value`, ``(#{|shuffled| >= observed} + 1) / (T + 1)``) over the
-  segments both systems were rated on, of the per-segment error count of that category (averaged over the raters of
-  the output when several rated it): in each of ``n`` trials every segment's two counts are swapped with
-  probability 1/2; the statistic is the mean difference. Seed fixed (:data:`mtdiag.compare.DEFAULT_SEED`). The
-  p-values are corrected for the number of tests (categories × pairs actually tested: pairs with no error of the
-  category in either system are not tested) with Holm's step-down method (:func:`mtdiag.slices.finder.holm`).
-  With ``T`` trials no p-value is below ``1/(T+1)``, so after Holm no test of ``m`` can be significant at ``alpha``
-  unless ``m/(T+1) < alpha``: ``attrs`` give ``tests`` and ``min_p`` so the page can say so.
+- :func:`category_significance` — for every category and every pair of systems, the **exact paired permutation
+  test** (sign-flip; Fisher 1935, Pitman 1937 — what approximate randomisation, Noreen 1989, estimates by sampling)
+  of the mean per-segment error count of that category (averaged over the raters of the output when several rated
+  it), over the segments both systems were rated on: :func:`sign_flip_p`. Exact, so deterministic and without the
+  ``1/(T+1)`` floor of a sampled test — with 13 systems and 12 categories there are ~900 tests, and Holm's step-down
+  correction (:func:`mtdiag.slices.finder.holm`, over the categories × pairs actually tested: a pair with no error
+  of the category in either system is not tested) multiplies the smallest p by that many, which 10,000 sampled
+  trials (p ≥ 1e-4) could never survive.
 
 Segments counted as rated: those of ``EvalSet.rated`` (every output a rater rated, errors or not), else the human
 scores' (``EvalSet.human``), plus any output with an error; without either, every segment.
@@ -30,13 +28,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.compare import DEFAULT_SEED, p_value, randomization_draws
+from scipy.signal import fftconvolve
 
-DEFAULT_TRIALS = 10_000  # approximate randomisation trials, sacrebleu's --paired-ar-n
+from mtdiag.slices.finder import holm
+
 ALPHA = 0.05
-_BLOCK = 1_000  # trials drawn and multiplied at once (bounded memory on long test sets)
-_CACHED_VALUES = 20_000_000  # sign values kept for the next pair of systems (160 MB at most)
 LEVELS = ("full", "top")
+_MAX_SCALE = 60  # scales tried to make averaged counts whole (1..60 covers any mix of up to 5 raters)
+_DIRECT_CONVOLUTION = 4_000_000  # above this many products, convolve by FFT
 
 
 def has_annotations(evalset) -> bool:
@@ -138,60 +137,80 @@ def per_segment_counts(evalset, level: str = "full") -> tuple[pd.DataFrame, list
     return counts, categories
 
 
-def category_significance(evalset, level: str = "top", n: int = DEFAULT_TRIALS, seed: int | None = DEFAULT_SEED,
-                          alpha: float = ALPHA) -> pd.DataFrame:
+def category_significance(evalset, level: str = "top", alpha: float = ALPHA) -> pd.DataFrame:
     """Per category and pair of systems: ``segments`` (rated for both), ``mean_a``/``mean_b`` (errors per segment),
-    ``delta`` (a − b), the approximate-randomisation ``p``, ``p_holm`` (Holm over every test) and ``significant``
-    (``p_holm < alpha``); ``attrs``: ``test``, ``trials``, ``seed``, ``tests``, ``min_p``, ``correction``."""
-    if n < 1:
-        raise ValueError("the number of trials must be at least 1")
+    ``delta`` (a − b), the exact paired permutation ``p`` (:func:`sign_flip_p`), ``p_holm`` (Holm over every test)
+    and ``significant`` (``p_holm < alpha``); ``attrs``: ``test``, ``tests``, ``correction``, ``alpha``, ``level``."""
     counts, categories = per_segment_counts(evalset, level)
     systems = [s for s in evalset.systems if s in counts.index.get_level_values("system")]
-    rows, cache = [], {}
+    rows = []
     for i, a in enumerate(systems):
         for b in systems[i + 1:]:
             ca, cb = counts.loc[a], counts.loc[b]
             common = ca.index.intersection(cb.index)
             if not len(common) or not categories:
                 continue
-            diff = ca.loc[common, categories].to_numpy() - cb.loc[common, categories].to_numpy()  # (n_seg, C)
-            tested = (ca.loc[common, categories].to_numpy().sum(axis=0) + cb.loc[common, categories].to_numpy().sum(axis=0)) > 0
-            p = _randomization_p(diff, n, seed, cache)
+            left, right = ca.loc[common, categories].to_numpy(), cb.loc[common, categories].to_numpy()
+            diff = left - right  # (n_seg, C)
             for k, category in enumerate(categories):
-                rows.append((category, a, b, len(common), float(ca.loc[common, category].mean()),
-                             float(cb.loc[common, category].mean()), float(diff[:, k].mean()),
-                             float(p[k]) if tested[k] else np.nan))
+                tested = left[:, k].sum() + right[:, k].sum() > 0  # no error of it in either: nothing to test
+                rows.append((category, a, b, len(common), float(left[:, k].mean()), float(right[:, k].mean()),
+                             float(diff[:, k].mean()), sign_flip_p(diff[:, k]) if tested else np.nan))
     table = pd.DataFrame(rows, columns=["category", "system_a", "system_b", "segments", "mean_a", "mean_b", "delta", "p"])
-    from mtdiag.slices.finder import holm
-
     table["p_holm"] = holm(table["p"].to_numpy(dtype=float)) if len(table) else np.array([], dtype=float)
     table["significant"] = table["p_holm"] < alpha
     table = table.sort_values(["category", "p_holm"], key=lambda c: c.str.casefold() if c.name == "category" else c,
                               ignore_index=True, na_position="last")
-    table.attrs.update({"test": "paired approximate randomisation (mean per-segment error count)", "trials": n,
-                        "seed": seed, "tests": int(np.isfinite(table["p"]).sum()), "min_p": 1.0 / (n + 1),
-                        "correction": "holm", "alpha": alpha, "level": level})
+    table.attrs.update({"test": "exact paired permutation (sign-flip) test of the mean per-segment error count",
+                        "tests": int(np.isfinite(table["p"]).sum()), "correction": "holm", "alpha": alpha,
+                        "level": level})
     return table
 
 
-def _randomization_p(diff: np.ndarray, n: int, seed: int | None, cache: dict | None = None) -> np.ndarray:
-    """Two-sided approximate-randomisation p-values of the mean of ``diff`` (segments × categories): in each of
-    ``n`` trials each segment's difference changes sign with probability 1/2 (its two counts swapped); trials are
-    drawn in blocks (bounded memory), each block by :func:`mtdiag.compare.randomization_draws` with the next seed.
-    ``cache`` keeps the sign blocks of one segment count for the next pair (the same draw for every pair)."""
-    n_segments = diff.shape[0]
-    observed = np.abs(diff.sum(axis=0)) / n_segments
-    blocks = None if cache is None else cache.get(n_segments)
-    if blocks is None:
-        blocks, done, block_seed = [], 0, seed
-        while done < n:
-            size = min(_BLOCK, n - done)
-            mask, _ = randomization_draws(n_segments, size, block_seed, n_confidence=0)
-            blocks.append(np.where(mask, -1.0, 1.0))
-            done += size
-            block_seed = None if seed is None else block_seed + 1
-        if cache is not None and n * n_segments <= _CACHED_VALUES:
-            cache[n_segments] = blocks
-    samples = [np.abs(signs @ diff) / n_segments for signs in blocks]  # (block, C) each
-    # a trial as extreme as the data counts (>=); the tolerance keeps the float sums' last bit from deciding
-    return p_value(np.concatenate(samples).T, observed - 1e-9 * np.maximum(observed, 1.0))
+def _common_scale(values: np.ndarray) -> int | None:
+    """The smallest whole number (up to :data:`_MAX_SCALE`) that makes every value whole — counts averaged over 1, 2
+    or 3 raters are multiples of 1/6 — or None."""
+    for scale in range(1, _MAX_SCALE + 1):
+        scaled = values * scale
+        if np.all(np.abs(scaled - np.rint(scaled)) < 1e-6):
+            return scale
+    return None
+
+
+def _binomial_half(m: int) -> np.ndarray:
+    """The probabilities of 0..m heads in m fair coin tosses (from log binomial coefficients: no overflow)."""
+    k = np.arange(1, m + 1)
+    log_choose = np.concatenate([[0.0], np.cumsum(np.log(m - k + 1) - np.log(k))])
+    return np.exp(log_choose - m * np.log(2.0))
+
+
+def sign_flip_p(diff: np.ndarray) -> float:
+    """Two-sided p-value of the exact paired permutation test of ``mean(diff)`` (Fisher 1935; Pitman 1937): under the
+    null hypothesis each segment's two counts are exchangeable, so each difference keeps or flips its sign with
+    probability 1/2 independently, and p is the share of the 2^n sign patterns whose ``|sum|`` reaches the observed
+    one. It is what approximate randomisation (Noreen 1989) estimates by sampling, computed exactly: the differences
+    are whole numbers once scaled (:func:`_common_scale`), so the distribution of the sum is a convolution of
+    binomials, one per distinct difference — no sampling, no seed and no floor of ``1/(T+1)`` on p, which matters
+    once Holm multiplies it by hundreds of tests. Differences that no small scale makes whole (never the case for
+    error counts) fall back to the normal approximation of the same permutation distribution."""
+    diff = np.asarray(diff, dtype=float)
+    diff = diff[diff != 0]
+    if not len(diff):
+        return 1.0
+    scale = _common_scale(np.abs(diff))
+    if scale is None:
+        from math import erfc, sqrt
+
+        z = abs(diff.sum()) / sqrt(float(np.square(diff).sum()))
+        return float(erfc(z / sqrt(2.0)))
+    sizes = np.rint(np.abs(diff) * scale).astype(np.int64)
+    observed = abs(int(np.rint(diff.sum() * scale)))
+    total = int(sizes.sum())
+    pmf = np.ones(1)  # over S = the summed sizes that keep their sign, 0..total
+    for size, m in zip(*np.unique(sizes, return_counts=True)):
+        step = np.zeros(int(size) * int(m) + 1)
+        step[::int(size)] = _binomial_half(int(m))
+        pmf = fftconvolve(pmf, step) if len(pmf) * len(step) > _DIRECT_CONVOLUTION else np.convolve(pmf, step)
+    pmf = np.clip(pmf, 0.0, None)
+    sums = 2 * np.arange(len(pmf)) - total  # the signed sum of a pattern with S kept
+    return float(min(1.0, pmf[np.abs(sums) >= observed].sum() / pmf.sum()))

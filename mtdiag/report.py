@@ -151,8 +151,8 @@ def _errors(report) -> str:
             + f"<h3>Per rater</h3><p>Mean MQM score: minus the summed error weights of each rated output.{highlight.escape(note)}</p>"
             + _table(raters, places=2)
             + "<h3>Significant differences per category</h3>"
-            f"<p>Paired approximate randomisation of the per-segment error count ({attrs['trials']:,} trials, seed "
-            f"{highlight.escape(attrs['seed'])}), Holm-corrected over {attrs['tests']:,} tests; "
+            f"<p>Exact paired permutation test (sign flip) of the per-segment error count, Holm-corrected over "
+            f"{attrs['tests']:,} tests; "
             f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
             + (_table(shown, places=4) if len(shown) else "")
             + '<details><summary class="small">every pair and category</summary>'

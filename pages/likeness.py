@@ -103,11 +103,10 @@ elif section == "errors":
     significance = state.view(human.error_significance, spinner="Testing every pair of systems per category …")(
         current, level)
     attrs = significance.attrs
-    st.caption(f"Paired approximate randomisation of the per-segment error count over the segments both systems "
-               f"were rated on ({attrs['trials']:,} trials, seed {attrs['seed']}); p_holm: Holm-corrected over "
-               f"{attrs['tests']:,} tests (categories × pairs with an error); significant: p_holm < {attrs['alpha']}."
-               + (" With this many tests no pair can reach significance at this number of trials."
-                  if attrs["tests"] * attrs["min_p"] >= attrs["alpha"] else ""))
+    st.caption(f"Exact paired permutation test (sign flip) of the per-segment error count over the segments both "
+               f"systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × pairs with "
+               f"an error); significant: p_holm < {attrs['alpha']}: "
+               f"{int(significance['significant'].sum()):,} of them.")
     widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
 
 else:

@@ -1,5 +1,5 @@
 """Human error statistics (issue 21, part 5): counts per system × category and severity, per rater with the mean
-MQM score, and a Holm-corrected paired approximate-randomisation test per category — on a hand-made case with
+MQM score, and a Holm-corrected exact paired permutation test per category — on a hand-made case with
 known numbers, on the ted/zh-en dev set against a direct count of its file, and on the Human page (AppTest)."""
 
 from __future__ import annotations
@@ -63,23 +63,37 @@ def test_per_rater_counts_and_mean_mqm_score(evalset):
     assert table.loc[("r2", "B"), ["segments", "errors", "mqm"]].tolist() == [5, 0, 0.0]
 
 
-def test_significance_is_approximate_randomisation_corrected_with_holm(evalset):
-    table = errorstats.category_significance(evalset, "full", n=20_000)
+def test_significance_is_the_exact_permutation_test_corrected_with_holm(evalset):
+    table = errorstats.category_significance(evalset, "full")
     rows = table.set_index("category")
     # Accuracy: A - B = 1 on every segment; the exact sign-flip p is 2 / 2^10 (only the two all-equal patterns)
     exact = sum(abs(sum(s)) >= N for s in itertools.product((-1, 1), repeat=N)) / 2 ** N
     assert exact == pytest.approx(2 / 1024)
     p = rows.loc["Accuracy/Mistranslation", "p"]
-    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000)
-    assert rows.loc["Fluency/Grammar", "p"] == 1.0  # the same counts: nothing as extreme is rarer than the data
+    assert p == pytest.approx(exact, rel=1e-12)
+    assert rows.loc["Fluency/Grammar", "p"] == 1.0  # the same counts: every pattern is as extreme
     # Holm over the two tests: the smaller p doubled, the larger at least that
     assert rows.loc["Accuracy/Mistranslation", "p_holm"] == pytest.approx(2 * p)
     assert rows.loc["Fluency/Grammar", "p_holm"] == 1.0
     assert rows.loc["Accuracy/Mistranslation", "significant"] and not rows.loc["Fluency/Grammar", "significant"]
     assert rows.loc["Accuracy/Mistranslation", ["mean_a", "mean_b", "delta", "segments"]].tolist() == [1.0, 0.0, 1.0, N]
     assert table.attrs["tests"] == 2 and table.attrs["correction"] == "holm"
-    again = errorstats.category_significance(evalset, "full", n=20_000)
-    pd.testing.assert_frame_equal(table, again)  # seed fixed
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sign_flip_p_equals_counting_every_sign_pattern(seed):
+    rng = np.random.default_rng(seed)
+    diff = rng.integers(-3, 4, size=int(rng.integers(1, 13))) / rng.choice([1, 2, 3])  # counts over 1-3 raters
+    observed = abs(diff.sum())
+    patterns = np.array(list(itertools.product((-1, 1), repeat=len(diff))))
+    exact = np.mean(np.abs(patterns @ diff) >= observed - 1e-9)
+    assert errorstats.sign_flip_p(diff) == pytest.approx(exact, rel=1e-12, abs=1e-15)
+
+
+def test_the_sign_flip_p_has_no_sampling_floor():
+    assert errorstats.sign_flip_p(np.ones(40)) == pytest.approx(2 / 2 ** 40)  # far below 1/10,001
+    assert errorstats.sign_flip_p(np.zeros(5)) == 1.0
+    assert errorstats.sign_flip_p(np.array([0.5, 1 / 7, 1.0])) == pytest.approx(0.25)  # whole at scale 14: 2 of 8
 
 
 def test_ted_zh_en_category_counts_equal_a_direct_count_of_the_file():
