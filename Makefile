@@ -30,8 +30,10 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(VPY) -c "from mtdiag.metrics.ter_engine import translation_edit_rate; translation_edit_rate(['a'], ['b'])"
 	@touch $@
 
+# MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")
 run: install
-	$(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/streamlit run app.py --server.headless true \
+	  --browser.gatherUsageStats false
 
 # chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which
 # renders as empty boxes without a CJK font (issue 23) — also when chromium was already installed.

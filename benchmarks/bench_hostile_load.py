@@ -90,7 +90,7 @@ def upload_mode(page) -> None:
         page.get_by_test_id("stRadio").get_by_text("Upload files").click()
         idle(page)
         try:
-            uploader(page, "References (one or more)").wait_for(state="attached", timeout=10_000)
+            uploader(page, "References (optional").wait_for(state="attached", timeout=10_000)
             return
         except Exception:  # noqa: BLE001 - playwright's TimeoutError: the click landed during a run; again
             continue
@@ -140,7 +140,7 @@ def main() -> int:
             sessions, attacker = pages[:-1], pages[-1]
             step("uploading: every session's reference, then its systems, then the bomb")
             for page, (ref, _) in zip(sessions, files):
-                uploader(page, "References (one or more)").set_input_files(str(ref), timeout=60_000)
+                uploader(page, "References (optional").set_input_files(str(ref), timeout=60_000)
             for page in sessions:
                 idle(page)
             started = {}

@@ -147,7 +147,7 @@ def main() -> int:
             step("uploading")
             for i, page in enumerate(pages):  # every session uploads; the server computes them side by side
                 files = session_files(work / f"s{i}", i)
-                for label, key in (("Source (optional)", "src"), ("References (one or more)", "refs"),
+                for label, key in (("Source (optional)", "src"), ("References (optional", "refs"),
                                    ("Human scores", "human")):
                     uploader(page, label).set_input_files([str(p) for p in files[key]][:1 if key != "refs" else None],
                                                           timeout=60_000)

@@ -222,6 +222,23 @@ def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, c
                   metric_objects=metric_objects)
 
 
+def clear_caches() -> None:
+    """Forget what scoring keeps between calls for speed: the tokenisations of every text seen
+    (:func:`mtdiag.tokenize.clear_token_caches`), TER's encoded references (:func:`mtdiag.metrics.ter.
+    clear_reference_sets`), and the unused memory of Arrow's pool (pandas keeps texts in Arrow strings; its
+    allocator does not give freed memory back by itself). A long-running server calls it when its reports expire
+    (:func:`mtdiag.ui.state.sweep`): ten sessions' uploads of 4 systems × 2,000 lines left 1,229 MB held after they
+    closed (425 MB at the start) without it (``benchmarks/bench_hostile_load.py``, ``docs/scaling.md``)."""
+    import pyarrow as pa
+
+    from mtdiag.metrics.ter import clear_reference_sets
+    from mtdiag.tokenize import clear_token_caches
+
+    clear_token_caches()
+    clear_reference_sets()
+    pa.default_memory_pool().release_unused()
+
+
 def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[str, ...],
                            statistics: Mapping[tuple[str, str], np.ndarray]) -> Report:
     """A report from per-segment statistics computed before (a saved run, a Dask job): corpus and segment scores

@@ -677,6 +677,9 @@ def _serve(args) -> str:
         if args.workspace_max_mb < 1:
             raise CliError("--workspace-max-mb must be at least 1")
         os.environ["MTDIAG_WORKSPACE_MAX_MB"] = str(args.workspace_max_mb)  # the dashboard's process inherits it
+    # glibc gives each thread (a Streamlit session runs in its own) an arena of its own; two keep freed memory from
+    # staying scattered over up to 16 of them (docs/scaling.md, "Hostile uploads under load"); a value set wins
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")

@@ -187,6 +187,14 @@ def _tokenize_lowered(name: str, text: str) -> tuple[str, ...]:
     return tuple(" ".join(_tokenize_cased(name, text)).lower().split())
 
 
+def clear_token_caches() -> None:
+    """Forget every cached tokenisation. The caches keep the texts of every set tokenised since and their tokens
+    (up to 2**18 texts each: ~280 MB after ten sets of 2,000 segments × 6 texts); a long-running server clears them
+    with its expired reports (:func:`mtdiag.api.clear_caches`), and a text is tokenised again when next needed."""
+    _tokenize_cased.cache_clear()
+    _tokenize_lowered.cache_clear()
+
+
 def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:
     """The tokens of one text under ``options`` (cached: a distinct text is tokenised once per setting)."""
     if options.typography:

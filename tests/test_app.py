@@ -541,10 +541,26 @@ def test_report_store_drops_unused_reports_and_the_sweep_clears_what_derives_fro
     monkeypatch.setattr(state, "_PER_UPLOAD", [])
     state.register_per_upload(lambda: cleared.append("uploads"))
     monkeypatch.setattr(st.cache_data, "clear", lambda: cleared.append("frames"))
+    monkeypatch.setattr(state, "clear_caches", lambda: cleared.append("scoring caches"))
     now = __import__("time").monotonic()
     assert state.sweep(store, now + 50) == 0 and cleared == []  # both used < 100 s ago: nothing is dropped
     assert state.sweep(store, now + 150) == 2 and len(store) == 0
-    assert cleared == ["frames", "uploads"]
+    assert cleared == ["frames", "uploads", "scoring caches"]
+
+
+def test_clearing_the_scoring_caches_forgets_every_text():
+    from mtdiag.api import clear_caches
+    from mtdiag.metrics.ter import _reference_set, reference_set
+    from mtdiag.tokenize import TokenizeOptions, _tokenize_cased, _tokenize_lowered, tokenize_text
+
+    assert tokenize_text("Hello, World!", TokenizeOptions(lowercase=True)) == ("hello", ",", "world", "!")
+    reference_set([["Hello, World!"]])
+    assert _tokenize_cased.cache_info().currsize > 0 and _tokenize_lowered.cache_info().currsize > 0
+    assert _reference_set.cache_info().currsize > 0
+    clear_caches()
+    assert _tokenize_cased.cache_info().currsize == 0 and _tokenize_lowered.cache_info().currsize == 0
+    assert _reference_set.cache_info().currsize == 0
+    assert tokenize_text("Hello, World!", TokenizeOptions(lowercase=True)) == ("hello", ",", "world", "!")
 
 
 def test_a_session_keeps_no_report_between_runs():

@@ -389,3 +389,13 @@ def test_serve_passes_the_workspace_size_limit(monkeypatch):
     monkeypatch.setenv("MTDIAG_WORKSPACE_MAX_MB", "1")  # restored after the test
     assert cli.main(["serve", "--workspace-max-mb", "500"]) == 0
     assert os.environ["MTDIAG_WORKSPACE_MAX_MB"] == "500"
+
+
+def test_serve_limits_the_allocators_arenas_unless_told_otherwise(monkeypatch):
+    import os
+
+    monkeypatch.setattr(subprocess, "call", lambda command: 0)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "2"  # the dashboard's process inherits it
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
+    assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "8"

@@ -53,6 +53,11 @@ def _reference_set(refs: tuple[tuple[str, ...], ...], tokenization: TerTokenizat
     return ReferenceSet.from_words([[ter_words(text, tokenization) for text in column] for column in refs])
 
 
+def clear_reference_sets() -> None:
+    """Forget the cached encoded references (:func:`reference_set`; they hold their texts as the cache key)."""
+    _reference_set.cache_clear()
+
+
 def reference_set(refs: Sequence[Sequence[str]], tokenization: TerTokenization = TerTokenization()) -> ReferenceSet:
     """The TER-tokenised, encoded references (``refs[k][s]``: column k, segment s), cached on the texts and the
     tokenisation options."""

@@ -17,8 +17,9 @@ Memory (issue 11; figures in ``docs/dashboard.md``): a session holds no report b
 :class:`Current` is kept in ``st.session_state`` through a weak reference, so the report store is the only owner.
 A report unused for :data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every
 :data:`SWEEP_PERIOD_S` seconds) drops such reports and then clears the derived frames (``st.cache_data``), the drawn
-objects (:func:`_memo`) and the registered per-upload resources (:func:`register_per_upload`), and hands the freed
-memory back to the system (``malloc_trim``). Active sessions recompute only the views they draw next.
+objects (:func:`_memo`), the registered per-upload resources (:func:`register_per_upload`) and scoring's own caches
+(:func:`mtdiag.api.clear_caches`: tokenisations, TER references, Arrow's pool), and hands the freed memory back to the system
+(``malloc_trim``). Active sessions recompute only the views they draw next.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from mtdiag import highlight
-from mtdiag.api import Options, Report, evaluate
+from mtdiag.api import Options, Report, clear_caches, evaluate
 from mtdiag.evalset import EvalSet
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
@@ -237,6 +238,7 @@ def sweep(store: "_ReportStore", now: float | None = None) -> int:
         _memo.clear()
         for clear in _PER_UPLOAD:
             clear()
+        clear_caches()  # the tokenisations of every set scored since: the largest thing left after the reports
         gc.collect()
         _malloc_trim()
     return dropped
