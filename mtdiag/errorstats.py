@@ -39,8 +39,9 @@ _DIRECT_CONVOLUTION = 4_000_000  # above this many products, convolve by FFT
 
 
 def has_annotations(evalset) -> bool:
-    """True when the data has human error annotations with at least one error."""
-    return evalset.annotations is not None and len(evalset.annotations) > 0
+    """True when the data has human error annotations with at least one error of a loaded system."""
+    spans = evalset.annotations
+    return spans is not None and len(spans) > 0 and bool(spans["system"].isin(evalset.systems).any())
 
 
 def _category(spans: pd.DataFrame, level: str) -> pd.Series:

@@ -185,18 +185,19 @@ def _offset(value: object) -> int | None:
 def _check_text(output: str, start: int, end: int, text: object, display: str, line: int, where: str) -> None:
     """Refuse a span past the output or whose ``text`` is not ``output[start:end]`` (saying so when the offsets
     look like UTF-8 byte offsets)."""
-    as_bytes = output.encode("utf-8")
-    byte_text = as_bytes[start:end].decode("utf-8", errors="replace") if end <= len(as_bytes) else None
-    bytes_note = ("; the offsets look like UTF-8 bytes, not characters: give character offsets "
-                  "(Python string indices)")
+    def bytes_note() -> str:  # only for a span being refused: the UTF-8 bytes are not encoded for every span
+        as_bytes = output.encode("utf-8")
+        byte_text = as_bytes[start:end].decode("utf-8", errors="replace") if end <= len(as_bytes) else None
+        looks_like_bytes = isinstance(text, str) and text and byte_text == text
+        return ("; the offsets look like UTF-8 bytes, not characters: give character offsets (Python string indices)"
+                if looks_like_bytes else "")
+
     if end > len(output):
-        note = bytes_note if isinstance(text, str) and text and byte_text == text else ""
-        raise InputError(display, f"{where}: end {end} is past the output's end ({len(output)} characters){note}",
-                         line)
+        raise InputError(display, f"{where}: end {end} is past the output's end ({len(output)} characters)"
+                                  f"{bytes_note()}", line)
     if isinstance(text, str) and output[start:end] != text:
-        note = bytes_note if text and byte_text == text else ""
         raise InputError(display, f"{where}: text {_quote(text)} is not the output's characters {start}-{end} "
-                                  f"({_quote(output[start:end])}){note}", line)
+                                  f"({_quote(output[start:end])}){bytes_note()}", line)
 
 
 def read_metric_spans(source: Source, name: str | None = None,

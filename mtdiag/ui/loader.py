@@ -217,8 +217,8 @@ def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
 
 
 @st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
-def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, scores: tuple[str, bytes] | None,
-                    _base: state.Dataset, metric_spans: tuple[str, bytes] | None = None) -> state.Dataset:
+def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric_spans: tuple[str, bytes] | None,
+                    scores: tuple[str, bytes] | None, _base: state.Dataset) -> state.Dataset:
     """The base data with human error spans (MQM/ESA), metric error spans (xCOMET) and/or imported metric scores
     added."""
     evalset, added, limits = _base.evalset, [], state.session_limits()
@@ -361,8 +361,8 @@ def _addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None,
         return base, []
     try:
         return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
-                               (scores.name, scores.getvalue()) if scores else None, base,
-                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None), []
+                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None,
+                               (scores.name, scores.getvalue()) if scores else None, base), []
     except InputError as error:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:

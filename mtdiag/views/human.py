@@ -45,8 +45,7 @@ def has_error_annotations(report) -> bool:
     """True when the data has human error annotations (MQM/ESA) with at least one error of a loaded system."""
     from mtdiag.errorstats import has_annotations
 
-    ev = report.evalset
-    return has_annotations(ev) and bool(ev.annotations["system"].isin(ev.systems).any())
+    return has_annotations(report.evalset)
 
 
 def error_counts(report, level: str = "full") -> pd.DataFrame:
