@@ -4,8 +4,6 @@ hand-made cases and on real WMT21 zh-en data (which has two empty Online-W lines
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,9 @@ from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.views.detail import segment_detail
+from tests.conftest import DEV
 
-DEV_ZH_EN = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+DEV_ZH_EN = DEV / "wmt21" / "zh-en"
 
 SRC = ["The government presented a new plan for the railway lines in the north on Tuesday .",
        "This photography studio is really great , the staff were friendly and the prices fair .",
@@ -92,7 +91,6 @@ def test_truncation_is_relative_to_the_sets_length_ratio():
     assert not checks.flag_frame(report)["truncated"].loc["full"].any()
 
 
-@pytest.mark.skipif(not DEV_ZH_EN.is_dir(), reason="needs ../shared/data/dev")
 def test_on_real_data_every_broken_output_is_in_the_first_percent():
     evalset = load_folder(DEV_ZH_EN)
     hyps = evalset.hyps.copy()

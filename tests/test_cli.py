@@ -10,7 +10,7 @@ import pytest
 
 from mtdiag.cli import main
 from mtdiag.metrics import REGISTRY
-from tests.conftest import SAMPLE, SHARED
+from tests.conftest import SAMPLE, spec_path
 from tests.test_worked_numbers import WORKED, _case_id
 
 
@@ -22,10 +22,10 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("case", WORKED, ids=[_case_id(c) for c in WORKED])
 def test_worked_numbers_through_the_cli(capsys, case):
-    args = ["score", "--hyp", f"sys={SHARED / case['hyp']}", "--metrics", "otem,utem,waft,neva", "--segments",
+    args = ["score", "--hyp", f"sys={spec_path(case['hyp'])}", "--metrics", "otem,utem,waft,neva", "--segments",
             "--tokenize", case["tokenize"], "--keep-typography"]  # the worked numbers are on texts as written
     for ref in case["refs"]:
-        args += ["--ref", str(SHARED / ref)]
+        args += ["--ref", str(spec_path(ref))]
     if not case["lowercase"]:
         args.append("--no-lowercase")
     code, out, _ = run_cli(capsys, *args)

@@ -14,10 +14,11 @@ from mtdiag import errorstats
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder, with_error_annotations
 
+from tests.conftest import DEV
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     clear_caches, navigation_like_the_server, no_data_argument, start, table_with)
 
-TED = "/work/shared/data/dev/ted/zh-en"
+TED = DEV / "ted" / "zh-en"
 N = 10
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
 

@@ -399,3 +399,19 @@ def test_serve_limits_the_allocators_arenas_unless_told_otherwise(monkeypatch):
     assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "2"  # the dashboard's process inherits it
     monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
     assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "8"
+
+
+def test_make_run_listens_on_this_machine_only_unless_told_otherwise():
+    """The README's main command must not expose uploaded data to the network: ``make run`` binds 127.0.0.1 as
+    ``mtdiag serve`` does, and ``make run ADDRESS=0.0.0.0`` opens it on purpose."""
+    repo = Path(__file__).resolve().parents[1]
+
+    def command(*extra: str) -> list[str]:
+        printed = subprocess.run(["make", "-n", "run", *extra], cwd=repo, check=True, capture_output=True,
+                                 text=True).stdout.replace("\\\n", " ")  # the recipe's continued lines as one
+        return next(line for line in printed.splitlines() if "streamlit run" in line).split()
+
+    default = command()
+    assert default[default.index("--server.address") + 1] == "127.0.0.1"
+    chosen = command("ADDRESS=0.0.0.0")
+    assert chosen[chosen.index("--server.address") + 1] == "0.0.0.0"

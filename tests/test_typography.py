@@ -13,7 +13,7 @@ from mtdiag.metrics.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
 from mtdiag.views import ngrams, over_under, word_order
 from mtdiag.views.detail import segment_detail
-from tests.conftest import SAMPLE, SHARED
+from tests.conftest import DEV, SAMPLE
 
 
 @pytest.mark.parametrize("written,plain", [
@@ -76,7 +76,7 @@ def test_evidence_is_shown_as_written(pair):
 
 def test_ht_only_unigrams_on_dev_zh_en_have_no_apostrophe_variants():
     # issue 12: 5–7 of the top 10 HT-only unigrams of most zh-en systems were curly/straight variants
-    evalset = load_folder(SHARED / "data" / "dev" / "wmt21" / "zh-en")
+    evalset = load_folder(DEV / "wmt21" / "zh-en")
     curly = set("’‘“”")
     variants = {}
     for typography in (False, True):
