@@ -41,7 +41,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import regex
 
 from mtdiag import buckets, checks
 from mtdiag.compare import ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums
@@ -122,6 +121,15 @@ def _between(field: str, lo: float, hi: float) -> str:
     return " and ".join(parts)
 
 
+def _mqm_band(field: str, lo: float, hi: float) -> str:
+    """The expression of the :data:`~mtdiag.buckets.MQM_BANDS` band ``(lo, hi)`` over ``field``, as a person says
+    it: ``human[A] > -10 and human[A] <= -5``, ``human[A] == 0``, ``human[A] <= -25``."""
+    if lo == hi:
+        return f"{field} == {_number(hi)}"
+    upper = f"{field} {'<' if hi == 0.0 else '<='} {_number(hi)}"
+    return upper if not np.isfinite(lo) else f"{field} > {_number(lo)} and {upper}"
+
+
 def length_band_expressions(field: str) -> list[tuple[str, str]]:
     """``(band label, expression)`` for every length band of :mod:`mtdiag.buckets` over ``field``."""
     edges = buckets.LENGTH_EDGES
@@ -141,17 +149,10 @@ def human_band_expressions(report, system: str) -> list[tuple[str, str]]:
     field = f"human[{key_text(system)}]"
     quartiles = buckets.human_quartiles(report)
     if quartiles is None:
-        return [(label, _between(field, lo, hi)) for lo, hi, label in buckets.MQM_BANDS]
+        return [(label, _mqm_band(field, lo, hi)) for lo, hi, label in buckets.MQM_BANDS]
     q = [_number(v) for v in quartiles]
     return list(zip(buckets.QUARTER_NAMES, [f"{field} < {q[0]}", f"{field} >= {q[0]} and {field} < {q[1]}",
                                             f"{field} >= {q[1]} and {field} < {q[2]}", f"{field} >= {q[2]}"]))
-
-
-def error_category_pattern(category: str) -> str:
-    """A regular expression matching ``errors[SYSTEM]`` where the pair has an error of the top-level ``category``
-    (``Accuracy`` matches ``Accuracy/Mistranslation`` and ``Accuracy``, not ``Accuracy2``)."""
-    sep = regex.escape(ERROR_SEPARATOR.strip())
-    return f"(^|{sep} ){regex.escape(category, special_only=True, literal_spaces=True)}(/|{sep}|$)"
 
 
 def _either(a: str, b: str, condition) -> str:
@@ -187,8 +188,7 @@ def _singles(report, a: str, b: str, min_size: int) -> list[tuple[str, str]]:
                 if top:
                     tops.setdefault(top.casefold(), top)
             for folded, top in tops.items():
-                pattern = quote(error_category_pattern(top))
-                found.append((f"error:{folded}", _either(a, b, lambda s: f"errors[{key_text(s)}] ~ {pattern}")))
+                found.append((f"error:{folded}", _either(a, b, lambda s: f"errors[{key_text(s)}] has {quote(top)}")))
     for flag in checks.flag_frame(report).columns:
         found.append((f"flag:{flag}", _either(a, b, lambda s: f"{flag}[{key_text(s)}]")))
     found += [(f"tag:{name}", f"tag == {quote(name)}") for name in tag_names(evalset.tags)]  # the user's tags
