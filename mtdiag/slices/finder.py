@@ -24,8 +24,10 @@ EXPR --paired-bs --baseline B`` gives for that metric. The p-values are correcte
 Benjamini–Hochberg (1995), which bounds the expected share of false findings among the slices reported (the
 default: a finder explores, and a few false leads among many true ones cost little), or Holm (1979), which bounds
 the chance of any false finding. The method is named in every row. A bootstrap of ``n`` resamples cannot give a
-p-value below ``1 / (n + 1)``, so Holm over ``m`` slices can find nothing unless ``n + 1 > m / 0.05``: raise ``n``
-(``--samples``) with many slices.
+p-value below ``1 / (n + 1)``, and either correction multiplies the smallest p by the number ``m`` of slices tried:
+with sacrebleu's 1,000 resamples and ~100 slices nothing could ever be significant, however large the difference.
+So the number of resamples follows the number of slices (:func:`resamples_for`): at least 1,000 and at least
+``2 m / 0.05`` (twice what the smallest p needs to survive either correction alone), unless given (``--samples``).
 
 **Ranking.** Slices significant after correction (corrected p < 0.05) come first, then the others; within each,
 the larger the absolute difference in the metric's points, the earlier (then the larger slice, then the
@@ -52,6 +54,7 @@ from mtdiag.tags import tag_names
 CORRECTIONS = {"holm": "Holm (1979) step-down: family-wise error rate",
                "bh": "Benjamini-Hochberg (1995) step-up: false discovery rate"}
 DEFAULT_MIN_SIZE = 30
+DEFAULT_CORRECTION = "bh"  # the finder explores: a few false leads among many true ones cost little
 COLUMNS = ("expression", "size", "score_a", "score_b", "difference", "p_value", "p_corrected", "correction",
            "significant")
 
@@ -236,14 +239,22 @@ def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE) -
 # ------------------------------------------------------------------------------------------ the search
 
 
+def resamples_for(tried: int) -> int:
+    """Bootstrap resamples for ``tried`` slices: sacrebleu's default 1,000, or enough that the smallest possible
+    p-value, ``1 / (n + 1)``, survives Holm's or Benjamini–Hochberg's correction over ``tried`` tests with a factor
+    2 to spare: ``n + 1 >= 2 tried / 0.05``."""
+    return max(DEFAULT_SAMPLES["bs"], int(np.ceil(2 * tried / ALPHA)) - 1)
+
+
 def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int = DEFAULT_MIN_SIZE,
-                correction: str = "bh", n: int = DEFAULT_SAMPLES["bs"], seed: int | None = DEFAULT_SEED,
+                correction: str = DEFAULT_CORRECTION, n: int | None = None, seed: int | None = DEFAULT_SEED,
                 top: int | None = None) -> pd.DataFrame:
     """The candidate slices (:func:`candidate_slices`) ranked by how much ``a`` and ``b`` differ there (see the
     module docstring): columns :data:`COLUMNS` — ``expression``, ``size``, ``score_a``, ``score_b``,
     ``difference`` (``score_a − score_b``), ``p_value`` (paired bootstrap, ``b`` as the baseline), ``p_corrected``,
-    ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all). ``attrs`` hold the
-    systems, the metric, the whole set's scores and the number of slices tried."""
+    ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all). ``n`` bootstrap
+    resamples per slice (None: :func:`resamples_for` the number of slices tried). ``attrs`` hold the systems, the
+    metric, the whole set's scores, the number of slices tried and of resamples drawn."""
     systems = report.evalset.systems
     for system in (a, b):
         if system not in systems:
@@ -256,12 +267,13 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
         raise ValueError(f"the minimum slice size must be at least 1, got {min_size}")
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
-    if n < 1:
+    if n is not None and n < 1:
         raise ValueError(f"the number of resamples must be at least 1, got {n}")
     scorer = report.metric(metric)
     # (n_segments, 2, k): the baseline b first, as compare.significance stacks it
     stacked = np.stack([np.asarray(report.result(metric, s).stats, dtype=np.float64) for s in (b, a)], axis=1)
     candidates = candidate_slices(report, a, b, min_size)
+    n = resamples_for(len(candidates)) if n is None else n
     rows = _tested(scorer, stacked, candidates, n, seed)
     table = pd.DataFrame(rows, columns=["expression", "size", "score_a", "score_b", "p_value"])
     table["difference"] = table["score_a"] - table["score_b"]
