@@ -24,6 +24,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
+from mtdiag.tokenize import normalise_typography
+
 MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
 MAX_CHARS = 4_000  # characters shown of a plain text
 MAX_ALIGNMENT = 400  # edit operations shown in an alignment strip
@@ -203,8 +207,30 @@ def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | N
     token cannot be found (the tokeniser rewrote the text beyond recognition): then show the tokens instead.
 
     Tokenisers drop spaces, split punctuation, fold case and may unescape entities (13a turns ``&amp;`` into
-    ``&``); searching forward from the previous token's end tolerates all of these.
+    ``&``); searching forward from the previous token's end tolerates all of these. Tokens of a text whose
+    typography was normalised (``„`` read as ``"``, ``…`` as ``...``: :func:`mtdiag.tokenize.normalise_typography`)
+    are found in the normalised text and their offsets mapped back to the characters as written, so the text is
+    shown as written with its marks.
     """
+    offsets = _find_forward(text, tokens)
+    if offsets is not None:
+        return offsets
+    pieces = [normalise_typography(c) for c in text]
+    normalised = "".join(pieces)
+    if normalised == text:
+        return None
+    located = _find_forward(normalised, tokens)
+    if located is None:
+        return None
+    ends = np.cumsum([len(piece) for piece in pieces])
+
+    def original(position: int) -> int:  # the character of ``text`` that a normalised position falls in
+        return int(np.searchsorted(ends, position, side="right"))
+
+    return [(original(a), original(b - 1) + 1 if b > a else original(a)) for a, b in located]
+
+
+def _find_forward(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
     lowered = text.lower()
     haystack = lowered if len(lowered) == len(text) else text
     pos = 0
