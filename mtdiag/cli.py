@@ -316,7 +316,7 @@ def _with_human(args, evalset) -> "EvalSet":
     from dataclasses import replace
 
     from mtdiag.io import read_human_scores
-    from mtdiag.io.human import unknown_score_systems
+    from mtdiag.io.human_scores import unknown_score_systems
 
     path = args.human
     human = read_human_scores(path, n_segments=evalset.n_segments, limits=_limits(args))

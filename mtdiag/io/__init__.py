@@ -24,7 +24,7 @@ from mtdiag.errors import InputError
 from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
-from mtdiag.io.human import read_human_scores
+from mtdiag.io.human_scores import read_human_scores
 from mtdiag.io.metric_spans import read_metric_spans, with_metric_spans
 from mtdiag.io.naming import (
     clean_name,
