@@ -11,7 +11,8 @@ from mtdiag import compare
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from mtdiag.slices import find_slices, segment_mask, where
-from mtdiag.slices.finder import benjamini_hochberg, candidate_slices, holm
+from mtdiag.compare import benjamini_hochberg, holm
+from mtdiag.slices.finder import candidate_slices
 from tests.conftest import DEV
 
 A, B = "Facebook-AI", "metricsystem1"
