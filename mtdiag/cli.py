@@ -902,7 +902,7 @@ def _orders(value: str) -> tuple[int, ...]:
 
 
 def _ngrams(args) -> str:
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+    from mtdiag.ht_mt_ngrams import ngram_tables
     from mtdiag.tokenize import TokenizeOptions, default_tokenizer
 
     if args.min_count < 1:

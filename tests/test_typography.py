@@ -9,7 +9,7 @@ import pytest
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
 from mtdiag.views import ngrams, over_under, word_order
 from mtdiag.views.detail import segment_detail

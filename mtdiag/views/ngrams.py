@@ -48,7 +48,7 @@ def content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) 
 def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
     """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
     (computed once per report and arguments)."""
-    from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
+    from mtdiag.ht_mt_ngrams import context_ngram_tables
 
     return context_ngram_tables(report.context, orders, min_count, ht_ref)
 
@@ -84,7 +84,7 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
     ``b`` as the corpus of reference)."""
     from dataclasses import replace
 
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
+    from mtdiag.ht_mt_ngrams import ngram_tables as build
 
     if a == b:
         raise ValueError("choose two different systems")
