@@ -110,7 +110,7 @@ LAYERS = {
     "ui": 6,          # mtdiag.ui (the only Streamlit importer)
 }
 _FOUNDATION = {"mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.highlight"}
-_INPUTS = ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams")
+_INPUTS = ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams", "mtdiag.ht_mt_ngrams")
 
 
 def layer_of(module: str) -> int:
@@ -160,8 +160,8 @@ def test_architecture_doc_names_every_layer():
 
 # Views mirror pages (issue 21.6): one view module per page, named in mtdiag/views/__init__.py's table.
 PAGE_VIEWS = {"overview": "overview", "segments": "segments", "buckets": "buckets", "distributions": "distributions",
-              "over_under": "over_under", "waft_neva": "word_order", "terminology": "terms", "ngrams": "ngrams",
-              "likeness": "human", "compare": "compare", "slices": "slices"}
+              "over_under": "over_under", "waft_neva": "waft_neva", "terminology": "terminology", "ngrams": "ngrams",
+              "likeness": "likeness", "compare": "compare", "slices": "slices"}
 
 
 def test_every_page_has_its_view_and_imports_no_other_page_s():
