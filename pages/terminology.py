@@ -4,7 +4,7 @@ import streamlit as st
 
 from mtdiag import highlight
 from mtdiag.ui import state, widgets
-from mtdiag.views import detail, terms
+from mtdiag.views import detail, terminology
 
 current = state.current()
 report, ev = current.report, current.evalset
@@ -13,9 +13,9 @@ st.caption("Exact match: share of term occurrences whose target term (or an alte
            "Window overlap (2, 3): how much of the term's context in the reference the output keeps around it. "
            "TERm: TER where a missed term word costs 2 (Alam et al. 2021). All 0–100, higher is better.")
 
-if not terms.has_terms(report):
+if not terminology.has_terms(report):
     widgets.explain(
-        "This data has no term annotations, so there is nothing to score here. Terms come from a `terms.tsv` "
+        "This data has no term annotations, so there is nothing to score here. Terms come from a `terminology.tsv` "
         "(`seg_id`, `src_term`, `tgt_term`, with `|` between target alternatives), a glossary TSV (`source`, "
         "`target`, matched automatically where the source has the term and the reference its translation), or "
         "inline `<term src=… tgt=…>…</term>` tags in the source and reference. Pick a sample set with terms "
@@ -27,7 +27,7 @@ st.subheader("Per system")
 widgets.table(report.corpus[term_metrics].reset_index(), key="tm_corpus", name="term_scores")
 
 st.subheader("Per term")
-summary = state.view(terms.term_summary)(current)
+summary = state.view(terminology.term_summary)(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="tm_systems")
 summary = summary[summary["system"].isin(systems)]
 st.caption(f"{summary[['src_term', 'tgt_terms']].drop_duplicates().shape[0]:,} terms; least often right first. "
@@ -40,7 +40,7 @@ system = widgets.select("System", ev.systems, key="tm_system", where=c1)
 window = widgets.select("Window", [2, 3], key="tm_window", where=c2,
                         format_func={2: "2 words", 3: "3 words"}.__getitem__)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
-occ = state.view(terms.term_table)(current, system)
+occ = state.view(terminology.term_table)(current, system)
 shown = occ[~occ["correct"]] if only_missed else occ
 cols = ["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]
 picked = widgets.table(shown[cols].reset_index(drop=True), key="tm_occ", name=f"term_occurrences_{system}",
@@ -48,7 +48,7 @@ picked = widgets.table(shown[cols].reset_index(drop=True), key="tm_occ", name=f"
 if len(shown):
     row = shown.iloc[picked if picked is not None else 0]
     seg = int(row["seg"])
-    hyp_spans, ref_spans = terms.term_spans(report, system, row, window)
+    hyp_spans, ref_spans = terminology.term_spans(report, system, row, window)
     st.markdown(f"**Segment {widgets.segment_number(seg)}: “{highlight.escape_markdown(row['src_term'])}” → "
                 f"{highlight.escape_markdown(row['tgt_terms'])}** "
                 + ("(right)" if row["correct"] else "(missed)")

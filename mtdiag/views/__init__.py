@@ -7,10 +7,10 @@
 | Buckets (``buckets.py``) | :mod:`mtdiag.views.buckets` |
 | Distributions (``distributions.py``) | :mod:`mtdiag.views.distributions` |
 | Over/under-translation (``over_under.py``) | :mod:`mtdiag.views.over_under` |
-| WAFT vs NEVA (``waft_neva.py``) | :mod:`mtdiag.views.word_order` |
-| Terminology (``terminology.py``) | :mod:`mtdiag.views.terms` |
+| WAFT vs NEVA (``waft_neva.py``) | :mod:`mtdiag.views.waft_neva` |
+| Terminology (``terminology.py``) | :mod:`mtdiag.views.terminology` |
 | N-grams (``ngrams.py``) | :mod:`mtdiag.views.ngrams` |
-| Human likeness & human scores (``likeness.py``) | :mod:`mtdiag.views.human` |
+| Human likeness & human scores (``likeness.py``) | :mod:`mtdiag.views.likeness` |
 | Compare (``compare.py``) | :mod:`mtdiag.views.compare` |
 | Slice finder (``slices.py``) | :mod:`mtdiag.views.slices` |
 

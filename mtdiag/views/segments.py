@@ -19,7 +19,7 @@ import pandas as pd
 
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views.human import has_human_scores
+from mtdiag.views.likeness import has_human_scores
 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
