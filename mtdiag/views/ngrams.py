@@ -12,6 +12,7 @@ import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.metrics.terminology import stop_words
+from mtdiag.views.base import Table, View, ViewOption, references, systems
 from mtdiag.views.detail import side_tokens
 
 # Markers of the HT/MT tables (Aikawa & Rarrick: sentence start, out-of-list word, punctuation): never content.
@@ -115,3 +116,29 @@ def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2
         table = content_only(table, ["ngram"], report.context.tgt_lang)
     table["n_segments"] = [len(s) for s in table["segments"]]
     return table
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+KINDS = {"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}
+
+VIEW = View(
+    name="ngrams", title="N-grams",
+    help="HT-only, MT-only and skewed n-grams of a system against a human translation (Aikawa & Rarrick), each "
+         "with the segments that have it",
+    needs=("references",),
+    options=(
+        ViewOption("system", "System", choices=systems),
+        ViewOption("order", "Order", "the n-gram order", choices=(1, 2, 3, 4), type=int),
+        ViewOption("min_count", "Minimum count k", "the fewest occurrences an n-gram needs in the corpus that has it",
+                   type=int, default=2, minimum=1, maximum=100),
+        ViewOption("ht_ref", "Human translation", "the reference read as the human translation", choices=references),
+        ViewOption("kind", "Table", choices=tuple(KINDS), describe=KINDS),
+        ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "
+                   "punctuation, symbols and stop words of the target language.", type=bool, default=True),
+    ),
+    tables=(Table("ngrams", "N-grams", lambda report, chosen: ngram_rows(
+        report, chosen["system"], chosen["order"], chosen["kind"], min_count=chosen["min_count"],
+        ht_ref=chosen["ht_ref"], hide_function_words=chosen["hide_function_words"])),),
+    in_report=False,
+)

@@ -19,7 +19,8 @@ import pandas as pd
 
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views.likeness import has_human_scores
+from mtdiag.views.base import Table, View, ViewOption, has_human_scores
+
 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
@@ -192,3 +193,20 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
     return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+VIEW = View(
+    name="segments", title="Segments",
+    help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
+    options=(ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
+                        "source (its worst system), then every pair in order. On: every pair in problem order "
+                        "(`mtdiag triage --strict`).", type=bool, default=False),),
+    tables=(
+        Table("queue", "Worst first", lambda report, chosen: queue(report, strict=chosen["strict"])),
+        Table("sources", "Sources, hardest first", lambda report, chosen: sources(report)),
+        Table("documents", "Per document: corpus scores", lambda report, chosen: document_scores(report),
+              needs=("documents",)),
+    ),
+)
