@@ -319,13 +319,11 @@ def current_report() -> Report | None:
 
 
 def current() -> Current:
-    """The data, options and report of this run (set by ``app.py`` before the page runs)."""
+    """The data, options and report of this run (set by the dashboard's entry, :mod:`mtdiag.ui.dashboard`, before
+    the page runs)."""
     ref = st.session_state.get(SESSION_KEY)
     value = ref() if ref is not None else None
     if value is None:
-        from mtdiag.ui import navigation
-
-        navigation.bootstrap()  # the page ran without app.py: rerun through it (see mtdiag.ui.navigation)
         st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
         st.stop()
     return value
@@ -351,14 +349,16 @@ _VIEWS: dict[Callable, Callable] = {}
 _VIEWS_LOCK = threading.Lock()
 
 
-def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES) -> Callable:
+def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES,
+         name: str | None = None) -> Callable:
     """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
     options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
     by the sweeper with every other derived frame).
 
     One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
-    function's module, qualified name and source, so each gets the qualified name of the function it wraps — two
-    views never share entries. The report itself is not hashed (``_report``): the key identifies it.
+    function's module, qualified name and source, so each gets the qualified name of the function it wraps (or
+    ``name``, for functions without a name of their own, such as a view's table builders) — two views never share
+    entries. The report itself is not hashed (``_report``): the key identifies it.
     """
     with _VIEWS_LOCK:
         cached = _VIEWS.get(fn)
@@ -367,7 +367,7 @@ def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_M
                 return fn(_report, *args, **dict(kwargs))
 
             run.__module__ = getattr(fn, "__module__", __name__)
-            run.__qualname__ = f"view[{getattr(fn, '__qualname__', repr(fn))}]"
+            run.__qualname__ = f"view[{name or getattr(fn, '__qualname__', repr(fn))}]"
             run.__name__ = run.__qualname__
             cached = st.cache_data(show_spinner=spinner, max_entries=max_entries, ttl=REPORT_TTL_S)(run)
             _VIEWS[fn] = cached

@@ -33,7 +33,6 @@ from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
-TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
 ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
 BORDER_PX = 1

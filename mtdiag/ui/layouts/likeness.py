@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from mtdiag import charts, views
+from mtdiag import charts
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import likeness
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Human likeness & human scores")
+st.title(likeness.VIEW.title)
 st.caption("With several references, a good metric should score a human translation at least as high as the "
            "systems (ORANGE: how often; KING: how often above every system), and a human-like system should be as "
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
@@ -21,12 +21,10 @@ section = widgets.segmented(
                  "human": "Human scores", "errors": "Human error statistics"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
-candidates = likeness.similarity_metrics(report)
-default = [m for m in likeness.DEFAULT_QUEEN_METRICS if m in candidates]
+chosen: dict = {}
 
 if section == "likeness":
-    metrics = widgets.multiselect("Similarity metrics", candidates, default=default, key="hl_metrics",
-                                  format_func=widgets.metric_label)
+    metrics = choices.choose(likeness.VIEW, "similarity", current, chosen, key="hl_metrics", help=None)
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
@@ -56,11 +54,9 @@ if section == "likeness":
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
-    metrics = widgets.multiselect("Metric set X", candidates, default=default, key="hl_queen_metrics", where=c1,
-                                  format_func=widgets.metric_label)
-    pool = c2.toggle("Pool reference pairs over segments", key="hl_pool",
-                     help="Compare with the reference pairs of every segment (the paper's choice with three "
-                          "references) instead of the segment's own.")
+    metrics = choices.choose(likeness.VIEW, "similarity", current, chosen, key="hl_queen_metrics", where=c1,
+                             label="Metric set X", help=None)
+    pool = choices.choose(likeness.VIEW, "pool", current, chosen, key="hl_pool", where=c2)
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
@@ -86,9 +82,8 @@ elif section == "errors":
             "test-set folder, or upload one under *Human error spans and metric scores* in the sidebar) or an ESA "
             "file with error spans.")
         st.stop()
-    level = widgets.segmented("Categories", ["full", "top"], key="hl_err_level", required=True,
-                              format_func={"full": "Full (Accuracy/Mistranslation)",
-                                           "top": "Top level (Accuracy)"}.__getitem__)
+    level = choices.choose(likeness.VIEW, "level", current, chosen, key="hl_err_level", widget="segmented",
+                           help=None)
     st.subheader("Errors per system and category")
     st.caption("Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
                "segments of the system; one column per severity.")
@@ -122,8 +117,7 @@ else:
                "system's mean human score with its corpus score.")
     widgets.table(state.view(likeness.human_agreement)(current).reset_index(), key="hl_agreement",
                   name="human_agreement")
-    metric = widgets.select("Metric", list(report.metrics), key="hl_metric",
-                            default=views.default_metric(report.metrics), format_func=widgets.metric_label)
+    metric = choices.choose(likeness.VIEW, "metric", current, chosen, key="hl_metric", help=None)
     segments, systems = state.view(likeness.human_points)(current, metric)
     left, right = st.columns(2)
     with left:

@@ -3,28 +3,27 @@
 import streamlit as st
 
 from mtdiag import highlight
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import detail, terminology
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Terminology")
+st.title(terminology.VIEW.title)
 st.caption("Exact match: share of term occurrences whose target term (or an alternative) is in the output. "
            "Window overlap (2, 3): how much of the term's context in the reference the output keeps around it. "
            "TERm: TER where a missed term word costs 2 (Alam et al. 2021). All 0–100, higher is better.")
 
 if not terminology.has_terms(report):
     widgets.explain(
-        "This data has no term annotations, so there is nothing to score here. Terms come from a `terminology.tsv` "
+        "This data has no term annotations, so there is nothing to score here. Terms come from a `terms.tsv` "
         "(`seg_id`, `src_term`, `tgt_term`, with `|` between target alternatives), a glossary TSV (`source`, "
         "`target`, matched automatically where the source has the term and the reference its translation), or "
         "inline `<term src=… tgt=…>…</term>` tags in the source and reference. Pick a sample set with terms "
         "(e.g. tico19.en-fr or wmt21.en-ja) or upload a terms file with your data in the sidebar.")
     st.stop()
 
-term_metrics = [m for m in ("term_exact", "term_window2", "term_window3", "term_ter") if m in report.metrics]
 st.subheader("Per system")
-widgets.table(report.corpus[term_metrics].reset_index(), key="tm_corpus", name="term_scores")
+widgets.table(terminology.term_scores(report), key="tm_corpus", name="term_scores")
 
 st.subheader("Per term")
 summary = state.view(terminology.term_summary)(current)
@@ -36,9 +35,9 @@ widgets.table(summary, key="tm_summary", name="terms_per_term", max_height=320)
 
 st.subheader("Occurrences in context")
 c1, c2, c3 = st.columns([2, 1, 2])
-system = widgets.select("System", ev.systems, key="tm_system", where=c1)
-window = widgets.select("Window", [2, 3], key="tm_window", where=c2,
-                        format_func={2: "2 words", 3: "3 words"}.__getitem__)
+chosen: dict = {}
+system = choices.choose(terminology.VIEW, "system", current, chosen, key="tm_system", where=c1, help=None)
+window = choices.choose(terminology.VIEW, "window", current, chosen, key="tm_window", where=c2, help=None)
 only_missed = c3.toggle("Only missed terms", key="tm_missed")
 occ = state.view(terminology.term_table)(current, system)
 shown = occ[~occ["correct"]] if only_missed else occ

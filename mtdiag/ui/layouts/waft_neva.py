@@ -3,13 +3,13 @@
 import streamlit as st
 
 from mtdiag import charts, highlight
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import waft_neva
 from mtdiag.views.detail import segment_detail
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("WAFT vs NEVA")
+st.title(waft_neva.VIEW.title)
 st.caption("WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
            "precision) does not. Where NEVA > WAFT the right words are in the wrong order (Forsbom 2003 §5).")
 if widgets.reference_needed(current):
@@ -52,9 +52,9 @@ if len(frame):
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(waft_neva.op_counts)(current)), key="wn_ops")
 c1, c2 = st.columns([3, 2])
-system = widgets.select("System", ev.systems, key="wn_system", where=c1)
-hide = c2.toggle("Hide punctuation and stop words", value=True, key="wn_hide",
-                 help="Leave out edits whose words are all punctuation, symbols or stop words of the target language.")
+chosen: dict = {}
+system = choices.choose(waft_neva.VIEW, "system", current, chosen, key="wn_system", where=c1, help=None)
+hide = choices.choose(waft_neva.VIEW, "hide_function_words", current, chosen, key="wn_hide", where=c2)
 tables = state.view(waft_neva.edit_tables)(current, system, top=None, hide_function_words=hide)
 c1, c2, c3 = st.columns(3)
 with c1:
