@@ -1,6 +1,6 @@
 """Read and validate every input into an :class:`~mtdiag.evalset.EvalSet`, at the edge, once (``docs/inputs.md``).
 
-Inputs (see ``shared/data/README.md``):
+Inputs (``docs/inputs.md``):
 
 - plain text, one segment per line (:mod:`.text`: ``read_lines``), gathered from a folder (:mod:`.folders`:
   ``load_folder``) or from named files / uploaded bytes (:mod:`.files`: ``load_files``);

@@ -40,7 +40,7 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
     segment is an error.
 
     An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
-    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (issue 22: the file
+    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (the file
     users have is often the error file, and ``--human`` is where they give human judgements).
     """
     table = parse_table(source, name, "tsv", limits)

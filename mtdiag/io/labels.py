@@ -1,6 +1,6 @@
 """Segment labels: a TSV ``seg_id`` plus one column per label (``doc``, ``domain``, …) (:func:`read_segment_labels`).
 
-A test-set folder's ``segments.tsv`` (as in ``shared/data/dev/ted/zh-en``: ``seg_id, orig_seg_id, doc, doc_id``)
+A test-set folder's ``segments.tsv`` (as in the TED zh-en development set's: ``seg_id, orig_seg_id, doc, doc_id``)
 is read automatically: every column but ``seg_id`` becomes a label column of ``EvalSet.segments`` — what bucket
 dimensions (``label:doc``) and slice expressions (``doc == "talk.2"``) read. Labels are text, as written; a segment
 the file does not list gets the empty label.

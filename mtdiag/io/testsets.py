@@ -16,7 +16,7 @@
   them. Segments are matched to the source by (document, segment id); names come from ``sysid`` (``ref`` →
   ``ref``; ``ref-A``/``A`` → ``A``).
 - **TSV/CSV/JSONL** with named columns (:func:`mtdiag.io.load_table`).
-- **Without references** (issue 20): an XML file with no ``<ref>``, SGML with a ``<srcset>`` and no
+- **Without references**: an XML file with no ``<ref>``, SGML with a ``<srcset>`` and no
   ``<refset>``, a table with ``src`` and system columns and no ``ref*`` column give a reference-free set (the
   source, the outputs; the reference-free checks and metrics): every segment is kept (the "no reference, skipped"
   rule applies only where some references exist), and the target language comes from ``<hyp lang=…>`` (XML) or the
@@ -192,7 +192,7 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
 # ---------------------------------------------------------------------------------------------------- SGML
 
 _TAG = re.compile(r"<(/?)(srcset|refset|tstset|doc|seg)\b([^<>]*+)>", re.IGNORECASE)
-"""One SGML tag that matters here. Linear on any line (issue 22): a tag is tried only at a ``<``, and its
+"""One SGML tag that matters here. Linear on any line: a tag is tried only at a ``<``, and its
 attributes (possessive, never given back) stop at the next ``<`` or ``>``; a segment's text is then the slice
 between its ``<seg …>`` and the next ``</seg>``, never a lazy ``.*?`` tried again from every unclosed tag."""
 _ATTR = re.compile(r"""(?<![\w:-])([\w:-]++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++))""")

@@ -50,7 +50,7 @@ its value is given in (file sizes in MB, 10^6 bytes)."""
 
 @dataclass(frozen=True)
 class Limits:
-    """What one input file may cost: limits on the *work* it causes, not only its bytes (issue 22).
+    """What one input file may cost: limits on the *work* it causes, not only its bytes.
 
     Every reader counts before it parses: ``max_file_bytes`` bytes (for ``.gz``, the inflated bytes, counted while
     inflating), ``max_rows`` lines, ``max_cells`` table cells (rows x columns; for XML and SGML, tags) and

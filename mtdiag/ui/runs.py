@@ -67,7 +67,7 @@ def opened_run(folder: Path) -> state.Current | None:
 def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
     """The "Saved runs" expander: save this run, the list, open, delete (confirmed), add a system. Returns the
     problems to show. A workspace file that cannot be used is named here, with a button that sets it aside and
-    starts a new workspace (issue 22): every other part of the app keeps working; a read-only workspace lists and
+    starts a new workspace: every other part of the app keeps working; a read-only workspace lists and
     opens runs, and saving says why it cannot."""
     problems: list[str] = []
     note = st.session_state.pop(WORKSPACE_NOTE, None)

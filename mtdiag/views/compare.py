@@ -63,7 +63,7 @@ def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
 
 
 def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
-    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side (issue 23).
+    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side.
 
     **Ranking**: largest ``|problem_difference|`` first, the difference of the two outputs' problem scores
     (:func:`mtdiag.triage.problem_scores`: each output's badness among every output of this test set, the score
