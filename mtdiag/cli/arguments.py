@@ -146,7 +146,8 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The inputs and scoring options of ``score`` (and of every command that scores like it). The parser is used
-    before the registry is imported, so a command this run does not use stops here (:class:`mtdiag.cli.base.Unfilled`)."""
+    before the registry is imported, so a command this run does not use stops here
+    (:class:`mtdiag.cli.base.Unfilled`)."""
     parser.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
     from mtdiag.metrics import REGISTRY
 

@@ -84,8 +84,8 @@ def _check_human_args(args) -> None:
 
 def _human_json(args, report) -> dict:
     """``{METRIC: {seg_pearson, seg_kendall, sys_pearson, sys_kendall, n_seg, n_sys}}`` against the human scores
-    of ``path``, attached to the report's set before scoring (:func:`mtdiag.cli.inputs.with_human`; positive = agrees with the
-    humans; see :mod:`mtdiag.human`)."""
+    of ``--human``, attached to the report's set before scoring (:func:`mtdiag.cli.inputs.with_human`; positive =
+    agrees with the humans; see :mod:`mtdiag.human`)."""
     from mtdiag.human import human_agreement
 
     table = human_agreement(report, report.evalset.human)
@@ -109,7 +109,8 @@ def run(args) -> str:
 
         raise CliError(no_metric_reason(evalset))
     from mtdiag.compare import report_signatures
-    from mtdiag.export import clusters_latex, export_comparison, latex_table, pairwise_json, pairwise_tsv, significance_json
+    from mtdiag.export import (clusters_latex, export_comparison, latex_table, pairwise_json, pairwise_tsv,
+                               significance_json)
 
     comparison, pairwise = _significance(args, report), _pairwise(args, report)
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)

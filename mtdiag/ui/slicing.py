@@ -12,7 +12,8 @@ that cannot be read, names a field the data lacks or keeps no segment gets a one
 the page shows every segment: the data loaded stays in use. Saving a run (Saved runs) saves the whole set, never
 the slice: the slice is a view of it.
 
-The slice finder (its layout, ``mtdiag/ui/layouts/slices.py``) opens a slice it found by writing its expression into the box
+The slice finder (its layout, ``mtdiag/ui/layouts/slices.py``) opens a slice it found by writing its expression into
+the box
 (:func:`open_slice`).
 """
 

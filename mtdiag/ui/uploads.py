@@ -5,8 +5,8 @@ test-set folder; and, in both modes, **MQM/ESA error annotations** (:func:`mtdia
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
-Every reader's result is cached by the files' bytes and goes with the reports (:func:`mtdiag.ui.state.register_per_upload`);
-every problem is returned as a message naming the file and the line (:class:`mtdiag.errors.InputError`)."""
+Every reader's result is cached by the files' bytes and goes with the reports
+(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.errors.InputError`)."""
 
 from __future__ import annotations
 

@@ -91,7 +91,8 @@ def for_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _info(metric: str) -> MetricInfo:
-    """A metric's metadata, an imported metric's through this session's report (never the process's: one session's imported metrics are not another's)."""
+    """A metric's metadata, an imported metric's through this session's report (never the process's: one session's
+    imported metrics are not another's)."""
     return metric_info(metric, state.current_report())
 
 

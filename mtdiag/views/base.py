@@ -184,7 +184,8 @@ class ViewOption:
             try:
                 return self.type(text)
             except ValueError:
-                raise ValueError(f"{self.flag} {text!r}: expected {'a whole number' if self.type is int else 'a number'}") from None
+                expected = "a whole number" if self.type is int else "a number"
+                raise ValueError(f"{self.flag} {text!r}: expected {expected}") from None
         return text
 
     def resolve(self, report, chosen: Chosen, value: Any = None) -> Any:
@@ -204,8 +205,8 @@ class ViewOption:
         elif self.type in (int, float):
             upper = self.upper(report)
             if (self.minimum is not None and value < self.minimum) or (upper is not None and value > upper):
-                raise ValueError(f"{self.flag} {value}: must be in {'' if self.minimum is None else f'{self.minimum:g}'}"
-                                 f"..{'' if upper is None else f'{upper:g}'}")
+                low = "" if self.minimum is None else f"{self.minimum:g}"
+                raise ValueError(f"{self.flag} {value}: must be in {low}..{'' if upper is None else f'{upper:g}'}")
         return values if self.many else value
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
+from mtdiag.ht_mt_ngrams import DEFAULT_MIN_COUNT
 from mtdiag.metrics.terminology import stop_words
 from mtdiag.views.base import Table, View, ViewOption, references, systems
 from mtdiag.views.detail import side_tokens
@@ -46,7 +47,7 @@ def content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) 
     return frame[keep].reset_index(drop=True)
 
 
-def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
+def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = DEFAULT_MIN_COUNT, ht_ref: str | None = None):
     """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
     (computed once per report and arguments)."""
     from mtdiag.ht_mt_ngrams import context_ngram_tables
@@ -76,7 +77,7 @@ def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None 
     return spans(system), spans(ref)
 
 
-def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
+def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = DEFAULT_MIN_COUNT,
                       hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
     """N-grams one system produces and another never does (MT-ComparEval #23): Aikawa & Rarrick's tables with
     system ``b`` in the place of the human translation. ``{"only_a": …, "only_b": …}``, each ``ngram``, ``a_count``,
@@ -105,8 +106,8 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
     return out
 
 
-def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2, ht_ref: str | None = None,
-               hide_function_words: bool = False) -> pd.DataFrame:
+def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = DEFAULT_MIN_COUNT,
+               ht_ref: str | None = None, hide_function_words: bool = False) -> pd.DataFrame:
     """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order (:func:`ngram_tables`), with
     ``n_segments`` (how many segments contain each n-gram); ``hide_function_words`` drops the n-grams made only of
     punctuation, stop words and the <s>/<UNK>/<PUNC> markers."""
@@ -131,7 +132,7 @@ VIEW = View(
         ViewOption("system", "System", choices=systems),
         ViewOption("order", "Order", "the n-gram order", choices=(1, 2, 3, 4), type=int),
         ViewOption("min_count", "Minimum count k", "the fewest occurrences an n-gram needs in the corpus that has it",
-                   type=int, default=2, minimum=1, maximum=100),
+                   type=int, default=DEFAULT_MIN_COUNT, minimum=1, maximum=100),
         ViewOption("ht_ref", "Human translation", "the reference read as the human translation", choices=references),
         ViewOption("kind", "Table", choices=tuple(KINDS), describe=KINDS),
         ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "

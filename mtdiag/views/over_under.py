@@ -75,14 +75,15 @@ VIEW = View(
     help="OTEM/UTEM per segment and system, mp_n per order, and the over- or under-matched n-grams behind them",
     needs=("references",),
     options=(
-        ViewOption("metric", "Metric", choices=lambda report, chosen: [m for m in ("otem", "utem") if m in report.metrics],
-                   of="metric", empty="OTEM and UTEM were not computed for this data."),
+        ViewOption("metric", "Metric", of="metric", empty="OTEM and UTEM were not computed for this data.",
+                   choices=lambda report, chosen: [m for m in ("otem", "utem") if m in report.metrics]),
         ViewOption("system", "System", "the system whose n-grams are listed", choices=systems),
         ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "
                    "punctuation, symbols and stop words of the target language.", type=bool, default=True),
     ),
     tables=(
-        Table("summary", "Per system", lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),
+        Table("summary", "Per system",
+              lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),
         Table("mp_per_order", "mp_n per order", lambda report, chosen: mp_per_order(report, chosen["metric"])),
         Table("ngrams", "Most frequent over- or under-matched n-grams",
               lambda report, chosen: evidence_ngrams(report, chosen["metric"], chosen["system"],
