@@ -138,3 +138,35 @@ def test_without_the_entry_no_surface_has_it():
     report = evaluate(evalset_from_lists({"A": ["a b"]}, {"s": ["a"]}))
     assert "lengths" not in views.REGISTRY
     assert 'id="lengths"' not in html_report(report, top=1, n=20)
+
+
+# ------------------------------------------------------------------------------------------ every view's command
+
+
+@pytest.fixture(scope="module")
+def sample_report():
+    return evaluate(load_folder(DE))
+
+
+def test_the_list_names_every_view(capsys):
+    code, out, _ = run_cli(capsys, "view", "--list", "--format", "tsv")
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    assert code == 0 and [(row[0], row[1]) for row in rows] == [(v.name, v.title) for v in views.REGISTRY.values()]
+
+
+@pytest.mark.parametrize("name", list(views.REGISTRY))
+def test_every_view_prints_the_tables_of_its_page(name, capsys, sample_report):
+    """``mtdiag view NAME --format json`` on the sample set: the options the page starts from and exactly the tables
+    the view computes from them (the tables the data cannot give are named on stderr)."""
+    from mtdiag.export import to_json_records
+
+    code, out, err = run_cli(capsys, "view", name, "--testset", str(DE), "--format", "json")
+    assert code == 0, err
+    printed, view = json.loads(out), views.REGISTRY[name]
+    chosen = view.resolve(sample_report)
+    assert printed["view"] == name and printed["options"] == json.loads(json.dumps(chosen))
+    frames = view.frames(sample_report, chosen)
+    assert list(printed["tables"]) == list(frames) and frames
+    for table, frame in frames.items():
+        assert printed["tables"][table] == json.loads(json.dumps(to_json_records(frame), ensure_ascii=False)), table
+    assert all(f"table {t.name}" in err for t in view.tables if t.name not in frames)
