@@ -71,7 +71,7 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
 
     Every row of charts gets room for its slanted system names (:func:`tick_label_px`) under it — between rows
     (the gap holds them and the next row's titles) and under the last one (the bottom margin): a fixed spacing cut
-    the names of a row once they were long (issue 23: the HTML report's second row).
+    the names of a row once they were long (the HTML report's second row).
     """
     metrics = list(corpus.columns)
     cols = max(1, min(columns, len(metrics)))
@@ -236,7 +236,7 @@ EDGE_SYMBOL = {"above": "triangle-up", "below": "triangle-down"}
 
 
 def robust_range(values) -> tuple[float, float] | None:
-    """An axis range that one outlier cannot squash (issue 23: one OTEM of 231 put every box near 0), or None when
+    """An axis range that one outlier cannot squash (one OTEM of 231 put every box near 0), or None when
     no value is far out (then the axis covers them all).
 
     The bulk is the values between the 1st and 99th percentile (:data:`AXIS_QUANTILE`), its *span* their distance.

@@ -206,7 +206,7 @@ def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = 
     :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval and, when the system
     differs significantly from the baseline (p < 0.05, in the metric's direction), a mark of :data:`LATEX_MARKS`:
     ``mark="dagger"``: ``$^{\\dagger}$`` significantly better, ``$^{\\ddagger}$`` significantly worse;
-    ``mark="star"``: ``$^{*}$`` better, ``$^{\\circ}$`` worse (issue 23: a reader must see the worse ones too). The
+    ``mark="star"``: ``$^{*}$`` better, ``$^{\\circ}$`` worse (a reader must see the worse ones too). The
     note under the table explains both. Signatures go into ``%`` comment lines. Needs ``\\usepackage{booktabs}``.
     ``within`` (the report) names imported metrics and their directions.
     """

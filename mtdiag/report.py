@@ -1,7 +1,10 @@
-"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets and the
-worst segments with their evidence — human and metric error spans marked — and, when error annotations are loaded,
-the human error statistics per category and rater (:mod:`mtdiag.errorstats`), and the user's tags (issue 15,
-Build 5; issue 21; ``docs/report.md``).
+"""A shareable report: one self-contained HTML file with a section for every view of :data:`mtdiag.views.REGISTRY`
+that declares one (``View.in_report``), in the registry's order, and a table of contents of them: the overview and
+the ranked significance, the worst segments with their evidence — human and metric error spans marked — and the
+user's tags, buckets, and, when error annotations are loaded, the human error statistics per category and rater
+(:mod:`mtdiag.errorstats`); then the metric signatures (``docs/report.md``). A view without a section of its own
+here (:data:`SECTIONS`) gets the generic one: its named tables and its charts, with the options its page starts
+from.
 
 For a colleague who won't run a server (compare-mt's HTML report is the model): everything is in the file —
 plotly's JavaScript inlined once, the CSS inline — and nothing is fetched: the page carries a Content-Security-Policy
@@ -17,6 +20,7 @@ significance :func:`mtdiag.compare.pairwise_significance`'s, the tables the view
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
@@ -56,23 +60,20 @@ def _figure(fig) -> str:
                        config={"displaylogo": False, "responsive": True})
 
 
-def _header(report, title: str) -> str:
+def _header(report, title: str, contents: list[tuple[str, str]]) -> str:
+    """The title, the test set's facts, and the table of contents: ``(anchor, label)`` of every section."""
     ev = report.evalset
     facts = [f"{ev.n_segments:,} segments", f"{len(ev.systems)} systems", f"{len(ev.ref_names)} reference(s)"]
     if ev.lang_pair:
         facts.insert(0, ev.lang_pair)
     created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    links = "".join(f'<a href="#{anchor}">{highlight.escape(label)}</a>' for anchor, label in contents)
     return (f"<h1>{highlight.escape(title)}</h1>"
             f'<p class="meta">{highlight.escape(" · ".join(facts))} · made with mtdiag {highlight.escape(__version__)}'
             f" on {created}</p>"
             f'<p class="meta">Systems: {highlight.escape(", ".join(ev.systems))}. '
             f'References: {highlight.escape(", ".join(ev.ref_names))}.</p>'
-            '<nav><a href="#overview">Overview</a><a href="#significance">Significance</a>'
-            '<a href="#buckets">Buckets</a>'
-            + ('<a href="#errors">Human errors</a>' if errorstats.has_annotations(ev) else "")
-            + '<a href="#worst">Worst segments</a>'
-            + ('<a href="#tags">Tags</a>' if _has_tags(report) else "")
-            + '<a href="#signatures">Signatures</a></nav>')
+            f"<nav>{links}</nav>")
 
 
 def _primary(report) -> str | None:
@@ -197,8 +198,6 @@ def _has_tags(report) -> bool:
 
 def _tags(report) -> str:
     """The user's tags (:mod:`mtdiag.tags`): per tag, the whole segments and the outputs it marks, and their ids."""
-    if not _has_tags(report):
-        return ""
     summary = tag_summary(report.evalset.tags, report.evalset.seg_ids).rename(
         columns={"segments": "whole segments", "seg_ids": "segment ids"})
     return ("<h2 id=\"tags\">Tags</h2><p>The tags given in the dashboard; a slice <code>tag == \"NAME\"</code> "
@@ -211,29 +210,103 @@ def _signatures(report) -> str:
     return "<h2 id=\"signatures\">Signatures</h2>" + _table(rows)
 
 
+# ------------------------------------------------------------------------------------------------ the sections
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the report: its anchor, its label in the table of contents, and its HTML."""
+
+    anchor: str
+    label: str
+    html: str
+
+
+@dataclass(frozen=True)
+class Writing:
+    """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
+    and ``say``, told each step."""
+
+    top: int
+    method: str
+    n: int | None
+    seed: int | None
+    say: Callable[[str], None]
+
+
+def _overview_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say("overview")
+    sections = [Section("overview", "Overview", _overview(report))]
+    writing.say("ranked significance")
+    return sections + [Section("significance", "Significance",
+                               _significance(report, writing.method, writing.n, writing.seed))]
+
+
+def _segments_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say(f"the {writing.top} worst segments")
+    sections = [Section("worst", "Worst segments", _worst(report, writing.top))]
+    return sections + ([Section("tags", "Tags", _tags(report))] if _has_tags(report) else [])
+
+
+def _buckets_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say("buckets")
+    return [Section("buckets", "Buckets", _buckets(report))]
+
+
+def _likeness_sections(report, view, writing: Writing) -> list[Section]:
+    if not errorstats.has_annotations(report.evalset):
+        return []
+    writing.say("human error statistics")
+    return [Section("errors", "Human errors", _errors(report))]
+
+
+def _view_sections(report, view, writing: Writing) -> list[Section]:
+    """The generic section of a view: its help, then each named table and chart the data allows, with the options
+    its page starts from; nothing when the data lacks what the view needs."""
+    if view.missing(report):
+        return []
+    writing.say(view.title)
+    chosen = view.resolve(report)
+    parts = [f'<h2 id="{highlight.escape(view.name)}">{highlight.escape(view.title)}</h2>',
+             f"<p>{highlight.escape(view.help[0].upper() + view.help[1:])}.</p>"]
+    frames = view.frames(report, chosen)
+    for table in view.tables:
+        if table.name in frames:
+            parts.append(f"<h3>{highlight.escape(table.title)}</h3>" + _table(frames[table.name]))
+    titles = {chart.name: chart.title for chart in view.charts}
+    for name, figure in view.figures(report, chosen).items():
+        parts.append(f"<h3>{highlight.escape(titles[name])}</h3>" + _figure(figure))
+    return [Section(view.name, view.title, "".join(parts))]
+
+
+SECTIONS: dict[str, Callable[..., list[Section]]] = {
+    "overview": _overview_sections, "segments": _segments_sections, "buckets": _buckets_sections,
+    "likeness": _likeness_sections,
+}
+"""The views whose sections the report writes in a form of its own (the others get :func:`_view_sections`)."""
+
+
+def sections(report, writing: Writing) -> list[Section]:
+    """Every section of the report: those of each view in the report (``View.in_report``), in the registry's order,
+    then the metric signatures."""
+    out: list[Section] = []
+    for view in views.REGISTRY.values():
+        if view.in_report:
+            out += SECTIONS.get(view.name, _view_sections)(report, view, writing)
+    return out + [Section("signatures", "Signatures", _signatures(report))]
+
+
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
                 n: int | None = None, seed: int | None = compare.DEFAULT_SEED,
                 progress: Callable[[str], None] | None = None) -> str:
-    """The whole report as one HTML document (see the module docstring): header, overview, ranked significance
-    (``method`` ``bs``/``ar`` with ``n`` samples), buckets, the ``top`` worst segments, signatures."""
+    """The whole report as one HTML document (see the module docstring): the header with the table of contents,
+    every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
+    ``top`` worst segments)."""
     import plotly.offline
 
-    say = progress or (lambda _: None)
     title = title or f"mtdiag report: {report.evalset.name}"
-    body = [_header(report, title)]
-    say("overview")
-    body.append(_overview(report))
-    say("ranked significance")
-    body.append(_significance(report, method, n, seed))
-    say("buckets")
-    body.append(_buckets(report))
-    if errorstats.has_annotations(report.evalset):
-        say("human error statistics")
-        body.append(_errors(report))
-    say(f"the {top} worst segments")
-    body.append(_worst(report, top))
-    body.append(_tags(report))
-    body.append(_signatures(report))
+    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None)))
+    body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{highlight.escape(title)}'

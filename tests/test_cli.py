@@ -111,7 +111,8 @@ def test_the_entry_point_flushes_everything_and_keeps_every_exit_code(tmp_path):
 
 
 def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
-    from mtdiag.cli import _load, build_parser
+    from mtdiag.cli import build_parser
+    from mtdiag.cli.inputs import load
 
     files = {"ref.A.txt": "a b\n", "ref.txt": "a b\n", "newstest2021.en-de.ref.B.txt": "a b\n",
              "newstest2021.en-de.Facebook-AI.txt": "a b\n"}
@@ -119,7 +120,7 @@ def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
     args = build_parser().parse_args(["score", *sum((["--ref", str(tmp_path / n)] for n in list(files)[:3]), []),
                                       "--hyp", str(tmp_path / "newstest2021.en-de.Facebook-AI.txt")])
-    evalset = _load(args)
+    evalset = load(args)
     assert evalset.ref_names == ["A", "ref", "B"] and evalset.systems == ["Facebook-AI"]
     assert evalset.lang_pair == "en-de"  # from the system's file name
 

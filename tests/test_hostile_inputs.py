@@ -222,9 +222,9 @@ def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
     assert time.perf_counter() - start < 1.0
 
 
-SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.naming", "mtdiag.io.human", "mtdiag.io.terms",
-           "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders", "mtdiag.io.files",
-           "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
+SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.parsing", "mtdiag.io.naming", "mtdiag.io.human_scores",
+           "mtdiag.io.terms", "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders",
+           "mtdiag.io.files", "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
 """The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
 _RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
 

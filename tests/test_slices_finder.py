@@ -8,11 +8,11 @@ import pytest
 from scipy.stats import false_discovery_control
 
 from mtdiag import compare
-from mtdiag.compare import ALPHA
+from mtdiag.compare import ALPHA, benjamini_hochberg, holm
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from mtdiag.slices import find_slices, segment_mask, where
-from mtdiag.slices.finder import DEFAULT_CORRECTION, benjamini_hochberg, candidate_slices, holm, resamples_for
+from mtdiag.slices.finder import DEFAULT_CORRECTION, candidate_slices, resamples_for
 from tests.conftest import DEV
 
 A, B = "Facebook-AI", "metricsystem1"

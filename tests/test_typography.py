@@ -9,9 +9,9 @@ import pytest
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
-from mtdiag.views import ngrams, over_under, word_order
+from mtdiag.views import ngrams, over_under, waft_neva
 from mtdiag.views.detail import segment_detail
 from tests.conftest import DEV, SAMPLE
 
@@ -100,8 +100,8 @@ def test_function_ngrams_are_punctuation_symbols_and_stop_words():
 def test_lists_hide_function_words_on_request():
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
     system = report.evalset.systems[0]
-    every = word_order.edit_tables(report, system, top=None)
-    content = word_order.edit_tables(report, system, top=None, hide_function_words=True)
+    every = waft_neva.edit_tables(report, system, top=None)
+    content = waft_neva.edit_tables(report, system, top=None, hide_function_words=True)
     subs, kept = every["substitute"], content["substitute"]
     assert 0 < len(kept) < len(subs)
     both_function = ngrams.function_ngrams(subs["hyp"], "de") & ngrams.function_ngrams(subs["ref"], "de")

@@ -9,7 +9,8 @@
   reference length; c = 0 -> 0. Corpus: summed clipped/total counts per order and BP on summed c, r; orders with no
   n-grams anywhere are left out of the mean — which on one segment is exactly ``N = min(4, c)``.
 
-NEVA > WAFT flags word-order trouble (paper §5). ``shared/spec/METRICS.md`` §2 holds the worked numbers.
+NEVA > WAFT flags word-order trouble (paper §5). ``docs/metrics.md`` ("WAFT / NEVA") holds the decisions; the tests
+reproduce the worked numbers.
 """
 
 from __future__ import annotations

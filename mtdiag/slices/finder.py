@@ -45,14 +45,13 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import buckets, checks
-from mtdiag.compare import ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums
+from mtdiag.compare import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums,
+                            corrected)
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.selection import segment_mask
 from mtdiag.tags import tag_names
 
-CORRECTIONS = {"holm": "Holm (1979) step-down: family-wise error rate",
-               "bh": "Benjamini-Hochberg (1995) step-up: false discovery rate"}
 DEFAULT_MIN_SIZE = 30
 DEFAULT_CORRECTION = "bh"  # the finder explores: a few false leads among many true ones cost little
 COLUMNS = ("expression", "size", "score_a", "score_b", "difference", "p_value", "p_corrected", "correction",
@@ -67,44 +66,6 @@ class Candidate:
     expression: str
     group: str
     mask: np.ndarray
-
-
-# ------------------------------------------------------------------------------------------ corrections
-
-
-def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979): the i-th smallest of m becomes
-    ``max over j <= i of min(1, (m - j + 1) p_(j))``. NaN (no test) stays NaN and is not counted in m."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    tested = np.flatnonzero(np.isfinite(p))
-    m = len(tested)
-    if m:
-        order = tested[np.argsort(p[tested], kind="stable")]
-        scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-        out[order] = np.maximum.accumulate(scaled)
-    return out
-
-
-def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
-    """Benjamini–Hochberg step-up adjusted p-values (Benjamini & Hochberg 1995): the i-th smallest of m becomes
-    ``min over j >= i of min(1, m p_(j) / j)``. NaN (no test) stays NaN and is not counted in m."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    tested = np.flatnonzero(np.isfinite(p))
-    m = len(tested)
-    if m:
-        order = tested[np.argsort(p[tested], kind="stable")]
-        scaled = np.minimum(1.0, p[order] * m / np.arange(1, m + 1))
-        out[order] = np.minimum.accumulate(scaled[::-1])[::-1]
-    return out
-
-
-def corrected(p_values: np.ndarray, correction: str) -> np.ndarray:
-    """``p_values`` adjusted by ``correction`` (a key of :data:`CORRECTIONS`)."""
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
-    return holm(p_values) if correction == "holm" else benjamini_hochberg(p_values)
 
 
 # ------------------------------------------------------------------------------------------ candidates

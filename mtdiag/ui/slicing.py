@@ -1,4 +1,4 @@
-"""The sidebar's slice box: one expression every page follows (issue 21, ``docs/slices.md``).
+"""The sidebar's slice box: one expression every page follows (``docs/slices.md``).
 
 The box holds a slice expression (:mod:`mtdiag.slices`: comparisons, ``and``/``or``/``not``, ``in``, ``~``
 regular expressions over segment fields and ``metric[SYSTEM]`` values). :func:`apply` turns the loaded run into
@@ -12,7 +12,8 @@ that cannot be read, names a field the data lacks or keeps no segment gets a one
 the page shows every segment: the data loaded stays in use. Saving a run (Saved runs) saves the whole set, never
 the slice: the slice is a view of it.
 
-The slice finder (``pages/slices.py``) opens a slice it found by writing its expression into the box
+The slice finder (its layout, ``mtdiag/ui/layouts/slices.py``) opens a slice it found by writing its expression into
+the box
 (:func:`open_slice`).
 """
 

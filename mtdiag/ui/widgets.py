@@ -33,7 +33,6 @@ from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
-TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
 PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
 ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
 BORDER_PX = 1
@@ -92,7 +91,8 @@ def for_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _info(metric: str) -> MetricInfo:
-    """A metric's metadata, an imported metric's through this session's report (never the process: issue 22)."""
+    """A metric's metadata, an imported metric's through this session's report (never the process's: one session's
+    imported metrics are not another's)."""
     return metric_info(metric, state.current_report())
 
 
@@ -163,7 +163,7 @@ def explain(text: str) -> None:
 
 def reference_needed(current: state.Current) -> bool:
     """True (and one sentence on the page saying why and what to upload) when the data has no reference: the
-    caller stops or offers what works without one (issue 20)."""
+    caller stops or offers what works without one."""
     if current.evalset.has_references:
         return False
     explain(NO_REFERENCE[0].upper() + NO_REFERENCE[1:] + ".")
@@ -204,7 +204,7 @@ def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> 
     """The pixel height of a table that shows its ``rows`` rows (an empty table shows one empty row) of
     ``row_height`` pixels (Streamlit's 35 by default) under its header, at most ``max_height`` (then it scrolls).
     Streamlit's own geometry (its ``DataFrame`` element: rows × row height + header + two borders); a fixed height
-    would pad a one-row result with blank rows (issue 23)."""
+    would pad a one-row result with blank rows."""
     return min(max_height, max(rows, 1) * (row_height or ROW_PX) + ROW_PX + 2 * BORDER_PX)
 
 
@@ -279,7 +279,7 @@ def follow(key: str, options: Sequence, default) -> None:
     ``options``: the user's choice while it is among them and the data is the data it was made on, else
     ``default`` (a list for a multiselect: the choices still among ``options`` are kept, ``default`` when none is).
 
-    Issue 23: the value is *assigned* in ``st.session_state`` — Streamlit then sends it to the browser with the
+    The value is *assigned* in ``st.session_state`` — Streamlit then sends it to the browser with the
     widget. Deleting the key, or leaving a value that is no longer an option, is not enough: a keyed widget keeps
     its identity when its options change, so the browser went on showing the old set's choice (a Baseline of a
     sample system after an upload) while the script used another. :func:`select`, :func:`multiselect`,
@@ -379,7 +379,7 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
 
 
 def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
-    """One source with every system (issue 12 Build 5): the source and every reference, then every system's output
+    """One source with every system: the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables

@@ -7,7 +7,7 @@ from typing import Sequence
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.views import default_metric
+from mtdiag.views.base import Chart, Table, View, ViewOption, default_metric
 
 
 def segment_metrics(report) -> list[str]:
@@ -60,3 +60,43 @@ def segment_scores(report, metric: str) -> pd.DataFrame:
     """Per (system, segment): one metric's segment score (``system, seg, score``; undefined left out), for
     per-system distributions."""
     return report.segments[metric].dropna().rename("score").reset_index()
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _box(report, chosen):
+    from mtdiag.charts import metric_box
+
+    return metric_box(segment_scores(report, chosen["metric"]), chosen["metric"], chosen["plot"], within=report,
+                      seg_ids=report.evalset.seg_ids)
+
+
+def _scatter(report, chosen):
+    from mtdiag.charts import metric_scatter
+
+    return metric_scatter(metric_pairs(report, chosen["x"], chosen["y"]), chosen["x"], chosen["y"], within=report,
+                          seg_ids=report.evalset.seg_ids)
+
+
+def _metrics(report, chosen) -> list[str]:
+    return segment_metrics(report)
+
+
+VIEW = View(
+    name="distributions", title="Distributions",
+    help="every segment metric per system (box or violin plots), and any two metrics against each other",
+    options=(
+        ViewOption("metric", "Metric", choices=_metrics, of="metric",
+                   empty="No segment-level metric was computed for this data."),
+        ViewOption("plot", "Plot", choices=("box", "violin")),
+        ViewOption("x", "x", "the metric across", choices=_metrics, of="metric",
+                   default=lambda report, chosen: scatter_axes(segment_metrics(report))[0]),
+        ViewOption("y", "y", "the metric up", choices=_metrics, of="metric",
+                   default=lambda report, chosen: scatter_axes(segment_metrics(report))[1]),
+    ),
+    tables=(Table("summary", "Per system",
+                  lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),),
+    charts=(Chart("box", "Segment scores per system", _box), Chart("scatter", "One metric against another", _scatter)),
+    in_report=False,
+)

@@ -1,5 +1,5 @@
 """The frames of the Segments page and of the segment export: the worst-first queue with full texts, one source
-with every system, and the per-document scores (issue 12 Build 1/4/5, issue 13 Build 4; ``docs/dashboard.md``).
+with every system, and the per-document scores (``docs/dashboard.md``).
 
 Everything is built on :func:`mtdiag.triage.worst_first` — the one ranking of (system, segment) pairs, the same
 order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
@@ -19,7 +19,8 @@ import pandas as pd
 
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views.human import has_human_scores
+from mtdiag.views.base import Table, View, ViewOption, has_human_scores
+
 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
@@ -68,7 +69,7 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
 
 
 def queue_columns(report, frame: pd.DataFrame) -> list[str]:
-    """The columns of a :func:`queue` frame as the Segments grid shows them (issue 23): ``system, seg_id`` and then
+    """The columns of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
     what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
     ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
     order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
@@ -93,7 +94,7 @@ def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The segment export (issue 13 Build 4): ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
+    """The segment export: ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
     current view; all pairs when None) — with every reference added after the source, written by
     :func:`mtdiag.export.to_csv`, :func:`~mtdiag.export.to_excel` or :func:`~mtdiag.export.to_json`.
 
@@ -130,7 +131,7 @@ def sources(report) -> pd.DataFrame:
 
 
 def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
-    """One source with every system (issue 12 Build 5): per system ``system, hyp, problem, relative``, the flag
+    """One source with every system: per system ``system, hyp, problem, relative``, the flag
     columns, ``human`` (when loaded) and every segment score, sorted worst first by ``sort_by`` (``problem``,
     ``human`` or a metric, direction-aware; ties in system order). ``seg_id`` is 1-based."""
     rows = queue(report, strict=True)
@@ -192,3 +193,20 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
     return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+VIEW = View(
+    name="segments", title="Segments",
+    help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
+    options=(ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
+                        "source (its worst system), then every pair in order. On: every pair in problem order "
+                        "(`mtdiag triage --strict`).", type=bool, default=False),),
+    tables=(
+        Table("queue", "Worst first", lambda report, chosen: queue(report, strict=chosen["strict"])),
+        Table("sources", "Sources, hardest first", lambda report, chosen: sources(report)),
+        Table("documents", "Per document: corpus scores", lambda report, chosen: document_scores(report),
+              needs=("documents",)),
+    ),
+)

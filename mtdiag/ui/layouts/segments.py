@@ -5,7 +5,7 @@ import streamlit as st
 
 from mtdiag import checks, triage
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import segments
 
 VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
@@ -19,15 +19,13 @@ SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread"
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Segments")
+st.title(segments.VIEW.title)
 st.caption("Worst first — " + triage.PROBLEM_TEXT + "; the same order as `mtdiag triage`. Select a row to open its "
            "source with every system's output.")
 st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 
 view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
-strict = st.toggle("Strict pair order", key="seg_strict",
-                   help=f"Off: the first {triage.FIRST_SCREEN} rows show one pair per source (its worst system), "
-                        "then every pair in order. On: every pair in problem order (`mtdiag triage --strict`).")
+strict = choices.choose(segments.VIEW, "strict", current, {}, key="seg_strict")
 with st.expander("More flags"):
     mt_order = widgets.select("MT-only n-grams of order", [0, 1, 2, 3, 4], key="seg_mt_order",
                               format_func={0: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,

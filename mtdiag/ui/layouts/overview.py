@@ -2,29 +2,25 @@
 
 import streamlit as st
 
-from mtdiag import charts, compare, export, views
-from mtdiag.ui import state, widgets
+from mtdiag import charts, compare, export
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import overview
 
 current = state.current()
 report = current.report
 systems = current.evalset.systems
-st.title("Overview")
+st.title(overview.VIEW.title)
 widgets.report_download(current, key="ov_report")
 st.caption("One row per system, every corpus score. ↑ higher is better, ↓ lower is better; the best system per "
            "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.")
 
 cols = st.columns([2, 2, 3])
-directional = overview.ranking_metrics(report)
-ranked_by = widgets.select("Rank systems by", directional, key="ov_rank",
-                           default=views.default_metric(directional), where=cols[2],
-                           format_func=widgets.metric_label)
-baseline = widgets.select("Baseline", ["(none)", *systems], key="ov_baseline",
-                          default=systems[0] if len(systems) > 1 else "(none)", where=cols[0],
-                          help="Paired significance test of every system against this one.")
-method = widgets.select("Test", list(widgets.TEST_METHODS), key="ov_method", where=cols[1],
-                        format_func=widgets.TEST_METHODS.__getitem__)
-sig = state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method) if baseline != "(none)" else None
+chosen: dict = {}
+baseline = choices.choose(overview.VIEW, "baseline", current, chosen, key="ov_baseline", where=cols[0])
+method = choices.choose(overview.VIEW, "method", current, chosen, key="ov_method", where=cols[1])
+ranked_by = choices.choose(overview.VIEW, "rank_by", current, chosen, key="ov_rank", where=cols[2])
+sig = (state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method)
+       if baseline != overview.NO_BASELINE else None)
 
 corpus = overview.ranked(report, ranked_by)
 best = overview.best_mask(corpus, report)

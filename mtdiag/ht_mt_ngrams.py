@@ -2,7 +2,7 @@
 
 The paper compares corpus-level n-gram counts of a human translation (HT) with those of each MT system's output
 (per-sentence counts ignored) and reads the n-grams seen frequently in one and never in the other (its Tables 1
-and 2) as linguistic strengths and weaknesses of the system. ``shared/spec/METRICS.md`` §4 fixes the details:
+and 2) as linguistic strengths and weaknesses of the system. ``docs/ngrams-and-likeness.md`` records the details:
 
 - orders 1–4 over mtdiag's tokens (the user's tokeniser and case option; ``ja-mecab`` / ``zh`` segment Japanese
   and Chinese); orders 1–2 fully lexicalised;

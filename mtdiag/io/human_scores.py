@@ -2,72 +2,32 @@
 
 from __future__ import annotations
 
-import math
-import re
-
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.tables import _Table, _all_numbers, _parse_table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _plural, _quote
+from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table
+from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote_names
 
 HUMAN_SCORES_FILE = "mqm.seg.tsv"
-MAX_SEG_ID = 10**12
-"""The largest ``seg_id`` read when the segment count is not known (no file within the size limit has more
-lines); a larger one is out of range rather than an integer overflow in the frame."""
-_SEG_ID = re.compile(r"[0-9]+")
 
 
-def _score_column(table: _Table, lowered: list[str]) -> int:
+def _score_column(table: Table, lowered: list[str]) -> int:
     """The score column: ``score``, else ``mqm_score``, else the single numeric column that is not an id."""
     for wanted in ("score", "mqm_score"):
         if wanted in lowered:
             return lowered.index(wanted)
     candidates = [
         i for i, column in enumerate(lowered)
-        if column not in ("system", "seg_id") and not column.endswith("id") and _all_numbers(table.column(i))
+        if column not in ("system", "seg_id") and not column.endswith("id") and all_numbers(table.column(i))
     ]
     if len(candidates) == 1:
         return candidates[0]
-    found = f"found columns {_names(table.header)}"
+    found = f"found columns {quote_names(table.header)}"
     if not candidates:
         raise InputError(table.name, f"no score column; {found}; expected score, mqm_score or one numeric column", 1)
-    numeric = _names(table.header[i] for i in candidates)
+    numeric = quote_names(table.header[i] for i in candidates)
     raise InputError(table.name, f"several numeric columns ({numeric}) could be the score; name one score", 1)
-
-
-def _parse_seg_id(value: str, table: _Table, line: int, n_segments: int | None) -> int:
-    """A 1-based segment id: ASCII digits only (``١``, ``²``, ``1_0``, ``+1`` are refused), at least 1 and at most
-    ``n_segments`` (or :data:`MAX_SEG_ID` when the count is not known)."""
-    digits = value.strip()
-    if not _SEG_ID.fullmatch(digits):
-        raise InputError(table.name, f"seg_id {_quote(value)} is not a whole number", line)
-    if len(digits.lstrip("0")) > len(str(MAX_SEG_ID)):
-        raise InputError(table.name, f"seg_id {_quote(digits)} is out of range (seg_id is 1-based; at most "
-                                     f"{MAX_SEG_ID:,})", line)
-    seg_id = int(digits)
-    if seg_id < 1 or seg_id > (n_segments if n_segments is not None else MAX_SEG_ID):
-        limit = f"; at most {MAX_SEG_ID:,}"
-        if n_segments is not None:
-            limit = f"; the set has {_plural(n_segments, 'segment')}"
-            limit += f", numbered 1 to {n_segments}" if n_segments > 1 else ""
-        raise InputError(table.name, f"seg_id {seg_id} is out of range (seg_id is 1-based{limit})", line)
-    return seg_id
-
-
-def _parse_score(value: str, table: _Table, line: int) -> float | None:
-    """A score, or None for blank (not rated); NaN also counts as not rated."""
-    if not value.strip():
-        return None
-    try:
-        score = float(value)
-    except ValueError:
-        raise InputError(table.name, f"score {_quote(value)} is not a number", line) from None
-    if math.isnan(score):
-        return None
-    if math.isinf(score):
-        raise InputError(table.name, f"score {_quote(value)} is not a finite number", line)
-    return score + 0.0  # -0.0 (as written in MQM files) becomes 0.0
 
 
 def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
@@ -80,18 +40,16 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
     segment is an error.
 
     An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
-    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (issue 22: the file
+    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (the file
     users have is often the error file, and ``--human`` is where they give human judgements).
     """
-    from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table  # it reads ids with this module
-
-    table = _parse_table(source, name, "tsv", limits)
+    table = parse_table(source, name, "tsv", limits)
     if is_error_table(table.header):
         return error_table_scores_and_spans(table, n_segments)[0]
     lowered = [h.lower() for h in table.header]
     for required in ("system", "seg_id"):
         if required not in lowered:
-            raise InputError(table.name, f"missing column {required}; found columns {_names(table.header)}; "
+            raise InputError(table.name, f"missing column {required}; found columns {quote_names(table.header)}; "
                                          "expected system, seg_id and a score column", 1)
     system_at, seg_at, score_at = lowered.index("system"), lowered.index("seg_id"), _score_column(table, lowered)
     seen: dict[tuple[str, int], int] = {}
@@ -100,8 +58,8 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
         system = row[system_at].strip()
         if not system:
             raise InputError(table.name, "the system name is empty", line)
-        seg_id = _parse_seg_id(row[seg_at], table, line, n_segments)
-        score = _parse_score(row[score_at], table, line)
+        seg_id = parse_seg_id(row[seg_at], table, line, n_segments)
+        score = parse_score(row[score_at], table, line)
         if (system, seg_id) in seen:
             raise InputError(table.name, f"a second row for system {system}, seg_id {seg_id} "
                                          f"(the first is on line {seen[system, seg_id]})", line)
@@ -122,4 +80,4 @@ def unknown_score_systems(scores: pd.DataFrame, refs: list[str], systems: list[s
     unknown = sorted(set(scores["system"]) - known)
     if not unknown:
         return []
-    return [f"{display}: scores for systems {absent} ({_names(unknown)}) are kept but match no output"]
+    return [f"{display}: scores for systems {absent} ({quote_names(unknown)}) are kept but match no output"]

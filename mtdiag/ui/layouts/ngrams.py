@@ -3,12 +3,12 @@
 import streamlit as st
 
 from mtdiag import highlight
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import ngrams
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("N-grams")
+st.title(ngrams.VIEW.title)
 st.caption("Corpus n-gram counts of a human translation (a reference) against each system (Aikawa & Rarrick). "
            "HT-only: frequent in the human translation, never in the system (what it fails to say); MT-only: the "
            "reverse (its tics); skewed: much more frequent in one. Orders 3–4 keep the 100 most frequent human "
@@ -21,11 +21,11 @@ mode = widgets.radio("Compare", modes, horizontal=True, key="ng_mode",
                      format_func={"human": "a system with the human translation",
                                   "system": "two systems (n-grams one produces and the other never does)"}.__getitem__)
 c1, c2, c3, c4 = st.columns(4)
-system = widgets.select("System", ev.systems, key="ng_system", where=c1)
-order = widgets.select("Order", [1, 2, 3, 4], key="ng_order", where=c2)
-min_count = int(c3.number_input("Minimum count k", min_value=1, max_value=100, value=2, key="ng_min_count"))
-hide = st.toggle("Hide punctuation and stop words", value=True, key="ng_hide",
-                 help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
+chosen: dict = {}
+system = choices.choose(ngrams.VIEW, "system", current, chosen, key="ng_system", where=c1, help=None)
+order = choices.choose(ngrams.VIEW, "order", current, chosen, key="ng_order", where=c2, help=None)
+min_count = choices.choose(ngrams.VIEW, "min_count", current, chosen, key="ng_min_count", where=c3, help=None)
+hide = choices.choose(ngrams.VIEW, "hide_function_words", current, chosen, key="ng_hide")
 if mode == "system":
     others = [s for s in ev.systems if s != system]
     if not others:
@@ -54,10 +54,9 @@ if mode == "system":
         widgets.explain("Select an n-gram in the table to list the segments that contain it.")
     st.stop()
 
-ht_ref = widgets.select("Human translation", ev.ref_names, key="ng_ht_ref", where=c4)
+ht_ref = choices.choose(ngrams.VIEW, "ht_ref", current, chosen, key="ng_ht_ref", where=c4, help=None)
 c1, c2 = st.columns([3, 2])
-kind = widgets.segmented("Table", ["ht_only", "mt_only", "skewed"], key="ng_kind", where=c1, required=True,
-                         format_func={"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}.__getitem__)
+kind = choices.choose(ngrams.VIEW, "kind", current, chosen, key="ng_kind", where=c1, widget="segmented")
 rows = state.view(ngrams.ngram_rows, spinner="Counting n-grams …")(current, system, order, kind, min_count=min_count,
                                                                    ht_ref=ht_ref, hide_function_words=hide)
 st.caption(f"{len(rows):,} n-grams. Select one to see its segments.")

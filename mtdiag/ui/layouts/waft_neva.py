@@ -3,13 +3,13 @@
 import streamlit as st
 
 from mtdiag import charts, highlight
-from mtdiag.ui import state, widgets
-from mtdiag.views import word_order
+from mtdiag.ui import choices, state, widgets
+from mtdiag.views import waft_neva
 from mtdiag.views.detail import segment_detail
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("WAFT vs NEVA")
+st.title(waft_neva.VIEW.title)
 st.caption("WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
            "precision) does not. Where NEVA > WAFT the right words are in the wrong order (Forsbom 2003 §5).")
 if widgets.reference_needed(current):
@@ -18,10 +18,10 @@ if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()
 
-frame = state.view(word_order.word_order_table)(current)
+frame = state.view(waft_neva.word_order_table)(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
-points = word_order.sample_rows(frame)
+points = waft_neva.sample_rows(frame)
 widgets.chart(current, "waft_neva_scatter", systems, lambda: charts.waft_neva_scatter(points, seg_ids=current.evalset.seg_ids), key="wn_scatter")
 if len(points) < len(frame):
     st.caption(f"Showing a random sample of {len(points):,} of {len(frame):,} segments (one mass otherwise); the "
@@ -50,12 +50,12 @@ if len(frame):
         widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{widgets.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
-widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(word_order.op_counts)(current)), key="wn_ops")
+widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(waft_neva.op_counts)(current)), key="wn_ops")
 c1, c2 = st.columns([3, 2])
-system = widgets.select("System", ev.systems, key="wn_system", where=c1)
-hide = c2.toggle("Hide punctuation and stop words", value=True, key="wn_hide",
-                 help="Leave out edits whose words are all punctuation, symbols or stop words of the target language.")
-tables = state.view(word_order.edit_tables)(current, system, top=None, hide_function_words=hide)
+chosen: dict = {}
+system = choices.choose(waft_neva.VIEW, "system", current, chosen, key="wn_system", where=c1, help=None)
+hide = choices.choose(waft_neva.VIEW, "hide_function_words", current, chosen, key="wn_hide", where=c2)
+tables = state.view(waft_neva.edit_tables)(current, system, top=None, hide_function_words=hide)
 c1, c2, c3 = st.columns(3)
 with c1:
     st.markdown("**Confusion pairs** (hyp → ref)")

@@ -4,10 +4,10 @@ both outputs side by side under the source and references with their differences
 
 import streamlit as st
 
-from mtdiag import charts, highlight, views
+from mtdiag import charts, highlight
 from mtdiag.compare import significance
 from mtdiag.metrics import metric_info
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import compare
 
 ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
@@ -17,16 +17,16 @@ TEXT_WIDTH = 230  # pixels per text column: the reference and both outputs side 
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Compare")
+st.title(compare.VIEW.title)
 if len(ev.systems) < 2:
     widgets.explain("Comparing needs two systems; this data has one. Add a system output in the sidebar.")
     st.stop()
 
 c1, c2, c3 = st.columns([2, 2, 2])
-a = widgets.select("System A", ev.systems, key="cmp_a", where=c1)
-b = widgets.select("System B", [s for s in ev.systems if s != a], key="cmp_b", where=c2)
-method = widgets.select("Test", list(widgets.TEST_METHODS), key="cmp_method", where=c3,
-                        format_func=widgets.TEST_METHODS.__getitem__)
+chosen: dict = {}
+a = choices.choose(compare.VIEW, "a", current, chosen, key="cmp_a", where=c1)
+b = choices.choose(compare.VIEW, "b", current, chosen, key="cmp_b", where=c2)
+method = choices.choose(compare.VIEW, "method", current, chosen, key="cmp_method", where=c3, help=None)
 
 st.subheader("Per metric")
 sig = state.view(significance, spinner=state.SIGNIFICANCE_SPINNER)(current, b, method, systems=(a,))
@@ -42,9 +42,7 @@ st.caption("Largest difference of the two outputs' problem scores first (each ou
            "of this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
            "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
            "puts closer to the reference(s); the chart shows that metric's advantage per segment.")
-scored = compare.closeness_metrics(report)
-metric = widgets.select("Closer to the reference by", scored, key="cmp_metric",
-                        default=views.default_metric(scored), format_func=widgets.metric_label)
+metric = choices.choose(compare.VIEW, "metric", current, chosen, key="cmp_metric", help=None)
 segs = state.view(compare.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b, seg_ids=report.evalset.seg_ids), key="cmp_bars")
 text = st.column_config.TextColumn

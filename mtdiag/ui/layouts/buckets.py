@@ -3,24 +3,22 @@ score bands, error categories), and two systems compared inside each bucket."""
 
 import streamlit as st
 
-from mtdiag import charts, views
+from mtdiag import charts
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import buckets
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Buckets")
+st.title(buckets.VIEW.title)
 st.caption("Where does each system do well or badly? Segments grouped along one dimension; every metric is "
            "computed by its corpus formula inside each group (statistics summed, not segment scores averaged), as "
            "compare-mt does.")
 
-choices = buckets.dimensions(report)
 c1, c2 = st.columns(2)
-by = widgets.select("Group segments by", choices, key="bk_by", where=c1, format_func=buckets.describe)
-directional = buckets.chart_metrics(report)
-metric = widgets.select("Metric for the chart", directional, key="bk_metric", where=c2,
-                        default=views.default_metric(directional), format_func=widgets.metric_label)
+chosen: dict = {}
+by = choices.choose(buckets.VIEW, "by", current, chosen, key="bk_by", where=c1, help=None)
+metric = choices.choose(buckets.VIEW, "metric", current, chosen, key="bk_metric", where=c2, help=None)
 
 try:
     table = state.view(buckets.bucket_table)(current, by)
@@ -34,10 +32,9 @@ widgets.table(table, key="bk_table", name=f"buckets_{by.replace(':', '_')}", exc
 if len(ev.systems) >= 2:
     st.subheader("Two systems, bucket by bucket")
     c1, c2, c3 = st.columns([2, 2, 1])
-    a = widgets.select("System A", ev.systems, key="bk_a", where=c1)
-    b = widgets.select("System B", [s for s in ev.systems if s != a], key="bk_b", where=c2)
-    method = widgets.select("Test", list(widgets.TEST_METHODS), key="bk_method", where=c3,
-                            format_func=widgets.TEST_METHODS.__getitem__)
+    a = choices.choose(buckets.VIEW, "a", current, chosen, key="bk_a", where=c1)
+    b = choices.choose(buckets.VIEW, "b", current, chosen, key="bk_b", where=c2)
+    method = choices.choose(buckets.VIEW, "method", current, chosen, key="bk_method", where=c3, help=None)
     sig = state.view(buckets.bucket_comparison, spinner=state.SIGNIFICANCE_SPINNER)(current, by, a, b, method, metric)
     st.caption(f"{widgets.metric_label(metric)} of A and B in each bucket; better: +1 A is better, -1 B is better "
                "(p < 0.05 marks it significant).")

@@ -5,11 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.highlight import Span
+from mtdiag.views.base import Table, View, ViewOption, has_terms, systems
 
-
-def has_terms(report) -> bool:
-    terms = report.evalset.terms
-    return terms is not None and len(terms) > 0 and "term_exact" in report.metrics
+TERM_METRICS = ("term_exact", "term_window2", "term_window3", "term_ter")
 
 
 def term_table(report, system: str) -> pd.DataFrame | None:
@@ -53,3 +51,36 @@ def term_spans(report, system: str, occurrence: pd.Series, window: int) -> tuple
         ref.append(Span(*occurrence["ref_span"], "term_ok" if occurrence["correct"] else "term_miss", title))
         ref += [Span(i, i + 1, "window") for i in occurrence[f"ref_window{window}"]]
     return hyp, ref
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def term_scores(report) -> pd.DataFrame:
+    """Per system: the term metrics computed (exact match, window overlap, 1 − TERm)."""
+    return report.corpus[[m for m in TERM_METRICS if m in report.metrics]].reset_index()
+
+
+def occurrences(report, system: str, window: int) -> pd.DataFrame:
+    """Every term occurrence of one system as the page lists it: ``seg, src_term, tgt_terms, k, correct`` and the
+    ``window``-token overlap."""
+    return term_table(report, system)[["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]]
+
+
+VIEW = View(
+    name="terminology", title="Terminology",
+    help="per-system term scores, per-term accuracy, and every term occurrence in context",
+    needs=("terms",),
+    options=(
+        ViewOption("system", "System", "the system whose occurrences are listed", choices=systems),
+        ViewOption("window", "Window", "the context window around a term", choices=(2, 3), type=int,
+                   describe={2: "2 words", 3: "3 words"}),
+    ),
+    tables=(
+        Table("scores", "Per system", lambda report, chosen: term_scores(report)),
+        Table("terms", "Per term", lambda report, chosen: term_summary(report)),
+        Table("occurrences", "Occurrences in context",
+              lambda report, chosen: occurrences(report, chosen["system"], chosen["window"])),
+    ),
+    in_report=False,
+)

@@ -8,6 +8,7 @@ from typing import Sequence
 import pandas as pd
 
 from mtdiag import checks
+from mtdiag.views.base import Chart, Table, View, ViewOption, systems
 from mtdiag.views.distributions import sample_rows
 from mtdiag.views.ngrams import content_only
 
@@ -52,3 +53,45 @@ def op_counts(report) -> pd.DataFrame:
     rows = [{"system": system, **report.evidence("waft", system).operation_counts()}
             for system in report.evalset.systems]
     return pd.DataFrame(rows, columns=["system", "substitute", "insert", "delete"]).set_index("system")
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _scatter(report, chosen):
+    from mtdiag.charts import waft_neva_scatter
+
+    return waft_neva_scatter(sample_rows(word_order_table(report)), seg_ids=report.evalset.seg_ids)
+
+
+def _ops(report, chosen):
+    from mtdiag.charts import op_bars
+
+    return op_bars(op_counts(report))
+
+
+def _edits(op: str):
+    return lambda report, chosen: edit_tables(report, chosen["system"], top=None,
+                                              hide_function_words=chosen["hide_function_words"])[op]
+
+
+VIEW = View(
+    name="waft_neva", title="WAFT vs NEVA",
+    help="per-segment WAFT against NEVA (NEVA > WAFT: the right words in the wrong order), the word-order flag, "
+         "and the corpus's edit operations",
+    needs=("references", "metric:waft", "metric:neva"),
+    options=(
+        ViewOption("system", "System", "the system whose edit operations are listed", choices=systems),
+        ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out edits whose words are all "
+                   "punctuation, symbols or stop words of the target language.", type=bool, default=True),
+    ),
+    tables=(
+        Table("segments", "Disagreeing segments", lambda report, chosen: word_order_table(report)),
+        Table("operations", "Edit operations per system", lambda report, chosen: op_counts(report).reset_index()),
+        Table("substitute", "Confusion pairs (hyp → ref)", _edits("substitute")),
+        Table("insert", "Insertions (only in the output)", _edits("insert")),
+        Table("delete", "Deletions (reference words missing)", _edits("delete")),
+    ),
+    charts=(Chart("scatter", "NEVA against WAFT", _scatter), Chart("op_bars", "Edit operations", _ops)),
+    in_report=False,
+)

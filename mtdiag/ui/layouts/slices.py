@@ -3,14 +3,13 @@ with paired significance corrected for the number of slices tried; a found slice
 
 import streamlit as st
 
-from mtdiag import views
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import slicing, state, widgets
+from mtdiag.ui import choices, navigation, slicing, state, widgets
 from mtdiag.views import slices
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Slice finder")
+st.title(slices.VIEW.title)
 st.caption("Where do two systems differ most? Every bucket, label value, flag, human score band and error category, "
            "and their pairwise intersections, are tried as slices; on each, both systems' corpus scores and the "
            "paired bootstrap p-value, corrected for the number of slices tried. Each slice is the expression that "
@@ -18,21 +17,18 @@ st.caption("Where do two systems differ most? Every bucket, label value, flag, h
 if len(ev.systems) < 2:
     widgets.explain("The slice finder compares two systems: this data has one.")
     st.stop()
-metrics = slices.finder_metrics(report)
-if not metrics:
-    widgets.explain("No metric computed here has per-segment statistics to compare two systems on a slice.")
+why = slices.VIEW.missing(report)
+if why:
+    widgets.explain(why)
     st.stop()
 
 c1, c2, c3, c4, c5 = st.columns([3, 3, 2, 2, 3])
-a = widgets.select("System A", ev.systems, key="sf_a", where=c1)
-b = widgets.select("System B", [s for s in ev.systems if s != a], key="sf_b", where=c2)
-metric = widgets.select("Metric", metrics, key="sf_metric", where=c3, default=views.default_metric(metrics),
-                        format_func=widgets.metric_label)
-min_size = int(c4.number_input("Minimum size", min_value=1, max_value=max(1, ev.n_segments),
-                               value=min(slices.DEFAULT_MIN_SIZE, max(1, ev.n_segments // 4)), key="sf_min_size",
-                               help="a slice is tried when it keeps at least this many segments (and not all)"))
-correction = widgets.select("Correction", list(slices.CORRECTIONS), key="sf_correction", where=c5,
-                            format_func=slices.CORRECTIONS.__getitem__)
+chosen: dict = {}
+a = choices.choose(slices.VIEW, "a", current, chosen, key="sf_a", where=c1)
+b = choices.choose(slices.VIEW, "b", current, chosen, key="sf_b", where=c2)
+metric = choices.choose(slices.VIEW, "metric", current, chosen, key="sf_metric", where=c3)
+min_size = choices.choose(slices.VIEW, "min_size", current, chosen, key="sf_min_size", where=c4)
+correction = choices.choose(slices.VIEW, "correction", current, chosen, key="sf_correction", where=c5, help=None)
 
 found = state.view(slices.found_slices, spinner="Testing every candidate slice …")(
     current, a, b, metric, min_size, correction)
@@ -59,4 +55,4 @@ st.markdown(f"**{escape_markdown(row['expression'])}** — {int(row['size']):,} 
 if st.button("Open this slice", key="sf_open", type="primary",
              help="put its expression in the sidebar's slice box and show its segments"):
     slicing.open_slice(expression)
-    st.switch_page("pages/segments.py")
+    navigation.switch_to("segments")

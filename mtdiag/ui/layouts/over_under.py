@@ -3,23 +3,24 @@
 import streamlit as st
 
 from mtdiag import charts, highlight
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import over_under
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title("Over/under-translation")
+st.title(over_under.VIEW.title)
 st.caption("OTEM counts repeated (over-matched) n-grams of the output; UTEM counts reference n-grams the output "
            "misses (under-matched). Both 0–100, lower is better (Yang et al. 2018). A segment's score is 0 as "
            "soon as one order has nothing over/under-matched, so read the n-grams, not only the score.")
 
 if widgets.reference_needed(current):
     st.stop()
-available = [m for m in ("otem", "utem") if m in report.metrics]
-if not available:
-    widgets.explain("OTEM and UTEM were not computed for this data.")
+why = over_under.VIEW.missing(report)
+if why:
+    widgets.explain(why)
     st.stop()
-metric = widgets.segmented("Metric", available, key="ou_metric", required=True, format_func=widgets.metric_label)
+chosen: dict = {}
+metric = choices.choose(over_under.VIEW, "metric", current, chosen, key="ou_metric", widget="segmented")
 word = "over" if metric == "otem" else "under"
 
 st.subheader("Per system")
@@ -39,9 +40,8 @@ with st.expander("mp_n table"):
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 c1, c2 = st.columns([3, 2])
-system = widgets.select("System", ev.systems, key="ou_system", where=c1)
-hide = c2.toggle("Hide punctuation and stop words", value=True, key="ou_hide",
-                 help="Leave out n-grams made only of punctuation, symbols and stop words of the target language.")
+system = choices.choose(over_under.VIEW, "system", current, chosen, key="ou_system", where=c1, help=None)
+hide = choices.choose(over_under.VIEW, "hide_function_words", current, chosen, key="ou_hide", where=c2)
 grams = state.view(over_under.evidence_ngrams)(current, metric, system, hide_function_words=hide)
 st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
 picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, max_height=320,

@@ -3,22 +3,23 @@
 import streamlit as st
 
 from mtdiag import charts
-from mtdiag.ui import state, widgets
+from mtdiag.ui import choices, state, widgets
 from mtdiag.views import distributions
 
 current = state.current()
 report = current.report
-st.title("Distributions")
+st.title(distributions.VIEW.title)
 st.caption("How each system's segment scores spread, not only their corpus value: a system can win on average "
            "and still have more disasters.")
-metrics = distributions.segment_metrics(report)
-if not metrics:
-    widgets.explain("No segment-level metric was computed for this data.")
+why = distributions.VIEW.missing(report)
+if why:
+    widgets.explain(why)
     st.stop()
 
 c1, c2 = st.columns([3, 1])
-metric = widgets.select("Metric", metrics, key="dist_metric", where=c1, format_func=widgets.metric_label)
-kind = widgets.segmented("Plot", ["box", "violin"], key="dist_kind", where=c2, required=True)
+chosen: dict = {}
+metric = choices.choose(distributions.VIEW, "metric", current, chosen, key="dist_metric", where=c1)
+kind = choices.choose(distributions.VIEW, "plot", current, chosen, key="dist_kind", where=c2, widget="segmented")
 scores = state.view(distributions.segment_scores)(current, metric)
 widgets.chart(current, "metric_box", (metric, kind), lambda: charts.metric_box(scores, metric, kind, within=report, seg_ids=report.evalset.seg_ids),
               key="dist_box")
@@ -31,9 +32,8 @@ widgets.table(state.view(distributions.distribution_summary)(current, metric).re
 
 st.subheader("One metric against another")
 c1, c2 = st.columns(2)
-default_x, default_y = distributions.scatter_axes(metrics)
-x = widgets.select("x", metrics, key="dist_x", where=c1, default=default_x, format_func=widgets.metric_label)
-y = widgets.select("y", metrics, key="dist_y", where=c2, default=default_y, format_func=widgets.metric_label)
+x = choices.choose(distributions.VIEW, "x", current, chosen, key="dist_x", where=c1, help=None)
+y = choices.choose(distributions.VIEW, "y", current, chosen, key="dist_y", where=c2, help=None)
 points = state.view(distributions.metric_pairs)(current, x, y)
 widgets.chart(current, "metric_scatter", (x, y), lambda: charts.metric_scatter(points, x, y, within=report, seg_ids=report.evalset.seg_ids),
               key="dist_scatter")
