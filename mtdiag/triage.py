@@ -123,8 +123,9 @@ def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame
 def worst_first(report, metrics: Sequence[str] | None = None, *, requested: checks.Requested | None = None,
                 strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags``
-    (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), every segment score, then one
-    boolean column per check (``requested``: on-request checks and their options, e.g.
+    (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), ``critical`` (the fired *critical*
+    checks, comma-joined, empty when none: why a row stands above rows of higher problem), every segment score,
+    then one boolean column per check (``requested``: on-request checks and their options, e.g.
     ``{"mt_only_ngram": {"order": 2}}``).
 
     Order: a critical check first (a plainly broken output), then problem descending, relative descending, system
@@ -134,10 +135,11 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
     scores = problem_scores(report, metrics)
     flags = checks.flag_frame(report, requested)
     scores["flags"] = checks.flag_names(flags)
+    scores["critical"] = checks.flag_names(flags[checks.critical_columns(flags)])
     table = pd.concat([scores, report.segments, flags], axis=1).reset_index()
     order = {s: i for i, s in enumerate(report.evalset.systems)}
     table["_sys"] = table["system"].map(order)
-    table["_critical"] = checks.critical(flags).to_numpy()
+    table["_critical"] = table["critical"] != ""
     table = table.sort_values(["_critical", "problem", "relative", "_sys", "seg"],
                               ascending=[False, False, False, True, True], kind="stable", ignore_index=True)
     table.insert(1, "seg_id", table.pop("seg") + 1)

@@ -54,6 +54,8 @@ def test_queue_contract(report):
     assert {"ter", "chrf", "otem", "bleu"} <= set(queue.columns)
     assert len(queue) == 9 and set(queue["seg_id"]) == {1, 2, 3}
     assert queue.iloc[0]["system"] == "loop" and queue.iloc[0]["seg_id"] == 1  # a repetition loop: critical
+    assert list(queue.columns[4:6]) == ["flags", "critical"]
+    assert queue["critical"].tolist() == ["repetition"] + [""] * 8  # why the first row is out of problem order
     rest = queue.iloc[1:]
     assert (np.diff(rest["problem"].to_numpy()) <= 1e-12).all()  # then worst first
     assert queue[queue["system"] == "good"]["problem"].max() < queue["problem"].max()

@@ -134,9 +134,14 @@ def flag_columns(frame: pd.DataFrame) -> list[str]:
     return [name for name in REGISTRY if name in frame.columns]
 
 
+def critical_columns(frame: pd.DataFrame) -> list[str]:
+    """The critical checks a frame has a column for, in registry order."""
+    return [c for c in flag_columns(frame) if REGISTRY[c].critical]
+
+
 def critical(flags: pd.DataFrame) -> pd.Series:
     """Per row: a critical check fired (the output is plainly broken)."""
-    columns = [c for c in flag_columns(flags) if REGISTRY[c].critical]
+    columns = critical_columns(flags)
     return flags[columns].any(axis=1) if columns else pd.Series(False, index=flags.index)
 
 
