@@ -385,7 +385,8 @@ def word_order_section(report, rated: pd.DataFrame, evalset) -> list[str]:
                f"{triage.flag_lift(fired, human)[1]:.2f} | {same_length_lift(worst, fired, bands):.2f} |")
         if errors:
             row += (f" {grammar[fired].mean() / grammar.mean():.2f} | {same_length_lift(grammar, fired, bands):.2f} |"
-                    f" {moved_in_spans(report, rated[fired], GRAMMAR)} | {moved_in_spans(report, rated[fired], AWKWARD)} |")
+                    f" {moved_in_spans(report, rated[fired], GRAMMAR)} |"
+                    f" {moved_in_spans(report, rated[fired], AWKWARD)} |")
         lines.append(row)
     lines += ["", planted_swaps(evalset, report)]
     return lines
@@ -516,7 +517,8 @@ def summary_table(summary: list[tuple[str, dict]], no_references: bool) -> str:
     lines += ["", f"Geometric mean of queue / best single metric over the sets: **{geomean('ratio_mqm'):.2f}×** on "
                   f"the error sum, **{geomean('ratio_holistic'):.2f}×** on the holistic proxy."]
     if no_references:
-        lines.append(f"Geometric mean of reference-free / reference-based queue lift: **{geomean('ratio_refs'):.2f}×**.")
+        lines.append("Geometric mean of reference-free / reference-based queue lift: "
+                     f"**{geomean('ratio_refs'):.2f}×**.")
     return "\n".join(lines)
 
 
