@@ -1,6 +1,6 @@
 """Saved runs in the dashboard (issue 15, Build 4): save a run, "restart" (every cache and the report store
-emptied, a new AppTest session), reopen it with no scoring at all, add a system scoring only that system, delete
-it after a confirmation; ``--workspace DIR`` and ``MTDIAG_WORKSPACE`` choose the folder."""
+emptied, a new AppTest session), reopen it with no metric of the run scored again, add a system scoring only that
+system, delete it after a confirmation; ``--workspace DIR`` and ``MTDIAG_WORKSPACE`` choose the folder."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import streamlit as st
 import mtdiag.api
 import mtdiag.ui.state as ui_state
 import mtdiag.workspace
+from mtdiag.metrics.consensus import Consensus
 from mtdiag.ui import runs
 from mtdiag.workspace import Workspace
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
@@ -37,8 +38,10 @@ def overview(at) -> pd.DataFrame:
 
 
 def refuse_scoring(monkeypatch) -> list[str]:
-    """Make every way of scoring fail (the entry point wherever it was imported, and every metric's statistics);
-    returns the list the refusals are recorded in (an exception inside Streamlit may be shown, not raised)."""
+    """Make every way of scoring fail (the entry point wherever it was imported, and every metric's statistics but
+    consensus: the queue's consensus view, docs/triage.md, is not part of a report with references, so a saved run
+    does not hold it and the Segments page computes it from the run's outputs); returns the list the refusals are
+    recorded in (an exception inside Streamlit may be shown, not raised)."""
     calls: list[str] = []
 
     def refuse(*args, **kwargs):
@@ -48,7 +51,8 @@ def refuse_scoring(monkeypatch) -> list[str]:
     for module in (mtdiag.api, ui_state, mtdiag.workspace):
         monkeypatch.setattr(module, "evaluate", refuse)
     for cls in _metric_classes():
-        monkeypatch.setattr(cls, "statistics", refuse)
+        if cls is not Consensus:
+            monkeypatch.setattr(cls, "statistics", refuse)
     return calls
 
 

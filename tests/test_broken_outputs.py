@@ -65,8 +65,10 @@ def test_a_repetition_the_source_has_is_not_the_outputs_fault(report):
 
 def test_broken_outputs_lead_the_queue(report):
     queue = triage.worst_first(report, strict=True)
-    top = set(zip(queue["system"].head(4), queue["seg_id"].head(4)))
-    assert top == {("broken", 1), ("broken", 2), ("broken", 5), ("loop", 5)}
+    top = dict(zip(zip(queue["system"].head(4), queue["seg_id"].head(4)), queue["critical"].head(4)))
+    assert top == {("broken", 1): "empty", ("broken", 2): "flood", ("broken", 5): "truncated",
+                   ("loop", 5): "repetition"}  # the column says why each row stands above higher problems
+    assert (queue["critical"].iloc[4:] == "").all()
 
 
 def test_the_flood_is_marked_in_the_output(report):

@@ -49,8 +49,9 @@ def _row(table, system, seg):
 
 def test_queue_is_the_triage_order_with_full_texts(report, table):
     assert len(table) == 8
-    for flag in ("over_translation", "under_translation", "word_order", "repetition"):
+    for flag in ("over_translation", "under_translation", "repetition"):
         assert table[flag].dtype == bool
+    assert "word_order" not in table.columns  # on request: it describes the order, it is no error flag
     assert table["problem"].between(0, 1).all()
     strict = triage.worst_first(report, strict=True)
     critical = strict["repetition"].to_numpy()
@@ -67,13 +68,12 @@ def test_word_order_view_leads_with_forsbom_solenoid_example(report, table):
     row = _row(table, "rep", 1)
     assert row["waft"] == pytest.approx(0.0)
     assert row["neva"] == pytest.approx(0.325)
-    # one block moved ("solenoid valves" after "injection timing"): the view shows it first, but the triage flag
-    # claims words out of order in two or more places (docs/triage.md: a single move is usually accepted by raters)
+    # one block moved ("solenoid valves" after "injection timing"): the view shows it first (largest NEVA - WAFT),
+    # but the word_order check wants words out of every reference's order in two or more places (docs/triage.md:
+    # a single move is usually accepted by raters)
     view = waft_neva.word_order_table(report)
     assert (view.iloc[0]["system"], view.iloc[0]["seg"]) == ("rep", 1)
-    assert not row["word_order"]
-    margin = table["neva"] - table["waft"]
-    assert not table.loc[margin <= 0.01, "word_order"].any()
+    assert not view["word_order"].any()
 
 
 def test_over_translation_flags_the_repeated_word(table):
