@@ -415,3 +415,16 @@ def test_make_run_listens_on_this_machine_only_unless_told_otherwise():
     assert default[default.index("--server.address") + 1] == "127.0.0.1"
     chosen = command("ADDRESS=0.0.0.0")
     assert chosen[chosen.index("--server.address") + 1] == "0.0.0.0"
+
+
+def test_serve_passes_the_repositorys_streamlit_settings():
+    """An installed dashboard is served from any folder, where no ``.streamlit/config.toml`` is read: ``mtdiag
+    serve`` passes the same settings as flags (no usage statistics, no error details on the page, the upload cap)."""
+    import tomllib
+
+    from mtdiag.cli.serve import SETTINGS
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    written = {f"{section}.{name}": str(value).lower() if isinstance(value, bool) else str(value)
+               for section, values in config.items() for name, value in values.items()}
+    assert written == SETTINGS

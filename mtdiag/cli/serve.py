@@ -9,6 +9,16 @@ from pathlib import Path
 from mtdiag.cli.base import CliError
 
 DASHBOARD = Path(__file__).resolve().parents[1] / "ui" / "dashboard.py"
+SETTINGS = {
+    "server.headless": "true",
+    "server.maxUploadSize": "200",  # MB per file; the dashboard's own limits bound the work (docs/inputs.md)
+    "browser.gatherUsageStats": "false",  # nothing leaves the machine unasked
+    "browser.serverAddress": "localhost",  # the printed URL; no "what is my IP" lookup at start
+    "client.showErrorDetails": "none",  # tracebacks go to the server console, never to the page
+    "client.toolbarMode": "minimal",  # no "Deploy" button: a local tool
+}
+"""Streamlit settings of the dashboard: passed as flags, so the packaged dashboard served from any folder behaves as
+``streamlit run app.py`` in the repository does with its ``.streamlit/config.toml`` (a test keeps the two equal)."""
 
 
 def add(commands) -> None:
@@ -31,7 +41,7 @@ def run(args) -> str:
     if not 0 < args.port < 65536:
         raise CliError(f"--port {args.port}: expected a port number 1-65535")
     command = [sys.executable, "-m", "streamlit", "run", str(DASHBOARD), "--server.address", args.address,
-               "--server.port", str(args.port)]
+               "--server.port", str(args.port), *(f"--{name}={value}" for name, value in SETTINGS.items())]
     app_arguments = (["--data", args.data] if args.data else []) + (["--workspace", args.workspace]
                                                                       if args.workspace else [])
     if app_arguments:

@@ -14,8 +14,7 @@ from mtdiag import io as mio
 from mtdiag.errors import InputError
 from mtdiag.ui import state
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_DIR = REPO_ROOT / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"  # package data: there in a checkout and a wheel
 
 
 def script_argument(flag: str, argv: list[str] | None) -> str | None:
@@ -89,11 +88,13 @@ def available_sets() -> list[str]:
 
 
 def set_label(path: str) -> str:
+    """A test set's name in the picker: ``sample_data/NAME`` for the package's samples, else its last two folders
+    (``wmt21/en-ja``)."""
     p = Path(path)
     try:
-        return str(p.relative_to(REPO_ROOT))
+        return "/".join(("sample_data", *p.resolve().relative_to(SAMPLE_DIR).parts))
     except ValueError:
-        return "/".join(p.parts[-2:])  # e.g. wmt21/en-ja
+        return "/".join(p.parts[-2:])
 
 
 def stamp(path: str) -> tuple:

@@ -1,7 +1,7 @@
 """Builds ``sample_data/ui-strings.en-de/``: a reference-free, localisation-style set made from real MT outputs
-(issue 20: the dashboard's sample without references).
+(the dashboard's sample without references).
 
-Source: WMT21 news en→de (``../shared/data/dev/wmt21/en-de``), three real systems (Online-W, eTranslation,
+Source: WMT21 news en→de (``tests/data/dev/wmt21/en-de``), three real systems (Online-W, eTranslation,
 Facebook-AI). Every fourth source line of 5–22 words that has a number or a proper name also in the human reference
 is kept (64 lines, in file order); then, as a UI string template would have them, the first number becomes the
 placeholder ``{0}`` and the first such name becomes ``<b>name</b>``, ``{name}`` or ``%s`` (in turn). The same
@@ -10,7 +10,7 @@ it does not — the system changed or dropped it — the output keeps its own te
 there exactly as the real output lost the number or name (9 outputs of 192). No reference is written: the set is
 for the reference-free views. ``lines.tsv`` maps each line to its newstest2021 line.
 
-Run from the repository: ``python sample_data/make_ui_strings.py`` (needs ``../shared/data/dev``).
+Run from the repository: ``python scripts/make_ui_strings.py``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "en-de"
-OUT = REPO / "sample_data" / "ui-strings.en-de"
+DEV = REPO / "tests" / "data" / "dev" / "wmt21" / "en-de"
+OUT = REPO / "mtdiag" / "sample_data" / "ui-strings.en-de"
 SYSTEMS = ("Online-W", "eTranslation", "Facebook-AI")
 NUMBER = re.compile(r"\b\d[\d.,]*\d\b|\b\d\b")
 NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?\b")
