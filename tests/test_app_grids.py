@@ -16,20 +16,22 @@ from mtdiag.ui.widgets import fitted_height
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     DE, N_DE, SAMPLE, clear_caches, de_lines, html_bodies, no_data_argument, start, table_with, visit)
 
-SEGMENTS_ROW = 72  # pages/segments.py ROW_HEIGHT
+SEGMENTS_ROW = 68  # mtdiag/ui/layouts/segments.py ROW_HEIGHT: three wrapped lines
 
 
 @pytest.fixture
 def heights(monkeypatch) -> dict:
     """The ``height`` each ``st.dataframe`` was drawn with, by key (the browser's geometry; AppTest has no size)."""
+    from streamlit.delta_generator import DeltaGenerator
+
     drawn: dict = {}
-    original = st.dataframe
+    original = DeltaGenerator.dataframe
 
-    def recording(data=None, *args, **kwargs):
+    def recording(self, data=None, *args, **kwargs):
         drawn[kwargs.get("key")] = kwargs.get("height")
-        return original(data, *args, **kwargs)
+        return original(self, data, *args, **kwargs)
 
-    monkeypatch.setattr(st, "dataframe", recording)
+    monkeypatch.setattr(DeltaGenerator, "dataframe", recording)  # tables are drawn into a container of their own
     return drawn
 
 
@@ -45,8 +47,8 @@ def test_the_queue_shows_flags_and_problem_first():
     at = start()
     visit(at, "segments").run()
     order = list(at.dataframe(key="seg_table").proto.column_order)
-    assert order[:4] == ["system", "seg_id", "flags", "problem"]
-    assert order[4:6] == ["src", "hyp"] and order.index("chrf") < order.index("repetition")
+    assert order[:5] == ["system", "seg_id", "critical", "flags", "problem"]
+    assert order[5:7] == ["src", "hyp"] and order.index("chrf") < order.index("repetition")
     systems = next(list(f.proto.column_order) for f in at.dataframe  # read-only: no key in AppTest
                    if "problem" in f.value.columns and "seg_id" not in f.value.columns)
     assert systems[:3] == ["system", "flags", "problem"]
@@ -58,7 +60,7 @@ def test_the_queue_shows_flags_and_problem_first():
 def test_a_one_row_result_is_one_row_high_and_long_tables_stop_at_their_maximum(heights):
     at = start()
     visit(at, "segments").run()
-    assert heights["seg_table"] == 620  # 702 pairs: the maximum, then the table scrolls
+    assert heights["seg_table"] == 10 * SEGMENTS_ROW + 35 + 2  # 702 pairs: ten rows, then the table scrolls
     line = max(de_lines("src.txt"), key=len)
     at.multiselect(key="seg_systems").set_value(["UEdin"])
     at.text_input(key="seg_text").set_value(re.escape(line[:40])).run()

@@ -4,6 +4,8 @@ line and keeps the data, and a slice the finder found opens in the box."""
 
 from __future__ import annotations
 
+from urllib.parse import quote_plus
+
 import pytest
 
 from mtdiag.api import evaluate
@@ -96,8 +98,12 @@ def test_the_slice_finder_lists_slices_and_opens_one_in_the_box():
     found = table_with(at, "expression", "size", "p_corrected")
     assert len(found) > 0 and (found["size"] < N_DE).all()
     expression = found["expression"].iloc[0]
-    at.button(key="sf_open").click().run()
+    link = next(e for e in at.get("page_link") if e.proto.label == "Open this slice")
+    assert link.proto.page == "segments" and f"where={quote_plus(expression)}" in link.proto.query_string
+    at.query_params["where"] = expression  # following the link: the Segments page with the slice in the address
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
+    assert "where" not in at.query_params  # taken off the address once in the box
     assert at.text_input(key="slice_where").value == expression
     assert any(f"of {N_DE} segments" in shown(i.value) for i in at.info)
     queue = table_with(at, "seg_id", "system")

@@ -37,6 +37,8 @@ def pages() -> list[st.Page]:
     return [page(view, default=i == 0) for i, view in enumerate(views.REGISTRY.values())]
 
 
-def switch_to(name: str) -> None:
-    """Open view ``name``'s page (as a click on its link in the navigation does)."""
-    st.switch_page(page(views.REGISTRY[name]))
+def link_to(name: str, label: str, *, help: str | None = None, query_params: dict | None = None) -> None:
+    """A link to view ``name``'s page. Following it is a navigation the browser makes, as a click in the sidebar's
+    navigation is: every widget keeps its state (``st.switch_page`` from a run resets them)."""
+    st.page_link(page(views.REGISTRY[name]), label=label, help=help, query_params=query_params,
+                 icon=":material/filter_alt:")

@@ -19,7 +19,7 @@ page — its globals are the page's, with the report, which a closed session wou
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,8 +33,16 @@ from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
-PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+PROBLEM_WIDTH = 100  # pixels: the problem score's bar and number
 ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
+WRAP_PX = 64  # Streamlit's grid wraps the text of rows taller than this (4rem)
+LINE_PX = 18  # one wrapped line of the grid's text
+CELL_VERTICAL_PX = 6  # a cell's top and bottom padding, with room to spare
+NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # st.column_config's named column widths, in pixels
+WIDE_FONT = "font-weight: 400"  # the grid's own weight, under a font name of its own (see wrapped)
 BORDER_PX = 1
 
 
@@ -147,9 +155,14 @@ def column_config(frame: pd.DataFrame) -> dict:
 # --------------------------------------------------------------------------------------------- html
 
 
+PAGE_STYLE = "<style>[data-testid='stMainBlockContainer']{padding-top:3rem;}</style>"
+"""The page starts 3 rem from the top instead of Streamlit's 6: the Segments page's first ten rows fit a 1,000-pixel
+window."""
+
+
 def style() -> None:
-    """The highlight CSS (once per page run)."""
-    st.html(highlight.STYLE)
+    """The highlight CSS and the page's own (once per page run)."""
+    st.html(highlight.STYLE + PAGE_STYLE)
 
 
 def html(body: str) -> None:
@@ -208,6 +221,35 @@ def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> 
     return min(max_height, max(rows, 1) * (row_height or ROW_PX) + ROW_PX + 2 * BORDER_PX)
 
 
+def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.DataFrame, pd.DataFrame | Styler]:
+    """A frame whose rows wrap their text (rows taller than :data:`WRAP_PX`), ready for the grid: (the frame with
+    each text of a column of known width cut to the lines a row shows, :func:`mtdiag.views.fit_lines`; what to
+    draw). The grid (glide-data-grid) decides where to wrap a text by measuring a prefix as long as an *average*
+    character width allows, averaged over every text drawn in its font: beside Chinese sources that average is
+    twice a Latin letter's, and English outputs were never wrapped. Cells of wide-script text
+    (:func:`mtdiag.views.wide_script`) are therefore drawn through a Styler in a font that reads the same but has a
+    name of its own (``font-weight: 400``), which keeps their widths apart from the others'."""
+    lines = max(1, (row_height - 2 * CELL_VERTICAL_PX) // LINE_PX)
+    texts = [c for c in frame.columns if isinstance(config.get(c), dict) and config[c].get("type_config", {}).get(
+        "type") == "text" and _width_px(config[c].get("width"))
+             and (pd.api.types.is_object_dtype(frame[c]) or pd.api.types.is_string_dtype(frame[c]))]
+    if not texts:
+        return frame, frame
+    fitted = frame.assign(**{c: views.fit_lines(frame[c], _width_px(config[c]["width"]), lines) for c in texts})
+    wide = {c: views.wide_script(fitted[c]) for c in texts}
+    if not any(w.any() for w in wide.values()) or all(w.all() for w in wide.values()):
+        return fitted, fitted  # one script: one average serves every cell
+    styles = pd.DataFrame("", index=fitted.index, columns=texts)
+    for column, mask in wide.items():
+        styles.loc[mask, column] = WIDE_FONT
+    return fitted, fitted.style.apply(lambda _: styles, axis=None, subset=texts)
+
+
+def _width_px(width) -> int | None:
+    """A column's width in pixels (Streamlit's named widths too), None when it has none."""
+    return NAMED_WIDTHS.get(width, width if isinstance(width, int) else None)
+
+
 def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
           max_height: int | None = None, hide_index: bool = True, config: dict | None = None,
           column_order: Sequence[str] | None = None, page_size: int | None = None, row_height: int | None = None,
@@ -232,30 +274,35 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         download = tagging.with_tags_column(download)
     taggable = tagging.taggable(frame)
     full, offset, table_key = frame, 0, key
+    area = st.container()  # the table; a page number, when there are pages, goes under it
     if page_size is not None and len(frame) > page_size:
         pages = -(-len(frame) // page_size)
         page_key = f"{key}_page"
         if st.session_state.get(page_key, 1) > pages:  # the rows were filtered down since
             st.session_state[page_key] = pages
-        page = int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
-                                   key=page_key, width=160))
+        left, right = st.columns([1, 6], vertical_alignment="center")
+        page = int(left.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
+                                     key=page_key, width=160))
         offset = (page - 1) * page_size
-        st.caption(f"Rows {offset + 1:,}–{min(offset + page_size, len(frame)):,} of {len(frame):,}; the downloads "
-                   "have them all.")
+        right.caption(f"Rows {offset + 1:,}–{min(offset + page_size, len(frame)):,} of {len(frame):,}; the downloads "
+                      "have them all.")
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
     cfg = column_config(frame)
     cfg.update(config or {})
+    shown = frame
+    if row_height is not None and row_height > WRAP_PX:
+        frame, shown = wrapped(frame, cfg, row_height)
     height = "auto" if max_height is None else fitted_height(len(frame), max_height, row_height)
     kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=table_key, column_order=column_order,
                   row_height=row_height)
     if select or taggable:
-        event = st.dataframe(frame, on_select="rerun", selection_mode="multi-row" if taggable else "single-row",
-                             **kwargs)
+        event = area.dataframe(shown, on_select="rerun", selection_mode="multi-row" if taggable else "single-row",
+                               **kwargs)
         rows = [int(r) for r in (event.selection.rows if event is not None else []) if 0 <= int(r) < len(frame)]
     else:
-        st.dataframe(frame, **kwargs)
+        area.dataframe(shown, **kwargs)
         rows = []
     if taggable and rows:
         tagging.tag_rows(frame.iloc[sorted(rows)], key=table_key)

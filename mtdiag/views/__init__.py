@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
-                               default_metric, for_table, missing, preview)
+                               default_metric, fit_lines, for_table, missing, preview, wide_script)
 from mtdiag.views import (buckets, compare, distributions, likeness, ngrams, over_under, overview, segments, slices,
                           terminology, waft_neva)
 
@@ -62,4 +62,5 @@ def registered(view: View) -> Iterator[View]:
 
 
 __all__ = ["DEFAULT_METRICS", "REGISTRY", "TABLE_TEXT", "TEST_METHODS", "Chart", "Table", "View", "ViewOption",
-           "default_metric", "for_table", "missing", "preview", "register", "registered", "unregister"]
+           "default_metric", "fit_lines", "for_table", "missing", "preview", "register", "registered", "unregister",
+           "wide_script"]

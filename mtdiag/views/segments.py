@@ -40,8 +40,9 @@ def score_columns(report) -> list[str]:
 def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`, one pair per source on the
     first screen unless ``strict``) with what a translator reads: ``system, seg_id, doc`` (when the data has
-    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns and ``flags``, ``human`` (when
-    loaded), then every segment score. ``requested``: on-request checks with their options (e.g.
+    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
+    critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
+    then every segment score. ``requested``: on-request checks with their options (e.g.
     ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`)."""
     ranked = triage.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
@@ -58,8 +59,9 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     flags = checks.flag_columns(ranked)
     for flag in flags:
         out[flag] = ranked[flag].astype(bool).to_numpy()
-    if "flags" in ranked.columns:
-        out["flags"] = ranked["flags"].to_numpy()
+    for column in ("flags", "critical"):
+        if column in ranked.columns:
+            out[column] = ranked[column].to_numpy()
     human = human_scores(report)
     if human is not None:
         out["human"] = human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy()
@@ -70,9 +72,10 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
 
 def queue_columns(report, frame: pd.DataFrame) -> list[str]:
     """The columns of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
-    what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
-    ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
-    order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
+    what a reader scans first — ``critical`` (why a row is ahead of rows with a higher problem score), ``flags``
+    (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every segment score, one check
+    box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
+    order = ["system", "seg_id", "critical", "flags", "problem", "src", "hyp", "human", *score_columns(report),
              *checks.flag_columns(frame), "relative", "doc"]
     return [c for c in order if c in frame.columns]
 

@@ -8,47 +8,51 @@ from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import segments
 
-VIEWS = {"pairs": "pairs (system × segment)", "sources": "sources (all systems of a segment)"}
+VIEWS = {"pairs": "pairs", "sources": "sources"}
+VIEW_HELP = ("pairs: every (system, segment) pair, worst first; sources: every source segment with all its systems, "
+             "the hardest (or the one systems disagree on most) first")
 PAGE_SIZE = 1000  # rows per page of the segment tables: the browser gets a page, not every pair
-ROW_HEIGHT = 72  # pixels: three lines of wrapped text per row (Streamlit wraps in rows taller than 64 px)
-MAX_HEIGHT = 620  # pixels: about eight such rows, then the table scrolls
-# pixels: at 1,600 px the flags, the problem score, the source and the output fit beside system and seg_id; the
-# texts and flags wrap in the tall rows
-FLAGS_WIDTH, SRC_WIDTH, HYP_WIDTH = 170, 300, 360
+ROW_HEIGHT = 68  # pixels: three lines of wrapped text (widgets.wrapped cuts each text to what three lines show)
+FIRST_SCREEN_ROWS = 10  # with the controls on one line above it, a 1,000-pixel-high window shows ten rows
+MAX_HEIGHT = widgets.fitted_height(FIRST_SCREEN_ROWS, 10_000, ROW_HEIGHT)
+# pixels: at 1,600 px the critical marker, the flags, the problem score, the source and the output fit beside
+# system and seg_id
+CRITICAL_WIDTH, FLAGS_WIDTH, SRC_WIDTH, HYP_WIDTH = 75, 140, 285, 345
 SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
 
 current = state.current()
 report, ev = current.report, current.evalset
 st.title(segments.VIEW.title)
-st.caption("Worst first — " + triage.PROBLEM_TEXT + "; the same order as `mtdiag triage`. Select a row to open its "
-           "source with every system's output.")
-st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
-
-view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__)
-strict = choices.choose(segments.VIEW, "strict", current, {}, key="seg_strict")
-with st.expander("More flags"):
+c1, c2, c3, c4, c5, c6 = st.columns([1.0, 2.0, 2.0, 2.4, 1.0, 1.0], vertical_alignment="bottom")
+view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__,
+                        where=c1, help=VIEW_HELP)
+with c5.popover("More", icon=":material/tune:", use_container_width=True):
+    strict = choices.choose(segments.VIEW, "strict", current, {}, key="seg_strict")
     mt_order = widgets.select("MT-only n-grams of order", [0, 1, 2, 3, 4], key="seg_mt_order",
                               format_func={0: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
                               help="Flag outputs containing an n-gram the system uses ≥ 2 times and the human "
                                    "translation (first reference) never uses.")
+    documents = segments.documents(report)
+    doc = None
+    if documents:  # options are positions (0: every document): a select box shows a None value as an empty box
+        picked_doc = widgets.select("Document", range(len(documents) + 1), key="seg_doc",
+                                    format_func=["(all documents)", *documents].__getitem__)
+        doc = documents[picked_doc - 1] if picked_doc else None
+with c6.popover("Why", icon=":material/help:", use_container_width=True):
+    st.markdown("**Worst first.** " + triage.PROBLEM_TEXT + "; the same order as `mtdiag triage`. A row whose "
+                "`critical` column names a check is a plainly broken output and comes before rows of higher problem. "
+                "Select a row to open its source with every system's output.")
+    st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
 queue = state.view(segments.queue)(current, requested=requested, strict=strict)
 flags = checks.flag_columns(queue)
-
-c1, c2, c3 = st.columns([2, 2, 3])
-systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c1,
+systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c2,
                               disabled=view_as == "sources")
-chosen_flags = widgets.multiselect("Flags (any of)", flags, key="seg_flags", where=c2, disabled=view_as == "sources",
+chosen_flags = widgets.multiselect("Flags (any of)", flags, key="seg_flags", where=c3, disabled=view_as == "sources",
                                    format_func={f: checks.REGISTRY[f].label for f in flags}.__getitem__)
-pattern = c3.text_input("Search source, references and outputs (regular expression)", key="seg_text",
+pattern = c4.text_input("Search source, references and outputs (regular expression)", key="seg_text",
                         placeholder="a word, or a pattern such as Pandemie|Virus or \\d+ %",
                         help="Case-insensitive; a plain word matches anywhere in a text.")
-documents = segments.documents(report)
-doc = None
-if documents:  # options are positions (0: every document): a select box shows a None value as an empty box
-    picked_doc = widgets.select("Document", range(len(documents) + 1), key="seg_doc",
-                                format_func=["(all documents)", *documents].__getitem__)
-    doc = documents[picked_doc - 1] if picked_doc else None
 
 
 def text_filtered(frame):
@@ -70,12 +74,16 @@ if view_as == "pairs":
     if doc is not None:
         shown = shown[shown["doc"] == doc]
     shown = text_filtered(shown).reset_index(drop=True)
-    st.caption(f"{len(shown):,} of {len(queue):,} rows")
+    st.caption(f"{len(shown):,} of {len(queue):,} rows, worst first")
     order = segments.queue_columns(report, shown)
     text = st.column_config.TextColumn
-    picked = widgets.table(shown, key="seg_table", name="segments", select=True,
+    readable = {c: shown[c].str.replace(",", ", ") for c in ("flags", "critical") if c in shown}  # wrap at names
+    picked = widgets.table(shown.assign(**readable), key="seg_table", name="segments", select=True,
                            max_height=MAX_HEIGHT, row_height=ROW_HEIGHT, page_size=PAGE_SIZE, column_order=order,
-                           config={"flags": text("flags", help="the checks that fired on this output",
+                           config={"critical": text("critical", width=CRITICAL_WIDTH,
+                                                    help="a critical check (a plainly broken output) put this row "
+                                                         "ahead of rows with a higher problem score"),
+                                   "flags": text("flags", help="the checks that fired on this output",
                                                  width=FLAGS_WIDTH),
                                    "src": text("src", width=SRC_WIDTH), "hyp": text("hyp", width=HYP_WIDTH)},
                            download=segments.segment_export(report, shown))

@@ -4,7 +4,7 @@ with paired significance corrected for the number of slices tried; a found slice
 import streamlit as st
 
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import choices, navigation, slicing, state, widgets
+from mtdiag.ui import choices, slicing, state, widgets
 from mtdiag.views import slices
 
 current = state.current()
@@ -52,7 +52,5 @@ expression = slices.within(current.where, str(row["expression"]))
 st.markdown(f"**{escape_markdown(row['expression'])}** — {int(row['size']):,} segments: {escape_markdown(a)} "
             f"{row['score_a']:.2f}, {escape_markdown(b)} {row['score_b']:.2f} (difference {row['difference']:+.2f}, "
             f"corrected p {row['p_corrected']:.4f})")
-if st.button("Open this slice", key="sf_open", type="primary",
-             help="put its expression in the sidebar's slice box and show its segments"):
-    slicing.open_slice(expression)
-    navigation.switch_to("segments")
+slicing.slice_link("segments", expression, "Open this slice",
+                   help="put its expression in the sidebar's slice box and show its segments")
