@@ -120,8 +120,8 @@ def mp_bars(frame: pd.DataFrame, metric: str, within=None) -> go.Figure:
 
 
 def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
-    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half (word-order trouble)
-    shaded."""
+    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half shaded
+    (what it does and does not mean: :data:`mtdiag.checks.word_order.NEVA_ABOVE_WAFT`)."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     fig = go.Figure()
@@ -134,7 +134,7 @@ def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
     fig.add_shape(type="path", path="M 0 0 L 0 1 L 1 1 Z", fillcolor="rgba(220,38,38,0.08)", line_width=0,
                   layer="below")
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(color="rgba(120,120,120,0.8)", dash="dash"))
-    fig.add_annotation(x=0.2, y=0.93, text="NEVA > WAFT: word-order trouble", showarrow=False,
+    fig.add_annotation(x=0.2, y=0.93, text="NEVA > WAFT", showarrow=False,
                        font=dict(color="#b91c1c"))
     fig.update_layout(height=520, xaxis=dict(range=[-0.02, 1.02], title="WAFT ↑ (edit-distance accuracy)"),
                       yaxis=dict(range=[-0.02, 1.02], title="NEVA ↑ (mean n-gram precision)"), margin=MARGIN)

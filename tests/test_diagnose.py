@@ -316,3 +316,22 @@ def test_edit_operations_are_the_drawn_alignments_and_totals_agree_on_the_sample
                 report.context.tokens.tokens(system, seg), report.context.tokens.tokens(edits.best_reference(seg), seg))
                 if op != "match"]
             assert [tuple(row) for row in ops[ops.seg == seg][["op", "hyp", "ref"]].values] == drawn
+
+
+def test_the_waft_neva_page_counts_what_its_chart_shades_and_says_what_it_means():
+    """The count under the chart is of NEVA > WAFT (the shaded half), the word_order rows are counted apart, and the
+    page's explanation carries the measured figures (not the paper's unqualified reading)."""
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    frame = waft_neva.word_order_table(report)
+    counts = waft_neva.disagreement(frame)
+    assert counts["rows"] == len(frame) == 702
+    assert counts["neva_above"] == int((frame["neva"] > frame["waft"]).sum()) > counts["word_order"]
+    assert "does not say the order is wrong" in waft_neva.NEVA_ABOVE_WAFT and "×" in waft_neva.NEVA_ABOVE_WAFT
+
+
+def test_distributions_open_on_a_metric_that_spreads():
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    otem = report.segments["otem"].astype(float)
+    assert otem.quantile(0.25) == otem.quantile(0.75) == 0  # OTEM: boxes flat at 0
+    assert distributions.spread_metric(report) == "chrf"
+    assert distributions.VIEW.option("metric").default_for(report, {}) == "chrf"

@@ -9,8 +9,9 @@
   reference length; c = 0 -> 0. Corpus: summed clipped/total counts per order and BP on summed c, r; orders with no
   n-grams anywhere are left out of the mean — which on one segment is exactly ``N = min(4, c)``.
 
-NEVA > WAFT flags word-order trouble (paper §5). ``docs/metrics.md`` ("WAFT / NEVA") holds the decisions; the tests
-reproduce the worked numbers.
+The paper (§5) reads NEVA > WAFT as word-order trouble; measured against human judgements that reading does not
+hold for today's systems (:data:`mtdiag.checks.word_order.NEVA_ABOVE_WAFT`, ``docs/triage.md``). ``docs/metrics.md``
+("WAFT / NEVA") holds the decisions; the tests reproduce the worked numbers.
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def column_config(frame: pd.DataFrame) -> dict:
             config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
-                                                           help="positive: NEVA > WAFT (word-order trouble)")
+                                                           help="positive: NEVA > WAFT (shared n-grams, not the references' order; see the WAFT vs NEVA page)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
                                                              width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)

@@ -15,6 +15,21 @@ def segment_metrics(report) -> list[str]:
     return [m for m in report.metrics if metric_info(m, report).segment_level and m in report.segments.columns]
 
 
+def spread_metric(report) -> str | None:
+    """The metric the page opens on: :func:`mtdiag.views.default_metric` (chrF, else BLEU) when its segment scores
+    spread (an interquartile range above 0), else the first metric that spreads, else the default — never OTEM's
+    boxes flat at 0 when another metric tells the systems apart."""
+    metrics = segment_metrics(report)
+    first = default_metric(metrics)
+    ordered = [first, *(m for m in metrics if m != first)] if first is not None else []
+    for metric in ordered:
+        values = report.segments[metric].astype(float)
+        q1, q3 = values.quantile([0.25, 0.75])
+        if q3 > q1:
+            return metric
+    return first
+
+
 def scatter_axes(metrics: Sequence[str]) -> tuple[str, str]:
     """The two metrics a metric-vs-metric scatter opens on: :func:`mtdiag.views.default_metric` across, TER up
     (an edit rate against a character F-score) when computed, else the second metric."""
@@ -88,6 +103,7 @@ VIEW = View(
     help="every segment metric per system (box or violin plots), and any two metrics against each other",
     options=(
         ViewOption("metric", "Metric", choices=_metrics, of="metric",
+                   default=lambda report, chosen: spread_metric(report),
                    empty="No segment-level metric was computed for this data."),
         ViewOption("plot", "Plot", choices=("box", "violin")),
         ViewOption("x", "x", "the metric across", choices=_metrics, of="metric",

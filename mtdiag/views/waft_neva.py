@@ -8,17 +8,18 @@ from typing import Sequence
 import pandas as pd
 
 from mtdiag import checks
+from mtdiag.checks.word_order import NEVA_ABOVE_WAFT
 from mtdiag.views.base import Chart, Table, View, ViewOption, systems
 from mtdiag.views.distributions import sample_rows
 from mtdiag.views.ngrams import content_only
 
-__all__ = ["word_order_table", "edit_tables", "op_counts", "sample_rows"]  # sample_rows: the scatter's sample
+__all__ = ["NEVA_ABOVE_WAFT", "disagreement", "word_order_table", "edit_tables", "op_counts", "sample_rows"]
 
 
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and the word-order flag
-    (:mod:`mtdiag.checks.word_order`: a margin and reordered shared words); flagged rows first, each group by
-    largest NEVA − WAFT; ``hyp`` holds the output whole."""
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order`` (:mod:`mtdiag.checks.word_order`:
+    shared words in an order no reference has, in two or more places); those rows first, each group by largest
+    NEVA − WAFT; ``hyp`` holds the output whole."""
     frame = report.segments[["waft", "neva"]].copy()
     frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
     frame["word_order"] = checks.flag(report, "word_order")
@@ -30,6 +31,13 @@ def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFra
     frame["hyp"] = hyps.to_numpy()[frame["seg"].to_numpy(), frame["system"].map(column).to_numpy()]
     return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
                              ascending=[False, False, True, True], ignore_index=True)
+
+
+def disagreement(frame: pd.DataFrame) -> dict[str, int]:
+    """What the page counts of a :func:`word_order_table` frame: ``rows``; ``neva_above`` — rows with NEVA > WAFT,
+    the shaded half of the scatter; ``word_order`` — rows whose shared words are in an order no reference has."""
+    return {"rows": len(frame), "neva_above": int((frame["neva_minus_waft"] > 0).sum()),
+            "word_order": int(frame["word_order"].sum())}
 
 
 def edit_tables(report, system: str, top: int | None = 50, hide_function_words: bool = False) -> dict[str, pd.DataFrame]:

@@ -1,4 +1,4 @@
-"""WAFT vs NEVA: per-segment scatter, NEVA > WAFT (word-order trouble), edit operations and alignments."""
+"""WAFT vs NEVA: per-segment scatter, NEVA > WAFT and what it does and does not mean, edit operations and alignments."""
 
 import streamlit as st
 
@@ -11,7 +11,10 @@ current = state.current()
 report, ev = current.report, current.evalset
 st.title(waft_neva.VIEW.title)
 st.caption("WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
-           "precision) does not. Where NEVA > WAFT the right words are in the wrong order (Forsbom 2003 §5).")
+           "precision) does not. Forsbom (2003 §5) reads NEVA > WAFT as the right words in the wrong order; measured "
+           "against human judgements, that reading does not hold for today's systems.")
+with st.expander("What NEVA > WAFT does and does not mean (measured)"):
+    st.markdown(highlight.escape_markdown(waft_neva.NEVA_ABOVE_WAFT))
 if widgets.reference_needed(current):
     st.stop()
 if not {"waft", "neva"} <= set(report.metrics):
@@ -31,8 +34,10 @@ st.subheader("Disagreeing segments")
 reverse = st.toggle("WAFT > NEVA first (the opposite disagreement, e.g. short outputs)", key="wn_reverse")
 if reverse:
     frame = frame.iloc[::-1]
-st.caption(f"{int(frame['word_order'].sum()):,} of {len(frame):,} rows have NEVA > WAFT. Select a row for its "
-           "alignment.")
+counts = waft_neva.disagreement(frame)
+st.caption(f"{counts['neva_above']:,} of {counts['rows']:,} rows have NEVA > WAFT (the shaded half of the chart); "
+           f"{counts['word_order']:,} have shared words in an order no reference has, in two or more places "
+           "(word_order: they come first). Select a row for its alignment.")
 picked = widgets.table(frame.reset_index(drop=True), key="wn_table", name="waft_neva_segments", select=True,
                        max_height=320, page_size=1000,
                        column_order=["system", "seg", "waft", "neva", "neva_minus_waft", "word_order", "hyp"])
