@@ -82,6 +82,9 @@ def token_offsets(text: str, tokens: Sequence[str], *, lowercase: bool = True, t
 def span_characters(offsets: np.ndarray, first: int, last: int) -> tuple[int, int] | None:
     """The characters ``[start, end)`` from token ``first`` to token ``last`` (inclusive): from the first located
     token of that range to the last; None when none of them was located."""
+    start, end = int(offsets[first, 0]), int(offsets[last, 1])
+    if start >= 0 and end >= 0:  # both ends located: the usual case
+        return start, end
     found = np.flatnonzero(offsets[first:last + 1, 0] >= 0)
     if len(found) == 0:
         return None
