@@ -65,21 +65,39 @@ def test_a_phrase_bridges_up_to_two_tokens_and_stops_at_the_segment():
                                                           _confidence("unsupported", 1.0, 1)])
 
 
+def test_a_moved_word_extends_a_phrase_through_the_alignment():
+    refs = {"ref": ["the cat sat on mat"]}
+    hyps = {"A": ["the cat sits on mat"], "B": ["the cat sits on mat"], "C": ["the cat quickly on mat sat"]}
+    report = _report(refs, hyps, metrics=("chrf",))
+    support = word_support(report)
+    c = support.system == support.systems.index("C")
+    assert support.rho[c].tolist() == [1, 1, 0, 1, 1, 1]  # 'sat' is in the reference ...
+    assert support.aligned[c].tolist() == [1, 1, 0, 1, 1, 0]  # ... but not where C has it
+    spans = predict_spans(report)
+    # 'quickly' (in no reference, no other system) is the anchor; 'sat', moved and used by no other system, two
+    # tokens further joins it. The others' 'sits' is half-shared (1 of 2 others): no span.
+    assert spans[["system", "start", "end", "text", "kind"]].values.tolist() == [
+        ["C", 8, 26, "quickly on mat sat", "unsupported"]]
+    assert spans["confidence"].iat[0] == pytest.approx(_confidence("unsupported", 1.0, 2))
+
+
 def test_phrases_on_hand_made_support():
-    # one system's tokens in two segments; candidates where support < 1/2, unsupported where rho = 0 and sigma < 1/2
-    support = WordSupport(systems=("S", "T", "U"), n_refs=1,
-                          system=np.zeros(9, np.int64), seg=np.array([0, 0, 0, 0, 0, 0, 1, 1, 1]),
-                          pos=np.array([0, 1, 2, 3, 4, 5, 0, 1, 2]), token=np.arange(9),
-                          word=np.array([1, 1, 1, 1, 0, 1, 1, 1, 1], bool),
-                          rho=np.array([0, 1, 1, 1, 0, 0, 0, 1, 0], float),
-                          sigma=np.array([0, 1, 1, 1, 0, 0.5, 0, 1, 0.5]))
+    # one system's tokens in two segments (token 4: punctuation). Support = (aligned + sigma) / 2; candidates below
+    # 1/2; unsupported where rho = 0 and sigma < 1/2. Token 2 is in the reference but not where the output has it
+    # (moved: rho 1, aligned 0), token 6 is in no reference but half the other systems use it.
+    support = WordSupport(systems=("S", "T", "U"), n_refs=1, system=np.zeros(10, np.int64),
+                          seg=np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]), pos=np.array([0, 1, 2, 3, 4, 5, 6, 0, 1, 2]),
+                          token=np.arange(10), word=np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 1], bool),
+                          rho=np.array([0, 1, 1, 1, 0, 1, 0, 0, 1, 0], float),
+                          aligned=np.array([0, 1, 0, 1, 0, 1, 0, 0, 1, 0], float),
+                          sigma=np.array([0, 1, 0.25, 1, 0, 1, 0.5, 0, 1, 0.5]))
     found = phrases(support)
-    # four tokens separate tokens 0 and 5: two phrases; 5 is a candidate without an unsupported word: dropped.
-    # Segment 1: 0 and 2 are one token apart: one phrase of two candidates, its least-shared word unshared.
-    assert found[["seg", "first", "last", "words", "kind"]].values.tolist() == [[0, 0, 0, 1, "unsupported"],
+    # segment 0: candidates 0 (unsupported) and 2 (moved) one token apart make a phrase; 6 is three tokens from 2,
+    # alone, and holds no unsupported word: dropped. Segment 1: 0 (unsupported) and 2 make one phrase.
+    assert found[["seg", "first", "last", "words", "kind"]].values.tolist() == [[0, 0, 2, 2, "unsupported"],
                                                                                 [1, 0, 2, 2, "unsupported"]]
     assert found["min_sigma"].tolist() == [0.0, 0.0]
-    assert phrases(support, gap=4)[["seg", "first", "last", "words"]].values.tolist() == [[0, 0, 5, 2], [1, 0, 2, 2]]
+    assert phrases(support, gap=3)[["seg", "first", "last", "words"]].values.tolist() == [[0, 0, 6, 3], [1, 0, 2, 2]]
 
 
 def test_without_a_reference_the_other_systems_decide():

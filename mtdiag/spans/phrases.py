@@ -1,15 +1,18 @@
 """Phrases of an output that the references and the other systems do not support (``docs/spans.md``).
 
-From the support of each word (:mod:`mtdiag.spans.support`; ``ρ`` by the references, ``σ`` by the other systems):
+From the support of each word (:mod:`mtdiag.spans.support`: ``ρ``, the share of the references that have it;
+``α``, the share whose word alignment with the output matches it in place; ``σ``, the share of the other systems'
+outputs that have it):
 
-- the word's **support** is the mean of the supports the set has (``(ρ + σ) / 2``; ``ρ`` alone with fewer than
+- the word's **support** is the mean of the supports the set has (``(α + σ) / 2``; ``α`` alone with fewer than
   three systems; ``σ`` alone without a reference) — the references together weigh as much as the other systems
   together;
-- a **candidate** is a word (not punctuation) with support below one half: most of the evidence lacks it;
-- a candidate is **unsupported** when no reference has it (with references) and fewer than half of the other
-  systems do (with three or more systems); the other candidates — a word one of two references has and most
-  systems lack, a word no reference has that half or more (not all) of the other systems use — only extend a
-  phrase;
+- a **candidate** is a word (not punctuation) with support below one half: most of the evidence lacks it where
+  it stands;
+- a candidate is **unsupported** when no reference has it anywhere (``ρ = 0``, with references) and fewer than
+  half of the other systems do (``σ < 1/2``, with three or more systems); the other candidates — a word the
+  references have elsewhere (moved) or only one of two references aligns, a word no reference has that half or
+  more (not all) of the other systems use — only extend a phrase;
 - a **phrase** is a run of candidates in which at most :data:`GAP` other tokens separate two candidates (a
   function word and a comma between two unsupported words belong to the error a reader sees: *the very simple
   fact*), kept when it holds an unsupported word.
@@ -40,7 +43,8 @@ def evidence_kind(support: WordSupport) -> str | None:
 
 def word_flags(support: WordSupport) -> tuple[np.ndarray, np.ndarray]:
     """``(candidate, unsupported)`` per token (the module docstring)."""
-    levels = ([support.rho] if support.has_references else []) + ([support.sigma] if support.has_consensus else [])
+    levels = ([support.aligned] if support.has_references else []) + ([support.sigma] if support.has_consensus
+                                                                       else [])
     if not levels:
         empty = np.zeros(len(support.token), dtype=bool)
         return empty, empty

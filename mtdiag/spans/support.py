@@ -7,14 +7,19 @@ tokeniser, case-folded, typography normalised):
   is in a reference is one an edit alignment with block shifts can match (TER, Snover et al. 2006, with shifts of
   any length and distance); ``ρ = 0`` is the baseline notion "a word of the output that is not in the reference",
   taken against every reference at once;
+- **aligned support** ``α`` = the share of the references whose word-level Levenshtein alignment with the
+  output matches the token in place — WAFT's edit operations (Forsbom 2003; :mod:`mtdiag.metrics.waft_neva`,
+  rapidfuzz opcodes on token ids). ``α ≤ ρ``: a word the reference has elsewhere (moved) is in ``ρ``, not in
+  ``α``;
 - **system support** ``σ`` = the share of the *other* systems whose output of segment ``g`` contains the token:
   the other outputs as pseudo-references, the agreement minimum-Bayes-risk decoding maximises (Kumar & Byrne
   2004; the unigram case of the consensus metric, :mod:`mtdiag.metrics.consensus`). Defined with at least
   :data:`MIN_SYSTEMS` systems (two others), as consensus is.
 
-Both are computed for every token of every system at once: each side's distinct ``(segment, token)`` keys are
-sorted once, and a token's support is a count of the sides that have its key (``np.unique`` and
-``np.searchsorted``, no loop over tokens). ``NaN`` where the set has no reference, or too few systems.
+``ρ`` and ``σ`` are computed for every token of every system at once: each side's distinct ``(segment, token)``
+keys are sorted once, and a token's support is a count of the sides that have its key (``np.unique`` and
+``np.searchsorted``, no loop over tokens); ``α`` takes one rapidfuzz alignment per (system, segment, reference),
+its matched blocks added up by a difference array. ``NaN`` where the set has no reference, or too few systems.
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rapidfuzz.distance import Levenshtein
+
 from mtdiag.checks.tokens import word_ids
 from mtdiag.metrics.consensus import Consensus
+from mtdiag.metrics.waft_neva import token_strings
 
 MIN_SYSTEMS = Consensus.info.min_systems  # with fewer, each output is the other's only pseudo-reference
 
@@ -33,7 +41,8 @@ MIN_SYSTEMS = Consensus.info.min_systems  # with fewer, each output is the other
 class WordSupport:
     """One row per token of every output, systems in the report's order, then segments, then positions:
     ``system`` (index into ``systems``), ``seg``, ``pos``, ``token`` (vocabulary id), ``word`` (not
-    punctuation), ``rho`` and ``sigma`` (the module docstring; NaN when not defined); ``n_refs`` references."""
+    punctuation), ``rho``, ``aligned`` and ``sigma`` (``ρ``, ``α``, ``σ`` of the module docstring; NaN when not
+    defined); ``n_refs`` references."""
 
     systems: tuple[str, ...]
     n_refs: int
@@ -43,6 +52,7 @@ class WordSupport:
     token: np.ndarray
     word: np.ndarray
     rho: np.ndarray
+    aligned: np.ndarray
     sigma: np.ndarray
 
     @property
@@ -71,6 +81,24 @@ def _count_sides(keys: np.ndarray, sides: list[np.ndarray]) -> np.ndarray:
     return np.where(found, counts[at] if len(values) else 0, 0)
 
 
+def _aligned_counts(hyps: list, refs: list) -> np.ndarray:
+    """Per token of the systems' sides (concatenated): how many references' Levenshtein alignments match it."""
+    total = sum(len(side.ids) for side in hyps)
+    delta = np.zeros(total + 1, dtype=np.int64)
+    ref_strings = [token_strings(side) for side in refs]
+    base = 0
+    for side in hyps:
+        starts = side.offsets[:-1] + base
+        for seg, hyp in enumerate(token_strings(side)):
+            for column in ref_strings:
+                for block in Levenshtein.opcodes(column[seg], hyp):
+                    if block.tag == "equal":
+                        delta[starts[seg] + block.dest_start] += 1
+                        delta[starts[seg] + block.dest_end] -= 1
+        base += len(side.ids)
+    return np.cumsum(delta[:-1])
+
+
 def word_support(report) -> WordSupport:
     """Reference and system support of every output token of the report (memoised per report)."""
     return report.context.memo(("spans", "support"), lambda: _word_support(report))
@@ -90,10 +118,12 @@ def _word_support(report) -> WordSupport:
                           for k, side in zip(keys, sides)]) if keys else np.zeros(0, np.int64)
     refs = [_keys(side, n_vocab) for side in tokens.refs.values()]
     rho = _count_sides(flat, refs) / len(refs) if refs else np.full(len(flat), np.nan)
+    aligned = (_aligned_counts(sides, list(tokens.refs.values())) / len(refs) if refs
+               else np.full(len(flat), np.nan))
     if len(systems) >= MIN_SYSTEMS:
         sigma = (_count_sides(flat, keys) - 1) / (len(systems) - 1)
     else:
         sigma = np.full(len(flat), np.nan)
     return WordSupport(systems=systems, n_refs=len(refs), system=system, seg=seg, pos=pos.astype(np.int64), token=token,
                        word=word_ids(report)[token] if len(token) else np.zeros(0, dtype=bool), rho=rho,
-                       sigma=sigma)
+                       aligned=aligned, sigma=sigma)
