@@ -369,8 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# Predicted error spans against human error spans: {name}\n")
     print(f"{len(truth.pairs):,} rated outputs ({len(kept)} systems), {int(truth.human[truth.nonspace].sum()):,} of "
           f"{int(truth.nonspace.sum()):,} non-space characters in a human error span "
-          f"({truth.human[truth.nonspace].mean():.1%}), {len(truth.major):,} major human spans; talks (documents): "
-          f"{len(set(truth.docs))}. Default threshold {DEFAULT_THRESHOLD}; every figure held out by talk.\n")
+          f"({truth.human[truth.nonspace].mean():.1%}), {len(truth.major):,} major human spans, "
+          f"{word_rate(truth, settings[0].report):.1%} of the output words in a human error span (the chance level "
+          f"of a one-word span); talks (documents): {len(set(truth.docs))}. Default threshold {DEFAULT_THRESHOLD}; "
+          "every figure held out by talk.\n")
     kept_spans = held_out(everything, DEFAULT_THRESHOLD)
     summary = []
     for s in settings:
@@ -446,6 +448,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{ours['major_recall']:.3f} | {ours['char_f1']:.3f} ({base['char_f1']:.3f}) | {ours['marked']:.3f} "
               f"({base['marked']:.3f}) |")
     return 0
+
+
+def word_rate(truth: Truth, report) -> float:
+    """The share of the rated outputs' words (tokens that are not punctuation) that overlap a human error span."""
+    support = word_support(report)
+    at = np.flatnonzero(support.word)
+    words = pd.DataFrame({"system": np.asarray(support.systems, dtype=object)[support.system[at]],
+                          "seg": support.seg[at], "first": support.pos[at], "last": support.pos[at]})
+    return float(on_axis(truth, locator(report).frame(words))["hit"].mean())
 
 
 def covered_major(truth: Truth, spans: pd.DataFrame) -> float:
