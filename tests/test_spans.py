@@ -156,6 +156,15 @@ def test_a_loop_is_a_critical_span():
     assert loop["confidence"].iat[0] == pytest.approx(check_confidence("repetition"))
 
 
+def test_one_system_without_a_reference_still_gets_the_checks_marks():
+    evalset = evalset_from_lists({}, {"A": ["Here is the translation: Hallo Welt", "Guten Morgen"]},
+                                 src=["Hello world", "Good morning"])
+    spans = predict_spans(evaluate(evalset))
+    assert spans.drop(columns="confidence").values.tolist() == [
+        ["A", 0, 0, 23, "Here is the translation", "critical", "llm_artefact"]]  # the words the check marks
+    assert spans["confidence"].tolist() == [check_confidence("llm_artefact")]
+
+
 def test_the_threshold_filters_and_leaves_the_columns():
     report = _report({"ref": REF}, OUTPUTS, metrics=("chrf",))
     assert len(predict_spans(report, threshold=0.0)) == 1
