@@ -14,8 +14,9 @@ import pytest
 
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
-from mtdiag.io import read_metric_spans
-from mtdiag.spans import DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, span_records, write_span_records
+from mtdiag.io import read_metric_spans, with_metric_spans
+from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
+                          write_span_records)
 from mtdiag.spans.confidence import CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence
 from mtdiag.spans.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
@@ -284,3 +285,22 @@ def test_lexical_confidence_is_the_logistic_of_the_two_features():
     assert value.tolist() == pytest.approx([_confidence("unsupported", 0.75, 3), _confidence("unsupported", 0.0, 1)])
     assert check_confidence("a check the dev set never saw") == 0.5
     assert pd.Series(lexical_confidence("no_consensus", np.zeros(4), np.arange(1, 5))).is_monotonic_increasing
+
+
+def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
+    refs = {"ref": ["we like the green house", "the cat sat on mat"]}
+    hyps = {"A": ["we like the green house", "the cat sits on mat"],
+            "B": ["we like the green house", "the cat sits on mat"],
+            "C": ["we like like like the green house", "the cat quickly on mat sat"]}
+    evalset = evalset_from_lists(refs, hyps, src=["wir mögen das grüne Haus", "die Katze saß auf der Matte"])
+    xcomet = [{"system": "A", "seg_id": 2, "error_spans": [{"start": 8, "end": 12, "severity": "minor"}]},
+              {"system": "C", "seg_id": 1, "error_spans": [{"start": 3, "end": 17, "severity": "critical"},
+                                                            {"start": 8, "end": 12, "severity": "major"}]}]
+    evalset = with_metric_spans(evalset, ("xcomet.jsonl", "\n".join(json.dumps(r) for r in xcomet).encode()))
+    counts = severity_counts(evaluate(evalset))
+    assert list(counts.columns) == COUNT_COLUMNS
+    # predicted: C's loop (critical), its phrase 'quickly on mat sat' (major); the loop's 'like like' words are in
+    # the reference ('like'), so no phrase there
+    assert counts.values.tolist() == [["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0],
+                                      ["mtdiag", "C", 2, 1, 1, 0, 2], ["xcomet", "A", 2, 0, 0, 1, 1],
+                                      ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
