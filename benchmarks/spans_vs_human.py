@@ -95,8 +95,8 @@ def truth_of(evalset) -> Truth:
                    key=lambda p: (evalset.systems.index(p[0]), p[1]))
     texts = [str(evalset.hyps.at[g, s]) for s, g in pairs]
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    starts = np.concatenate([[0], np.cumsum(lengths)])
-    base = {p: int(b) for p, b in zip(pairs, starts[:-1])}
+    starts_all = np.concatenate([[0], np.cumsum(lengths)])
+    base = {p: int(b) for p, b in zip(pairs, starts_all[:-1])}
     joined = "".join(texts)
     nonspace = np.ones(len(joined), dtype=bool)
     for match in re.finditer(r"\s", joined):
@@ -104,16 +104,19 @@ def truth_of(evalset) -> Truth:
     spans = evalset.annotations
     spans = spans[(spans["side"] == "target") & (spans["end"] > spans["start"])]
     spans = spans[[(s, int(g)) in base for s, g in zip(spans["system"], spans["seg"])]]
-    offset = np.array([base[(s, int(g))] for s, g in zip(spans["system"], spans["seg"])], dtype=np.int64)
-    human = _mask(len(joined), offset + spans["start"].to_numpy(), offset + spans["end"].to_numpy())
-    major = spans["severity"].str.lower().isin(["major", "critical"]).to_numpy() | (spans["weight"] >= MAJOR_WEIGHT)
     pair_of = {p: i for i, p in enumerate(pairs)}
+    pair = np.array([pair_of[(s, int(g))] for s, g in zip(spans["system"], spans["seg"])], dtype=np.int64)
+    offset, length = starts_all[pair], lengths[pair]
+    starts = offset + np.minimum(spans["start"].to_numpy(), length)  # a span past its output stays in its output
+    ends = offset + np.minimum(spans["end"].to_numpy(), length)
+    human = _mask(len(joined), starts, ends)
+    major = (spans["severity"].str.lower().isin(["major", "critical"]).to_numpy()
+             | (spans["weight"].to_numpy() >= MAJOR_WEIGHT))
     folds = folds_of(evalset)
     return Truth(pairs=pairs, docs=np.array([folds[g] for _, g in pairs], dtype=object),
                  base=base, human=human, nonspace=nonspace,
-                 major=np.column_stack([offset + spans["start"].to_numpy(), offset + spans["end"].to_numpy()])[major],
-                 major_pair=np.array([pair_of[(s, int(g))] for s, g in zip(spans["system"], spans["seg"])],
-                                     dtype=np.int64)[major])
+                 major=np.column_stack([starts, ends])[major & (ends > starts)],
+                 major_pair=pair[major & (ends > starts)])
 
 
 def folds_of(evalset) -> np.ndarray:
