@@ -14,8 +14,9 @@ outputs that have it):
   references have elsewhere (moved) or only one of two references aligns, a word no reference has that half or
   more (not all) of the other systems use — only extend a phrase;
 - a **phrase** is a run of candidates in which at most :data:`GAP` other tokens separate two candidates (a
-  function word and a comma between two unsupported words belong to the error a reader sees: *the very simple
-  fact*), kept when it holds an unsupported word.
+  function word or a comma between two unsupported words belongs to the error a reader sees), kept when it holds
+  an unsupported word. The gap is the one that maximises character F1 against human error spans
+  (``docs/spans.md``).
 
 Vectorised over every token of every output at once (runs by cumulative sums; per-phrase minima and counts by
 ``np.minimum.reduceat`` and ``np.bincount``).

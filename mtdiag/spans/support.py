@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from rapidfuzz.distance import Levenshtein
 
 from mtdiag.checks.tokens import word_ids
@@ -124,6 +123,6 @@ def _word_support(report) -> WordSupport:
         sigma = (_count_sides(flat, keys) - 1) / (len(systems) - 1)
     else:
         sigma = np.full(len(flat), np.nan)
-    return WordSupport(systems=systems, n_refs=len(refs), system=system, seg=seg, pos=pos.astype(np.int64), token=token,
-                       word=word_ids(report)[token] if len(token) else np.zeros(0, dtype=bool), rho=rho,
-                       aligned=aligned, sigma=sigma)
+    return WordSupport(systems=systems, n_refs=len(refs), system=system, seg=seg, pos=pos.astype(np.int64),
+                       token=token, word=word_ids(report)[token] if len(token) else np.zeros(0, dtype=bool),
+                       rho=rho, aligned=aligned, sigma=sigma)
