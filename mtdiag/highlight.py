@@ -24,9 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-import numpy as np
-
-from mtdiag.tokenize import normalise_typography
+from mtdiag.offsets import token_offsets as locate
 
 MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
 MAX_CHARS = 4_000  # characters shown of a plain text
@@ -203,49 +201,17 @@ def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_toke
 
 
 def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Character offsets of each token in ``text``, found left to right (case-insensitively), or None when a
-    token cannot be found (the tokeniser rewrote the text beyond recognition): then show the tokens instead.
+    """Character offsets of each token in ``text`` as written, or None when a token cannot be found (the tokeniser
+    rewrote the text beyond recognition): then show the tokens instead.
 
-    Tokenisers drop spaces, split punctuation, fold case and may unescape entities (13a turns ``&amp;`` into
-    ``&``); searching forward from the previous token's end tolerates all of these. Tokens of a text whose
-    typography was normalised (``„`` read as ``"``, ``…`` as ``...``: :func:`mtdiag.tokenize.normalise_typography`)
-    are found in the normalised text and their offsets mapped back to the characters as written, so the text is
-    shown as written with its marks.
+    The tokens are located by :func:`mtdiag.offsets.token_offsets` in the text folded as tokens are (case,
+    typography — ``„`` read as ``"``, ``…`` as ``...`` —, 13a's HTML entities), searching left to right, and mapped
+    back to the characters they came from; spaces the tokeniser dropped and punctuation it split are no obstacle.
     """
-    offsets = _find_forward(text, tokens)
-    if offsets is not None:
-        return offsets
-    pieces = [normalise_typography(c) for c in text]
-    normalised = "".join(pieces)
-    if normalised == text:
+    found = locate(text, [token.lower() for token in tokens], lowercase=True, typography=True, entities=True)
+    if (found < 0).any():
         return None
-    located = _find_forward(normalised, tokens)
-    if located is None:
-        return None
-    ends = np.cumsum([len(piece) for piece in pieces])
-
-    def original(position: int) -> int:  # the character of ``text`` that a normalised position falls in
-        return int(np.searchsorted(ends, position, side="right"))
-
-    return [(original(a), original(b - 1) + 1 if b > a else original(a)) for a, b in located]
-
-
-def _find_forward(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    lowered = text.lower()
-    haystack = lowered if len(lowered) == len(text) else text
-    pos = 0
-    offsets = []
-    for token in tokens:
-        needle = token.lower() if haystack is lowered else token
-        if not needle:
-            offsets.append((pos, pos))
-            continue
-        start = haystack.find(needle, pos)
-        if start < 0:
-            return None
-        offsets.append((start, start + len(needle)))
-        pos = start + len(needle)
-    return offsets
+    return [(int(start), int(end)) for start, end in found]
 
 
 def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:

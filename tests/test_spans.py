@@ -18,7 +18,7 @@ from mtdiag.io import read_metric_spans, with_metric_spans
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
 from mtdiag.spans.confidence import CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence
-from mtdiag.spans.offsets import span_characters, token_offsets
+from mtdiag.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import WordSupport, word_support
 from mtdiag.tokenize import TokenizeOptions, tokenize_text

@@ -1,6 +1,6 @@
 """Predicted error spans of every (system, segment) of a report: :func:`predict_spans`.
 
-Two sources of evidence, each located in the output as written (:mod:`mtdiag.spans.offsets`):
+Two sources of evidence, each located in the output as written (:mod:`mtdiag.offsets`):
 
 - phrases the references and the other systems do not support (:mod:`mtdiag.spans.phrases`), kind
   ``unsupported``, ``no_reference`` or ``no_consensus``;
@@ -20,7 +20,7 @@ import pandas as pd
 from mtdiag import checks
 from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, LEXICAL_SEVERITY, check_confidence, check_severity,
                                      lexical_confidence)
-from mtdiag.spans.offsets import span_characters, token_offsets
+from mtdiag.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import word_support
 
