@@ -428,3 +428,118 @@ def test_serve_passes_the_repositorys_streamlit_settings():
     written = {f"{section}.{name}": str(value).lower() if isinstance(value, bool) else str(value)
                for section, values in config.items() for name, value in values.items()}
     assert written == SETTINGS
+
+
+# ------------------------------------------------------------------------- malformed files: one InputError each
+
+SURROGATE = b'\\ud800abc'  # a JSON escape of a lone surrogate: valid JSON, not a character
+SYSTEM_LINES = {"A": b"the cat\n", "B": b"a dog\n", "C": b"x\n"}
+
+
+def _set_of_one_segment():
+    return load_files(refs={"R": ("ref.txt", b"the cat\n")}, hyps={"A": ("a.txt", b"the cat\n")})
+
+
+@pytest.mark.parametrize("call, file, line", [
+    (lambda: load_table(("set.jsonl", b'{"src": "a", "ref": "b", "A": "c"}\n{"src": "a", "ref": "b", "A": "'
+                         + SURROGATE + b'"}\n')), "set.jsonl", 2),
+    (lambda: load_testset(("set.jsonl.gz", gzip.compress(b'{"src": "' + SURROGATE + b'", "ref": "b", "A": "c"}\n'))),
+     "set.jsonl", 1),
+    (lambda: load_files(refs={"R": ("ref.jsonl", b'{"text": "' + SURROGATE + b'"}\n')},
+                        hyps={"A": ("a.txt", b"x\n")}), "ref.jsonl", 1),
+    (lambda: mio_annotations(b'{"system": "A", "seg_id": 1, "score": 50, "rater": "r1", "error_spans": []}\n'
+                             b'{"system": "A", "seg_id": 1, "score": 50, "rater": "' + SURROGATE + b'", '
+                             b'"error_spans": []}\n'), "esa.jsonl", 2),
+    (lambda: mio_annotations(b'system\tseg_id\tscore\terror_spans\nA\t1\t50\t[{"start": 0, "end": 1, '
+                             b'"severity": "minor", "category": "' + SURROGATE + b'"}]\n', "esa.tsv"), "esa.tsv", 2),
+    (lambda: mio_metric_spans(b'{"system": "Z", "seg_id": 1, "mt": "' + SURROGATE + b'", "error_spans": []}\n'),
+     "spans.jsonl", 1),
+    (lambda: mio_metric_spans(b'[\n{"system": "A", "seg_id": 1, "error_spans": []},\n{"system": "' + SURROGATE
+                              + b'", "seg_id": 1, "error_spans": []}\n]\n'), "spans.jsonl", 3),
+    (lambda: mio_metric_spans(b'{"out/Z.txt": [\n{"mt": "x", "errors": [{"start": 0, "end": 1, "severity": "minor", '
+                              b'"text": "' + SURROGATE + b'"}]}]}\n'), "spans.jsonl", 2),
+], ids=["jsonl-table", "jsonl-testset-gz", "jsonl-reference", "esa-rater", "esa-tsv-category", "metric-spans-jsonl", "metric-spans-list",
+        "metric-spans-comet"])
+def test_a_lone_surrogate_escape_is_refused_naming_file_and_line(call, file, line):
+    with pytest.raises(InputError) as caught:
+        call()
+    assert (caught.value.file, caught.value.line) == (file, line)
+    assert "lone surrogate" in caught.value.detail
+
+
+def test_a_surrogate_pair_escape_is_a_character():
+    evalset = load_table(("set.jsonl", b'{"src": "a", "ref": "\\ud83d\\ude00", "A": "c"}\n'))
+    assert evalset.refs["ref"].tolist() == ["\U0001f600"]
+
+
+def mio_annotations(data: bytes, name: str = "esa.jsonl"):
+    from mtdiag.io import with_error_annotations
+    return with_error_annotations(_set_of_one_segment(), (name, data))
+
+
+def mio_metric_spans(data: bytes):
+    from mtdiag.io import with_metric_spans
+    return with_metric_spans(_set_of_one_segment(), ("spans.jsonl", data))
+
+
+def test_source_term_tags_without_a_reference_give_the_terms(tmp_path):
+    """Tags in the source of a reference-free set: terms with no reference surface, not an IndexError."""
+    evalset = load_files(src=("src.txt", b'the <term id="1" src="cat" tgt="Katze">cat</term>\n'),
+                         hyps={name: (f"{name}.txt", data) for name, data in SYSTEM_LINES.items()}, lang_pair="en-de")
+    assert evalset.src.tolist() == ["the cat"]
+    assert evalset.terms[["seg", "src_term", "ref_surface"]].values.tolist() == [[0, "cat", ""]]
+    (tmp_path / "src.txt").write_bytes(b'the <term id="1" src="cat" tgt="Katze">cat</term>\n')
+    for name, data in SYSTEM_LINES.items():
+        (tmp_path / f"{name}.txt").write_bytes(data)
+    result = subprocess.run([sys.executable, "-m", "mtdiag", "triage", "--src", str(tmp_path / "src.txt"),
+                             *[f"--hyp={n}={tmp_path / n}.txt" for n in SYSTEM_LINES], "--tgt-lang", "de"],
+                            capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-0", "utf-7", "x" * 300])
+def test_an_xml_declaring_an_unknown_or_unsupported_encoding_is_refused(encoding):
+    data = (f'<?xml version="1.0" encoding="{encoding}"?>\n<dataset><collection id="c"><doc id="d" origlang="en">'
+            '<src lang="en"><p><seg id="1">a</seg></p></src><hyp system="A" lang="de"><p><seg id="1">b</seg></p>'
+            '</hyp></doc></collection></dataset>\n').encode()
+    with pytest.raises(InputError) as caught:
+        load_testset(("set.xml", data))
+    assert (caught.value.file, caught.value.line) == ("set.xml", 1)
+    assert "encoding" in caught.value.detail
+
+
+@pytest.mark.parametrize("span, what", [
+    ('{"start": 0, "end": 1000000000000000000000000000000, "severity": "minor"}', "start and end"),
+    ('{"start": 1000000000000000000000000000000, "end": 1000000000000000000000000000001, "severity": "minor"}',
+     "start and end"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": ' + "9" * 200 + "}", "confidence"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": ' + "9" * 400 + "}", "confidence"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": 1e400}', "confidence"),
+], ids=["huge-end", "huge-start", "confidence-200-digits", "confidence-400-digits", "confidence-1e400"])
+@pytest.mark.parametrize("system", ["A", "Z"], ids=["loaded", "not-loaded"])
+def test_metric_span_numbers_out_of_range_are_refused(span, what, system):
+    data = f'{{"system": "x", "seg_id": 1, "error_spans": []}}\n{{"system": "{system}", "seg_id": 1, ' \
+           f'"error_spans": [{span}]}}\n'.replace('"system": "x"', f'"system": "{system}"')
+    with pytest.raises(InputError) as caught:
+        mio_metric_spans(data.encode())
+    assert (caught.value.file, caught.value.line) == ("spans.jsonl", 2)
+    assert what in caught.value.detail
+
+
+@pytest.mark.parametrize("cell", ["1" * 4301, "1" * 5000], ids=["4301-digits", "5000-digits"])
+def test_a_term_file_with_a_huge_seg_id_is_refused(cell):
+    from mtdiag.io import read_term_file
+    with pytest.raises(InputError) as caught:
+        read_term_file(("terms.tsv", f"seg_id\tsrc_term\ttgt_term\n1\tcat\tKatze\n{cell}\tcat\tKatze\n".encode()))
+    assert (caught.value.file, caught.value.line) == ("terms.tsv", 3)
+    assert "out of range" in caught.value.detail
+
+
+def test_a_huge_number_as_a_term_is_text():
+    evalset = load_files(refs={"R": ("ref.txt", b"the Katze\n")}, hyps={"A": ("a.txt", b"the Katze\n")},
+                         src=("src.txt", b"the cat\n"), lang_pair="en-de",
+                         terms=("terms.tsv", ("seg_id\tsrc_term\ttgt_term\n1\t" + "1" * 4301 + "\tKatze\n").encode()))
+    assert evalset.terms["src_term"].tolist() == ["1" * 4301]
+    assert any("do not occur" in warning for warning in evalset.warnings)
+

@@ -128,7 +128,7 @@ def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: in
         if header is None and raw.count(":") > limits.max_cells:  # keys at most: bounded before parsing
             raise limits.exceeded(name, "max_cells", f"too many cells: an object of up to {raw.count(':'):,} keys",
                                   number)
-        obj = _json_object(raw, name, number)
+        obj = json_line(raw, name, number)
         if not isinstance(obj, dict):
             raise InputError(name, f"expected a JSON object, found {_json_kind(obj)}", number)
         keys = [str(k) for k in obj]
@@ -142,11 +142,12 @@ def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: in
     return Table(name, header or [], rows, lines)
 
 
-def _json_object(raw: str, name: str, line: int) -> object:
-    """One JSONL line parsed; syntax errors, numbers over Python's digit limit (``ValueError``) and nesting
-    deeper than the interpreter's recursion limit (``RecursionError``) become an :class:`InputError` on the line."""
+def json_line(raw: str, name: str, line: int) -> object:
+    """One JSONL line parsed; syntax errors, numbers over Python's digit limit (``ValueError``), nesting
+    deeper than the interpreter's recursion limit (``RecursionError``) and lone surrogate escapes
+    (:func:`refuse_lone_surrogates`) become an :class:`InputError` on the line."""
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except json.JSONDecodeError as error:
         raise InputError(name, f"not valid JSON ({error.msg} at column {error.colno})", line) from None
     except ValueError:  # the one other ValueError json raises: an integer over Python's digit limit
@@ -154,6 +155,36 @@ def _json_object(raw: str, name: str, line: int) -> object:
                                "digits)", line) from None
     except RecursionError:
         raise InputError(name, "not readable JSON (nested too deeply)", line) from None
+    refuse_lone_surrogates(value, raw, name, line)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def refuse_lone_surrogates(value: object, raw: str, name: str, line: int | None) -> None:
+    """Refuse a JSON value holding a lone surrogate: JSON may escape one (``"\\ud800"``, RFC 8259 §8.2), but it is no
+    character — it cannot be stored, shown or written as UTF-8. Only a value whose text ``raw`` has such an escape
+    is searched (a pair, ``"\\ud83d\\ude00"``, is one character and is kept); the search is iterative, so any depth
+    that parsed is searched."""
+    if not _SURROGATE_ESCAPE.search(raw):
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as error:
+                    code = ord(item[error.start])
+                    raise InputError(name, f"a JSON string holds the escape \\u{code:04x}, a lone surrogate (half of "
+                                           "a UTF-16 pair, not a character); write the character itself", line) from None
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _json_kind(value: object) -> str:

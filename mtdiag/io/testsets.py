@@ -127,6 +127,11 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     except SafeTree.ParseError as exc:
         line = getattr(exc, "position", (None, None))[0]
         raise InputError(display, f"is not well-formed XML: {str(exc).split(':')[0]}", line) from None
+    except (LookupError, ValueError) as exc:  # expat: an unknown or a multi-byte declared encoding
+        declared = re.search(rb"""encoding\s*=\s*["']([^"']{0,40})""", data[:200])
+        shown = quote(declared.group(1).decode("latin-1")) if declared else "its"
+        raise InputError(display, f"the XML declaration names encoding {shown}, which cannot be read ({exc}); "
+                                  "save the file as UTF-8", 1) from None
     src_langs = {e.get("lang") for e in root.iter("src")}
     ref_langs = {e.get("lang") for e in root.iter("ref")}
     if len(src_langs) != 1:
