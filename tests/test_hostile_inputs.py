@@ -109,7 +109,7 @@ def test_each_limit_names_the_file_the_limit_and_how_to_raise_it():
     cells = Limits(max_cells=5)
     table = b"src\tref\tsys\n" + b"a\tb\tc\n" * 2
     error = pytest.raises(InputError, load_table, ("t.tsv", table), limits=cells).value
-    assert str(error).startswith("t.tsv: too many cells: up to 2 rows x 3 columns (the limit is 5 cells per file; "
+    assert str(error).startswith("t.tsv: too many cells: up to 3 lines x 3 columns (the limit is 5 cells per file; "
                                  "raise it with --max-cells N")
     wide = json.dumps({f"k{i}": "x" for i in range(10)}).encode()
     assert "an object of up to 10 keys" in str(pytest.raises(InputError, load_table, ("w.jsonl", wide),
@@ -542,4 +542,46 @@ def test_a_huge_number_as_a_term_is_text():
                          terms=("terms.tsv", ("seg_id\tsrc_term\ttgt_term\n1\t" + "1" * 4301 + "\tKatze\n").encode()))
     assert evalset.terms["src_term"].tolist() == ["1" * 4301]
     assert any("do not occur" in warning for warning in evalset.warnings)
+
+
+# ------------------------------------------------------------------------- header cells count against the limits
+
+WIDE_HEADER = 10_000_000  # columns: a 19 KB .tsv.gz, 20 MB inflated, one line
+
+
+def test_a_header_of_ten_million_columns_is_refused_at_bounded_memory():
+    data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n", compresslevel=9)
+    assert len(data) < 30_000
+    error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data)))
+    assert error.file == "wide.tsv" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
+                                                         "… 10,000,000 in all) but no rows")
+    assert peak < 120  # MB: the inflated bytes and their text, never a Python string per cell (about 630 MB)
+
+
+def test_header_cells_are_counted_while_a_gzip_inflates():
+    data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n" + b"b\t" * (WIDE_HEADER - 1) + b"b\n")
+    limits = Limits(max_cells=1_000_000)
+    error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data), limits=limits))
+    assert "max-cells" in str(error) and "header" in error.detail
+    assert peak < 10  # MB: refused in the first inflated megabyte
+
+
+@pytest.mark.parametrize("name, text, what", [
+    ("t.tsv", "src\tref\tA\na\tb\tc\nd\te\tf\n", "3 lines x 3 columns"),
+    ("t.csv", "src,ref,A\na,b,c\nd,e,f\n", "3 lines x 3 columns"),
+])
+def test_the_header_row_counts_as_cells(name, text, what):
+    limits = Limits(max_cells=8)  # 9 cells with the header, 6 without
+    with pytest.raises(InputError) as caught:
+        load_table((name, text.encode()), limits=limits)
+    assert what in caught.value.detail
+    assert load_table((name, text.encode()), limits=Limits(max_cells=9)).n_segments == 2
+
+
+def test_a_long_header_is_shortened_in_messages():
+    header = "\t".join(f"c{i}" for i in range(1000))
+    with pytest.raises(InputError) as caught:
+        load_table(("t.tsv", (header + "\n").encode()))
+    assert caught.value.detail == ("the file has a header (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, … 1,000 in all) "
+                                   "but no rows")
 

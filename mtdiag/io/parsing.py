@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mtdiag.errors import InputError
 from mtdiag.io.text import (
+    SHOWN_NAMES,
     Limits,
     Source,
     check_segment_chars,
@@ -28,9 +29,11 @@ from mtdiag.io.text import (
     quote_names,
     read_counted,
     split_lines,
+    unpack,
 )
 
 TABLE_FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+DELIMITERS = {"tsv": "\t", "csv": ","}
 MAX_SEG_ID = 10**12
 """The largest ``seg_id`` read when the segment count is not known (no file within the size limit has more
 lines); a larger one is out of range rather than an integer overflow in the frame."""
@@ -61,23 +64,37 @@ def _table_format(display: str, fmt: str | None) -> str:
     return TABLE_FORMATS[suffix]
 
 
-def _check_cells(name: str, rows: int, columns: int, limits: Limits) -> None:
+def _check_cells(name: str, rows: int, columns: int, limits: Limits, noun: str = "rows") -> None:
     """Refuse a table whose rows (at most its lines) times its columns pass ``limits.max_cells``, before its rows
     are parsed."""
     if rows * columns > limits.max_cells:
-        raise limits.exceeded(name, "max_cells", f"too many cells: up to {rows:,} rows x {columns:,} columns")
+        raise limits.exceeded(name, "max_cells", f"too many cells: up to {rows:,} {noun} x {columns:,} columns")
 
 
 def _parse_delimited(text: str, name: str, fmt: str, limits: Limits, n_lines: int) -> Table:
-    """TSV (no quoting: a quote is text) or CSV (standard quoting) via the csv module; rows checked for width."""
+    """TSV (no quoting: a quote is text) or CSV (standard quoting) via the csv module; rows checked for width.
+
+    The header's cells count against ``limits.max_cells`` like any row's, before anything is parsed: its width is
+    the delimiters of the first line (for CSV at most: a quoted cell may hold a comma), and a file of nothing but a
+    header line is refused without splitting it into cells."""
+    delimiter = DELIMITERS[fmt]
     if fmt == "tsv":
-        dialect = {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+        dialect = {"delimiter": delimiter, "quoting": csv.QUOTE_NONE}
     else:
-        dialect = {"delimiter": ",", "quotechar": '"', "doublequote": True, "strict": True}
+        dialect = {"delimiter": delimiter, "quotechar": '"', "doublequote": True, "strict": True}
     limit = min(max(limits.max_file_bytes, 1), 2**31 - 1)
     if csv.field_size_limit() < limit:
         csv.field_size_limit(limit)  # only ever raised, so concurrent readers are unaffected
-    reader = csv.reader(_stdio.StringIO(text.rstrip("\n")), **dialect)
+    text = text.rstrip("\n")
+    first_end = text.find("\n")
+    first = text if first_end < 0 else text[:first_end]
+    width = first.count(delimiter) + 1
+    _check_cells(name, n_lines, width, limits, "lines")  # the header counted
+    if first_end < 0:
+        shown = next(csv.reader([delimiter.join(first.split(delimiter, SHOWN_NAMES)[:SHOWN_NAMES])],
+                                **{**dialect, "strict": False}))
+        raise InputError(name, f"the file has a header ({quote_names([c.strip() for c in shown], width)}) but no rows")
+    reader = csv.reader(_stdio.StringIO(text), **dialect)
     header: list[str] | None = None
     rows, lines = [], []
     last_line = 0
@@ -200,8 +217,11 @@ def _key_mismatch(expected: list[str], found: list[str], first_line: int) -> str
 
 def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> Table:
     """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit
-    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes, cells as soon as the header is known)."""
-    data, display, lines = read_counted(source, name, limits)
+    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes; a TSV or CSV header's cells on the bytes too,
+    then lines x columns before any row is parsed; a JSONL table's cells as soon as its first object is read)."""
+    shown = name or unpack(source, "input")[1]
+    delimiter = DELIMITERS.get(fmt or TABLE_FORMATS.get(Path(shown).suffix.lower(), "jsonl"))
+    data, display, lines = read_counted(source, name, limits, delimiter=delimiter and delimiter.encode())
     kind = _table_format(display, fmt)
     text = decode_text(data, display)
     del data
@@ -213,7 +233,8 @@ def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limit
     for index, column in enumerate(table.header):
         check_segment_chars(table.column(index), display, limits, table.lines, column=column)
     if len(set(table.header)) != len(table.header):
-        first = next(h for i, h in enumerate(table.header) if h in table.header[:i])
+        seen: set[str] = set()
+        first = next(h for h in table.header if h in seen or seen.add(h))
         where = [i + 1 for i, h in enumerate(table.header) if h == first]
         where_text = lines_phrase(where, "column")
         raise InputError(display, f"column {quote(first)} appears more than once ({where_text})", 1)

@@ -39,7 +39,7 @@ from mtdiag.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
-from mtdiag.io.parsing import TABLE_FORMATS
+from mtdiag.io.parsing import DELIMITERS, TABLE_FORMATS
 from mtdiag.io.tables import load_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, unpack
 
@@ -54,12 +54,13 @@ def _inner_name(display: str) -> str:
 
 
 def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
-                    markup: bool = False) -> tuple[bytes, str]:
+                    markup: bool = False, delimiter: bytes | None = None) -> tuple[bytes, str]:
     """The bytes of a file, inflated when its name ends in ``.gz``, and its display name; counted while they are
-    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines and, for ``markup``, tags), so a small
-    compressed file that would expand past a limit is refused as soon as it does."""
+    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines, for ``markup`` tags, for a table's
+    ``delimiter`` its header cells), so a small compressed file that would expand past a limit is refused as soon
+    as it does."""
     display = name or unpack(source, "input")[1]
-    data, display, _ = read_counted(source, display, limits, markup=markup,
+    data, display, _ = read_counted(source, display, limits, markup=markup, delimiter=delimiter,
                                     inflate=display.lower().endswith(".gz"))
     return data, display
 
@@ -85,7 +86,8 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
     if kind.endswith(SGML_SUFFIXES):
         return load_sgml([(display, source)], limits=limits)
     if kind.endswith(tuple(TABLE_FORMATS)):
-        data, shown = read_maybe_gzip(source, display, limits=limits)
+        delimiter = DELIMITERS.get(TABLE_FORMATS[Path(kind).suffix])
+        data, shown = read_maybe_gzip(source, display, limits=limits, delimiter=delimiter and delimiter.encode())
         return load_table((_inner_name(shown), data), limits=limits)
     raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
                               "(optionally .gz)")
