@@ -585,3 +585,16 @@ def test_a_long_header_is_shortened_in_messages():
     assert caught.value.detail == ("the file has a header (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, … 1,000 in all) "
                                    "but no rows")
 
+
+@pytest.mark.parametrize("name, data, line", [
+    ("set.xml", ('<?xml version="1.0"?>\n<dataset><collection id="c"><doc id="d" origlang="en"><src lang="en"><p>'
+                 f'<seg id="{"1" * 4301}">a</seg></p></src><hyp system="A" lang="de"><p><seg id="1">b</seg></p></hyp>'
+                 '</doc></collection></dataset>\n').encode(), None),
+    ("set.sgm", (f'<srcset setid="t" srclang="en">\n<doc docid="d" sysid="ref">\n<seg id="{"7" * 5000}">a</seg>\n'
+                 '</doc>\n</srcset>\n').encode(), 3),
+], ids=["xml-4301-digits", "sgml-5000-digits"])
+def test_a_segment_id_of_thousands_of_digits_is_refused(name, data, line):
+    with pytest.raises(InputError) as caught:
+        load_testset((name, data))
+    assert (caught.value.file, caught.value.line) == (name, line)
+    assert "needs a whole-number id (at most 1,000,000,000,000)" in caught.value.detail

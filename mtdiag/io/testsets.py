@@ -39,7 +39,7 @@ from mtdiag.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
-from mtdiag.io.parsing import DELIMITERS, TABLE_FORMATS
+from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS
 from mtdiag.io.tables import load_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, unpack
 
@@ -96,11 +96,23 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
 # ------------------------------------------------------------------------------------------------- WMT XML
 
 
+def _seg_number(raw: str) -> int | None:
+    """A segment id written in ASCII digits, of no more digits than :data:`~mtdiag.io.parsing.MAX_SEG_ID` (so never
+    past Python's limit on converting digits), as a number; else None."""
+    if not raw.isascii() or not raw.isdigit() or len(raw.lstrip("0")) > len(str(MAX_SEG_ID)):
+        return None
+    return int(raw)
+
+
+_SEG_ID_NEEDED = f"needs a whole-number id (at most {MAX_SEG_ID:,})"
+
+
 def _seg_id(seg, where: str, display: str) -> int:
     raw = seg.get("id")
-    if raw is None or not raw.strip().isascii() or not raw.strip().isdigit():
-        raise InputError(display, f"{where}: <seg id={quote(str(raw))}> needs a whole-number id")
-    return int(raw)
+    number = None if raw is None else _seg_number(raw.strip())
+    if number is None:
+        raise InputError(display, f"{where}: <seg id={quote(str(raw))}> {_SEG_ID_NEEDED}")
+    return number
 
 
 def _segments(element, where: str, display: str, limits: Limits) -> dict[int, str]:
@@ -276,9 +288,10 @@ def _add_segment(current: _SgmlSet | None, doc: str | None, opened: re.Match, ra
     if current is None or doc is None:
         raise InputError(display, "<seg> outside a <doc>", number)
     raw_id = _attrs(opened.group(3)).get("id", "")
-    if not raw_id.isascii() or not raw_id.isdigit():
-        raise InputError(display, f"<seg id={quote(raw_id)}> needs a whole-number id", number)
-    key = (doc, int(raw_id))
+    seg_id = _seg_number(raw_id)
+    if seg_id is None:
+        raise InputError(display, f"<seg id={quote(raw_id)}> {_SEG_ID_NEEDED}", number)
+    key = (doc, seg_id)
     if key in current.segs:
         raise InputError(display, f"<doc docid={quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
                                   f"{current.segs[key][1]})", number)
