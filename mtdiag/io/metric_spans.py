@@ -15,7 +15,9 @@ them — not UTF-8 bytes. Each span is checked against the loaded output of its 
 that is not loaded, the record's ``mt``): negative or reversed offsets, an end past the output's end, and a
 ``text`` that differs from ``output[start:end]`` are refused with an :class:`InputError` naming the file and the
 line of the record; when the UTF-8 byte slice matches the ``text`` instead, the message says the offsets look like
-bytes. A record whose ``mt`` differs from the loaded output is refused too (its offsets would point elsewhere).
+bytes. A record whose ``mt`` differs from the loaded output is refused too (its offsets would point elsewhere), and
+so are offsets past the segment-character limit, a ``confidence`` outside 0-1 and a lone surrogate escape in any
+string (:func:`mtdiag.io.parsing.refuse_lone_surrogates`).
 Severity is ``minor``, ``major`` or ``critical`` (any case). Systems that are not loaded give a warning, as with
 :func:`mtdiag.io.with_error_annotations`.
 

@@ -2,7 +2,9 @@
 (:func:`parse_table`: TSV with no quoting, as in WMT files, CSV with standard quoting, JSONL with one object per
 line; bounded by :class:`~mtdiag.io.text.Limits` before it is parsed), and the cells every reader reads the same
 way — a 1-based segment id (:func:`parse_seg_id`), a score (:func:`parse_score`), a column of numbers
-(:func:`all_numbers`). Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the line."""
+(:func:`all_numbers`), and one JSON line (:func:`json_line`: a lone surrogate escape is refused, never replaced,
+:func:`refuse_lone_surrogates`). Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the
+line."""
 
 from __future__ import annotations
 
