@@ -17,6 +17,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from mtdiag.errors import InputError
 from mtdiag.io.text import (
     SHOWN_NAMES,
@@ -217,6 +221,17 @@ def _key_mismatch(expected: list[str], found: list[str], first_line: int) -> str
     return f"{what} (line {first_line} has keys {quote_names(expected)}; this line has {quote_names(found)})"
 
 
+def _first_long_column(table: Table, limits: Limits) -> int | None:
+    """The first column holding a cell over ``limits.max_segment_chars`` characters, or None: every cell's length
+    from one Arrow array (no per-column pass: a table may have many columns)."""
+    width = len(table.header)
+    if not table.rows or not width:
+        return None
+    cells = pa.array([cell for row in table.rows for cell in row], type=pa.large_string())
+    over = np.flatnonzero(pc.utf8_length(cells).to_numpy(zero_copy_only=False) > limits.max_segment_chars)
+    return int((over % width).min()) if len(over) else None
+
+
 def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> Table:
     """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit
     (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes; a TSV or CSV header's cells on the bytes too,
@@ -232,8 +247,9 @@ def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limit
     else:
         table = _parse_delimited(text, display, kind, limits, lines)
     del text
-    for index, column in enumerate(table.header):
-        check_segment_chars(table.column(index), display, limits, table.lines, column=column)
+    long_column = _first_long_column(table, limits)
+    if long_column is not None:  # the message names the first such cell of the first such column
+        check_segment_chars(table.column(long_column), display, limits, table.lines, column=table.header[long_column])
     if len(set(table.header)) != len(table.header):
         seen: set[str] = set()
         first = next(h for h in table.header if h in seen or seen.add(h))
