@@ -598,3 +598,15 @@ def test_a_segment_id_of_thousands_of_digits_is_refused(name, data, line):
         load_testset((name, data))
     assert (caught.value.file, caught.value.line) == (name, line)
     assert "needs a whole-number id (at most 1,000,000,000,000)" in caught.value.detail
+
+
+def test_a_metric_name_is_made_a_key_once_per_name_not_per_row(monkeypatch):
+    """A wide score file whose metric column is named by a 500,000-character header cell: the name is read once
+    (it was read once per row: 3.7 s for 18 rows)."""
+    from mtdiag.io import read_metric_scores, scores
+    calls = []
+    monkeypatch.setattr(scores, "metric_key", lambda name: calls.append(len(name)) or "m_long")
+    name = "<doc>" * 100_000
+    rows = "".join(f"A\t{i}\t0.{i}\n" for i in range(1, 51))
+    frame, infos, _ = read_metric_scores(("scores.tsv", f"system\tseg_id\t{name}\n{rows}".encode()))
+    assert calls == [500_000] and len(frame) == 50 and [i.name for i in infos] == ["m_long"]
