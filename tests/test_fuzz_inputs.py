@@ -1,14 +1,21 @@
-"""Hostile inputs never crash a loader: every public reader of :mod:`mtdiag.io`, and ``mtdiag.api.evaluate`` on the
-sets they load, either succeeds or raises :class:`~mtdiag.errors.InputError` (issue 11, "Loader exceptions that are
-not InputError"). Any other exception fails the test.
+"""Hostile inputs never crash a loader: every input either loads or raises :class:`~mtdiag.errors.InputError`, one
+line naming a file (``docs/inputs.md``, "Fuzzing"); any other exception fails the test.
 
-Hypothesis draws 2,000 examples per reader from random bytes, documents built from hostile fragments (NULs, BOMs,
-odd line ends, huge numbers, deep JSON, HTML/Markdown, term tags, non-ASCII digits, very long lines) in several
-encodings, and tables shaped like the real inputs; inputs stay small so the file runs in well under a minute.
-The four crashes issue 11 reported are explicit regression cases in ``tests/test_io.py``
+Two fuzzers, seeded and bounded (the file runs in about a minute):
+
+- **mutation**: for every input kind of :data:`tests.fuzzing.KINDS` (plain text, TSV, CSV, JSONL, WMT XML, SGML,
+  term files, MQM and ESA error files, score files, metric-span JSON, human scores; a new loader is one row
+  there), its seed from ``tests/data`` loads, and :data:`INPUTS_PER_KIND` mutated copies (byte flips, truncation,
+  junk, re-encodings, BOMs, NULs, giant lines, line-count changes, deep nesting, unicode tricks, huge numbers, gzip
+  and gzip bombs) go through the call the dashboard makes with that upload, under its limits.
+  ``benchmarks/fuzz_inputs.py`` runs 10,000 per kind with the same generator.
+- **grammar** (Hypothesis): 300 examples per reader of random bytes, documents built from hostile fragments in
+  several encodings, and tables shaped like the real inputs, through every public reader of :mod:`mtdiag.io` and
+  ``mtdiag.api.evaluate`` on the sets they load.
+
+The four crashes of an earlier probe are explicit regression cases at the end, as in ``tests/test_io.py``
 (``test_terms_seg_id_must_be_ascii_digits``, ``test_jsonl_number_over_the_digit_limit``,
-``test_jsonl_nested_100000_deep``, ``test_human_scores_20_digit_seg_id_without_a_segment_count``) and are repeated
-here so that this file stands on its own.
+``test_jsonl_nested_100000_deep``, ``test_human_scores_20_digit_seg_id_without_a_segment_count``).
 """
 
 from __future__ import annotations
@@ -30,8 +37,30 @@ from mtdiag.io import (
     read_table,
     read_term_file,
 )
+from tests.fuzzing import KINDS, fuzz_input, run_input
 
-FUZZ = settings(max_examples=2000, deadline=None, database=None,
+INPUTS_PER_KIND = 300
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+def test_every_seed_loads(kind):
+    assert run_input(kind, (kind.file_name, kind.seed())) == "loaded"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+def test_every_mutated_input_loads_or_is_refused(kind):
+    outcomes = {"loaded": 0, "refused": 0}
+    for number in range(INPUTS_PER_KIND):
+        upload, applied = fuzz_input(kind, number)
+        try:
+            outcomes[run_input(kind, upload)] += 1
+        except Exception as error:  # noqa: BLE001  (the reproducer is the kind and the input's number)
+            raise AssertionError(f"{kind.name} input {number} ({applied}, {upload[0]}): "
+                                 f"{type(error).__name__}: {str(error)[:300]}") from error
+    assert outcomes["loaded"] >= INPUTS_PER_KIND // 20 and outcomes["refused"] >= INPUTS_PER_KIND // 2, outcomes
+
+
+FUZZ = settings(max_examples=300, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 FRAGMENTS = [

@@ -109,7 +109,7 @@ def test_each_limit_names_the_file_the_limit_and_how_to_raise_it():
     cells = Limits(max_cells=5)
     table = b"src\tref\tsys\n" + b"a\tb\tc\n" * 2
     error = pytest.raises(InputError, load_table, ("t.tsv", table), limits=cells).value
-    assert str(error).startswith("t.tsv: too many cells: up to 2 rows x 3 columns (the limit is 5 cells per file; "
+    assert str(error).startswith("t.tsv: too many cells: up to 3 lines x 3 columns (the limit is 5 cells per file; "
                                  "raise it with --max-cells N")
     wide = json.dumps({f"k{i}": "x" for i in range(10)}).encode()
     assert "an object of up to 10 keys" in str(pytest.raises(InputError, load_table, ("w.jsonl", wide),
@@ -428,3 +428,185 @@ def test_serve_passes_the_repositorys_streamlit_settings():
     written = {f"{section}.{name}": str(value).lower() if isinstance(value, bool) else str(value)
                for section, values in config.items() for name, value in values.items()}
     assert written == SETTINGS
+
+
+# ------------------------------------------------------------------------- malformed files: one InputError each
+
+SURROGATE = b'\\ud800abc'  # a JSON escape of a lone surrogate: valid JSON, not a character
+SYSTEM_LINES = {"A": b"the cat\n", "B": b"a dog\n", "C": b"x\n"}
+
+
+def _set_of_one_segment():
+    return load_files(refs={"R": ("ref.txt", b"the cat\n")}, hyps={"A": ("a.txt", b"the cat\n")})
+
+
+@pytest.mark.parametrize("call, file, line", [
+    (lambda: load_table(("set.jsonl", b'{"src": "a", "ref": "b", "A": "c"}\n{"src": "a", "ref": "b", "A": "'
+                         + SURROGATE + b'"}\n')), "set.jsonl", 2),
+    (lambda: load_testset(("set.jsonl.gz", gzip.compress(b'{"src": "' + SURROGATE + b'", "ref": "b", "A": "c"}\n'))),
+     "set.jsonl", 1),
+    (lambda: load_files(refs={"R": ("ref.jsonl", b'{"text": "' + SURROGATE + b'"}\n')},
+                        hyps={"A": ("a.txt", b"x\n")}), "ref.jsonl", 1),
+    (lambda: mio_annotations(b'{"system": "A", "seg_id": 1, "score": 50, "rater": "r1", "error_spans": []}\n'
+                             b'{"system": "A", "seg_id": 1, "score": 50, "rater": "' + SURROGATE + b'", '
+                             b'"error_spans": []}\n'), "esa.jsonl", 2),
+    (lambda: mio_annotations(b'system\tseg_id\tscore\terror_spans\nA\t1\t50\t[{"start": 0, "end": 1, '
+                             b'"severity": "minor", "category": "' + SURROGATE + b'"}]\n', "esa.tsv"), "esa.tsv", 2),
+    (lambda: mio_metric_spans(b'{"system": "Z", "seg_id": 1, "mt": "' + SURROGATE + b'", "error_spans": []}\n'),
+     "spans.jsonl", 1),
+    (lambda: mio_metric_spans(b'[\n{"system": "A", "seg_id": 1, "error_spans": []},\n{"system": "' + SURROGATE
+                              + b'", "seg_id": 1, "error_spans": []}\n]\n'), "spans.jsonl", 3),
+    (lambda: mio_metric_spans(b'{"out/Z.txt": [\n{"mt": "x", "errors": [{"start": 0, "end": 1, "severity": "minor", '
+                              b'"text": "' + SURROGATE + b'"}]}]}\n'), "spans.jsonl", 2),
+], ids=["jsonl-table", "jsonl-testset-gz", "jsonl-reference", "esa-rater", "esa-tsv-category", "metric-spans-jsonl", "metric-spans-list",
+        "metric-spans-comet"])
+def test_a_lone_surrogate_escape_is_refused_naming_file_and_line(call, file, line):
+    with pytest.raises(InputError) as caught:
+        call()
+    assert (caught.value.file, caught.value.line) == (file, line)
+    assert "lone surrogate" in caught.value.detail
+
+
+def test_a_surrogate_pair_escape_is_a_character():
+    evalset = load_table(("set.jsonl", b'{"src": "a", "ref": "\\ud83d\\ude00", "A": "c"}\n'))
+    assert evalset.refs["ref"].tolist() == ["\U0001f600"]
+
+
+def mio_annotations(data: bytes, name: str = "esa.jsonl"):
+    from mtdiag.io import with_error_annotations
+    return with_error_annotations(_set_of_one_segment(), (name, data))
+
+
+def mio_metric_spans(data: bytes):
+    from mtdiag.io import with_metric_spans
+    return with_metric_spans(_set_of_one_segment(), ("spans.jsonl", data))
+
+
+def test_source_term_tags_without_a_reference_give_the_terms(tmp_path):
+    """Tags in the source of a reference-free set: terms with no reference surface, not an IndexError."""
+    evalset = load_files(src=("src.txt", b'the <term id="1" src="cat" tgt="Katze">cat</term>\n'),
+                         hyps={name: (f"{name}.txt", data) for name, data in SYSTEM_LINES.items()}, lang_pair="en-de")
+    assert evalset.src.tolist() == ["the cat"]
+    assert evalset.terms[["seg", "src_term", "ref_surface"]].values.tolist() == [[0, "cat", ""]]
+    (tmp_path / "src.txt").write_bytes(b'the <term id="1" src="cat" tgt="Katze">cat</term>\n')
+    for name, data in SYSTEM_LINES.items():
+        (tmp_path / f"{name}.txt").write_bytes(data)
+    result = subprocess.run([sys.executable, "-m", "mtdiag", "triage", "--src", str(tmp_path / "src.txt"),
+                             *[f"--hyp={n}={tmp_path / n}.txt" for n in SYSTEM_LINES], "--tgt-lang", "de"],
+                            capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-0", "utf-7", "x" * 300])
+def test_an_xml_declaring_an_unknown_or_unsupported_encoding_is_refused(encoding):
+    data = (f'<?xml version="1.0" encoding="{encoding}"?>\n<dataset><collection id="c"><doc id="d" origlang="en">'
+            '<src lang="en"><p><seg id="1">a</seg></p></src><hyp system="A" lang="de"><p><seg id="1">b</seg></p>'
+            '</hyp></doc></collection></dataset>\n').encode()
+    with pytest.raises(InputError) as caught:
+        load_testset(("set.xml", data))
+    assert (caught.value.file, caught.value.line) == ("set.xml", 1)
+    assert "encoding" in caught.value.detail
+
+
+@pytest.mark.parametrize("span, what", [
+    ('{"start": 0, "end": 1000000000000000000000000000000, "severity": "minor"}', "start and end"),
+    ('{"start": 1000000000000000000000000000000, "end": 1000000000000000000000000000001, "severity": "minor"}',
+     "start and end"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": ' + "9" * 200 + "}", "confidence"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": ' + "9" * 400 + "}", "confidence"),
+    ('{"start": 0, "end": 1, "severity": "minor", "confidence": 1e400}', "confidence"),
+], ids=["huge-end", "huge-start", "confidence-200-digits", "confidence-400-digits", "confidence-1e400"])
+@pytest.mark.parametrize("system", ["A", "Z"], ids=["loaded", "not-loaded"])
+def test_metric_span_numbers_out_of_range_are_refused(span, what, system):
+    data = f'{{"system": "x", "seg_id": 1, "error_spans": []}}\n{{"system": "{system}", "seg_id": 1, ' \
+           f'"error_spans": [{span}]}}\n'.replace('"system": "x"', f'"system": "{system}"')
+    with pytest.raises(InputError) as caught:
+        mio_metric_spans(data.encode())
+    assert (caught.value.file, caught.value.line) == ("spans.jsonl", 2)
+    assert what in caught.value.detail
+
+
+@pytest.mark.parametrize("cell", ["1" * 4301, "1" * 5000], ids=["4301-digits", "5000-digits"])
+def test_a_term_file_with_a_huge_seg_id_is_refused(cell):
+    from mtdiag.io import read_term_file
+    with pytest.raises(InputError) as caught:
+        read_term_file(("terms.tsv", f"seg_id\tsrc_term\ttgt_term\n1\tcat\tKatze\n{cell}\tcat\tKatze\n".encode()))
+    assert (caught.value.file, caught.value.line) == ("terms.tsv", 3)
+    assert "out of range" in caught.value.detail
+
+
+def test_a_huge_number_as_a_term_is_text():
+    evalset = load_files(refs={"R": ("ref.txt", b"the Katze\n")}, hyps={"A": ("a.txt", b"the Katze\n")},
+                         src=("src.txt", b"the cat\n"), lang_pair="en-de",
+                         terms=("terms.tsv", ("seg_id\tsrc_term\ttgt_term\n1\t" + "1" * 4301 + "\tKatze\n").encode()))
+    assert evalset.terms["src_term"].tolist() == ["1" * 4301]
+    assert any("do not occur" in warning for warning in evalset.warnings)
+
+
+# ------------------------------------------------------------------------- header cells count against the limits
+
+WIDE_HEADER = 10_000_000  # columns: a 19 KB .tsv.gz, 20 MB inflated, one line
+
+
+def test_a_header_of_ten_million_columns_is_refused_at_bounded_memory():
+    data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n", compresslevel=9)
+    assert len(data) < 30_000
+    error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data)))
+    assert error.file == "wide.tsv" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
+                                                         "… 10,000,000 in all) but no rows")
+    assert peak < 120  # MB: the inflated bytes and their text, never a Python string per cell (about 630 MB)
+
+
+def test_header_cells_are_counted_while_a_gzip_inflates():
+    data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n" + b"b\t" * (WIDE_HEADER - 1) + b"b\n")
+    limits = Limits(max_cells=1_000_000)
+    error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data), limits=limits))
+    assert "max-cells" in str(error) and "header" in error.detail
+    assert peak < 10  # MB: refused in the first inflated megabyte
+
+
+@pytest.mark.parametrize("name, text, what", [
+    ("t.tsv", "src\tref\tA\na\tb\tc\nd\te\tf\n", "3 lines x 3 columns"),
+    ("t.csv", "src,ref,A\na,b,c\nd,e,f\n", "3 lines x 3 columns"),
+])
+def test_the_header_row_counts_as_cells(name, text, what):
+    limits = Limits(max_cells=8)  # 9 cells with the header, 6 without
+    with pytest.raises(InputError) as caught:
+        load_table((name, text.encode()), limits=limits)
+    assert what in caught.value.detail
+    assert load_table((name, text.encode()), limits=Limits(max_cells=9)).n_segments == 2
+
+
+def test_a_long_header_is_shortened_in_messages():
+    header = "\t".join(f"c{i}" for i in range(1000))
+    with pytest.raises(InputError) as caught:
+        load_table(("t.tsv", (header + "\n").encode()))
+    assert caught.value.detail == ("the file has a header (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, … 1,000 in all) "
+                                   "but no rows")
+
+
+@pytest.mark.parametrize("name, data, line", [
+    ("set.xml", ('<?xml version="1.0"?>\n<dataset><collection id="c"><doc id="d" origlang="en"><src lang="en"><p>'
+                 f'<seg id="{"1" * 4301}">a</seg></p></src><hyp system="A" lang="de"><p><seg id="1">b</seg></p></hyp>'
+                 '</doc></collection></dataset>\n').encode(), None),
+    ("set.sgm", (f'<srcset setid="t" srclang="en">\n<doc docid="d" sysid="ref">\n<seg id="{"7" * 5000}">a</seg>\n'
+                 '</doc>\n</srcset>\n').encode(), 3),
+], ids=["xml-4301-digits", "sgml-5000-digits"])
+def test_a_segment_id_of_thousands_of_digits_is_refused(name, data, line):
+    with pytest.raises(InputError) as caught:
+        load_testset((name, data))
+    assert (caught.value.file, caught.value.line) == (name, line)
+    assert "needs a whole-number id (at most 1,000,000,000,000)" in caught.value.detail
+
+
+def test_a_metric_name_is_made_a_key_once_per_name_not_per_row(monkeypatch):
+    """A wide score file whose metric column is named by a 500,000-character header cell: the name is read once
+    (it was read once per row: 3.7 s for 18 rows)."""
+    from mtdiag.io import read_metric_scores, scores
+    calls = []
+    monkeypatch.setattr(scores, "metric_key", lambda name: calls.append(len(name)) or "m_long")
+    name = "<doc>" * 100_000
+    rows = "".join(f"A\t{i}\t0.{i}\n" for i in range(1, 51))
+    frame, infos, _ = read_metric_scores(("scores.tsv", f"system\tseg_id\t{name}\n{rows}".encode()))
+    assert calls == [500_000] and len(frame) == 50 and [i.name for i in infos] == ["m_long"]

@@ -31,7 +31,7 @@ import json
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table
+from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
@@ -201,6 +201,7 @@ def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, s
         items = json.loads(raw)
     except (ValueError, RecursionError):
         raise InputError(table.name, f"error_spans {quote(raw)} is not a JSON list", line) from None
+    refuse_lone_surrogates(items, raw, table.name, line)
     if not isinstance(items, list):
         raise InputError(table.name, "error_spans must be a list of {start, end, severity}", line)
     out = []

@@ -145,8 +145,9 @@ def _strip_tags(src: TextFile | None, refs: list[TextFile], warnings: list[str])
     stripped = [strip(f) for f in refs]
     refs = [f for f, _ in stripped]
     tagged = term_inputs.empty_terms()
-    if src_tags is not None:
-        tagged = term_inputs.terms_from_tags(src_tags, stripped[0][1], src.display, refs[0].display)
+    if src_tags is not None:  # without a reference, the source's tags give terms with no reference surface
+        ref_tags, ref_display = (stripped[0][1], refs[0].display) if refs else (None, None)
+        tagged = term_inputs.terms_from_tags(src_tags, ref_tags, src.display, ref_display)
     return src, refs, tagged
 
 

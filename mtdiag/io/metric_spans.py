@@ -15,7 +15,9 @@ them — not UTF-8 bytes. Each span is checked against the loaded output of its 
 that is not loaded, the record's ``mt``): negative or reversed offsets, an end past the output's end, and a
 ``text`` that differs from ``output[start:end]`` are refused with an :class:`InputError` naming the file and the
 line of the record; when the UTF-8 byte slice matches the ``text`` instead, the message says the offsets look like
-bytes. A record whose ``mt`` differs from the loaded output is refused too (its offsets would point elsewhere).
+bytes. A record whose ``mt`` differs from the loaded output is refused too (its offsets would point elsewhere), and
+so are offsets past the segment-character limit, a ``confidence`` outside 0-1 and a lone surrogate escape in any
+string (:func:`mtdiag.io.parsing.refuse_lone_surrogates`).
 Severity is ``minor``, ``major`` or ``critical`` (any case). Systems that are not loaded give a warning, as with
 :func:`mtdiag.io.with_error_annotations`.
 
@@ -30,7 +32,6 @@ The spans are a long frame :data:`METRIC_SPAN_COLUMNS` kept in ``EvalSet.metric_
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Iterator, Mapping, Sequence
@@ -38,7 +39,7 @@ from typing import Iterator, Mapping, Sequence
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.parsing import parse_seg_id
+from mtdiag.io.parsing import json_line, parse_seg_id, refuse_lone_surrogates
 from mtdiag.io.scores import metric_key
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, quote_names, read_counted
 
@@ -78,16 +79,21 @@ def _skip(text: str, pos: int) -> int:
     return pos
 
 
-def _decode(decoder: json.JSONDecoder, text: str, pos: int, display: str, lines: _Lines):
-    """One JSON value at ``pos``: (value, end); syntax errors, huge numbers and deep nesting name the line."""
+def _decode(decoder: json.JSONDecoder, text: str, pos: int, display: str, lines: _Lines, *, whole: bool = False):
+    """One JSON value at ``pos``: (value, end); syntax errors, huge numbers, deep nesting and lone surrogates name
+    the line (the ``whole`` document, decoded only to tell its shape, is searched for surrogates record by record
+    later, to name the record's line)."""
     try:
-        return decoder.raw_decode(text, pos)
+        value, end = decoder.raw_decode(text, pos)
     except json.JSONDecodeError as error:
         raise InputError(display, f"not valid JSON ({error.msg} at column {error.colno})", error.lineno) from None
     except ValueError:
         raise InputError(display, "not readable JSON (a number has too many digits)", lines.at(pos)) from None
     except RecursionError:
         raise InputError(display, "not readable JSON (nested too deeply)", lines.at(pos)) from None
+    if not whole:
+        refuse_lone_surrogates(value, text[pos:end], display, lines.at(pos))
+    return value, end
 
 
 def _expect(text: str, pos: int, char: str, display: str, lines: _Lines) -> int:
@@ -128,7 +134,7 @@ def _records(text: str, display: str) -> Iterator[tuple[object, int, str | None,
         for item, line in items:
             yield item, line, None, None
         return
-    first, end = _decode(decoder, text, start, display, lines)
+    first, end = _decode(decoder, text, start, display, lines, whole=True)
     if (_skip(text, end) >= len(text) and isinstance(first, dict) and first
             and all(isinstance(v, list) for v in first.values())):
         yield from _comet_records(decoder, text, start, display, lines)
@@ -136,15 +142,7 @@ def _records(text: str, display: str) -> Iterator[tuple[object, int, str | None,
     for number, raw in enumerate(text.split("\n"), start=1):  # JSONL: one record per line
         if not raw.strip():
             continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise InputError(display, f"not valid JSON ({error.msg} at column {error.colno})", number) from None
-        except ValueError:
-            raise InputError(display, "not readable JSON (a number has too many digits)", number) from None
-        except RecursionError:
-            raise InputError(display, "not readable JSON (nested too deeply)", number) from None
-        yield item, number, None, None
+        yield json_line(raw, display, number), number, None, None
 
 
 def _comet_records(decoder, text: str, pos: int, display: str, lines: _Lines):
@@ -180,6 +178,16 @@ def _system_name(key: str, systems: Sequence[str]) -> str:
 
 def _offset(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _confidence(value: object, display: str, line: int, where: str) -> float:
+    """A span's confidence, a probability from 0 to 1 (``docs/spans.md``), as a float (NaN when absent); anything
+    else is refused — an integer of any size is compared exactly, never converted to a float first."""
+    if value is None:
+        return float("nan")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:  # NaN fails too
+        raise InputError(display, f"{where}: confidence {quote(json.dumps(value))} is not a number from 0 to 1", line)
+    return float(value)
 
 
 def _check_text(output: str, start: int, end: int, text: object, display: str, line: int, where: str) -> None:
@@ -269,18 +277,16 @@ def read_metric_spans(source: Source, name: str | None = None,
                 raise InputError(display, f"{at}: each error span must be an object {{start, end, severity}}", line)
             span = {str(k).strip().lower(): v for k, v in span.items()}
             start, end = _offset(span.get("start")), _offset(span.get("end"))
-            if start is None or end is None or start < 0 or end < start:
+            if start is None or end is None or start < 0 or end < start or end > limits.max_segment_chars:
                 raise InputError(display, f"{at}: start and end must be character offsets with 0 <= start <= end "
-                                          f"(found {quote(json.dumps(span.get('start')))}, "
+                                          f"<= {limits.max_segment_chars:,} (the longest segment read; found "
+                                          f"{quote(json.dumps(span.get('start')))}, "
                                           f"{quote(json.dumps(span.get('end')))})", line)
             severity = span.get("severity", "minor")
             if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
                 raise InputError(display, f"{at}: severity {quote(str(severity))}: expected minor, major or "
                                           "critical", line)
-            confidence = span.get("confidence")
-            if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
-                                           or not math.isfinite(confidence)):
-                raise InputError(display, f"{at}: confidence {quote(json.dumps(confidence))} is not a number", line)
+            confidence = _confidence(span.get("confidence"), display, line, at)
             shown = span.get("text")
             if shown is not None and not isinstance(shown, str):
                 raise InputError(display, f"{at}: text must be a string", line)
@@ -291,7 +297,7 @@ def read_metric_spans(source: Source, name: str | None = None,
                 _check_text(output, start, end, shown, display, line, at)
                 shown = output[start:end]
             rows.append((seg, system, span_metric, start, end, severity.strip().lower(),
-                         float(confidence) if confidence is not None else float("nan"), shown or ""))
+                         confidence, shown or ""))
     del n_lines
     warnings = []
     if unknown and outputs:

@@ -2,7 +2,9 @@
 (:func:`parse_table`: TSV with no quoting, as in WMT files, CSV with standard quoting, JSONL with one object per
 line; bounded by :class:`~mtdiag.io.text.Limits` before it is parsed), and the cells every reader reads the same
 way — a 1-based segment id (:func:`parse_seg_id`), a score (:func:`parse_score`), a column of numbers
-(:func:`all_numbers`). Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the line."""
+(:func:`all_numbers`), and one JSON line (:func:`json_line`: a lone surrogate escape is refused, never replaced,
+:func:`refuse_lone_surrogates`). Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the
+line."""
 
 from __future__ import annotations
 
@@ -15,8 +17,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from mtdiag.errors import InputError
 from mtdiag.io.text import (
+    SHOWN_NAMES,
     Limits,
     Source,
     check_segment_chars,
@@ -28,9 +35,11 @@ from mtdiag.io.text import (
     quote_names,
     read_counted,
     split_lines,
+    unpack,
 )
 
 TABLE_FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+DELIMITERS = {"tsv": "\t", "csv": ","}
 MAX_SEG_ID = 10**12
 """The largest ``seg_id`` read when the segment count is not known (no file within the size limit has more
 lines); a larger one is out of range rather than an integer overflow in the frame."""
@@ -61,23 +70,37 @@ def _table_format(display: str, fmt: str | None) -> str:
     return TABLE_FORMATS[suffix]
 
 
-def _check_cells(name: str, rows: int, columns: int, limits: Limits) -> None:
+def _check_cells(name: str, rows: int, columns: int, limits: Limits, noun: str = "rows") -> None:
     """Refuse a table whose rows (at most its lines) times its columns pass ``limits.max_cells``, before its rows
     are parsed."""
     if rows * columns > limits.max_cells:
-        raise limits.exceeded(name, "max_cells", f"too many cells: up to {rows:,} rows x {columns:,} columns")
+        raise limits.exceeded(name, "max_cells", f"too many cells: up to {rows:,} {noun} x {columns:,} columns")
 
 
 def _parse_delimited(text: str, name: str, fmt: str, limits: Limits, n_lines: int) -> Table:
-    """TSV (no quoting: a quote is text) or CSV (standard quoting) via the csv module; rows checked for width."""
+    """TSV (no quoting: a quote is text) or CSV (standard quoting) via the csv module; rows checked for width.
+
+    The header's cells count against ``limits.max_cells`` like any row's, before anything is parsed: its width is
+    the delimiters of the first line (for CSV at most: a quoted cell may hold a comma), and a file of nothing but a
+    header line is refused without splitting it into cells."""
+    delimiter = DELIMITERS[fmt]
     if fmt == "tsv":
-        dialect = {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+        dialect = {"delimiter": delimiter, "quoting": csv.QUOTE_NONE}
     else:
-        dialect = {"delimiter": ",", "quotechar": '"', "doublequote": True, "strict": True}
+        dialect = {"delimiter": delimiter, "quotechar": '"', "doublequote": True, "strict": True}
     limit = min(max(limits.max_file_bytes, 1), 2**31 - 1)
     if csv.field_size_limit() < limit:
         csv.field_size_limit(limit)  # only ever raised, so concurrent readers are unaffected
-    reader = csv.reader(_stdio.StringIO(text.rstrip("\n")), **dialect)
+    text = text.rstrip("\n")
+    first_end = text.find("\n")
+    first = text if first_end < 0 else text[:first_end]
+    width = first.count(delimiter) + 1
+    _check_cells(name, n_lines, width, limits, "lines")  # the header counted
+    if first_end < 0:
+        shown = next(csv.reader([delimiter.join(first.split(delimiter, SHOWN_NAMES)[:SHOWN_NAMES])],
+                                **{**dialect, "strict": False}))
+        raise InputError(name, f"the file has a header ({quote_names([c.strip() for c in shown], width)}) but no rows")
+    reader = csv.reader(_stdio.StringIO(text), **dialect)
     header: list[str] | None = None
     rows, lines = [], []
     last_line = 0
@@ -128,7 +151,7 @@ def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: in
         if header is None and raw.count(":") > limits.max_cells:  # keys at most: bounded before parsing
             raise limits.exceeded(name, "max_cells", f"too many cells: an object of up to {raw.count(':'):,} keys",
                                   number)
-        obj = _json_object(raw, name, number)
+        obj = json_line(raw, name, number)
         if not isinstance(obj, dict):
             raise InputError(name, f"expected a JSON object, found {_json_kind(obj)}", number)
         keys = [str(k) for k in obj]
@@ -142,11 +165,12 @@ def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: in
     return Table(name, header or [], rows, lines)
 
 
-def _json_object(raw: str, name: str, line: int) -> object:
-    """One JSONL line parsed; syntax errors, numbers over Python's digit limit (``ValueError``) and nesting
-    deeper than the interpreter's recursion limit (``RecursionError``) become an :class:`InputError` on the line."""
+def json_line(raw: str, name: str, line: int) -> object:
+    """One JSONL line parsed; syntax errors, numbers over Python's digit limit (``ValueError``), nesting
+    deeper than the interpreter's recursion limit (``RecursionError``) and lone surrogate escapes
+    (:func:`refuse_lone_surrogates`) become an :class:`InputError` on the line."""
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except json.JSONDecodeError as error:
         raise InputError(name, f"not valid JSON ({error.msg} at column {error.colno})", line) from None
     except ValueError:  # the one other ValueError json raises: an integer over Python's digit limit
@@ -154,6 +178,36 @@ def _json_object(raw: str, name: str, line: int) -> object:
                                "digits)", line) from None
     except RecursionError:
         raise InputError(name, "not readable JSON (nested too deeply)", line) from None
+    refuse_lone_surrogates(value, raw, name, line)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def refuse_lone_surrogates(value: object, raw: str, name: str, line: int | None) -> None:
+    """Refuse a JSON value holding a lone surrogate: JSON may escape one (``"\\ud800"``, RFC 8259 §8.2), but it is no
+    character — it cannot be stored, shown or written as UTF-8. Only a value whose text ``raw`` has such an escape
+    is searched (a pair, ``"\\ud83d\\ude00"``, is one character and is kept); the search is iterative, so any depth
+    that parsed is searched."""
+    if not _SURROGATE_ESCAPE.search(raw):
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as error:
+                    code = ord(item[error.start])
+                    raise InputError(name, f"a JSON string holds the escape \\u{code:04x}, a lone surrogate (half of "
+                                           "a UTF-16 pair, not a character); write the character itself", line) from None
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _json_kind(value: object) -> str:
@@ -167,10 +221,24 @@ def _key_mismatch(expected: list[str], found: list[str], first_line: int) -> str
     return f"{what} (line {first_line} has keys {quote_names(expected)}; this line has {quote_names(found)})"
 
 
+def _first_long_column(table: Table, limits: Limits) -> int | None:
+    """The first column holding a cell over ``limits.max_segment_chars`` characters, or None: every cell's length
+    from one Arrow array (no per-column pass: a table may have many columns)."""
+    width = len(table.header)
+    if not table.rows or not width:
+        return None
+    cells = pa.array([cell for row in table.rows for cell in row], type=pa.large_string())
+    over = np.flatnonzero(pc.utf8_length(cells).to_numpy(zero_copy_only=False) > limits.max_segment_chars)
+    return int((over % width).min()) if len(over) else None
+
+
 def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> Table:
     """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit
-    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes, cells as soon as the header is known)."""
-    data, display, lines = read_counted(source, name, limits)
+    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes; a TSV or CSV header's cells on the bytes too,
+    then lines x columns before any row is parsed; a JSONL table's cells as soon as its first object is read)."""
+    shown = name or unpack(source, "input")[1]
+    delimiter = DELIMITERS.get(fmt or TABLE_FORMATS.get(Path(shown).suffix.lower(), "jsonl"))
+    data, display, lines = read_counted(source, name, limits, delimiter=delimiter and delimiter.encode())
     kind = _table_format(display, fmt)
     text = decode_text(data, display)
     del data
@@ -179,10 +247,12 @@ def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limit
     else:
         table = _parse_delimited(text, display, kind, limits, lines)
     del text
-    for index, column in enumerate(table.header):
-        check_segment_chars(table.column(index), display, limits, table.lines, column=column)
+    long_column = _first_long_column(table, limits)
+    if long_column is not None:  # the message names the first such cell of the first such column
+        check_segment_chars(table.column(long_column), display, limits, table.lines, column=table.header[long_column])
     if len(set(table.header)) != len(table.header):
-        first = next(h for i, h in enumerate(table.header) if h in table.header[:i])
+        seen: set[str] = set()
+        first = next(h for h in table.header if h in seen or seen.add(h))
         where = [i + 1 for i, h in enumerate(table.header) if h == first]
         where_text = lines_phrase(where, "column")
         raise InputError(display, f"column {quote(first)} appears more than once ({where_text})", 1)

@@ -81,6 +81,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
                                          "and score columns, or one numeric column per metric", 1)
     direction_at = lowered.index("higher_is_better") if "higher_is_better" in lowered else None
     records, system_level, directions, seen = [], {}, {}, {}
+    keys: dict[str, str] = {}  # each metric name made a key once, not once per row (a name may be a long cell)
     for row, line in zip(table.rows, table.lines):
         system = row[system_at].strip()
         if not system:
@@ -92,7 +93,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
         for raw_metric, raw_score in cells:
             if not raw_metric.strip():
                 raise InputError(table.name, "the metric name is empty", line)
-            metric = metric_key(raw_metric)
+            metric = keys.get(raw_metric) or keys.setdefault(raw_metric, metric_key(raw_metric))
             if direction_at is not None and row[direction_at].strip():
                 higher = _direction(row[direction_at], table, line)
                 if directions.setdefault(metric, (higher, line))[0] != higher:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mtdiag import terms as term_inputs
 from mtdiag.errors import InputError
-from mtdiag.io.parsing import parse_table
+from mtdiag.io.parsing import MAX_SEG_ID, parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote
 
 TERMS_FILE = "terms.tsv"
@@ -18,16 +18,21 @@ def read_term_file(source: Source, name: str | None = None, *, limits: Limits = 
     """A terms or glossary TSV as a :class:`~mtdiag.terms.TermFile` (header and rows of strings).
 
     Segment ids must be written in ASCII digits: ``²`` or ``١`` (which Python's ``int`` reads as 1 or refuses
-    with a ``ValueError``) are an :class:`InputError` naming the line; the range check is :mod:`mtdiag.terms`'.
+    with a ``ValueError``) are an :class:`InputError` naming the line, and so is a number of more digits than
+    :data:`~mtdiag.io.parsing.MAX_SEG_ID` (never converted: Python refuses over 4,300 digits); the range check
+    against the set's segments is :mod:`mtdiag.terms`'.
     """
     table = parse_table(source, name, "tsv", limits)
     lowered = [h.strip().lower() for h in table.header]
     seg_at = next((lowered.index(c) for c in _SEG_ID_COLUMNS if c in lowered), None)
     if seg_at is not None:
         for row, line in zip(table.rows, table.lines):
-            if not row[seg_at].strip().isascii():
+            digits = row[seg_at].strip()
+            if not digits.isascii():
                 raise InputError(table.name, f"seg_id {quote(row[seg_at])} is not a segment number "
                                              "(write it in the digits 0-9)", line)
+            if len(digits.lstrip("0")) > len(str(MAX_SEG_ID)):
+                raise InputError(table.name, f"seg_id {quote(digits)} is out of range (at most {MAX_SEG_ID:,})", line)
     return term_inputs.TermFile(table.name, list(table.header), [list(row) for row in table.rows])
 
 

@@ -39,7 +39,7 @@ from mtdiag.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
-from mtdiag.io.parsing import TABLE_FORMATS
+from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS
 from mtdiag.io.tables import load_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, unpack
 
@@ -54,12 +54,13 @@ def _inner_name(display: str) -> str:
 
 
 def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
-                    markup: bool = False) -> tuple[bytes, str]:
+                    markup: bool = False, delimiter: bytes | None = None) -> tuple[bytes, str]:
     """The bytes of a file, inflated when its name ends in ``.gz``, and its display name; counted while they are
-    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines and, for ``markup``, tags), so a small
-    compressed file that would expand past a limit is refused as soon as it does."""
+    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines, for ``markup`` tags, for a table's
+    ``delimiter`` its header cells), so a small compressed file that would expand past a limit is refused as soon
+    as it does."""
     display = name or unpack(source, "input")[1]
-    data, display, _ = read_counted(source, display, limits, markup=markup,
+    data, display, _ = read_counted(source, display, limits, markup=markup, delimiter=delimiter,
                                     inflate=display.lower().endswith(".gz"))
     return data, display
 
@@ -85,7 +86,8 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
     if kind.endswith(SGML_SUFFIXES):
         return load_sgml([(display, source)], limits=limits)
     if kind.endswith(tuple(TABLE_FORMATS)):
-        data, shown = read_maybe_gzip(source, display, limits=limits)
+        delimiter = DELIMITERS.get(TABLE_FORMATS[Path(kind).suffix])
+        data, shown = read_maybe_gzip(source, display, limits=limits, delimiter=delimiter and delimiter.encode())
         return load_table((_inner_name(shown), data), limits=limits)
     raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
                               "(optionally .gz)")
@@ -94,11 +96,23 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
 # ------------------------------------------------------------------------------------------------- WMT XML
 
 
+def _seg_number(raw: str) -> int | None:
+    """A segment id written in ASCII digits, of no more digits than :data:`~mtdiag.io.parsing.MAX_SEG_ID` (so never
+    past Python's limit on converting digits), as a number; else None."""
+    if not raw.isascii() or not raw.isdigit() or len(raw.lstrip("0")) > len(str(MAX_SEG_ID)):
+        return None
+    return int(raw)
+
+
+_SEG_ID_NEEDED = f"needs a whole-number id (at most {MAX_SEG_ID:,})"
+
+
 def _seg_id(seg, where: str, display: str) -> int:
     raw = seg.get("id")
-    if raw is None or not raw.strip().isascii() or not raw.strip().isdigit():
-        raise InputError(display, f"{where}: <seg id={quote(str(raw))}> needs a whole-number id")
-    return int(raw)
+    number = None if raw is None else _seg_number(raw.strip())
+    if number is None:
+        raise InputError(display, f"{where}: <seg id={quote(str(raw))}> {_SEG_ID_NEEDED}")
+    return number
 
 
 def _segments(element, where: str, display: str, limits: Limits) -> dict[int, str]:
@@ -127,6 +141,11 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     except SafeTree.ParseError as exc:
         line = getattr(exc, "position", (None, None))[0]
         raise InputError(display, f"is not well-formed XML: {str(exc).split(':')[0]}", line) from None
+    except (LookupError, ValueError) as exc:  # expat: an unknown or a multi-byte declared encoding
+        declared = re.search(rb"""encoding\s*=\s*["']([^"']{0,40})""", data[:200])
+        shown = quote(declared.group(1).decode("latin-1")) if declared else "its"
+        raise InputError(display, f"the XML declaration names encoding {shown}, which cannot be read ({exc}); "
+                                  "save the file as UTF-8", 1) from None
     src_langs = {e.get("lang") for e in root.iter("src")}
     ref_langs = {e.get("lang") for e in root.iter("ref")}
     if len(src_langs) != 1:
@@ -269,9 +288,10 @@ def _add_segment(current: _SgmlSet | None, doc: str | None, opened: re.Match, ra
     if current is None or doc is None:
         raise InputError(display, "<seg> outside a <doc>", number)
     raw_id = _attrs(opened.group(3)).get("id", "")
-    if not raw_id.isascii() or not raw_id.isdigit():
-        raise InputError(display, f"<seg id={quote(raw_id)}> needs a whole-number id", number)
-    key = (doc, int(raw_id))
+    seg_id = _seg_number(raw_id)
+    if seg_id is None:
+        raise InputError(display, f"<seg id={quote(raw_id)}> {_SEG_ID_NEEDED}", number)
+    key = (doc, seg_id)
     if key in current.segs:
         raise InputError(display, f"<doc docid={quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
                                   f"{current.segs[key][1]})", number)

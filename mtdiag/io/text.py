@@ -112,9 +112,16 @@ def quote(value: str, width: int = 40) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def quote_names(values: Iterable[str]) -> str:
-    """``a, b, c`` (empty names shown as ``""``)."""
-    return ", ".join(v if v else '""' for v in values) or "none"
+SHOWN_NAMES = 10
+
+
+def quote_names(values: Iterable[str], total: int | None = None) -> str:
+    """``a, b, c`` (empty names shown as ``""``); of more than ten (or of ``total`` names, when ``values`` holds
+    only the first), the first ten and ``… N in all``: a message stays short whatever the file holds."""
+    values = list(values)
+    total = len(values) if total is None else total
+    shown = ", ".join(v if v else '""' for v in values[:SHOWN_NAMES]) or "none"
+    return shown + (f", … {total:,} in all" if total > SHOWN_NAMES else "")
 
 
 def lines_phrase(numbers: list[int], noun: str = "line") -> str:
@@ -216,13 +223,15 @@ def _check_size(size: int, display: str, limits: Limits) -> None:
 
 
 class WorkCounter:
-    """Counts a file's bytes, lines and (for XML and SGML, ``markup``) tags as its bytes arrive — all of them at
-    once for a plain file, chunk by chunk while a ``.gz`` inflates — and refuses at the first limit passed, before
-    anything is parsed (:class:`Limits`). Counting is C: ``bytes.count`` per chunk."""
+    """Counts a file's bytes, lines, (for XML and SGML, ``markup``) tags and (for a table, given its ``delimiter``)
+    the cells of its header line as its bytes arrive — all of them at once for a plain file, chunk by chunk while a
+    ``.gz`` inflates — and refuses at the first limit passed, before anything is parsed (:class:`Limits`).
+    Counting is C: ``bytes.count`` per chunk."""
 
-    def __init__(self, display: str, limits: Limits, *, markup: bool = False) -> None:
-        self.display, self.limits, self.markup = display, limits, markup
+    def __init__(self, display: str, limits: Limits, *, markup: bool = False, delimiter: bytes | None = None) -> None:
+        self.display, self.limits, self.markup, self.delimiter = display, limits, markup, delimiter
         self.bytes = self.breaks = self.tags = 0
+        self.header_cells = 1
         self._ends_line = True
 
     def add(self, chunk: bytes, *, inflated: bool = False) -> None:
@@ -238,8 +247,21 @@ class WorkCounter:
             self.tags += chunk.count(b"<")
             if self.tags > limits.max_cells:
                 raise limits.exceeded(self.display, "max_cells", f"more than {limits.max_cells:,} tags")
+        if self.delimiter is not None:
+            self._count_header(chunk)
         if chunk:
             self._ends_line = chunk.endswith((b"\n", b"\r"))
+
+    def _count_header(self, chunk: bytes) -> None:
+        """Count the delimiters of the first line (header cells; for CSV at most, a quoted cell may hold one) until
+        its line break arrives."""
+        ends = [i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0]
+        self.header_cells += chunk.count(self.delimiter, 0, min(ends) if ends else len(chunk))
+        if ends:
+            self.delimiter = None  # the header is counted
+        if self.header_cells > self.limits.max_cells:
+            raise self.limits.exceeded(self.display, "max_cells",
+                                       f"a header of more than {self.limits.max_cells:,} cells", 1)
 
     @property
     def lines(self) -> int:
@@ -281,12 +303,12 @@ def inflate_counted(data: bytes, counter: WorkCounter) -> bytes:
 
 
 def read_counted(source: Source, name: str | None, limits: Limits, fallback: str = "input", *,
-                 markup: bool = False, inflate: bool = False) -> tuple[bytes, str, int]:
+                 markup: bool = False, delimiter: bytes | None = None, inflate: bool = False) -> tuple[bytes, str, int]:
     """The bytes of a source (inflated when ``inflate``), its display name and its number of lines, refused before
     any parsing when they pass a limit (:class:`WorkCounter`; the compressed bytes count against the file-size
     limit too)."""
     data, display = _read_bytes(source, name, limits, fallback)
-    counter = WorkCounter(display, limits, markup=markup)
+    counter = WorkCounter(display, limits, markup=markup, delimiter=delimiter)
     if inflate:
         return inflate_counted(data, counter), display, counter.lines
     counter.add(data)

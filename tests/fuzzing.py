@@ -1,0 +1,323 @@
+"""Mutation fuzzing of every input kind through the loaders the dashboard calls (``docs/inputs.md``, "Fuzzing"):
+``tests/test_fuzz_inputs.py`` runs a few hundred inputs per kind, ``benchmarks/fuzz_inputs.py`` ten thousand.
+
+Each kind is one row of :data:`KINDS`: a name, the file name it is uploaded as, its seed (real lines cut from
+``tests/data``: the first segments of WMT21 zh-en, TED zh-en with its MQM errors and TICO-19 en-fr with its terms)
+and the call the dashboard makes with it (``mtdiag/ui/uploads.py``: :func:`~mtdiag.io.load_files`,
+:func:`~mtdiag.io.load_testset`, :func:`~mtdiag.io.with_error_annotations`, :func:`~mtdiag.io.with_metric_spans`,
+:func:`~mtdiag.io.with_metric_scores`), under the dashboard's limits for a server with a small memory budget
+(:func:`mtdiag.ui.state.session_limits`). A new loader is one more row.
+
+Input ``i`` of a kind is its seed with one to three mutations drawn by ``random.Random(f"{seed}:{kind}:{i}")`` —
+so any input is rebuilt from its kind and number (:func:`fuzz_input`): byte flips, truncation, junk bytes,
+re-encodings, byte-order marks, NUL bytes, giant lines, lines dropped or repeated, deep nesting, unicode tricks
+(lone surrogate escapes, direction marks, line separators, non-ASCII digits), huge numbers, gzip and gzip bombs.
+Every input must load or raise :class:`~mtdiag.errors.InputError` with a one-line message naming a file
+(:func:`run_input`).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import random
+import re
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+from mtdiag import io as mio
+from mtdiag.errors import InputError
+from mtdiag.ui import state
+from tests import testset_formats
+
+DATA = Path(__file__).resolve().parent / "data" / "dev"
+N_SEGMENTS = 6
+BUDGET_MB = 64  # the dashboard's limits for a 64 MB session budget: about 5 MB per file, 56,000 lines or cells
+LIMITS = state.session_limits(BUDGET_MB)
+
+
+# ------------------------------------------------------------------------------------------------------ seeds
+
+
+@cache
+def _head(path: Path, n: int = N_SEGMENTS) -> bytes:
+    return b"".join(path.read_bytes().splitlines(keepends=True)[:n])
+
+
+def _rows(path: Path, keep: Callable[[list[str]], bool]) -> bytes:
+    """The header of a TSV and its rows that ``keep`` accepts."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return ("\n".join([lines[0]] + [line for line in lines[1:] if keep(line.split("\t"))]) + "\n").encode()
+
+
+@dataclass(frozen=True)
+class Folder:
+    """The first segments of a test folder of ``tests/data``: its files as bytes and the set they load to."""
+
+    path: Path
+    systems: tuple[str, ...]
+    lang_pair: str
+
+    def file(self, name: str) -> bytes:
+        return _head(self.path / name)
+
+    def hyp_name(self, system: str) -> str:
+        return next(p.name for p in self.path.glob(f"*.{system}.txt"))
+
+    def files(self, **extra) -> dict:
+        """The arguments of :func:`mtdiag.io.load_files` for this folder, as the upload page gives them."""
+        return dict(src=("src.txt", self.file("src.txt")), refs=[("A", ("ref.A.txt", self.file("ref.A.txt")))],
+                    hyps=[(s, (self.hyp_name(s), self.file(self.hyp_name(s)))) for s in self.systems],
+                    lang_pair=self.lang_pair, limits=LIMITS, **extra)
+
+
+WMT = Folder(DATA / "wmt21" / "zh-en", ("Online-W", "NiuTrans", "SMU"), "zh-en")
+TED = Folder(DATA / "ted" / "zh-en", ("Borderline", "DIDI-NLP", "Facebook-AI"), "zh-en")
+TICO = Folder(DATA / "terminology" / "tico19-en-fr", ("Fairseq",), "en-fr")
+
+
+@cache
+def base_set(folder: Folder):
+    return mio.load_files(**folder.files())
+
+
+@cache
+def testset_files() -> dict[str, bytes]:
+    """The WMT seed as a whole test set in each format (written by :mod:`tests.testset_formats`)."""
+    evalset = base_set(WMT)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        files = {"xml": testset_formats.write_wmt_xml(evalset, out / "set.xml", "zh", "en").read_bytes(),
+                 "tsv": testset_formats.write_tsv(evalset, out / "set.tsv").read_bytes(),
+                 "jsonl": testset_formats.write_jsonl(evalset, out / "set.jsonl").read_bytes(),
+                 "sgm": b"".join(p.read_bytes() for p in testset_formats.write_sgml(evalset, out / "sgml", "zh", "en"))}
+    table = io.StringIO()
+    csv.writer(table, lineterminator="\n").writerows(line.split("\t") for line in files["tsv"].decode().splitlines())
+    files["csv"] = table.getvalue().encode()
+    return files
+
+
+def _scores() -> bytes:
+    """Segment scores of the WMT seed's systems (the output's length in characters, scaled: a stand-in metric)."""
+    evalset = base_set(WMT)
+    rows = [f"{s}\t{i + 1}\t{len(evalset.hyps[s].iat[i]) / 1000:.4f}"
+            for s in evalset.systems for i in range(evalset.n_segments)]
+    return ("system\tseg_id\tcomet\n" + "\n".join(rows) + "\n").encode()
+
+
+def _metric_spans() -> bytes:
+    """One span per output of the WMT seed over its first word, as a JSON list of records (one per line)."""
+    evalset = base_set(WMT)
+    records = []
+    for system in evalset.systems:
+        for i, output in enumerate(evalset.hyps[system]):
+            end = len(output.split(" ")[0])
+            records.append(json.dumps({"system": system, "seg_id": i + 1, "error_spans": [
+                {"start": 0, "end": end, "severity": "minor", "text": output[:end], "confidence": 0.25}]},
+                ensure_ascii=False))
+    return ("[\n" + ",\n".join(records) + "\n]\n").encode()
+
+
+def _esa() -> bytes:
+    evalset = base_set(WMT)
+    lines = [json.dumps({"system": s, "seg_id": i + 1, "score": 50 + i, "error_spans": [
+        {"start": 0, "end": 1, "severity": "major"}]}) for s in evalset.systems for i in range(evalset.n_segments)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _in_seed(row: list[str], folder: Folder) -> bool:
+    return len(row) > 1 and row[0] in folder.systems and row[1].isdigit() and int(row[1]) <= N_SEGMENTS
+
+
+@dataclass(frozen=True)
+class Kind:
+    """An input kind: its name, the file name it is uploaded as, its seed bytes and the dashboard's call on one
+    ``(file name, bytes)`` upload of it."""
+
+    name: str
+    file_name: str
+    seed: Callable[[], bytes]
+    load: Callable[[tuple[str, bytes]], object]
+
+
+KINDS = [
+    Kind("plain text", "sys.txt", lambda: WMT.file(WMT.hyp_name("Online-W")),
+         lambda f: mio.load_files(**{**WMT.files(), "hyps": [("sys", f), ("SMU", ("smu.txt", WMT.file(WMT.hyp_name("SMU"))))]})),
+    Kind("TSV", "set.tsv", lambda: testset_files()["tsv"], lambda f: mio.load_testset(f, limits=LIMITS)),
+    Kind("CSV", "set.csv", lambda: testset_files()["csv"], lambda f: mio.load_testset(f, limits=LIMITS)),
+    Kind("JSONL", "set.jsonl", lambda: testset_files()["jsonl"], lambda f: mio.load_testset(f, limits=LIMITS)),
+    Kind("WMT XML", "set.xml", lambda: testset_files()["xml"], lambda f: mio.load_testset(f, limits=LIMITS)),
+    Kind("SGML", "set.sgm", lambda: testset_files()["sgm"], lambda f: mio.load_testset(f, limits=LIMITS)),
+    Kind("term file", "terms.tsv", lambda: _rows(TICO.path / "terms.tsv", lambda r: r[0].isdigit() and int(r[0]) <= N_SEGMENTS),
+         lambda f: mio.load_files(**TICO.files(terms=f))),
+    Kind("MQM errors", "mqm.errors.tsv", lambda: _rows(TED.path / "mqm.errors.tsv", lambda r: _in_seed(r, TED)),
+         lambda f: mio.with_error_annotations(base_set(TED), f, limits=LIMITS)),
+    Kind("ESA spans", "esa.jsonl", _esa, lambda f: mio.with_error_annotations(base_set(WMT), f, limits=LIMITS)),
+    Kind("scores", "scores.tsv", _scores, lambda f: mio.with_metric_scores(base_set(WMT), f, limits=LIMITS)),
+    Kind("metric spans", "spans.json", _metric_spans, lambda f: mio.with_metric_spans(base_set(WMT), f, limits=LIMITS)),
+    Kind("human scores", "mqm.seg.tsv", lambda: _rows(WMT.path / "mqm.seg.tsv", lambda r: _in_seed(r, WMT)),
+         lambda f: mio.load_files(**WMT.files(human=f))),
+]
+
+
+@cache
+def seed_of(name: str) -> bytes:
+    """The seed bytes of the kind called ``name`` (made once)."""
+    return next(k for k in KINDS if k.name == name).seed()
+
+
+# -------------------------------------------------------------------------------------------------- mutations
+
+
+def _at(rng: random.Random, data: bytes) -> int:
+    return rng.randrange(len(data) + 1)
+
+
+def _insert(rng: random.Random, data: bytes, piece: bytes) -> bytes:
+    at = _at(rng, data)
+    return data[:at] + piece + data[at:]
+
+
+def flip(rng, name, data):
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        if data:
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+    return name, bytes(data)
+
+
+def truncate(rng, name, data):
+    return name, data[:_at(rng, data)]
+
+
+def junk(rng, name, data):
+    return name, _insert(rng, data, rng.randbytes(rng.randint(1, 64)))
+
+
+ENCODINGS = ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1", "cp1252", "shift_jis", "gb18030", "utf-8-sig",
+             "utf-7"]
+
+
+def reencode(rng, name, data):
+    return name, data.decode("utf-8", errors="replace").encode(rng.choice(ENCODINGS), errors="replace")
+
+
+BOMS = [b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xef\xbb\xbf" * 2]
+
+
+def bom(rng, name, data):
+    return name, rng.choice(BOMS) + data
+
+
+def nul(rng, name, data):
+    return name, _insert(rng, data, b"\x00" * rng.randint(1, 3))
+
+
+GIANT_LINES = [1_000, 100_000, 1_000_001]  # characters; the last is over the segment limit
+
+
+def giant_line(rng, name, data):
+    size = rng.choice(GIANT_LINES)
+    line = rng.choice([b"x" * size, b"a " * (size // 2), "中".encode() * size, b"\t" * size, b"," * size])
+    lines = data.split(b"\n")
+    lines.insert(rng.randrange(len(lines) + 1), line)
+    return name, b"\n".join(lines)
+
+
+def line_count(rng, name, data):
+    lines = data.split(b"\n")
+    at = rng.randrange(len(lines))
+    what = rng.randrange(4)
+    if what == 0:
+        del lines[at]
+    elif what == 1:
+        lines.insert(at, lines[at])
+    elif what == 2:
+        lines.append(b"")
+    else:
+        lines.insert(at, b"\r")
+    return name, b"\n".join(lines)
+
+
+NESTING = [b"[", b'{"a":', b"<x>", b'<seg id="1">', b"<doc>", b"<term>", b"<v>", b'"']
+
+
+def deep_nesting(rng, name, data):
+    return name, _insert(rng, data, rng.choice(NESTING) * rng.choice([10, 1_000, 100_000]))
+
+
+TRICKS = ["\\ud800", "\\udfff", "\\ud83d\\ude00", "\\u0000", "\u202e", "\u200b", "\u2028", "\u2029", "\ufeff", "\u0301",
+          "\U0001f600", "\uff11", "\u0661", "\u00b2", "\xa0", "\r", "\r\n", "\x85", "\x0c", "\x1e", "\ufffd",
+          "&amp;", "&#0;", "&#xD800;", "&bogus;", "]]>", "<!--", "<![CDATA[", "\\", '"', "'", "\t", ","]
+
+
+def unicode_trick(rng, name, data):
+    return name, _insert(rng, data, rng.choice(TRICKS).encode("utf-8"))
+
+
+HUGE_NUMBERS = ["9" * 20, "9" * 400, "1" * 4301, "7" * 5000, "1e400", "-1e400", "1e-400", "NaN", "Infinity", "-0",
+                "0x10", "1_000", "0", "-1", "2147483648", "9223372036854775808", "1.5", "١٢", "²"]
+_NUMBER = re.compile(rb"\d+(?:\.\d+)?")
+
+
+def huge_number(rng, name, data):
+    numbers = list(_NUMBER.finditer(data))
+    if not numbers:
+        return name, data
+    match = rng.choice(numbers)
+    return name, data[:match.start()] + rng.choice(HUGE_NUMBERS).encode() + data[match.end():]
+
+
+def gzipped(rng, name, data):
+    return name + ".gz", gzip.compress(data, compresslevel=rng.choice([1, 9]))
+
+
+BOMB_BLOCKS = [b"a\tb\n" * 250_000, b"x" * 1_000_000, b"\x00" * 1_000_000, b"a\t" * 500_000]  # 1 MB each
+
+
+@cache
+def _compressed_block(index: int) -> bytes:
+    return gzip.compress(BOMB_BLOCKS[index], 9)
+
+
+def gzip_bomb(rng, name, data):
+    """A small gzip file that inflates past a limit: the seed's first line then repeated blocks of tiny rows, of
+    one endless line, of NULs or of one endless header line (one compressed block repeated: gzip allows several
+    members)."""
+    index = rng.randrange(len(BOMB_BLOCKS))
+    repeats = LIMITS.max_file_bytes // len(BOMB_BLOCKS[index]) + 2
+    return name + ".gz", gzip.compress(data.split(b"\n")[0] + b"\n") + _compressed_block(index) * repeats
+
+
+MUTATIONS = [flip, truncate, junk, reencode, bom, nul, giant_line, line_count, deep_nesting, unicode_trick,
+             huge_number, gzipped, gzip_bomb]
+
+
+def fuzz_input(kind: Kind, number: int, seed: int = 0) -> tuple[tuple[str, bytes], str]:
+    """Input ``number`` of ``kind``: ((file name, bytes), the mutations applied, for a reproducer)."""
+    rng = random.Random(f"{seed}:{kind.name}:{number}")
+    name, data = kind.file_name, seed_of(kind.name)
+    applied = []
+    for mutation in rng.sample(MUTATIONS, rng.choice([1, 1, 2, 3])):
+        if mutation in (gzipped, gzip_bomb) and name.endswith(".gz"):
+            continue
+        name, data = mutation(rng, name, data)
+        applied.append(mutation.__name__)
+    return (name, data), " + ".join(applied)
+
+
+def run_input(kind: Kind, upload: tuple[str, bytes]) -> str:
+    """``"loaded"`` or ``"refused"`` (an :class:`InputError`, one line naming a file); any other exception, or an
+    InputError that names no file or spans lines, propagates."""
+    try:
+        kind.load(upload)
+    except InputError as error:
+        if not error.file or "\n" in str(error):
+            raise AssertionError(f"an InputError must be one line naming a file: {str(error)[:300]!r}") from error
+        return "refused"
+    return "loaded"
