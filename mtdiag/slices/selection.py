@@ -8,7 +8,7 @@ Semantics (``docs/slices.md``):
   one under it (``Fluency/Grammar``; the categories are compared whole, case ignored), ``hyp[A] has "COVID"``
   where the text contains those characters (case ignored, no pattern); ``not has`` is its negation;
 - texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
-  expression given as a quoted string (the ``regex`` module, case-insensitive, as the dashboard's search:
+  expression given as a quoted string (RE2 syntax, case-insensitive, as the dashboard's search:
   :func:`mtdiag.search.text_matches`), with one time budget for every search of the expression together;
 - a flag stands alone as a condition (``repetition[A]``) or compares with ``true``/``false``;
 - a negated operator (``!=``, ``!~``, ``not in``) is exactly ``not`` of its positive one, so with several
