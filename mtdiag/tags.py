@@ -93,27 +93,21 @@ def tag_names(tags: pd.DataFrame | None) -> list[str]:
     return [] if tags is None or not len(tags) else sorted(set(tags["tag"].astype(str)))
 
 
-def tag_alternatives(tags: pd.DataFrame | None, n_segments: int, system: str | None = None) -> tuple[np.ndarray, ...]:
-    """The tags of each segment as arrays of text, one tag per segment per array (``""`` where a segment has fewer):
-    a slice condition on ``tag`` holds where it holds for any array (:mod:`mtdiag.slices.catalogue`); a segment
-    with fewer tags than another repeats its first, and an untagged one holds ``""`` in every array, so
-    ``tag == ""`` keeps exactly the untagged segments. ``system``
-    None: every tag of the segment; a system: the segment's own tags and that system's."""
-    if tags is None or not len(tags):
-        return (np.full(n_segments, "", dtype=object),)
-    rows = tags if system is None else tags[tags["system"].isin(["", system])]
-    rows = rows.drop_duplicates(["seg", "tag"])
-    rows = rows[(rows["seg"] >= 0) & (rows["seg"] < n_segments)]
-    if not len(rows):
-        return (np.full(n_segments, "", dtype=object),)
+def tag_values(tags: pd.DataFrame | None, n_segments: int, system: str | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The tags of each segment as one flat array of text and the segment of each (``values, owner``): every tag of a
+    segment once, and ``""`` once for each untagged segment, so a slice condition on ``tag`` holds on a segment
+    where it holds for any of its values (:mod:`mtdiag.slices.catalogue`) and ``tag == ""`` keeps exactly the
+    untagged segments. Linear in the tags however many one segment holds. ``system`` None: every tag of the
+    segment; a system: the segment's own tags and that system's."""
+    rows = empty_tags() if tags is None else tags
+    if system is not None:
+        rows = rows[rows["system"].isin(["", system])]
+    rows = rows[(rows["seg"] >= 0) & (rows["seg"] < n_segments)].drop_duplicates(["seg", "tag"])
     seg = rows["seg"].to_numpy(dtype=np.int64)
-    rank = rows.groupby("seg").cumcount().to_numpy()
-    out = []
-    for k in range(int(rank.max()) + 1):  # a segment with fewer tags repeats its first: "any" is unchanged and
-        values = np.full(n_segments, "", dtype=object) if k == 0 else out[0].copy()  # ``tag == ""`` = untagged
-        values[seg[rank == k]] = rows["tag"].to_numpy(dtype=object)[rank == k]
-        out.append(values)
-    return tuple(out)
+    untagged = np.flatnonzero(np.bincount(seg, minlength=n_segments) == 0)
+    values = np.concatenate([rows["tag"].to_numpy(dtype=object), np.full(len(untagged), "", dtype=object)])
+    return values, np.concatenate([seg, untagged])
 
 
 def tag_labels(tags: pd.DataFrame | None, seg_ids, systems=None) -> np.ndarray:

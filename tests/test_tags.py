@@ -220,4 +220,5 @@ def test_a_tag_slice_is_linear_in_the_tags_of_one_segment(report):
     assert segment_mask(busy, 'tag[B] in ("other", "t3")').tolist() == [False, True, False, True]
     assert segment_mask(busy, 'tag has "9999"').tolist() == [False, True, False, False]
     assert segment_mask(busy, 'tag ~ "^t1234$"').tolist() == [False, True, False, False]
-    assert segment_mask(busy, 'tag[B] == tag[A]').tolist() == [False, True, False, True]
+    assert segment_mask(busy, 'tag[B] == tag[A]').tolist() == [True] * 4  # shared tags; untagged: "" == ""
+    assert segment_mask(busy, 'tag[B] == src').tolist() == [False] * 4
