@@ -61,6 +61,7 @@ def compile_pattern(pattern: str):
     options.case_sensitive = False
     options.max_mem = MAX_MEMORY
     options.log_errors = False
+    options.never_capture = True  # only whether it matches: groups would make RE2 track submatches (slower)
     try:
         return re2.compile(_unicode_classes(pattern), options)
     except re2.error as exc:
