@@ -51,7 +51,7 @@ def tag_name(text: str) -> str:
     return name
 
 
-def tag_rows(segs: Iterable[int], systems: Iterable[str] | None, tag: str, *, checked: bool = True) -> pd.DataFrame:
+def pair_rows(segs: Iterable[int], systems: Iterable[str] | None, tag: str, *, checked: bool = True) -> pd.DataFrame:
     """The rows that put ``tag`` on each (segment, system) given, each pair once (0-based segments; ``systems``
     None or ``""`` entries: the whole segment). ``checked``: the name must be a tag (:func:`tag_name`), else it is
     only stripped (to remove a tag of any name)."""
@@ -70,9 +70,9 @@ def too_many(n_tags: int) -> str | None:
 
 
 def add_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
-    """``tags`` with ``tag`` on each (segment, system) given (as :func:`tag_rows` names them); a pair already
+    """``tags`` with ``tag`` on each (segment, system) given (as :func:`pair_rows` names them); a pair already
     tagged so stays once. :class:`ValueError` for a bad name or when the set would exceed :data:`MAX_TAGS` rows."""
-    merged = pd.concat([empty_tags() if tags is None else tags, tag_rows(segs, systems, tag)], ignore_index=True)
+    merged = pd.concat([empty_tags() if tags is None else tags, pair_rows(segs, systems, tag)], ignore_index=True)
     merged = merged.drop_duplicates(TAG_COLUMNS, ignore_index=True)
     if too_many(len(merged)):
         raise ValueError(too_many(len(merged)))
@@ -80,10 +80,10 @@ def add_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[st
 
 
 def remove_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
-    """``tags`` without ``tag`` on the (segment, system) pairs given (as :func:`tag_rows` names them)."""
+    """``tags`` without ``tag`` on the (segment, system) pairs given (as :func:`pair_rows` names them)."""
     if tags is None or not len(tags):
         return empty_tags()
-    gone = tag_rows(segs, systems, tag, checked=False)
+    gone = pair_rows(segs, systems, tag, checked=False)
     keys = pd.MultiIndex.from_frame(tags[TAG_COLUMNS])
     return tags[~keys.isin(pd.MultiIndex.from_frame(gone[TAG_COLUMNS]))].reset_index(drop=True)
 

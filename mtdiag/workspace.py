@@ -37,7 +37,7 @@ import pandas as pd
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
-from mtdiag.tags import TAG_COLUMNS, empty_tags, tag_rows, too_many
+from mtdiag.tags import TAG_COLUMNS, empty_tags, pair_rows, too_many
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
 DEFAULT_FOLDER = Path.home() / ".mtdiag" / "workspace"
@@ -252,11 +252,11 @@ class Workspace:
         return pd.DataFrame(rows, columns=TAG_COLUMNS).astype({"seg": "int64"}) if rows else empty_tags()
 
     def add_tags(self, run: str, segs, systems, tag: str) -> int:
-        """Put ``tag`` on the (segment, system) pairs given (:func:`mtdiag.tags.tag_rows`) of a saved run; returns
+        """Put ``tag`` on the (segment, system) pairs given (:func:`mtdiag.tags.pair_rows`) of a saved run; returns
         how many were stored (a pair that has the tag already is not stored again). One transaction, inserts only:
         sessions and processes tagging the same run at once lose nothing. :class:`ValueError` for a bad name or
         when the run would hold more than :data:`mtdiag.tags.MAX_TAGS` tags (then nothing is stored)."""
-        rows = tag_rows(segs, systems, tag)
+        rows = pair_rows(segs, systems, tag)
         with self._tag_transaction(run) as db:
             stored = _write_tags(db, run, rows)
             held = db.execute("SELECT COUNT(*) FROM tags WHERE run = ?", (run,)).fetchone()[0]
@@ -266,7 +266,7 @@ class Workspace:
 
     def remove_tags(self, run: str, segs, systems, tag: str) -> int:
         """Take ``tag`` off the (segment, system) pairs given of a saved run; returns how many were removed."""
-        rows = tag_rows(segs, systems, tag, checked=False)
+        rows = pair_rows(segs, systems, tag, checked=False)
         with self._tag_transaction(run) as db:
             return db.executemany("DELETE FROM tags WHERE run = ? AND seg = ? AND system = ? AND tag = ?",
                                   _tag_values(run, rows)).rowcount

@@ -65,5 +65,6 @@ def test_the_slice_operator_refuses_the_recursive_pattern_with_its_column():
     report = evaluate(evalset_from_lists({"ref": ["a x", "b"]}, {"Online-W": ["a x", "xx"]}))
     with pytest.raises(ExpressionError) as caught:
         segment_mask(report, 'hyp[Online-W] ~ "(?R)?x"')
-    assert str(caught.value) == "where: the search '(?R)?x': not supported: recursion ((?R), (?1), (?&name)) at column 17"
+    assert str(caught.value) == ("where: the search '(?R)?x': not supported: recursion ((?R), (?1), (?&name)) "
+                                 "at column 17")
     assert segment_mask(report, 'hyp[Online-W] ~ "(a+)+ x"').tolist() == [True, False]

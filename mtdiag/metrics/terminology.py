@@ -6,8 +6,9 @@ Per term occurrence (``EvalSet.terms``), against the first reference (the one te
   the hypothesis as a contiguous token sequence (the shared tokens: same tokeniser and case option). Every listed
   entry counts (WMT25's scoring script: a term listed again in another case is a second entry, found by the same
   match); the k-th occurrence of the same term (the same source term as written, the same alternatives) in a
-  segment is correct when the hypothesis has at least k matches (:func:`mtdiag.terms.find_matches`: leftmost, non-overlapping, longest alternative first) and
-  is paired with the k-th match in the hypothesis and the k-th in the reference. Score = correct / all x 100.
+  segment is correct when the hypothesis has at least k matches (:func:`mtdiag.terms.find_matches`: leftmost,
+  non-overlapping, longest alternative first) and is paired with the k-th match in the hypothesis and the k-th in
+  the reference. Score = correct / all x 100.
 - **Window overlap** (w = 2, 3) — for each correct occurrence with a paired reference match: up to w tokens left
   and w right of the span, walking outwards and skipping punctuation (every character in Unicode category P*) and
   the target language's stop words (stopwordsiso, case-insensitive; punctuation only when the language is

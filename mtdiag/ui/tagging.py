@@ -111,7 +111,7 @@ def _change(data: state.Dataset, rows: pd.DataFrame, add: bool, key: str) -> Non
     except (ValueError, InputError, KeyError) as error:
         notes[note_key] = ("error", f"The tag was not changed: {error}")
         return
-    notes[note_key] = ("ok", _said(changed, len(tags.tag_rows(segs, systems, tag, checked=False)), add,
+    notes[note_key] = ("ok", _said(changed, len(tags.pair_rows(segs, systems, tag, checked=False)), add,
                                    systems is None, tag, data.saved_in is not None))
 
 
