@@ -12,8 +12,8 @@ Where tags are read:
   (:mod:`mtdiag.slices.catalogue`), so ``tag == "check"`` keeps the tagged segments and ``tag != "check"`` the others;
 - tables and exports: :func:`tag_labels` gives each row of a table with ``seg_id`` (1-based) and, optionally,
   ``system`` the tags that apply to it, joined by ``", "``;
-- the workspace keeps them with a saved run (:meth:`mtdiag.workspace.Workspace.set_tags`), the HTML report lists
-  them (:func:`tag_summary`).
+- the workspace keeps them with a saved run, each addition or removal one transaction
+  (:meth:`mtdiag.workspace.Workspace.add_tags`), the HTML report lists them (:func:`tag_summary`).
 
 The tags are not part of the data's identity (:meth:`mtdiag.evalset.EvalSet.content_hash`): tagging never
 recomputes a score.
@@ -51,31 +51,39 @@ def tag_name(text: str) -> str:
     return name
 
 
-def _rows(segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
+def pair_rows(segs: Iterable[int], systems: Iterable[str] | None, tag: str, *, checked: bool = True) -> pd.DataFrame:
+    """The rows that put ``tag`` on each (segment, system) given, each pair once (0-based segments; ``systems``
+    None or ``""`` entries: the whole segment). ``checked``: the name must be a tag (:func:`tag_name`), else it is
+    only stripped (to remove a tag of any name)."""
+    tag = tag_name(tag) if checked else str(tag).strip()
     segs = np.asarray(list(segs), dtype=np.int64)
     systems = [""] * len(segs) if systems is None else [str(s) for s in systems]
     if len(systems) != len(segs):
         raise ValueError(f"{len(segs)} segments but {len(systems)} systems")
-    return pd.DataFrame({"seg": segs, "system": pd.Series(systems, dtype=object), "tag": tag})
+    rows = pd.DataFrame({"seg": segs, "system": pd.Series(systems, dtype=object), "tag": tag})
+    return rows.drop_duplicates(TAG_COLUMNS, ignore_index=True)
+
+
+def too_many(n_tags: int) -> str | None:
+    """Why a tag set of ``n_tags`` rows cannot be kept (over :data:`MAX_TAGS`), else None."""
+    return f"at most {MAX_TAGS:,} tags can be kept with a test set" if n_tags > MAX_TAGS else None
 
 
 def add_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
-    """``tags`` with ``tag`` on each (segment, system) given (0-based segments; ``systems`` None or ``""`` entries:
-    the whole segment); a pair already tagged so stays once. :class:`ValueError` for a bad name or when the set would
-    exceed :data:`MAX_TAGS` rows."""
-    tag = tag_name(tag)
-    merged = pd.concat([empty_tags() if tags is None else tags, _rows(segs, systems, tag)], ignore_index=True)
+    """``tags`` with ``tag`` on each (segment, system) given (as :func:`pair_rows` names them); a pair already
+    tagged so stays once. :class:`ValueError` for a bad name or when the set would exceed :data:`MAX_TAGS` rows."""
+    merged = pd.concat([empty_tags() if tags is None else tags, pair_rows(segs, systems, tag)], ignore_index=True)
     merged = merged.drop_duplicates(TAG_COLUMNS, ignore_index=True)
-    if len(merged) > MAX_TAGS:
-        raise ValueError(f"at most {MAX_TAGS:,} tags can be kept with a test set")
+    if too_many(len(merged)):
+        raise ValueError(too_many(len(merged)))
     return merged.sort_values(["seg", "system", "tag"], ignore_index=True, kind="stable")
 
 
 def remove_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
-    """``tags`` without ``tag`` on the (segment, system) pairs given (as :func:`add_tag` names them)."""
+    """``tags`` without ``tag`` on the (segment, system) pairs given (as :func:`pair_rows` names them)."""
     if tags is None or not len(tags):
         return empty_tags()
-    gone = _rows(segs, systems, str(tag).strip())
+    gone = pair_rows(segs, systems, tag, checked=False)
     keys = pd.MultiIndex.from_frame(tags[TAG_COLUMNS])
     return tags[~keys.isin(pd.MultiIndex.from_frame(gone[TAG_COLUMNS]))].reset_index(drop=True)
 
@@ -85,27 +93,21 @@ def tag_names(tags: pd.DataFrame | None) -> list[str]:
     return [] if tags is None or not len(tags) else sorted(set(tags["tag"].astype(str)))
 
 
-def tag_alternatives(tags: pd.DataFrame | None, n_segments: int, system: str | None = None) -> tuple[np.ndarray, ...]:
-    """The tags of each segment as arrays of text, one tag per segment per array (``""`` where a segment has fewer):
-    a slice condition on ``tag`` holds where it holds for any array (:mod:`mtdiag.slices.catalogue`); a segment
-    with fewer tags than another repeats its first, and an untagged one holds ``""`` in every array, so
-    ``tag == ""`` keeps exactly the untagged segments. ``system``
-    None: every tag of the segment; a system: the segment's own tags and that system's."""
-    if tags is None or not len(tags):
-        return (np.full(n_segments, "", dtype=object),)
-    rows = tags if system is None else tags[tags["system"].isin(["", system])]
-    rows = rows.drop_duplicates(["seg", "tag"])
-    rows = rows[(rows["seg"] >= 0) & (rows["seg"] < n_segments)]
-    if not len(rows):
-        return (np.full(n_segments, "", dtype=object),)
+def tag_values(tags: pd.DataFrame | None, n_segments: int, system: str | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The tags of each segment as one flat array of text and the segment of each (``values, owner``): every tag of a
+    segment once, and ``""`` once for each untagged segment, so a slice condition on ``tag`` holds on a segment
+    where it holds for any of its values (:mod:`mtdiag.slices.catalogue`) and ``tag == ""`` keeps exactly the
+    untagged segments. Linear in the tags however many one segment holds. ``system`` None: every tag of the
+    segment; a system: the segment's own tags and that system's."""
+    rows = empty_tags() if tags is None else tags
+    if system is not None:
+        rows = rows[rows["system"].isin(["", system])]
+    rows = rows[(rows["seg"] >= 0) & (rows["seg"] < n_segments)].drop_duplicates(["seg", "tag"])
     seg = rows["seg"].to_numpy(dtype=np.int64)
-    rank = rows.groupby("seg").cumcount().to_numpy()
-    out = []
-    for k in range(int(rank.max()) + 1):  # a segment with fewer tags repeats its first: "any" is unchanged and
-        values = np.full(n_segments, "", dtype=object) if k == 0 else out[0].copy()  # ``tag == ""`` = untagged
-        values[seg[rank == k]] = rows["tag"].to_numpy(dtype=object)[rank == k]
-        out.append(values)
-    return tuple(out)
+    untagged = np.flatnonzero(np.bincount(seg, minlength=n_segments) == 0)
+    values = np.concatenate([rows["tag"].to_numpy(dtype=object), np.full(len(untagged), "", dtype=object)])
+    return values, np.concatenate([seg, untagged])
 
 
 def tag_labels(tags: pd.DataFrame | None, seg_ids, systems=None) -> np.ndarray:

@@ -26,7 +26,6 @@ of its alternatives, taking the longest alternative at a position.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -184,11 +183,6 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
                 unmatched.append((i, surface, seg, bool(find_source_term(src_tokens[seg], surface_tokens))))
         term_id = row[optional["term_id"]].strip() if optional["term_id"] is not None else ""
         out.append((seg, term_id, src_term, tgt, ref_surface))
-    out, repeated = _case_variants_once(out)
-    if repeated and warnings is not None:
-        line, term = repeated[0]
-        warnings.append(f"{name}: {len(repeated)} row(s) list a term of their segment again in another case (first: "
-                        f"line {line}, {term!r}); each term is required as often as one spelling is listed")
     if unmatched and warnings is not None:
         line, surface, seg, _ = unmatched[0]
         stems = sum(found for *_, found in unmatched)
@@ -196,30 +190,6 @@ def terms_from_table(header: list[str], rows: list[list[str]], name: str, n_segm
                         f"({stems} found as a lemma-like stem, {len(unmatched) - stems} not at all; first: line {line}, "
                         f"{surface!r} in segment {seg + 1}); they are scored on the target side all the same")
     return pd.DataFrame(out, columns=TERM_COLUMNS) if out else empty_terms()
-
-
-def _case_variants_once(rows: list[tuple]) -> tuple[list[tuple], list[tuple[int, str]]]:
-    """Term rows (row i on line i + 2) without the rows that only repeat a term of their segment in another case.
-
-    A term list that gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for one
-    segment names one term twice, not two occurrences (as in WMT25's term dictionaries; their scoring script
-    counts such a term once, 100 where counting it twice gave 50). Rows are the same term when segment, source
-    term and target alternatives are equal ignoring case; the term is then required as often as its most listed
-    spelling (a list that gives ``onset`` three times for three occurrences, as TICO-19's does, keeps all three).
-    Returns the kept rows and ``(line, source term)`` of each dropped row."""
-    spellings: dict[tuple, Counter] = {}
-    for seg, _, src, tgt, _ in rows:
-        spellings.setdefault((seg, src.casefold(), tgt.casefold()), Counter())[(src, tgt)] += 1
-    allowed = {key: max(counts.values()) for key, counts in spellings.items()}
-    kept, dropped = [], []
-    for line, row in enumerate(rows, start=2):
-        key = (row[0], row[2].casefold(), row[3].casefold())
-        if allowed[key]:
-            allowed[key] -= 1
-            kept.append(row)
-        else:
-            dropped.append((line, row[2]))
-    return kept, dropped
 
 
 def alternatives(tgt_terms: str, ref_surface: str = "") -> list[str]:

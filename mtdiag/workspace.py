@@ -11,8 +11,9 @@
 - :meth:`Workspace.add_system` scores only the new system (its statistics need only its own output and the
   references) and stores the grown run;
 - the user's tags (:mod:`mtdiag.tags`) are kept per run in their own table, so tagging a saved run
-  (:meth:`Workspace.set_tags`) writes a few rows, never the stored test set; a workspace made before tags existed
-  gets the table on its first write;
+  (:meth:`Workspace.add_tags`, :meth:`Workspace.remove_tags`) writes a few rows in one transaction — inserts or
+  deletes, never the run's tag set read, changed and written back — and never the stored test set; a workspace
+  made before tags existed gets the table on its first write;
 - concurrency: every call opens its own connection; the database runs in WAL mode with a busy timeout, so several
   dashboard sessions (threads) and processes can read while one writes.
 """
@@ -36,7 +37,7 @@ import pandas as pd
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
-from mtdiag.tags import TAG_COLUMNS, empty_tags
+from mtdiag.tags import TAG_COLUMNS, empty_tags, pair_rows, too_many
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
 
 DEFAULT_FOLDER = Path.home() / ".mtdiag" / "workspace"
@@ -250,14 +251,36 @@ class Workspace:
                               (run,)).fetchall()
         return pd.DataFrame(rows, columns=TAG_COLUMNS).astype({"seg": "int64"}) if rows else empty_tags()
 
-    def set_tags(self, run: str, tags: pd.DataFrame | None) -> None:
-        """Replace the tags kept with a saved run (:data:`mtdiag.tags.TAG_COLUMNS`, segments 0-based)."""
+    def add_tags(self, run: str, segs, systems, tag: str) -> int:
+        """Put ``tag`` on the (segment, system) pairs given (:func:`mtdiag.tags.pair_rows`) of a saved run; returns
+        how many were stored (a pair that has the tag already is not stored again). One transaction, inserts only:
+        sessions and processes tagging the same run at once lose nothing. :class:`ValueError` for a bad name or
+        when the run would hold more than :data:`mtdiag.tags.MAX_TAGS` tags (then nothing is stored)."""
+        rows = pair_rows(segs, systems, tag)
+        with self._tag_transaction(run) as db:
+            stored = _write_tags(db, run, rows)
+            held = db.execute("SELECT COUNT(*) FROM tags WHERE run = ?", (run,)).fetchone()[0]
+            if too_many(held):
+                raise ValueError(too_many(held))  # rolls the transaction back
+        return stored
+
+    def remove_tags(self, run: str, segs, systems, tag: str) -> int:
+        """Take ``tag`` off the (segment, system) pairs given of a saved run; returns how many were removed."""
+        rows = pair_rows(segs, systems, tag, checked=False)
+        with self._tag_transaction(run) as db:
+            return db.executemany("DELETE FROM tags WHERE run = ? AND seg = ? AND system = ? AND tag = ?",
+                                  _tag_values(run, rows)).rowcount
+
+    @contextmanager
+    def _tag_transaction(self, run: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the tags of ``run`` (a saved run: :class:`KeyError` otherwise), taken at once
+        (``BEGIN IMMEDIATE``), so concurrent writers queue on the busy timeout instead of failing."""
         with self._database(write=True) as db:
+            db.execute("BEGIN IMMEDIATE")
             if db.execute("SELECT 1 FROM runs WHERE id = ?", (run,)).fetchone() is None:
                 raise KeyError(f"no saved run {run!r}")
-            db.execute(_TAGS_SCHEMA)
-            db.execute("DELETE FROM tags WHERE run = ?", (run,))
-            _write_tags(db, run, tags)
+            db.execute(_TAGS_SCHEMA)  # a workspace made before tags existed gets the table now
+            yield db
 
     def delete(self, run: str) -> None:
         with self._database(write=True) as db:
@@ -293,13 +316,16 @@ _COLUMNS = {"runs": ["id", "label", "created", "data_hash", "evalset", "options"
             "statistics": ["run", "metric", "system", "stats"]}
 
 
-def _write_tags(db: sqlite3.Connection, run: str, tags: pd.DataFrame | None) -> None:
+def _tag_values(run: str, tags: pd.DataFrame) -> list[tuple]:
+    return [(run, int(seg), str(system), str(tag)) for seg, system, tag in tags[TAG_COLUMNS].itertuples(index=False)]
+
+
+def _write_tags(db: sqlite3.Connection, run: str, tags: pd.DataFrame | None) -> int:
+    """Insert the tags not stored yet; returns how many were new."""
     if tags is None or not len(tags):
-        return
+        return 0
     db.execute(_TAGS_SCHEMA)  # a workspace made before tags existed gets the table now
-    db.executemany("INSERT OR IGNORE INTO tags VALUES (?, ?, ?, ?)",
-                   [(run, int(seg), str(system), str(tag)) for seg, system, tag in
-                    tags[TAG_COLUMNS].itertuples(index=False)])
+    return db.executemany("INSERT OR IGNORE INTO tags VALUES (?, ?, ?, ?)", _tag_values(run, tags)).rowcount
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

@@ -91,6 +91,10 @@ def test_invalid_regex_shows_an_error_and_the_page_keeps_working():
     errors = [shown(e.value) for e in at.error]
     assert len(errors) == 1 and "the search '(Hund[' is not a valid regular expression" in errors[0]
     assert len(at.dataframe(key="seg_table").value) == n and headers(at)
+    at.text_input(key="seg_text").set_value("(?R)?x").run()  # recursion: refused before any text is read
+    assert not at.exception and [shown(e.value) for e in at.error] == [
+        "the search '(?R)?x': not supported: recursion ((?R), (?1), (?&name))"]
+    assert len(at.dataframe(key="seg_table").value) == n
     at.text_input(key="seg_text").set_value(r"Hund\w*").run()
     table = at.dataframe(key="seg_table").value
     assert not at.error and 0 < len(table) < n

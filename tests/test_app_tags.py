@@ -53,6 +53,10 @@ def test_tags_of_a_saved_run_survive_a_restart_and_slice(workspace_folder):
     assert sorted(zip(stored["seg"] + 1, stored["system"])) == sorted(zip(first["seg_id"], first["system"]))
     assert set(stored["tag"]) == {"check later"}
     assert queue(at).head(2)["tags"].tolist() == ["check later"] * 2  # the table shows them at once
+    tag(at, "seg_table", "check later")  # again: nothing stored, and the message says so
+    assert any(shown(s.value) == "Tagged 0 outputs “check later” (kept with the saved run); 2 outputs had it "
+                                 "already." for s in at.success), [shown(s.value) for s in at.success]
+    assert len(Workspace(workspace_folder).tags(run)) == 2
 
     restart()
     at = start()

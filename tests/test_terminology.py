@@ -70,28 +70,38 @@ def test_a_term_twice_in_the_source_needs_two_hypothesis_matches():
     assert occurrences["ref_span"].tolist() == [(2, 3), (7, 8)]
 
 
-def test_a_term_listed_again_in_another_case_is_one_term_not_two_occurrences():
-    """Issue 22: a WMT25 term list gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for
-    one segment; the output uses the term once. One term, required once: 100 (the task's scoring script), not 50.
-    Listing the same spelling twice still means two occurrences (TICO-19's lists do that)."""
-    src = "Open the Production Order before you close the order list ."
-    ref = "Öffnen Sie den Produktionsauftrag , bevor Sie die Auftragsliste schließen ."
-    hyp = "Öffnen Sie den Produktionsauftrag , bevor Sie die Liste schließen ."
+def test_a_term_listed_again_in_another_case_is_a_second_entry_found_by_the_same_match():
+    """A WMT25 term list gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for one
+    segment; the output has the target once. The task's scoring script counts each listed entry and finds each
+    where its target occurs: segment 1 is 2 found of 2 (not 1 of 1, and not 1 of 2), so with a missed term in
+    segment 2 the corpus is 2 of 3. The same spelling listed twice is two occurrences of one term, as TICO-19's
+    lists give them: it needs two matches."""
+    src = ("Open the Production Order before you close the order list .\n"
+           "The Production Order and the Work Order are printed .")
+    ref = ("Öffnen Sie den Produktionsauftrag , bevor Sie die Auftragsliste schließen .\n"
+           "Der Produktionsauftrag und der Arbeitsauftrag werden gedruckt .")
+    hyp = ("Öffnen Sie den Produktionsauftrag , bevor Sie die Liste schließen .\n"
+           "Die Bestellung und der Auftrag werden gedruckt .")
     terms = ("seg_id\tsrc_term\ttgt_term\n1\tProduction Order\tProduktionsauftrag\n"
-             "1\tproduction order\tProduktionsauftrag\n").encode()
-    evalset = load_files(src=("src.txt", src.encode()), refs={"ref": ("ref.txt", ref.encode())},
-                         hyps={"mt": ("mt.txt", hyp.encode())}, terms=("terms.tsv", terms), lang_pair="en-de")
-    assert len(evalset.terms) == 1
-    assert any(w == "terms.tsv: 1 row(s) list a term of their segment again in another case (first: line 3, "
-                    "'production order'); each term is required as often as one spelling is listed"
-               for w in evalset.warnings)
-    report = evaluate(evalset, Options(metrics=("term_exact",)))
-    assert report.corpus.loc["mt", "term_exact"] == 100.0
-    twice = terms + "1\tproduction order\tProduktionsauftrag\n".encode()  # two occurrences, one spelling twice
-    evalset = load_files(src=("src.txt", src.encode()), refs={"ref": ("ref.txt", ref.encode())},
-                         hyps={"mt": ("mt.txt", hyp.encode())}, terms=("terms.tsv", twice), lang_pair="en-de")
-    assert len(evalset.terms) == 2
-    assert evaluate(evalset, Options(metrics=("term_exact",))).corpus.loc["mt", "term_exact"] == 50.0
+             "1\tproduction order\tProduktionsauftrag\n2\tWork Order\tArbeitsauftrag\n").encode()
+
+    def scored(table: bytes):
+        evalset = load_files(src=("src.txt", src.encode()), refs={"ref": ("ref.txt", ref.encode())},
+                             hyps={"mt": ("mt.txt", hyp.encode())}, terms=("terms.tsv", table), lang_pair="en-de")
+        return evalset, evaluate(evalset, Options(metrics=("term_exact",)))
+
+    evalset, report = scored(terms)
+    assert len(evalset.terms) == 3 and not any("another case" in w for w in evalset.warnings)
+    assert report.segments.loc["mt", "term_exact"].tolist() == [100.0, 0.0]
+    assert report.corpus.loc["mt", "term_exact"] == pytest.approx(200 / 3)
+    occurrences = report.evidence("term_exact", "mt")
+    assert occurrences["correct"].tolist() == [True, True, False]
+    assert occurrences["hyp_span"].tolist()[:2] == [(3, 4), (3, 4)]  # both entries found by the one match
+    twice = terms + "1\tproduction order\tProduktionsauftrag\n".encode()  # one spelling twice: two occurrences
+    evalset, report = scored(twice)
+    assert len(evalset.terms) == 4
+    assert report.evidence("term_exact", "mt")["correct"].tolist() == [True, True, False, False]
+    assert report.corpus.loc["mt", "term_exact"] == 50.0
 
 
 def test_multi_word_terms_and_regex_special_characters():

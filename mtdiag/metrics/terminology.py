@@ -3,10 +3,12 @@
 Per term occurrence (``EvalSet.terms``), against the first reference (the one terms are annotated on):
 
 - **Exact match** — correct when one of the term's target alternatives (or its reference surface form) occurs in
-  the hypothesis as a contiguous token sequence (the shared tokens: same tokeniser and case option). The k-th
-  occurrence of the same term (same source term and alternatives) in a segment is correct when the hypothesis has
-  at least k matches (:func:`mtdiag.terms.find_matches`: leftmost, non-overlapping, longest alternative first) and
-  is paired with the k-th match in the hypothesis and the k-th in the reference. Score = correct / all x 100.
+  the hypothesis as a contiguous token sequence (the shared tokens: same tokeniser and case option). Every listed
+  entry counts (WMT25's scoring script: a term listed again in another case is a second entry, found by the same
+  match); the k-th occurrence of the same term (the same source term as written, the same alternatives) in a
+  segment is correct when the hypothesis has at least k matches (:func:`mtdiag.terms.find_matches`: leftmost,
+  non-overlapping, longest alternative first) and is paired with the k-th match in the hypothesis and the k-th in
+  the reference. Score = correct / all x 100.
 - **Window overlap** (w = 2, 3) — for each correct occurrence with a paired reference match: up to w tokens left
   and w right of the span, walking outwards and skipping punctuation (every character in Unicode category P*) and
   the target language's stop words (stopwordsiso, case-insensitive; punctuation only when the language is
@@ -89,7 +91,7 @@ def _term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
     for seg, group in terms.groupby("seg", sort=True):
         hyp_tokens = ctx.tokens.tokens(system, int(seg))
         ref_tokens = ctx.tokens.tokens(ref_name, int(seg))
-        for (_, tgt_terms), occ in group.groupby([group["src_term"].str.lower(), "tgt_terms"], sort=False):
+        for (_, tgt_terms), occ in group.groupby(["src_term", "tgt_terms"], sort=False):
             alts = list(dict.fromkeys(a for surface in occ["ref_surface"] for a in alternatives(tgt_terms, surface)))
             alt_tokens = [list(tokenize_text(a, ctx.options)) for a in alts]
             hyp_matches, ref_matches = find_matches(hyp_tokens, alt_tokens), find_matches(ref_tokens, alt_tokens)
@@ -128,7 +130,7 @@ def _term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None
         for seg, group in by_seg.items():
             words = ter_words(ctx.evalset.refs[ref_name].iloc[seg], tokenization)
             costs = np.ones(len(words))
-            for (_, tgt_terms), occ in group.groupby([group["src_term"].str.lower(), "tgt_terms"], sort=False):
+            for (_, tgt_terms), occ in group.groupby(["src_term", "tgt_terms"], sort=False):
                 alts = {a for surface in occ["ref_surface"] for a in alternatives(tgt_terms, surface)}
                 for start, end in find_matches(words, [ter_words(a, tokenization) for a in alts])[: len(occ)]:
                     costs[start:end] = cost

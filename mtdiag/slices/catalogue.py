@@ -31,7 +31,7 @@ import numpy as np
 from mtdiag import buckets, checks, triage
 from mtdiag.metrics import metric_info
 from mtdiag.slices.expression import ExpressionError, Field, is_name, key_text
-from mtdiag.tags import tag_alternatives
+from mtdiag.tags import tag_values
 
 NUMBER, TEXT, FLAG = "number", "text", "flag"
 SYSTEM, REFERENCE, ANY_SYSTEM = "system", "reference", "any system"
@@ -59,12 +59,14 @@ class FieldInfo:
 
 @dataclass(frozen=True)
 class Column:
-    """A field's values on a report: one array per alternative (one per reference for ``ref``: a condition holds
-    where it holds for any), each with one value per segment."""
+    """A field's values on a report: ``values``, one per segment when ``owner`` is None; else any number per segment
+    (every reference's text for ``ref``, every tag for ``tag``), ``owner`` holding the segment of each value, and a
+    condition holds on a segment where it holds for any of its values."""
 
     kind: str
-    values: tuple[np.ndarray, ...]
+    values: np.ndarray
     written: str
+    owner: np.ndarray | None = None
 
 
 def _segment_fields(evalset) -> list[FieldInfo]:
@@ -198,43 +200,54 @@ def _flag(report, field: Field) -> np.ndarray:
     return _per_system(flags[field.name], field.key).astype(bool)
 
 
-def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, ...]:
+def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, np.ndarray | None]:
+    """The field's values and the segment of each (None: one value per segment, in order)."""
+    evalset, name, key = report.evalset, field.name, field.key
+    if name == "ref" and key is None and len(evalset.ref_names) > 1:  # every reference: a condition holds for any
+        n = evalset.n_segments
+        return (np.concatenate([_text(evalset.refs[ref]) for ref in evalset.ref_names]),
+                np.tile(np.arange(n), len(evalset.ref_names)))
+    if name == "tag":
+        return tag_values(evalset.tags, evalset.n_segments, key)
+    return _one_per_segment(report, info, field), None
+
+
+def _one_per_segment(report, info: FieldInfo, field: Field) -> np.ndarray:
     evalset, name, key = report.evalset, field.name, field.key
     if name == "seg_id":
-        return (evalset.seg_ids.astype(float),)
+        return evalset.seg_ids.astype(float)
     if name == "src_len":
-        return (buckets.source_lengths(report).astype(float),)
+        return buckets.source_lengths(report).astype(float)
     if name == "ref_len":
-        return (buckets.reference_lengths(report).astype(float),)
+        return buckets.reference_lengths(report).astype(float)
     if name == "rare_freq":
         rarest = buckets.rarest_word_frequency(report)
-        return (np.where(np.isinf(rarest), np.nan, rarest),)
+        return np.where(np.isinf(rarest), np.nan, rarest)
     if name == "src":
-        return (_text(evalset.src),)
+        return _text(evalset.src)
     if name == "ref":
-        return tuple(_text(evalset.refs[ref]) for ref in ([key] if key is not None else evalset.ref_names))
-    if name == "tag":
-        return tag_alternatives(evalset.tags, evalset.n_segments, key)
+        return _text(evalset.refs[key if key is not None else evalset.ref_names[0]])
     if info.key is None:  # a label column
-        return (_text(evalset.segments[name]),)
+        return _text(evalset.segments[name])
     if name == "hyp":
-        return (_text(evalset.hyps[key]),)
+        return _text(evalset.hyps[key])
     if name == "problem":
-        return (_per_system(triage.problem_scores(report)["problem"], key).astype(float),)
+        return _per_system(triage.problem_scores(report)["problem"], key).astype(float)
     if name == "human":
-        return (_human(report, key),)
+        return _human(report, key)
     if name == "errors":
-        return (_errors(report, key),)
+        return _errors(report, key)
     if info.kind == FLAG:
-        return (_flag(report, field),)
-    return (np.asarray(report.result(name, key).segments, dtype=float),)
+        return _flag(report, field)
+    return np.asarray(report.result(name, key).segments, dtype=float)
 
 
 def column(report, field: Field) -> Column:
     """The values of ``field`` on ``report`` (computed once per report and field, then kept in its context)."""
     info = resolve(field, report.evalset, report.metrics)
     if field.name == "tag":  # the tags change while the report stays: never kept
-        return Column(info.kind, _values(report, info, field), field.written)
-    values = report.context.memo(("slices", "field", field.name, field.key),
-                                 lambda: _values(report, info, field))
-    return Column(info.kind, values, field.written)
+        values, owner = _values(report, info, field)
+    else:
+        values, owner = report.context.memo(("slices", "field", field.name, field.key),
+                                            lambda: _values(report, info, field))
+    return Column(info.kind, values, field.written, owner)

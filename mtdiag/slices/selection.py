@@ -8,7 +8,7 @@ Semantics (``docs/slices.md``):
   one under it (``Fluency/Grammar``; the categories are compared whole, case ignored), ``hyp[A] has "COVID"``
   where the text contains those characters (case ignored, no pattern); ``not has`` is its negation;
 - texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
-  expression given as a quoted string (the ``regex`` module, case-insensitive, as the dashboard's search:
+  expression given as a quoted string (RE2 syntax, case-insensitive, as the dashboard's search:
   :func:`mtdiag.search.text_matches`), with one time budget for every search of the expression together;
 - a flag stands alone as a condition (``repetition[A]``) or compares with ``true``/``false``;
 - a negated operator (``!=``, ``!~``, ``not in``) is exactly ``not`` of its positive one, so with several
@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
 from mtdiag.search import SEARCH_SECONDS, text_matches
 from mtdiag.slices.expression import (NEGATED, Comparison, Containment, ExpressionError, Field, Literal, Logical,
@@ -80,9 +81,14 @@ class _Evaluation:
         return self.comparison(node)
 
     def _any(self, col: Column, test) -> np.ndarray:
+        return self._segments(np.asarray(test(col.values), dtype=bool), col.owner)
+
+    def _segments(self, hits: np.ndarray, owner: np.ndarray | None) -> np.ndarray:
+        """Per segment, whether any of its values is a hit (``owner``: the segment of each value; None: one each)."""
+        if owner is None:
+            return hits
         out = np.zeros(self.n, dtype=bool)
-        for values in col.values:
-            out |= np.asarray(test(values), dtype=bool)
+        out[owner[hits]] = True
         return out
 
     def operand(self, side: Field | Literal):
@@ -102,16 +108,13 @@ class _Evaluation:
                 or not isinstance(right.value, str):
             raise ExpressionError(f"{node.op} matches a text field with a quoted pattern", node.column,
                                   'e.g. hyp[SYSTEM] ~ "\\d+ %"')
-        out = np.zeros(self.n, dtype=bool)
-        for values in left.values:
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0:
-                raise ExpressionError("the searches take too long", node.column, "simplify the patterns")
-            try:
-                out |= text_matches(right.value, values.tolist(), budget=remaining)
-            except ValueError as exc:
-                raise ExpressionError(str(exc), right.column) from None
-        return out
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise ExpressionError("the searches take too long", node.column, "simplify the patterns")
+        try:
+            return self._any(left, lambda values: text_matches(right.value, values.tolist(), budget=remaining))
+        except ValueError as exc:
+            raise ExpressionError(str(exc), right.column) from None
 
     def compare(self, node: Comparison, op: str, left, right) -> np.ndarray:
         kinds = [side.kind if isinstance(side, Column) else _literal_kind(side) for side in (left, right)]
@@ -124,13 +127,20 @@ class _Evaluation:
             raise ExpressionError(f"{op} compares numbers; {_KIND_WORDS[kinds[0]]} compares with == or !=",
                                   node.column)
         compute = _ORDER.get(op, np.equal)
-        lefts = left.values if isinstance(left, Column) else (left.value,)
-        rights = right.values if isinstance(right, Column) else (right.value,)
-        out = np.zeros(self.n, dtype=bool)
-        for a in lefts:
-            for b in rights:
-                out |= np.asarray(compute(a, b), dtype=bool)
-        return out
+        if not isinstance(right, Column):
+            return self._any(left, lambda values: compute(values, right.value))
+        if not isinstance(left, Column):
+            return self._any(right, lambda values: compute(left.value, values))
+        if left.owner is None and right.owner is None:
+            return np.asarray(compute(left.values, right.values), dtype=bool)
+        # a field with several values per segment is text, so this is == (!= is its negation): a segment holds
+        # where a left value equals a right value of the same segment — one set lookup, linear in the values
+        every = np.arange(self.n)
+        left_owner = every if left.owner is None else left.owner
+        right_owner = every if right.owner is None else right.owner
+        found = pd.MultiIndex.from_arrays([left_owner, left.values]).isin(
+            pd.MultiIndex.from_arrays([right_owner, right.values]))
+        return self._segments(found, left_owner)
 
     def membership(self, node: Membership) -> np.ndarray:
         col = column(self.report, node.field)

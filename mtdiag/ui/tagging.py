@@ -3,8 +3,10 @@ slice (``tag == "check"``) — ``docs/slices.md``; the tags themselves are :mod:
 
 Where the tags live:
 
-- on a saved run (Saved runs → Open), in the workspace with the run (:meth:`mtdiag.workspace.Workspace.set_tags`):
-  written at once, read again on every run of the script, so they survive a restart and every session sees them;
+- on a saved run (Saved runs → Open), in the workspace with the run (:meth:`mtdiag.workspace.Workspace.add_tags`):
+  each click one transaction (inserts or deletes only, so two sessions tagging at once lose nothing), read again on
+  every run of the script, so they survive a restart and every session sees them; the message counts what was
+  stored;
 - on data not saved yet, in this session, per data set; *Save this run* keeps them with the run.
 
 :func:`apply` puts them into the run's report (``report.evalset.tags``) before any page draws, so slice
@@ -97,22 +99,33 @@ def _change(data: state.Dataset, rows: pd.DataFrame, add: bool, key: str) -> Non
     systems = None if whole or "system" not in rows.columns else rows["system"].astype(str).tolist()
     notes = st.session_state.setdefault(_NOTE, {})
     try:
-        before = _stored(data)
-        after = (tags.add_tag if add else tags.remove_tag)(before, segs, systems, tag)
-        if data.saved_in is not None:
+        if data.saved_in is not None:  # one transaction in the workspace: concurrent sessions lose nothing
             folder, run = data.saved_in
-            Workspace(folder).set_tags(run, after)
-        else:
+            workspace = Workspace(folder)
+            changed = (workspace.add_tags if add else workspace.remove_tags)(run, segs, systems, tag)
+        else:  # this session's own tags: no other session writes them
+            before = _stored(data)
+            after = (tags.add_tag if add else tags.remove_tag)(before, segs, systems, tag)
             st.session_state.setdefault(SESSION_TAGS, {})[data.data_key] = after
+            changed = abs(len(after) - (0 if before is None else len(before)))
     except (ValueError, InputError, KeyError) as error:
         notes[note_key] = ("error", f"The tag was not changed: {error}")
         return
-    what = "segment" if systems is None else "output"
-    count = len(set(zip(segs.tolist(), systems or [""] * len(segs))))
+    notes[note_key] = ("ok", _said(changed, len(tags.pair_rows(segs, systems, tag, checked=False)), add,
+                                   systems is None, tag, data.saved_in is not None))
+
+
+def _said(changed: int, asked: int, add: bool, whole: bool, tag: str, saved: bool) -> str:
+    """What a tagging click did, counting only the rows stored (or removed): ``changed`` of the ``asked`` pairs."""
+    def rows(n: int) -> str:
+        return f"{n} {'segment' if whole else 'output'}{'s' if n != 1 else ''}"
+
+    name = str(tag).strip()
     verb = "Tagged" if add else "Removed the tag from"
-    where = "kept with the saved run" if data.saved_in is not None else \
-        "kept in this session; save the run (Saved runs) to keep them"
-    notes[note_key] = ("ok", f"{verb} {count} {what}{'s' if count != 1 else ''} “{tags.tag_name(tag)}” ({where}).")
+    where = "kept with the saved run" if saved else "kept in this session; save the run (Saved runs) to keep them"
+    rest = asked - changed
+    unchanged = f"; {rows(rest)} {'had it already' if add else 'did not have it'}" if rest else ""
+    return f"{verb} {rows(changed)} “{name}” ({where}){unchanged}."
 
 
 def tag_rows(rows: pd.DataFrame, *, key: str) -> None:
