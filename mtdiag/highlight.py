@@ -63,9 +63,15 @@ KINDS: dict[str, tuple[str, str]] = {
     "metric_critical": ("border-bottom:3px dashed #1e3a8a;", "metric-predicted critical error (e.g. xCOMET)"),
     "metric_major": ("border-bottom:2px dashed #2563eb;", "metric-predicted major error"),
     "metric_minor": ("border-bottom:2px dashed #7dd3fc;", "metric-predicted minor error"),
+    # spans mtdiag predicts (mtdiag.spans): a dotted line *over* the words, so they combine with a human span's
+    # wavy underline and a metric span's dashed bottom border on the same words
+    "predicted_critical": ("border-top:3px dotted #581c87;", "mtdiag-predicted critical error"),
+    "predicted_major": ("border-top:2px dotted #9333ea;", "mtdiag-predicted major error"),
+    "predicted_minor": ("border-top:2px dotted #c084fc;", "mtdiag-predicted minor error"),
 }
 HUMAN_KINDS = ("human_critical", "human_major", "human_minor")  # by severity, the legend's order
 METRIC_KINDS = ("metric_critical", "metric_major", "metric_minor")
+PREDICTED_KINDS = ("predicted_critical", "predicted_major", "predicted_minor")
 
 STYLE = (
     "<style>"

@@ -57,8 +57,10 @@ def test_the_report_draws_both_kinds_of_span_with_their_titles():
     page = html_report(_report(), top=4, n=50)
     both = re.search(r'<span class="mtd-k-human_major mtd-k-metric_major" title="([^"]*)">喜欢</span>', page)
     assert both is not None and both.group(1) == f"{HUMAN_TITLE}; xcomet: major, confidence 0.91"
-    assert '<span class="mtd-k-human_critical mtd-k-metric_critical" title="Critical Accuracy/Mistranslation ' \
-           '(rater1); xcomet: critical">狗</span>' in page
+    # B's 狗 is in no reference: the three kinds of span agree on it, each titled
+    assert '<span class="mtd-k-human_critical mtd-k-metric_critical mtd-k-predicted_major" title="Critical ' \
+           'Accuracy/Mistranslation (rater1); xcomet: critical; mtdiag: no_reference, major, confidence 0.16">狗</span>' \
+           in page
     assert '<h2 id="errors">Human errors per category and rater</h2>' in page  # the statistics section
     for kind in ("human_critical", "metric_major", "metric_minor"):
         assert f'<span class="mtd-sw mtd-k-{kind}">' in page  # in the legend

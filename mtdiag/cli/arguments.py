@@ -175,6 +175,26 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
 
 
 
+def add_span_threshold(parser: argparse.ArgumentParser, flag: str, use: str) -> None:
+    """``flag`` (``--threshold``, ``--span-threshold``): the confidence a predicted error span needs to be ``use``
+    (``docs/spans.md``); checked by :func:`span_threshold`."""
+    from mtdiag.spans import DEFAULT_THRESHOLD
+
+    parser.add_argument(flag, type=float, default=DEFAULT_THRESHOLD, metavar="C",
+                        help=f"the error spans mtdiag predicts are {use} when their confidence (0-1: the measured "
+                             "chance that a human rater marked an error there) is at least C (default: %(default)s, "
+                             "about the chance that a random output word is in a human error span; docs/spans.md)")
+
+
+def span_threshold(value: float, flag: str) -> float:
+    """A confidence threshold given on the command line, checked: a number from 0 to 1 (:class:`CliError`)."""
+    from mtdiag.cli.base import CliError
+
+    if not 0.0 <= value <= 1.0:  # NaN too
+        raise CliError(f"{flag} must be a confidence from 0 to 1, got {value:g}")
+    return value
+
+
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:
     """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.cli.inputs.with_human`), for
     ``use``."""
