@@ -88,14 +88,34 @@ def tsv_cell(value: Any) -> Any:
     return value.translate(_TSV_ESCAPES) if isinstance(value, str) else value
 
 
+PLACES = 4  # decimals of a number written for people: as the dashboard shows them
+
+
+def for_people(value: Any) -> str:
+    """A number as the command line prints it in a table: :data:`PLACES` decimals (``0.9965``, ``57.1598``), four
+    significant digits when that would print a non-zero value as 0 (``0.0001562``, ``1.562e-05``), whole numbers
+    as they are, empty for undefined; ``--format json`` keeps every digit instead (for programs)."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return "" if value is None else str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(value)
+    number = float(value)
+    if not math.isfinite(number):
+        return "" if math.isnan(number) else str(number)
+    if number != 0 and abs(number) < 0.5 * 10 ** -PLACES:
+        return f"{number:.{PLACES}g}"
+    return f"{number:.{PLACES}f}"
+
+
 def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as TSV text for the command line: numbers as Python writes them, empty for undefined, every text
-    through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
+    """A table as TSV text for the command line: numbers for people (:func:`for_people`), empty for undefined,
+    every text through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
     out = flatten(frame)
     for column in _text_columns(out):
         out[column] = out[column].map(tsv_cell)
     out.columns = [tsv_cell(str(c)) for c in out.columns]
-    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE)
+    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE,
+                      float_format=for_people)
 
 
 def to_json_records(frame: pd.DataFrame) -> list[dict]:
@@ -277,7 +297,8 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
         if fmt == "csv":  # for spreadsheets: system names are user text
             table = safe_for_spreadsheets(table)
         buffer = io.StringIO()
-        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
+        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n",
+                     float_format=for_people if fmt == "tsv" else None)
         return buffer.getvalue()
     if fmt == "latex":
         corpus = frame["score"].unstack("metric")

@@ -87,7 +87,8 @@ STYLE = (
     ".mtd-op .mtd-h{border-bottom:1px solid rgba(128,128,128,0.35);}"
     ".mtd-op .mtd-gap{opacity:0.45;}"
     ".mtd-legend{font-size:0.8rem;margin:0.2rem 0 0.6rem 0;}"
-    ".mtd-legend span.mtd-sw{margin-right:0.9rem;padding:0 4px;border-radius:3px;}"
+    ".mtd-legend{display:flex;flex-wrap:wrap;gap:4px 0.9rem;}"
+    ".mtd-legend span.mtd-sw{padding:0 4px;border-radius:3px;white-space:nowrap;}"
     + "".join(f".mtd-k-{kind}{{{css}}}" for kind, (css, _) in KINDS.items())
     + "</style>"
 )

@@ -19,6 +19,7 @@ significance :func:`mtdiag.compare.pairwise_significance`'s, the tables the view
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 from dataclasses import dataclass
 from typing import Callable
@@ -33,6 +34,11 @@ from mtdiag.views import buckets, likeness, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
+WORST_OPEN = 10  # of them, shown open; the others behind one "the next …" fold
+ROWS_SHOWN = 25  # rows of a table shown; a longer one says so and links its every row as a CSV inside the file
+LEAD = ("overview", "worst")
+"""The sections the report opens with, in this order — the corpus scores, then the worst segments — before the
+others in the registry's order: a reader looks for the worst outputs first, not at the 27th bucket table."""
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
        "font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'")
 PAGE_STYLE = """<style>
@@ -49,10 +55,22 @@ nav a{margin-right:1rem;}
 </style>"""
 
 
-def _table(frame: pd.DataFrame, places: int = 4, index: bool = False) -> str:
-    """A frame as an escaped HTML table (numbers with ``places`` decimals, blanks for undefined values)."""
-    return frame.to_html(index=index, escape=True, na_rep="", border=0, classes="mtd",
-                         float_format=lambda v: f"{v:.{places}f}")
+def _table(frame: pd.DataFrame, places: int = 4, index: bool = False, *, name: str = "table") -> str:
+    """A frame as an escaped HTML table (numbers with ``places`` decimals, blanks for undefined values). A frame of
+    more than :data:`ROWS_SHOWN` rows shows its first ones and links every row as a CSV carried in the file
+    (``name.csv``, safe for spreadsheets: :func:`mtdiag.export.to_csv`) — no table fills thousands of pixels."""
+    shown = frame.head(ROWS_SHOWN) if len(frame) > ROWS_SHOWN else frame
+    out = shown.to_html(index=index, escape=True, na_rep="", border=0, classes="mtd",
+                        float_format=lambda v: f"{v:.{places}f}")
+    if len(shown) < len(frame):
+        from mtdiag.export import to_csv
+
+        whole = frame.reset_index() if index else frame
+        data = base64.b64encode(to_csv(whole)).decode("ascii")
+        out += (f'<p class="small">The first {len(shown):,} of {len(frame):,} rows. <a download='
+                f'"{highlight.escape(name)}.csv" href="data:text/csv;charset=utf-8;base64,{data}">Every row (CSV)'
+                "</a></p>")
+    return out
 
 
 def _figure(fig) -> str:
@@ -86,15 +104,18 @@ def _primary(report) -> str | None:
 def _overview(report) -> str:
     corpus = overview.corpus_table(report)
     primary = _primary(report)
-    shown = overview.ranked(report, primary)
+    shown = overview.ranked_by_people(report, primary)
     for metric in shown.columns:
-        shown[metric] = [metric_info(metric, report).format(v) for v in shown[metric]]
+        shown[metric] = ([f"{v:.2f}" if pd.notna(v) else "" for v in shown[metric]] if metric == "human"
+                         else [metric_info(metric, report).format(v) for v in shown[metric]])
     best = overview.best_systems(corpus, report)
+    by = ("the human score (each system's mean over its rated outputs; higher is better)" if "human" in shown
+          else highlight.escape(metric_info(primary, report).label if primary else "name"))
     return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
-            f"<p>Systems ranked by {highlight.escape(metric_info(primary, report).label if primary else 'name')}. "
-            "Best per metric:</p>"
-            + _table(best, index=False)
-            + _table(shown.rename(columns=lambda m: metric_info(m, report).arrow_label), index=True)
+            f"<p>Systems ranked by {by}. Best per metric:</p>"
+            + _table(best, index=False, name="best_per_metric")
+            + _table(shown.rename(columns=lambda m: "human ↑" if m == "human" else metric_info(m, report).arrow_label),
+                     index=True, name="corpus_scores")
             + _figure(charts.corpus_bars(corpus, overview.best_mask(corpus, report), within=report)))
 
 
@@ -115,9 +136,9 @@ def _significance(report, method: str, n: int | None, seed: int | None) -> str:
         info = metric_info(metric, report)
         rows = rows.assign(score=[info.format(v) for v in rows["score"]])
         parts.append(f"<h3>{highlight.escape(info.arrow_label)}</h3>")
-        parts.append(_table(rows.drop(columns="metric"), places=3))
+        parts.append(_table(rows.drop(columns="metric"), places=3, name=f"clusters_{metric}"))
         parts.append('<details><summary class="small">p-values, system × system</summary>'
-                     + _table(matrix.loc[metric], places=3, index=True) + "</details>")
+                     + _table(matrix.loc[metric], places=3, index=True, name=f"pvalues_{metric}") + "</details>")
     return "".join(parts)
 
 
@@ -131,7 +152,7 @@ def _buckets(report) -> str:
     for by in dimensions:
         table = buckets.bucket_table(report, by)
         parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
-        parts.append(_table(table, places=2))
+        parts.append(_table(table, places=2, name=f"buckets_{by.replace(':', '_')}"))
         if metric is not None:
             parts.append(_figure(charts.bucket_bars(table, metric, within=report)))
     return "".join(parts)
@@ -149,16 +170,16 @@ def _errors(report) -> str:
     note = f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""
     return ('<h2 id="errors">Human errors per category and rater</h2>'
             "<p>Errors of every rater per system and top-level category; per_100: errors per 100 rated segments.</p>"
-            + _table(counts, places=2)
+            + _table(counts, places=2, name="errors_per_category")
             + f"<h3>Per rater</h3><p>Mean MQM score: minus the summed error weights of each rated output.{highlight.escape(note)}</p>"
-            + _table(raters, places=2)
+            + _table(raters, places=2, name="errors_per_rater")
             + "<h3>Significant differences per category</h3>"
             f"<p>Exact paired permutation test (sign flip) of the per-segment error count, Holm-corrected over "
             f"{attrs['tests']:,} tests; "
             f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
-            + (_table(shown, places=4) if len(shown) else "")
+            + (_table(shown, places=4, name="significant_categories") if len(shown) else "")
             + '<details><summary class="small">every pair and category</summary>'
-            + _table(significance, places=4) + "</details>")
+            + _table(significance, places=4, name="category_tests") + "</details>")
 
 
 def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
@@ -166,22 +187,23 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     spans mtdiag predicts with a confidence of at least ``threshold``."""
     queue = segments.queue(report).head(top)
     ev = report.evalset
-    parts = [f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>",
-             f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
-             f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked; the error spans mtdiag predicts "
-             f"(a dotted line over the words) at a confidence of at least {threshold:.2f}.</p>",
-             highlight.render_legend(list(highlight.KINDS))]
     score_metrics = segments.score_columns(report)
     labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
               if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
+    boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
         detail = segment_detail(report, system, seg, threshold)
+        kinds.update(span.kind for span in detail.hyp_spans)
+        kinds.update(span.kind for spans in detail.ref_spans.values() for span in spans)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
         human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
+        if row.get("critical"):
+            flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
+                      "higher problem score)</div>")
         if labels is not None and labels[i]:
             flags += f'<div class="flags">tags: {highlight.escape(labels[i])}</div>'
         texts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
@@ -190,10 +212,17 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
                                                       label=f"Reference {name}"))
         texts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
                                                   label=f"Output ({system})"))
-        parts.append(f'<div class="seg"><h3>Segment {ev.seg_ids[seg]} · {highlight.escape(system)} · problem '
+        boxes.append(f'<div class="seg"><h3>Segment {ev.seg_ids[seg]} · {highlight.escape(system)} · problem '
                      f"{row['problem']:.3f}{highlight.escape(human)}</h3>{flags}"
                      f'<div class="small">{highlight.escape(scores)}</div>{"".join(texts)}</div>')
-    return "".join(parts)
+    rest = boxes[WORST_OPEN:]
+    return (f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>"
+            f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
+            f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked; the error spans mtdiag predicts "
+            f"(a dotted line over the words) at a confidence of at least {threshold:.2f}.</p>"
+            + highlight.render_legend([kind for kind in highlight.KINDS if kind in kinds])
+            + "".join(boxes[:WORST_OPEN])
+            + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
 
 
 def _span_counts(report, threshold: float) -> str:
@@ -201,7 +230,7 @@ def _span_counts(report, threshold: float) -> str:
     return ('<h2 id="spans">Error spans per system and severity</h2>'
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
             f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
-            + _table(likeness.span_counts(report, threshold)))
+            + _table(likeness.span_counts(report, threshold), name="span_counts"))
 
 
 def _has_tags(report) -> bool:
@@ -287,7 +316,8 @@ def _view_sections(report, view, writing: Writing) -> list[Section]:
     frames = view.frames(report, chosen)
     for table in view.tables:
         if table.name in frames:
-            parts.append(f"<h3>{highlight.escape(table.title)}</h3>" + _table(frames[table.name]))
+            parts.append(f"<h3>{highlight.escape(table.title)}</h3>"
+                         + _table(frames[table.name], name=f"{view.name}_{table.name}"))
     titles = {chart.name: chart.title for chart in view.charts}
     for name, figure in view.figures(report, chosen).items():
         parts.append(f"<h3>{highlight.escape(titles[name])}</h3>" + _figure(figure))
@@ -302,13 +332,15 @@ SECTIONS: dict[str, Callable[..., list[Section]]] = {
 
 
 def sections(report, writing: Writing) -> list[Section]:
-    """Every section of the report: those of each view in the report (``View.in_report``), in the registry's order,
-    then the metric signatures."""
+    """Every section of the report: those of each view in the report (``View.in_report``) — the :data:`LEAD` ones
+    first, the others in the registry's order — then the metric signatures."""
     out: list[Section] = []
     for view in views.REGISTRY.values():
         if view.in_report:
             out += SECTIONS.get(view.name, _view_sections)(report, view, writing)
-    return out + [Section("signatures", "Signatures", _signatures(report))]
+    lead = sorted((s for s in out if s.anchor in LEAD), key=lambda s: LEAD.index(s.anchor))
+    return lead + [s for s in out if s.anchor not in LEAD] + [Section("signatures", "Signatures",
+                                                                        _signatures(report))]
 
 
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",

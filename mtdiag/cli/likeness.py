@@ -38,7 +38,9 @@ def run(args) -> str:
     out = {measure: {k: json_value(float(v)) for k, v in values.items()} for measure, values in out.items()}
     if args.format == "json":
         return json.dumps(out, ensure_ascii=False)
+    from mtdiag.export import for_people
+
     lines = ["measure\tname\tvalue"]
     for measure, values in out.items():
-        lines += [f"{measure}\t{name}\t{'' if v is None else repr(v)}" for name, v in values.items()]
+        lines += [f"{measure}\t{name}\t{for_people(v)}" for name, v in values.items()]
     return "\n".join(lines)

@@ -5,7 +5,6 @@ agreement of every metric with human scores."""
 from __future__ import annotations
 
 import json
-import math
 
 from mtdiag.cli import arguments, inputs
 from mtdiag.cli.base import CliError, json_value
@@ -109,8 +108,8 @@ def run(args) -> str:
 
         raise CliError(no_metric_reason(evalset))
     from mtdiag.compare import report_signatures
-    from mtdiag.export import (clusters_latex, export_comparison, latex_table, pairwise_json, pairwise_tsv,
-                               significance_json)
+    from mtdiag.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json,
+                               pairwise_tsv, significance_json)
 
     comparison, pairwise = _significance(args, report), _pairwise(args, report)
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
@@ -143,7 +142,7 @@ def run(args) -> str:
     if pairwise is not None:
         return pairwise_tsv(pairwise[0], pairwise[1]).rstrip("\n")
     lines = ["\t".join(["system", *(["seg_id"] if args.segments else []), *report.metrics])]
-    fmt = lambda v: "" if v is None or math.isnan(v) else repr(float(v))
+    fmt = for_people
     for system, row in report.corpus.iterrows():
         lines.append("\t".join([system, *(["corpus"] if args.segments else []), *(fmt(v) for v in row)]))
         if args.segments:

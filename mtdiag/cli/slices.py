@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 from mtdiag.cli import arguments, inputs
 from mtdiag.cli.base import CliError, json_value, note
@@ -82,7 +81,7 @@ def run(args) -> str:
                             "significant": bool(row.significant)} for row in table.itertuples(index=False)],
                           ensure_ascii=False)
     # written by hand: a TSV writer would quote the expressions' double quotes, and they are to be copied as shown
-    number = lambda v: "" if not math.isfinite(v) else repr(float(v))  # noqa: E731
+    from mtdiag.export import for_people as number
     lines = ["\t".join(["expression", "size", a, b, "difference", "p_value", "p_corrected", "correction",
                         "significant"])]
     lines += ["\t".join([row.expression, str(row.size), number(row.score_a), number(row.score_b),

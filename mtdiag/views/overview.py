@@ -29,6 +29,30 @@ def ranked(report, metric: str | None) -> pd.DataFrame:
     return corpus.sort_values(metric, ascending=not metric_info(metric, report).higher_is_better, kind="stable")
 
 
+def human_means(report) -> pd.Series | None:
+    """Per system of the report: its mean human score over its rated outputs (MQM and ESA alike: higher is better),
+    None when no system has one."""
+    human = report.evalset.human
+    if human is None or human.empty:
+        return None
+    rated = human[human["system"].isin(report.evalset.systems)].dropna(subset=["score"])
+    if rated.empty:
+        return None
+    return rated.groupby("system")["score"].mean().reindex(report.evalset.systems).rename("human")
+
+
+def ranked_by_people(report, metric: str | None) -> pd.DataFrame:
+    """:func:`ranked`, but where human scores are loaded a ``human`` column (:func:`human_means`) comes first and
+    ranks the systems (best first; systems without a rated output last): what people judged leads what metrics
+    estimate."""
+    human = human_means(report)
+    if human is None:
+        return ranked(report, metric)
+    table = corpus_table(report)
+    table.insert(0, "human", human.reindex(table.index))
+    return table.sort_values("human", ascending=False, kind="stable", na_position="last")
+
+
 def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
     """Per metric: the best system (ties: all of them, in system order), its score and the direction (imported
     metrics resolved through ``within``, the report or set: :func:`mtdiag.metrics.metric_info`)."""
