@@ -5,10 +5,13 @@ dashboard (AppTest, CJK text with emoji)."""
 from __future__ import annotations
 
 import json
+import random
 import re
 
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
+from mtdiag.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, escape, render_marked_text, render_tokens,
+                              token_offsets)
 from mtdiag.io import with_error_annotations, with_metric_spans
 from mtdiag.report import html_report
 from mtdiag.views.detail import segment_detail
@@ -89,3 +92,89 @@ def test_the_dashboard_draws_the_spans_of_a_folder_and_an_uploaded_xcomet_file(t
     assert "Metric errors" in [t.label for t in at.tabs] and "Human errors" in [t.label for t in at.tabs]
     listed = table_with(at, "metric", "severity", "confidence")
     assert listed["text"].tolist() == ["喜欢", "猫"]
+
+
+# ------------------------------------------------------------------ many spans on one output: drawn in linear time
+
+
+def _drawn_by_every_span_visiting_its_tokens(text, tokens, spans):
+    """What :func:`render_marked_text` draws, computed the plain way: every span visits each token it covers
+    (the drawing before it was made linear), as the oracle of the linear drawing."""
+    offsets = token_offsets(text, tokens)
+    marks = [(set(), []) for _ in tokens]
+    gaps = [(set(), []) for _ in tokens]
+    for span in spans:
+        first, last = max(span.start, 0), min(span.end, len(tokens)) - 1
+        for i in range(first, last + 1):
+            for kinds, titles in [marks[i]] + ([gaps[i]] if i < last else []):
+                kinds.add(span.kind)
+                if span.title and span.title not in titles:
+                    titles.append(span.title)
+    pieces, pos = [], 0
+    for i, (start, stop) in enumerate(offsets):
+        if start > pos:
+            pieces.append((text[pos:start], *(gaps[i - 1] if i else (set(), []))))
+        pieces.append((text[start:stop], *marks[i]))
+        pos = stop
+    pieces.append((text[pos:], set(), []))
+    merged = []
+    for piece, kinds, titles in pieces:
+        if merged and (merged[-1][1], merged[-1][2]) == (kinds, titles):
+            merged[-1][0] += piece
+        else:
+            merged.append([piece, kinds, titles])
+    body = "".join(f'<span class="{" ".join(f"mtd-k-{k}" for k in sorted(kinds))}"'
+                   + (f' title="{escape("; ".join(titles))}"' if titles else "") + f">{escape(piece)}</span>"
+                   if kinds else escape(piece) for piece, kinds, titles in merged)
+    return f'<div class="mtd-text">{body}</div>'
+
+
+def test_the_linear_drawing_draws_what_every_span_visiting_its_tokens_draws():
+    rng = random.Random(5)
+    words = ["cat", "猫", "don't", "<b>", "a&b", "x,"]
+    for _ in range(500):
+        tokens = [rng.choice(words) for _ in range(rng.randrange(1, 25))]
+        text = "".join(rng.choice([" ", "", "  "]) + t for t in tokens).strip() + rng.choice(["", " ."])
+        tokens += ["."] if text.endswith(".") else []
+        spans = [Span(rng.randrange(-1, len(tokens) + 1), rng.randrange(0, len(tokens) + 2),
+                      rng.choice(["human_major", "metric_minor", "over", "predicted_major"]),
+                      rng.choice(["", "one", "two", "<three>"])) for _ in range(rng.randrange(0, 15))]
+        drawn = render_marked_text(text, tokens, spans, max_tokens=None, max_chars=None)
+        assert drawn == _drawn_by_every_span_visiting_its_tokens(text, tokens, spans), (text, spans)
+
+
+def test_a_character_span_finds_the_tokens_it_overlaps_by_binary_search():
+    text = "the  cat,sat 猫猫 on"
+    tokens = ["the", "cat", ",", "sat", "猫猫", "on"]
+    offsets = token_offsets(text, tokens)
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 2):
+            hit = [i for i, (a, b) in enumerate(offsets) if (a < end and b > start) or (start == end and a <= start < b)]
+            assert char_span_tokens(offsets, start, end) == ((hit[0], hit[-1] + 1) if hit else None), (start, end)
+
+
+def test_sixteen_thousand_spans_on_one_output_are_drawn_up_to_the_limit_with_a_note():
+    tokens = [f"w{i}" for i in range(16_000)]
+    text = " ".join(tokens)
+    offsets = token_offsets(text, tokens)
+    spans = []
+    for i in range(16_000):  # spans of one to three words piled on the first fifty, every title different
+        start = offsets[(i * 7) % 50 + (i // 1_000) * 1_000][0]
+        located = char_span_tokens(offsets, start, start + 1 + i % 12)
+        spans.append(Span(*located, "metric_major", f"xcomet: major, confidence {i / 16_000:.6f}"))
+    drawn = render_marked_text(text, tokens, spans, max_tokens=None, max_chars=None)
+    assert drawn.endswith(f'<span class="mtd-note">… shortened for display: drawing the first {MAX_SPANS:,} of '
+                          '16,000 marks (the tables list every span)</span></div>')
+    marked = set()
+    for span in spans[:MAX_SPANS]:
+        marked.update(range(span.start, span.end))
+    stretches = re.findall(r'<span class="mtd-k-metric_major" title="([^"]*)">([^<]*)</span>', drawn)
+    assert sum(len(piece.split()) for _, piece in stretches) == len(marked)  # the first marks, every word of them
+    titles = [title.split("; ") for title, _ in stretches]
+    assert max(map(len, titles)) == MAX_TITLES + 1 and all(len(t) <= MAX_TITLES or t[-1].startswith("… and ")
+                                                            for t in titles)
+    shown = render_marked_text(text, tokens, spans)  # as the dashboard shows it: the first 400 tokens
+    assert shown.endswith("… shortened for display: showing 400 of 16,000 tokens, drawing the first "
+                          f"{MAX_SPANS:,} of 16,000 marks (the tables list every span)</span></div>")
+    assert "mtd-note" in render_tokens(tokens, spans)  # the fallback without offsets keeps the limit too
+    assert f"drawing the first {MAX_SPANS:,} of 16,000 marks" in render_tokens(tokens, spans)
