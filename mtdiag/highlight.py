@@ -290,7 +290,7 @@ def _marks(spans: Iterable[Span], n: int) -> tuple[list[_Mark], list[_Mark], str
     spans = list(spans)
     note = ""
     if len(spans) > MAX_SPANS:
-        note = f"drawing the first {MAX_SPANS:,} of {len(spans):,} marks (the tables list every span)"
+        note = f"drawing the first {MAX_SPANS:,} of {len(spans):,} marks"
         spans = spans[:MAX_SPANS]
     tokens, gaps = [_Mark() for _ in range(n)], [_Mark() for _ in range(n)]
     titled: list[set[str]] = [set() for _ in range(2 * n)]  # the titles of tokens, then of gaps, for membership

@@ -14,7 +14,8 @@ from mtdiag.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, esc
                               token_offsets)
 from mtdiag.io import with_error_annotations, with_metric_spans
 from mtdiag.report import html_report
-from mtdiag.views.detail import segment_detail
+from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
+from mtdiag.views.detail import SPAN_THRESHOLD, segment_detail
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     clear_caches, html_bodies, no_data_argument, start, table_with, visit)
@@ -164,7 +165,7 @@ def test_sixteen_thousand_spans_on_one_output_are_drawn_up_to_the_limit_with_a_n
         spans.append(Span(*located, "metric_major", f"xcomet: major, confidence {i / 16_000:.6f}"))
     drawn = render_marked_text(text, tokens, spans, max_tokens=None, max_chars=None)
     assert drawn.endswith(f'<span class="mtd-note">… shortened for display: drawing the first {MAX_SPANS:,} of '
-                          '16,000 marks (the tables list every span)</span></div>')
+                          '16,000 marks</span></div>')
     marked = set()
     for span in spans[:MAX_SPANS]:
         marked.update(range(span.start, span.end))
@@ -175,6 +176,61 @@ def test_sixteen_thousand_spans_on_one_output_are_drawn_up_to_the_limit_with_a_n
                                                             for t in titles)
     shown = render_marked_text(text, tokens, spans)  # as the dashboard shows it: the first 400 tokens
     assert shown.endswith("… shortened for display: showing 400 of 16,000 tokens, drawing the first "
-                          f"{MAX_SPANS:,} of 16,000 marks (the tables list every span)</span></div>")
+                          f"{MAX_SPANS:,} of 16,000 marks</span></div>")
     assert "mtd-note" in render_tokens(tokens, spans)  # the fallback without offsets keeps the limit too
     assert f"drawing the first {MAX_SPANS:,} of 16,000 marks" in render_tokens(tokens, spans)
+
+
+def _dashboard_on_cats(tmp_path, monkeypatch):
+    folder = tmp_path / "cats.en-zh"
+    folder.mkdir()
+    files = {"src.txt": SRC, "ref.txt": REF, "test.en-zh.A.txt": OUTPUTS["A"], "test.en-zh.B.txt": OUTPUTS["B"]}
+    for name, lines in files.items():
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "mqm.errors.tsv").write_text(MQM, encoding="utf-8")
+    monkeypatch.setenv("MTDIAG_DATA", str(folder))
+    at = start()
+    at.file_uploader(key="up_metric_spans").set_value(("xcomet.jsonl", XCOMET_BYTES, "application/json")).run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    return at
+
+
+PREDICTED_DOG = ('<span class="mtd-k-human_critical mtd-k-metric_critical mtd-k-predicted_major" title="Critical '
+                 'Accuracy/Mistranslation (rater1); xcomet: critical; mtdiag: no_reference, major, confidence 0.16">'
+                 '狗</span>')
+
+
+def test_the_segments_page_draws_predicted_spans_at_the_confidence_its_slider_sets(tmp_path, monkeypatch):
+    at = _dashboard_on_cats(tmp_path, monkeypatch)
+    visit(at, "segments").run()
+    table = at.dataframe(key="seg_table").value
+    row = int(((table["system"] == "B") & (table["seg_id"] == 1)).to_numpy().nonzero()[0][0])
+    at.session_state["seg_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    slider = at.slider(key="seg_span_threshold")
+    assert slider.value == DEFAULT_THRESHOLD and (slider.min, slider.max) == (0.0, 1.0)
+    assert slider.label == SPAN_THRESHOLD.label
+    assert PREDICTED_DOG in html_bodies(at)  # confidence 0.16 >= 0.10
+    assert table_with(at, "kind", "severity", "confidence")["text"].tolist() == ["狗"]  # the "Predicted errors" tab
+    slider.set_value(0.2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    page = html_bodies(at)
+    assert PREDICTED_DOG not in page and "mtdiag: no_reference" not in page
+    assert ('<span class="mtd-k-human_critical mtd-k-metric_critical" title="Critical Accuracy/Mistranslation '
+            '(rater1); xcomet: critical">狗</span>') in page  # the human and the metric span stay
+
+
+def test_the_human_page_counts_predicted_and_imported_spans_per_system_and_severity(tmp_path, monkeypatch):
+    at = _dashboard_on_cats(tmp_path, monkeypatch)
+    visit(at, "likeness").run()
+    at.segmented_control(key="hl_section").set_value("errors").run()
+    assert not at.exception, [e.value for e in at.exception]
+    counts = table_with(at, "metric", "outputs", "critical", "minor")
+    rows = counts[["metric", "system", "outputs", "critical", "major", "minor", "spans"]].values.tolist()
+    predicted = severity_counts(_report(), DEFAULT_THRESHOLD)
+    assert rows[:2] == predicted[predicted["metric"] == "mtdiag"].values.tolist()
+    assert rows[2:] == [["xcomet", "A", 2, 0, 1, 1, 2], ["xcomet", "B", 2, 1, 0, 0, 1]]  # XCOMET above
+    at.slider(key="hl_span_threshold").set_value(1.0).run()
+    counts = table_with(at, "metric", "outputs", "critical", "minor")
+    assert counts[counts["metric"] == "mtdiag"]["spans"].tolist() == [0, 0]  # no prediction is that sure
+    assert counts[counts["metric"] == "xcomet"]["spans"].tolist() == [2, 1]  # imported spans are not thresholded

@@ -89,7 +89,8 @@ def option_flag(metric: str, option: str) -> str:
 
 
 def _option_type(spec):
-    """An argparse ``type`` that parses and validates with the option's declaration (argparse names the flag)."""
+    """An argparse ``type`` that parses and validates with the declaration of a metric's or a view's option
+    (argparse names the flag)."""
 
     def parse(text: str):
         try:
@@ -175,24 +176,40 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
 
 
 
-def add_span_threshold(parser: argparse.ArgumentParser, flag: str, use: str) -> None:
-    """``flag`` (``--threshold``, ``--span-threshold``): the confidence a predicted error span needs to be ``use``
-    (``docs/spans.md``); checked by :func:`span_threshold`."""
-    from mtdiag.spans import DEFAULT_THRESHOLD
+def add_view_option(parser, option, flag: str | None = None) -> None:
+    """One flag for one option a view declares (:class:`mtdiag.views.ViewOption`), its help and parsing from the
+    declaration: ``--NAME VALUE`` (or ``flag``; comma-separated for several), booleans as ``--NAME``/``--no-NAME``.
+    The value lands in ``view_option:NAME`` (None: not given)."""
+    dest = f"view_option:{option.name}"
+    fixed = option.offered(None, {}) if option.choices is not None and not callable(option.choices) else None
+    text = option.help or option.label
+    if fixed is not None:
+        text += f"; one of {', '.join(map(str, fixed))}"
+    elif option.type is float and option.minimum is not None and option.maximum is not None:
+        text += f" ({option.minimum:g} to {option.maximum:g}; default: {option.default:g})"
+    text = text.replace("%", "%%")
+    if option.type is bool and not option.many:
+        parser.add_argument(flag or option.flag, dest=dest, action=argparse.BooleanOptionalAction, default=None,
+                            help=text)
+    else:
+        parser.add_argument(flag or option.flag, dest=dest, type=_option_type(option), default=None,
+                            metavar="LIST" if option.many else option.name.upper(), help=text)
 
-    parser.add_argument(flag, type=float, default=DEFAULT_THRESHOLD, metavar="C",
-                        help=f"the error spans mtdiag predicts are {use} when their confidence (0-1: the measured "
-                             "chance that a human rater marked an error there) is at least C (default: %(default)s, "
-                             "about the chance that a random output word is in a human error span; docs/spans.md)")
+
+def view_options_given(args) -> dict:
+    """``{option: value}`` of the view options (:func:`add_view_option`) the user gave."""
+    return {dest.split(":", 1)[1]: value for dest, value in vars(args).items()
+            if dest.startswith("view_option:") and value is not None}
 
 
-def span_threshold(value: float, flag: str) -> float:
-    """A confidence threshold given on the command line, checked: a number from 0 to 1 (:class:`CliError`)."""
-    from mtdiag.cli.base import CliError
-
-    if not 0.0 <= value <= 1.0:  # NaN too
-        raise CliError(f"{flag} must be a confidence from 0 to 1, got {value:g}")
-    return value
+def fixed_view_option(args, option, flag: str | None = None):
+    """The value of a view option whose allowed values do not depend on the data (a number between fixed bounds),
+    checked before any file is read: the one given (:func:`add_view_option`), else its default; ``ValueError``
+    naming ``flag`` (the option's own by default) when it is out of bounds."""
+    try:
+        return option.resolve(None, {}, getattr(args, f"view_option:{option.name}"))
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(option.flag, flag or option.flag, 1)) from None
 
 
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:

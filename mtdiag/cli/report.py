@@ -23,7 +23,9 @@ def add(commands) -> None:
     report.add_argument("--title", help="the report's title (default: the test set's name)")
     arguments.add_human_option(report, ", shown with the worst segments")
     arguments.add_where_option(report)
-    arguments.add_span_threshold(report, "--span-threshold", "marked in the worst segments and counted per system")
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    arguments.add_view_option(report, SPAN_THRESHOLD)
     report.set_defaults(handler=run)
 
 
@@ -32,7 +34,9 @@ def run(args) -> str:
 
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top}")
-    threshold = arguments.span_threshold(args.span_threshold, "--span-threshold")
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD)
     evalset = inputs.load(args)
     scoring = inputs.options(args)
     inputs.check_where(args, evalset, scoring)

@@ -22,7 +22,9 @@ def add(commands) -> None:
                     "with every reference and the other systems; without, from the other systems and the checks.")
     arguments.add_input_options(spans)
     arguments.add_where_option(spans)
-    arguments.add_span_threshold(spans, "--threshold", "written")
+    from mtdiag.views.detail import SPAN_THRESHOLD  # only for this command (see mtdiag.cli.base.Unfilled)
+
+    arguments.add_view_option(spans, SPAN_THRESHOLD, "--threshold")
     arguments.add_format(spans, ("jsonl", "json"), default="jsonl")
     spans.add_argument("-o", "--output", metavar="SPANS.jsonl", help="write the records to this file (default: "
                        "print them)")
@@ -32,7 +34,9 @@ def add(commands) -> None:
 def run(args) -> str:
     from mtdiag.spans import predict_spans, span_records, write_span_records
 
-    threshold = arguments.span_threshold(args.threshold, "--threshold")
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
     scoring = inputs.options(args)
     evalset = inputs.load(args)
     inputs.check_where(args, evalset, scoring)

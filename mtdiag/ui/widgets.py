@@ -28,7 +28,6 @@ import streamlit as st
 from mtdiag import checks, export, highlight, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
-from mtdiag.spans import DEFAULT_THRESHOLD
 from mtdiag.ui import state, tagging
 from mtdiag import views
 from mtdiag.views import segments
@@ -426,20 +425,19 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
     return " · ".join(parts)
 
 
-def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
+def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str,
+                threshold: float) -> None:
     """One source with every system: the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables
-    (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn at the confidence the slider beside the
-    sort order sets (:func:`span_threshold`)."""
+    (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
+    ``threshold`` (the view option :data:`mtdiag.views.detail.SPAN_THRESHOLD`)."""
     report, ev = current.report, current.evalset
     seg = int(seg_id) - 1
     keys = segments.sort_keys(report)
-    left, right = st.columns(2)
     sort_by = select("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
-                     help="worst first by this score (direction-aware)", where=left)
-    threshold = span_threshold(key=f"{key}_threshold", where=right)
+                     help="worst first by this score (direction-aware)")
     rows = state.view(segments.source_view)(current, int(seg_id), sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
@@ -472,21 +470,6 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     html("<hr style='margin:0.3rem 0;opacity:0.3'>".join(blocks))
     st.markdown(f"##### Evidence of {highlight.escape_markdown(selected)}")
     evidence_tabs(details[selected], key=key)
-
-
-SPAN_THRESHOLD_HELP = (
-    "The error spans mtdiag predicts (dotted line over the words) are drawn when their confidence — the measured "
-    "chance that a human rater marked an error there — is at least this. The default, {default:.2f}, is about the "
-    "chance that a random output word is in a human error span; higher shows fewer, surer spans (docs/spans.md).")
-
-
-def span_threshold(*, key: str, where=st) -> float:
-    """The confidence threshold of the predicted error spans drawn (a slider from 0 to 1, starting at
-    :data:`mtdiag.spans.DEFAULT_THRESHOLD`). The spans of each threshold are computed once per report
-    (:func:`mtdiag.spans.predict_spans`): moving it redraws, it does not rescore."""
-    return float(where.slider("Predicted spans: confidence at least", min_value=0.0, max_value=1.0,
-                              value=DEFAULT_THRESHOLD, step=0.01, key=key,
-                              help=SPAN_THRESHOLD_HELP.format(default=DEFAULT_THRESHOLD)))
 
 
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,

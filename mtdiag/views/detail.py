@@ -21,6 +21,14 @@ from mtdiag import checks
 from mtdiag.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Span
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
+from mtdiag.views.base import ViewOption
+
+SPAN_THRESHOLD = ViewOption(
+    "span_threshold", "Predicted spans: confidence at least",
+    "the error spans mtdiag predicts (a dotted line over the words) are drawn and counted when their confidence — "
+    "the measured chance that a human rater marked an error there — is at least this; the default is about the "
+    "chance that a random output word is in a human error span, higher shows fewer, surer spans (docs/spans.md)",
+    default=DEFAULT_THRESHOLD, type=float, minimum=0.0, maximum=1.0)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import pandas as pd
 from mtdiag.human import human_agreement, human_ranking
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
+from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
 
@@ -131,10 +132,7 @@ VIEW = View(
                    default=lambda report, chosen: default_metric(report.metrics)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
                    describe=LEVELS),
-        ViewOption("span_threshold", "Predicted spans: confidence at least",
-                   "the error spans mtdiag predicts are counted when their confidence (the measured chance that a "
-                   "human rater marked an error there) is at least this (docs/spans.md)",
-                   default=DEFAULT_THRESHOLD, type=float, minimum=0.0, maximum=1.0),
+        SPAN_THRESHOLD,
     ),
     tables=(
         Table("orange_king", "ORANGE / KING per metric", orange_king, needs=("several_references",)),
