@@ -185,8 +185,8 @@ def add_view_option(parser, option, flag: str | None = None) -> None:
     text = option.help or option.label
     if fixed is not None:
         text += f"; one of {', '.join(map(str, fixed))}"
-    elif option.type is float and option.minimum is not None and option.maximum is not None:
-        text += f" ({option.minimum:g} to {option.maximum:g}; default: {option.default:g})"
+    elif option.type is float and all(isinstance(v, float) for v in (option.minimum, option.maximum, option.default)):
+        text += f" ({option.minimum:g} to {option.maximum:g}; default: {option.default:g})"  # fixed bounds
     text = text.replace("%", "%%")
     if option.type is bool and not option.many:
         parser.add_argument(flag or option.flag, dest=dest, action=argparse.BooleanOptionalAction, default=None,
