@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from mtdiag.offsets import token_offsets as locate
+from mtdiag.tokenize import normalise_typography
 
 MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
 MAX_CHARS = 4_000  # characters shown of a plain text
@@ -206,7 +207,8 @@ def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | N
     typography — ``„`` read as ``"``, ``…`` as ``...`` —, 13a's HTML entities), searching left to right, and mapped
     back to the characters they came from; spaces the tokeniser dropped and punctuation it split are no obstacle.
     """
-    found = locate(text, [token.lower() for token in tokens], lowercase=True, typography=True, entities=True)
+    found = locate(text, [normalise_typography(token).lower() for token in tokens], lowercase=True, typography=True,
+                   entities=True)  # a shown token is as written (an en dash stays one): folded as the text is
     if (found < 0).any():
         return None
     return [(int(start), int(end)) for start, end in found]

@@ -234,3 +234,13 @@ def test_the_human_page_counts_predicted_and_imported_spans_per_system_and_sever
     counts = table_with(at, "metric", "outputs", "critical", "minor")
     assert counts[counts["metric"] == "mtdiag"]["spans"].tolist() == [0, 0]  # no prediction is that sure
     assert counts[counts["metric"] == "xcomet"]["spans"].tolist() == [2, 1]  # imported spans are not thresholded
+
+
+def test_an_output_with_an_en_dash_is_drawn_as_written_with_its_spans():
+    text = "a 6-kilometer ball – that is, a black hole"
+    tokens = ["a", "6-kilometer", "ball", "–", "that", "is", ",", "a", "black", "hole"]  # shown tokens, as written
+    offsets = token_offsets(text, tokens)
+    assert offsets is not None and text[slice(*offsets[3])] == "–"
+    drawn = render_marked_text(text, tokens, [Span(3, 6, "predicted_major", "mtdiag: unsupported")])
+    assert drawn == ('<div class="mtd-text">a 6-kilometer ball <span class="mtd-k-predicted_major" title="mtdiag: '
+                     'unsupported">– that is</span>, a black hole</div>')
