@@ -279,10 +279,12 @@ def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str
     return text
 
 
-def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
+def export_comparison(frame: pd.DataFrame, fmt: str, rounded: bool = False, **latex_options) -> str:
     """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
 
-    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
+    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``; every digit
+      (a file read back gives the same numbers) unless ``rounded`` (numbers for people, :func:`for_people`: the
+      command line's table).
     - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better and
       worse).
     - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
@@ -298,7 +300,7 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
             table = safe_for_spreadsheets(table)
         buffer = io.StringIO()
         table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n",
-                     float_format=for_people if fmt == "tsv" else None)
+                     float_format=for_people if rounded else None)
         return buffer.getvalue()
     if fmt == "latex":
         corpus = frame["score"].unstack("metric")

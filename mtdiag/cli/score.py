@@ -138,7 +138,7 @@ def run(args) -> str:
             out["human"] = _human_json(args, report)
         return json.dumps(out, ensure_ascii=False)
     if comparison is not None:
-        return export_comparison(comparison, "tsv").rstrip("\n")
+        return export_comparison(comparison, "tsv", rounded=True).rstrip("\n")
     if pairwise is not None:
         return pairwise_tsv(pairwise[0], pairwise[1]).rstrip("\n")
     lines = ["\t".join(["system", *(["seg_id"] if args.segments else []), *report.metrics])]
