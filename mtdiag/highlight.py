@@ -19,16 +19,20 @@ Vocabulary:
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from mtdiag.offsets import token_offsets as locate
+from mtdiag.tokenize import normalise_typography
 
 MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
 MAX_CHARS = 4_000  # characters shown of a plain text
 MAX_ALIGNMENT = 400  # edit operations shown in an alignment strip
+MAX_SPANS = 1_000  # marks drawn on one text (docs/dashboard.md): a file may put 16,000 error spans on one output
+MAX_TITLES = 10  # tooltips listed on one stretch of marked text, then "… and N more"
 
 # kind -> (CSS declarations, legend label). Colours are chosen to stay readable on light and dark themes.
 KINDS: dict[str, tuple[str, str]] = {
@@ -63,9 +67,15 @@ KINDS: dict[str, tuple[str, str]] = {
     "metric_critical": ("border-bottom:3px dashed #1e3a8a;", "metric-predicted critical error (e.g. xCOMET)"),
     "metric_major": ("border-bottom:2px dashed #2563eb;", "metric-predicted major error"),
     "metric_minor": ("border-bottom:2px dashed #7dd3fc;", "metric-predicted minor error"),
+    # spans mtdiag predicts (mtdiag.spans): a dotted line *over* the words, so they combine with a human span's
+    # wavy underline and a metric span's dashed bottom border on the same words
+    "predicted_critical": ("border-top:3px dotted #581c87;", "mtdiag-predicted critical error"),
+    "predicted_major": ("border-top:2px dotted #9333ea;", "mtdiag-predicted major error"),
+    "predicted_minor": ("border-top:2px dotted #c084fc;", "mtdiag-predicted minor error"),
 }
 HUMAN_KINDS = ("human_critical", "human_major", "human_minor")  # by severity, the legend's order
 METRIC_KINDS = ("metric_critical", "metric_major", "metric_minor")
+PREDICTED_KINDS = ("predicted_critical", "predicted_major", "predicted_minor")
 
 STYLE = (
     "<style>"
@@ -172,33 +182,21 @@ def _cut(tokens: Sequence[str], max_tokens: int | None) -> tuple[list[str], str]
 def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_tokens: int | None = MAX_TOKENS,
                   label: str | None = None) -> str:
     """The tokens joined by spaces, runs of tokens with the same kinds wrapped in one ``<span>``, as one
-    ``<div class="mtd-text">``. Everything is escaped. Texts longer than ``max_tokens`` are cut with a note."""
+    ``<div class="mtd-text">``. Everything is escaped. Texts longer than ``max_tokens`` are cut with a note, and
+    marks beyond :data:`MAX_SPANS` are not drawn (:func:`_marks`)."""
     shown, note = _cut(tokens, max_tokens)
-    kinds: list[set[str]] = [set() for _ in shown]
-    titles: list[list[str]] = [[] for _ in shown]
-    for span in spans:
-        if span.kind not in KINDS:
-            raise ValueError(f"unknown highlight kind {span.kind!r}; known: {', '.join(KINDS)}")
-        for i in range(max(span.start, 0), min(span.end, len(shown))):
-            kinds[i].add(span.kind)
-            if span.title and span.title not in titles[i]:
-                titles[i].append(span.title)
+    marks, _, dropped = _marks(spans, len(shown))
     parts: list[str] = []
     i = 0
     while i < len(shown):
         j = i + 1
-        while j < len(shown) and kinds[j] == kinds[i] and titles[j] == titles[i]:
+        while j < len(shown) and marks[j].kinds == marks[i].kinds and marks[j].titles == marks[i].titles:
             j += 1
-        text = escape(" ".join(shown[i:j]))
-        if kinds[i]:
-            classes = " ".join(f"mtd-k-{k}" for k in sorted(kinds[i]))
-            title = f' title="{escape("; ".join(titles[i]))}"' if titles[i] else ""
-            parts.append(f'<span class="{classes}"{title}>{text}</span>')
-        else:
-            parts.append(text)
+        parts.append(_marked(" ".join(shown[i:j]), marks[i].kinds, marks[i].titles))
         i = j
-    body = " ".join(parts)
-    return _wrap(body, label, note)
+    if dropped:
+        note = (f"{note}, " if note else "… shortened for display: ") + dropped
+    return _wrap(" ".join(parts), label, note)
 
 
 def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
@@ -209,17 +207,22 @@ def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | N
     typography — ``„`` read as ``"``, ``…`` as ``...`` —, 13a's HTML entities), searching left to right, and mapped
     back to the characters they came from; spaces the tokeniser dropped and punctuation it split are no obstacle.
     """
-    found = locate(text, [token.lower() for token in tokens], lowercase=True, typography=True, entities=True)
+    found = locate(text, [normalise_typography(token).lower() for token in tokens], lowercase=True, typography=True,
+                   entities=True)  # a shown token is as written (an en dash stays one): folded as the text is
     if (found < 0).any():
         return None
     return [(int(start), int(end)) for start, end in found]
 
 
 def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
-    """The tokens ``[first, last + 1)`` whose characters (``offsets``, :func:`token_offsets`) overlap the character
-    span ``[start, end)`` (an empty span marks the token it falls in); None when no token does."""
-    hit = [i for i, (a, b) in enumerate(offsets) if (a < end and b > start) or (start == end and a <= start < b)]
-    return (hit[0], hit[-1] + 1) if hit else None
+    """The tokens ``[first, last + 1)`` whose characters (``offsets``, :func:`token_offsets`, in text order) overlap
+    the character span ``[start, end)`` (an empty span marks the token it falls in); None when no token does. Two
+    binary searches: locating every span of a long output costs spans × log(tokens)."""
+    first = bisect.bisect_right(offsets, start, key=lambda offset: offset[1])  # the first token ending after start
+    if start == end:
+        return (first, first + 1) if first < len(offsets) and offsets[first][0] <= start else None
+    last = bisect.bisect_left(offsets, end, key=lambda offset: offset[0])  # past the last token starting before end
+    return (first, last) if first < last else None
 
 
 def render_marked_text(text: str, tokens: Sequence[str], spans: Iterable[Span] = (), *,
@@ -245,51 +248,94 @@ def render_marked_text(text: str, tokens: Sequence[str], spans: Iterable[Span] =
         notes.append(f"showing {max_chars:,} of {len(text):,} characters")
     while n_shown and offsets[n_shown - 1][1] > end:
         n_shown -= 1
-    # kinds/titles of each token and of the gap after it (a gap is marked when one span covers both neighbours)
-    tok_marks: list[tuple[set[str], list[str]]] = [(set(), []) for _ in range(n_shown)]
-    gap_marks: list[tuple[set[str], list[str]]] = [(set(), []) for _ in range(n_shown)]
-    for span in spans:
-        if span.kind not in KINDS:
-            raise ValueError(f"unknown highlight kind {span.kind!r}; known: {', '.join(KINDS)}")
-        first, last = max(span.start, 0), min(span.end, n_shown) - 1
-        for i in range(first, last + 1):
-            _mark(tok_marks[i], span)
-            if i < last:
-                _mark(gap_marks[i], span)
-    pieces: list[tuple[str, frozenset[str], tuple[str, ...]]] = []
-    empty: tuple[frozenset[str], tuple[str, ...]] = (frozenset(), ())
+    tok_marks, gap_marks, dropped = _marks(spans, n_shown)
+    notes += [dropped] if dropped else []
+    pieces: list[tuple[str, _Mark]] = []
     pos = 0
     for i in range(n_shown):
         start, stop = offsets[i]
         if start > pos:
-            gap = gap_marks[i - 1] if i > 0 else (set(), [])
-            pieces.append((text[pos:start], frozenset(gap[0]), tuple(gap[1])))
-        pieces.append((text[start:stop], frozenset(tok_marks[i][0]), tuple(tok_marks[i][1])))
+            pieces.append((text[pos:start], gap_marks[i - 1] if i > 0 else _UNMARKED))
+        pieces.append((text[start:stop], tok_marks[i]))
         pos = stop
     if pos < end:
-        pieces.append((text[pos:end], *empty))
-    parts = []
+        pieces.append((text[pos:end], _UNMARKED))
     merged: list[list] = []
-    for piece, kinds, titles in pieces:
-        if merged and merged[-1][1] == kinds and merged[-1][2] == titles:
+    for piece, mark in pieces:
+        if merged and merged[-1][1].kinds == mark.kinds and merged[-1][1].titles == mark.titles:
             merged[-1][0] += piece
         else:
-            merged.append([piece, kinds, titles])
-    for piece, kinds, titles in merged:
-        if kinds:
-            classes = " ".join(f"mtd-k-{k}" for k in sorted(kinds))
-            title = f' title="{escape("; ".join(titles))}"' if titles else ""
-            parts.append(f'<span class="{classes}"{title}>{escape(piece)}</span>')
-        else:
-            parts.append(escape(piece))
+            merged.append([piece, mark])
     note = ("… shortened for display: " + ", ".join(notes)) if notes else ""
-    return _wrap("".join(parts), label, note)
+    return _wrap("".join(_marked(piece, mark.kinds, mark.titles) for piece, mark in merged), label, note)
 
 
-def _mark(mark: tuple[set[str], list[str]], span: Span) -> None:
-    mark[0].add(span.kind)
-    if span.title and span.title not in mark[1]:
-        mark[1].append(span.title)
+@dataclass
+class _Mark:
+    """The kinds and the titles (in the order the spans give them, each once) on one token or gap."""
+
+    kinds: set[str] = field(default_factory=set)
+    titles: list[str] = field(default_factory=list)
+
+
+_UNMARKED = _Mark()
+
+
+def _marks(spans: Iterable[Span], n: int) -> tuple[list[_Mark], list[_Mark], str]:
+    """The marks of each of ``n`` tokens and of the gap after each (marked when one span covers both its
+    neighbours), and a note when spans beyond :data:`MAX_SPANS` were left undrawn.
+
+    Linear in the spans: one (kind, title) marks a token once, so each span only visits the tokens that no
+    earlier span of the same kind and title covered (the next unmarked token is found through a table of jumps
+    with path compression); a token's titles come in the order of the first span giving each, as when every span
+    visits its tokens."""
+    spans = list(spans)
+    note = ""
+    if len(spans) > MAX_SPANS:
+        note = f"drawing the first {MAX_SPANS:,} of {len(spans):,} marks"
+        spans = spans[:MAX_SPANS]
+    tokens, gaps = [_Mark() for _ in range(n)], [_Mark() for _ in range(n)]
+    titled: list[set[str]] = [set() for _ in range(2 * n)]  # the titles of tokens, then of gaps, for membership
+    jumps: dict[tuple[str, str], dict[int, int]] = {}
+    for span in spans:
+        if span.kind not in KINDS:
+            raise ValueError(f"unknown highlight kind {span.kind!r}; known: {', '.join(KINDS)}")
+        first, last = max(span.start, 0), min(span.end, n) - 1
+        jump = jumps.setdefault((span.kind, span.title), {})
+        for marks, offset, stop in ((tokens, 0, last), (gaps, n, last - 1)):
+            i = _unmarked(jump, offset + first)
+            while i <= offset + stop:
+                mark = marks[i - offset]
+                mark.kinds.add(span.kind)
+                if span.title and span.title not in titled[i]:
+                    titled[i].add(span.title)
+                    mark.titles.append(span.title)
+                jump[i] = i + 1
+                i = _unmarked(jump, i + 1)
+    return tokens, gaps, note
+
+
+def _unmarked(jump: dict[int, int], i: int) -> int:
+    """The first position from ``i`` on that ``jump`` does not pass over (marked positions jump to the next one);
+    the path is compressed so a position is passed over once."""
+    found = i
+    while found in jump:
+        found = jump[found]
+    while i in jump and jump[i] != found:
+        jump[i], i = found, jump[i]
+    return found
+
+
+def _marked(piece: str, kinds: set[str], titles: list[str]) -> str:
+    """One stretch of text, escaped, in a ``<span>`` of its kinds and titles (the first :data:`MAX_TITLES`) when
+    it has any."""
+    if not kinds:
+        return escape(piece)
+    classes = " ".join(f"mtd-k-{k}" for k in sorted(kinds))
+    if len(titles) > MAX_TITLES:
+        titles = titles[:MAX_TITLES] + [f"… and {len(titles) - MAX_TITLES:,} more"]
+    title = f' title="{escape("; ".join(titles))}"' if titles else ""
+    return f'<span class="{classes}"{title}>{escape(piece)}</span>'
 
 
 def render_text(text: str, *, max_chars: int | None = MAX_CHARS, label: str | None = None) -> str:

@@ -28,8 +28,9 @@ import pandas as pd
 
 from mtdiag import __version__, charts, compare, errorstats, highlight, triage, views
 from mtdiag.metrics import metric_info
+from mtdiag.spans import DEFAULT_THRESHOLD
 from mtdiag.tags import tag_labels, tag_summary
-from mtdiag.views import buckets, overview, segments
+from mtdiag.views import buckets, likeness, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
@@ -181,7 +182,9 @@ def _errors(report) -> str:
             + _table(significance, places=4, name="category_tests") + "</details>")
 
 
-def _worst(report, top: int) -> str:
+def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
+    """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
+    spans mtdiag predicts with a confidence of at least ``threshold``."""
     queue = segments.queue(report).head(top)
     ev = report.evalset
     score_metrics = segments.score_columns(report)
@@ -190,7 +193,7 @@ def _worst(report, top: int) -> str:
     boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
-        detail = segment_detail(report, system, seg)
+        detail = segment_detail(report, system, seg, threshold)
         kinds.update(span.kind for span in detail.hyp_spans)
         kinds.update(span.kind for spans in detail.ref_spans.values() for span in spans)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
@@ -215,10 +218,19 @@ def _worst(report, top: int) -> str:
     rest = boxes[WORST_OPEN:]
     return (f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>"
             f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
-            f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked.</p>"
+            f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked; the error spans mtdiag predicts "
+            f"(a dotted line over the words) at a confidence of at least {threshold:.2f}.</p>"
             + highlight.render_legend([kind for kind in highlight.KINDS if kind in kinds])
             + "".join(boxes[:WORST_OPEN])
             + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
+
+
+def _span_counts(report, threshold: float) -> str:
+    """Error spans per system and severity: predicted by mtdiag at ``threshold`` and by imported metrics."""
+    return ('<h2 id="spans">Error spans per system and severity</h2>'
+            f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
+            f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
+            + _table(likeness.span_counts(report, threshold), name="span_counts"))
 
 
 def _has_tags(report) -> bool:
@@ -254,13 +266,14 @@ class Section:
 @dataclass(frozen=True)
 class Writing:
     """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
-    and ``say``, told each step."""
+    ``say``, told each step, and the confidence threshold of the predicted error spans (``span_threshold``)."""
 
     top: int
     method: str
     n: int | None
     seed: int | None
     say: Callable[[str], None]
+    span_threshold: float = DEFAULT_THRESHOLD
 
 
 def _overview_sections(report, view, writing: Writing) -> list[Section]:
@@ -273,7 +286,7 @@ def _overview_sections(report, view, writing: Writing) -> list[Section]:
 
 def _segments_sections(report, view, writing: Writing) -> list[Section]:
     writing.say(f"the {writing.top} worst segments")
-    sections = [Section("worst", "Worst segments", _worst(report, writing.top))]
+    sections = [Section("worst", "Worst segments", _worst(report, writing.top, writing.span_threshold))]
     return sections + ([Section("tags", "Tags", _tags(report))] if _has_tags(report) else [])
 
 
@@ -283,10 +296,12 @@ def _buckets_sections(report, view, writing: Writing) -> list[Section]:
 
 
 def _likeness_sections(report, view, writing: Writing) -> list[Section]:
-    if not errorstats.has_annotations(report.evalset):
-        return []
-    writing.say("human error statistics")
-    return [Section("errors", "Human errors", _errors(report))]
+    sections = []
+    if errorstats.has_annotations(report.evalset):
+        writing.say("human error statistics")
+        sections.append(Section("errors", "Human errors", _errors(report)))
+    writing.say("error spans per severity")
+    return sections + [Section("spans", "Error spans", _span_counts(report, writing.span_threshold))]
 
 
 def _view_sections(report, view, writing: Writing) -> list[Section]:
@@ -330,14 +345,14 @@ def sections(report, writing: Writing) -> list[Section]:
 
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
                 n: int | None = None, seed: int | None = compare.DEFAULT_SEED,
-                progress: Callable[[str], None] | None = None) -> str:
+                progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD) -> str:
     """The whole report as one HTML document (see the module docstring): the header with the table of contents,
     every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
-    ``top`` worst segments)."""
+    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``)."""
     import plotly.offline
 
     title = title or f"mtdiag report: {report.evalset.name}"
-    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None)))
+    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold))
     body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

@@ -89,7 +89,8 @@ def option_flag(metric: str, option: str) -> str:
 
 
 def _option_type(spec):
-    """An argparse ``type`` that parses and validates with the option's declaration (argparse names the flag)."""
+    """An argparse ``type`` that parses and validates with the declaration of a metric's or a view's option
+    (argparse names the flag)."""
 
     def parse(text: str):
         try:
@@ -173,6 +174,42 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
                         "kept (docs/slices.md): e.g. 'seg_id <= 500', 'doc == \"talk.2\"', 'chrf[A] < 40 and "
                         "src_len >= 20'; everything is recomputed on them from the statistics already computed")
 
+
+
+def add_view_option(parser, option, flag: str | None = None) -> None:
+    """One flag for one option a view declares (:class:`mtdiag.views.ViewOption`), its help and parsing from the
+    declaration: ``--NAME VALUE`` (or ``flag``; comma-separated for several), booleans as ``--NAME``/``--no-NAME``.
+    The value lands in ``view_option:NAME`` (None: not given)."""
+    dest = f"view_option:{option.name}"
+    fixed = option.offered(None, {}) if option.choices is not None and not callable(option.choices) else None
+    text = option.help or option.label
+    if fixed is not None:
+        text += f"; one of {', '.join(map(str, fixed))}"
+    elif option.type is float and all(isinstance(v, float) for v in (option.minimum, option.maximum, option.default)):
+        text += f" ({option.minimum:g} to {option.maximum:g}; default: {option.default:g})"  # fixed bounds
+    text = text.replace("%", "%%")
+    if option.type is bool and not option.many:
+        parser.add_argument(flag or option.flag, dest=dest, action=argparse.BooleanOptionalAction, default=None,
+                            help=text)
+    else:
+        parser.add_argument(flag or option.flag, dest=dest, type=_option_type(option), default=None,
+                            metavar="LIST" if option.many else option.name.upper(), help=text)
+
+
+def view_options_given(args) -> dict:
+    """``{option: value}`` of the view options (:func:`add_view_option`) the user gave."""
+    return {dest.split(":", 1)[1]: value for dest, value in vars(args).items()
+            if dest.startswith("view_option:") and value is not None}
+
+
+def fixed_view_option(args, option, flag: str | None = None):
+    """The value of a view option whose allowed values do not depend on the data (a number between fixed bounds),
+    checked before any file is read: the one given (:func:`add_view_option`), else its default; ``ValueError``
+    naming ``flag`` (the option's own by default) when it is out of bounds."""
+    try:
+        return option.resolve(None, {}, getattr(args, f"view_option:{option.name}"))
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(option.flag, flag or option.flag, 1)) from None
 
 
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:

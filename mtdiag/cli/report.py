@@ -23,6 +23,9 @@ def add(commands) -> None:
     report.add_argument("--title", help="the report's title (default: the test set's name)")
     arguments.add_human_option(report, ", shown with the worst segments")
     arguments.add_where_option(report)
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    arguments.add_view_option(report, SPAN_THRESHOLD)
     report.set_defaults(handler=run)
 
 
@@ -31,6 +34,9 @@ def run(args) -> str:
 
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top}")
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD)
     evalset = inputs.load(args)
     scoring = inputs.options(args)
     inputs.check_where(args, evalset, scoring)
@@ -43,7 +49,8 @@ def run(args) -> str:
     if title is None and args.where is not None:
         title = (f"mtdiag report: {evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "
                  f"{evalset.n_segments:,} segments)")
-    page = html_report(report, top=args.top, title=title, progress=lambda step: note(f"writing {step} …"))
+    page = html_report(report, top=args.top, title=title, progress=lambda step: note(f"writing {step} …"),
+                       span_threshold=threshold)
     output = Path(args.output)
     output.write_text(page, encoding="utf-8")
     note(f"wrote {output} ({len(page.encode('utf-8')) / 1e6:.1f} MB)")

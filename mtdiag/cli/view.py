@@ -10,7 +10,6 @@ line, tables apart by an empty line (one table with ``--table NAME``: its TSV al
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from mtdiag.cli import arguments, inputs
@@ -42,43 +41,8 @@ def add(commands) -> None:
     if named is not None:
         group = view.add_argument_group(f"options of view {named.name} (default: as its page starts)")
         for option in named.options:
-            _add_option(group, option)
+            arguments.add_view_option(group, option)
     view.set_defaults(handler=run)
-
-
-def _option_type(option):
-    """An argparse ``type`` that parses with the option's declaration (argparse names the flag)."""
-
-    def parse(text: str):
-        try:
-            return option.parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.__name__ = option.type.__name__
-    return parse
-
-
-def _add_option(group, option) -> None:
-    """One flag for one option a view declares: ``--NAME VALUE`` (comma-separated for several), booleans as
-    ``--NAME``/``--no-NAME``."""
-    dest = f"view_option:{option.name}"
-    fixed = option.offered(None, {}) if option.choices is not None and not callable(option.choices) else None
-    text = option.help or option.label
-    if fixed is not None:
-        text += f"; one of {', '.join(map(str, fixed))}"
-    text = text.replace("%", "%%")
-    if option.type is bool and not option.many:
-        group.add_argument(option.flag, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=text)
-    else:
-        group.add_argument(option.flag, dest=dest, type=_option_type(option), default=None,
-                           metavar="LIST" if option.many else option.name.upper(), help=text)
-
-
-def _given(args) -> dict:
-    """``{option: value}`` of the view's flags the user gave."""
-    return {dest.split(":", 1)[1]: value for dest, value in vars(args).items()
-            if dest.startswith("view_option:") and value is not None}
 
 
 def _list(args) -> str:
@@ -115,7 +79,7 @@ def run(args) -> str:
     why = view.missing(report)
     if why:
         raise CliError(f"view {view.name} {why}")
-    chosen = view.resolve(report, _given(args))
+    chosen = view.resolve(report, arguments.view_options_given(args))
     tables = [t for t in view.tables if args.table in (None, t.name)]
     frames = {}
     for table in tables:

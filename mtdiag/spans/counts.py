@@ -11,15 +11,19 @@ from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.records import METRIC_NAME
 
 COUNT_COLUMNS = ["metric", "system", "outputs", *reversed(SEVERITIES), "spans"]
+IMPORTED_NAME = f"{METRIC_NAME} (imported)"  # the tool's spans of an earlier run, read back as a metric's
 
 
 def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     """One row per (metric, system): :data:`COUNT_COLUMNS` — the system's ``outputs`` (segments), its spans of
     each severity (``critical``, ``major``, ``minor``) and in all. The predicted spans (at ``threshold``) come
-    first as metric ``mtdiag``, then each imported metric in name order; systems in the report's order."""
+    first as metric ``mtdiag``, then each imported metric in name order (the tool's own spans read back from a
+    file, ``mtdiag spans``, as ``mtdiag (imported)``); systems in the report's order."""
     predicted = predict_spans(report, threshold)[["system", "severity"]].assign(metric=METRIC_NAME)
     imported = report.evalset.metric_spans
-    frames = [predicted] + ([imported[["metric", "system", "severity"]]] if imported is not None else [])
+    if imported is not None:
+        imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
+    frames = [predicted] + ([imported] if imported is not None else [])
     spans = pd.concat(frames, ignore_index=True)
     systems = list(report.evalset.systems)
     metrics = [METRIC_NAME] + sorted(set(spans["metric"]) - {METRIC_NAME})

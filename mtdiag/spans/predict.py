@@ -30,8 +30,14 @@ SPAN_COLUMNS = ["system", "seg", "start", "end", "text", "severity", "confidence
 def predict_spans(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     """Every predicted span with ``confidence >= threshold``: :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and
     ``end`` character offsets into the output, ``text = output[start:end]``), ordered by system (the report's
-    order), segment and start. Each source of spans is computed once per report; a check whose confidence is
-    below the threshold is not asked at all."""
+    order), segment and start. The frame of a threshold is computed once per report and shared (every segment
+    drawn, the records and the counts read the same one: do not modify it); each source of spans is computed once
+    per report, and a check whose confidence is below the threshold is not asked at all."""
+    threshold = float(threshold)
+    return report.context.memo(("spans", "predicted", threshold), lambda: _predicted(report, threshold))
+
+
+def _predicted(report, threshold: float) -> pd.DataFrame:
     found = phrase_spans(report)
     confidence = lexical_confidence(found["kind"].iat[0], found["min_sigma"].to_numpy(), found["words"].to_numpy()) \
         if len(found) else np.zeros(0)  # one kind of evidence per set

@@ -16,7 +16,8 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
                 widget: str = "select", label: str | None = None, **kwargs) -> Any:
     """The widget of one option a view declares, on this run's report after the options ``chosen`` before it: a
     select box (``widget="segmented"``: a segmented control, ``"radio"``: radio buttons) for a choice, a
-    multiselect for several, a toggle for yes/no, a number box for a number. Its value follows the data
+    multiselect for several, a toggle for yes/no, a number box for a number (``widget="slider"``: a slider, for a
+    number with both bounds, in a hundred steps). Its value follows the data
     (:func:`mtdiag.ui.widgets.follow`); None when the option does not apply to this data. ``label``: another label
     than the declared one (a page that offers one option in two places)."""
     report = current.report
@@ -50,6 +51,9 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
         return int(where.number_input(label, min_value=None if option.minimum is None else int(option.minimum),
                                       max_value=None if upper is None else int(upper), value=int(default), step=1,
                                       key=key, **kwargs))
+    if widget == "slider" and option.minimum is not None and upper is not None:
+        return float(where.slider(label, min_value=float(option.minimum), max_value=float(upper),
+                                  value=float(default), step=(upper - option.minimum) / 100, key=key, **kwargs))
     return float(where.number_input(label, min_value=option.minimum, max_value=upper, value=float(default),
                                     key=key, **kwargs))
 

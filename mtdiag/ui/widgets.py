@@ -425,12 +425,14 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
     return " · ".join(parts)
 
 
-def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
+def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str,
+                threshold: float) -> None:
     """One source with every system: the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables
-    (:func:`evidence_tabs`)."""
+    (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
+    ``threshold`` (the view option :data:`mtdiag.views.detail.SPAN_THRESHOLD`)."""
     report, ev = current.report, current.evalset
     seg = int(seg_id) - 1
     keys = segments.sort_keys(report)
@@ -448,7 +450,7 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{segment_number(seg)}_systems",
           column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
                         if c in rows.columns])
-    details = {s: state.view(segment_detail)(current, s, seg) for s in rows["system"]}
+    details = {s: state.view(segment_detail)(current, s, seg, threshold) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []

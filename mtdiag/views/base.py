@@ -271,7 +271,7 @@ class ViewOption:
                                      f"{', '.join(map(str, offered)) or 'nothing (none is offered here)'}")
         elif self.type in (int, float):
             upper = self.upper(report)
-            if (self.minimum is not None and value < self.minimum) or (upper is not None and value > upper):
+            if (self.minimum is not None and not value >= self.minimum) or (upper is not None and not value <= upper):
                 low = "" if self.minimum is None else f"{self.minimum:g}"
                 raise ValueError(f"{self.flag} {value}: must be in {low}..{'' if upper is None else f'{upper:g}'}")
         return values if self.many else value

@@ -1,13 +1,15 @@
 """One (system, segment) as the segment detail shows it: texts, tokens, every metric's evidence, why the checks
-fired, the human error spans and the error spans a metric predicted (the Segments page's one-source view, the WAFT
-vs NEVA alignment, the report).
+fired, the human error spans, the error spans a metric predicted and those mtdiag predicts (the Segments page's
+one-source view, the WAFT vs NEVA alignment, the report).
 
 Error spans are drawn on the output's tokens they overlap (offsets are characters of the output;
 :func:`mtdiag.highlight.char_span_tokens`): human spans (MQM/ESA) with a wavy underline coloured by severity —
 ``human_critical``, ``human_major`` (or any error weighing 5 or more, e.g. a Non-translation), ``human_minor`` —,
 titled ``severity category (rater)``; metric spans (xCOMET, ``EvalSet.metric_spans``) with a dashed bottom border
-— ``metric_critical``, ``metric_major``, ``metric_minor`` —, titled ``metric: severity, confidence c``. Each has
-its table: "Human errors" and "Metric errors"."""
+— ``metric_critical``, ``metric_major``, ``metric_minor`` —, titled ``metric: severity, confidence c``; the spans
+mtdiag predicts (:func:`mtdiag.spans.predict_spans`, at a confidence threshold) with a dotted line over the words —
+``predicted_critical``, ``predicted_major``, ``predicted_minor`` —, titled ``mtdiag: kind, severity, confidence
+c``. Each has its table: "Human errors", "Metric errors" and "Predicted errors"."""
 
 from __future__ import annotations
 
@@ -16,8 +18,17 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mtdiag import checks
-from mtdiag.highlight import HUMAN_KINDS, METRIC_KINDS, Span
+from mtdiag.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Span
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
+from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
+from mtdiag.views.base import ViewOption
+
+SPAN_THRESHOLD = ViewOption(
+    "span_threshold", "Predicted spans: confidence at least",
+    "the error spans mtdiag predicts (a dotted line over the words) are drawn and counted when their confidence — "
+    "the measured chance that a human rater marked an error there — is at least this; the default is about the "
+    "chance that a random output word is in a human error span, higher shows fewer, surer spans (docs/spans.md)",
+    default=DEFAULT_THRESHOLD, type=float, minimum=0.0, maximum=1.0)
 
 
 @dataclass(frozen=True)
@@ -58,11 +69,13 @@ class SegmentDetail:
         return self.tables[name].frame if name in self.tables else None
 
 
-def segment_detail(report, system: str, seg: int) -> SegmentDetail:
+def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THRESHOLD) -> SegmentDetail:
     """Source, references and hypothesis of one segment with every computed metric's evidence
     (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
     each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
-    triage checks fired (:func:`mtdiag.checks.check_evidence`) and the human error spans when loaded."""
+    triage checks fired (:func:`mtdiag.checks.check_evidence`), the human error spans and a metric's error spans
+    when loaded, and the error spans mtdiag predicts with a confidence of at least ``threshold`` (computed once per
+    report and threshold, :func:`mtdiag.spans.predict_spans`)."""
     evalset = report.evalset
     seg = int(seg)
     hyp_spans: list[Span] = []
@@ -81,7 +94,8 @@ def segment_detail(report, system: str, seg: int) -> SegmentDetail:
         tables |= evidence.tables
         facts |= evidence.facts
     for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg),
-                  metric_error_evidence(report, system, seg)):
+                  metric_error_evidence(report, system, seg),
+                  predicted_error_evidence(report, system, seg, predict_spans(report, threshold))):
         if extra is not None:
             hyp_spans += extra.hyp_spans
             legend += [k for k in extra.legend if k not in legend]
@@ -155,3 +169,23 @@ def metric_error_evidence(report, system: str, seg: int) -> SegmentEvidence | No
     return SegmentEvidence(hyp_spans=tuple(marks), legend=METRIC_KINDS,
                            tables={"metric_errors": EvidenceTable("Metric errors", listed,
                                                                   empty="The metric predicted no error in this output.")})
+
+
+def predicted_error_evidence(report, system: str, seg: int, spans: pd.DataFrame) -> SegmentEvidence:
+    """The error spans mtdiag predicts for one output, among ``spans`` (:func:`mtdiag.spans.predict_spans`'s frame):
+    marked in the hypothesis by severity (``predicted_critical``/``predicted_major``/``predicted_minor``, titled
+    ``mtdiag: kind, severity, confidence c``) and listed with kind, severity, confidence, offsets and text, the
+    most confident first."""
+    rows, _, tokens_of = _spans_of_output(report, spans, system, seg)
+    marks = []
+    for row in rows.itertuples(index=False):
+        tokens = tokens_of(row.start, row.end)
+        if tokens is not None:
+            marks.append(Span(tokens[0], tokens[1], f"predicted_{row.severity}",
+                              f"{METRIC_NAME}: {row.kind}, {row.severity}, confidence {row.confidence:.2f}"))
+    listed = rows.sort_values("confidence", ascending=False, kind="stable")[
+        ["kind", "severity", "confidence", "start", "end", "text"]].reset_index(drop=True)
+    return SegmentEvidence(hyp_spans=tuple(marks), legend=PREDICTED_KINDS,
+                           tables={"predicted_errors": EvidenceTable(
+                               "Predicted errors", listed,
+                               empty="mtdiag predicts no error in this output at this confidence threshold.")})

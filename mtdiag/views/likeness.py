@@ -2,7 +2,8 @@
 the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.human`), and what the
 metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
 statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
-:func:`error_counts`, :func:`error_raters`, :func:`error_significance`)."""
+:func:`error_counts`, :func:`error_raters`, :func:`error_significance`), beside the error spans per system and
+severity that mtdiag predicts and that imported metrics (xCOMET) predicted (:func:`span_counts`)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import pandas as pd
 
 from mtdiag.human import human_agreement, human_ranking
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
+from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
+from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
            "has_human_scores", "human_points", "human_agreement", "human_ranking",
-           "plain_words", "report_orange_king", "report_queen", "similarity_metrics"]  # the analyses' tables
+           "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
 def similarity_metrics(report) -> list[str]:
@@ -59,6 +62,13 @@ def error_significance(report, level: str = "top") -> pd.DataFrame:
     from mtdiag.errorstats import category_significance
 
     return category_significance(report.evalset, level)
+
+
+def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Per (metric, system): outputs and error spans per severity (critical, major, minor) and in all — the spans
+    mtdiag predicts at ``threshold`` (metric ``mtdiag``) first, then each imported metric's
+    (:func:`mtdiag.spans.severity_counts`)."""
+    return severity_counts(report, threshold)
 
 
 # ----------------------------------------------------------------------------------------------- the view
@@ -108,7 +118,8 @@ def _human_chart(which: int):
 VIEW = View(
     name="likeness", title="Human likeness & human scores",
     help="ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006), agreement of every metric with human "
-         "scores, and the human error statistics per category and rater",
+         "scores, the human error statistics per category and rater, and the predicted error spans per system and "
+         "severity",
     options=(
         ViewOption("similarity", "Similarity metrics", "the metrics ORANGE, KING and QUEEN score references with",
                    choices=_similarity, many=True, of="metric",
@@ -121,6 +132,7 @@ VIEW = View(
                    default=lambda report, chosen: default_metric(report.metrics)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
                    describe=LEVELS),
+        SPAN_THRESHOLD,
     ),
     tables=(
         Table("orange_king", "ORANGE / KING per metric", orange_king, needs=("several_references",)),
@@ -135,6 +147,8 @@ VIEW = View(
               needs=("annotations",)),
         Table("error_significance", "Significance between systems, per category",
               lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",)),
+        Table("span_counts", "Error spans per system and severity: predicted by mtdiag and by imported metrics",
+              lambda report, chosen: span_counts(report, chosen["span_threshold"])),
     ),
     charts=(
         Chart("orange", "ORANGE per metric", _likeness_chart("orange", "metric", "ORANGE", orange_king),

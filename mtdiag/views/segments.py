@@ -20,6 +20,7 @@ import pandas as pd
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import Table, View, ViewOption, has_human_scores
+from mtdiag.views.detail import SPAN_THRESHOLD
 
 
 def human_scores(report) -> pd.Series | None:
@@ -205,7 +206,7 @@ VIEW = View(
     help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
     options=(ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
                         "source (its worst system), then every pair in order. On: every pair in problem order "
-                        "(`mtdiag triage --strict`).", type=bool, default=False),),
+                        "(`mtdiag triage --strict`).", type=bool, default=False), SPAN_THRESHOLD),
     tables=(
         Table("queue", "Worst first", lambda report, chosen: queue(report, strict=chosen["strict"])),
         Table("sources", "Sources, hardest first", lambda report, chosen: sources(report)),

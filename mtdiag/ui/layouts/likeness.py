@@ -18,7 +18,7 @@ st.caption("With several references, a good metric should score a human translat
 section = widgets.segmented(
     "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
     format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
-                 "human": "Human scores", "errors": "Human error statistics"}.__getitem__)
+                 "human": "Human scores", "errors": "Error statistics"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
 chosen: dict = {}
@@ -76,33 +76,44 @@ elif section == "queen":
                           max_height=300)
 
 elif section == "errors":
-    if not likeness.has_error_annotations(report):
+    if likeness.has_error_annotations(report):
+        level = choices.choose(likeness.VIEW, "level", current, chosen, key="hl_err_level", widget="segmented",
+                               help=None)
+        st.subheader("Errors per system and category")
+        st.caption("Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
+                   "segments of the system; one column per severity.")
+        widgets.table(state.view(likeness.error_counts)(current, level), key="hl_err_counts", name="error_counts",
+                      excel=True)
+        st.subheader("Per rater")
+        raters = state.view(likeness.error_raters)(current)
+        st.caption("Per rater and system: rated segments, errors, errors per 100 segments and the mean MQM score "
+                   "(minus the summed error weights; a clean output scores 0)."
+                   + (f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""))
+        widgets.table(raters, key="hl_err_raters", name="error_raters", excel=True)
+        st.subheader("Significance between systems, per category")
+        significance = state.view(likeness.error_significance,
+                                  spinner="Testing every pair of systems per category …")(current, level)
+        attrs = significance.attrs
+        st.caption(f"Exact paired permutation test (sign flip) of the per-segment error count over the segments "
+                   f"both systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × "
+                   f"pairs with an error); significant: p_holm < {attrs['alpha']}: "
+                   f"{int(significance['significant'].sum()):,} of them.")
+        widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
+    else:
         widgets.explain(
             "This data has no human error annotations for its systems. Load an MQM error TSV (`mqm.errors.tsv` in a "
             "test-set folder, or upload one under *Human error spans and metric scores* in the sidebar) or an ESA "
             "file with error spans.")
-        st.stop()
-    level = choices.choose(likeness.VIEW, "level", current, chosen, key="hl_err_level", widget="segmented",
-                           help=None)
-    st.subheader("Errors per system and category")
-    st.caption("Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
-               "segments of the system; one column per severity.")
-    widgets.table(state.view(likeness.error_counts)(current, level), key="hl_err_counts", name="error_counts", excel=True)
-    st.subheader("Per rater")
-    raters = state.view(likeness.error_raters)(current)
-    st.caption("Per rater and system: rated segments, errors, errors per 100 segments and the mean MQM score "
-               "(minus the summed error weights; a clean output scores 0)."
-               + (f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""))
-    widgets.table(raters, key="hl_err_raters", name="error_raters", excel=True)
-    st.subheader("Significance between systems, per category")
-    significance = state.view(likeness.error_significance, spinner="Testing every pair of systems per category …")(
-        current, level)
-    attrs = significance.attrs
-    st.caption(f"Exact paired permutation test (sign flip) of the per-segment error count over the segments both "
-               f"systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × pairs with "
-               f"an error); significant: p_holm < {attrs['alpha']}: "
-               f"{int(significance['significant'].sum()):,} of them.")
-    widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
+    st.subheader("Error spans per system and severity")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.caption("Critical, major and minor error spans per system: those mtdiag predicts (metric `mtdiag`, at the "
+               "confidence set on the right; docs/spans.md) and those each imported metric predicted (e.g. xCOMET, "
+               "uploaded under *Human error spans and metric scores*). Severity says what an error there would be; "
+               "compare systems within one metric, not metrics with each other.")
+    threshold = choices.choose(likeness.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
+                               widget="slider", where=c2)
+    widgets.table(state.view(likeness.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",
+                  excel=True)
 
 else:
     if not likeness.has_human_scores(report):

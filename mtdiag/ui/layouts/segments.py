@@ -128,4 +128,6 @@ if selected_seg is None:
 else:
     if picked is None:
         st.caption("Showing the first row; select a row in the table to open another.")
-    widgets.source_view(current, selected_seg, selected_system, key="seg_detail")
+    threshold = choices.choose(segments.VIEW, "span_threshold", current, {}, key="seg_span_threshold",
+                               widget="slider", where=st.columns([2, 1])[1])
+    widgets.source_view(current, selected_seg, selected_system, key="seg_detail", threshold=threshold)

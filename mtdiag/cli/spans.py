@@ -1,0 +1,59 @@
+"""``mtdiag spans``: the error spans mtdiag predicts (``docs/spans.md``), one xCOMET-style record per (system,
+segment) — ``{"system", "seg_id", "mt", "metric", "error_spans": [{"text", "start", "end", "severity",
+"confidence", "kind"}]}``, character offsets into ``mt`` — so ``mtdiag score --metric-spans FILE`` reads them back
+and they can be compared with xCOMET's (:func:`mtdiag.spans.span_records`)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from mtdiag.cli import arguments, inputs
+from mtdiag.cli.base import note
+
+
+def add(commands) -> None:
+    spans = commands.add_parser(
+        "spans", help="the error spans mtdiag predicts: one xCOMET-style record per (system, segment)",
+        description="The error spans mtdiag predicts in every output (docs/spans.md): one record per (system, "
+                    "segment) — system, seg_id (1-based; with --where the whole set's ids), mt (the output), metric "
+                    "(mtdiag), error_spans [{text, start, end, severity, confidence, kind}] with character offsets "
+                    "into mt — the shape mtdiag score --metric-spans reads back. With references, from the alignment "
+                    "with every reference and the other systems; without, from the other systems and the checks.")
+    arguments.add_input_options(spans)
+    arguments.add_where_option(spans)
+    from mtdiag.views.detail import SPAN_THRESHOLD  # only for this command (see mtdiag.cli.base.Unfilled)
+
+    arguments.add_view_option(spans, SPAN_THRESHOLD, "--threshold")
+    arguments.add_format(spans, ("jsonl", "json"), default="jsonl")
+    spans.add_argument("-o", "--output", metavar="SPANS.jsonl", help="write the records to this file (default: "
+                       "print them)")
+    spans.set_defaults(handler=run)
+
+
+def run(args) -> str:
+    from mtdiag.spans import predict_spans, span_records, write_span_records
+
+    from mtdiag.views.detail import SPAN_THRESHOLD
+
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
+    scoring = inputs.options(args)
+    evalset = inputs.load(args)
+    inputs.check_where(args, evalset, scoring)
+    inputs.print_warnings(evalset)
+    report = inputs.sliced(args, inputs.evaluate(args, evalset, scoring))
+    predicted = predict_spans(report, threshold)
+    records = span_records(report, predicted)
+    marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})
+    summary = (f"{len(predicted):,} spans in {marked:,} of {len(records):,} outputs (confidence at least "
+               f"{threshold:g})")
+    if args.output is None:
+        note(summary)
+        text = io.StringIO()
+        write_span_records(records, text, args.format)
+        return text.getvalue().rstrip("\n")
+    output = Path(args.output)
+    with output.open("w", encoding="utf-8") as stream:
+        write_span_records(records, stream, args.format)
+    note(f"wrote {output}: {summary}")
+    return ""
