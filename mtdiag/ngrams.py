@@ -105,33 +105,44 @@ class NgramIndex:
         self._reference_rows = [self._row[ref] for ref in self.references]
         names = list(sides)
         self.n_segments = sides[names[0]].n_segments if names else 0
-        side_of = np.repeat(np.arange(len(names), dtype=np.uint16 if len(names) <= 2**16 else np.int64),
-                            [len(sides[k].ids) for k in names])
-        flat = np.concatenate([sides[k].ids for k in names]).astype(np.int64) if names else np.zeros(0, np.int64)
-        seg = np.concatenate([np.repeat(np.arange(sides[k].n_segments, dtype=np.int64), sides[k].lengths)
-                              for k in names]) if names else np.zeros(0, np.int64)
-        # how many tokens each position has up to the end of its segment (itself included), up to max_order
-        room = np.minimum(np.concatenate(
-            [np.repeat(sides[k].offsets[1:], sides[k].lengths) - np.arange(len(sides[k].ids)) for k in names]
-        ), max_order).astype(np.uint8 if max_order < 2**8 else np.int64) if names else np.zeros(0, np.uint8)
+        self._orders: dict[int, _Order] = {}
+        self._lock = threading.Lock()  # a report's context may serve several sessions' threads
+        self._sorted = self._unigrams([sides[k] for k in names])
+
+    def _unigrams(self, sides: list[TokenSide]):
+        """The positions of every side sorted by (segment, token, side), with what the orders above need: each
+        token's rank within its segment (``_local``), the largest number of distinct tokens in a segment
+        (``_base``), and the token ids (``_flat``, for n-gram texts)."""
+        n_segments = self.n_segments
+        flat = np.concatenate([side.ids for side in sides]) if sides else np.zeros(0, np.int64)
+        self._flat = flat.astype(np.int32) if len(flat) and flat.max() < 2**31 else flat
+        seg = np.concatenate([np.repeat(np.arange(n_segments, dtype=np.int64), side.lengths) for side in sides]
+                             ) if sides else np.zeros(0, np.int64)
         width = int(flat.max()) + 1 if len(flat) else 1
         codes, pairs = pd.factorize(seg * width + flat)  # (segment, token) pairs, in order of appearance
+        del flat
         ranked = np.argsort(pairs)
         rank = np.empty(len(pairs), dtype=np.int64)
         rank[ranked] = np.arange(len(pairs), dtype=np.int64)
         unigram = rank[codes]
+        del codes, rank
         # the first rank of each segment (ranks are in (segment, token) order)
-        seg_start = np.searchsorted(pairs[ranked], np.arange(self.n_segments + 1, dtype=np.int64) * width)
+        seg_start = np.searchsorted(pairs[ranked], np.arange(n_segments + 1, dtype=np.int64) * width)
         self._local = (unigram - seg_start[seg]).astype(np.int32)  # a token's rank within its segment
-        self._base = max(int(np.diff(seg_start).max()) if self.n_segments else 1, 1)
-        self._flat = flat.astype(np.int32) if len(flat) and flat.max() < 2**31 else flat  # token ids, for n-gram texts
+        self._base = max(int(np.diff(seg_start).max()) if n_segments else 1, 1)
+        del seg
         # positions are in side order, so a stable sort by rank sorts them by (rank, side)
         perm = np.argsort(unigram.astype(np.uint16) if len(pairs) <= 2**16 else unigram, kind="stable")
-        perm = perm.astype(np.int32 if len(flat) < 2**31 else np.int64)
-        # the last order counted: its positions sorted by (n-gram, side), their keys, sides and room, segment starts
-        self._sorted = (0, perm, unigram[perm], side_of[perm], room[perm], seg_start)
-        self._orders: dict[int, _Order] = {}
-        self._lock = threading.Lock()  # a report's context may serve several sessions' threads
+        perm = perm.astype(np.int32 if len(unigram) < 2**31 else np.int64)
+        side_of = np.repeat(np.arange(len(sides), dtype=np.uint16 if len(sides) <= 2**16 else np.int64),
+                            [len(side.ids) for side in sides])
+        # how many tokens each position has up to the end of its segment (itself included), up to max_order
+        room = np.minimum(np.concatenate([np.repeat(side.offsets[1:], side.lengths) - np.arange(len(side.ids))
+                                          for side in sides]), self.max_order
+                          ).astype(np.uint8 if self.max_order < 2**8 else np.int64) if sides else np.zeros(0, np.uint8)
+        # the last order counted (0 so far): its positions sorted by (n-gram, side), their keys, sides and room,
+        # and the first key of each segment
+        return 0, perm, unigram[perm], side_of[perm], room[perm], seg_start
 
     def _order(self, n: int) -> _Order:
         if not 1 <= n <= self.max_order:
@@ -145,25 +156,38 @@ class NgramIndex:
     def _count_next(self) -> None:
         """Count the next order from the sorted keys of the one below (order 1 from the unigrams' ranks)."""
         n, perm, keys, side, room, seg_start = self._sorted
+        self._sorted = None  # each array below replaces its predecessor, which is freed at once
         n += 1
         if n > 1:  # drop positions without room for n tokens, then sort by the n-th token too
             keep = room >= n
             perm, keys, side, room = perm[keep], keys[keep], side[keep], room[keep]
-            keys = keys * self._base + self._local[perm + (n - 1)]
+            del keep
+            keys = keys.astype(np.int64) * self._base
+            keys += self._local[perm + (n - 1)]
             again = np.argsort(keys, kind="stable")  # nearly sorted already; the side order is kept
             perm, keys, side, room = perm[again], keys[again], side[again], room[again]
+            del again
             seg_start = seg_start * self._base
         new = np.ones(len(keys), dtype=bool)
         new[1:] = keys[1:] != keys[:-1]
-        rank = np.cumsum(new) - 1
-        n_distinct = int(rank[-1]) + 1 if len(rank) else 0
         seg_start = np.searchsorted(keys[new], seg_start)
-        n_sides = len(self._row)
-        table = np.bincount(side.astype(np.int64) * n_distinct + rank, minlength=n_sides * n_distinct)
-        largest = int(table.max()) if len(table) else 0
-        table = table.astype(np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64)
-        self._orders[n] = _Order(table.reshape(n_sides, n_distinct), seg_start, perm[new], self._reference_rows)
-        self._sorted = (n, perm, rank, side, room, seg_start)
+        del keys
+        rank = np.cumsum(new, dtype=np.int32 if len(new) < 2**31 else np.int64)
+        rank -= 1
+        n_distinct = int(rank[-1]) + 1 if len(rank) else 0
+        # runs of one n-gram on one side are adjacent: each run is one cell of the table, its length the count
+        run = new.copy()
+        run[1:] |= side[1:] != side[:-1]
+        starts = np.flatnonzero(run)
+        del run
+        lengths = np.diff(starts, append=len(rank))
+        largest = int(lengths.max()) if len(lengths) else 0
+        table = np.zeros((len(self._row), n_distinct),
+                         dtype=np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64)
+        table[side[starts], rank[starts]] = lengths
+        self._orders[n] = _Order(table, seg_start, perm[new], self._reference_rows)
+        if n < self.max_order:
+            self._sorted = (n, perm, rank, side, room, seg_start)
 
     def counts(self, side: Hashable, n: int) -> NgramCounts:
         """The per-segment multiset of order-``n`` n-grams of ``side`` (computed once, then cached)."""
@@ -192,16 +216,23 @@ class NgramIndex:
         return self._order(n).table[self._row[side]][self.counts(reference, n).keys].astype(np.int64)
 
     def segment_totals(self, sides: list[Hashable], n: int) -> np.ndarray:
-        """Per side (rows) and segment (columns), its number of order-``n`` n-grams."""
-        order = self._order(n)
-        return _per_segment(order.table[[self._row[s] for s in sides]], order.seg_start)
+        """Per side (rows) and segment (columns), its number of order-``n`` n-grams: ``max(length - n + 1, 0)``."""
+        if not 1 <= n <= self.max_order:
+            raise ValueError(f"order {n} outside 1..{self.max_order}")
+        return np.stack([np.maximum(self.sides[s].lengths - (n - 1), 0) for s in sides]).astype(np.int64)
 
-    def segment_matches(self, sides: list[Hashable], n: int, reference: Hashable) -> np.ndarray:
-        """Per side (rows) and segment (columns), its order-``n`` n-grams clipped by their count in ``reference``:
-        ``sum over n-grams of min(count in side, count in reference)`` (chrF's matches)."""
-        order = self._order(n)
-        clipped = np.minimum(order.table[[self._row[s] for s in sides]], order.table[self._row[reference]])
-        return _per_segment(clipped, order.seg_start)
+    def rows(self, sides: list[Hashable], n: int) -> np.ndarray:
+        """Each side's count of every order-``n`` n-gram (one row per side; unsigned, the order's table type)."""
+        return self._order(n).table[[self._row[s] for s in sides]]
+
+    def reference_extremes(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each order-``n`` n-gram's largest and smallest count over the references (0 where one lacks it)."""
+        return self._order(n).reference_extremes
+
+    def segment_sums(self, values: np.ndarray, n: int) -> np.ndarray:
+        """``values`` over the order-``n`` n-grams (rows x n-grams) summed within each segment: rows x segments,
+        exactly, in int64."""
+        return _per_segment(values, self._order(n).seg_start)
 
     def gram_ids(self, n: int, gram: np.ndarray) -> np.ndarray:
         """The token ids of n-grams given by their keys (shape (len(gram), n))."""
@@ -228,7 +259,7 @@ def char_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, TokenSi
             lengths = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped))
             offsets = np.zeros(len(stripped) + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            ids = np.frombuffer("".join(stripped).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+            ids = np.frombuffer("".join(stripped).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
             sides[(role, name)] = TokenSide(ids=ids, offsets=offsets)
     return sides
 
@@ -256,17 +287,17 @@ def chrf_word_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, To
     return encode_sides(columns)[1]
 
 
-def clipped_ngram_statistics(index: NgramIndex, tokens, system: str, order: int) -> np.ndarray:
-    """``[c, r, clipped_1..order, total_1..order]`` per segment (BLEU's statistics, shared with NEVA): hypothesis
-    length, closest reference length, and per order the n-grams clipped by their maximum count over references."""
-    c, r = hyp_and_closest_ref_lengths(tokens, system)
-    clipped, totals = [], []
-    for n in range(1, order + 1):
-        hyp = index.counts(("hyp", system), n)
-        rc = index.max_reference_count(("hyp", system), n)
-        clipped.append(hyp.per_segment(np.minimum(hyp.counts, rc)))
-        totals.append(hyp.totals)
-    return np.column_stack([c, r, *clipped, *totals]).astype(np.int64)
+def clipped_ngram_statistics(index: NgramIndex, tokens, systems: list[str], order: int) -> dict[str, np.ndarray]:
+    """``[c, r, clipped_1..order, total_1..order]`` per segment for each of ``systems`` (BLEU's statistics, shared
+    with NEVA): hypothesis length, closest reference length, and per order the n-grams clipped by their maximum
+    count over references — all systems at once, per order one pass over the n-gram table."""
+    hyps = [("hyp", s) for s in systems]
+    lengths = [hyp_and_closest_ref_lengths(tokens, s) for s in systems]
+    clipped = [index.segment_sums(np.minimum(index.rows(hyps, n), index.reference_extremes(n)[0]), n)
+               for n in range(1, order + 1)]
+    totals = [index.segment_totals(hyps, n) for n in range(1, order + 1)]
+    return {s: np.column_stack([*lengths[i], *(c[i] for c in clipped), *(t[i] for t in totals)]).astype(np.int64)
+            for i, s in enumerate(systems)}
 
 
 def hyp_and_closest_ref_lengths(tokens, system: str) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -232,7 +232,7 @@ class TokenSide:
     ids: np.ndarray
     offsets: np.ndarray
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 

@@ -97,7 +97,8 @@ class BLEU(Metric):
     stat_names = ("hyp_len", "ref_len", *(f"correct_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return clipped_ngram_statistics(ctx.cased_word_ngrams(BLEU_ORDER), ctx.cased_tokens, system, BLEU_ORDER)
+        return ctx.memo(("clipped", "cased", BLEU_ORDER), lambda: clipped_ngram_statistics(
+            ctx.cased_word_ngrams(BLEU_ORDER), ctx.cased_tokens, ctx.evalset.systems, BLEU_ORDER))[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return bleu_from_stats(stats_sum, effective_order=False)
@@ -160,7 +161,7 @@ class CHRF(Metric):
                     ref_total = index.segment_totals([("ref", ref)], n)
                     columns += [np.where(ref_total > 0, hyp_total, 0),
                                 np.broadcast_to(ref_total, (len(systems), ctx.evalset.n_segments)),
-                                index.segment_matches(hyps, n, ("ref", ref))]
+                                index.segment_sums(np.minimum(index.rows(hyps, n), index.rows([("ref", ref)], n)), n)]
                 stats = np.stack(columns, axis=-1)  # (system, segment, statistic)
                 f = chrf_from_stats(stats)
                 if best_stats is None:
