@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-ZH_EN = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
 

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-ZH_EN = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402

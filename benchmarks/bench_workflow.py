@@ -29,7 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "en-de"
+import devdata
+
+DATA = devdata.folder("wmt21/en-de")
 SYSTEMS = ["Facebook-AI", "UEdin"]
 
 

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21"
+DEV = devdata.folder("wmt21")
 sys.path.insert(0, str(REPO))
 
 from mtdiag.api import evaluate  # noqa: E402

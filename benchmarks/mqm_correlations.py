@@ -15,8 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21"
+DEV = devdata.folder("wmt21")
 sys.path.insert(0, str(REPO))
 
 from mtdiag.api import evaluate  # noqa: E402

@@ -44,8 +44,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev"
+DEV = devdata.root()
 DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "ted/zh-en")
 sys.path.insert(0, str(REPO))
 
