@@ -278,8 +278,11 @@ def _distinct_matrix(stacked: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.
     arrays = [np.asarray(a, dtype=np.float64).reshape(n, -1) for a in stacked.values()]
     kept, inverse = _distinct_columns(arrays)
     columns = np.empty((n, len(kept)))
-    for slot, (i, j) in enumerate(kept):
-        columns[:, slot] = arrays[i][:, j]
+    slots = np.arange(len(kept))
+    sources = np.array([i for i, _ in kept])
+    for i in np.unique(sources):  # an array's kept columns at once: each of its rows read once
+        mine = sources == i
+        columns[:, slots[mine]] = arrays[i][:, [j for (k, j) in kept if k == i]]
     return columns, inverse
 
 
