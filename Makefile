@@ -9,6 +9,9 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.mtdiag-installed
 CHROMIUM ?= /usr/bin/chromium
+# The dashboard listens on this machine only: uploaded data must not be reachable from the network unless asked
+# (`make run ADDRESS=0.0.0.0`), as `mtdiag serve --address` does.
+ADDRESS ?= 127.0.0.1
 FONTS  := fonts-liberation fonts-noto-cjk
 
 .PHONY: help install run browser test bench clean
@@ -33,7 +36,7 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 # MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")
 run: install
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/streamlit run app.py --server.headless true \
-	  --browser.gatherUsageStats false
+	  --server.address $(ADDRESS) --browser.gatherUsageStats false
 
 # chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which
 # renders as empty boxes without a CJK font (issue 23) — also when chromium was already installed.

@@ -217,24 +217,16 @@ def measure(results: dict) -> None:
 
 def apptest_reruns(results: dict) -> None:
     """Script-only rerun times (no browser): AppTest on the sample set, after a first run."""
-    sys.path.insert(0, str(REPO / "tests"))
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    class NavigationPagesManager(PagesManager):  # as tests/test_app.py: app.py runs on every run
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
+    from mtdiag.ui.navigation import layout
 
-    app_test_module.PagesManager = NavigationPagesManager
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     at.run()
     timings = {}
-    for page, key, value in [("pages/overview.py", "ov_baseline", "Online-W"),
-                             ("pages/segments.py", "seg_text", "Hund"),
-                             ("pages/waft_neva.py", "wn_system", "UEdin")]:
-        at.switch_page(page).run()
+    for page, key, value in [("overview", "ov_baseline", "Online-W"), ("segments", "seg_text", "Hund"),
+                             ("waft_neva", "wn_system", "UEdin")]:
+        at.switch_page(str(layout(page).relative_to(REPO))).run()
         at.run()
         widget = at.selectbox(key=key) if key != "seg_text" else at.text_input(key=key)
         start = time.perf_counter()

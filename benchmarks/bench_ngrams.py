@@ -30,7 +30,7 @@ def _peak_mb() -> float:
 
 def _dev_tables() -> str:
     from mtdiag.io import load_folder
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+    from mtdiag.ht_mt_ngrams import ngram_tables
 
     evalset = load_folder(ZH_EN)
     start = time.perf_counter()
@@ -47,7 +47,7 @@ def _scaling(n_segments: int) -> str:
 
     from mtdiag.evalset import EvalSet
     from mtdiag.io import load_folder
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+    from mtdiag.ht_mt_ngrams import ngram_tables
 
     dev = load_folder(ZH_EN)
     system = dev.systems[0]

@@ -4,7 +4,7 @@ then time
 
 - **Overview ready after the last file**: from setting the system-output files (the last input) until the Overview
   is drawn (scoring included) — target ≤ 8 s;
-- **first visit of every other page** (in the sidebar's order, ``mtdiag.ui.navigation.PAGES``) — target ≤ 3 s each.
+- **first visit of every other page** (in the sidebar's order, ``mtdiag.views.REGISTRY``) — target ≤ 3 s each.
 
 The server, browser and wait conditions are ``benchmarks/bench_dashboard.py``'s (script finished, no skeleton,
 every plotly chart drawn). Prints one line per view with its target; exit status 1 when a target is missed.
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench_dashboard as dash  # noqa: E402  (the server and browser helpers)
 
-from mtdiag.ui.navigation import PAGES  # noqa: E402
+from mtdiag.views import REGISTRY  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "zh-en"
 OVERVIEW_TARGET_S, VIEW_TARGET_S = 8.0, 3.0
@@ -31,7 +31,7 @@ OVERVIEW_TARGET_S, VIEW_TARGET_S = 8.0, 3.0
 def measure() -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
-    titles = [title for _, title in PAGES]
+    titles = [view.title for view in REGISTRY.values()]
     proc, base = dash.start_server()
     try:
         with sync_playwright() as pw:

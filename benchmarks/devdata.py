@@ -1,5 +1,6 @@
 """Where the benchmarks find the development data: ``--data DIR``, else the environment variable
-``MTDIAG_DEV_DATA``, else ``../shared/data/dev`` beside the repository.
+``MTDIAG_DEV_DATA``, else ``tests/data/dev`` in the repository (the same sets the tests read, with their provenance
+in ``tests/data/README.md``).
 
 The folder holds real test sets (``wmt21/en-de``, ``wmt21/zh-en``, ``wmt21/en-ja``, ``ted/zh-en``,
 ``terminology/...``): the WMT21 news test sets and the systems' outputs (github.com/wmt-conference/
@@ -14,13 +15,13 @@ import sys
 from pathlib import Path
 
 ENV_VAR = "MTDIAG_DEV_DATA"
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev"
+DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "dev"
 SOURCES = ("WMT21 news test sets and system outputs: github.com/wmt-conference/wmt21-news-systems; MQM ratings "
            "(WMT21 news, TED): github.com/google/wmt-mqm-human-evaluation")
 
 
 def root(given: str | os.PathLike | None = None) -> Path:
-    """The development-data folder: ``given``, else ``$MTDIAG_DEV_DATA``, else the default beside the repository."""
+    """The development-data folder: ``given``, else ``$MTDIAG_DEV_DATA``, else the repository's ``tests/data/dev``."""
     return Path(given or os.environ.get(ENV_VAR) or DEFAULT)
 
 

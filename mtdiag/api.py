@@ -1,7 +1,7 @@
 """The one entry point of the core: ``evaluate(EvalSet, Options) -> Report``.
 
 The CLI and the dashboard both call :func:`evaluate`; a :class:`Report` holds every score as the two frames of the
-data model (``shared/DESIGN.md``): corpus scores indexed by ``system`` and segment scores indexed by
+data model (``docs/architecture.md``): corpus scores indexed by ``system`` and segment scores indexed by
 ``(system, seg)``, one column per metric, plus lazily computed evidence (over-/under-matched n-grams, edit
 operations) for the dashboard.
 """
@@ -46,7 +46,7 @@ def _freeze_metric_options(value: Mapping[str, Mapping[str, Any]] | MetricOption
 
 @dataclass(frozen=True)
 class Options:
-    """Everything that changes a number. Defaults follow ``shared/spec/METRICS.md`` and the CLI contract.
+    """Everything that changes a number. Defaults follow ``docs/metrics.md`` and the command line's.
 
     ``metric_options`` maps a metric name to its options (``{"otem": {"order": 3}, "chrf": {"word_order": 2}}``),
     validated against each metric's declared :class:`~mtdiag.metrics.OptionSpec`; a mapping is accepted and stored

@@ -41,8 +41,17 @@ BY = ("src_length", "ref_length", "ref_freq", "human", "error_category")  # plus
 LENGTH_EDGES = (1, 10, 20, 30, 40, 50)
 FREQ_BANDS = ((0, 0, "0"), (1, 1, "1"), (2, 2, "2"), (3, 4, "3-4"), (5, 9, "5-9"), (10, 99, "10-99"),
               (100, 999, "100-999"), (1000, np.inf, "1000+"))
-MQM_BANDS = ((0.0, 0.0, "0"), (-4.9999, -0.0001, "-0.1…-4.9"), (-9.9999, -5.0, "-5…-9.9"),
-             (-24.9999, -10.0, "-10…-24.9"), (-np.inf, -25.0, "≤ -25"))
+MQM_BANDS = ((0.0, 0.0, "0"), (-5.0, 0.0, "-0.1…-4.9"), (-10.0, -5.0, "-5…-9.9"), (-25.0, -10.0, "-10…-24.9"),
+             (-np.inf, -25.0, "≤ -25"))
+"""MQM penalty bands ``(lo, hi, label)``: a score is in the band when ``lo < score <= hi``, except ``0`` (no error:
+exactly 0) and the band just below it (``-5 < score < 0``); every score ≤ 0 is in exactly one band."""
+
+
+def in_mqm_band(score: float, lo: float, hi: float) -> bool:
+    """Whether ``score`` is in the :data:`MQM_BANDS` band ``(lo, hi)``."""
+    if lo == hi:
+        return score == hi
+    return lo < score < hi if hi == 0.0 else lo < score <= hi
 
 
 @dataclass(frozen=True)
@@ -207,7 +216,7 @@ def _rated(report) -> pd.DataFrame:
 def human_quartiles(report) -> np.ndarray | None:
     """The quartiles of the rated pairs' human scores, which band a scale other than MQM (a band is between two
     quartiles: lower one included, upper one not); None for MQM-style scores (all ≤ 0), banded by
-    :data:`MQM_BANDS` (both ends included)."""
+    :data:`MQM_BANDS`."""
     scores = _rated(report)["score"].to_numpy(dtype=float)
     if len(scores) and (scores <= 0).all():
         return None
@@ -223,7 +232,7 @@ def _human_bands(report) -> Bucketing:
     quartiles = human_quartiles(report)
     if quartiles is None:
         bands = MQM_BANDS
-        band_of = lambda v: next(label for lo, hi, label in bands if lo <= v <= hi)  # noqa: E731
+        band_of = lambda v: next((label for lo, hi, label in bands if in_mqm_band(v, lo, hi)), None)  # noqa: E731
         order = [b[2] for b in bands]
     else:
         band_of = lambda v: QUARTER_NAMES[int(np.searchsorted(quartiles, v, side="right"))]  # noqa: E731

@@ -71,7 +71,7 @@ def corpus_bars(corpus: pd.DataFrame, best: pd.DataFrame | None = None, errors: 
 
     Every row of charts gets room for its slanted system names (:func:`tick_label_px`) under it — between rows
     (the gap holds them and the next row's titles) and under the last one (the bottom margin): a fixed spacing cut
-    the names of a row once they were long (issue 23: the HTML report's second row).
+    the names of a row once they were long (the HTML report's second row).
     """
     metrics = list(corpus.columns)
     cols = max(1, min(columns, len(metrics)))
@@ -120,8 +120,8 @@ def mp_bars(frame: pd.DataFrame, metric: str, within=None) -> go.Figure:
 
 
 def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
-    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half (word-order trouble)
-    shaded."""
+    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half shaded
+    (what it does and does not mean: :data:`mtdiag.checks.word_order.NEVA_ABOVE_WAFT`)."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     fig = go.Figure()
@@ -134,7 +134,7 @@ def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
     fig.add_shape(type="path", path="M 0 0 L 0 1 L 1 1 Z", fillcolor="rgba(220,38,38,0.08)", line_width=0,
                   layer="below")
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(color="rgba(120,120,120,0.8)", dash="dash"))
-    fig.add_annotation(x=0.2, y=0.93, text="NEVA > WAFT: word-order trouble", showarrow=False,
+    fig.add_annotation(x=0.2, y=0.93, text="NEVA > WAFT", showarrow=False,
                        font=dict(color="#b91c1c"))
     fig.update_layout(height=520, xaxis=dict(range=[-0.02, 1.02], title="WAFT ↑ (edit-distance accuracy)"),
                       yaxis=dict(range=[-0.02, 1.02], title="NEVA ↑ (mean n-gram precision)"), margin=MARGIN)
@@ -236,7 +236,7 @@ EDGE_SYMBOL = {"above": "triangle-up", "below": "triangle-down"}
 
 
 def robust_range(values) -> tuple[float, float] | None:
-    """An axis range that one outlier cannot squash (issue 23: one OTEM of 231 put every box near 0), or None when
+    """An axis range that one outlier cannot squash (one OTEM of 231 put every box near 0), or None when
     no value is far out (then the axis covers them all).
 
     The bulk is the values between the 1st and 99th percentile (:data:`AXIS_QUANTILE`), its *span* their distance.

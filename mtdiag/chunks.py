@@ -191,13 +191,13 @@ def _dask_session(address: str):
 
 
 def ngram_tables_on_dask(evalset: EvalSet, address: str, chunk: int | None = None, **kwargs):
-    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` on a Dask cluster, partitioned by segments: slices of
+    """:func:`mtdiag.ht_mt_ngrams.ngram_tables` on a Dask cluster, partitioned by segments: slices of
     ``chunk`` segments (default :data:`DEFAULT_CHUNK`), two passes of one task per slice (the HT's word counts,
     summed to choose the words kept at orders 3-4; then each slice's n-gram counts and segment lists, merged here)
-    — :func:`~mtdiag.metrics.ht_mt_ngrams.partitioned_ngram_tables`. ``kwargs``: ``ht_ref``, ``orders``,
+    — :func:`~mtdiag.ht_mt_ngrams.partitioned_ngram_tables`. ``kwargs``: ``ht_ref``, ``orders``,
     ``min_count``, ``options``, ``systems``. The tables are exactly the single-process ones (``tests/test_chunks.py``,
     a real ``LocalCluster``)."""
-    from mtdiag.metrics.ht_mt_ngrams import partitioned_ngram_tables
+    from mtdiag.ht_mt_ngrams import partitioned_ngram_tables
 
     bounds = slices(evalset.n_segments, chunk or DEFAULT_CHUNK)
     with _dask_session(address) as client:

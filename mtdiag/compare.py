@@ -613,13 +613,56 @@ def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[st
     return {metric: with_version(sig).format() for metric, sig in report.signatures().items()}
 
 
+# -------------------------------------------------------------------------------------- multiple comparisons
+
+
+CORRECTIONS = {"holm": "Holm (1979) step-down: family-wise error rate",
+               "bh": "Benjamini-Hochberg (1995) step-up: false discovery rate"}
+"""The corrections for many tests at once (the slice finder, the error statistics per category)."""
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979): the i-th smallest of m becomes
+    ``max over j <= i of min(1, (m - j + 1) p_(j))``. NaN (no test) stays NaN and is not counted in m."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(np.isfinite(p))
+    m = len(tested)
+    if m:
+        order = tested[np.argsort(p[tested], kind="stable")]
+        scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg step-up adjusted p-values (Benjamini & Hochberg 1995): the i-th smallest of m becomes
+    ``min over j >= i of min(1, m p_(j) / j)``. NaN (no test) stays NaN and is not counted in m."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(np.isfinite(p))
+    m = len(tested)
+    if m:
+        order = tested[np.argsort(p[tested], kind="stable")]
+        scaled = np.minimum(1.0, p[order] * m / np.arange(1, m + 1))
+        out[order] = np.minimum.accumulate(scaled[::-1])[::-1]
+    return out
+
+
+def corrected(p_values: np.ndarray, correction: str) -> np.ndarray:
+    """``p_values`` adjusted by ``correction`` (a key of :data:`CORRECTIONS`)."""
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
+    return holm(p_values) if correction == "holm" else benjamini_hochberg(p_values)
+
+
 # ------------------------------------------------------------------------------------------ per-segment view
 
 
 __all__ = [
-    "ALPHA", "COLUMNS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
-    "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "bootstrap_sums", "compare_stats",
-    "confidence_interval", "paired_bootstrap", "pairwise_significance", "ranked_clusters", "paired_randomization", "p_value",
-    "randomization_draws", "report_signatures", "resample_counts", "resampling_fields", "resampling_signature",
-    "significance", "weighted_sums", "with_version",
+    "ALPHA", "COLUMNS", "CORRECTIONS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
+    "benjamini_hochberg", "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "bootstrap_sums",
+    "compare_stats", "confidence_interval", "corrected", "holm", "paired_bootstrap", "pairwise_significance",
+    "ranked_clusters", "paired_randomization", "p_value", "randomization_draws", "report_signatures",
+    "resample_counts", "resampling_fields", "resampling_signature", "significance", "weighted_sums", "with_version",
 ]

@@ -1,4 +1,4 @@
-"""The in-memory data model: one test set and the systems run on it (see ``shared/DESIGN.md``).
+"""The in-memory data model: one test set and the systems run on it (see ``docs/architecture.md``).
 
 ``EvalSet`` holds pandas frames indexed by ``seg`` (0..n-1):
 

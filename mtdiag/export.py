@@ -88,14 +88,34 @@ def tsv_cell(value: Any) -> Any:
     return value.translate(_TSV_ESCAPES) if isinstance(value, str) else value
 
 
+PLACES = 4  # decimals of a number written for people: as the dashboard shows them
+
+
+def for_people(value: Any) -> str:
+    """A number as the command line prints it in a table: :data:`PLACES` decimals (``0.9965``, ``57.1598``), four
+    significant digits when that would print a non-zero value as 0 (``0.0001562``, ``1.562e-05``), whole numbers
+    as they are, empty for undefined; ``--format json`` keeps every digit instead (for programs)."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return "" if value is None else str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(value)
+    number = float(value)
+    if not math.isfinite(number):
+        return "" if math.isnan(number) else str(number)
+    if number != 0 and abs(number) < 0.5 * 10 ** -PLACES:
+        return f"{number:.{PLACES}g}"
+    return f"{number:.{PLACES}f}"
+
+
 def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as TSV text for the command line: numbers as Python writes them, empty for undefined, every text
-    through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
+    """A table as TSV text for the command line: numbers for people (:func:`for_people`), empty for undefined,
+    every text through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
     out = flatten(frame)
     for column in _text_columns(out):
         out[column] = out[column].map(tsv_cell)
     out.columns = [tsv_cell(str(c)) for c in out.columns]
-    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE)
+    return out.to_csv(sep="\t", index=False, header=header, lineterminator="\n", na_rep="", quoting=csv.QUOTE_NONE,
+                      float_format=for_people)
 
 
 def to_json_records(frame: pd.DataFrame) -> list[dict]:
@@ -206,7 +226,7 @@ def latex_table(corpus: pd.DataFrame, significance_frame: pd.DataFrame | None = 
     :func:`significance`) every cell shows ``score $\\pm$ half-width`` of the 95% interval and, when the system
     differs significantly from the baseline (p < 0.05, in the metric's direction), a mark of :data:`LATEX_MARKS`:
     ``mark="dagger"``: ``$^{\\dagger}$`` significantly better, ``$^{\\ddagger}$`` significantly worse;
-    ``mark="star"``: ``$^{*}$`` better, ``$^{\\circ}$`` worse (issue 23: a reader must see the worse ones too). The
+    ``mark="star"``: ``$^{*}$`` better, ``$^{\\circ}$`` worse (a reader must see the worse ones too). The
     note under the table explains both. Signatures go into ``%`` comment lines. Needs ``\\usepackage{booktabs}``.
     ``within`` (the report) names imported metrics and their directions.
     """
@@ -259,10 +279,12 @@ def _latex_cell(value: float, sig: pd.DataFrame | None, system: str, metric: str
     return text
 
 
-def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
+def export_comparison(frame: pd.DataFrame, fmt: str, rounded: bool = False, **latex_options) -> str:
     """The comparison table of :func:`significance` as a ``csv``, ``tsv``, ``latex`` or ``json`` string.
 
-    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``.
+    - ``csv``/``tsv``: one row per (system, metric) with every column, plus ``label`` and ``signature``; every digit
+      (a file read back gives the same numbers) unless ``rounded`` (numbers for people, :func:`for_people`: the
+      command line's table).
     - ``latex``: :func:`latex_table` (systems x metrics, ``score ± half-width``, marks for significantly better and
       worse).
     - ``json``: ``{"baseline", "method", "n", "seed", "n_confidence", "signatures", "significance"}`` with
@@ -277,7 +299,8 @@ def export_comparison(frame: pd.DataFrame, fmt: str, **latex_options) -> str:
         if fmt == "csv":  # for spreadsheets: system names are user text
             table = safe_for_spreadsheets(table)
         buffer = io.StringIO()
-        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n")
+        table.to_csv(buffer, index=False, sep="," if fmt == "csv" else "\t", lineterminator="\n",
+                     float_format=for_people if rounded else None)
         return buffer.getvalue()
     if fmt == "latex":
         corpus = frame["score"].unstack("metric")

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from mtdiag.offsets import token_offsets as locate
+
 MAX_TOKENS = 400  # tokens shown per text before the display is cut (a segment may have 10,000 words)
 MAX_CHARS = 4_000  # characters shown of a plain text
 MAX_ALIGNMENT = 400  # edit operations shown in an alignment strip
@@ -79,7 +81,8 @@ STYLE = (
     ".mtd-op .mtd-h{border-bottom:1px solid rgba(128,128,128,0.35);}"
     ".mtd-op .mtd-gap{opacity:0.45;}"
     ".mtd-legend{font-size:0.8rem;margin:0.2rem 0 0.6rem 0;}"
-    ".mtd-legend span.mtd-sw{margin-right:0.9rem;padding:0 4px;border-radius:3px;}"
+    ".mtd-legend{display:flex;flex-wrap:wrap;gap:4px 0.9rem;}"
+    ".mtd-legend span.mtd-sw{padding:0 4px;border-radius:3px;white-space:nowrap;}"
     + "".join(f".mtd-k-{kind}{{{css}}}" for kind, (css, _) in KINDS.items())
     + "</style>"
 )
@@ -199,27 +202,17 @@ def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_toke
 
 
 def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Character offsets of each token in ``text``, found left to right (case-insensitively), or None when a
-    token cannot be found (the tokeniser rewrote the text beyond recognition): then show the tokens instead.
+    """Character offsets of each token in ``text`` as written, or None when a token cannot be found (the tokeniser
+    rewrote the text beyond recognition): then show the tokens instead.
 
-    Tokenisers drop spaces, split punctuation, fold case and may unescape entities (13a turns ``&amp;`` into
-    ``&``); searching forward from the previous token's end tolerates all of these.
+    The tokens are located by :func:`mtdiag.offsets.token_offsets` in the text folded as tokens are (case,
+    typography — ``„`` read as ``"``, ``…`` as ``...`` —, 13a's HTML entities), searching left to right, and mapped
+    back to the characters they came from; spaces the tokeniser dropped and punctuation it split are no obstacle.
     """
-    lowered = text.lower()
-    haystack = lowered if len(lowered) == len(text) else text
-    pos = 0
-    offsets = []
-    for token in tokens:
-        needle = token.lower() if haystack is lowered else token
-        if not needle:
-            offsets.append((pos, pos))
-            continue
-        start = haystack.find(needle, pos)
-        if start < 0:
-            return None
-        offsets.append((start, start + len(needle)))
-        pos = start + len(needle)
-    return offsets
+    found = locate(text, [token.lower() for token in tokens], lowercase=True, typography=True, entities=True)
+    if (found < 0).any():
+        return None
+    return [(int(start), int(end)) for start, end in found]
 
 
 def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:

@@ -1,5 +1,5 @@
 """Human likeness of metrics and systems: ORANGE, KING and QUEEN (Amigó, Giménez, Gonzalo & Màrquez 2006,
-"MT Evaluation: Human-like vs. Human Acceptable", §2.2, §3.1, §3.3; ``shared/spec/METRICS.md`` §5).
+"MT Evaluation: Human-like vs. Human Acceptable", §2.2, §3.1, §3.3; ``docs/ngrams-and-likeness.md``).
 
 A similarity metric x(c, R) scores a candidate c against a reference set R; every segment-level metric of the
 registry is one, oriented so that higher = more similar (a lower-is-better metric such as OTEM, UTEM or TER is

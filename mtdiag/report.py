@@ -1,7 +1,10 @@
-"""A shareable report: one self-contained HTML file with the overview, the ranked significance, buckets and the
-worst segments with their evidence — human and metric error spans marked — and, when error annotations are loaded,
-the human error statistics per category and rater (:mod:`mtdiag.errorstats`), and the user's tags (issue 15,
-Build 5; issue 21; ``docs/report.md``).
+"""A shareable report: one self-contained HTML file with a section for every view of :data:`mtdiag.views.REGISTRY`
+that declares one (``View.in_report``), in the registry's order, and a table of contents of them: the overview and
+the ranked significance, the worst segments with their evidence — human and metric error spans marked — and the
+user's tags, buckets, and, when error annotations are loaded, the human error statistics per category and rater
+(:mod:`mtdiag.errorstats`); then the metric signatures (``docs/report.md``). A view without a section of its own
+here (:data:`SECTIONS`) gets the generic one: its named tables and its charts, with the options its page starts
+from.
 
 For a colleague who won't run a server (compare-mt's HTML report is the model): everything is in the file —
 plotly's JavaScript inlined once, the CSS inline — and nothing is fetched: the page carries a Content-Security-Policy
@@ -16,7 +19,9 @@ significance :func:`mtdiag.compare.pairwise_significance`'s, the tables the view
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
+from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
@@ -28,6 +33,11 @@ from mtdiag.views import buckets, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
+WORST_OPEN = 10  # of them, shown open; the others behind one "the next …" fold
+ROWS_SHOWN = 25  # rows of a table shown; a longer one says so and links its every row as a CSV inside the file
+LEAD = ("overview", "worst")
+"""The sections the report opens with, in this order — the corpus scores, then the worst segments — before the
+others in the registry's order: a reader looks for the worst outputs first, not at the 27th bucket table."""
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
        "font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'")
 PAGE_STYLE = """<style>
@@ -44,10 +54,22 @@ nav a{margin-right:1rem;}
 </style>"""
 
 
-def _table(frame: pd.DataFrame, places: int = 4, index: bool = False) -> str:
-    """A frame as an escaped HTML table (numbers with ``places`` decimals, blanks for undefined values)."""
-    return frame.to_html(index=index, escape=True, na_rep="", border=0, classes="mtd",
-                         float_format=lambda v: f"{v:.{places}f}")
+def _table(frame: pd.DataFrame, places: int = 4, index: bool = False, *, name: str = "table") -> str:
+    """A frame as an escaped HTML table (numbers with ``places`` decimals, blanks for undefined values). A frame of
+    more than :data:`ROWS_SHOWN` rows shows its first ones and links every row as a CSV carried in the file
+    (``name.csv``, safe for spreadsheets: :func:`mtdiag.export.to_csv`) — no table fills thousands of pixels."""
+    shown = frame.head(ROWS_SHOWN) if len(frame) > ROWS_SHOWN else frame
+    out = shown.to_html(index=index, escape=True, na_rep="", border=0, classes="mtd",
+                        float_format=lambda v: f"{v:.{places}f}")
+    if len(shown) < len(frame):
+        from mtdiag.export import to_csv
+
+        whole = frame.reset_index() if index else frame
+        data = base64.b64encode(to_csv(whole)).decode("ascii")
+        out += (f'<p class="small">The first {len(shown):,} of {len(frame):,} rows. <a download='
+                f'"{highlight.escape(name)}.csv" href="data:text/csv;charset=utf-8;base64,{data}">Every row (CSV)'
+                "</a></p>")
+    return out
 
 
 def _figure(fig) -> str:
@@ -56,23 +78,20 @@ def _figure(fig) -> str:
                        config={"displaylogo": False, "responsive": True})
 
 
-def _header(report, title: str) -> str:
+def _header(report, title: str, contents: list[tuple[str, str]]) -> str:
+    """The title, the test set's facts, and the table of contents: ``(anchor, label)`` of every section."""
     ev = report.evalset
     facts = [f"{ev.n_segments:,} segments", f"{len(ev.systems)} systems", f"{len(ev.ref_names)} reference(s)"]
     if ev.lang_pair:
         facts.insert(0, ev.lang_pair)
     created = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    links = "".join(f'<a href="#{anchor}">{highlight.escape(label)}</a>' for anchor, label in contents)
     return (f"<h1>{highlight.escape(title)}</h1>"
             f'<p class="meta">{highlight.escape(" · ".join(facts))} · made with mtdiag {highlight.escape(__version__)}'
             f" on {created}</p>"
             f'<p class="meta">Systems: {highlight.escape(", ".join(ev.systems))}. '
             f'References: {highlight.escape(", ".join(ev.ref_names))}.</p>'
-            '<nav><a href="#overview">Overview</a><a href="#significance">Significance</a>'
-            '<a href="#buckets">Buckets</a>'
-            + ('<a href="#errors">Human errors</a>' if errorstats.has_annotations(ev) else "")
-            + '<a href="#worst">Worst segments</a>'
-            + ('<a href="#tags">Tags</a>' if _has_tags(report) else "")
-            + '<a href="#signatures">Signatures</a></nav>')
+            f"<nav>{links}</nav>")
 
 
 def _primary(report) -> str | None:
@@ -84,15 +103,18 @@ def _primary(report) -> str | None:
 def _overview(report) -> str:
     corpus = overview.corpus_table(report)
     primary = _primary(report)
-    shown = overview.ranked(report, primary)
+    shown = overview.ranked_by_people(report, primary)
     for metric in shown.columns:
-        shown[metric] = [metric_info(metric, report).format(v) for v in shown[metric]]
+        shown[metric] = ([f"{v:.2f}" if pd.notna(v) else "" for v in shown[metric]] if metric == "human"
+                         else [metric_info(metric, report).format(v) for v in shown[metric]])
     best = overview.best_systems(corpus, report)
+    by = ("the human score (each system's mean over its rated outputs; higher is better)" if "human" in shown
+          else highlight.escape(metric_info(primary, report).label if primary else "name"))
     return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
-            f"<p>Systems ranked by {highlight.escape(metric_info(primary, report).label if primary else 'name')}. "
-            "Best per metric:</p>"
-            + _table(best, index=False)
-            + _table(shown.rename(columns=lambda m: metric_info(m, report).arrow_label), index=True)
+            f"<p>Systems ranked by {by}. Best per metric:</p>"
+            + _table(best, index=False, name="best_per_metric")
+            + _table(shown.rename(columns=lambda m: "human ↑" if m == "human" else metric_info(m, report).arrow_label),
+                     index=True, name="corpus_scores")
             + _figure(charts.corpus_bars(corpus, overview.best_mask(corpus, report), within=report)))
 
 
@@ -113,9 +135,9 @@ def _significance(report, method: str, n: int | None, seed: int | None) -> str:
         info = metric_info(metric, report)
         rows = rows.assign(score=[info.format(v) for v in rows["score"]])
         parts.append(f"<h3>{highlight.escape(info.arrow_label)}</h3>")
-        parts.append(_table(rows.drop(columns="metric"), places=3))
+        parts.append(_table(rows.drop(columns="metric"), places=3, name=f"clusters_{metric}"))
         parts.append('<details><summary class="small">p-values, system × system</summary>'
-                     + _table(matrix.loc[metric], places=3, index=True) + "</details>")
+                     + _table(matrix.loc[metric], places=3, index=True, name=f"pvalues_{metric}") + "</details>")
     return "".join(parts)
 
 
@@ -129,7 +151,7 @@ def _buckets(report) -> str:
     for by in dimensions:
         table = buckets.bucket_table(report, by)
         parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
-        parts.append(_table(table, places=2))
+        parts.append(_table(table, places=2, name=f"buckets_{by.replace(':', '_')}"))
         if metric is not None:
             parts.append(_figure(charts.bucket_bars(table, metric, within=report)))
     return "".join(parts)
@@ -147,36 +169,38 @@ def _errors(report) -> str:
     note = f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""
     return ('<h2 id="errors">Human errors per category and rater</h2>'
             "<p>Errors of every rater per system and top-level category; per_100: errors per 100 rated segments.</p>"
-            + _table(counts, places=2)
+            + _table(counts, places=2, name="errors_per_category")
             + f"<h3>Per rater</h3><p>Mean MQM score: minus the summed error weights of each rated output.{highlight.escape(note)}</p>"
-            + _table(raters, places=2)
+            + _table(raters, places=2, name="errors_per_rater")
             + "<h3>Significant differences per category</h3>"
             f"<p>Exact paired permutation test (sign flip) of the per-segment error count, Holm-corrected over "
             f"{attrs['tests']:,} tests; "
             f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
-            + (_table(shown, places=4) if len(shown) else "")
+            + (_table(shown, places=4, name="significant_categories") if len(shown) else "")
             + '<details><summary class="small">every pair and category</summary>'
-            + _table(significance, places=4) + "</details>")
+            + _table(significance, places=4, name="category_tests") + "</details>")
 
 
 def _worst(report, top: int) -> str:
     queue = segments.queue(report).head(top)
     ev = report.evalset
-    parts = [f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>",
-             f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
-             f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked.</p>",
-             highlight.render_legend(list(highlight.KINDS))]
     score_metrics = segments.score_columns(report)
     labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
               if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
+    boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(row["seg_id"]) - 1
         detail = segment_detail(report, system, seg)
+        kinds.update(span.kind for span in detail.hyp_spans)
+        kinds.update(span.kind for spans in detail.ref_spans.values() for span in spans)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
         human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
+        if row.get("critical"):
+            flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
+                      "higher problem score)</div>")
         if labels is not None and labels[i]:
             flags += f'<div class="flags">tags: {highlight.escape(labels[i])}</div>'
         texts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
@@ -185,10 +209,16 @@ def _worst(report, top: int) -> str:
                                                       label=f"Reference {name}"))
         texts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
                                                   label=f"Output ({system})"))
-        parts.append(f'<div class="seg"><h3>Segment {ev.seg_ids[seg]} · {highlight.escape(system)} · problem '
+        boxes.append(f'<div class="seg"><h3>Segment {ev.seg_ids[seg]} · {highlight.escape(system)} · problem '
                      f"{row['problem']:.3f}{highlight.escape(human)}</h3>{flags}"
                      f'<div class="small">{highlight.escape(scores)}</div>{"".join(texts)}</div>')
-    return "".join(parts)
+    rest = boxes[WORST_OPEN:]
+    return (f"<h2 id=\"worst\">The {len(queue)} worst segments</h2>"
+            f"<p>Worst first, in the order of <code>mtdiag triage</code> (one pair per source first) — the "
+            f"{highlight.escape(triage.PROBLEM_TEXT)} — with the evidence marked.</p>"
+            + highlight.render_legend([kind for kind in highlight.KINDS if kind in kinds])
+            + "".join(boxes[:WORST_OPEN])
+            + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
 
 
 def _has_tags(report) -> bool:
@@ -197,8 +227,6 @@ def _has_tags(report) -> bool:
 
 def _tags(report) -> str:
     """The user's tags (:mod:`mtdiag.tags`): per tag, the whole segments and the outputs it marks, and their ids."""
-    if not _has_tags(report):
-        return ""
     summary = tag_summary(report.evalset.tags, report.evalset.seg_ids).rename(
         columns={"segments": "whole segments", "seg_ids": "segment ids"})
     return ("<h2 id=\"tags\">Tags</h2><p>The tags given in the dashboard; a slice <code>tag == \"NAME\"</code> "
@@ -211,29 +239,106 @@ def _signatures(report) -> str:
     return "<h2 id=\"signatures\">Signatures</h2>" + _table(rows)
 
 
+# ------------------------------------------------------------------------------------------------ the sections
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the report: its anchor, its label in the table of contents, and its HTML."""
+
+    anchor: str
+    label: str
+    html: str
+
+
+@dataclass(frozen=True)
+class Writing:
+    """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
+    and ``say``, told each step."""
+
+    top: int
+    method: str
+    n: int | None
+    seed: int | None
+    say: Callable[[str], None]
+
+
+def _overview_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say("overview")
+    sections = [Section("overview", "Overview", _overview(report))]
+    writing.say("ranked significance")
+    return sections + [Section("significance", "Significance",
+                               _significance(report, writing.method, writing.n, writing.seed))]
+
+
+def _segments_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say(f"the {writing.top} worst segments")
+    sections = [Section("worst", "Worst segments", _worst(report, writing.top))]
+    return sections + ([Section("tags", "Tags", _tags(report))] if _has_tags(report) else [])
+
+
+def _buckets_sections(report, view, writing: Writing) -> list[Section]:
+    writing.say("buckets")
+    return [Section("buckets", "Buckets", _buckets(report))]
+
+
+def _likeness_sections(report, view, writing: Writing) -> list[Section]:
+    if not errorstats.has_annotations(report.evalset):
+        return []
+    writing.say("human error statistics")
+    return [Section("errors", "Human errors", _errors(report))]
+
+
+def _view_sections(report, view, writing: Writing) -> list[Section]:
+    """The generic section of a view: its help, then each named table and chart the data allows, with the options
+    its page starts from; nothing when the data lacks what the view needs."""
+    if view.missing(report):
+        return []
+    writing.say(view.title)
+    chosen = view.resolve(report)
+    parts = [f'<h2 id="{highlight.escape(view.name)}">{highlight.escape(view.title)}</h2>',
+             f"<p>{highlight.escape(view.help[0].upper() + view.help[1:])}.</p>"]
+    frames = view.frames(report, chosen)
+    for table in view.tables:
+        if table.name in frames:
+            parts.append(f"<h3>{highlight.escape(table.title)}</h3>"
+                         + _table(frames[table.name], name=f"{view.name}_{table.name}"))
+    titles = {chart.name: chart.title for chart in view.charts}
+    for name, figure in view.figures(report, chosen).items():
+        parts.append(f"<h3>{highlight.escape(titles[name])}</h3>" + _figure(figure))
+    return [Section(view.name, view.title, "".join(parts))]
+
+
+SECTIONS: dict[str, Callable[..., list[Section]]] = {
+    "overview": _overview_sections, "segments": _segments_sections, "buckets": _buckets_sections,
+    "likeness": _likeness_sections,
+}
+"""The views whose sections the report writes in a form of its own (the others get :func:`_view_sections`)."""
+
+
+def sections(report, writing: Writing) -> list[Section]:
+    """Every section of the report: those of each view in the report (``View.in_report``) — the :data:`LEAD` ones
+    first, the others in the registry's order — then the metric signatures."""
+    out: list[Section] = []
+    for view in views.REGISTRY.values():
+        if view.in_report:
+            out += SECTIONS.get(view.name, _view_sections)(report, view, writing)
+    lead = sorted((s for s in out if s.anchor in LEAD), key=lambda s: LEAD.index(s.anchor))
+    return lead + [s for s in out if s.anchor not in LEAD] + [Section("signatures", "Signatures",
+                                                                        _signatures(report))]
+
+
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
                 n: int | None = None, seed: int | None = compare.DEFAULT_SEED,
                 progress: Callable[[str], None] | None = None) -> str:
-    """The whole report as one HTML document (see the module docstring): header, overview, ranked significance
-    (``method`` ``bs``/``ar`` with ``n`` samples), buckets, the ``top`` worst segments, signatures."""
+    """The whole report as one HTML document (see the module docstring): the header with the table of contents,
+    every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
+    ``top`` worst segments)."""
     import plotly.offline
 
-    say = progress or (lambda _: None)
     title = title or f"mtdiag report: {report.evalset.name}"
-    body = [_header(report, title)]
-    say("overview")
-    body.append(_overview(report))
-    say("ranked significance")
-    body.append(_significance(report, method, n, seed))
-    say("buckets")
-    body.append(_buckets(report))
-    if errorstats.has_annotations(report.evalset):
-        say("human error statistics")
-        body.append(_errors(report))
-    say(f"the {top} worst segments")
-    body.append(_worst(report, top))
-    body.append(_tags(report))
-    body.append(_signatures(report))
+    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None)))
+    body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{highlight.escape(title)}'

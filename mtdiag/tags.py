@@ -1,4 +1,4 @@
-"""Tags: names a user gives to segments or to (system, segment) pairs, to find them again (issue 21, ``docs/slices.md``).
+"""Tags: names a user gives to segments or to (system, segment) pairs, to find them again (``docs/slices.md``).
 
 A tag set is a frame :data:`TAG_COLUMNS` — ``seg`` (0-based, in the whole test set), ``system`` (the tagged
 output's system, or ``""`` when the whole segment is tagged) and ``tag`` — one row per (segment, system, tag),

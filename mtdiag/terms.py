@@ -1,4 +1,4 @@
-"""Term inputs and term matching (Alam et al. 2021 §2.2; ``shared/spec/METRICS.md`` §3).
+"""Term inputs and term matching (Alam et al. 2021 §2.2; ``docs/metrics.md``, "Terminology").
 
 A *term occurrence* is one row of ``EvalSet.terms``: ``seg`` (0-based), ``src_term``, ``tgt_terms`` (target
 alternatives joined by ``|``), ``ref_surface`` (the term's form in the reference, "" when unknown) and ``term_id``.
@@ -35,7 +35,7 @@ from mtdiag.errors import InputError
 
 TERM_COLUMNS = ["seg", "term_id", "src_term", "tgt_terms", "ref_surface"]
 _TAG = re.compile(r"<(/?)term\b([^<>]*+)>", re.IGNORECASE)
-"""An opening or closing term tag. Linear on any line (issue 22): tried only at a ``<``, its attributes (possessive)
+"""An opening or closing term tag. Linear on any line: tried only at a ``<``, its attributes (possessive)
 stop at the next ``<`` or ``>``; a term's surface is the slice between an opening tag and the next closing one
 (:func:`strip_term_tags`), never a lazy ``.*?`` tried again from every unclosed tag."""
 _OPENING = re.compile(r"<term\b", re.IGNORECASE)
@@ -202,7 +202,7 @@ def _case_variants_once(rows: list[tuple]) -> tuple[list[tuple], list[tuple[int,
     """Term rows (row i on line i + 2) without the rows that only repeat a term of their segment in another case.
 
     A term list that gives ``Production Order`` and ``production order`` -> ``Produktionsauftrag`` for one
-    segment names one term twice, not two occurrences (issue 22: WMT25's term dictionaries; their scoring script
+    segment names one term twice, not two occurrences (as in WMT25's term dictionaries; their scoring script
     counts such a term once, 100 where counting it twice gave 50). Rows are the same term when segment, source
     term and target alternatives are equal ignoring case; the term is then required as often as its most listed
     spelling (a list that gives ``onset`` three times for three occurrences, as TICO-19's does, keeps all three).

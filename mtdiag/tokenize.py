@@ -4,9 +4,9 @@ Tokenisers are sacrebleu's (``none``, ``13a``, ``intl``, ``zh``, ``ja-mecab``, `
 right-stripped line exactly as sacrebleu's BLEU does, then split on whitespace; ``13a`` and ``zh``'s
 post-tokeniser are transcribed here without regular-expression templates (faster, and tested to give sacrebleu's
 strings on every dev text). Lower-casing is an explicit
-option (default on, as the seed papers report case-insensitive scores; see ``shared/spec/METRICS.md`` §0).
+option (default on, as the seed papers report case-insensitive scores; see ``docs/metrics.md``, "Tokens and case").
 
-Decision (``shared/spec/METRICS.md`` §0/§4, docs/metrics.md): a text is tokenised **as written** and the tokens
+Decision (``docs/metrics.md``, "Tokens and case"): a text is tokenised **as written** and the tokens
 are then case-folded, for every tokeniser. A segmenter with a dictionary must see the original case: folded first,
 MeCab splits the full-width ``Ｇ７`` into ``ｇ`` ``７`` and cuts ``VAT`` differently. For the case-agnostic tokenisers
 (``13a``, ``none``, ``intl``, ``zh``, ``char``) both orders give the same tokens (a test checks it on the sample

@@ -12,10 +12,20 @@ segment, so the penalty a pair can collect grows with its length: a 3-word line 
   percentiles* among all pairs of the set (``rank(method="average", pct=True)`` of the oriented score; 1 is the
   worst pair, ties share their rank) over three complementary views: **TER** (word edits incl. moved blocks,
   Snover et al. 2006), **chrF** (character n-grams, Popović 2015) and **OTEM** (repeated n-grams, Yang et al.
-  2018). A pair is a problem when the views agree. Imported metrics (``--scores``: COMET, MetricX, …) join as
-  further views.
+  2018) and, wherever the set has three or more systems, **consensus** (agreement with the other systems' outputs
+  of the same source, Kumar & Byrne 2004; DeNero et al. 2009): the references and the other systems are two
+  independent witnesses of the same output. A pair is a problem when the views agree. Imported metrics
+  (``--scores``: COMET, MetricX, …) join as further views.
 - **length**: the mean reference length in tokens — what TER's and the other rates' denominators are, so
-  rate × length counts errors rather than dividing them out.
+  rate × length counts errors rather than dividing them out (without references: the median length of the
+  systems' outputs of the source).
+
+One rule for every kind of human score. An error sum (MQM) grows with length; a holistic 0–100 judgement (ESA)
+does not. Measured on the dev sets against both (the holistic one as MQM among pairs of similar length), the
+length factor costs little where length cannot help and is most of the signal where it can; what fell short of
+the best single metric on holistic scores was the rate, and consensus joining it closed that: queue / best single
+metric 1.23 / 1.65 / 1.88 on the error sum (1.16 / 1.59 / 1.80 before), 0.998 / 1.040 / 1.006 on the holistic
+proxy (0.97 / 0.95 / 0.90 before).
 
 Percentiles are calibrated on the test set being looked at, never on a dev set, and the score has no fitted
 parameter: the same formula on any set. Measured on three dev sets (``benchmarks/triage_vs_human.py``, every figure
@@ -26,7 +36,8 @@ rate and 0.14 / 0.38 / 0.32 for length). Without any of the three views every se
 direction is used.
 
 **Order**: pairs with a *critical* check (:func:`mtdiag.checks.critical`: empty, truncated, a character flood, a
-repetition loop the source doesn't have) first, then by problem, ties by the pair's badness *relative to the
+repetition loop the source doesn't have, the wrong language, the source copied, an LLM's wrapper; named in the
+``critical`` column) first, then by problem, ties by the pair's badness *relative to the
 other systems on the same source* (its problem minus the source's mean problem over systems). By default the
 first :data:`FIRST_SCREEN` rows show at most :data:`PER_SOURCE` pair per source — the first screen a person
 reads covers that many different sources, each opening every system's output in the one-source view; ``strict``
@@ -45,16 +56,19 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import checks
+from mtdiag.api import missing_input
 from mtdiag.checks.tokens import reference_lengths
-from mtdiag.metrics import metric_info
+from mtdiag.metrics import create_metric, metric_info
 
 VIEWS = ("ter", "chrf", "otem")
+CONSENSUS = "consensus"  # agreement with the other systems' outputs: a view of its own, with or without references
 SHARE = 0.10
 FIRST_SCREEN = 50  # rows of the first screen(s) a person reads, each of another source ...
 PER_SOURCE = 1  # ... at most this many pairs of one source there
 PROBLEM_TEXT = ("problem score (0–1, higher = worse): how much a human would penalise the output, estimated as its "
-                "error rate (TER, chrF and OTEM percentiles) × its length, as a percentile of this test set; "
-                "plainly broken outputs (empty, truncated, floods, loops) first (docs/triage.md)")
+                "error rate (TER, chrF, OTEM and, with three or more systems, consensus percentiles) × its length, "
+                "as a percentile of this test set; plainly broken outputs (empty, truncated, floods, loops, wrong "
+                "language, source copies, LLM wrappers) first (docs/triage.md)")
 
 
 def badness_percentile(values: pd.Series, metric: str, within=None) -> pd.Series:
@@ -67,12 +81,34 @@ def badness_percentile(values: pd.Series, metric: str, within=None) -> pd.Series
 def ranking_metrics(report) -> list[str]:
     """The metrics the problem score averages: :data:`VIEWS` present in the report plus every imported metric
     with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
-    own), else every segment-level metric with a direction."""
+    own), else every segment-level metric with a direction; and :data:`CONSENSUS` wherever the set has the
+    systems it needs (:func:`view_scores` computes it when the report has not)."""
     imported = {info.name for info in report.evalset.imported}
     chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
-    if chosen:
-        return chosen
-    return [m for m in report.metrics if metric_info(m, report).segment_level and metric_info(m, report).has_direction]
+    if not chosen:
+        chosen = [m for m in report.metrics
+                  if metric_info(m, report).segment_level and metric_info(m, report).has_direction]
+    if CONSENSUS not in chosen and missing_input(report.evalset, CONSENSUS) is None:
+        chosen.append(CONSENSUS)
+    return chosen
+
+
+def view_scores(report, metric: str) -> pd.Series:
+    """The segment scores of one view over the report's pairs: the report's own column, or — for
+    :data:`CONSENSUS` on a report that did not compute it (a set with references computes it only on request) —
+    consensus with its default options on the report's tokens (memoised per report)."""
+    if metric in report.segments.columns:
+        return report.segments[metric]
+
+    def build():
+        computed = create_metric(metric, report)
+        ctx = report.context
+        values = np.concatenate([computed.segment_scores(computed.statistics(ctx, s)) for s in report.evalset.systems])
+        index = pd.MultiIndex.from_product([report.evalset.systems, range(report.evalset.n_segments)],
+                                           names=["system", "seg"])
+        return pd.Series(values, index=index, name=metric).reindex(report.segments.index)
+
+    return report.context.memo(("triage", metric), build)
 
 
 def signals(report) -> str:
@@ -91,10 +127,9 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics`` (default
     :func:`ranking_metrics`), 0–1; 0 where no metric has a value."""
     metrics = list(metrics or ranking_metrics(report))
-    segments = report.segments
     if not metrics:
-        return pd.Series(0.0, index=segments.index)
-    percentiles = pd.concat([badness_percentile(segments[m], m, report) for m in metrics], axis=1)
+        return pd.Series(0.0, index=report.segments.index)
+    percentiles = pd.concat([badness_percentile(view_scores(report, m), m, report) for m in metrics], axis=1)
     return np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
 
 
@@ -123,8 +158,9 @@ def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame
 def worst_first(report, metrics: Sequence[str] | None = None, *, requested: checks.Requested | None = None,
                 strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags``
-    (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), every segment score, then one
-    boolean column per check (``requested``: on-request checks and their options, e.g.
+    (the fired checks of :mod:`mtdiag.checks`, comma-joined, empty when none), ``critical`` (the fired *critical*
+    checks, comma-joined, empty when none: why a row stands above rows of higher problem), every segment score,
+    then one boolean column per check (``requested``: on-request checks and their options, e.g.
     ``{"mt_only_ngram": {"order": 2}}``).
 
     Order: a critical check first (a plainly broken output), then problem descending, relative descending, system
@@ -134,10 +170,11 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
     scores = problem_scores(report, metrics)
     flags = checks.flag_frame(report, requested)
     scores["flags"] = checks.flag_names(flags)
+    scores["critical"] = checks.flag_names(flags[checks.critical_columns(flags)])
     table = pd.concat([scores, report.segments, flags], axis=1).reset_index()
     order = {s: i for i, s in enumerate(report.evalset.systems)}
     table["_sys"] = table["system"].map(order)
-    table["_critical"] = checks.critical(flags).to_numpy()
+    table["_critical"] = table["critical"] != ""
     table = table.sort_values(["_critical", "problem", "relative", "_sys", "seg"],
                               ascending=[False, False, False, True, True], kind="stable", ignore_index=True)
     table.insert(1, "seg_id", table.pop("seg") + 1)

@@ -124,7 +124,7 @@ def _array_back(data: bytes) -> np.ndarray:
 class Workspace:
     """Saved runs in ``folder/workspace.sqlite`` (see the module docstring).
 
-    Hostile or damaged files (issue 22): a file that is no SQLite database, a truncated or header-only one, or an
+    Hostile or damaged files: a file that is no SQLite database, a truncated or header-only one, or an
     SQLite database of another program is never written to; every operation on it raises one
     :class:`~mtdiag.errors.InputError` naming the file (:func:`set_aside` moves it away so a new workspace can
     start). A workspace whose file or folder is read-only (no write permission, or no write bit — respected even
@@ -202,7 +202,7 @@ class Workspace:
     def _fit(self, db: sqlite3.Connection, kept: str) -> None:
         """Remove the oldest runs but ``kept`` until the stored data (pages in use) is within ``max_bytes``; refuse
         (roll back) when ``kept`` alone is over it. Freed pages are handed back to the file system when the
-        database was made with incremental auto-vacuum (every workspace made since issue 22), else reused."""
+        database was made with incremental auto-vacuum (every workspace made by this version), else reused."""
         while _used_bytes(db) > self.max_bytes:
             oldest = db.execute("SELECT id FROM runs WHERE id != ? ORDER BY created LIMIT 1", (kept,)).fetchone()
             if oldest is None:

@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the repository, the sample data and ../shared."""
+"""Shared fixtures: paths to the repository, the sample data and the test data (``tests/data``, see its README)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 SAMPLE = REPO / "sample_data"
-DEV = SHARED / "data" / "dev"
+DATA = REPO / "tests" / "data"
+DEV = DATA / "dev"
+WORKED_NUMBERS = DATA / "worked-numbers.json"
+
+
+def spec_path(path: str) -> Path:
+    """A file named as in the specification's worked numbers (``data/sample/...``, ``data/dev/...``): the same file
+    in this repository (``sample_data/...``, ``tests/data/dev/...``)."""
+    for prefix, folder in (("data/sample/", SAMPLE), ("data/dev/", DEV)):
+        if path.startswith(prefix):
+            return folder / path[len(prefix):]
+    raise ValueError(f"{path}: not a data/sample or data/dev path")
 
 
 def read_lines(path: Path) -> list[str]:
@@ -26,12 +36,6 @@ def en_de_texts() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     assert len(hyps) == 12
     return refs, hyps
 
-
-@pytest.fixture(scope="session")
-def shared() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"{SHARED} is missing: the tests need ../shared beside the repository")
-    return SHARED
 
 
 @pytest.fixture

@@ -148,6 +148,7 @@ def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, ca
     import shutil
 
     from mtdiag import cli
+    from mtdiag.cli import inputs
 
     folder, errors = _sample_without_human_scores(tmp_path)
     shutil.copy(errors, folder / "mqm.errors.tsv")
@@ -158,4 +159,4 @@ def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, ca
                         "match no output"]
     args = cli.build_parser("triage").parse_args(["triage", "--testset", str(folder), "--annotations",
                                                   str(folder / "mqm.errors.tsv")])
-    assert len(cli._load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice
+    assert len(inputs.load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice

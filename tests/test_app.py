@@ -14,12 +14,14 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from mtdiag import views
+from mtdiag.ui import navigation
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_data"
 
 APP = str(REPO / "app.py")
-PAGES = ["pages/overview.py", "pages/segments.py", "pages/over_under.py", "pages/waft_neva.py",
-         "pages/terminology.py", "pages/ngrams.py", "pages/likeness.py", "pages/compare.py"]
+PAGES = list(views.REGISTRY)  # every page, in the navigation's order: one per view
 SETS = sorted(p.name for p in SAMPLE.iterdir() if p.is_dir())
 DE = SAMPLE / "wmt21.en-de"
 N_DE = 117
@@ -37,27 +39,20 @@ def clear_caches():
 
 
 @pytest.fixture(autouse=True)
-def navigation_like_the_server(monkeypatch):
-    """Run app.py on every AppTest run, as the server does.
-
-    The server flips ``PagesManager.uses_pages_directory`` to False for good once app.py calls ``st.navigation``.
-    AppTest resets it before every run, and a ``pages/`` folder next to app.py turns it back on, so from the
-    second run on AppTest would execute the page file alone (Streamlit's old pages-folder mode) — without app.py's
-    sidebar and loader. This keeps the server's behaviour."""
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class NavigationPagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(app_test_module, "PagesManager", NavigationPagesManager)
-
-
-@pytest.fixture(autouse=True)
 def no_data_argument(monkeypatch):
     monkeypatch.delenv("MTDIAG_DATA", raising=False)
+
+
+def visit(at: AppTest, name: str) -> AppTest:
+    """Open view ``name``'s page, as its link in the navigation does (run it next). A page with a layout of its own
+    is its script, which ``AppTest.switch_page`` takes (relative to app.py); AppTest switches to scripts only, so
+    a view drawn by the generic page (a function) is found among the pages ``st.navigation`` registered by its
+    address, the view's name."""
+    script = navigation.layout(name)
+    if script is not None:
+        return at.switch_page(str(script.relative_to(REPO)))
+    at._page_hash = next(key for key, page in at._registered_pages.items() if page.get("url_pathname") == name)
+    return at
 
 
 def start() -> AppTest:
@@ -99,7 +94,7 @@ def table_with(at: AppTest, *columns: str) -> pd.DataFrame:
 
 
 def corpus_systems(at: AppTest) -> list[str]:
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     return list(table_with(at, "otem", "bleu").index)
 
 
@@ -124,7 +119,7 @@ def test_every_page_renders_on_every_sample_set(sample):
     at.selectbox(key="data_set").set_value(path).run()
     assert not at.exception
     for page in PAGES:
-        at.switch_page(page).run()
+        visit(at, page).run()
         assert not at.exception, f"{page} on {sample}: {[e.value for e in at.exception]}"
         assert at.title, f"{page} on {sample} has no title"
         assert not at.error, f"{page} on {sample}: {[e.value for e in at.error]}"
@@ -196,8 +191,8 @@ def test_bad_system_upload_shows_the_problem_and_keeps_the_data(name, data, expe
     assert any(expected in e for e in errors), errors
     assert any("data loaded before stays" in e for e in errors)
     assert corpus_systems(at) == before  # the previous data stays
-    for page in PAGES[1:3]:
-        at.switch_page(page).run()
+    for page in ("segments", "over_under"):
+        visit(at, page).run()
         assert not at.exception
 
 
@@ -231,7 +226,7 @@ def test_bad_upload_in_upload_mode_names_the_file_and_line():
 
 def test_selecting_a_segment_shows_its_detail():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value
     assert len(table) == 6 * N_DE
     assert table["seg_id"].head(50).is_unique  # worst first, one pair per source on the first screen
@@ -250,11 +245,11 @@ def test_selecting_a_segment_shows_its_detail():
 
 def test_segment_numbers_are_shown_from_1_like_the_file_lines():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value
     assert "seg" not in table.columns
     assert sorted(set(table["seg_id"])) == list(range(1, N_DE + 1))
-    at.switch_page("pages/waft_neva.py").run()
+    visit(at, "waft_neva").run()
     assert sorted(set(at.dataframe(key="wn_table").value["seg_id"])) == list(range(1, N_DE + 1))
 
 
@@ -271,15 +266,15 @@ def test_for_display_renumbers_segments_from_1():
 
 
 @pytest.mark.parametrize("page, filter_key, table_columns, start_set", [
-    ("pages/segments.py", "seg_systems", ("system", "seg_id", "problem"), "wmt21.en-de"),
-    ("pages/waft_neva.py", "wn_systems", ("system", "seg_id", "neva_minus_waft"), "wmt21.en-de"),
-    ("pages/terminology.py", "tm_systems", ("system", "src_term", "missed_in"), "wmt21.en-ja"),
+    ("segments", "seg_systems", ("system", "seg_id", "problem"), "wmt21.en-de"),
+    ("waft_neva", "wn_systems", ("system", "seg_id", "neva_minus_waft"), "wmt21.en-de"),
+    ("terminology", "tm_systems", ("system", "src_term", "missed_in"), "wmt21.en-ja"),
 ])
 def test_switching_sets_resets_the_system_filters(page, filter_key, table_columns, start_set):
     """Issue 11: a "Systems" filter set on one test set must not hide every row of the next one."""
     at = start()
     at.selectbox(key="data_set").set_value(str(SAMPLE / start_set)).run()
-    at.switch_page(page).run()
+    visit(at, page).run()
     first = at.multiselect(key=filter_key).value[0]
     at.multiselect(key=filter_key).set_value([first]).run()
     assert set(table_with(at, *table_columns)["system"]) == {first}
@@ -289,14 +284,14 @@ def test_switching_sets_resets_the_system_filters(page, filter_key, table_column
     assert at.multiselect(key=filter_key).value == tico_systems
     table = table_with(at, *table_columns)
     assert set(table["system"]) == set(tico_systems) and len(table) > 0
-    if page == "pages/segments.py":
+    if page == "segments":
         assert len(table) == 200 and sorted(table["seg_id"]) == list(range(1, 201))
-        assert "200 of 200 rows" in [c.value for c in at.caption]
+        assert "200 of 200 rows, worst first" in [c.value for c in at.caption]
 
 
 def test_segment_filters_and_flags():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.multiselect(key="seg_flags").set_value(["over_translation"]).run()
     table = at.dataframe(key="seg_table").value
     assert len(table) and table["over_translation"].all()
@@ -311,7 +306,7 @@ def test_segment_text_is_escaped_and_shown_literally():
     lines = de_lines("ref.D.txt")
     lines[5] = f"Ein Test {SCRIPT} und {IMG} Ende"
     at.file_uploader(key="up_extra").set_value(lines_file("xss.txt", lines)).run()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.text_input(key="seg_text").set_value("__xss").run()
     table = at.dataframe(key="seg_table").value
     assert list(zip(table["system"], table["seg_id"])) == [("xss", 6)]  # line 6 of the file
@@ -320,7 +315,7 @@ def test_segment_text_is_escaped_and_shown_literally():
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in text
     assert "&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt;" in text
     assert "<script>window" not in body and "<img src=x" not in body
-    at.switch_page("pages/compare.py").run()
+    visit(at, "compare").run()
     at.selectbox(key="cmp_a").set_value("xss").run()
     assert "<script>window" not in html_bodies(at)
 
@@ -330,16 +325,15 @@ def test_long_segment_is_shortened_for_display():
     lines = de_lines("ref.D.txt")
     lines[7] = "marker " + " ".join(f"w{i}" for i in range(10_000))
     at.file_uploader(key="up_extra").set_value(lines_file("long.txt", lines)).run()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.text_input(key="seg_text").set_value("marker w0 w1").run()
     assert not at.exception
     body = html_bodies(at)
     assert "shortened for display" in body
     assert len(body) < 200_000
     cell = at.dataframe(key="seg_table").value["hyp"].iloc[0]
-    from mtdiag.views import TABLE_TEXT
-
-    assert len(cell) == TABLE_TEXT + 1 and cell.endswith("…")  # a table cell wraps up to 1,000 characters
+    # a grid cell shows what its row's wrapped lines hold and says the text goes on (views.fit_lines)
+    assert cell.startswith("marker w0 w1") and cell.endswith("…") and 20 < len(cell) < 400
 
 
 # ------------------------------------------------------------------------------------------ other views
@@ -347,7 +341,7 @@ def test_long_segment_is_shortened_for_display():
 
 def test_over_under_ngram_opens_its_segments():
     at = start()
-    at.switch_page("pages/over_under.py").run()
+    visit(at, "over_under").run()
     grams = at.dataframe(key="ou_grams_otem").value
     at.session_state["ou_grams_otem"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
@@ -358,7 +352,7 @@ def test_over_under_ngram_opens_its_segments():
 
 def test_ngram_table_opens_its_segments():
     at = start()
-    at.switch_page("pages/ngrams.py").run()
+    visit(at, "ngrams").run()
     rows = at.dataframe(key="ng_table_ht_only").value
     at.session_state["ng_table_ht_only"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
     at.run()
@@ -375,7 +369,7 @@ def test_ngram_with_markup_is_shown_escaped_in_markdown():
     for i in (1, 2, 3):
         lines[i] = f"{lines[i]} ![x](http://127.0.0.1:9/i) [x](javascript:alert(1)) <img src=x onerror=alert(2)>"
     at.file_uploader(key="up_extra").set_value(lines_file("probe.txt", lines)).run()
-    at.switch_page("pages/ngrams.py").run()
+    visit(at, "ngrams").run()
     at.selectbox(key="ng_system").set_value("probe")
     at.toggle(key="ng_hide").set_value(False)  # the markup n-grams are punctuation: shown only with the toggle off
     at.segmented_control(key="ng_kind").set_value("mt_only").run()
@@ -393,7 +387,7 @@ def test_ngram_with_markup_is_shown_escaped_in_markdown():
 
 def test_terminology_explains_without_terms_and_shows_terms_with_them():
     at = start()
-    at.switch_page("pages/terminology.py").run()
+    visit(at, "terminology").run()
     # the default sample has terms (the TICO-19 en-de glossaries matched in its sources): every page shows data
     assert table_with(at, "src_term", "occurrences")["occurrences"].sum() > 0
     at.radio(key="data_mode").set_value("Upload files").run()  # an upload without terms
@@ -411,7 +405,7 @@ def test_terminology_explains_without_terms_and_shows_terms_with_them():
 
 def test_compare_two_systems():
     at = start()
-    at.switch_page("pages/compare.py").run()
+    visit(at, "compare").run()
     metrics = table_with(at, "metric", "difference", "better")
     assert {"difference", "p", "significant", "better"} <= set(metrics.columns)
     segs = at.dataframe(key="cmp_segs").value
@@ -421,7 +415,7 @@ def test_compare_two_systems():
 
 def test_human_likeness_and_human_scores_on_three_references():
     at = start()
-    at.switch_page("pages/likeness.py").run()
+    visit(at, "likeness").run()
     table = table_with(at, "metric", "orange", "king")
     assert set(table["metric"]) == {"waft", "neva", "bleu", "chrf"}
     assert table["orange"].between(0, 1).all()
@@ -440,7 +434,7 @@ def test_human_likeness_explains_what_is_missing():
     at = start()
     path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
     at.selectbox(key="data_set").set_value(path).run()
-    at.switch_page("pages/likeness.py").run()
+    visit(at, "likeness").run()
     assert any("needs at least 2 references" in i.value for i in at.info)
     at.segmented_control(key="hl_section").set_value("queen").run()
     assert any("needs at least 3 references" in i.value for i in at.info)
@@ -461,9 +455,9 @@ def test_widget_clicks_never_recompute_metrics(monkeypatch):
 
     monkeypatch.setattr(ui_state, "evaluate", refuse)
     at.selectbox(key="ov_baseline").set_value("Online-W").run()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.multiselect(key="seg_systems").set_value(["UEdin"]).run()
-    at.switch_page("pages/waft_neva.py").run()
+    visit(at, "waft_neva").run()
     assert not at.exception, [e.value for e in at.exception]
     # a different option is different numbers: that one does compute
     at.checkbox(key="opt_lowercase").uncheck().run()
@@ -471,7 +465,7 @@ def test_widget_clicks_never_recompute_metrics(monkeypatch):
 
 
 def test_lower_case_says_beside_it_that_bleu_chrf_and_ter_are_not_affected():
-    from mtdiag.ui.loader import LOWERCASE_NOTE
+    from mtdiag.ui.options import LOWERCASE_NOTE
 
     at = start()
     captions = [c.value for c in at.sidebar.caption]
@@ -490,7 +484,7 @@ def test_data_argument_opens_that_folder(tmp_path, monkeypatch):
 
 
 def test_data_argument_parsing():
-    from mtdiag.ui.loader import data_argument
+    from mtdiag.ui.testsets import data_argument
 
     assert data_argument(["--data", "/x"]) == "/x"
     assert data_argument(["--data=/y"]) == "/y"
@@ -510,19 +504,19 @@ def test_table_exports():
 def test_folder_scan_uses_the_io_naming_rule(tmp_path):
     """The dashboard's folder scan counts what load_folder reads: README/LICENSE/notes are not systems, a prefixed
     ``testset.xx-yy.ref.B.txt`` is a reference; upload names and the language pair come from mtdiag.io too."""
-    from mtdiag.ui import loader
+    from mtdiag.ui import testsets, uploads
 
     for name in ("ref.txt", "newstest2021.en-de.ref.B.txt", "README.txt", "LICENSE.txt", "notes.txt",
                  "newstest2021.en-de.Sys.txt", "src.txt", "src.annotated.txt"):
         (tmp_path / name).write_text("a\n", encoding="utf-8")
-    assert loader._is_set(tmp_path) and loader._richness(tmp_path) == (2, 1)
+    assert testsets._is_set(tmp_path) and testsets._richness(tmp_path) == (2, 1)
     (tmp_path / "ref.txt").unlink()
     (tmp_path / "newstest2021.en-de.ref.B.txt").unlink()
-    assert loader._is_set(tmp_path) and loader._richness(tmp_path) == (0, 1)  # source + output: reference-free
+    assert testsets._is_set(tmp_path) and testsets._richness(tmp_path) == (0, 1)  # source + output: reference-free
     (tmp_path / "src.txt").unlink()
-    assert not loader._is_set(tmp_path)
-    assert loader._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
-    assert loader._guess_lang_pair(["HW-TSC.txt"]) == ""
+    assert not testsets._is_set(tmp_path)
+    assert uploads._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
+    assert uploads._guess_lang_pair(["HW-TSC.txt"]) == ""
 
 
 # ------------------------------------------------------------------------------------------ memory
@@ -569,7 +563,7 @@ def test_a_session_keeps_no_report_between_runs():
     import weakref
 
     assert isinstance(at.session_state["_mtdiag_current"], weakref.ref)
-    at.switch_page("pages/segments.py").run()  # the next run finds the report in the store
+    visit(at, "segments").run()  # the next run finds the report in the store
     assert not at.exception and len(at.dataframe(key="seg_table").value) == 6 * N_DE
 
 
@@ -612,12 +606,12 @@ def test_one_cached_view_per_function_never_shared_and_not_recomputed():
 
 
 def test_an_upload_over_the_session_budget_is_refused_before_parsing(monkeypatch):
-    from mtdiag.ui import loader, state
+    from mtdiag.ui import state, uploads
 
     at = start()
     monkeypatch.setattr(state, "SESSION_BUDGET_MB", 0.25)  # a sample reference + system: 42 KB of text
     parsed = []
-    monkeypatch.setattr(loader.mio, "load_files", lambda *args, **kwargs: parsed.append(args) or None)
+    monkeypatch.setattr(uploads.mio, "load_files", lambda *args, **kwargs: parsed.append(args) or None)
     at.radio(key="data_mode").set_value("Upload files").run()
     at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
     at.file_uploader(key="up_hyps").set_value(lines_file("sys.txt", de_lines("ref.C.txt"))).run()

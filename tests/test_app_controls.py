@@ -16,12 +16,8 @@ import pyarrow as pa
 import pytest
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    DE, REPO, SAMPLE, clear_caches, de_lines, lines_file, navigation_like_the_server, no_data_argument, start,
-    table_with)
+    DE, PAGES, REPO, SAMPLE, clear_caches, de_lines, lines_file, no_data_argument, start, table_with, visit)
 
-PAGES = ["pages/overview.py", "pages/buckets.py", "pages/distributions.py", "pages/segments.py",
-         "pages/over_under.py", "pages/waft_neva.py", "pages/terminology.py", "pages/ngrams.py",
-         "pages/likeness.py", "pages/compare.py"]
 UPLOADED = {"alpha": "newstest2021.en-de.Online-W.txt", "beta": "newstest2021.en-de.UEdin.txt",
             "gamma": "newstest2021.en-de.Facebook-AI.txt"}  # system names no sample set has
 
@@ -148,7 +144,7 @@ def baseline_marked(at) -> set[str]:
 
 
 def check_marks(at, browser: Browser, page: str) -> None:
-    if page == "pages/overview.py":
+    if page == "overview":
         assert baseline_marked(at) == set(browser.shown["ov_baseline"]) - {"(none)"}
 
 
@@ -156,7 +152,7 @@ def check_marks(at, browser: Browser, page: str) -> None:
 def test_every_choice_follows_the_data_it_is_shown_with(page):
     at, browser = start(), Browser()
     assert_in_step(at, browser, "the first page")
-    at.switch_page(page)
+    visit(at, page)
     run(at, browser, f"{page} on wmt21.en-de")
     set_every_choice(at, browser, page)
     check_marks(at, browser, page)
@@ -169,7 +165,7 @@ def test_every_choice_follows_the_data_it_is_shown_with(page):
     controls = run(at, browser, f"{page} after the upload")
     assert not at.error, [e.value for e in at.error]
     check_marks(at, browser, page)
-    if page == "pages/overview.py":
+    if page == "overview":
         assert browser.shown["ov_baseline"] == ["alpha"]  # the new data's default, not a sample system
     for key in ("cmp_a", "cmp_b", "bk_a", "bk_b", "ng_system", "ou_system", "wn_system", "tm_system"):
         if key in controls:
@@ -181,7 +177,8 @@ def test_no_page_draws_a_choice_without_following_the_data():
     the data (:func:`mtdiag.ui.widgets.follow`); only those wrappers call Streamlit's."""
     direct = {"selectbox", "multiselect", "radio", "segmented_control"}
     offenders = []
-    for path in [*sorted((REPO / "pages").glob("*.py")), REPO / "mtdiag" / "ui" / "widgets.py"]:
+    ui = REPO / "mtdiag" / "ui"
+    for path in [*sorted((ui / "layouts").glob("*.py")), ui / "generic.py", ui / "choices.py", ui / "widgets.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         wrappers = {node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
                     and node.name in ("select", "multiselect", "segmented", "radio")}

@@ -14,23 +14,24 @@ from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from mtdiag.ui.widgets import fitted_height
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    DE, N_DE, SAMPLE, clear_caches, de_lines, html_bodies, navigation_like_the_server, no_data_argument, start,
-    table_with)
+    DE, N_DE, SAMPLE, clear_caches, de_lines, html_bodies, no_data_argument, start, table_with, visit)
 
-SEGMENTS_ROW = 72  # pages/segments.py ROW_HEIGHT
+SEGMENTS_ROW = 68  # mtdiag/ui/layouts/segments.py ROW_HEIGHT: three wrapped lines
 
 
 @pytest.fixture
 def heights(monkeypatch) -> dict:
     """The ``height`` each ``st.dataframe`` was drawn with, by key (the browser's geometry; AppTest has no size)."""
+    from streamlit.delta_generator import DeltaGenerator
+
     drawn: dict = {}
-    original = st.dataframe
+    original = DeltaGenerator.dataframe
 
-    def recording(data=None, *args, **kwargs):
+    def recording(self, data=None, *args, **kwargs):
         drawn[kwargs.get("key")] = kwargs.get("height")
-        return original(data, *args, **kwargs)
+        return original(self, data, *args, **kwargs)
 
-    monkeypatch.setattr(st, "dataframe", recording)
+    monkeypatch.setattr(DeltaGenerator, "dataframe", recording)  # tables are drawn into a container of their own
     return drawn
 
 
@@ -44,10 +45,10 @@ def test_fitted_height_follows_streamlits_geometry():
 
 def test_the_queue_shows_flags_and_problem_first():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     order = list(at.dataframe(key="seg_table").proto.column_order)
-    assert order[:4] == ["system", "seg_id", "flags", "problem"]
-    assert order[4:6] == ["src", "hyp"] and order.index("chrf") < order.index("repetition")
+    assert order[:5] == ["system", "seg_id", "critical", "flags", "problem"]
+    assert order[5:7] == ["src", "hyp"] and order.index("chrf") < order.index("repetition")
     systems = next(list(f.proto.column_order) for f in at.dataframe  # read-only: no key in AppTest
                    if "problem" in f.value.columns and "seg_id" not in f.value.columns)
     assert systems[:3] == ["system", "flags", "problem"]
@@ -58,23 +59,23 @@ def test_the_queue_shows_flags_and_problem_first():
 
 def test_a_one_row_result_is_one_row_high_and_long_tables_stop_at_their_maximum(heights):
     at = start()
-    at.switch_page("pages/segments.py").run()
-    assert heights["seg_table"] == 620  # 702 pairs: the maximum, then the table scrolls
+    visit(at, "segments").run()
+    assert heights["seg_table"] == 10 * SEGMENTS_ROW + 35 + 2  # 702 pairs: ten rows, then the table scrolls
     line = max(de_lines("src.txt"), key=len)
     at.multiselect(key="seg_systems").set_value(["UEdin"])
     at.text_input(key="seg_text").set_value(re.escape(line[:40])).run()
     assert len(at.dataframe(key="seg_table").value) == 1
     assert heights["seg_table"] == SEGMENTS_ROW + 35 + 2  # not padded with blank rows
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     assert heights["ov_clusters"] == 6 * 35 + 35 + 2  # the ranked table: six systems
-    at.switch_page("pages/buckets.py").run()
+    visit(at, "buckets").run()
     rows = len(table_with(at, "bucket", "system", "segments"))
     assert heights["bk_table"] == min(360, rows * 35 + 37)
 
 
 def test_compare_ranks_by_the_problem_score_difference_and_marks_the_closer_output():
     at = start()
-    at.switch_page("pages/compare.py").run()
+    visit(at, "compare").run()
     assert not at.exception
     a, b = at.selectbox(key="cmp_a").value, at.selectbox(key="cmp_b").value
     segs = at.dataframe(key="cmp_segs").value

@@ -10,7 +10,7 @@ import pytest
 from mtdiag import checks, triage
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    SAMPLE, SETS, clear_caches, html_bodies, navigation_like_the_server, no_data_argument, shown, start, table_with)
+    SAMPLE, SETS, clear_caches, html_bodies, no_data_argument, shown, start, table_with, visit)
 
 DOC_SET = {"src.txt": ["die Katze sitzt", "der Hund läuft", "es regnet heute", "wir essen Brot", "das Haus ist alt"],
            "ref.txt": ["the cat sits", "the dog runs", "it rains today", "we eat bread", "the house is old"],
@@ -34,7 +34,7 @@ def headers(at) -> list[str]:
 def test_pairs_sources_and_the_one_source_view_on_every_sample_set(sample):
     at = start()
     at.selectbox(key="data_set").set_value(str(SAMPLE / sample)).run()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     systems = at.multiselect(key="seg_systems").value
     table = at.dataframe(key="seg_table").value
@@ -66,7 +66,7 @@ def test_pairs_sources_and_the_one_source_view_on_every_sample_set(sample):
 
 def test_selecting_a_source_opens_it_sortable_by_any_score():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.radio(key="seg_view").set_value("sources").run()
     sources = at.dataframe(key="seg_src_table").value
     at.session_state["seg_src_table"] = {"selection": {"rows": [4], "columns": [], "cells": []}}
@@ -84,7 +84,7 @@ def test_selecting_a_source_opens_it_sortable_by_any_score():
 
 def test_invalid_regex_shows_an_error_and_the_page_keeps_working():
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     n = len(at.dataframe(key="seg_table").value)
     at.text_input(key="seg_text").set_value("(Hund[").run()
     assert not at.exception
@@ -98,7 +98,7 @@ def test_invalid_regex_shows_an_error_and_the_page_keeps_working():
 
 def test_human_scores_are_a_column_when_loaded():
     at = start()  # wmt21.en-de has MQM scores
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value
     assert "human" in table.columns and table["human"].notna().any()
 
@@ -123,7 +123,7 @@ def test_documents_filter_and_per_document_scores(tmp_path, monkeypatch):
     monkeypatch.setattr(mio, "load_folder", with_documents)
     monkeypatch.setenv("MTDIAG_DATA", str(folder))
     at = start()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.dataframe(key="seg_table").value) == 10
     docs = table_with(at, "doc", "system", "segments", "bleu")

@@ -4,15 +4,16 @@ line and keeps the data, and a slice the finder found opens in the box."""
 
 from __future__ import annotations
 
+from urllib.parse import quote_plus
+
 import pytest
 
 from mtdiag.api import evaluate
 from mtdiag.io.folders import load_folder
 from mtdiag.slices import where
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    DE, N_DE, PAGES, clear_caches, navigation_like_the_server, no_data_argument, shown, start, table_with)
+    DE, N_DE, PAGES, clear_caches, no_data_argument, shown, start, table_with, visit)
 
-PAGES_WITH_FINDER = [*PAGES, "pages/buckets.py", "pages/distributions.py", "pages/slices.py"]
 EXPRESSION = "seg_id <= 40"
 
 
@@ -26,8 +27,8 @@ def sliced(expression: str = EXPRESSION):
 def test_every_page_follows_the_slice():
     at = sliced()
     assert any("keeps **40** of 117 segments" in shown(c.value) for c in at.sidebar.caption)
-    for page in PAGES_WITH_FINDER:
-        at.switch_page(page).run()
+    for page in PAGES:
+        visit(at, page).run()
         assert not at.exception, f"{page}: {[e.value for e in at.exception]}"
         assert not at.error, f"{page}: {[e.value for e in at.error]}"
         assert any("40 of 117" in shown(i.value) for i in at.info), page
@@ -44,7 +45,7 @@ def test_the_overview_shows_the_slices_corpus_scores():
 
 def test_the_segments_page_lists_only_the_slices_segments_with_their_own_ids():
     at = sliced('seg_id >= 100')
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     at.toggle(key="seg_strict").set_value(True).run()
     ids = table_with(at, "seg_id", "system")["seg_id"]
     assert ids.min() >= 100 and ids.max() <= N_DE  # the slice keeps the set's own segment numbers
@@ -92,13 +93,17 @@ def test_clearing_the_slice_shows_every_segment_again():
 
 def test_the_slice_finder_lists_slices_and_opens_one_in_the_box():
     at = start()
-    at.switch_page("pages/slices.py").run()
+    visit(at, "slices").run()
     assert not at.exception, [e.value for e in at.exception]
     found = table_with(at, "expression", "size", "p_corrected")
     assert len(found) > 0 and (found["size"] < N_DE).all()
     expression = found["expression"].iloc[0]
-    at.button(key="sf_open").click().run()
+    link = next(e for e in at.get("page_link") if e.proto.label == "Open this slice")
+    assert link.proto.page == "segments" and f"where={quote_plus(expression)}" in link.proto.query_string
+    at.query_params["where"] = expression  # following the link: the Segments page with the slice in the address
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
+    assert "where" not in at.query_params  # taken off the address once in the box
     assert at.text_input(key="slice_where").value == expression
     assert any(f"of {N_DE} segments" in shown(i.value) for i in at.info)
     queue = table_with(at, "seg_id", "system")

@@ -8,10 +8,10 @@ import pandas as pd
 
 from mtdiag.workspace import Workspace
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
-    clear_caches, navigation_like_the_server, no_data_argument, shown, start, table_with)
+    clear_caches, no_data_argument, shown, start, table_with, visit)
 from tests.test_app_workspace import restart, save, workspace_folder  # noqa: F401 - the workspace fixture
 
-SEGMENTS = "pages/segments.py"
+SEGMENTS = "segments"
 
 
 def select_rows(at, key: str, rows: list[int]):
@@ -42,7 +42,7 @@ def test_tags_of_a_saved_run_survive_a_restart_and_slice(workspace_folder):
     at = start()
     save(at, "news")
     at.button(key="run_open").click().run()
-    at.switch_page(SEGMENTS).run()
+    visit(at, SEGMENTS).run()
     first = queue(at).head(2)
     select_rows(at, "seg_table", [0, 1])
     tag(at, "seg_table", "check later")
@@ -57,7 +57,7 @@ def test_tags_of_a_saved_run_survive_a_restart_and_slice(workspace_folder):
     restart()
     at = start()
     at.button(key="run_open").click().run()
-    at.switch_page(SEGMENTS).run()
+    visit(at, SEGMENTS).run()
     table = queue(at)
     assert (table["tags"] == "check later").sum() == 2  # found again after the restart
     at.text_input(key="slice_where").set_value('tag == "check later"').run()
@@ -73,7 +73,7 @@ def test_tags_of_a_saved_run_survive_a_restart_and_slice(workspace_folder):
 
 def test_tags_on_data_not_saved_stay_in_the_session_until_it_is_saved(workspace_folder):
     at = start()
-    at.switch_page(SEGMENTS).run()
+    visit(at, SEGMENTS).run()
     at.toggle(key="seg_strict").set_value(True).run()
     first = queue(at).head(3)
     select_rows(at, "seg_table", [0, 1, 2])
@@ -94,7 +94,7 @@ def test_tags_on_data_not_saved_stay_in_the_session_until_it_is_saved(workspace_
 
 def test_a_bad_tag_name_is_one_line_and_changes_nothing(workspace_folder):
     at = start()
-    at.switch_page(SEGMENTS).run()
+    visit(at, SEGMENTS).run()
     select_rows(at, "seg_table", [0])
     tag(at, "seg_table", "   ")
     assert any("The tag was not changed: a tag needs a name" in shown(e.value) for e in at.error)
@@ -105,12 +105,12 @@ def test_a_bad_tag_name_is_one_line_and_changes_nothing(workspace_folder):
 
 def test_tables_of_other_pages_show_and_take_tags(workspace_folder):
     at = start()
-    at.switch_page(SEGMENTS).run()
+    visit(at, SEGMENTS).run()
     at.toggle(key="seg_strict").set_value(True).run()
     first = queue(at).iloc[0]
     select_rows(at, "seg_table", [0])
     tag(at, "seg_table", "seen", whole=True)
-    at.switch_page("pages/compare.py").run()
+    visit(at, "compare").run()
     assert not at.exception, [e.value for e in at.exception]
     differ = table_with(at, "seg_id", "tags")
     assert set(differ.loc[differ["seg_id"] == first["seg_id"], "tags"]) <= {"seen"}

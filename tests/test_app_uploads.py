@@ -16,16 +16,7 @@ import pytest
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
-    DE,
-    clear_caches,
-    corpus_systems,
-    navigation_like_the_server,
-    no_data_argument,
-    shown,
-    sidebar_text,
-    start,
-    table_with,
-)
+    DE, clear_caches, corpus_systems, no_data_argument, shown, sidebar_text, start, table_with, visit)
 from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_xml
 
 EVALSET = load_folder(DE)
@@ -92,7 +83,7 @@ def test_a_test_set_file_in_each_format_scores_like_the_folder(kind, tmp_path, e
     assert not at.error, [e.value for e in at.error]
     assert f"**{path.name}** (en-de)" in sidebar_text(at)
     assert "117 segments · 6 systems · 3 references" in sidebar_text(at)
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     table = table_with(at, "otem", "bleu")
     assert sorted(table.index) == sorted(SYSTEMS)
     for metric in ("bleu", "chrf", "ter", "otem", "utem", "waft", "neva"):
@@ -136,7 +127,7 @@ def test_mqm_annotations_show_the_human_error_spans_in_the_segment_detail():
     at = upload(start(), "up_annotations", "mqm.errors.tsv", MQM.encode())
     assert not at.error, [e.value for e in at.error]
     assert "wmt21.en-de + mqm.errors.tsv" in sidebar_text(at)
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value
     row = int(((table["system"] == "UEdin") & (table["seg_id"] == 2)).to_numpy().nonzero()[0][0])
     at.session_state["seg_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
@@ -159,12 +150,12 @@ def _wide_scores() -> bytes:
 def test_a_scores_upload_adds_the_metric_to_every_view():
     at = upload(start(), "up_scores", "comet.csv", _wide_scores())
     assert "wmt21.en-de + comet.csv" in sidebar_text(at)
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     table = table_with(at, "otem", "comet")
     expected = {s: sum(0.5 + 0.01 * i + 0.001 * (seg % 7) for seg in range(1, 118)) / 117
                 for i, s in enumerate(SYSTEMS)}
     assert table["comet"].to_dict() == pytest.approx(expected, rel=1e-12)
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert "comet" in at.dataframe(key="seg_table").value.columns
 
 
@@ -174,7 +165,7 @@ def test_a_broken_scores_file_names_the_line_and_keeps_the_data():
     errors = [shown(e.value) for e in at.error]
     assert any("bad.tsv: line 2: seg_id 999 is out of range" in e and "data loaded before stays" in e
                for e in errors), errors
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     assert "comet" in table_with(at, "otem", "bleu").columns  # the data before (with comet) stays
 
 
@@ -211,13 +202,13 @@ def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
 
     before = dict(REGISTRY)
     first = upload(start(), "up_scores", "comet.csv", _wide_scores())
-    first.switch_page("pages/overview.py").run()
+    visit(first, "overview").run()
     assert "comet" in table_with(first, "otem", "bleu").columns
     second = start()
-    second.switch_page("pages/overview.py").run()
+    visit(second, "overview").run()
     assert "comet" not in table_with(second, "otem", "bleu").columns
     assert not any(option.startswith("comet") for option in second.selectbox(key="ov_rank").options)
-    second.switch_page("pages/segments.py").run()
+    visit(second, "segments").run()
     assert "comet" not in second.dataframe(key="seg_table").value.columns
     assert dict(REGISTRY) == before
     # the second session imports its own "comet", lower-is-better (before: refused, the name was taken process-wide)
@@ -226,8 +217,8 @@ def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
                                                 (line.split(",") for line in lower.strip().split("\n")[1:])]) + "\n"
     upload(second, "up_scores", "comet_lower.csv", lower.encode())
     assert not second.error, [e.value for e in second.error]
-    second.switch_page("pages/overview.py").run()
+    visit(second, "overview").run()
     assert "comet ↓" in second.selectbox(key="ov_rank").options  # the options as shown: labels with arrows
-    first.switch_page("pages/overview.py").run()  # the first session still has its own, higher-is-better
+    visit(first, "overview").run()  # the first session still has its own, higher-is-better
     assert "comet ↑" in first.selectbox(key="ov_rank").options
     assert dict(REGISTRY) == before

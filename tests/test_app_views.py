@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    SAMPLE, SETS, clear_caches, navigation_like_the_server, no_data_argument, start, table_with)
+    SAMPLE, SETS, clear_caches, no_data_argument, start, table_with, visit)
 
 
 REFERENCE_FREE = {"ui-strings.en-de"}  # sample sets without a reference: consensus instead of BLEU/chrF
@@ -26,7 +26,7 @@ def _open(sample: str):
 @pytest.mark.parametrize("name", SETS)
 def test_buckets_page_on_every_sample(name):
     at = _open(name)
-    at.switch_page("pages/buckets.py").run()
+    visit(at, "buckets").run()
     assert not at.exception and not at.error
     dimensions = at.selectbox(key="bk_by").options
     assert ("reference length (tokens)" in dimensions) == (name not in REFERENCE_FREE)
@@ -66,7 +66,7 @@ def test_overview_ranks_systems_with_clusters(name):
 @pytest.mark.parametrize("name", SETS)
 def test_distributions_page_box_violin_and_scatter(name):
     at = _open(name)
-    at.switch_page("pages/distributions.py").run()
+    visit(at, "distributions").run()
     assert not at.exception and not at.error
     charts = at.get("plotly_chart")
     assert len(charts) == 2
@@ -80,7 +80,7 @@ def test_distributions_page_box_violin_and_scatter(name):
 
 def test_ngrams_between_two_systems():
     at = _open("wmt21.en-de")
-    at.switch_page("pages/ngrams.py").run()
+    visit(at, "ngrams").run()
     at.radio(key="ng_mode").set_value("system").run()
     assert not at.exception and not at.error
     system, other = at.selectbox(key="ng_system").value, at.selectbox(key="ng_other").value

@@ -1,6 +1,6 @@
 """Saved runs in the dashboard (issue 15, Build 4): save a run, "restart" (every cache and the report store
-emptied, a new AppTest session), reopen it with no scoring at all, add a system scoring only that system, delete
-it after a confirmation; ``--workspace DIR`` and ``MTDIAG_WORKSPACE`` choose the folder."""
+emptied, a new AppTest session), reopen it with no metric of the run scored again, add a system scoring only that
+system, delete it after a confirmation; ``--workspace DIR`` and ``MTDIAG_WORKSPACE`` choose the folder."""
 
 from __future__ import annotations
 
@@ -13,23 +13,14 @@ import streamlit as st
 import mtdiag.api
 import mtdiag.ui.state as ui_state
 import mtdiag.workspace
-from mtdiag.ui import loader
+from mtdiag.metrics.consensus import Consensus
+from mtdiag.ui import runs
 from mtdiag.workspace import Workspace
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
-    PAGES,
-    clear_caches,
-    de_lines,
-    lines_file,
-    navigation_like_the_server,
-    no_data_argument,
-    shown,
-    sidebar_text,
-    start,
-    table_with,
-)
+    PAGES, clear_caches, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with, visit)
 from tests.test_workspace import _metric_classes
 
-LIKENESS = "pages/likeness.py"
+LIKENESS = "likeness"
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 
@@ -41,14 +32,16 @@ def workspace_folder(tmp_path, monkeypatch) -> Path:
 
 
 def overview(at) -> pd.DataFrame:
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     assert not at.exception, [e.value for e in at.exception]
     return table_with(at, "otem", "bleu")
 
 
 def refuse_scoring(monkeypatch) -> list[str]:
-    """Make every way of scoring fail (the entry point wherever it was imported, and every metric's statistics);
-    returns the list the refusals are recorded in (an exception inside Streamlit may be shown, not raised)."""
+    """Make every way of scoring fail (the entry point wherever it was imported, and every metric's statistics but
+    consensus: the queue's consensus view, docs/triage.md, is not part of a report with references, so a saved run
+    does not hold it and the Segments page computes it from the run's outputs); returns the list the refusals are
+    recorded in (an exception inside Streamlit may be shown, not raised)."""
     calls: list[str] = []
 
     def refuse(*args, **kwargs):
@@ -58,7 +51,8 @@ def refuse_scoring(monkeypatch) -> list[str]:
     for module in (mtdiag.api, ui_state, mtdiag.workspace):
         monkeypatch.setattr(module, "evaluate", refuse)
     for cls in _metric_classes():
-        monkeypatch.setattr(cls, "statistics", refuse)
+        if cls is not Consensus:
+            monkeypatch.setattr(cls, "statistics", refuse)
     return calls
 
 
@@ -98,12 +92,12 @@ def test_a_saved_run_reopens_after_a_restart_without_scoring(workspace_folder, m
         pd.testing.assert_frame_equal(reopened, expected)
         for page in PAGES[1:]:
             if page != LIKENESS:
-                at.switch_page(page).run()
+                visit(at, page).run()
                 assert not at.exception, (page, [e.value for e in at.exception])
         assert calls == []
     # Human likeness scores every system against each held-out reference (Amigó et al. 2006): not part of the
     # report, so not saved — that page (and only that one) scores, as it does for a report just computed.
-    at.switch_page(LIKENESS).run()
+    visit(at, LIKENESS).run()
     assert not at.exception, [e.value for e in at.exception]
     # closing the run goes back to the loaded data
     at.button(key="run_close").click().run()
@@ -123,7 +117,7 @@ def test_a_report_opened_once_is_served_from_the_report_store(workspace_folder, 
     monkeypatch.setattr(Workspace, "open", count)
     at.button(key="run_open").click().run()
     overview(at)
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert len(opened) == 1
 
 
@@ -186,12 +180,12 @@ def test_no_workspace_is_created_until_something_is_saved(workspace_folder):
 
 
 def test_workspace_argument(tmp_path, monkeypatch):
-    assert loader.workspace_argument(["--data", "x", "--workspace", str(tmp_path)]) == tmp_path
-    assert loader.workspace_argument([f"--workspace={tmp_path}"]) == tmp_path
+    assert runs.workspace_argument(["--data", "x", "--workspace", str(tmp_path)]) == tmp_path
+    assert runs.workspace_argument([f"--workspace={tmp_path}"]) == tmp_path
     monkeypatch.setenv("MTDIAG_WORKSPACE", "/somewhere")
-    assert loader.workspace_argument([]) == Path("/somewhere")
+    assert runs.workspace_argument([]) == Path("/somewhere")
     monkeypatch.delenv("MTDIAG_WORKSPACE")
-    assert loader.workspace_argument([]) == Path.home() / ".mtdiag" / "workspace"
+    assert runs.workspace_argument([]) == Path.home() / ".mtdiag" / "workspace"
 
 
 def test_serve_passes_the_workspace_to_the_app(monkeypatch, tmp_path):
@@ -224,7 +218,7 @@ def test_a_damaged_workspace_is_named_the_app_keeps_working_and_a_new_one_can_st
     errors = [shown(e.value) for e in at.sidebar.error]
     assert len(errors) == 1 and errors[0].startswith(f"{workspace_folder / 'workspace.sqlite'}: ")
     for page in PAGES:
-        at.switch_page(page).run()
+        visit(at, page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
     assert "wmt21.en-de" in sidebar_text(at)
     at.button(key="run_new_workspace").click().run()

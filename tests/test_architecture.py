@@ -1,8 +1,11 @@
-"""Layering rules from shared/DESIGN.md ("Package layout"), checked on the source itself.
+"""The layering of ``docs/architecture.md``, checked on the source itself.
 
 - Only ``mtdiag/ui/`` may import Streamlit; the core never does.
 - Nothing in the core imports ``mtdiag.ui`` (layers point one way).
+- Every module belongs to one named layer, and imports only its own layer and the layers below: foundation → io →
+  metrics → scoring → statistics → checks → triage → slices → views → report/export → cli/ui.
 - ``import mtdiag`` stays light: no Streamlit, numba or MeCab (heavy imports are lazy).
+- Every page is a view of the registry: a layout is named for its view and imports its own view only.
 """
 
 from __future__ import annotations
@@ -99,42 +102,56 @@ def test_import_mtdiag_is_light():
         f"`import mtdiag` pulled in heavy modules: streamlit={streamlit} numba={numba} MeCab={mecab}")
 
 
-# The layer order of docs/architecture.md: a module may import its own layer and the layers below, never above.
+# The layers of docs/architecture.md, bottom up: a module may import its own layer and the layers below, never above.
+# Each layer lists its modules (a name covers its package's modules); a module of no layer fails the test.
 LAYERS = {
-    "foundation": 0,  # mtdiag, errors, evalset, tokenize, highlight
-    "inputs": 1,      # io (reading and validating files), terms, ngrams
-    "metrics": 2,     # mtdiag.metrics.* (the registry and one module per metric)
-    "scoring": 3,     # api: evaluate(EvalSet, Options) -> Report; chunks: sliced, threaded, Dask statistics
-    "analyses": 4,    # what consumes a Report: views, compare, human, likeness, triage, buckets, export, ...
-    "entry": 5,       # cli, __main__
-    "ui": 6,          # mtdiag.ui (the only Streamlit importer)
+    "foundation": ("mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.offsets", "mtdiag.highlight",
+                   "mtdiag.tags", "mtdiag.search"),
+    "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams", "mtdiag.ht_mt_ngrams"),
+    "metrics": ("mtdiag.metrics",),
+    "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace"),
+    "statistics": ("mtdiag.compare", "mtdiag.human", "mtdiag.likeness", "mtdiag.buckets", "mtdiag.errorstats",
+                   "mtdiag.charts"),
+    "checks": ("mtdiag.checks",),
+    "triage": ("mtdiag.triage",),
+    "spans": ("mtdiag.spans",),
+    "slices": ("mtdiag.slices",),
+    "views": ("mtdiag.views",),
+    "report/export": ("mtdiag.report", "mtdiag.export"),
+    "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
-_FOUNDATION = {"mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.highlight"}
-_INPUTS = ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams")
 
 
 def layer_of(module: str) -> int:
-    """The layer of an mtdiag module (every module must have one: a new top-level module is an analysis unless it
-    is listed here)."""
-    if module in _FOUNDATION:
-        return LAYERS["foundation"]
-    if module.startswith(_INPUTS):
-        return LAYERS["inputs"]
-    if module == "mtdiag.metrics" or module.startswith("mtdiag.metrics."):
-        return LAYERS["metrics"]
-    if module in ("mtdiag.api", "mtdiag.chunks"):
-        return LAYERS["scoring"]
-    if module in ("mtdiag.cli", "mtdiag.__main__"):
-        return LAYERS["entry"]
-    if module == "mtdiag.ui" or module.startswith("mtdiag.ui."):
-        return LAYERS["ui"]
-    return LAYERS["analyses"]
+    """The floor of an mtdiag module: the position of its layer in :data:`LAYERS` (the longest name that covers it);
+    ``KeyError`` for a module no layer names."""
+    floors = [(len(name), floor) for floor, names in enumerate(LAYERS.values()) for name in names
+              if module == name or (name != "mtdiag" and module.startswith(name + "."))]
+    if not floors:
+        raise KeyError(f"{module} is in no layer of tests/test_architecture.py LAYERS (docs/architecture.md)")
+    return max(floors)[1]
+
+
+def _mtdiag_modules() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_every_module_has_a_layer():
+    missing = []
+    for path in _mtdiag_modules():
+        try:
+            layer_of(_module_name(path))
+        except KeyError as error:
+            missing.append(str(error.args[0]))
+    assert not missing, "\n".join(missing)
 
 
 def test_layers_point_one_way():
-    """Every import of an mtdiag module goes to the same layer or one below (docs/architecture.md)."""
-    files = sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+    """Every import of an mtdiag module goes to the same layer or one below (docs/architecture.md): a check that
+    imports a view, or a view that imports the report, fails here."""
+    files = _mtdiag_modules()
     modules = {_module_name(p) for p in files}
+    names = list(LAYERS)
 
     def module_of(name: str) -> str:  # `mtdiag.api.Options` -> `mtdiag.api` (the longest prefix that is a module)
         while name not in modules and "." in name:
@@ -148,7 +165,7 @@ def test_layers_point_one_way():
             if name == "mtdiag" or name.startswith("mtdiag."):
                 target = module_of(name)
                 if layer_of(target) > layer_of(module):
-                    bad.append(f"{module} ({layer_of(module)}) imports {name} ({layer_of(target)})")
+                    bad.append(f"{module} ({names[layer_of(module)]}) imports {name} ({names[layer_of(target)]})")
     assert not bad, "imports that point up the layers:\n" + "\n".join(bad)
 
 
@@ -158,30 +175,34 @@ def test_architecture_doc_names_every_layer():
         assert f"**{layer}**" in text, f"docs/architecture.md does not describe the {layer} layer"
 
 
-# Views mirror pages (issue 21.6): one view module per page, named in mtdiag/views/__init__.py's table.
-PAGE_VIEWS = {"overview": "overview", "segments": "segments", "buckets": "buckets", "distributions": "distributions",
-              "over_under": "over_under", "waft_neva": "word_order", "terminology": "terms", "ngrams": "ngrams",
-              "likeness": "human", "compare": "compare", "slices": "slices"}
+LAYOUTS = UI / "layouts"
 
 
-def test_every_page_has_its_view_and_imports_no_other_page_s():
-    """A page imports its own view (and :mod:`mtdiag.views.detail`, one segment's evidence), never another page's:
-    its tables are all in its view."""
-    pages = sorted(p.stem for p in (REPO_ROOT / "pages").glob("*.py"))
-    assert pages == sorted(PAGE_VIEWS), "a page was added or removed: name its view in PAGE_VIEWS"
-    views = {p.stem for p in (PKG / "views").glob("*.py")} - {"__init__"}
+def test_every_view_module_is_registered_and_every_layout_draws_a_view():
+    """A view is one module of ``mtdiag/views/`` and one entry of ``mtdiag.views.REGISTRY`` (named as its module);
+    a page with a layout of its own is ``mtdiag/ui/layouts/NAME.py`` for a registered view NAME."""
+    from mtdiag import views
+
+    modules = {p.stem for p in (PKG / "views").glob("*.py")} - {"__init__", "base", "detail"}
+    assert modules == set(views.REGISTRY), "a view module without a registry entry, or an entry without a module"
+    for name, view in views.REGISTRY.items():
+        assert view.name == name and view.tables, name
+    layouts = {p.stem for p in LAYOUTS.glob("*.py")} - {"__init__"}
+    assert layouts <= set(views.REGISTRY), f"layouts of no view: {sorted(layouts - set(views.REGISTRY))}"
+
+
+def test_every_layout_imports_its_own_view_only():
+    """A layout imports its own view (and :mod:`mtdiag.views.detail`, one segment's evidence), never another
+    page's: its tables are all in its view."""
     bad = []
-    for page, view in PAGE_VIEWS.items():
-        assert view in views, f"pages/{page}.py has no view mtdiag/views/{view}.py"
-        imported = {m for m in _imported_modules(REPO_ROOT / "pages" / f"{page}.py") if m.startswith("mtdiag.views.")}
-        imported = {m.split(".")[2] for m in imported}
-        if view not in imported:
-            bad.append(f"pages/{page}.py does not import its view mtdiag.views.{view}")
-        bad += [f"pages/{page}.py imports another page's view mtdiag.views.{other}"
-                for other in imported - {view, "detail"}]
-    table = (PKG / "views" / "__init__.py").read_text(encoding="utf-8")
-    bad += [f"mtdiag/views/__init__.py does not list mtdiag.views.{view}" for view in PAGE_VIEWS.values()
-            if f":mod:`mtdiag.views.{view}`" not in table]
+    for path in sorted(LAYOUTS.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        imported = {m.split(".")[2] for m in _imported_modules(path) if m.startswith("mtdiag.views.")}
+        if path.stem not in imported:
+            bad.append(f"layouts/{path.name} does not import its view mtdiag.views.{path.stem}")
+        bad += [f"layouts/{path.name} imports another page's view mtdiag.views.{other}"
+                for other in imported - {path.stem, "detail", "base"}]
     assert not bad, "\n".join(bad)
 
 
@@ -195,7 +216,7 @@ def test_the_default_metric_rule_lives_once():
     """"chrF when present, else BLEU" is :func:`mtdiag.views.default_metric`: no page, widget or report names chrF
     as a default of its own."""
     bad = []
-    for path in [*(REPO_ROOT / "pages").glob("*.py"), *UI.glob("*.py"), PKG / "report.py"]:
+    for path in [*LAYOUTS.glob("*.py"), *UI.glob("*.py"), PKG / "report.py"]:
         if '"chrf"' in path.read_text(encoding="utf-8"):
             bad.append(str(path.relative_to(REPO_ROOT)))
     assert not bad, bad

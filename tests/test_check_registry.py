@@ -18,7 +18,7 @@ from mtdiag.report import html_report
 from mtdiag.views import segments
 from mtdiag.views.detail import segment_detail
 from tests.conftest import REPO
-from tests.test_app import navigation_like_the_server  # noqa: F401  (app.py on every AppTest run, as the server)
+from tests.test_app import visit
 
 SHOUT = r"\b[A-ZÄÖÜ]{4,}\b"
 
@@ -88,12 +88,11 @@ def test_a_registered_check_reaches_the_benchmark(shouting):
     assert any(line.startswith("| shouting |") for line in table)
 
 
-def test_a_registered_check_reaches_the_segments_page(shouting, clean_streamlit, navigation_like_the_server,
-                                                      monkeypatch):
+def test_a_registered_check_reaches_the_segments_page(shouting, clean_streamlit, monkeypatch):
     monkeypatch.delenv("MTDIAG_DATA", raising=False)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.run()
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "shouting" in at.multiselect(key="seg_flags").options
     assert any("shouting" in f.value.columns for f in at.dataframe)

@@ -151,6 +151,10 @@ CUMMINGS_SRC = "Dominic Cummings is held hostage by the SAS ... on base tour"
 CUMMINGS_REF = "Dominic Cummings wird von der SAS als Geisel genommen ... auf einer Tour durch den Stützpunkt"
 
 
+def _word_order(report, system, seg):
+    return bool(checks.flag(report, "word_order").at[(system, seg)])
+
+
 def test_word_order_fires_on_scrambled_words_not_on_a_clause_swap_or_an_omission():
     # from WMT21 en-de with its three references: the clauses swapped (Facebook-AI, segment 130), the last phrase
     # dropped (eTranslation, segment 28); and the same sentence scrambled in two places
@@ -166,14 +170,14 @@ def test_word_order_fires_on_scrambled_words_not_on_a_clause_swap_or_an_omission
                               "Arsenal Aubameyang zum Sieg schießt , Premier League Watford aus der absteigen"]},
                      refs=refs)
     segs = report.segments
-    for seg in (0, 1, 2):  # NEVA above WAFT in all three: the old strict rule called all of them word order
-        assert segs.at[("sys", seg), "neva"] - segs.at[("sys", seg), "waft"] > word_order.MARGIN
+    for seg in (0, 1, 2):  # NEVA above WAFT in all three: the disagreement alone does not tell them apart
+        assert segs.at[("sys", seg), "neva"] > segs.at[("sys", seg), "waft"]
     assert word_order.reordering(report)["sys"][0] == 1  # one block moved: a restructuring raters accept
-    assert not _flag(report, "sys", 0, "word_order")
-    assert not _flag(report, "sys", 1, "word_order")  # an omission keeps the shared words in order
+    assert not _word_order(report, "sys", 0)
+    assert not _word_order(report, "sys", 1)  # an omission keeps the shared words in order
     assert word_order.reordering(report)["sys"][2] >= word_order.MIN_DESCENTS
-    assert _flag(report, "sys", 2, "word_order")
-    evidence = checks.check_evidence(report, "sys", 2)
+    assert _word_order(report, "sys", 2)
+    evidence = checks.check_evidence(report, "sys", 2, {"word_order": {}})
     shown = segment_detail(report, "sys", 2).hyp.matched
     moved = [shown[s.start] for s in evidence.hyp_spans if s.kind == "moved"]
     assert moved and set(moved) <= {"arsenal", "aubameyang", "zum", "sieg", "schießt", "premier", "league", "watford",
@@ -186,13 +190,53 @@ def test_reordering_is_measured_against_the_closest_ordered_reference():
     one = _report([WATFORD_SRC], [WATFORD_REF], hyps)
     two = _report([WATFORD_SRC], [WATFORD_REF], hyps, refs={"B": [same_order]})
     assert word_order.reordering(one)["sys"][0] > 0
-    assert word_order.reordering(two)["sys"][0] == 0
-    assert not _flag(two, "sys", 0, "word_order")
+    assert word_order.reordering(two)["sys"][0] == 0  # the second reference has this order: a translator's
+    assert not _word_order(two, "sys", 0)
 
 
-def test_float_noise_never_fires_word_order():
+# Four phrase swaps (two phrases exchanged, or a verb sent to the end), each with a close reference (A) and a
+# paraphrase (B) that shares a few of the words, in the output's order
+SWAPS = [("The new library will open in the old town next spring .",
+          "Next spring will open in the old town the new library .",
+          "Next year in spring , the old part of the city gets a new library ."),
+         ("We heard a wonderful concert in the park yesterday .",
+          "We yesterday in the park a wonderful concert heard .",
+          "Yesterday we listened to a great concert outdoors ."),
+         ("The committee has approved the budget for the coming year after a long debate .",
+          "After a long debate has the committee the budget for the coming year approved .",
+          "Following lengthy discussion , next year's budget was passed by the committee ."),
+         ("Researchers found that the river is much cleaner now than ten years ago .",
+          "Researchers found that now the river much cleaner is than ten years ago .",
+          "Scientists discovered the river has become far cleaner over the past decade .")]
+
+
+def test_phrase_swaps_are_found_with_a_paraphrased_second_reference():
+    close, swapped, paraphrase = (list(column) for column in zip(*SWAPS))
+    one = _report(close, close, {"sys": swapped})
+    two = _report(close, close, {"sys": swapped}, refs={"B": paraphrase})
+    counts = word_order.unsupported_descents(two)["sys"]
+    assert counts[0, :4].tolist() == [2, 3, 3, 2]  # against the close reference, nothing supports the swaps
+    assert (counts[1, :4] < word_order.MIN_DESCENTS).all()  # the paraphrase alone would have vouched for all four
+    for report in (one, two):
+        assert [_word_order(report, "sys", seg) for seg in range(4)] == [True] * 4
+    assert [report.segments.at[("sys", 3), "neva"] < report.segments.at[("sys", 3), "waft"] for report in (one, two)] \
+        == [True, True]  # moved single words: NEVA falls below WAFT, the order is still wrong
+    marked = [segment_detail(two, "sys", 1).hyp.matched[s.start]
+              for s in checks.check_evidence(two, "sys", 1, {"word_order": {}}).hyp_spans if s.kind == "moved"]
+    assert set(marked) <= {"yesterday", "in", "the", "park", "a", "wonderful", "concert", "heard"} and marked
+
+
+def test_a_swap_that_the_second_reference_has_is_not_flagged():
+    close, swapped, _ = (list(column) for column in zip(*SWAPS))
+    report = _report(close, close, {"sys": swapped}, refs={"B": swapped})  # a translator wrote this order
+    assert word_order.reordering(report)["sys"][:4].tolist() == [0, 0, 0, 0]
+    assert not checks.flag(report, "word_order").any()
+
+
+def test_word_order_is_computed_on_request_only():
     report = _report(["Good ."], ["Gut ."], {"sys": ["Gut ."]})
-    frame = checks.flag_frame(report)
+    assert "word_order" not in checks.flag_frame(report).columns
+    frame = checks.flag_frame(report, {"word_order": {}})
     assert not frame["word_order"].any()
 
 

@@ -128,7 +128,7 @@ def test_ngram_tables_from_slices_of_segments_equal_the_whole_set_tables(size):
     """Slices of 1, 37 and 250 segments (the last: one slice), summed in two passes, give every table exactly —
     also with another reference compared as a side and min_count 1."""
     from mtdiag.chunks import slices
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables, partitioned_ngram_tables
+    from mtdiag.ht_mt_ngrams import ngram_tables, partitioned_ngram_tables
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     bounds = slices(evalset.n_segments, size)
@@ -144,7 +144,7 @@ def test_ngram_tables_from_slices_of_segments_equal_the_whole_set_tables(size):
 def test_ngram_tables_on_a_local_dask_cluster_equal_the_single_process_tables():
     """A real ``LocalCluster`` (two worker processes on loopback), tasks over slices of 40 segments."""
     from mtdiag.chunks import ngram_tables_on_dask
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+    from mtdiag.ht_mt_ngrams import ngram_tables
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)

@@ -10,7 +10,7 @@ import pytest
 
 from mtdiag.cli import main
 from mtdiag.metrics import REGISTRY
-from tests.conftest import SAMPLE, SHARED
+from tests.conftest import SAMPLE, spec_path
 from tests.test_worked_numbers import WORKED, _case_id
 
 
@@ -22,10 +22,10 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("case", WORKED, ids=[_case_id(c) for c in WORKED])
 def test_worked_numbers_through_the_cli(capsys, case):
-    args = ["score", "--hyp", f"sys={SHARED / case['hyp']}", "--metrics", "otem,utem,waft,neva", "--segments",
+    args = ["score", "--hyp", f"sys={spec_path(case['hyp'])}", "--metrics", "otem,utem,waft,neva", "--segments",
             "--tokenize", case["tokenize"], "--keep-typography"]  # the worked numbers are on texts as written
     for ref in case["refs"]:
-        args += ["--ref", str(SHARED / ref)]
+        args += ["--ref", str(spec_path(ref))]
     if not case["lowercase"]:
         args.append("--no-lowercase")
     code, out, _ = run_cli(capsys, *args)
@@ -111,7 +111,8 @@ def test_the_entry_point_flushes_everything_and_keeps_every_exit_code(tmp_path):
 
 
 def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
-    from mtdiag.cli import _load, build_parser
+    from mtdiag.cli import build_parser
+    from mtdiag.cli.inputs import load
 
     files = {"ref.A.txt": "a b\n", "ref.txt": "a b\n", "newstest2021.en-de.ref.B.txt": "a b\n",
              "newstest2021.en-de.Facebook-AI.txt": "a b\n"}
@@ -119,7 +120,7 @@ def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
     args = build_parser().parse_args(["score", *sum((["--ref", str(tmp_path / n)] for n in list(files)[:3]), []),
                                       "--hyp", str(tmp_path / "newstest2021.en-de.Facebook-AI.txt")])
-    evalset = _load(args)
+    evalset = load(args)
     assert evalset.ref_names == ["A", "ref", "B"] and evalset.systems == ["Facebook-AI"]
     assert evalset.lang_pair == "en-de"  # from the system's file name
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 import sacrebleu
@@ -123,6 +124,8 @@ def test_slices_json_lists_expressions_that_score_where_reproduces(capsys):
     assert code == 0, err
     listed = json.loads(out)
     assert "slices tried (at least 30 segments)" in err and "Benjamini-Hochberg" in err
+    resamples = int(re.search(r"\), ([\d,]+) resamples each;", err).group(1).replace(",", ""))
+    assert resamples > 1000  # enough for the slices tried (docs/slices.md)
     assert listed and set(listed[0]) == {"expression", "size", "scores", "difference", "p_value", "p_corrected",
                                          "correction", "significant"}
     assert all(row["correction"] == "bh" and row["p_corrected"] >= row["p_value"] * (1 - 1e-12) for row in listed)
@@ -136,7 +139,7 @@ def test_slices_json_lists_expressions_that_score_where_reproduces(capsys):
         assert result["corpus"][A]["chrf"] == row["scores"][A] and result["corpus"][B]["chrf"] == row["scores"][B]
     row = listed[0]
     code, out, _ = run_cli(capsys, "score", "--testset", TED, "--where", row["expression"], "--paired-bs",
-                           "--baseline", B)
+                           str(resamples), "--baseline", B)
     assert json.loads(out)["significance"][A]["chrf"]["p"] == row["p_value"]
 
 

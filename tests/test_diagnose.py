@@ -18,7 +18,8 @@ from mtdiag.api import evaluate
 from mtdiag.checks.mt_only_ngram import mt_only_segments
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.views import compare, detail, distributions, ngrams, over_under, overview, segments, terms, word_order
+from mtdiag.views import (compare, detail, distributions, ngrams, over_under, overview, segments, terminology,
+                          waft_neva)
 from mtdiag.views.detail import segment_detail
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
@@ -48,8 +49,9 @@ def _row(table, system, seg):
 
 def test_queue_is_the_triage_order_with_full_texts(report, table):
     assert len(table) == 8
-    for flag in ("over_translation", "under_translation", "word_order", "repetition"):
+    for flag in ("over_translation", "under_translation", "repetition"):
         assert table[flag].dtype == bool
+    assert "word_order" not in table.columns  # on request: it describes the order, it is no error flag
     assert table["problem"].between(0, 1).all()
     strict = triage.worst_first(report, strict=True)
     critical = strict["repetition"].to_numpy()
@@ -66,13 +68,12 @@ def test_word_order_view_leads_with_forsbom_solenoid_example(report, table):
     row = _row(table, "rep", 1)
     assert row["waft"] == pytest.approx(0.0)
     assert row["neva"] == pytest.approx(0.325)
-    # one block moved ("solenoid valves" after "injection timing"): the view shows it first, but the triage flag
-    # claims words out of order in two or more places (docs/triage.md: a single move is usually accepted by raters)
-    view = word_order.word_order_table(report)
+    # one block moved ("solenoid valves" after "injection timing"): the view shows it first (largest NEVA - WAFT),
+    # but the word_order check wants words out of every reference's order in two or more places (docs/triage.md:
+    # a single move is usually accepted by raters)
+    view = waft_neva.word_order_table(report)
     assert (view.iloc[0]["system"], view.iloc[0]["seg"]) == ("rep", 1)
-    assert not row["word_order"]
-    margin = table["neva"] - table["waft"]
-    assert not table.loc[margin <= 0.01, "word_order"].any()
+    assert not view["word_order"].any()
 
 
 def test_over_translation_flags_the_repeated_word(table):
@@ -243,13 +244,13 @@ def test_mt_only_segments_and_ngram_rows(report):
 
 def test_term_summary_on_annotated_sample():
     report = evaluate(load_folder(SAMPLE / "tico19.en-fr"))
-    assert terms.has_terms(report)
-    summary = terms.term_summary(report)
+    assert terminology.has_terms(report)
+    summary = terminology.term_summary(report)
     assert {"src_term", "tgt_terms", "occurrences", "correct", "accuracy", "missed_in"} <= set(summary.columns)
     assert summary["occurrences"].sum() == len(report.evalset.terms)
-    occ = terms.term_table(report, "Fairseq")
+    occ = terminology.term_table(report, "Fairseq")
     row = occ[occ["correct"]].iloc[0]
-    hyp, ref = terms.term_spans(report, "Fairseq", row, 2)
+    hyp, ref = terminology.term_spans(report, "Fairseq", row, 2)
     assert hyp[0].kind == "term_ok" and ref[0].kind == "term_ok"
     detail = segment_detail(report, "Fairseq", int(row["seg"]))
     assert detail.table("terms") is not None and len(detail.table("terms")) >= 1
@@ -259,8 +260,8 @@ def test_term_summary_on_annotated_sample():
 
 
 def test_no_terms_means_no_term_views(report):
-    assert not terms.has_terms(report)
-    assert terms.term_table(report, "rep") is None
+    assert not terminology.has_terms(report)
+    assert terminology.term_table(report, "rep") is None
     assert "missed_term" not in segments.queue(report).columns
 
 
@@ -296,7 +297,7 @@ def test_edit_operations_confusion_pairs_and_totals(report):
     pairs = report.evidence("waft", "rep").confusion_pairs()
     assert pairs.iloc[0].tolist() == ["insert", "cat", "", 2]
     assert pairs["count"].sum() == len(ops)
-    counts = word_order.op_counts(report)
+    counts = waft_neva.op_counts(report)
     assert counts.loc["rep"].to_dict() == {"substitute": 1, "insert": 5, "delete": 2}
     assert counts.loc["good"].to_dict() == {"substitute": 0, "insert": 0, "delete": 1}  # "non-return" is missing
 
@@ -305,7 +306,7 @@ def test_edit_operations_are_the_drawn_alignments_and_totals_agree_on_the_sample
     from mtdiag.metrics.waft_neva import aligned_tokens
 
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
-    counts = word_order.op_counts(report)
+    counts = waft_neva.op_counts(report)
     for system in report.evalset.systems[:3]:
         edits = report.evidence("waft", system)
         ops = edits.operations()
@@ -315,3 +316,22 @@ def test_edit_operations_are_the_drawn_alignments_and_totals_agree_on_the_sample
                 report.context.tokens.tokens(system, seg), report.context.tokens.tokens(edits.best_reference(seg), seg))
                 if op != "match"]
             assert [tuple(row) for row in ops[ops.seg == seg][["op", "hyp", "ref"]].values] == drawn
+
+
+def test_the_waft_neva_page_counts_what_its_chart_shades_and_says_what_it_means():
+    """The count under the chart is of NEVA > WAFT (the shaded half), the word_order rows are counted apart, and the
+    page's explanation carries the measured figures (not the paper's unqualified reading)."""
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    frame = waft_neva.word_order_table(report)
+    counts = waft_neva.disagreement(frame)
+    assert counts["rows"] == len(frame) == 702
+    assert counts["neva_above"] == int((frame["neva"] > frame["waft"]).sum()) > counts["word_order"]
+    assert "does not say the order is wrong" in waft_neva.NEVA_ABOVE_WAFT and "×" in waft_neva.NEVA_ABOVE_WAFT
+
+
+def test_distributions_open_on_a_metric_that_spreads():
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    otem = report.segments["otem"].astype(float)
+    assert otem.quantile(0.25) == otem.quantile(0.75) == 0  # OTEM: boxes flat at 0
+    assert distributions.spread_metric(report) == "chrf"
+    assert distributions.VIEW.option("metric").default_for(report, {}) == "chrf"

@@ -14,10 +14,11 @@ from mtdiag import errorstats
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder, with_error_annotations
 
+from tests.conftest import DEV
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    clear_caches, navigation_like_the_server, no_data_argument, start, table_with)
+    clear_caches, no_data_argument, start, table_with, visit)
 
-TED = "/work/shared/data/dev/ted/zh-en"
+TED = DEV / "ted" / "zh-en"
 N = 10
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
 
@@ -120,7 +121,7 @@ def test_the_human_page_shows_the_error_statistics(tmp_path, monkeypatch):
     (folder / "mqm.errors.tsv").write_text(_mqm(), encoding="utf-8")
     monkeypatch.setenv("MTDIAG_DATA", str(folder))
     at = start()
-    at.switch_page("pages/likeness.py").run()
+    visit(at, "likeness").run()
     at.segmented_control(key="hl_section").set_value("errors").run()
     assert not at.exception, [e.value for e in at.exception]
     counts = table_with(at, "category", "errors", "per_100")

@@ -46,7 +46,7 @@ def test_excel_cells_from_user_text_are_never_formulas(frame):
 
 def test_tsv_and_json_for_scripts(frame):
     lines = to_tsv(frame.head(2)[["seg_id", "score"]]).splitlines()
-    assert lines == ["seg_id\tscore", "1\t-1.5", "2\t-1.5"]
+    assert lines == ["seg_id\tscore", "1\t-1.5000", "2\t-1.5000"]  # 4 decimals for people, as the dashboard
     records = to_json_records(pd.DataFrame({"a": [1.0, float("nan")], "b": [[1], [2, 3]]}))
     assert records == [{"a": 1.0, "b": "1"}, {"a": None, "b": "2 3"}]
 
@@ -90,3 +90,11 @@ def test_latex_marks_significantly_worse_systems_too(mark, better, worse):
     assert row["base (baseline)"] == r"base (baseline) & 30.00 \\"
     note = next(line for line in lines if "footnotesize" in line)
     assert f"{better}/{worse}: significantly better/worse than base ($p < 0.05$" in note
+
+
+def test_numbers_for_people_have_four_decimals_and_never_read_as_zero_when_they_are_not():
+    from mtdiag.export import for_people
+
+    assert [for_people(v) for v in (0.9965079365079365, 57.15984, 12, 0.0, -1.5, 0.00015625, 0.00004, 1.2e-07,
+                                    None, float("nan"), float("inf"), True)] == \
+        ["0.9965", "57.1598", "12", "0.0000", "-1.5000", "0.0002", "4e-05", "1.2e-07", "", "", "inf", "True"]

@@ -22,6 +22,7 @@ from mtdiag.highlight import (
     token_offsets,
 )
 from mtdiag.tokenize import tokenize_text
+from tests.conftest import SAMPLE
 
 SCRIPT = "<script>window.__xss=1</script>"
 IMG = '<img src=x onerror="window.__xss=2">'
@@ -86,7 +87,8 @@ def test_token_offsets_follow_13a_tokens_back_onto_the_text():
     tokens = list(tokenize_text(text))  # 13a lower-cased; "&amp;" becomes "&"
     offsets = token_offsets(text, tokens)
     assert offsets is not None
-    assert [text[a:b].lower() for a, b in offsets] == tokens
+    # every token covers the characters it came from: the decoded "&" the whole entity it was written as
+    assert [text[a:b].lower() for a, b in offsets] == [t if t != "&" else "&amp;" for t in tokens]
 
 
 def test_token_offsets_none_when_tokens_are_not_in_the_text():
@@ -172,3 +174,30 @@ def test_segment_number_is_one_based():
     from mtdiag.highlight import segment_number
 
     assert [segment_number(s) for s in (0, 1, 199)] == [1, 2, 200]
+
+
+def test_tokens_of_a_text_with_normalised_typography_are_found_in_the_text_as_written():
+    """„…“ and … are read as \" and ... by the tokeniser; their offsets map back to the characters as written."""
+    text = "„Sie versäumen es… große“ Studien"
+    tokens = ['"', "sie", "versäumen", "es", "...", "große", '"', "studien"]
+    offsets = token_offsets(text, tokens)
+    assert [text[a:b] for a, b in offsets] == ["„", "Sie", "versäumen", "es", "…", "große", "“", "Studien"]
+    assert token_offsets("abc", ["x"]) is None
+
+
+def test_the_terminology_detail_shows_the_text_as_written_with_its_terms_marked():
+    """Sample wmt21.en-de, segment 5 (0-based 4) of eTranslation: „Masken“ in a sentence with typographic quotes.
+    Before, the tokens could not be located and the page fell back to lower-cased, tokenised text."""
+    from mtdiag.api import evaluate
+    from mtdiag.io import load_folder
+    from mtdiag.views import detail, terminology as terms
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    occurrence = terms.term_table(report, "eTranslation")
+    row = occurrence[occurrence["seg"] == 4].iloc[0]
+    hyp_spans, _ = terms.term_spans(report, "eTranslation", row, 2)
+    html_text = render_marked_text(report.evalset.hyps.at[4, "eTranslation"],
+                                   detail.side_tokens(report, "eTranslation", 4).shown, hyp_spans)
+    assert html_text.startswith('<div class="mtd-text">Das <span') and "„man keine Maske" in html_text
+    assert "das" not in html_text.split("<span")[0]
+    assert "mtd-k-term" in html_text

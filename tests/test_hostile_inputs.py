@@ -222,9 +222,9 @@ def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
     assert time.perf_counter() - start < 1.0
 
 
-SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.naming", "mtdiag.io.human", "mtdiag.io.terms",
-           "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders", "mtdiag.io.files",
-           "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
+SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.parsing", "mtdiag.io.naming", "mtdiag.io.human_scores",
+           "mtdiag.io.terms", "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders",
+           "mtdiag.io.files", "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
 """The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
 _RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
 
@@ -399,3 +399,32 @@ def test_serve_limits_the_allocators_arenas_unless_told_otherwise(monkeypatch):
     assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "2"  # the dashboard's process inherits it
     monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
     assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "8"
+
+
+def test_make_run_listens_on_this_machine_only_unless_told_otherwise():
+    """The README's main command must not expose uploaded data to the network: ``make run`` binds 127.0.0.1 as
+    ``mtdiag serve`` does, and ``make run ADDRESS=0.0.0.0`` opens it on purpose."""
+    repo = Path(__file__).resolve().parents[1]
+
+    def command(*extra: str) -> list[str]:
+        printed = subprocess.run(["make", "-n", "run", *extra], cwd=repo, check=True, capture_output=True,
+                                 text=True).stdout.replace("\\\n", " ")  # the recipe's continued lines as one
+        return next(line for line in printed.splitlines() if "streamlit run" in line).split()
+
+    default = command()
+    assert default[default.index("--server.address") + 1] == "127.0.0.1"
+    chosen = command("ADDRESS=0.0.0.0")
+    assert chosen[chosen.index("--server.address") + 1] == "0.0.0.0"
+
+
+def test_serve_passes_the_repositorys_streamlit_settings():
+    """An installed dashboard is served from any folder, where no ``.streamlit/config.toml`` is read: ``mtdiag
+    serve`` passes the same settings as flags (no usage statistics, no error details on the page, the upload cap)."""
+    import tomllib
+
+    from mtdiag.cli.serve import SETTINGS
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    written = {f"{section}.{name}": str(value).lower() if isinstance(value, bool) else str(value)
+               for section, values in config.items() for name, value in values.items()}
+    assert written == SETTINGS

@@ -14,7 +14,7 @@ import pytest
 
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.metrics.ht_mt_ngrams import frequent_words, ngram_tables
+from mtdiag.ht_mt_ngrams import frequent_words, ngram_tables
 from mtdiag.tokenize import is_punctuation
 from mtdiag.tokenize import TokenizeOptions, tokenize_text
 

@@ -99,7 +99,7 @@ def test_wide_files_directions_and_errors():
 def test_imported_metrics_join_the_triage_ranking_with_their_direction(report):
     from mtdiag import triage
 
-    assert set(triage.ranking_metrics(report)) == {"otem", "chrf", "ter", "comet", "metricx"}
+    assert set(triage.ranking_metrics(report)) == {"otem", "chrf", "ter", "comet", "metricx", "consensus"}
     queue = triage.worst_first(report)
     assert {"comet", "metricx"} <= set(queue.columns)
     plain = triage.worst_first(evaluate(load_folder(DE)))

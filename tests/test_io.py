@@ -27,7 +27,7 @@ from mtdiag.io import (
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
-DEV = ROOT.parent / "shared" / "data" / "dev" / "wmt21"  # shared/ sits beside the clone (CI too)
+DEV = ROOT / "tests" / "data" / "dev" / "wmt21"
 ACCEPTED = "accepted encodings are UTF-8 and UTF-16 with a byte-order mark"
 
 
@@ -522,7 +522,7 @@ def test_load_folder_on_dev_wmt21_en_de():
     assert human["system"].nunique() == 11 and len(human) == 5797  # 8 systems + ref.A/C/D, blank = not rated
     assert human["seg"].between(0, 1001).all()
     assert set(human["system"]) - set(data.systems) == {"ref.A", "ref.C", "ref.D"}
-    # WMT21 MQM table: Facebook-AI 1.05 (as -mean), see shared/data/README.md
+    # WMT21 MQM table: Facebook-AI 1.05 (as -mean), see tests/data/README.md
     assert round(-human.loc[human.system == "Facebook-AI", "score"].mean(), 2) == 1.05
 
 

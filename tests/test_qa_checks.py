@@ -283,7 +283,6 @@ def test_an_llm_preamble_is_an_artefact(references):
     ("I'm sorry, but I can't translate this text.", "refusal"),
     ("As an AI language model, I cannot do that.", "refusal"),
     ("```\n" + DE + "\n```", "code fence"),
-    ("„" + DE + "“", "wrapping quotes"),
 ])
 def test_each_kind_of_artefact(output, kind):
     report = _report([EN], [output], [DE], references=False)
@@ -299,12 +298,20 @@ def test_a_note_the_source_has_is_translated_not_added():
     assert not _fires(report, "llm_artefact")
 
 
-def test_quotes_the_source_has_or_brackets_around_it_are_not_a_wrapper():
-    report = _report(['"We will win this election," he told his supporters.', "【编辑:陈海峰】"],
-                     ['„Wir werden diese Wahl gewinnen“, sagte er seinen Anhängern.', '"Editor: Chen Haifeng"'],
-                     ['„Wir werden diese Wahl gewinnen“, sagte er seinen Anhängern.', "Redakteur: Chen Haifeng"],
-                     references=False)
+@both
+def test_an_output_in_quotes_is_not_an_artefact(references):
+    # a headline put in quotes whole (WMT23 zh-en: a correct headline so quoted was rated MQM -3.6), quotes the
+    # source has, and a bracketed source line quoted in the output: none is a model's wrapper
+    src = ["Firefighters gain ground on Lassen County blazes", '"We will win this election," he told his supporters.',
+           "【编辑:陈海峰】"]
+    probe = ["„Feuerwehr gewinnt an Boden bei den Bränden im Lassen County“",
+             '„Wir werden diese Wahl gewinnen“, sagte er seinen Anhängern.', '"Redakteur: Chen Haifeng"']
+    clean = ["Feuerwehr gewinnt an Boden bei den Bränden im Lassen County",
+             '„Wir werden diese Wahl gewinnen“, sagte er seinen Anhängern.', "Redakteur: Chen Haifeng"]
+    report = _report(src, probe, clean, references=references)
     assert not _flags(report)["llm_artefact"].any()
+    assert "wrapping quotes" not in llm_artefact.KINDS
+    assert (triage.worst_first(report)["critical"] == "").all()  # nothing puts them ahead of worse outputs
 
 
 def test_an_answer_instead_of_a_translation():

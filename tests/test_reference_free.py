@@ -91,10 +91,10 @@ def test_with_references_nothing_changes():
 # ------------------------------------------------------------------------------------------ the dashboard
 
 from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the dashboard tests apply here too)
-    clear_caches, de_lines, lines_file, navigation_like_the_server, start)
+    clear_caches, de_lines, lines_file, start, visit)
 
 UI = SAMPLE / "ui-strings.en-de"
-PAGES_NEEDING_A_REFERENCE = ("pages/over_under.py", "pages/waft_neva.py", "pages/likeness.py")
+PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva", "likeness")
 
 
 def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():
@@ -102,17 +102,17 @@ def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():
     path = next(p for p in at.selectbox(key="data_set").options if p.endswith(UI.name))
     at.selectbox(key="data_set").set_value(path).run()
     assert "no reference" in " ".join(c.value for c in at.sidebar.caption)
-    for page in ("pages/overview.py", "pages/segments.py", "pages/distributions.py", "pages/buckets.py",
-                 "pages/compare.py", "pages/ngrams.py", *PAGES_NEEDING_A_REFERENCE):
-        at.switch_page(page).run()
+    for page in ("overview", "segments", "distributions", "buckets",
+                 "compare", "ngrams", *PAGES_NEEDING_A_REFERENCE):
+        visit(at, page).run()
         assert not at.exception, f"{page}: {[e.value for e in at.exception]}"
         assert not at.error, f"{page}: {[e.value for e in at.error]}"
         says = [i.value for i in at.info if i.value.startswith("No reference:")]
         if page in PAGES_NEEDING_A_REFERENCE:
             assert len(says) == 1 and "upload" in says[0]
-        elif page != "pages/ngrams.py":  # n-grams: two systems work without a reference, the note stays
+        elif page != "ngrams":  # n-grams: two systems work without a reference, the note stays
             assert not says and len(at.dataframe), page
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     assert any("consensus" in f.value.columns for f in at.dataframe)
 
 
@@ -125,7 +125,7 @@ def test_upload_a_source_and_outputs_without_a_reference():
          for s in ("Online-W", "UEdin", "eTranslation")]).run()
     assert not at.exception, [e.value for e in at.exception]
     assert "3 systems · no reference" in " ".join(c.value for c in at.sidebar.caption)
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert not at.exception and len(at.dataframe(key="seg_table").value) == 3 * 117
 
 

@@ -19,7 +19,7 @@ from mtdiag.io import load_folder
 from mtdiag.metrics import (REGISTRY, EvidenceTable, Metric, MetricInfo, OptionSpec, SegmentEvidence, create_metric,
                             registered)
 from tests.conftest import REPO, SAMPLE
-from tests.test_app import navigation_like_the_server  # noqa: F401  (app.py on every AppTest run, as the server)
+from tests.test_app import visit
 
 
 class LongWords(Metric):
@@ -106,19 +106,19 @@ def test_a_registered_metric_reaches_significance_and_exports(long_words):
     assert "long_words,Long words" in csv
 
 
-def test_a_registered_metric_reaches_the_dashboard(long_words, clean_streamlit, navigation_like_the_server, monkeypatch):
+def test_a_registered_metric_reaches_the_dashboard(long_words, clean_streamlit, monkeypatch):
     monkeypatch.delenv("MTDIAG_DATA", raising=False)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.number_input(key="opt_long_words_min_chars").value == 6  # its option's widget
     at.number_input(key="opt_long_words_min_chars").set_value(12).run()
-    at.switch_page("pages/overview.py").run()
+    visit(at, "overview").run()
     corpus = next(f.value for f in at.dataframe if "long_words" in f.value.columns)
     expected = evaluate(load_folder(SAMPLE / "wmt21.en-de"),
                         Options(metric_options={"long_words": {"min_chars": 12}})).corpus["long_words"]
     np.testing.assert_allclose(corpus["long_words"].to_numpy(dtype=float), expected.reindex(corpus.index).to_numpy())
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("long_words" in f.value.columns for f in at.dataframe)
     at.session_state["seg_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}

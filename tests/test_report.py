@@ -60,7 +60,7 @@ def test_nothing_points_outside_the_file(page):
     _, text = page
     markup = _outside_scripts(text)
     links = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', markup)
-    assert links and all(link.startswith("#") for link in links)
+    assert links and all(link.startswith(("#", "data:")) for link in links)  # data: a long table's rows, in the file
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
     assert text.count("plotly.js v") >= 1 and text.count("<script>") >= 2  # plotly inlined once, figures after
 
@@ -90,3 +90,34 @@ def test_overview_offers_the_report_download():
     assert not at.exception
     buttons = at.get("download_button")
     assert any("Download HTML report" in str(b.proto.label) for b in buttons)
+
+
+def test_the_report_opens_with_the_scores_then_the_worst_segments_and_ranks_by_people_when_it_can():
+    """A 315-segment set made a 38,000-pixel page whose worst segments came after 8,500 pixels of tables, ranked by
+    chrF although human scores were loaded. Now: the corpus scores, then the worst segments (the first ten open, the
+    others behind one fold), long tables cut with every row as a CSV in the file, the systems ranked by the human
+    score when there is one, and a legend of only the marks shown."""
+    import base64
+
+    from mtdiag.io import load_folder
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    text = html.html_report(report, top=20, n=100)
+    headings = re.findall(r'<h2 id="([^"]+)"', text)
+    assert headings[:2] == ["overview", "worst"] and headings[-1] == "signatures"
+    assert "Systems ranked by the human score" in text
+    ranking = re.search(r"human ↑.*?</table>", text, flags=re.S).group(0)
+    means = report.evalset.human.groupby("system")["score"].mean().reindex(report.evalset.systems)
+    best_first = list(means.sort_values(ascending=False).index)
+    assert [s for s in re.findall(r"<th>([^<]+)</th>\s*<td>", ranking) if s in best_first] == best_first
+    worst = text[text.index('<h2 id="worst"'):text.index("<h2", text.index('<h2 id="worst"') + 5)]
+    opened, folded = worst.split("<details><summary>The next 10 segments</summary>")
+    assert opened.count('<div class="seg">') == 10 and folded.count('<div class="seg">') == 10
+    legend = re.search(r'<div class="mtd-legend">(.*?)</div>', worst).group(1)
+    shown_kinds = set(re.findall(r"mtd-k-(\w+)", worst.replace(legend, "")))
+    assert set(re.findall(r"mtd-k-(\w+)", legend)) == shown_kinds
+    # a table longer than ROWS_SHOWN rows: its first rows, and every row as a CSV inside the file
+    long = html._table(report.segments.reset_index().head(60), name="segments")
+    assert long.count("<tr>") == html.ROWS_SHOWN and "The first 25 of 60 rows" in long  # the header row is styled
+    data = re.search(r'download="segments.csv" href="data:text/csv;charset=utf-8;base64,([^"]+)"', long).group(1)
+    assert base64.b64decode(data).decode("utf-8").count("\r\n") == 61  # the header and every row

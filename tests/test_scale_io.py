@@ -14,10 +14,10 @@ from mtdiag.errors import InputError
 from mtdiag.io.text import (
     _PY_WHITESPACE,
     Limits,
-    _segment_warnings,
     blank_mask,
     decode_text,
     read_segments,
+    segment_warnings,
     split_lines,
 )
 
@@ -70,13 +70,13 @@ def test_blank_mask_is_not_strip():
 def test_segment_warnings_vectorised_counts():
     limits = Limits(long_segment_words=3, long_segment_chars=10)
     values = ["one two", "", "a b c d", "x" * 11, " ", "a  b   c"]
-    found = _segment_warnings("f.txt", values, None, limits)
+    found = segment_warnings("f.txt", values, None, limits)
     assert found == [
         "f.txt: 2 empty lines (lines 2 and 5) kept as empty segments",
         "f.txt: 2 segments over 3 words or 10 characters (lines 3 and 4) kept whole; "
         "the dashboard shortens long segments on display",
     ]
-    numbered = _segment_warnings("t.tsv", ["", "ok"], [7, 9], limits, column="hyp")
+    numbered = segment_warnings("t.tsv", ["", "ok"], [7, 9], limits, column="hyp")
     assert numbered == ['t.tsv: column "hyp": 1 empty value (line 7) kept as an empty segment']
 
 

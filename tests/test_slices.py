@@ -108,6 +108,55 @@ def test_errors_join_the_pairs_human_error_categories(report):
     assert (segment_mask(report, f'errors[{A}] ~ "accuracy/omission"') == expected).all()
 
 
+def test_has_reads_error_categories_as_a_person_says_them(report):
+    """``errors[A] has "Accuracy"``: an error of that category or one under it, items compared whole (not a
+    substring: ``curacy`` finds nothing), case ignored; ``not has`` is its exact negation."""
+    spans = report.evalset.annotations
+    rows = spans[spans["system"] == A]
+    top = rows["category"].astype(str).str.split("/").str[0].str.strip().str.casefold()
+    for category in ("Accuracy", "fluency", "Accuracy/Omission"):
+        folded = category.casefold()
+        hit = (top == folded) | rows["category"].astype(str).str.casefold().str.startswith(folded + "/") \
+            | (rows["category"].astype(str).str.casefold() == folded)
+        expected = np.zeros(report.evalset.n_segments, bool)
+        expected[rows.loc[hit, "seg"].to_numpy()] = True
+        assert expected.sum() > 5, category
+        assert (segment_mask(report, f'errors[{A}] has "{category}"') == expected).all(), category
+        assert (segment_mask(report, f'errors[{A}] not has "{category}"') == ~expected).all(), category
+    assert not segment_mask(report, f'errors[{A}] has "curacy"').any()
+
+
+def test_has_on_a_text_finds_the_characters_not_a_pattern(report):
+    hyps = report.evalset.hyps[A].astype(str)
+    expected = hyps.str.casefold().str.contains("black hole", regex=False).to_numpy()
+    assert 0 < expected.sum() < len(hyps)
+    assert (segment_mask(report, f'hyp[{A}] has "Black Hole"') == expected).all()
+    dots = hyps.str.contains("...", regex=False).to_numpy()  # not the pattern "any three characters"
+    assert (segment_mask(report, f'hyp[{A}] has "..."') == dots).all()
+    with pytest.raises(ExpressionError, match=r"has looks into text; chrf\[Facebook-AI\] is a number"):
+        segment_mask(report, f'chrf[{A}] has "x"')
+
+
+def test_the_finders_slices_read_as_a_person_says_them(report):
+    """Error categories as ``has``, MQM bands with whole-number edges: no regular expression, no ``-9.9999``."""
+    from mtdiag.slices.finder import find_slices
+
+    found = find_slices(report, A, B, min_size=30)
+    expressions = " | ".join(found["expression"])
+    assert 'has "Accuracy"' in expressions and "human[" in expressions
+    for unreadable in ("(^|", "9999", "0001", " ~ "):
+        assert unreadable not in expressions
+    bands = [e for _, e in human_band_expressions(report, A)]
+    assert bands == [f"human[{A}] == 0", f"human[{A}] > -5 and human[{A}] < 0",
+                     f"human[{A}] > -10 and human[{A}] <= -5", f"human[{A}] > -25 and human[{A}] <= -10",
+                     f"human[{A}] <= -25"]
+
+
+def test_every_mqm_score_is_in_exactly_one_band():
+    for score in (0.0, -0.05, -0.1, -4.99995, -5.0, -5.00001, -9.99995, -10.0, -24.99995, -25.0, -25.1, -300.0):
+        assert sum(buckets.in_mqm_band(score, lo, hi) for lo, hi, _ in buckets.MQM_BANDS) == 1, score
+
+
 def test_bucket_expressions_reproduce_the_buckets_exactly(report):
     for dimension, field, expressions in (("src_length", "src_len", length_band_expressions("src_len")),
                                           ("ref_length", "ref_len", length_band_expressions("ref_len")),

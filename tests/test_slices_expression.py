@@ -116,3 +116,15 @@ def test_empty_and_non_text_expressions():
 def test_fields_of_lists_every_field_read():
     tree = parse('chrf[A] < chrf[B] and not (doc in ("x") or repetition[A])')
     assert [f.written for f in ex.fields_of(tree)] == ["chrf[A]", "chrf[B]", "doc", "repetition[A]"]
+
+
+def test_has_and_not_has_take_a_field_and_a_quoted_text():
+    tree = parse('errors[A] has "Fluency"')
+    assert isinstance(tree, ex.Containment) and not tree.negated and tree.value.value == "Fluency"
+    negated = parse("errors[A] not has 'Accuracy/Omission' and doc == \"x\"").operands[0]
+    assert isinstance(negated, ex.Containment) and negated.negated and negated.field.key == "A"
+    with pytest.raises(ExpressionError, match=r"^where: expected a quoted text after has, found '5' at column 15"):
+        parse("errors[A] has 5")
+    with pytest.raises(ExpressionError, match=r"^where: has needs a field on its left at column 1"):
+        parse('"x" has "y"')
+    assert [f.written for f in ex.fields_of(parse('hyp[A] has "x" or not ref has "y"'))] == ["hyp[A]", "ref"]

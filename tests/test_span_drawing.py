@@ -14,7 +14,7 @@ from mtdiag.report import html_report
 from mtdiag.views.detail import segment_detail
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    clear_caches, html_bodies, navigation_like_the_server, no_data_argument, start, table_with)
+    clear_caches, html_bodies, no_data_argument, start, table_with, visit)
 from tests.test_metric_spans import MQM, OUTPUT, OUTPUTS
 
 SRC = ["We like cats", "Cats are cute."]
@@ -75,7 +75,7 @@ def test_the_dashboard_draws_the_spans_of_a_folder_and_an_uploaded_xcomet_file(t
     at = start()
     at.file_uploader(key="up_metric_spans").set_value(("xcomet.jsonl", XCOMET_BYTES, "application/json")).run()
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
-    at.switch_page("pages/segments.py").run()
+    visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value
     row = int(((table["system"] == "A") & (table["seg_id"] == 1)).to_numpy().nonzero()[0][0])
     at.session_state["seg_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}

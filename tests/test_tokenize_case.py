@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mtdiag.evalset import evalset_from_lists
-from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, sacrebleu_tokenizer, tokenize_text
 
 JA = "Ｇ７の首脳はVATについて議論した。"

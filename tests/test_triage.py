@@ -38,8 +38,12 @@ def report():
 
 def test_problem_is_the_percentile_of_error_rate_times_length(report):
     scores = triage.problem_scores(report)
+    assert triage.ranking_metrics(report) == ["ter", "chrf", "otem", "consensus"]  # three systems: consensus joins
+    consensus = evaluate(report.evalset, Options(metrics=("consensus",))).segments["consensus"]
+    np.testing.assert_allclose(triage.view_scores(report, "consensus").to_numpy(), consensus.to_numpy())
     percentiles = [triage.badness_percentile(report.segments[m], m) for m in ("ter", "chrf", "otem")]
-    rate = np.prod(percentiles, axis=0) ** (1 / 3)
+    percentiles.append(triage.badness_percentile(consensus, "consensus"))
+    rate = np.prod(percentiles, axis=0) ** (1 / 4)
     np.testing.assert_allclose(triage.error_rate(report).to_numpy(), rate)
     length = np.tile([6.0, 6.0, 3.0], 3)  # reference tokens of the three segments, for each system
     penalty = pd.Series(rate * length)
@@ -54,6 +58,8 @@ def test_queue_contract(report):
     assert {"ter", "chrf", "otem", "bleu"} <= set(queue.columns)
     assert len(queue) == 9 and set(queue["seg_id"]) == {1, 2, 3}
     assert queue.iloc[0]["system"] == "loop" and queue.iloc[0]["seg_id"] == 1  # a repetition loop: critical
+    assert list(queue.columns[4:6]) == ["flags", "critical"]
+    assert queue["critical"].tolist() == ["repetition"] + [""] * 8  # why the first row is out of problem order
     rest = queue.iloc[1:]
     assert (np.diff(rest["problem"].to_numpy()) <= 1e-12).all()  # then worst first
     assert queue[queue["system"] == "good"]["problem"].max() < queue["problem"].max()

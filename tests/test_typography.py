@@ -9,11 +9,11 @@ import pytest
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.ht_mt_ngrams import ngram_tables
 from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
-from mtdiag.views import ngrams, over_under, word_order
+from mtdiag.views import ngrams, over_under, waft_neva
 from mtdiag.views.detail import segment_detail
-from tests.conftest import SAMPLE, SHARED
+from tests.conftest import DEV, SAMPLE
 
 
 @pytest.mark.parametrize("written,plain", [
@@ -76,7 +76,7 @@ def test_evidence_is_shown_as_written(pair):
 
 def test_ht_only_unigrams_on_dev_zh_en_have_no_apostrophe_variants():
     # issue 12: 5–7 of the top 10 HT-only unigrams of most zh-en systems were curly/straight variants
-    evalset = load_folder(SHARED / "data" / "dev" / "wmt21" / "zh-en")
+    evalset = load_folder(DEV / "wmt21" / "zh-en")
     curly = set("’‘“”")
     variants = {}
     for typography in (False, True):
@@ -100,8 +100,8 @@ def test_function_ngrams_are_punctuation_symbols_and_stop_words():
 def test_lists_hide_function_words_on_request():
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
     system = report.evalset.systems[0]
-    every = word_order.edit_tables(report, system, top=None)
-    content = word_order.edit_tables(report, system, top=None, hide_function_words=True)
+    every = waft_neva.edit_tables(report, system, top=None)
+    content = waft_neva.edit_tables(report, system, top=None, hide_function_words=True)
     subs, kept = every["substitute"], content["substitute"]
     assert 0 < len(kept) < len(subs)
     both_function = ngrams.function_ngrams(subs["hyp"], "de") & ngrams.function_ngrams(subs["ref"], "de")

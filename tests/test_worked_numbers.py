@@ -9,7 +9,7 @@ import pytest
 
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
-from tests.conftest import SHARED, read_lines
+from tests.conftest import WORKED_NUMBERS, read_lines, spec_path
 
 TOL = 1e-9
 
@@ -93,7 +93,7 @@ def test_otem_utem_reproduce_peace_example():
     assert report.corpus.loc["candidate2", "utem"] > report.corpus.loc["candidate1", "utem"]
 
 
-WORKED = json.loads((SHARED / "spec" / "worked-numbers.json").read_text(encoding="utf-8"))["cases"]
+WORKED = json.loads(WORKED_NUMBERS.read_text(encoding="utf-8"))["cases"]
 
 
 def _case_id(case: dict) -> str:
@@ -102,8 +102,8 @@ def _case_id(case: dict) -> str:
 
 @pytest.mark.parametrize("case", WORKED, ids=[_case_id(c) for c in WORKED])
 def test_worked_numbers_through_api(case):
-    refs = {f"r{i}": read_lines(SHARED / path) for i, path in enumerate(case["refs"])}
-    evalset = evalset_from_lists(refs, {"sys": read_lines(SHARED / case["hyp"])})
+    refs = {f"r{i}": read_lines(spec_path(path)) for i, path in enumerate(case["refs"])}
+    evalset = evalset_from_lists(refs, {"sys": read_lines(spec_path(case["hyp"]))})
     # the worked numbers were computed on the texts as written (the reference scripts don't normalise typography)
     report = evaluate(evalset, Options(tokenize=case["tokenize"], lowercase=case["lowercase"], typography=False,
                                        metrics=("otem", "utem", "waft", "neva")))

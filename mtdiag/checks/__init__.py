@@ -15,9 +15,9 @@ A *critical* check (``empty``, ``truncated``, ``flood``, ``repetition``, ``wrong
 ``llm_artefact``) marks a plainly broken output: such a pair leads the queue whatever its problem score. The
 translator's QA checks (``wrong_language``, ``mixed_language``, ``source_copy``, ``llm_artefact``,
 ``markup_mismatch``, ``unbalanced``, ``inconsistent``) and ``number_mismatch`` and ``untranslated`` need no
-reference: they read the source, the outputs and the set's language pair. An *on-request* check
-(``mt_only_ngram``) is computed only when asked for, with its options: ``requested={"mt_only_ngram": {"order":
-2}}``.
+reference: they read the source, the outputs and the set's language pair. An *on-request* check (``mt_only_ngram``;
+``word_order``, which describes the output's order and, measured, finds no word-order errors) is computed only
+when asked for, with its options: ``requested={"mt_only_ngram": {"order": 2}}``.
 """
 
 from __future__ import annotations
@@ -134,9 +134,14 @@ def flag_columns(frame: pd.DataFrame) -> list[str]:
     return [name for name in REGISTRY if name in frame.columns]
 
 
+def critical_columns(frame: pd.DataFrame) -> list[str]:
+    """The critical checks a frame has a column for, in registry order."""
+    return [c for c in flag_columns(frame) if REGISTRY[c].critical]
+
+
 def critical(flags: pd.DataFrame) -> pd.Series:
     """Per row: a critical check fired (the output is plainly broken)."""
-    columns = [c for c in flag_columns(flags) if REGISTRY[c].critical]
+    columns = critical_columns(flags)
     return flags[columns].any(axis=1) if columns else pd.Series(False, index=flags.index)
 
 

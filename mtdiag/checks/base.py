@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, char_span_tokens, token_offsets
-from mtdiag.tokenize import normalise_typography
 
 WORST_SHARE = 0.10  # the score flags mark the worst 10 % of the set
 
@@ -165,30 +164,11 @@ def runs(marked: np.ndarray, kind: str, title: str) -> list[Span]:
 
 def character_spans(report, system: str, seg: int, char_spans, kind: str, title: str) -> list[Span]:
     """Token spans of one output covering character spans of its text (tokens located as the detail view locates
-    them, :func:`mtdiag.highlight.token_offsets`, in the text as written or — when the tokens were normalised,
-    ``„`` read as ``"`` — in the text with the same typography normalisation); none when the tokens cannot be
-    located."""
+    them, :func:`mtdiag.highlight.token_offsets`, in the text as written or in its typography-normalised form);
+    none when the tokens cannot be located."""
     shown, _ = report.context.display_tokens(system, seg)
-    text = str(report.evalset.hyps.at[seg, system])
-    offsets = token_offsets(text, shown)
-    if offsets is None and report.context.options.typography:
-        offsets = _normalised_offsets(text, shown)
+    offsets = token_offsets(str(report.evalset.hyps.at[seg, system]), shown)
     if offsets is None:
         return []
     found = (char_span_tokens(offsets, start, end) for start, end in char_spans)
     return [Span(first, last, kind, title) for first, last in (f for f in found if f is not None)]
-
-
-def _normalised_offsets(text: str, tokens) -> list[tuple[int, int]] | None:
-    """Character offsets in ``text`` of tokens located in its typography-normalised form (one character may
-    become several: ``…`` → ``...``)."""
-    widths = np.array([len(normalise_typography(c)) for c in text], dtype=np.int64)
-    located = token_offsets("".join(normalise_typography(c) for c in text), tokens)
-    if located is None:
-        return None
-    ends = np.cumsum(widths)
-
-    def original(position: int) -> int:  # the character of ``text`` that normalised position falls in
-        return int(np.searchsorted(ends, position, side="right"))
-
-    return [(original(a), original(b - 1) + 1 if b > a else original(a)) for a, b in located]

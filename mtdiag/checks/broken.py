@@ -1,4 +1,4 @@
-"""Plainly broken outputs, each a *critical* check (the pair leads the queue, issue 23): an empty output
+"""Plainly broken outputs, each a *critical* check (the pair leads the queue): an empty output
 (``empty``), an output that is a fraction of what its source asks for (``truncated``), and a flood of one
 character that the source does not have (``flood``). None needs a reference, and none is a matter of degree:
 a translator must look at every one of them.

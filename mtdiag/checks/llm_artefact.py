@@ -13,12 +13,14 @@ Chinese and Japanese, so a source in one of them excuses its own note in any oth
 - **closing remark**: *I hope this helps*, *Feel free to ask*, *Let me know if you need any further changes*,
   *Ich hoffe, das hilft*, *希望对你有帮助*, *お役に立てれば*;
 - **code fence**: ```` ``` ````;
-- **wrapping quotes**: the output starts and ends with a quotation mark, and the source neither starts nor ends
-  with a quotation mark or a bracket (*【编辑:陈海峰】* is rightly *"Editor: Chen Haifeng"*);
 - **answer instead of a translation**: the source is a question (ends with ``?`` or ``？``), the output has no
   question mark at all and opens with an answer (*Yes,*, *No,*, *The answer is*, *Ja,*, *Oui,*, *Sí,*, *是的*,
   *答案是*, *はい、*). Conservative on purpose: an output that answers in a statement without such an opening is
   left to the other signals.
+
+A whole output in quotation marks is **not** an artefact: a headline is often quoted (WMT23 zh-en *"…"* outputs
+rated MQM −3.6, a minor style matter at most), and the source may quote it too; being critical, such a flag put
+correct outputs ahead of outputs rated −18 to −40 (``docs/triage.md``, "Critical checks, measured").
 
 Every pattern is linear — literal alternations, bounded classes (``[^\\n]{0,60}``), no nested or lazy quantifiers
 over unbounded input: a 100,000-character output is scanned in milliseconds. A critical check: an output with a
@@ -123,21 +125,10 @@ ANSWER = Pattern(start=(r"(?:(?:yes|no|yeah|nope|ja|nein|oui|non|sí|the answer 
 
 
 _MAY_START = _prefilter([p.start_source for p in (*PATTERNS.values(), ANSWER) if p.start_source], start=True)
-_OPENING = "\"'“”„«»「『‘’‚"
-_CLOSING = "\"'“”«»」』‘’"
-_SOURCE_OPENING = _OPENING + "([（【《〈"  # a source wrapped in quotes or brackets excuses wrapping quotes
-_SOURCE_CLOSING = _CLOSING + ")]）】》〉"
 _REST_OF_LINE = re.compile(r"[^\n)）\]】]{0,300}")
-KINDS = (*PATTERNS, "wrapping quotes", "answer instead of a translation")
-_SAID = {"wrapping quotes": "wrapping quotes: the output is put in quotation marks the source does not have",
-         "answer instead of a translation": "answer instead of a translation: the source asks a question, the "
+KINDS = (*PATTERNS, "answer instead of a translation")
+_SAID = {"answer instead of a translation": "answer instead of a translation: the source asks a question, the "
                                             "output answers it and asks none"}
-
-
-def _ends(texts: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """The first and the last character of each text without surrounding space (vectorised string slicing)."""
-    stripped = texts.str.strip()
-    return stripped.str.slice(0, 1), stripped.str.slice(-1)
 
 
 def _found(texts: pd.Series) -> dict[str, np.ndarray]:
@@ -166,16 +157,12 @@ def artefacts(report) -> dict[str, dict[str, np.ndarray]]:
         n = ev.n_segments
         texts = pd.concat([ev.src.astype(str), *(ev.hyps[s].astype(str) for s in ev.systems)], ignore_index=True)
         found = {kind: hits.reshape(-1, n) for kind, hits in _found(texts).items()}
-        first, last = _ends(texts)
-        quoted = (first.isin(list(_OPENING)) & last.isin(list(_CLOSING))).to_numpy().reshape(-1, n)
-        wrapped = (first.isin(list(_SOURCE_OPENING)) | last.isin(list(_SOURCE_CLOSING))).to_numpy()[:n]
         asking = texts.str.contains("?", regex=False) | texts.str.contains("？", regex=False)
         asks = (asking | texts.str.contains("¿", regex=False)).to_numpy().reshape(-1, n)
-        question = last.isin(["?", "？"]).to_numpy()[:n]
+        question = texts.iloc[:n].str.rstrip().str.slice(-1).isin(["?", "？"]).to_numpy()  # the source asks
         out = {}
         for row, system in enumerate(ev.systems, start=1):
             out[system] = {kind: found[kind][row] & ~found[kind][0] for kind in PATTERNS}
-            out[system]["wrapping quotes"] = quoted[row] & ~wrapped
             out[system]["answer instead of a translation"] = found["answer"][row] & question & ~asks[row]
         return out
 
@@ -184,11 +171,7 @@ def artefacts(report) -> dict[str, dict[str, np.ndarray]]:
 
 def artefact_spans(text: str, kind: str) -> list[tuple[int, int]]:
     """Character spans of one kind of artefact in an output: the preamble, refusal or closing phrase as matched,
-    a note to the end of its line or bracket, each code fence, the wrapping quotation marks, the answer."""
-    if kind == "wrapping quotes":
-        stripped = text.rstrip()
-        first = len(text) - len(text.lstrip())
-        return [(first, first + 1), (len(stripped) - 1, len(stripped))]
+    a note to the end of its line or bracket, each code fence, the answer."""
     if kind == "answer instead of a translation":
         return ANSWER.spans(text)
     spans = []
@@ -203,8 +186,8 @@ def artefact_spans(text: str, kind: str) -> list[tuple[int, int]]:
 class LlmArtefact(Check):
     name = "llm_artefact"
     label = "LLM artefact"
-    help = ("the output has an LLM's preamble, note, refusal, closing remark, code fence or wrapping quotes, or "
-            "answers the question it should translate")
+    help = ("the output has an LLM's preamble, note, refusal, closing remark or code fence, or answers the "
+            "question it should translate")
     needs = ("source",)
     critical = True
     claims = ("Accuracy/Addition", "Non-translation", "Other")

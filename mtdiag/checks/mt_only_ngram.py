@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.checks.base import Check, Finding, by_pair_segments
-from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
+from mtdiag.ht_mt_ngrams import context_ngram_tables
 
 MIN_COUNT = 2
 

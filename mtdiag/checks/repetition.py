@@ -1,7 +1,7 @@
 """``repetition``: the output loops — a word three times in a row, or a phrase of 2–4 words twice in a row — where
 neither the source nor any reference does (the hallucination loop OTEM measures, Yang et al. 2018, caught where it
 is unmistakable). A critical check: a loop is a broken output. A repetition the source has (``Thank you. Thank
-you.``, ``交了啦，交了啦``) is a faithful translation, not a fault (issue 23)."""
+you.``, ``交了啦，交了啦``) is a faithful translation, not a fault."""
 
 from __future__ import annotations
 

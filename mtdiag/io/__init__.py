@@ -1,6 +1,6 @@
 """Read and validate every input into an :class:`~mtdiag.evalset.EvalSet`, at the edge, once (``docs/inputs.md``).
 
-Inputs (see ``shared/data/README.md``):
+Inputs (``docs/inputs.md``):
 
 - plain text, one segment per line (:mod:`.text`: ``read_lines``), gathered from a folder (:mod:`.folders`:
   ``load_folder``) or from named files / uploaded bytes (:mod:`.files`: ``load_files``);
@@ -24,7 +24,7 @@ from mtdiag.errors import InputError
 from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
-from mtdiag.io.human import read_human_scores
+from mtdiag.io.human_scores import read_human_scores
 from mtdiag.io.metric_spans import read_metric_spans, with_metric_spans
 from mtdiag.io.naming import (
     clean_name,

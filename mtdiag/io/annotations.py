@@ -31,9 +31,8 @@ import json
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.human import _parse_score, _parse_seg_id
-from mtdiag.io.tables import _parse_table, _Table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _quote
+from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
 MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0, "critical": 25.0}
@@ -85,11 +84,11 @@ def read_error_annotations_rated(source: Source, name: str | None = None, n_segm
                                  limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`read_error_annotations` and the rated outputs (:data:`RATED_COLUMNS`: one row per system, segment
     and rater of the file, errors or not)."""
-    table = _parse_table(source, name, None, limits, nested=True)
+    table = parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
     if is_error_table(table.header) or "score" in lowered:
         return _scores_spans_rated(table, n_segments)
-    raise InputError(table.name, f"found columns {_names(table.header)}; expected an MQM error table (system, seg_id, "
+    raise InputError(table.name, f"found columns {quote_names(table.header)}; expected an MQM error table (system, seg_id, "
                                  "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
 
 
@@ -100,28 +99,28 @@ def is_error_table(header: list[str]) -> bool:
     return {"severity", "category"} <= lowered or bool(lowered & {"error_spans", "errors", "esa_score"})
 
 
-def error_table_scores_and_spans(table: _Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def error_table_scores_and_spans(table: Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(human scores, error spans) of a parsed MQM error table (``category`` and ``severity``), else ESA."""
     return _scores_spans_rated(table, n_segments)[:2]
 
 
-def _scores_spans_rated(table: _Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _scores_spans_rated(table: Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     lowered = [h.strip().lower() for h in table.header]
     if "severity" in lowered and "category" in lowered:
         return _read_mqm(table, lowered, n_segments)
     return _read_esa(table, lowered, n_segments)
 
 
-def _column(lowered: list[str], table: _Table, *names: str, required: bool = True) -> int | None:
+def _column(lowered: list[str], table: Table, *names: str, required: bool = True) -> int | None:
     for wanted in names:
         if wanted in lowered:
             return lowered.index(wanted)
     if required:
-        raise InputError(table.name, f"missing column {names[0]}; found columns {_names(table.header)}", 1)
+        raise InputError(table.name, f"missing column {names[0]}; found columns {quote_names(table.header)}", 1)
     return None
 
 
-def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None
+def _read_mqm(table: Table, lowered: list[str], n_segments: int | None
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
     rater_at = _column(lowered, table, "rater", required=False)
@@ -133,7 +132,7 @@ def _read_mqm(table: _Table, lowered: list[str], n_segments: int | None
         system = row[at["system"]].strip()
         if not system:
             raise InputError(table.name, "the system name is empty", line)
-        seg = _parse_seg_id(row[at["seg_id"]], table, line, n_segments) - 1
+        seg = parse_seg_id(row[at["seg_id"]], table, line, n_segments) - 1
         rater = row[rater_at].strip() if rater_at is not None else ""
         category, severity = row[at["category"]].strip(), row[at["severity"]].strip()
         try:
@@ -168,7 +167,7 @@ def _spans_frame(rows: list[tuple]) -> pd.DataFrame:
                                                             "weight": "float64"})
 
 
-def _read_esa(table: _Table, lowered: list[str], n_segments: int | None
+def _read_esa(table: Table, lowered: list[str], n_segments: int | None
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     system_at = _column(lowered, table, "system")
     seg_at = _column(lowered, table, "seg_id", "line_id", "segment_id")
@@ -181,8 +180,8 @@ def _read_esa(table: _Table, lowered: list[str], n_segments: int | None
         system = row[system_at].strip()
         if not system:
             raise InputError(table.name, "the system name is empty", line)
-        seg = _parse_seg_id(row[seg_at], table, line, n_segments) - 1
-        score = _parse_score(row[score_at], table, line)
+        seg = parse_seg_id(row[seg_at], table, line, n_segments) - 1
+        score = parse_score(row[score_at], table, line)
         if score is not None:
             scores.setdefault((system, seg), []).append(score)
         rater = row[rater_at].strip() if rater_at is not None else ""
@@ -195,13 +194,13 @@ def _read_esa(table: _Table, lowered: list[str], n_segments: int | None
     return frame.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans), _rated_frame(rated)
 
 
-def _esa_spans(raw: str, table: _Table, line: int) -> list[tuple[int, int, str, str, float]]:
+def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, str, float]]:
     if not raw or raw in ("[]", "null"):
         return []
     try:
         items = json.loads(raw)
     except (ValueError, RecursionError):
-        raise InputError(table.name, f"error_spans {_quote(raw)} is not a JSON list", line) from None
+        raise InputError(table.name, f"error_spans {quote(raw)} is not a JSON list", line) from None
     if not isinstance(items, list):
         raise InputError(table.name, "error_spans must be a list of {start, end, severity}", line)
     out = []
@@ -210,7 +209,7 @@ def _esa_spans(raw: str, table: _Table, line: int) -> list[tuple[int, int, str, 
             raise InputError(table.name, "each error span must be an object {start, end, severity}", line)
         start, end = item.get("start", item.get("start_i")), item.get("end", item.get("end_i"))
         if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**9 for v in (start, end)) or end < start:
-            raise InputError(table.name, f"error span {_quote(json.dumps(item))}: start and end must be character "
+            raise InputError(table.name, f"error span {quote(json.dumps(item))}: start and end must be character "
                                          "offsets with start <= end", line)
         severity = str(item.get("severity", "minor"))
         category = str(item.get("category", ""))
@@ -233,7 +232,7 @@ def with_error_annotations(evalset, source: Source, name: str | None = None, *, 
     warnings = list(evalset.warnings)
     unknown = sorted(set(scores["system"]) - set(evalset.systems))
     if unknown:
-        warnings.append(f"{display}: annotations for systems that are not loaded ({_names(unknown)}) match no output")
+        warnings.append(f"{display}: annotations for systems that are not loaded ({quote_names(unknown)}) match no output")
     human = evalset.human if evalset.human is not None and len(evalset.human) else scores
     merged = spans if evalset.annotations is None else pd.concat([evalset.annotations, spans], ignore_index=True)
     if evalset.rated is not None:

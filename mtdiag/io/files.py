@@ -11,7 +11,7 @@ import pandas as pd
 from mtdiag import terms as term_inputs
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
-from mtdiag.io.human import read_human_scores, unknown_score_systems
+from mtdiag.io.human_scores import read_human_scores, unknown_score_systems
 from mtdiag.io.naming import clean_name
 from mtdiag.io.tables import is_table_name, read_text_column
 from mtdiag.io.terms import read_term_file
@@ -19,19 +19,19 @@ from mtdiag.io.text import (
     DEFAULT_LIMITS,
     Limits,
     Source,
-    _plural,
-    _quote,
-    _segment_warnings,
-    _unpack,
     blank_mask,
     check_segment_chars,
+    plural,
+    quote,
     read_counted,
     read_segments,
+    segment_warnings,
+    unpack,
 )
 
 
 @dataclass(frozen=True)
-class _TextFile:
+class TextFile:
     """One read text file with its role name (reference or system name) and display name."""
 
     role: str
@@ -49,30 +49,30 @@ def empty_output_warning(display: str) -> str:
 
 
 def read_text_file(role: str, kind: str, source: Source, fallback: str, limits: Limits,
-                   warnings: list[str]) -> _TextFile:
+                   warnings: list[str]) -> TextFile:
     """One source, reference or system file (``kind`` ``src``, ``ref`` or ``system``) as segments named ``role``.
 
     A file whose name ends in a table extension (``.tsv``, ``.tab``, ``.csv``, ``.jsonl``, ``.ndjson``) is read as
     a table with one text column (:func:`mtdiag.io.tables.read_text_column`), never as raw lines; any other file
     has one segment per line. A system file of nothing but line breaks is a system that output nothing: it is
-    read (its line count is checked by :func:`_assemble`, which warns); for sources and references it is empty.
+    read (its line count is checked by :func:`assemble`, which warns); for sources and references it is empty.
     """
-    payload, display = _unpack(source, fallback)
+    payload, display = unpack(source, fallback)
     if is_table_name(display):
         display, column, lines, numbers = read_text_column((display, payload), role=kind, limits=limits)
-        warnings.extend(_segment_warnings(display, lines, numbers, limits, column=column))
-        return _TextFile(role, display, lines)
+        warnings.extend(segment_warnings(display, lines, numbers, limits, column=column))
+        return TextFile(role, display, lines)
     data, display, _ = read_counted(source, None, limits, fallback)
     lines = read_segments(data, display, allow_blank=kind == "system")
     del data
     check_segment_chars(lines, display, limits)
-    file = _TextFile(role, display, lines)
+    file = TextFile(role, display, lines)
     if not file.all_blank():
-        warnings.extend(_segment_warnings(display, lines, None, limits))
+        warnings.extend(segment_warnings(display, lines, None, limits))
     return file
 
 
-def _check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> None:
+def check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> None:
     """Refuse empty names, duplicate reference or system names, and a system named like a reference."""
     for kind, entries in (("reference", refs), ("system", hyps)):
         first: dict[str, str] = {}
@@ -80,15 +80,15 @@ def _check_names(refs: list[tuple[str, str]], hyps: list[tuple[str, str]]) -> No
             if not role.strip():
                 raise InputError(display, f"the {kind} name is empty")
             if role in first:
-                raise InputError(display, f"{kind} name {_quote(role)} is already used by {first[role]}")
+                raise InputError(display, f"{kind} name {quote(role)} is already used by {first[role]}")
             first[role] = display
     ref_files = dict(refs)
     for role, display in hyps:
         if role in ref_files:
-            raise InputError(display, f"system name {_quote(role)} is also the name of reference {ref_files[role]}")
+            raise InputError(display, f"system name {quote(role)} is also the name of reference {ref_files[role]}")
 
 
-def _line_count_error(file: _TextFile, expected: _TextFile) -> InputError:
+def _line_count_error(file: TextFile, expected: TextFile) -> InputError:
     """The line counts differ (a file of nothing but empty lines is empty)."""
     if file.all_blank():
         return InputError(file.display, "the file is empty")
@@ -96,12 +96,12 @@ def _line_count_error(file: _TextFile, expected: _TextFile) -> InputError:
     hint = ""
     if n == m + 1 and not file.lines[n - 1].strip():
         hint = f" (the last line of {file.display} is empty: an extra blank line at the end?)"
-    return InputError(file.display, f"has {_plural(n, 'line')} but {expected.display} has {m}{hint}")
+    return InputError(file.display, f"has {plural(n, 'line')} but {expected.display} has {m}{hint}")
 
 
-def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile], *, name: str,
+def assemble(src: TextFile | None, refs: list[TextFile], hyps: list[TextFile], *, name: str,
               lang_pair: str | None, human: pd.DataFrame | None, warnings: list[str],
-              term_files: list[_TextFile | term_inputs.TermFile] = ()) -> EvalSet:
+              term_files: list[TextFile | term_inputs.TermFile] = ()) -> EvalSet:
     """Check line counts against the first reference, or the source where there is none (warning about systems
     that output nothing), take inline ``<term>`` tags out of source and reference lines, read term files, and build
     the :class:`EvalSet` (without references when none is given: the reference-free checks and metrics)."""
@@ -131,15 +131,15 @@ def _assemble(src: _TextFile | None, refs: list[_TextFile], hyps: list[_TextFile
     )
 
 
-def _strip_tags(src: _TextFile | None, refs: list[_TextFile], warnings: list[str]):
+def _strip_tags(src: TextFile | None, refs: list[TextFile], warnings: list[str]):
     """Source and references without inline ``<term>`` tags, and the term occurrences the tags give (stray tags
     are warnings appended to ``warnings``)."""
-    def strip(file: _TextFile):
+    def strip(file: TextFile):
         if not term_inputs.has_term_tags(file.lines):
             return file, None
         pairs = [term_inputs.strip_term_tags(line, file.display, i, warnings)
                  for i, line in enumerate(file.lines, start=1)]
-        return _TextFile(file.role, file.display, [p[0] for p in pairs]), [p[1] for p in pairs]
+        return TextFile(file.role, file.display, [p[0] for p in pairs]), [p[1] for p in pairs]
 
     src, src_tags = strip(src) if src is not None else (None, None)
     stripped = [strip(f) for f in refs]
@@ -157,7 +157,7 @@ def _entries(named: Mapping[str, Source] | Iterable[tuple[str, Source]]) -> list
 
 
 def _display_of(source: Source, fallback: str) -> str:
-    return _unpack(source, fallback)[1]
+    return unpack(source, fallback)[1]
 
 
 def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[tuple[str, Source]] = (),
@@ -181,7 +181,7 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
                                "a reference, or both")
     if not hyp_entries:
         raise InputError(None, "no system output file given; at least one is needed")
-    _check_names([(r, _display_of(s, f"reference {r}")) for r, s in ref_entries],
+    check_names([(r, _display_of(s, f"reference {r}")) for r, s in ref_entries],
                  [(h, _display_of(s, f"system {h}")) for h, s in hyp_entries])
     warnings: list[str] = []
     src_file = read_text_file("src", "src", src, "source", limits, warnings) if src is not None else None
@@ -194,5 +194,5 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
         warnings += unknown_score_systems(scores, [f.role for f in ref_files], [f.role for f in hyp_files], display)
     term_files = [] if term_source is None else [
         read_term_file(term_source, _display_of(term_source, "terms"), limits=limits)]
-    return _assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair, human=scores,
+    return assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair, human=scores,
                      warnings=warnings, term_files=term_files)

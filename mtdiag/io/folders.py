@@ -9,15 +9,15 @@ from pathlib import Path
 
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
-from mtdiag.io.files import _assemble, _check_names, _TextFile, read_text_file
+from mtdiag.io.files import TextFile, assemble, check_names, read_text_file
 from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
 from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
-from mtdiag.io.human import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
+from mtdiag.io.human_scores import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
 from mtdiag.io.labels import SEGMENT_LABELS_FILE, with_segment_labels
 from mtdiag.io.naming import file_role, resolve_lang_pair
 from mtdiag.io.tables import load_table
 from mtdiag.io.terms import folder_term_files
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, _names, read_lines
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, quote_names, read_lines
 
 
 @dataclass(frozen=True)
@@ -72,16 +72,16 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     folder, display = Path(path), str(path)
     inputs = folder_inputs(folder)
     paths, src, refs, hyps = inputs.files, inputs.src, inputs.refs, inputs.systems
-    found = f"found {_names(p.name for p in paths)}" if paths else "found no .txt files"
+    found = f"found {quote_names(p.name for p in paths)}" if paths else "found no .txt files"
     if not refs and src is None:
         raise InputError(display, f"no reference and no source file; expected ref.txt or ref.NAME.txt, or src.txt "
                                   f"for reference-free checks, {found}")
     if not hyps:
         raise InputError(display, f"no system output file; expected a NAME.txt besides src.txt and ref*.txt, {found}")
-    _check_names([(r, p.name) for r, p in refs], [(h, p.name) for h, p in hyps])
+    check_names([(r, p.name) for r, p in refs], [(h, p.name) for h, p in hyps])
     warnings: list[str] = []
 
-    def read(role: str, kind: str, file: Path) -> _TextFile:
+    def read(role: str, kind: str, file: Path) -> TextFile:
         return read_text_file(role, kind, (file.name, file), file.name, limits, warnings)
 
     src_file = read("src", "src", src) if src is not None else None
@@ -105,10 +105,10 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
             annotated_ref = folder / "ref.annotated.txt"
         src_file = read("src", "src", folder / "src.annotated.txt")
         if annotated_ref.is_file():
-            ref_files[0] = _TextFile(ref_files[0].role, annotated_ref.name,
+            ref_files[0] = TextFile(ref_files[0].role, annotated_ref.name,
                                      read_lines(annotated_ref, annotated_ref.name, limits=limits, warnings=warnings))
     lang_pair = resolve_lang_pair(folders=[name], file_names=[p.name for _, p in hyps])
-    evalset = _assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
+    evalset = assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
                         human=human, warnings=warnings, term_files=term_files)
     if (folder / METRIC_SCORES_FILE).is_file():
         evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)

@@ -38,9 +38,9 @@ from typing import Iterator, Mapping, Sequence
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.human import _parse_seg_id
+from mtdiag.io.parsing import parse_seg_id
 from mtdiag.io.scores import metric_key
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _quote, decode_text, read_counted
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, quote_names, read_counted
 
 METRIC_SPAN_COLUMNS = ["seg", "system", "metric", "start", "end", "severity", "confidence", "text"]
 SEVERITIES = ("minor", "major", "critical")
@@ -52,7 +52,7 @@ _WHITESPACE = " \t\n\r"
 
 
 class _Named:
-    """What :func:`mtdiag.io.human._parse_seg_id` needs of a table: its display name."""
+    """What :func:`mtdiag.io.parsing.parse_seg_id` needs of a table: its display name."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -93,7 +93,7 @@ def _decode(decoder: json.JSONDecoder, text: str, pos: int, display: str, lines:
 def _expect(text: str, pos: int, char: str, display: str, lines: _Lines) -> int:
     pos = _skip(text, pos)
     if pos >= len(text) or text[pos] != char:
-        found = "the end of the file" if pos >= len(text) else _quote(text[pos])
+        found = "the end of the file" if pos >= len(text) else quote(text[pos])
         raise InputError(display, f"not valid JSON (expected {char!r}, found {found})", lines.at(pos))
     return pos + 1
 
@@ -196,8 +196,8 @@ def _check_text(output: str, start: int, end: int, text: object, display: str, l
         raise InputError(display, f"{where}: end {end} is past the output's end ({len(output)} characters)"
                                   f"{bytes_note()}", line)
     if isinstance(text, str) and output[start:end] != text:
-        raise InputError(display, f"{where}: text {_quote(text)} is not the output's characters {start}-{end} "
-                                  f"({_quote(output[start:end])}){bytes_note()}", line)
+        raise InputError(display, f"{where}: text {quote(text)} is not the output's characters {start}-{end} "
+                                  f"({quote(output[start:end])}){bytes_note()}", line)
 
 
 def read_metric_spans(source: Source, name: str | None = None,
@@ -225,7 +225,7 @@ def read_metric_spans(source: Source, name: str | None = None,
         if key is not None:
             system = _system_name(key, systems)
             if n_segments is not None and index >= n_segments:
-                raise InputError(display, f"system {_quote(key)} has more than the set's {n_segments:,} segments",
+                raise InputError(display, f"system {quote(key)} has more than the set's {n_segments:,} segments",
                                  line)
             seg = index
         else:
@@ -236,7 +236,7 @@ def read_metric_spans(source: Source, name: str | None = None,
             seg_value = next((lowered[k] for k in _SEG_KEYS if k in lowered), None)
             if seg_value is None or isinstance(seg_value, (bool, float, list, dict)):
                 raise InputError(display, "the record has no whole-number seg_id (1-based)", line)
-            seg = _parse_seg_id(str(seg_value), seg_table, line, n_segments) - 1
+            seg = parse_seg_id(str(seg_value), seg_table, line, n_segments) - 1
         spans = next((lowered[k] for k in _SPAN_KEYS if k in lowered), None)
         if spans is None:
             spans = []
@@ -252,13 +252,13 @@ def read_metric_spans(source: Source, name: str | None = None,
             raise InputError(display, "mt must be the output text (a string)", line)
         if isinstance(mt, str) and len(mt) > limits.max_segment_chars:
             raise limits.exceeded(display, "max_segment_chars", f"an mt of {len(mt):,} characters", line)
-        where = f"system {_quote(system)} seg_id {seg + 1}"
+        where = f"system {quote(system)} seg_id {seg + 1}"
         if system in outputs:
             if seg >= len(outputs[system]):
                 raise InputError(display, f"{where}: the system has {len(outputs[system]):,} segments", line)
             output = str(outputs[system][seg])
             if mt is not None and mt != output:
-                raise InputError(display, f"{where}: mt {_quote(mt)} is not the loaded output {_quote(output)} "
+                raise InputError(display, f"{where}: mt {quote(mt)} is not the loaded output {quote(output)} "
                                           "(the offsets would point elsewhere)", line)
         else:
             unknown[system] = None
@@ -271,16 +271,16 @@ def read_metric_spans(source: Source, name: str | None = None,
             start, end = _offset(span.get("start")), _offset(span.get("end"))
             if start is None or end is None or start < 0 or end < start:
                 raise InputError(display, f"{at}: start and end must be character offsets with 0 <= start <= end "
-                                          f"(found {_quote(json.dumps(span.get('start')))}, "
-                                          f"{_quote(json.dumps(span.get('end')))})", line)
+                                          f"(found {quote(json.dumps(span.get('start')))}, "
+                                          f"{quote(json.dumps(span.get('end')))})", line)
             severity = span.get("severity", "minor")
             if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
-                raise InputError(display, f"{at}: severity {_quote(str(severity))}: expected minor, major or "
+                raise InputError(display, f"{at}: severity {quote(str(severity))}: expected minor, major or "
                                           "critical", line)
             confidence = span.get("confidence")
             if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
                                            or not math.isfinite(confidence)):
-                raise InputError(display, f"{at}: confidence {_quote(json.dumps(confidence))} is not a number", line)
+                raise InputError(display, f"{at}: confidence {quote(json.dumps(confidence))} is not a number", line)
             shown = span.get("text")
             if shown is not None and not isinstance(shown, str):
                 raise InputError(display, f"{at}: text must be a string", line)
@@ -295,7 +295,7 @@ def read_metric_spans(source: Source, name: str | None = None,
     del n_lines
     warnings = []
     if unknown and outputs:
-        warnings.append(f"{display}: metric spans for systems that are not loaded ({_names(sorted(unknown))}) "
+        warnings.append(f"{display}: metric spans for systems that are not loaded ({quote_names(sorted(unknown))}) "
                         "match no output")
     if scored:
         warnings.append(f"{display}: the scores in this file are not read (it gives error spans); give segment "

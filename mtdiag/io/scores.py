@@ -33,9 +33,8 @@ import pandas as pd
 
 from mtdiag.errors import InputError
 from mtdiag.evalset import ImportedMetricInfo
-from mtdiag.io.human import _parse_score, _parse_seg_id
-from mtdiag.io.tables import _all_numbers, _parse_table, _Table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _names, _quote
+from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 METRIC_SCORES_FILE = "metric_scores.tsv"  # read from a test-set folder automatically
 _TRUE, _FALSE = {"1", "true", "yes", "higher", "up"}, {"0", "false", "no", "lower", "down"}
@@ -49,13 +48,13 @@ def metric_key(name: str) -> str:
     return key if key and key[0].isalpha() else f"m_{key}"
 
 
-def _direction(value: str, table: _Table, line: int) -> bool:
+def _direction(value: str, table: Table, line: int) -> bool:
     lowered = value.strip().lower()
     if lowered in _TRUE:
         return True
     if lowered in _FALSE:
         return False
-    raise InputError(table.name, f"higher_is_better {_quote(value)}: expected 1/0, true/false or yes/no", line)
+    raise InputError(table.name, f"higher_is_better {quote(value)}: expected 1/0, true/false or yes/no", line)
 
 
 def read_metric_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
@@ -64,11 +63,11 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
     """(scores, metric infos, warnings): ``scores`` a long frame ``seg`` (0-based), ``system``, ``metric``,
     ``score``; one :class:`~mtdiag.evalset.ImportedMetricInfo` per metric; warnings for assumed directions and
     for systems that are not loaded (``systems``)."""
-    table = _parse_table(source, name, None, limits)
+    table = parse_table(source, name, None, limits)
     lowered = [h.strip().lower() for h in table.header]
     for required in ("system", "seg_id"):
         if required not in lowered:
-            raise InputError(table.name, f"missing column {required}; found columns {_names(table.header)}; "
+            raise InputError(table.name, f"missing column {required}; found columns {quote_names(table.header)}; "
                                          "expected system, seg_id, metric, score (or one column per metric)", 1)
     system_at, seg_at = lowered.index("system"), lowered.index("seg_id")
     long = "metric" in lowered and "score" in lowered
@@ -76,9 +75,9 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
         metric_columns = []
     else:
         metric_columns = [i for i, h in enumerate(lowered) if i not in (system_at, seg_at)
-                          and h != "higher_is_better" and _all_numbers([v for v in table.column(i) if v.strip()])]
+                          and h != "higher_is_better" and all_numbers([v for v in table.column(i) if v.strip()])]
         if not metric_columns:
-            raise InputError(table.name, f"no score column; found columns {_names(table.header)}; expected metric "
+            raise InputError(table.name, f"no score column; found columns {quote_names(table.header)}; expected metric "
                                          "and score columns, or one numeric column per metric", 1)
     direction_at = lowered.index("higher_is_better") if "higher_is_better" in lowered else None
     records, system_level, directions, seen = [], {}, {}, {}
@@ -87,7 +86,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
         if not system:
             raise InputError(table.name, "the system name is empty", line)
         seg_text = row[seg_at].strip()
-        seg = None if seg_text.lower() in _SYSTEM_LEVEL else _parse_seg_id(seg_text, table, line, n_segments) - 1
+        seg = None if seg_text.lower() in _SYSTEM_LEVEL else parse_seg_id(seg_text, table, line, n_segments) - 1
         cells = ([(row[lowered.index("metric")], row[lowered.index("score")])] if long
                  else [(table.header[i], row[i]) for i in metric_columns])
         for raw_metric, raw_score in cells:
@@ -99,7 +98,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
                 if directions.setdefault(metric, (higher, line))[0] != higher:
                     raise InputError(table.name, f"metric {metric}: higher_is_better differs from line "
                                                  f"{directions[metric][1]}", line)
-            score = _parse_score(raw_score, table, line)
+            score = parse_score(raw_score, table, line)
             key = (metric, system, seg)
             if key in seen:
                 what = "system-level score" if seg is None else f"seg_id {seg + 1}"
@@ -129,7 +128,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
     if systems is not None:
         unknown = sorted(set(scores["system"]) - set(systems))
         if unknown:
-            warnings.append(f"{table.name}: scores for systems that are not loaded ({_names(unknown)}) are ignored")
+            warnings.append(f"{table.name}: scores for systems that are not loaded ({quote_names(unknown)}) are ignored")
     return scores, tuple(infos), warnings
 
 
@@ -183,7 +182,7 @@ def _with_scores(evalset, scores: pd.DataFrame, infos: tuple[ImportedMetricInfo,
 
     clash = sorted({i.name for i in infos} & {i.name for i in evalset.imported})
     if clash:
-        raise InputError(infos[0].source, f"metric scores for {_names(clash)} are already loaded")
+        raise InputError(infos[0].source, f"metric scores for {quote_names(clash)} are already loaded")
     merged = scores if evalset.scores is None else pd.concat([evalset.scores, scores], ignore_index=True)
     return replace(evalset, scores=merged, imported=evalset.imported + infos,
                    warnings=tuple(evalset.warnings) + tuple(warnings))

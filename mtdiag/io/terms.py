@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mtdiag import terms as term_inputs
 from mtdiag.errors import InputError
-from mtdiag.io.tables import _parse_table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote
+from mtdiag.io.parsing import parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote
 
 TERMS_FILE = "terms.tsv"
 _SEG_ID_COLUMNS = ("seg_id", "segment", "seg")  # mtdiag.terms' names for the segment column
@@ -20,13 +20,13 @@ def read_term_file(source: Source, name: str | None = None, *, limits: Limits = 
     Segment ids must be written in ASCII digits: ``²`` or ``١`` (which Python's ``int`` reads as 1 or refuses
     with a ``ValueError``) are an :class:`InputError` naming the line; the range check is :mod:`mtdiag.terms`'.
     """
-    table = _parse_table(source, name, "tsv", limits)
+    table = parse_table(source, name, "tsv", limits)
     lowered = [h.strip().lower() for h in table.header]
     seg_at = next((lowered.index(c) for c in _SEG_ID_COLUMNS if c in lowered), None)
     if seg_at is not None:
         for row, line in zip(table.rows, table.lines):
             if not row[seg_at].strip().isascii():
-                raise InputError(table.name, f"seg_id {_quote(row[seg_at])} is not a segment number "
+                raise InputError(table.name, f"seg_id {quote(row[seg_at])} is not a segment number "
                                              "(write it in the digits 0-9)", line)
     return term_inputs.TermFile(table.name, list(table.header), [list(row) for row in table.rows])
 

@@ -16,7 +16,7 @@
   them. Segments are matched to the source by (document, segment id); names come from ``sysid`` (``ref`` →
   ``ref``; ``ref-A``/``A`` → ``A``).
 - **TSV/CSV/JSONL** with named columns (:func:`mtdiag.io.load_table`).
-- **Without references** (issue 20): an XML file with no ``<ref>``, SGML with a ``<srcset>`` and no
+- **Without references**: an XML file with no ``<ref>``, SGML with a ``<srcset>`` and no
   ``<refset>``, a table with ``src`` and system columns and no ``ref*`` column give a reference-free set (the
   source, the outputs; the reference-free checks and metrics): every segment is kept (the "no reference, skipped"
   rule applies only where some references exist), and the target language comes from ``<hyp lang=…>`` (XML) or the
@@ -36,11 +36,12 @@ from pathlib import Path
 
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
-from mtdiag.io.files import _assemble, _TextFile
+from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
-from mtdiag.io.tables import TABLE_FORMATS, load_table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, _quote, _unpack, decode_text, read_counted
+from mtdiag.io.parsing import TABLE_FORMATS
+from mtdiag.io.tables import load_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, unpack
 
 XML_SUFFIXES = (".xml",)
 SGML_SUFFIXES = (".sgm", ".sgml")
@@ -57,7 +58,7 @@ def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits =
     """The bytes of a file, inflated when its name ends in ``.gz``, and its display name; counted while they are
     read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines and, for ``markup``, tags), so a small
     compressed file that would expand past a limit is refused as soon as it does."""
-    display = name or _unpack(source, "input")[1]
+    display = name or unpack(source, "input")[1]
     data, display, _ = read_counted(source, display, limits, markup=markup,
                                     inflate=display.lower().endswith(".gz"))
     return data, display
@@ -96,7 +97,7 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
 def _seg_id(seg, where: str, display: str) -> int:
     raw = seg.get("id")
     if raw is None or not raw.strip().isascii() or not raw.strip().isdigit():
-        raise InputError(display, f"{where}: <seg id={_quote(str(raw))}> needs a whole-number id")
+        raise InputError(display, f"{where}: <seg id={quote(str(raw))}> needs a whole-number id")
     return int(raw)
 
 
@@ -143,26 +144,26 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
         if "testsuite" in doc.attrib:
             continue
         doc_id = doc.get("id", "")
-        where = f"<doc id={_quote(doc_id)}>"
+        where = f"<doc id={quote(doc_id)}>"
         src_elements = doc.findall("src")
         if len(src_elements) != 1:
             raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
         src = _segments(src_elements[0], f"{where} <src>", display, limits)
         refs = {ref.get("translator") or "": _segments(
-                    ref, f"{where} <ref translator={_quote(ref.get('translator') or '')}>", display, limits)
+                    ref, f"{where} <ref translator={quote(ref.get('translator') or '')}>", display, limits)
                 for ref in doc.findall("ref")}
-        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={_quote(hyp.get('system'))}>", display, limits)
+        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={quote(hyp.get('system'))}>", display, limits)
                 for hyp in doc.findall("hyp")}
         for system in systems:
             if system not in hyps:
-                raise InputError(display, f"{where}: no <hyp system={_quote(system)}> (every document needs every system)")
+                raise InputError(display, f"{where}: no <hyp system={quote(system)}> (every document needs every system)")
         for seg_id in sorted(src):
             if translators and not any(refs.get(t, {}).get(seg_id, "") for t in translators):
                 skipped += 1
                 continue
             for system in systems:
                 if seg_id not in hyps[system]:
-                    raise InputError(display, f"{where} <hyp system={_quote(system)}>: no <seg id=\"{seg_id}\"> for "
+                    raise InputError(display, f"{where} <hyp system={quote(system)}>: no <seg id=\"{seg_id}\"> for "
                                               "the source segment of that id")
             rows.append((doc_id, doc.get("origlang"), doc.get("domain"), src[seg_id],
                          [refs.get(t, {}).get(seg_id, "") for t in translators],
@@ -176,10 +177,10 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     ref_lang = next(iter(ref_langs)) if ref_langs else (next(iter(hyp_langs)) if len(hyp_langs) == 1 else None)
     collection = next(iter(root.iter("collection")), None)
     set_name = (collection.get("id") if collection is not None else None) or root.get("id") or Path(_inner_name(display)).stem
-    evalset = _assemble(
-        _TextFile("src", display, [r[3] for r in rows]),
-        [_TextFile(ref, display, [r[4][k] for r in rows]) for k, ref in enumerate(ref_names)],
-        [_TextFile(clean_name(s), display, [r[5][k] for r in rows]) for k, s in enumerate(systems)],
+    evalset = assemble(
+        TextFile("src", display, [r[3] for r in rows]),
+        [TextFile(ref, display, [r[4][k] for r in rows]) for k, ref in enumerate(ref_names)],
+        [TextFile(clean_name(s), display, [r[5][k] for r in rows]) for k, s in enumerate(systems)],
         name=set_name, lang_pair=f"{src_lang}-{ref_lang}" if src_lang and ref_lang else None, human=None,
         warnings=warnings)
     labels = {"doc": [r[0] for r in rows], "origlang": [r[1] for r in rows]}
@@ -191,7 +192,7 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
 # ---------------------------------------------------------------------------------------------------- SGML
 
 _TAG = re.compile(r"<(/?)(srcset|refset|tstset|doc|seg)\b([^<>]*+)>", re.IGNORECASE)
-"""One SGML tag that matters here. Linear on any line (issue 22): a tag is tried only at a ``<``, and its
+"""One SGML tag that matters here. Linear on any line: a tag is tried only at a ``<``, and its
 attributes (possessive, never given back) stop at the next ``<`` or ``>``; a segment's text is then the slice
 between its ``<seg …>`` and the next ``</seg>``, never a lazy ``.*?`` tried again from every unclosed tag."""
 _ATTR = re.compile(r"""(?<![\w:-])([\w:-]++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++))""")
@@ -269,10 +270,10 @@ def _add_segment(current: _SgmlSet | None, doc: str | None, opened: re.Match, ra
         raise InputError(display, "<seg> outside a <doc>", number)
     raw_id = _attrs(opened.group(3)).get("id", "")
     if not raw_id.isascii() or not raw_id.isdigit():
-        raise InputError(display, f"<seg id={_quote(raw_id)}> needs a whole-number id", number)
+        raise InputError(display, f"<seg id={quote(raw_id)}> needs a whole-number id", number)
     key = (doc, int(raw_id))
     if key in current.segs:
-        raise InputError(display, f"<doc docid={_quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
+        raise InputError(display, f"<doc docid={quote(doc)}> has <seg id=\"{raw_id}\"> twice (also on line "
                                   f"{current.segs[key][1]})", number)
     segment = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], raw)
     if len(segment) > limits.max_segment_chars:
@@ -307,12 +308,12 @@ def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limit
         missing = [key for key in order if key not in s.segs]
         if missing:
             doc, seg = missing[0]
-            raise InputError(s.display, f"{s.kind} {_quote(s.name)} has no <seg id=\"{seg}\"> in <doc docid="
-                                        f"{_quote(doc)}> ({len(missing)} missing), which {anchor.display} has", s.line)
+            raise InputError(s.display, f"{s.kind} {quote(s.name)} has no <seg id=\"{seg}\"> in <doc docid="
+                                        f"{quote(doc)}> ({len(missing)} missing), which {anchor.display} has", s.line)
         extra = len(s.segs) - len(order)
         if extra:
             doc, seg = next(key for key in s.order if key not in anchor.segs)
-            raise InputError(s.display, f"<doc docid={_quote(doc)}> <seg id=\"{seg}\"> is not in {anchor.display}",
+            raise InputError(s.display, f"<doc docid={quote(doc)}> <seg id=\"{seg}\"> is not in {anchor.display}",
                              s.segs[(doc, seg)][1])
         return [s.segs[key][0] for key in order]
 
@@ -324,10 +325,10 @@ def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limit
     src_lang = (srcs[0].src_lang if srcs else None) or (refs[0].src_lang if refs else tsts[0].src_lang)
     ref_lang = refs[0].lang if refs else tsts[0].lang  # without references: the outputs' language (trglang)
     set_name = name or Path(_inner_name(files[0][0])).name.split(".")[0]
-    evalset = _assemble(
-        _TextFile("src", srcs[0].display, lines(srcs[0])) if srcs else None,
-        [_TextFile(ref_name(s) or f"ref{i + 1}", s.display, lines(s)) for i, s in enumerate(refs)],
-        [_TextFile(clean_name(s.name) or Path(_inner_name(s.display)).stem, s.display, lines(s)) for s in tsts],
+    evalset = assemble(
+        TextFile("src", srcs[0].display, lines(srcs[0])) if srcs else None,
+        [TextFile(ref_name(s) or f"ref{i + 1}", s.display, lines(s)) for i, s in enumerate(refs)],
+        [TextFile(clean_name(s.name) or Path(_inner_name(s.display)).stem, s.display, lines(s)) for s in tsts],
         name=set_name, lang_pair=f"{src_lang}-{ref_lang}" if src_lang and ref_lang else lang_pair_from_name(set_name),
         human=None, warnings=[])
     labels = {"doc": [doc for doc, _ in order]}

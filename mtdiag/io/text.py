@@ -50,7 +50,7 @@ its value is given in (file sizes in MB, 10^6 bytes)."""
 
 @dataclass(frozen=True)
 class Limits:
-    """What one input file may cost: limits on the *work* it causes, not only its bytes (issue 22).
+    """What one input file may cost: limits on the *work* it causes, not only its bytes.
 
     Every reader counts before it parses: ``max_file_bytes`` bytes (for ``.gz``, the inflated bytes, counted while
     inflating), ``max_rows`` lines, ``max_cells`` table cells (rows x columns; for XML and SGML, tags) and
@@ -106,18 +106,18 @@ DEFAULT_LIMITS = Limits()
 # --------------------------------------------------------------------------------------------------- helpers
 
 
-def _quote(value: str, width: int = 40) -> str:
+def quote(value: str, width: int = 40) -> str:
     """A value from a file, quoted and shortened for a message (control characters escaped)."""
     text = value if len(value) <= width else value[:width] + "…"
     return json.dumps(text, ensure_ascii=False)
 
 
-def _names(values: Iterable[str]) -> str:
+def quote_names(values: Iterable[str]) -> str:
     """``a, b, c`` (empty names shown as ``""``)."""
     return ", ".join(v if v else '""' for v in values) or "none"
 
 
-def _lines_phrase(numbers: list[int], noun: str = "line") -> str:
+def lines_phrase(numbers: list[int], noun: str = "line") -> str:
     """``line 3`` / ``lines 3 and 7`` / ``lines 3, 7, 9, 10, 15, …`` (first few of many)."""
     if len(numbers) == 1:
         return f"{noun} {numbers[0]}"
@@ -134,12 +134,12 @@ def _count_breaks(text: str | bytes) -> int:
     return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
     """``1 line`` / ``2 lines``."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _is_number(value: str) -> bool:
+def is_number(value: str) -> bool:
     try:
         float(value)
     except ValueError:
@@ -150,7 +150,7 @@ def _is_number(value: str) -> bool:
 # --------------------------------------------------------------------------------------------------- reading
 
 
-def _unpack(source: object, fallback: str) -> tuple[object, str]:
+def unpack(source: object, fallback: str) -> tuple[object, str]:
     """Split a source into (payload, display name)."""
     if isinstance(source, tuple):
         if len(source) != 2 or not isinstance(source[0], str):
@@ -166,7 +166,7 @@ def _unpack(source: object, fallback: str) -> tuple[object, str]:
 
 def _read_bytes(source: object, name: str | None, limits: Limits, fallback: str = "input") -> tuple[bytes, str]:
     """The raw bytes of a source and its display name; refuses missing paths and files over the size limit."""
-    payload, display = _unpack(source, fallback)
+    payload, display = unpack(source, fallback)
     display = name or display
     if isinstance(payload, (str, os.PathLike)):
         data = _read_path(Path(payload), display, limits)
@@ -304,7 +304,7 @@ def check_segment_chars(values: Sequence[str], display: str, limits: Limits,
     if len(over):
         first = int(over[0])
         line = first + 1 if line_numbers is None else int(line_numbers[first])
-        where = f" in column {_quote(column)}" if column is not None else ""
+        where = f" in column {quote(column)}" if column is not None else ""
         raise limits.exceeded(display, "max_segment_chars",
                               f"a segment{where} of {int(lengths[first]):,} characters", line)
 
@@ -442,10 +442,10 @@ def read_segments(data: bytes, name: str, *, allow_blank: bool = False) -> Lines
 # --------------------------------------------------------------------------------------------------- warnings
 
 
-def _segment_warnings(name: str, values: list[str], line_numbers: list[int] | None, limits: Limits,
+def segment_warnings(name: str, values: list[str], line_numbers: list[int] | None, limits: Limits,
                       column: str | None = None) -> list[str]:
     """Warnings for empty and very long segments (the data is kept as it is)."""
-    where = f"{name}: column {_quote(column)}:" if column is not None else f"{name}:"
+    where = f"{name}: column {quote(column)}:" if column is not None else f"{name}:"
     array = as_lines(values)
     lines = np.arange(1, len(array) + 1) if line_numbers is None else np.asarray(line_numbers, dtype=np.int64)
     empty = lines[blank_mask(array)].tolist()
@@ -453,14 +453,14 @@ def _segment_warnings(name: str, values: list[str], line_numbers: list[int] | No
     found = []
     if empty:
         noun = "value" if column is not None else "line"
-        plural = "" if len(empty) == 1 else "s"
+        ending = "" if len(empty) == 1 else "s"
         kept = "an empty segment" if len(empty) == 1 else "empty segments"
-        found.append(f"{where} {len(empty)} empty {noun}{plural} ({_lines_phrase(empty)}) kept as {kept}")
+        found.append(f"{where} {len(empty)} empty {noun}{ending} ({lines_phrase(empty)}) kept as {kept}")
     if long:
-        plural = "" if len(long) == 1 else "s"
+        ending = "" if len(long) == 1 else "s"
         found.append(
-            f"{where} {len(long)} segment{plural} over {limits.long_segment_words:,} words or "
-            f"{limits.long_segment_chars:,} characters ({_lines_phrase(long)}) kept whole; "
+            f"{where} {len(long)} segment{ending} over {limits.long_segment_words:,} words or "
+            f"{limits.long_segment_chars:,} characters ({lines_phrase(long)}) kept whole; "
             "the dashboard shortens long segments on display"
         )
     return found
@@ -491,5 +491,5 @@ def read_lines(source: Source, name: str | None = None, *, limits: Limits = DEFA
     lines = read_segments(data, display)
     check_segment_chars(lines, display, limits)
     if warnings is not None:
-        warnings.extend(_segment_warnings(display, lines, None, limits))
+        warnings.extend(segment_warnings(display, lines, None, limits))
     return list(lines)

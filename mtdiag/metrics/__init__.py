@@ -6,7 +6,7 @@ columns, option widgets, number formats and evidence, significance, exports and 
 
 Metrics imported from a scores file (COMET, MetricX, …: :mod:`mtdiag.metrics.imported`) are never in
 :data:`REGISTRY`: they belong to the evaluation set that brought them (``EvalSet.imported``), so on a server one
-session's imported names and directions never reach another session (issue 22). Whatever may meet such a metric
+session's imported names and directions never reach another session. Whatever may meet such a metric
 resolves it through the set or the report: :func:`metric_classes`, :func:`metric_info` and :func:`create_metric`
 take ``within`` — an ``EvalSet``, or anything holding one as ``.evalset`` (a ``Report``).
 """

@@ -1,5 +1,5 @@
 """Consensus: how much an output agrees with the other systems' outputs of the same source — a reference-free
-signal (issue 20). With no human reference, the outputs of several systems are each other's pseudo-references:
+signal. With no human reference, the outputs of several systems are each other's pseudo-references:
 the expected agreement of a candidate with the others is what minimum-Bayes-risk decoding maximises (Kumar &
 Byrne 2004), and its n-gram form — counts of the n-grams the candidate shares with each other output — is the
 consensus decoding of DeNero et al. 2009. An output that disagrees with every other system gets a low score and

@@ -90,7 +90,7 @@ class ImportedMetric(Metric):
 
 def imported_classes(evalset) -> dict[str, type[Metric]]:
     """The metric classes of the EvalSet's imported metrics, by name — the set's own, never added to the
-    process-wide registry (issue 22: on a server, one session's imported names and directions must not reach
+    process-wide registry (on a server, one session's imported names and directions must not reach
     another). A name that is a registered (built-in) metric is a ``ValueError``."""
     from mtdiag.metrics import REGISTRY
 

@@ -1,6 +1,6 @@
 """OTEM and UTEM: over- and under-translation evaluation metrics (Yang et al. 2018, eqs. 1-7).
 
-``score = LP * exp(sum_n (1/N) log mp_n) * 100``, lower is better (``shared/spec/METRICS.md`` §1).
+``score = LP * exp(sum_n (1/N) log mp_n) * 100``, lower is better (``docs/metrics.md``, "OTEM / UTEM").
 
 - OTEM (eq. 3): for each candidate n-gram g with candidate count cc and reference count rc,
   ``over(g) = cc - rc`` if ``cc > rc > 0``; ``cc - 1`` if ``rc = 0`` and ``cc > 1``; else 0.

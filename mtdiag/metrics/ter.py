@@ -4,7 +4,7 @@ The algorithm is :mod:`mtdiag.metrics.ter_engine`, a compiled port of sacrebleu'
 distance + Tercom-style greedy shifts). It runs on sacrebleu's own TER preprocessing of the raw texts (Tercom
 tokenizer) — not on mtdiag's shared tokens — so the per-segment statistics, the corpus score and the segment scores
 equal sacrebleu's ``TER(normalized=…, no_punct=…, asian_support=…, case_sensitive=…)`` (``corpus_score`` and
-``sentence_score``) with the same four options. Per-reference-token costs (TERm, ``shared/spec/METRICS.md`` §3) go
+``sentence_score``) with the same four options. Per-reference-token costs (TERm, ``docs/metrics.md``, "Terminology") go
 through :func:`ter_statistics`.
 
 **Default options** (a decision the spec leaves to us, ``docs/metrics.md``): ``no_punct`` and ``case_sensitive``

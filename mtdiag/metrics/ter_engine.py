@@ -34,7 +34,7 @@ What is different (and why results are still identical):
   current hypothesis's, so the distance is the minimum over that row of its value plus the in-band distance from
   there to the end, which one backward pass per shift round gives for every cell (``_suffix_distances``; integer
   sums, so the very number the remaining rows would reach). On dev zh-en this takes TER from 4.9 s to ~3.5 s.
-- **Per-reference-token costs** (for TERm, ``shared/spec/METRICS.md`` §3): optionally each reference token j has a
+- **Per-reference-token costs** (for TERm, ``docs/metrics.md``, "Terminology"): optionally each reference token j has a
   cost λ_j, paid instead of 1 when that token is substituted or missing from the hypothesis (the edit-distance
   "insertion" of a reference word, including the first matrix row, which becomes the prefix sums of λ).
   Hypothesis words with no reference counterpart and shifts still cost 1, matches cost 0. All distances are
@@ -74,7 +74,7 @@ class TerTokenization:
     - ``case_sensitive``: keep case (off: lower-case, sacrebleu's default).
 
     The defaults are sacrebleu's. :mod:`mtdiag.metrics.ter` resolves the target-language dependent default
-    (``normalized``/``asian_support`` on for zh/ja/ko, ``shared/spec/METRICS.md`` §0).
+    (``normalized``/``asian_support`` on for zh/ja/ko, ``docs/metrics.md``).
     """
 
     normalized: bool = False

@@ -1,4 +1,4 @@
-"""Terminology consistency (Alam et al. 2021 §2.2; ``shared/spec/METRICS.md`` §3).
+"""Terminology consistency (Alam et al. 2021 §2.2; ``docs/metrics.md``, "Terminology").
 
 Per term occurrence (``EvalSet.terms``), against the first reference (the one terms are annotated on):
 

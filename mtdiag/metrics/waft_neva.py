@@ -9,7 +9,9 @@
   reference length; c = 0 -> 0. Corpus: summed clipped/total counts per order and BP on summed c, r; orders with no
   n-grams anywhere are left out of the mean — which on one segment is exactly ``N = min(4, c)``.
 
-NEVA > WAFT flags word-order trouble (paper §5). ``shared/spec/METRICS.md`` §2 holds the worked numbers.
+The paper (§5) reads NEVA > WAFT as word-order trouble; measured against human judgements that reading does not
+hold for today's systems (:data:`mtdiag.checks.word_order.NEVA_ABOVE_WAFT`, ``docs/triage.md``). ``docs/metrics.md``
+("WAFT / NEVA") holds the decisions; the tests reproduce the worked numbers.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ _PAPER = "Forsbom 2003, Training a Super Model Look-Alike"
 NEVA_ORDER = 4
 
 
-def _as_strings(side: TokenSide) -> list[str]:
+def token_strings(side: TokenSide) -> list[str]:
     """Each segment's token ids as one string of code points, so rapidfuzz compares whole tokens fast."""
     codes = side.ids + np.where(side.ids >= 0xD800, 0x800, 0)  # skip the surrogate block
     text = codes.astype(np.uint32).tobytes().decode("utf-32-le")
@@ -43,12 +45,12 @@ def best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, 
 
 def _best_reference_edits(ctx: ScoringContext, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tokens = ctx.tokens
-    hyp = _as_strings(tokens.hyps[system])
+    hyp = token_strings(tokens.hyps[system])
     c = tokens.hyps[system].lengths
     best_e = best_m = best_k = None
     best_waft = None
     for k, side in enumerate(tokens.refs.values()):
-        ref = _as_strings(side)
+        ref = token_strings(side)
         e = np.fromiter((Levenshtein.distance(h, r) for h, r in zip(hyp, ref)), dtype=np.int64, count=len(hyp))
         m = np.maximum(c, side.lengths)
         waft = np.where(m > 0, 1.0 - e / np.where(m > 0, m, 1), 1.0)
@@ -165,8 +167,8 @@ class EditEvidence:
         hyp_side = tokens.hyps[self._system]
         _, _, best = best_reference_edits(self._ctx, self._system)
         ref_sides = list(tokens.refs.values())
-        hyp_strings = _as_strings(hyp_side)
-        ref_strings = [_as_strings(side) for side in ref_sides]
+        hyp_strings = token_strings(hyp_side)
+        ref_strings = [token_strings(side) for side in ref_sides]
         per_segment = [Levenshtein.editops(ref_strings[k][seg], hyp).as_list()
                        for seg, (hyp, k) in enumerate(zip(hyp_strings, best.tolist()))]
         counts = np.fromiter(map(len, per_segment), dtype=np.int64, count=len(per_segment))
@@ -191,8 +193,8 @@ class EditEvidence:
         alignments (rapidfuzz opcodes), without looking up a token."""
         tokens = self._ctx.tokens
         _, _, best = best_reference_edits(self._ctx, self._system)
-        hyp_strings = _as_strings(tokens.hyps[self._system])
-        ref_strings = [_as_strings(side) for side in tokens.refs.values()]
+        hyp_strings = token_strings(tokens.hyps[self._system])
+        ref_strings = [token_strings(side) for side in tokens.refs.values()]
         totals = dict.fromkeys(("replace", "insert", "delete"), 0)
         for seg, (hyp, k) in enumerate(zip(hyp_strings, best.tolist())):
             for tag, ref_start, ref_end, hyp_start, hyp_end in Levenshtein.opcodes(ref_strings[k][seg], hyp):

@@ -36,6 +36,7 @@ from mtdiag.tags import tag_alternatives
 NUMBER, TEXT, FLAG = "number", "text", "flag"
 SYSTEM, REFERENCE, ANY_SYSTEM = "system", "reference", "any system"
 ERROR_SEPARATOR = "; "
+LISTS = {"errors": ERROR_SEPARATOR}  # text fields that hold a list: ``has`` compares their items whole
 _SHOWN_CHARS = 400  # how much of the field list an error message shows
 
 

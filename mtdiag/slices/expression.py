@@ -9,7 +9,8 @@ code. Grammar (lowest precedence first)::
     or_expr    := and_expr ("or" and_expr)*
     and_expr   := not_expr ("and" not_expr)*
     not_expr   := "not" not_expr | "(" or_expr ")" | condition
-    condition  := operand [ op operand | ["not"] "in" "(" literal ("," literal)* [","] ")" ]
+    condition  := operand [ op operand | ["not"] "in" "(" literal ("," literal)* [","] ")"
+                            | ["not"] "has" STRING ]
     op         := "==" | "!=" | "<" | "<=" | ">" | ">=" | "~" | "!~"
     operand    := field | literal
     field      := NAME [ "[" KEY "]" ]           chrf[Online-B], chrf["Online B"], ref[A], doc
@@ -19,7 +20,7 @@ code. Grammar (lowest precedence first)::
 (system or reference name) is letters, digits, ``_``, ``-`` and ``.``, any other name is written as a quoted
 string. Strings take double or single quotes; inside, ``\\"`` (or ``\\'``) is the quote, ``\\\\`` a backslash and
 ``\\n``, ``\\t``, ``\\r`` a newline, tab and carriage return; any other backslash is kept, so a regular expression
-reads as written (``hyp[A] ~ "\\d+ %"``). Keywords (``and or not in true false``) are lower-case.
+reads as written (``hyp[A] ~ "\\d+ %"``). Keywords (``and or not in has true false``) are lower-case.
 
 The work an expression can cause is bounded before anything is read: at most :data:`MAX_CHARS` characters (a
 longer text is refused before it is tokenised), :data:`MAX_DEPTH` levels of nesting and :data:`MAX_NODES` nodes.
@@ -34,7 +35,7 @@ from typing import Union
 MAX_CHARS = 2_000
 MAX_DEPTH = 20
 MAX_NODES = 200
-KEYWORDS = ("and", "or", "not", "in", "true", "false")
+KEYWORDS = ("and", "or", "not", "in", "has", "true", "false")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=", "~", "!~")
 NEGATED = {"!=": "==", "!~": "~"}  # a negated operator is exactly the negation of its positive one
 _KEY_PUNCTUATION = "-_."
@@ -94,6 +95,17 @@ class Membership:
 
 
 @dataclass(frozen=True)
+class Containment:
+    """``field has "TEXT"``, or ``not has`` when ``negated``: a list field (``errors``) has the item (or an item
+    under it: ``Fluency`` covers ``Fluency/Grammar``), a text field contains the text; case ignored."""
+
+    field: Field
+    value: Literal
+    negated: bool
+    column: int
+
+
+@dataclass(frozen=True)
 class Truth:
     """A field standing alone as a condition (a flag: ``repetition[A]``)."""
 
@@ -114,7 +126,7 @@ class Logical:
     column: int
 
 
-Node = Union[Comparison, Membership, Truth, Not, Logical]
+Node = Union[Comparison, Membership, Containment, Truth, Not, Logical]
 
 
 # ------------------------------------------------------------------------------------------------ tokens
@@ -352,8 +364,19 @@ class _Parser:
             if isinstance(left, Literal) and isinstance(right, Literal):
                 raise ExpressionError("a comparison of two values", left.column, _COMPARE_HINT)
             return self.node(Comparison(token.text, left, right, token.column))
-        negated = self.keyword("not") and self.tokens[self.at + 1].kind == "keyword" \
-            and self.tokens[self.at + 1].text == "in"
+        after = self.tokens[min(self.at + 1, len(self.tokens) - 1)]
+        following = after.text if after.kind == "keyword" else None
+        negated = self.keyword("not") and following in ("in", "has")
+        if (negated and following == "has") or self.keyword("has"):
+            if negated:
+                self.take()
+            self.take()
+            if not isinstance(left, Field):
+                raise ExpressionError("has needs a field on its left", left.column)
+            if self.token.kind != "string":
+                raise ExpressionError(f"expected a quoted text after has, found {_shown(self.token)}",
+                                      self.token.column, 'e.g. errors[SYSTEM] has "Fluency"')
+            return self.node(Containment(left, self.literal(), negated, token.column))
         if negated or self.keyword("in"):
             if negated:
                 self.take()
@@ -431,7 +454,7 @@ def fields_of(node: Node) -> list[Field]:
     """Every field the tree reads, in reading order."""
     if isinstance(node, Comparison):
         return [side for side in (node.left, node.right) if isinstance(side, Field)]
-    if isinstance(node, (Membership, Truth)):
+    if isinstance(node, (Membership, Containment, Truth)):
         return [node.field]
     if isinstance(node, Not):
         return fields_of(node.operand)

@@ -4,6 +4,9 @@ Semantics (``docs/slices.md``):
 
 - numbers compare with numbers (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``), fields with values or with each
   other (``chrf[A] < chrf[B]``); a missing number satisfies no comparison;
+- ``has`` reads as it is said: ``errors[A] has "Fluency"`` holds where the pair has an error of that category or
+  one under it (``Fluency/Grammar``; the categories are compared whole, case ignored), ``hyp[A] has "COVID"``
+  where the text contains those characters (case ignored, no pattern); ``not has`` is its negation;
 - texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
   expression given as a quoted string (the ``regex`` module, case-insensitive, as the dashboard's search:
   :func:`mtdiag.search.text_matches`), with one time budget for every search of the expression together;
@@ -20,9 +23,9 @@ import time
 import numpy as np
 
 from mtdiag.search import SEARCH_SECONDS, text_matches
-from mtdiag.slices.expression import (NEGATED, Comparison, ExpressionError, Field, Literal, Logical, Membership, Node,
-                                      Not, Truth, fields_of, parse)
-from mtdiag.slices.catalogue import FLAG, NUMBER, TEXT, Column, column, resolve
+from mtdiag.slices.expression import (NEGATED, Comparison, Containment, ExpressionError, Field, Literal, Logical,
+                                      Membership, Node, Not, Truth, fields_of, parse)
+from mtdiag.slices.catalogue import FLAG, LISTS, NUMBER, TEXT, Column, column, resolve
 
 _ORDER = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
@@ -72,6 +75,8 @@ class _Evaluation:
             return self._any(col, lambda values: values.astype(bool))
         if isinstance(node, Membership):
             return self.membership(node)
+        if isinstance(node, Containment):
+            return self.containment(node)
         return self.comparison(node)
 
     def _any(self, col: Column, test) -> np.ndarray:
@@ -135,4 +140,19 @@ class _Evaluation:
                                       f"{_KIND_WORDS[_literal_kind(literal)]}", literal.column)
         wanted = [literal.value for literal in node.values]
         selected = self._any(col, lambda values: np.isin(values, np.asarray(wanted, dtype=values.dtype)))
+        return ~selected if node.negated else selected
+
+    def containment(self, node: Containment) -> np.ndarray:
+        col = column(self.report, node.field)
+        if col.kind != TEXT:
+            raise ExpressionError(f"has looks into text; {col.written} is {_KIND_WORDS[col.kind]}", node.column)
+        wanted = str(node.value.value).casefold()
+        separator = LISTS.get(node.field.name)
+        if separator is None:
+            test = lambda values: [wanted in str(v).casefold() for v in values]  # noqa: E731
+        else:
+            under = wanted + "/"
+            test = lambda values: [any(item == wanted or item.startswith(under)  # noqa: E731
+                                       for item in str(v).casefold().split(separator)) for v in values]
+        selected = self._any(col, test)
         return ~selected if node.negated else selected

@@ -1,44 +1,44 @@
-"""The dashboard's pages (one list for ``app.py`` and for the bootstrap below).
+"""The dashboard's pages, one per view of :data:`mtdiag.views.REGISTRY`, in its order: a view with a layout of its
+own is drawn by its script, :mod:`mtdiag.ui.layouts` ``/NAME.py``; any other view by the generic page
+(:mod:`mtdiag.ui.generic`: its option widgets, tables with downloads and charts). A page's address is its view's
+name (``/segments``, ``/waft_neva``), its title the view's title.
 
-Streamlit serves a ``pages/`` folder next to the entry script in its old "pages directory" mode until some
-session runs ``st.navigation`` (then, for the life of the server, it ignores the folder). So the very first request
-of a fresh server for a deep link such as ``/segments`` runs ``pages/segments.py`` on its own, without ``app.py``
-— no sidebar, no data. :func:`bootstrap` repairs that run: it declares the navigation (public API), which switches
-the server to ``st.navigation`` mode, and reruns, so that ``app.py`` runs and shows the page asked for.
+No page has an icon: a page's icon becomes the favicon, and ``:material/…:`` favicons are fetched from
+fonts.gstatic.com (the dashboard must work offline); emoji need an emoji font on the viewer's machine.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
-PAGES = (
-    ("pages/overview.py", "Overview"),
-    ("pages/segments.py", "Segments"),
-    ("pages/buckets.py", "Buckets"),
-    ("pages/distributions.py", "Distributions"),
-    ("pages/over_under.py", "Over/under-translation"),
-    ("pages/waft_neva.py", "WAFT vs NEVA"),
-    ("pages/terminology.py", "Terminology"),
-    ("pages/ngrams.py", "N-grams"),
-    ("pages/likeness.py", "Human likeness & human scores"),
-    ("pages/compare.py", "Compare"),
-    ("pages/slices.py", "Slice finder"),
-)
-# No page icons: a page's icon becomes the favicon, and ":material/…:" favicons are fetched from fonts.gstatic.com
-# (the app must work offline); emoji need an emoji font on the viewer's machine.
-_BOOTSTRAPPED = "_mtdiag_bootstrapped"
+from mtdiag import views
+from mtdiag.ui import generic
+
+LAYOUTS = Path(__file__).resolve().parent / "layouts"
 
 
-def pages() -> list:
-    return [st.Page(path, title=title, default=(i == 0)) for i, (path, title) in enumerate(PAGES)]
+def layout(name: str) -> Path | None:
+    """The script of view ``name``'s own layout, None when it has none (the generic page draws it)."""
+    path = LAYOUTS / f"{name}.py"
+    return path if path.is_file() else None
 
 
-def bootstrap() -> bool:
-    """Called by a page that finds no data: if ``app.py`` did not run (the pages-directory detour), declare the
-    navigation and rerun once. Returns False when that was already tried in this session."""
-    if st.session_state.get(_BOOTSTRAPPED):
-        return False
-    st.session_state[_BOOTSTRAPPED] = True
-    st.navigation(pages(), position="hidden")
-    st.rerun()
-    return True  # not reached: st.rerun() stops this run
+def page(view: views.View, default: bool = False) -> st.Page:
+    """The page of one view: its layout's script, else the generic page; addressed by the view's name."""
+    script = layout(view.name)
+    return st.Page(script if script is not None else generic.page(view), title=view.title, url_path=view.name,
+                   default=default)
+
+
+def pages() -> list[st.Page]:
+    """Every view's page, the first one the page the dashboard opens on."""
+    return [page(view, default=i == 0) for i, view in enumerate(views.REGISTRY.values())]
+
+
+def link_to(name: str, label: str, *, help: str | None = None, query_params: dict | None = None) -> None:
+    """A link to view ``name``'s page. Following it is a navigation the browser makes, as a click in the sidebar's
+    navigation is: every widget keeps its state (``st.switch_page`` from a run resets them)."""
+    st.page_link(page(views.REGISTRY[name]), label=label, help=help, query_params=query_params,
+                 icon=":material/filter_alt:")

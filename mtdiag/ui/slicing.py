@@ -1,4 +1,4 @@
-"""The sidebar's slice box: one expression every page follows (issue 21, ``docs/slices.md``).
+"""The sidebar's slice box: one expression every page follows (``docs/slices.md``).
 
 The box holds a slice expression (:mod:`mtdiag.slices`: comparisons, ``and``/``or``/``not``, ``in``, ``~``
 regular expressions over segment fields and ``metric[SYSTEM]`` values). :func:`apply` turns the loaded run into
@@ -12,8 +12,11 @@ that cannot be read, names a field the data lacks or keeps no segment gets a one
 the page shows every segment: the data loaded stays in use. Saving a run (Saved runs) saves the whole set, never
 the slice: the slice is a view of it.
 
-The slice finder (``pages/slices.py``) opens a slice it found by writing its expression into the box
-(:func:`open_slice`).
+A page link may carry a slice: ``/segments?where=EXPR`` opens the Segments page with ``EXPR`` in the box (the
+parameter is then taken off the address). The slice finder (``mtdiag/ui/layouts/slices.py``) opens a slice it found
+with such a link (:func:`slice_link`): a link is a navigation the browser makes, which keeps every widget of the
+sidebar — the uploads among them. (``st.switch_page`` from inside a run starts the new page with the widgets'
+state reset, which put an upload session back on the sample set.)
 """
 
 from __future__ import annotations
@@ -25,17 +28,23 @@ import streamlit as st
 from mtdiag import highlight, slices
 from mtdiag.slices import ExpressionError
 from mtdiag.slices.expression import MAX_CHARS
-from mtdiag.ui import state
+from mtdiag.ui import navigation, state
 
 WHERE_KEY = "slice_where"  # the text box's session key
 EXAMPLE = 'src_len >= 20 and chrf[SYSTEM] < 40'
 _PENDING = "_mtdiag_slice_pending"  # an expression to put into the box before it is drawn (open_slice)
+PARAMETER = "where"  # the address's query parameter that carries a slice (slice_link)
 
 
 def open_slice(expression: str) -> None:
     """Make ``expression`` the sidebar's slice from the next run on (a button callback may call it: the box takes
     it before it is drawn)."""
     st.session_state[_PENDING] = expression
+
+
+def slice_link(view: str, expression: str, label: str, help: str | None = None) -> None:
+    """A link to view ``view``'s page that opens it with ``expression`` in the slice box."""
+    navigation.link_to(view, label, help=help, query_params={PARAMETER: expression})
 
 
 def _field_help(report) -> str:
@@ -51,6 +60,9 @@ def _field_help(report) -> str:
 def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
     box, or one that cannot be used, leaves ``current`` as it is."""
+    if PARAMETER in st.query_params:  # a page link that carries a slice (slice_link), or an address typed so
+        st.session_state[WHERE_KEY] = st.query_params[PARAMETER][:MAX_CHARS]
+        del st.query_params[PARAMETER]
     if _PENDING in st.session_state:
         st.session_state[WHERE_KEY] = st.session_state.pop(_PENDING)
     sb = st.sidebar

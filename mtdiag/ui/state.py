@@ -1,6 +1,6 @@
 """The dashboard's state: the loaded data, the cached report, and every cached frame the pages draw.
 
-Caching rules (``shared/DESIGN.md``):
+Caching rules (``docs/architecture.md``, ``docs/dashboard.md``):
 
 - The :class:`~mtdiag.api.Report` is computed once per (data, options): the key is ``EvalSet.content_hash()`` plus
   ``repr(Options)``. It lives in a small LRU held by ``st.cache_resource`` (shared by every session, cleared by
@@ -13,7 +13,7 @@ Caching rules (``shared/DESIGN.md``):
 
 A widget click therefore never recomputes a metric: it reruns the script, which finds everything in the caches.
 
-Memory (issue 11; figures in ``docs/dashboard.md``): a session holds no report between runs — its
+Memory (figures in ``docs/dashboard.md``): a session holds no report between runs — its
 :class:`Current` is kept in ``st.session_state`` through a weak reference, so the report store is the only owner.
 A report unused for :data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every
 :data:`SWEEP_PERIOD_S` seconds) drops such reports and then clears the derived frames (``st.cache_data``), the drawn
@@ -56,8 +56,8 @@ FOOTPRINT_FACTOR = 13.0
 1,297 MB (12.7x; docs/scaling.md). Smaller sets have a lower factor (the interpreter's ~100 MB is shared), so the
 estimate errs on the safe side."""
 PAIR_BYTES = 1_200
-"""Peak memory of scoring per (system, segment) beyond its text, default metrics (issue 22: a set of tiny rows has
-almost no text but costs per row): 200k segments x 2 systems of one-character texts peak 457 MB over the start
+"""Peak memory of scoring per (system, segment) beyond its text, default metrics (a set of tiny rows has almost
+no text but costs per row): 200k segments x 2 systems of one-character texts peak 457 MB over the start
 (1.14 KB per pair), 100k x 6 systems 622 MB (1.04 KB); docs/inputs.md."""
 
 
@@ -94,7 +94,7 @@ def _too_large(what: str, need: float, budget: float) -> str:
 
 def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
     """A message when scoring ``data`` would need more memory than the session budget (``MTDIAG_SESSION_BUDGET_MB``,
-    default 2,048 MB), else None (:func:`footprint_megabytes`). Issue 14: a set too large for a shared server is
+    default 2,048 MB), else None (:func:`footprint_megabytes`). A set too large for a shared server is
     refused before scoring starts, so the server stays up for the others; uploads are also checked before they are
     parsed (:func:`uploads_over_budget`, :func:`session_limits`)."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
@@ -126,7 +126,7 @@ def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
     lowered to what the session's memory budget can score by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
     and cells by :data:`PAIR_BYTES` — so a file too large for the budget is refused while it is read or inflated,
-    before it is parsed (issue 22), and its message says the budget is what bounds it."""
+    before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
     fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / PAIR_BYTES,
@@ -305,27 +305,25 @@ def stored_report(key: str, build: Callable[[], Report]) -> Report:
 
 
 def set_current(current: Current) -> None:
-    """Make ``current`` this run's data for the pages. Held weakly: ``app.py`` owns it for the run, and a session
-    between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
+    """Make ``current`` this run's data for the pages. Held weakly: the dashboard's entry owns it for the run, and a
+    session between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
     st.session_state[SESSION_KEY] = weakref.ref(current)
 
 
 def current_report() -> Report | None:
-    """This run's report once ``app.py`` has set it (None before): the widgets name metric columns through it, so
-    a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
+    """This run's report once the dashboard's entry has set it (None before): the widgets name metric columns through
+    it, so a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
     ref = st.session_state.get(SESSION_KEY)
     value = ref() if ref is not None else None
     return value.report if value is not None else None
 
 
 def current() -> Current:
-    """The data, options and report of this run (set by ``app.py`` before the page runs)."""
+    """The data, options and report of this run (set by the dashboard's entry, :mod:`mtdiag.ui.dashboard`, before
+    the page runs)."""
     ref = st.session_state.get(SESSION_KEY)
     value = ref() if ref is not None else None
     if value is None:
-        from mtdiag.ui import navigation
-
-        navigation.bootstrap()  # the page ran without app.py: rerun through it (see mtdiag.ui.navigation)
         st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
         st.stop()
     return value
@@ -351,14 +349,16 @@ _VIEWS: dict[Callable, Callable] = {}
 _VIEWS_LOCK = threading.Lock()
 
 
-def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES) -> Callable:
+def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES,
+         name: str | None = None) -> Callable:
     """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
     options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
     by the sweeper with every other derived frame).
 
     One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
-    function's module, qualified name and source, so each gets the qualified name of the function it wraps — two
-    views never share entries. The report itself is not hashed (``_report``): the key identifies it.
+    function's module, qualified name and source, so each gets the qualified name of the function it wraps (or
+    ``name``, for functions without a name of their own, such as a view's table builders) — two views never share
+    entries. The report itself is not hashed (``_report``): the key identifies it.
     """
     with _VIEWS_LOCK:
         cached = _VIEWS.get(fn)
@@ -367,7 +367,7 @@ def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_M
                 return fn(_report, *args, **dict(kwargs))
 
             run.__module__ = getattr(fn, "__module__", __name__)
-            run.__qualname__ = f"view[{getattr(fn, '__qualname__', repr(fn))}]"
+            run.__qualname__ = f"view[{name or getattr(fn, '__qualname__', repr(fn))}]"
             run.__name__ = run.__qualname__
             cached = st.cache_data(show_spinner=spinner, max_entries=max_entries, ttl=REPORT_TTL_S)(run)
             _VIEWS[fn] = cached

@@ -1,5 +1,5 @@
 """Tagging in the dashboard: select rows of any table that lists segments, give them a tag, find them again with a
-slice (``tag == "check"``) — issue 21, ``docs/slices.md``; the tags themselves are :mod:`mtdiag.tags`.
+slice (``tag == "check"``) — ``docs/slices.md``; the tags themselves are :mod:`mtdiag.tags`.
 
 Where the tags live:
 

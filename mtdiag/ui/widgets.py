@@ -19,7 +19,7 @@ page — its globals are the page's, with the report, which a closed session wou
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,9 +33,16 @@ from mtdiag import views
 from mtdiag.views import segments
 from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
 
-TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}  # significance tests
-PROBLEM_WIDTH = 110  # pixels: the problem score's bar and number
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+PROBLEM_WIDTH = 100  # pixels: the problem score's bar and number
 ROW_PX = 35  # Streamlit's default row and header height (2.1875rem)
+WRAP_PX = 64  # Streamlit's grid wraps the text of rows taller than this (4rem)
+LINE_PX = 18  # one wrapped line of the grid's text
+CELL_VERTICAL_PX = 6  # a cell's top and bottom padding, with room to spare
+NAMED_WIDTHS = {"small": 75, "medium": 200, "large": 400}  # st.column_config's named column widths, in pixels
+WIDE_FONT = "font-weight: 400"  # the grid's own weight, under a font name of its own (see wrapped)
 BORDER_PX = 1
 
 
@@ -92,7 +99,8 @@ def for_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _info(metric: str) -> MetricInfo:
-    """A metric's metadata, an imported metric's through this session's report (never the process: issue 22)."""
+    """A metric's metadata, an imported metric's through this session's report (never the process's: one session's
+    imported metrics are not another's)."""
     return metric_info(metric, state.current_report())
 
 
@@ -130,7 +138,7 @@ def column_config(frame: pd.DataFrame) -> dict:
             config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
-                                                           help="positive: NEVA > WAFT (word-order trouble)")
+                                                           help="positive: NEVA > WAFT (shared n-grams, not the references' order; see the WAFT vs NEVA page)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
                                                              width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
@@ -147,9 +155,14 @@ def column_config(frame: pd.DataFrame) -> dict:
 # --------------------------------------------------------------------------------------------- html
 
 
+PAGE_STYLE = "<style>[data-testid='stMainBlockContainer']{padding-top:3rem;}</style>"
+"""The page starts 3 rem from the top instead of Streamlit's 6: the Segments page's first ten rows fit a 1,000-pixel
+window."""
+
+
 def style() -> None:
-    """The highlight CSS (once per page run)."""
-    st.html(highlight.STYLE)
+    """The highlight CSS and the page's own (once per page run)."""
+    st.html(highlight.STYLE + PAGE_STYLE)
 
 
 def html(body: str) -> None:
@@ -163,7 +176,7 @@ def explain(text: str) -> None:
 
 def reference_needed(current: state.Current) -> bool:
     """True (and one sentence on the page saying why and what to upload) when the data has no reference: the
-    caller stops or offers what works without one (issue 20)."""
+    caller stops or offers what works without one."""
     if current.evalset.has_references:
         return False
     explain(NO_REFERENCE[0].upper() + NO_REFERENCE[1:] + ".")
@@ -204,8 +217,37 @@ def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> 
     """The pixel height of a table that shows its ``rows`` rows (an empty table shows one empty row) of
     ``row_height`` pixels (Streamlit's 35 by default) under its header, at most ``max_height`` (then it scrolls).
     Streamlit's own geometry (its ``DataFrame`` element: rows × row height + header + two borders); a fixed height
-    would pad a one-row result with blank rows (issue 23)."""
+    would pad a one-row result with blank rows."""
     return min(max_height, max(rows, 1) * (row_height or ROW_PX) + ROW_PX + 2 * BORDER_PX)
+
+
+def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.DataFrame, pd.DataFrame | Styler]:
+    """A frame whose rows wrap their text (rows taller than :data:`WRAP_PX`), ready for the grid: (the frame with
+    each text of a column of known width cut to the lines a row shows, :func:`mtdiag.views.fit_lines`; what to
+    draw). The grid (glide-data-grid) decides where to wrap a text by measuring a prefix as long as an *average*
+    character width allows, averaged over every text drawn in its font: beside Chinese sources that average is
+    twice a Latin letter's, and English outputs were never wrapped. Cells of wide-script text
+    (:func:`mtdiag.views.wide_script`) are therefore drawn through a Styler in a font that reads the same but has a
+    name of its own (``font-weight: 400``), which keeps their widths apart from the others'."""
+    lines = max(1, (row_height - 2 * CELL_VERTICAL_PX) // LINE_PX)
+    texts = [c for c in frame.columns if isinstance(config.get(c), dict) and config[c].get("type_config", {}).get(
+        "type") == "text" and _width_px(config[c].get("width"))
+             and (pd.api.types.is_object_dtype(frame[c]) or pd.api.types.is_string_dtype(frame[c]))]
+    if not texts:
+        return frame, frame
+    fitted = frame.assign(**{c: views.fit_lines(frame[c], _width_px(config[c]["width"]), lines) for c in texts})
+    wide = {c: views.wide_script(fitted[c]) for c in texts}
+    if not any(w.any() for w in wide.values()) or all(w.all() for w in wide.values()):
+        return fitted, fitted  # one script: one average serves every cell
+    styles = pd.DataFrame("", index=fitted.index, columns=texts)
+    for column, mask in wide.items():
+        styles.loc[mask, column] = WIDE_FONT
+    return fitted, fitted.style.apply(lambda _: styles, axis=None, subset=texts)
+
+
+def _width_px(width) -> int | None:
+    """A column's width in pixels (Streamlit's named widths too), None when it has none."""
+    return NAMED_WIDTHS.get(width, width if isinstance(width, int) else None)
 
 
 def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: bool = False, excel: bool = False,
@@ -232,30 +274,35 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         download = tagging.with_tags_column(download)
     taggable = tagging.taggable(frame)
     full, offset, table_key = frame, 0, key
+    area = st.container()  # the table; a page number, when there are pages, goes under it
     if page_size is not None and len(frame) > page_size:
         pages = -(-len(frame) // page_size)
         page_key = f"{key}_page"
         if st.session_state.get(page_key, 1) > pages:  # the rows were filtered down since
             st.session_state[page_key] = pages
-        page = int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
-                                   key=page_key, width=160))
+        left, right = st.columns([1, 6], vertical_alignment="center")
+        page = int(left.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1,
+                                     key=page_key, width=160))
         offset = (page - 1) * page_size
-        st.caption(f"Rows {offset + 1:,}–{min(offset + page_size, len(frame)):,} of {len(frame):,}; the downloads "
-                   "have them all.")
+        right.caption(f"Rows {offset + 1:,}–{min(offset + page_size, len(frame)):,} of {len(frame):,}; the downloads "
+                      "have them all.")
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
     cfg = column_config(frame)
     cfg.update(config or {})
+    shown = frame
+    if row_height is not None and row_height > WRAP_PX:
+        frame, shown = wrapped(frame, cfg, row_height)
     height = "auto" if max_height is None else fitted_height(len(frame), max_height, row_height)
     kwargs = dict(hide_index=hide_index, column_config=cfg, height=height, key=table_key, column_order=column_order,
                   row_height=row_height)
     if select or taggable:
-        event = st.dataframe(frame, on_select="rerun", selection_mode="multi-row" if taggable else "single-row",
-                             **kwargs)
+        event = area.dataframe(shown, on_select="rerun", selection_mode="multi-row" if taggable else "single-row",
+                               **kwargs)
         rows = [int(r) for r in (event.selection.rows if event is not None else []) if 0 <= int(r) < len(frame)]
     else:
-        st.dataframe(frame, **kwargs)
+        area.dataframe(shown, **kwargs)
         rows = []
     if taggable and rows:
         tagging.tag_rows(frame.iloc[sorted(rows)], key=table_key)
@@ -279,7 +326,7 @@ def follow(key: str, options: Sequence, default) -> None:
     ``options``: the user's choice while it is among them and the data is the data it was made on, else
     ``default`` (a list for a multiselect: the choices still among ``options`` are kept, ``default`` when none is).
 
-    Issue 23: the value is *assigned* in ``st.session_state`` — Streamlit then sends it to the browser with the
+    The value is *assigned* in ``st.session_state`` — Streamlit then sends it to the browser with the
     widget. Deleting the key, or leaving a value that is no longer an option, is not enough: a keyed widget keeps
     its identity when its options change, so the browser went on showing the old set's choice (a Baseline of a
     sample system after an upload) while the script used another. :func:`select`, :func:`multiselect`,
@@ -379,7 +426,7 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
 
 
 def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str) -> None:
-    """One source with every system (issue 12 Build 5): the source and every reference, then every system's output
+    """One source with every system: the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables

@@ -8,6 +8,8 @@ import pandas as pd
 from mtdiag.buckets import bucket_scores, bucket_significance, bucketing, describe, dimensions
 from mtdiag.compare import DEFAULT_SEED
 from mtdiag.metrics import metric_info
+from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
+                               systems)
 
 __all__ = ["chart_metrics", "bucket_table", "bucket_comparison", "describe", "dimensions"]
 
@@ -27,3 +29,39 @@ def bucket_comparison(report, by: str, a: str, b: str, method: str, metric: str)
     """Systems ``a`` and ``b`` on ``metric`` inside every bucket of ``by``, with the paired test (``method``
     ``bs``/``ar``, default samples and seed: :func:`mtdiag.buckets.bucket_significance`)."""
     return bucket_significance(report, bucketing(report, by), a, b, method, None, DEFAULT_SEED, [metric])
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _chart(report, chosen):
+    from mtdiag.charts import bucket_bars
+
+    return bucket_bars(bucket_table(report, chosen["by"]), chosen["metric"], within=report)
+
+
+VIEW = View(
+    name="buckets", title="Buckets",
+    help="every metric per group of segments (lengths, rare words, labels, human-score bands, error categories), "
+         "and two systems compared bucket by bucket",
+    options=(
+        ViewOption("by", "Group segments by", "the dimension the segments are grouped along",
+                   choices=lambda report, chosen: dimensions(report), describe=describe),
+        ViewOption("metric", "Metric for the chart", "the metric drawn and compared bucket by bucket",
+                   choices=lambda report, chosen: chart_metrics(report), of="metric",
+                   default=first_metric(lambda report, chosen: chart_metrics(report)),
+                   empty="No metric with a better direction was computed for this data."),
+        ViewOption("a", "System A", choices=systems, needs=("two_systems",)),
+        ViewOption("b", "System B", choices=other_system("a"), needs=("two_systems",)),
+        ViewOption("method", "Test", "the paired test inside each bucket", choices=tuple(TEST_METHODS),
+                   describe=TEST_METHODS, needs=("two_systems",)),
+    ),
+    tables=(
+        Table("buckets", "Every metric per bucket", lambda report, chosen: bucket_table(report, chosen["by"])),
+        Table("comparison", "Two systems, bucket by bucket",
+              lambda report, chosen: bucket_comparison(report, chosen["by"], chosen["a"], chosen["b"],
+                                                       chosen["method"], chosen["metric"]),
+              needs=("two_systems",)),
+    ),
+    charts=(Chart("bucket_bars", "The metric per bucket", _chart),),
+)

@@ -8,6 +8,8 @@ import pandas as pd
 
 from mtdiag.highlight import Span
 from mtdiag.metrics import metric_info
+from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
+                               systems)
 from mtdiag.views.detail import SideTokens, side_tokens
 
 
@@ -61,7 +63,7 @@ def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
 
 
 def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
-    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side (issue 23).
+    """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side.
 
     **Ranking**: largest ``|problem_difference|`` first, the difference of the two outputs' problem scores
     (:func:`mtdiag.triage.problem_scores`: each output's badness among every output of this test set, the score
@@ -109,3 +111,46 @@ def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideT
     ta, tb = side_tokens(report, a, seg), side_tokens(report, b, seg)
     ops = [(op, hp, rp) for op, _, _, hp, rp in aligned_tokens(ta.matched, tb.matched)]
     return ta, tb, diff_spans(ops, "a"), diff_spans(ops, "b")
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def metric_differences(report, a: str, b: str, method: str) -> pd.DataFrame:
+    """:func:`pair_differences` of ``a`` and ``b`` with the paired test (``method``, B as the baseline)."""
+    from mtdiag.compare import significance
+
+    return pair_differences(report, a, b, significance(report, b, method, systems=(a,)))
+
+
+def _difference(report, chosen):
+    from mtdiag.charts import difference_area
+
+    a, b = chosen["a"], chosen["b"]
+    return difference_area(segment_differences(report, a, b, chosen["metric"]), a, b, seg_ids=report.evalset.seg_ids)
+
+
+VIEW = View(
+    name="compare", title="Compare",
+    help="two systems: every metric's difference with its paired test, and the segments where their outputs "
+         "differ most",
+    needs=("two_systems",),
+    options=(
+        ViewOption("a", "System A", choices=systems),
+        ViewOption("b", "System B", choices=other_system("a")),
+        ViewOption("method", "Test", "the paired test, B as the baseline", choices=tuple(TEST_METHODS),
+                   describe=TEST_METHODS),
+        ViewOption("metric", "Closer to the reference by", "the metric that says which output is closer",
+                   choices=lambda report, chosen: closeness_metrics(report), of="metric",
+                   default=first_metric(lambda report, chosen: closeness_metrics(report)),
+                   empty="No segment metric with a better direction was computed for this data."),
+    ),
+    tables=(
+        Table("metrics", "Per metric", lambda report, chosen: metric_differences(report, chosen["a"], chosen["b"],
+                                                                                chosen["method"])),
+        Table("segments", "Segments where they differ most",
+              lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"])),
+    ),
+    charts=(Chart("difference", "Advantage per segment", _difference),),
+    in_report=False,
+)

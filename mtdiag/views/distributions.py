@@ -7,12 +7,27 @@ from typing import Sequence
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.views import default_metric
+from mtdiag.views.base import Chart, Table, View, ViewOption, default_metric
 
 
 def segment_metrics(report) -> list[str]:
     """The metrics with segment scores in the report (a distribution needs them)."""
     return [m for m in report.metrics if metric_info(m, report).segment_level and m in report.segments.columns]
+
+
+def spread_metric(report) -> str | None:
+    """The metric the page opens on: :func:`mtdiag.views.default_metric` (chrF, else BLEU) when its segment scores
+    spread (an interquartile range above 0), else the first metric that spreads, else the default — never OTEM's
+    boxes flat at 0 when another metric tells the systems apart."""
+    metrics = segment_metrics(report)
+    first = default_metric(metrics)
+    ordered = [first, *(m for m in metrics if m != first)] if first is not None else []
+    for metric in ordered:
+        values = report.segments[metric].astype(float)
+        q1, q3 = values.quantile([0.25, 0.75])
+        if q3 > q1:
+            return metric
+    return first
 
 
 def scatter_axes(metrics: Sequence[str]) -> tuple[str, str]:
@@ -60,3 +75,44 @@ def segment_scores(report, metric: str) -> pd.DataFrame:
     """Per (system, segment): one metric's segment score (``system, seg, score``; undefined left out), for
     per-system distributions."""
     return report.segments[metric].dropna().rename("score").reset_index()
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _box(report, chosen):
+    from mtdiag.charts import metric_box
+
+    return metric_box(segment_scores(report, chosen["metric"]), chosen["metric"], chosen["plot"], within=report,
+                      seg_ids=report.evalset.seg_ids)
+
+
+def _scatter(report, chosen):
+    from mtdiag.charts import metric_scatter
+
+    return metric_scatter(metric_pairs(report, chosen["x"], chosen["y"]), chosen["x"], chosen["y"], within=report,
+                          seg_ids=report.evalset.seg_ids)
+
+
+def _metrics(report, chosen) -> list[str]:
+    return segment_metrics(report)
+
+
+VIEW = View(
+    name="distributions", title="Distributions",
+    help="every segment metric per system (box or violin plots), and any two metrics against each other",
+    options=(
+        ViewOption("metric", "Metric", choices=_metrics, of="metric",
+                   default=lambda report, chosen: spread_metric(report),
+                   empty="No segment-level metric was computed for this data."),
+        ViewOption("plot", "Plot", choices=("box", "violin")),
+        ViewOption("x", "x", "the metric across", choices=_metrics, of="metric",
+                   default=lambda report, chosen: scatter_axes(segment_metrics(report))[0]),
+        ViewOption("y", "y", "the metric up", choices=_metrics, of="metric",
+                   default=lambda report, chosen: scatter_axes(segment_metrics(report))[1]),
+    ),
+    tables=(Table("summary", "Per system",
+                  lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),),
+    charts=(Chart("box", "Segment scores per system", _box), Chart("scatter", "One metric against another", _scatter)),
+    in_report=False,
+)

@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, ngram_spans
+from mtdiag.ht_mt_ngrams import DEFAULT_MIN_COUNT
 from mtdiag.metrics.terminology import stop_words
+from mtdiag.views.base import Table, View, ViewOption, references, systems
 from mtdiag.views.detail import side_tokens
 
 # Markers of the HT/MT tables (Aikawa & Rarrick: sentence start, out-of-list word, punctuation): never content.
@@ -45,10 +47,10 @@ def content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) 
     return frame[keep].reset_index(drop=True)
 
 
-def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = 2, ht_ref: str | None = None):
+def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = DEFAULT_MIN_COUNT, ht_ref: str | None = None):
     """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
     (computed once per report and arguments)."""
-    from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
+    from mtdiag.ht_mt_ngrams import context_ngram_tables
 
     return context_ngram_tables(report.context, orders, min_count, ht_ref)
 
@@ -75,7 +77,7 @@ def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None 
     return spans(system), spans(ref)
 
 
-def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
+def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = DEFAULT_MIN_COUNT,
                       hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
     """N-grams one system produces and another never does (MT-ComparEval #23): Aikawa & Rarrick's tables with
     system ``b`` in the place of the human translation. ``{"only_a": …, "only_b": …}``, each ``ngram``, ``a_count``,
@@ -84,7 +86,7 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
     ``b`` as the corpus of reference)."""
     from dataclasses import replace
 
-    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
+    from mtdiag.ht_mt_ngrams import ngram_tables as build
 
     if a == b:
         raise ValueError("choose two different systems")
@@ -104,8 +106,8 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = 2,
     return out
 
 
-def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2, ht_ref: str | None = None,
-               hide_function_words: bool = False) -> pd.DataFrame:
+def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = DEFAULT_MIN_COUNT,
+               ht_ref: str | None = None, hide_function_words: bool = False) -> pd.DataFrame:
     """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order (:func:`ngram_tables`), with
     ``n_segments`` (how many segments contain each n-gram); ``hide_function_words`` drops the n-grams made only of
     punctuation, stop words and the <s>/<UNK>/<PUNC> markers."""
@@ -115,3 +117,29 @@ def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = 2
         table = content_only(table, ["ngram"], report.context.tgt_lang)
     table["n_segments"] = [len(s) for s in table["segments"]]
     return table
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+KINDS = {"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}
+
+VIEW = View(
+    name="ngrams", title="N-grams",
+    help="HT-only, MT-only and skewed n-grams of a system against a human translation (Aikawa & Rarrick), each "
+         "with the segments that have it",
+    needs=("references",),
+    options=(
+        ViewOption("system", "System", choices=systems),
+        ViewOption("order", "Order", "the n-gram order", choices=(1, 2, 3, 4), type=int),
+        ViewOption("min_count", "Minimum count k", "the fewest occurrences an n-gram needs in the corpus that has it",
+                   type=int, default=DEFAULT_MIN_COUNT, minimum=1, maximum=100),
+        ViewOption("ht_ref", "Human translation", "the reference read as the human translation", choices=references),
+        ViewOption("kind", "Table", choices=tuple(KINDS), describe=KINDS),
+        ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "
+                   "punctuation, symbols and stop words of the target language.", type=bool, default=True),
+    ),
+    tables=(Table("ngrams", "N-grams", lambda report, chosen: ngram_rows(
+        report, chosen["system"], chosen["order"], chosen["kind"], min_count=chosen["min_count"],
+        ht_ref=chosen["ht_ref"], hide_function_words=chosen["hide_function_words"])),),
+    in_report=False,
+)

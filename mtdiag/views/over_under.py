@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mtdiag.views.base import Chart, Table, View, ViewOption, systems
 from mtdiag.views.distributions import distribution_summary, segment_scores
 from mtdiag.views.ngrams import content_only, ngram_highlights
 
@@ -52,3 +53,42 @@ def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None)
     if order is not None:
         rows = rows[rows["order"] == order]
     return sorted(int(s) for s in rows["seg"].unique())
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _box(report, chosen):
+    from mtdiag.charts import metric_box
+
+    return metric_box(segment_scores(report, chosen["metric"]), chosen["metric"], seg_ids=report.evalset.seg_ids)
+
+
+def _mp(report, chosen):
+    from mtdiag.charts import mp_bars
+
+    return mp_bars(mp_per_order(report, chosen["metric"]), chosen["metric"])
+
+
+VIEW = View(
+    name="over_under", title="Over/under-translation",
+    help="OTEM/UTEM per segment and system, mp_n per order, and the over- or under-matched n-grams behind them",
+    needs=("references",),
+    options=(
+        ViewOption("metric", "Metric", of="metric", empty="OTEM and UTEM were not computed for this data.",
+                   choices=lambda report, chosen: [m for m in ("otem", "utem") if m in report.metrics]),
+        ViewOption("system", "System", "the system whose n-grams are listed", choices=systems),
+        ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "
+                   "punctuation, symbols and stop words of the target language.", type=bool, default=True),
+    ),
+    tables=(
+        Table("summary", "Per system",
+              lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),
+        Table("mp_per_order", "mp_n per order", lambda report, chosen: mp_per_order(report, chosen["metric"])),
+        Table("ngrams", "Most frequent over- or under-matched n-grams",
+              lambda report, chosen: evidence_ngrams(report, chosen["metric"], chosen["system"],
+                                                     hide_function_words=chosen["hide_function_words"])),
+    ),
+    charts=(Chart("box", "Segment scores", _box), Chart("mp_bars", "mp_n per order", _mp)),
+    in_report=False,
+)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics import metric_info
+from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
 def corpus_table(report) -> pd.DataFrame:
@@ -26,6 +27,30 @@ def ranked(report, metric: str | None) -> pd.DataFrame:
     if metric is None:
         return corpus
     return corpus.sort_values(metric, ascending=not metric_info(metric, report).higher_is_better, kind="stable")
+
+
+def human_means(report) -> pd.Series | None:
+    """Per system of the report: its mean human score over its rated outputs (MQM and ESA alike: higher is better),
+    None when no system has one."""
+    human = report.evalset.human
+    if human is None or human.empty:
+        return None
+    rated = human[human["system"].isin(report.evalset.systems)].dropna(subset=["score"])
+    if rated.empty:
+        return None
+    return rated.groupby("system")["score"].mean().reindex(report.evalset.systems).rename("human")
+
+
+def ranked_by_people(report, metric: str | None) -> pd.DataFrame:
+    """:func:`ranked`, but where human scores are loaded a ``human`` column (:func:`human_means`) comes first and
+    ranks the systems (best first; systems without a rated output last): what people judged leads what metrics
+    estimate."""
+    human = human_means(report)
+    if human is None:
+        return ranked(report, metric)
+    table = corpus_table(report)
+    table.insert(0, "human", human.reindex(table.index))
+    return table.sort_values("human", ascending=False, kind="stable", na_position="last")
 
 
 def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
@@ -86,3 +111,70 @@ def intervals(sig: pd.DataFrame) -> pd.DataFrame:
     """``system, metric, lo, hi``: the 95% bootstrap intervals of a significance frame (for error bars)."""
     frame = sig[["ci_lo", "ci_hi"]].rename(columns={"ci_lo": "lo", "ci_hi": "hi"}).reset_index()
     return frame.dropna(subset=["lo", "hi"])
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+NO_BASELINE = "(none)"
+
+
+def _baselines(report, chosen) -> list[str]:
+    return [NO_BASELINE, *report.evalset.systems]
+
+
+def _first_baseline(report, chosen) -> str:
+    """The first system when there are two or more (every other is tested against it), else none."""
+    return report.evalset.systems[0] if len(report.evalset.systems) > 1 else NO_BASELINE
+
+
+def baseline_significance(report, chosen) -> pd.DataFrame | None:
+    """The paired test of every system against the chosen baseline (:func:`mtdiag.compare.significance`), None
+    without a baseline."""
+    if chosen["baseline"] in (None, NO_BASELINE):
+        return None
+    from mtdiag.compare import significance
+
+    return significance(report, chosen["baseline"], chosen["method"])
+
+
+def clusters(report, chosen) -> pd.DataFrame:
+    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.compare.ranked_clusters` of
+    every pair's paired test, :func:`mtdiag.compare.pairwise_significance`)."""
+    from mtdiag.compare import DEFAULT_SEED, pairwise_significance, ranked_clusters
+
+    pairwise = pairwise_significance(report, chosen["method"], None, DEFAULT_SEED, metrics=[chosen["rank_by"]])
+    return ranked_clusters(report, pairwise)
+
+
+def _significance_table(report, chosen) -> pd.DataFrame | None:
+    sig = baseline_significance(report, chosen)
+    return None if sig is None else significance_table(sig)
+
+
+def _corpus_bars(report, chosen):
+    from mtdiag.charts import corpus_bars
+
+    corpus = ranked(report, chosen["rank_by"])
+    return corpus_bars(corpus, best_mask(corpus, report), within=report)
+
+
+VIEW = View(
+    name="overview", title="Overview",
+    help="every corpus score per system, the best per metric, significance against a baseline and ranked clusters",
+    options=(
+        ViewOption("rank_by", "Rank systems by", "the metric systems are ranked and clustered by",
+                   choices=lambda report, chosen: ranking_metrics(report), default=first_metric(
+                       lambda report, chosen: ranking_metrics(report)), of="metric",
+                   empty="No metric with a better direction was computed for this data."),
+        ViewOption("baseline", "Baseline", "Paired significance test of every system against this one.",
+                   choices=_baselines, default=_first_baseline),
+        ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
+    ),
+    tables=(
+        Table("corpus", "Corpus scores", lambda report, chosen: ranked(report, chosen["rank_by"]).reset_index()),
+        Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report)),
+        Table("significance", "Significance against the baseline", _significance_table),
+        Table("clusters", "Ranked significance", clusters, needs=("two_systems",)),
+    ),
+    charts=(Chart("corpus_bars", "Corpus scores", _corpus_bars),),
+)

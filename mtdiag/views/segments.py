@@ -1,5 +1,5 @@
 """The frames of the Segments page and of the segment export: the worst-first queue with full texts, one source
-with every system, and the per-document scores (issue 12 Build 1/4/5, issue 13 Build 4; ``docs/dashboard.md``).
+with every system, and the per-document scores (``docs/dashboard.md``).
 
 Everything is built on :func:`mtdiag.triage.worst_first` — the one ranking of (system, segment) pairs, the same
 order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
@@ -19,7 +19,8 @@ import pandas as pd
 
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views.human import has_human_scores
+from mtdiag.views.base import Table, View, ViewOption, has_human_scores
+
 
 def human_scores(report) -> pd.Series | None:
     """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
@@ -39,8 +40,9 @@ def score_columns(report) -> list[str]:
 def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`, one pair per source on the
     first screen unless ``strict``) with what a translator reads: ``system, seg_id, doc`` (when the data has
-    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns and ``flags``, ``human`` (when
-    loaded), then every segment score. ``requested``: on-request checks with their options (e.g.
+    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
+    critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
+    then every segment score. ``requested``: on-request checks with their options (e.g.
     ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`)."""
     ranked = triage.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
@@ -57,8 +59,9 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     flags = checks.flag_columns(ranked)
     for flag in flags:
         out[flag] = ranked[flag].astype(bool).to_numpy()
-    if "flags" in ranked.columns:
-        out["flags"] = ranked["flags"].to_numpy()
+    for column in ("flags", "critical"):
+        if column in ranked.columns:
+            out[column] = ranked[column].to_numpy()
     human = human_scores(report)
     if human is not None:
         out["human"] = human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy()
@@ -68,10 +71,11 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
 
 
 def queue_columns(report, frame: pd.DataFrame) -> list[str]:
-    """The columns of a :func:`queue` frame as the Segments grid shows them (issue 23): ``system, seg_id`` and then
-    what a reader scans first — ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``,
-    ``human``, every segment score, one check box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
-    order = ["system", "seg_id", "flags", "problem", "src", "hyp", "human", *score_columns(report),
+    """The columns of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
+    what a reader scans first — ``critical`` (why a row is ahead of rows with a higher problem score), ``flags``
+    (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every segment score, one check
+    box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
+    order = ["system", "seg_id", "critical", "flags", "problem", "src", "hyp", "human", *score_columns(report),
              *checks.flag_columns(frame), "relative", "doc"]
     return [c for c in order if c in frame.columns]
 
@@ -93,7 +97,7 @@ def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The segment export (issue 13 Build 4): ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
+    """The segment export: ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
     current view; all pairs when None) — with every reference added after the source, written by
     :func:`mtdiag.export.to_csv`, :func:`~mtdiag.export.to_excel` or :func:`~mtdiag.export.to_json`.
 
@@ -130,7 +134,7 @@ def sources(report) -> pd.DataFrame:
 
 
 def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
-    """One source with every system (issue 12 Build 5): per system ``system, hyp, problem, relative``, the flag
+    """One source with every system: per system ``system, hyp, problem, relative``, the flag
     columns, ``human`` (when loaded) and every segment score, sorted worst first by ``sort_by`` (``problem``,
     ``human`` or a metric, direction-aware; ties in system order). ``seg_id`` is 1-based."""
     rows = queue(report, strict=True)
@@ -192,3 +196,20 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]
     return frame[seg_hit[seg] | hyp_hit.any(axis=1)[seg]]
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+VIEW = View(
+    name="segments", title="Segments",
+    help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
+    options=(ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
+                        "source (its worst system), then every pair in order. On: every pair in problem order "
+                        "(`mtdiag triage --strict`).", type=bool, default=False),),
+    tables=(
+        Table("queue", "Worst first", lambda report, chosen: queue(report, strict=chosen["strict"])),
+        Table("sources", "Sources, hardest first", lambda report, chosen: sources(report)),
+        Table("documents", "Per document: corpus scores", lambda report, chosen: document_scores(report),
+              needs=("documents",)),
+    ),
+)

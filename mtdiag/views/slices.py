@@ -7,7 +7,8 @@ import pandas as pd
 
 from mtdiag.metrics import metric_info
 from mtdiag.slices import CORRECTIONS, find_slices
-from mtdiag.slices.finder import DEFAULT_MIN_SIZE
+from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE
+from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
 
 __all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "finder_metrics", "found_slices", "within"]
 
@@ -19,8 +20,8 @@ def finder_metrics(report) -> list[str]:
 
 
 def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str) -> pd.DataFrame:
-    """The candidate slices ranked by how much ``a`` and ``b`` differ there (:func:`mtdiag.slices.find_slices`,
-    1,000 bootstrap resamples, the default seed): ``expression``, ``size``, both scores, ``difference``, the
+    """The candidate slices ranked by how much ``a`` and ``b`` differ there (:func:`mtdiag.slices.find_slices`:
+    enough bootstrap resamples for the number of slices tried, the default seed): ``expression``, ``size``, both scores, ``difference``, the
     p-value and the corrected p-value; ``attrs`` as find_slices gives them."""
     return find_slices(report, a, b, metric, min_size=min_size, correction=correction)
 
@@ -29,3 +30,34 @@ def within(where: str, expression: str) -> str:
     """The expression that selects ``expression``'s segments inside the slice ``where`` (a slice found on a slice
     is the intersection of both; the whole set's when ``where`` is empty)."""
     return f"({where}) and ({expression})" if where else expression
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def min_size(report) -> int:
+    """The smallest slice tried by default: :data:`DEFAULT_MIN_SIZE` segments, at most a quarter of the set."""
+    return min(DEFAULT_MIN_SIZE, max(1, report.evalset.n_segments // 4))
+
+
+VIEW = View(
+    name="slices", title="Slice finder",
+    help="where two systems differ most: candidate slices ranked, each the expression that defines it, with "
+         "paired p-values corrected for the slices tried",
+    needs=("two_systems",),
+    options=(
+        ViewOption("a", "System A", choices=systems),
+        ViewOption("b", "System B", choices=other_system("a")),
+        ViewOption("metric", "Metric", choices=lambda report, chosen: finder_metrics(report), of="metric",
+                   default=first_metric(lambda report, chosen: finder_metrics(report)),
+                   empty="No metric computed here has per-segment statistics to compare two systems on a slice."),
+        ViewOption("min_size", "Minimum size", "a slice is tried when it keeps at least this many segments (and "
+                   "not all)", type=int, default=lambda report, chosen: min_size(report), minimum=1,
+                   maximum=lambda report: max(1, report.evalset.n_segments)),
+        ViewOption("correction", "Correction", "the correction for the number of slices tried",
+                   choices=tuple(CORRECTIONS), default=DEFAULT_CORRECTION, describe=CORRECTIONS),
+    ),
+    tables=(Table("slices", "Slices where they differ most", lambda report, chosen: found_slices(
+        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"])),),
+    in_report=False,
+)

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from mtdiag.ui.navigation import PAGES as NAVIGATION
+from mtdiag.views import REGISTRY
 
 REPO = Path(__file__).resolve().parents[2]
 DE = REPO / "sample_data" / "wmt21.en-de"
-PAGES = [(Path(path).stem, title) for path, title in NAVIGATION]  # every page of the dashboard
+PAGES = [(view.name, view.title) for view in REGISTRY.values()]  # every page of the dashboard
 SCRIPT = "<script>window.__xss=1</script>"
 IMG = '<img src=x onerror="window.__xss=2">'
 

@@ -1,0 +1,193 @@
+"""The options commands share, declared once and generated from the registries where there is one: the inputs
+(separate files or ``--testset``), the input limits, the scores and annotations added to them, the tokenisation,
+one ``--METRIC-OPTION`` flag per option of the metric registry, the paired tests, ``--where`` and ``--format``.
+
+Nothing here reads a file: :mod:`mtdiag.cli.inputs` does, once per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HUMAN_HELP = ("human scores (system, seg_id, score), or an MQM/ESA error file (its segment scores, as --annotations "
+              "derives them)")
+
+
+def named_file(value: str) -> tuple[str, str]:
+    """``NAME=FILE`` -> (name, file); a bare FILE is named after its file name (:mod:`mtdiag.io.naming`:
+    ``newstest2021.en-de.Facebook-AI.txt`` -> ``Facebook-AI``)."""
+    from mtdiag.io import system_name_from_file
+
+    if "=" in value:
+        name, path = value.split("=", 1)
+        if not name:
+            raise argparse.ArgumentTypeError(f"{value!r}: the system name before '=' is empty")
+        return name, path
+    return system_name_from_file(value), value
+
+
+
+def add_tokenize_options(parser: argparse.ArgumentParser) -> None:
+    from mtdiag.tokenize import TOKENIZERS
+
+    parser.add_argument("--tokenize", default=None, choices=TOKENIZERS,
+                        help="sacrebleu tokenizer (default: 13a; ja-mecab for Japanese and zh for Chinese targets)")
+    parser.add_argument("--no-lowercase", action="store_true",
+                        help="keep case (default: lower-case before OTEM/UTEM/WAFT/NEVA/terms/n-grams)")
+    parser.add_argument("--keep-typography", action="store_true",
+                        help="compare quotes, apostrophes, dashes and full-width forms as written (default: "
+                             "normalised before OTEM/UTEM/WAFT/NEVA/terms/n-grams, so don’t = don't; BLEU, chrF "
+                             "and TER always see the texts as written)")
+
+
+def add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None:
+    parser.add_argument("--testset", metavar="PATH", help="the whole test set instead of separate files: a folder, "
+                        "WMT XML (.xml), SGML (.sgm, or a folder of them), TSV/CSV/JSONL with named columns; any of "
+                        "them .gz" + (f"; {note}" if note else ""))
+    add_limit_options(parser)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The input limits (:class:`mtdiag.io.Limits`, docs/inputs.md): every command that reads files has them."""
+    group = parser.add_argument_group("input limits (a file over one is refused before it is parsed; default: the "
+                                      "environment variable, else the built-in default)")
+    for flag, help_text in (("--max-file-mb", "size of one file in MB, for .gz its inflated size (MTDIAG_MAX_FILE_MB; "
+                                              "default 200)"),
+                            ("--max-rows", "lines of one file (MTDIAG_MAX_ROWS; default 2,000,000)"),
+                            ("--max-cells", "table cells (rows x columns) of one file, or XML/SGML tags "
+                                            "(MTDIAG_MAX_CELLS; default 20,000,000)"),
+                            ("--max-segment-chars", "characters of one segment or table cell "
+                                                    "(MTDIAG_MAX_SEGMENT_CHARS; default 1,000,000)")):
+        group.add_argument(flag, type=int, metavar="N", help=help_text.replace("%", "%%"))
+
+
+
+def add_scores_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--annotations", action="append", metavar="ERRORS.tsv",
+                        help="human error annotations: an MQM error TSV (system, seg_id, rater, target with <v>...</v>, "
+                        "category, severity) or ESA scores with error_spans (JSONL/TSV); their segment scores become the "
+                        "human scores when there are none, their spans are shown (repeatable)")
+    parser.add_argument("--metric-spans", action="append", metavar="[METRIC=]SPANS.json",
+                        help="error spans a metric predicted (xCOMET): a JSON list or JSONL of {system, seg_id, "
+                        "error_spans: [{start, end, severity, text, confidence}]}, or comet-score --to_json output; "
+                        "character offsets into the outputs; shown apart from the human spans, never human scores; "
+                        "METRIC= names the metric (default: the records' metric, else xcomet); scores in the file "
+                        "are not read: use --scores (repeatable)")
+    parser.add_argument("--scores", action="append", metavar="SCORES.tsv",
+                        help="segment scores of metrics computed elsewhere (COMET, MetricX, ...): system, seg_id, "
+                        "metric, score [, higher_is_better], or one column per metric; they become metrics like "
+                        "the others (repeatable)")
+    parser.add_argument("--comet-checkpoint", action="append", metavar="MODEL.ckpt",
+                        help="score every system with this local COMET checkpoint (needs unbabel-comet; never "
+                        "downloads; source and first reference); the scores become a metric like --scores "
+                        "(repeatable)")
+
+
+def option_flag(metric: str, option: str) -> str:
+    """The command-line flag of a metric option: ``--METRIC-OPTION`` with underscores as hyphens."""
+    return f"--{metric}-{option}".replace("_", "-")
+
+
+def _option_type(spec):
+    """An argparse ``type`` that parses and validates with the option's declaration (argparse names the flag)."""
+
+    def parse(text: str):
+        try:
+            return spec.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = spec.type.__name__  # argparse says "invalid int value" with this name
+    return parse
+
+
+def add_metric_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per declared metric option (the registry's :class:`~mtdiag.metrics.OptionSpec`), e.g.
+    ``--otem-order 3``, ``--chrf-word-order 2``, ``--term-ter-cost 2``; booleans as ``--X``/``--no-X``. A flag
+    not given leaves the metric's declared default."""
+    from mtdiag.metrics import REGISTRY
+
+    group = parser.add_argument_group("metric options (generated from the metric registry)")
+    for name, cls in REGISTRY.items():
+        for spec in cls.info.options:
+            flag = option_flag(name, spec.name)
+            default = spec.describe(spec.default)
+            extra = f"; one of {', '.join(map(spec.describe, spec.choices))}" if spec.choices and spec.type is not bool else ""
+            if spec.type in (int, float) and (spec.minimum is not None or spec.maximum is not None):
+                extra += f"; {'' if spec.minimum is None else f'{spec.minimum:g}'}..{'' if spec.maximum is None else f'{spec.maximum:g}'}"
+            text = f"{cls.info.label}: {spec.help} (default: {default}{extra})"
+            dest = f"metric_option:{name}:{spec.name}"
+            if spec.type is bool:
+                group.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=text)
+            else:
+                group.add_argument(flag, dest=dest, type=_option_type(spec), default=None,
+                                   metavar=spec.type.__name__.upper(), help=text.replace("%", "%%"))
+
+
+
+def add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), default: str = "json") -> None:
+    parser.add_argument("--format", default=default, choices=choices, help="output format (default: %(default)s)")
+
+
+def add_significance_options(parser: argparse.ArgumentParser) -> None:
+    """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests), or without
+    it: every system against every other (ranked clusters and the p-value matrix, docs/significance.md)."""
+    from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED
+
+    tests = parser.add_mutually_exclusive_group()
+    tests.add_argument("--paired-bs", nargs="?", type=int, const=DEFAULT_SAMPLES["bs"], metavar="N",
+                       help=f"paired bootstrap resampling against --baseline (without it: every pair of systems), N resamples (default: {DEFAULT_SAMPLES['bs']})")
+    tests.add_argument("--paired-ar", nargs="?", type=int, const=DEFAULT_SAMPLES["ar"], metavar="N",
+                       help=f"paired approximate randomisation against --baseline (without it: every pair), N trials (default: {DEFAULT_SAMPLES['ar']})")
+    parser.add_argument("--baseline", metavar="NAME", help="the system the paired tests compare every other system with")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed of the paired tests (default: %(default)s)")
+
+
+
+def add_input_options(parser: argparse.ArgumentParser) -> None:
+    """The inputs and scoring options of ``score`` (and of every command that scores like it). The parser is used
+    before the registry is imported, so a command this run does not use stops here
+    (:class:`mtdiag.cli.base.Unfilled`)."""
+    parser.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
+    from mtdiag.metrics import REGISTRY
+
+    parser.add_argument("--hyp", action="append", type=named_file, metavar="NAME=FILE",
+                        help="system output (repeatable)")
+    add_testset_option(parser)
+    parser.add_argument("--src", metavar="SRC.txt", help="source file (optional)")
+    parser.add_argument("--terms", metavar="TERMS", help="terms TSV (seg_id, src_term, tgt_term) or glossary TSV "
+                        "(source, target); inline <term> tags in source/reference lines are read without it")
+    parser.add_argument("--metrics", help=f"comma-separated subset of: {', '.join(REGISTRY)} (default: all the "
+                        "inputs allow)")
+    add_tokenize_options(parser)
+    parser.add_argument("--tgt-lang", help="target language code (stop words of term window overlap)")
+    add_scores_option(parser)
+    parser.add_argument("--dask", metavar="ADDRESS", help="compute on a Dask cluster: a scheduler address "
+                        "(tcp://host:8786), or local / local:N for a local cluster of N worker processes; the "
+                        "numbers are identical to a single-process run")
+    add_metric_options(parser)
+
+
+def add_where_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--where", metavar="EXPR", help="only the segments this expression selects, every system "
+                        "kept (docs/slices.md): e.g. 'seg_id <= 500', 'doc == \"talk.2\"', 'chrf[A] < 40 and "
+                        "src_len >= 20'; everything is recomputed on them from the statistics already computed")
+
+
+
+def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:
+    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.cli.inputs.with_human`), for
+    ``use``."""
+    parser.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}{use}")
+
+
+def orders(value: str) -> tuple[int, ...]:
+    """``3`` -> (3,); ``1,2,3,4`` -> (1, 2, 3, 4): n-gram orders among 1-4, each once, in the order given."""
+    try:
+        orders = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected an order 1-4 or a comma-separated list (1,2,3,4)")
+    if not orders or any(n not in (1, 2, 3, 4) for n in orders) or len(set(orders)) != len(orders):
+        raise argparse.ArgumentTypeError(f"{value!r}: orders must be among 1, 2, 3, 4, each at most once")
+    return orders
+

@@ -1,0 +1,50 @@
+"""``mtdiag report``: one self-contained HTML file to share (:func:`mtdiag.report.html_report`, ``docs/report.md``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mtdiag.cli import arguments, inputs
+from mtdiag.cli.base import CliError, note
+
+
+def add(commands) -> None:
+    report = commands.add_parser(
+        "report", help="one self-contained HTML file to share: overview, ranked significance, buckets, worst segments",
+        description="Write one HTML file (docs/report.md) that opens in any browser without a server or network: "
+                    "corpus scores, ranked significance clusters and p-values, buckets, and the worst segments with "
+                    "their evidence highlighted.")
+    arguments.add_input_options(report)
+    from mtdiag.report import DEFAULT_TOP  # only for this command (see mtdiag.cli.base.Unfilled)
+
+    report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
+    report.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
+                        help="worst segments shown (default: %(default)s)")
+    report.add_argument("--title", help="the report's title (default: the test set's name)")
+    arguments.add_human_option(report, ", shown with the worst segments")
+    arguments.add_where_option(report)
+    report.set_defaults(handler=run)
+
+
+def run(args) -> str:
+    from mtdiag.report import html_report
+
+    if args.top < 1:
+        raise CliError(f"--top must be at least 1, got {args.top}")
+    evalset = inputs.load(args)
+    scoring = inputs.options(args)
+    inputs.check_where(args, evalset, scoring)
+    evalset = inputs.with_human(args, evalset)
+    inputs.print_warnings(evalset)
+    note("scoring …")
+    whole = inputs.evaluate(args, evalset, scoring)
+    report = inputs.sliced(args, whole)
+    title = args.title
+    if title is None and args.where is not None:
+        title = (f"mtdiag report: {evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "
+                 f"{evalset.n_segments:,} segments)")
+    page = html_report(report, top=args.top, title=title, progress=lambda step: note(f"writing {step} …"))
+    output = Path(args.output)
+    output.write_text(page, encoding="utf-8")
+    note(f"wrote {output} ({len(page.encode('utf-8')) / 1e6:.1f} MB)")
+    return ""

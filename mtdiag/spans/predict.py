@@ -1,0 +1,113 @@
+"""Predicted error spans of every (system, segment) of a report: :func:`predict_spans`.
+
+Two sources of evidence, each located in the output as written (:mod:`mtdiag.offsets`):
+
+- phrases the references and the other systems do not support (:mod:`mtdiag.spans.phrases`), kind
+  ``unsupported``, ``no_reference`` or ``no_consensus``;
+- the marks of the triage checks that fired on the output (``mtdiag.checks``: ``repetition`` loops,
+  ``untranslated`` copied words, ``number_mismatch``, ``markup_mismatch``, ``llm_artefact``, ``wrong_language``,
+  ``mixed_language``, ``word_order``, ``unbalanced``, …), kind = the check's name.
+
+Each span gets a confidence and a severity (:mod:`mtdiag.spans.confidence`). A span is predicted when its
+confidence reaches the threshold (default :data:`~mtdiag.spans.confidence.DEFAULT_THRESHOLD`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mtdiag import checks
+from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, LEXICAL_SEVERITY, check_confidence, check_severity,
+                                     lexical_confidence)
+from mtdiag.offsets import span_characters, token_offsets
+from mtdiag.spans.phrases import phrases
+from mtdiag.spans.support import word_support
+
+SPAN_COLUMNS = ["system", "seg", "start", "end", "text", "severity", "confidence", "kind"]
+
+
+def predict_spans(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Every predicted span with ``confidence >= threshold``: :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and
+    ``end`` character offsets into the output, ``text = output[start:end]``), ordered by system (the report's
+    order), segment and start. Each source of spans is computed once per report; a check whose confidence is
+    below the threshold is not asked at all."""
+    found = phrase_spans(report)
+    confidence = lexical_confidence(found["kind"].iat[0], found["min_sigma"].to_numpy(), found["words"].to_numpy()) \
+        if len(found) else np.zeros(0)  # one kind of evidence per set
+    parts = [found.assign(confidence=confidence)[SPAN_COLUMNS]]
+    for check in checks.active_checks(report):
+        if check.marks and check_confidence(check.name) >= threshold:
+            parts.append(check_spans(report, check).assign(confidence=check_confidence(check.name))[SPAN_COLUMNS])
+    frame = pd.concat(parts, ignore_index=True)
+    frame = frame[frame["confidence"] >= threshold]
+    order = {s: i for i, s in enumerate(report.evalset.systems)}
+    frame = frame.assign(rank=frame["system"].map(order)).sort_values(["rank", "seg", "start", "end", "kind"])
+    return frame[SPAN_COLUMNS].reset_index(drop=True)
+
+
+class TokenLocator:
+    """Token offsets of outputs in their text as written, each output located once per report."""
+
+    def __init__(self, report):
+        self.report = report
+        options = report.context.options
+        self.fold = {"lowercase": options.lowercase, "typography": options.typography,
+                     "entities": options.tokenize == "13a"}
+        self.texts = {s: report.evalset.hyps[s].astype(str).tolist() for s in report.evalset.systems}
+        self.cache: dict[tuple[str, int], np.ndarray] = {}
+
+    def characters(self, system: str, seg: int, first: int, last: int) -> tuple[int, int] | None:
+        """The characters of tokens ``first``..``last`` (inclusive) of one output."""
+        key = (system, seg)
+        if key not in self.cache:
+            tokens = self.report.context.tokens.tokens(system, seg)
+            self.cache[key] = token_offsets(self.texts[system][seg], tokens, **self.fold)
+        offsets = self.cache[key]
+        if first >= len(offsets) or last < first:
+            return None
+        return span_characters(offsets, first, min(last, len(offsets) - 1))
+
+    def frame(self, tokens: pd.DataFrame) -> pd.DataFrame:
+        """Token ranges (``system``, ``seg``, ``first``, ``last`` inclusive, any further columns) with their
+        characters: ``start``, ``end`` and ``text`` added; ranges whose tokens cannot be located are left out."""
+        chars = [self.characters(s, int(g), int(a), int(b)) for s, g, a, b in
+                 tokens[["system", "seg", "first", "last"]].itertuples(index=False)]
+        located = np.array([c is not None for c in chars], dtype=bool)
+        found = [c for c in chars if c is not None]
+        frame = tokens[located].reset_index(drop=True)
+        frame["start"] = np.array([c[0] for c in found], dtype=np.int64)
+        frame["end"] = np.array([c[1] for c in found], dtype=np.int64)
+        frame["text"] = [self.texts[s][int(g)][a:b] for s, g, a, b in
+                         zip(frame["system"], frame["seg"], frame["start"], frame["end"])]
+        return frame
+
+
+def locator(report) -> TokenLocator:
+    """The report's :class:`TokenLocator` (one per report)."""
+    return report.context.memo(("spans", "locator"), lambda: TokenLocator(report))
+
+
+def phrase_spans(report) -> pd.DataFrame:
+    """The phrases the references and the other systems do not support (:func:`mtdiag.spans.phrases.phrases`),
+    located: :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's ``words`` and ``min_sigma``."""
+    def build():
+        found = locator(report).frame(phrases(word_support(report)))
+        return found.assign(severity=found["kind"].map(LEXICAL_SEVERITY))
+
+    return report.context.memo(("spans", "phrases"), build)
+
+
+def check_spans(report, check) -> pd.DataFrame:
+    """The marks of one check (``mtdiag.checks``) on every output it fired on, located: :data:`SPAN_COLUMNS` but
+    ``confidence``; kind = the check's name."""
+    def build():
+        fired = checks.fired(report, check)
+        rows = [(system, int(seg), span.start, span.end - 1) for system, seg in fired.index[fired.to_numpy()]
+                for span in check.explain(report, system, seg).spans if span.end > span.start]
+        tokens = pd.DataFrame(rows, columns=["system", "seg", "first", "last"]).astype(
+            {"system": object, "seg": np.int64, "first": np.int64, "last": np.int64})
+        found = locator(report).frame(tokens).drop_duplicates(["system", "seg", "start", "end"])
+        return found.assign(severity=check_severity(check.name, check.critical), kind=check.name)
+
+    return report.context.memo(("spans", "check", check.name, tuple(sorted(check.options.items()))), build)

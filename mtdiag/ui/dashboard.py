@@ -1,0 +1,38 @@
+"""The dashboard's entry script: the sidebar (data, options, saved runs, the slice box), then the page chosen in the
+navigation (:mod:`mtdiag.ui.navigation`: one page per view of :data:`mtdiag.views.REGISTRY`).
+
+``mtdiag serve [--data DIR] [--workspace DIR]`` runs this file with ``streamlit run`` (passing ``-- --data DIR
+--workspace DIR``), so an installed package serves the dashboard without a checkout; ``app.py`` at the top of the
+repository calls :func:`main` for ``make run``, ``streamlit run app.py`` and Streamlit Community Cloud. The dashboard
+opens on the richest test set found (``--data DIR`` first, then ``sample_data/``) with nothing to click; saved runs
+live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``:
+:func:`mtdiag.ui.runs.workspace_argument`).
+"""
+
+import streamlit as st
+
+from mtdiag.ui import navigation, sidebar, slicing, widgets
+
+
+def main() -> None:
+    """One run of the dashboard: the navigation, the sidebar, the slice, then the page."""
+    st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
+    page = st.navigation(navigation.pages())
+    current, problems = sidebar.sidebar()
+    for problem in problems:  # Markdown-escaped by the sidebar: they quote file names and values from the files
+        st.error(problem, icon=":material/error:")
+    if current is None:
+        if not problems:
+            st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
+        st.stop()
+    whole = current.evalset.n_segments
+    current, problem = slicing.slice_box(current)  # the sidebar's slice: every page shows the slice's numbers
+    if problem:
+        st.warning(problem, icon=":material/filter_alt_off:")
+    widgets.style()
+    slicing.banner(current, whole)
+    page.run()
+
+
+if __name__ == "__main__":  # streamlit run mtdiag/ui/dashboard.py (mtdiag serve)
+    main()

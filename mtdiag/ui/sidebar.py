@@ -1,0 +1,117 @@
+"""The sidebar: which data (a test-set folder, :mod:`mtdiag.ui.testsets`; or uploaded files,
+:mod:`mtdiag.ui.uploads`), the options (:mod:`mtdiag.ui.options`) and the saved runs (:mod:`mtdiag.ui.runs`).
+
+Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``st.error`` on the page; the data
+loaded before stays loaded. Those messages quote file names and values from the files, so :func:`sidebar` returns
+them Markdown-escaped (:func:`mtdiag.highlight.escape_markdown`), like every file, system and set name shown here.
+
+Switching to other data (another set, new uploads, an added system) puts every choice control of the pages
+(system, metric, reference, column and dimension pickers, filters) back to its default for the new data, and a
+choice that is no longer among its options is replaced: :func:`mtdiag.ui.widgets.follow`, which assigns the value
+so that the browser shows the value the page uses. Free-form inputs (search text, toggles, numbers) keep what the
+user typed: they name nothing of the data. Nothing here computes a metric.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from mtdiag import highlight
+from mtdiag.errors import InputError
+from mtdiag.ui import options as option_widgets
+from mtdiag.ui import runs, state, tagging, testsets, uploads
+
+MODES = ("Test set folder", "Upload files")
+LAST_GOOD = "_mtdiag_last_good"
+
+
+def sidebar() -> tuple[state.Current | None, list[str]]:
+    """Draw the sidebar, load the data, compute (or fetch) the report; returns (current, input problems).
+
+    On a problem the last data loaded successfully stays in use.
+    """
+    sb = st.sidebar
+    sb.title("mtdiag")
+    sb.caption("Diagnostic evaluation of machine-translation output")
+    folder = runs.workspace_argument()
+    opened = runs.opened_run(folder)
+    if opened is not None:
+        return _show_saved_run(opened, folder)
+    mode = sb.radio("Data", MODES, key="data_mode", horizontal=True)
+    if mode == MODES[0]:
+        data, problems = testsets.folder_widgets(testsets.available_sets())
+        if data is not None:
+            data, problems = uploads.extra_systems(data)
+    else:
+        data, problems = uploads.upload_widgets()
+    data, more = uploads.addition_widgets(data)
+    problems += more
+    if data is None:
+        data = st.session_state.get(LAST_GOOD)
+    if data is None:  # nothing loaded yet (e.g. upload mode from the start): fall back to the first set
+        sets = testsets.available_sets()
+        if sets:
+            try:
+                data = testsets.load_folder(sets[0], testsets.stamp(sets[0]))
+            except InputError as error:
+                problems.append(str(error))
+    if data is None:
+        return None, [highlight.escape_markdown(p) for p in problems]
+    problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
+                f"({highlight.escape_markdown(data.label)})." for p in problems]
+    st.session_state[LAST_GOOD] = data
+    options = option_widgets.option_widgets(data)
+    _summary(data)
+    too_large = state.over_budget(data)
+    if too_large:  # refused before scoring: the server stays up for the other sessions
+        problems.append(too_large)
+        return None, problems
+    try:
+        report = state.report_for(data, options)
+    except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
+        problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
+        return None, problems
+    current = tagging.apply(state.Current(data, options, report))
+    problems += [highlight.escape_markdown(p) for p in runs.saved_runs(current, folder)]
+    return current, problems
+
+
+def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current, list[str]]:
+    """The sidebar while a saved run is open: its name, its options (those it was saved with), a way back."""
+    sb = st.sidebar
+    sb.info(f"Showing the {highlight.escape_markdown(current.data.label)}, as saved (nothing recomputed).")
+    if sb.button("Close the saved run", key="run_close"):
+        del st.session_state[runs.OPEN_RUN]
+        st.rerun()
+    _summary(current.data)
+    options = current.options
+    shown = [f"tokeniser {options.tokenize}", "lower-cased" if options.lowercase else "case-sensitive"]
+    shown += [f"{metric} {option}={value}" for metric, chosen in options.metric_options for option, value in chosen]
+    sb.caption("Options: " + highlight.escape_markdown(", ".join(shown)))
+    current = tagging.apply(current)
+    return current, [highlight.escape_markdown(p) for p in runs.saved_runs(current, folder)]
+
+
+def _summary(data: state.Dataset) -> None:
+    ev = data.evalset
+    extras = []
+    if ev.terms is not None and len(ev.terms):
+        extras.append(f"{len(ev.terms)} term occurrences")
+    if ev.human is not None and len(ev.human):
+        extras.append(f"{len(ev.human)} human scores")
+    if ev.metric_spans is not None and len(ev.metric_spans):
+        extras.append(f"{len(ev.metric_spans)} metric error spans")
+    lines = [f"**{highlight.escape_markdown(data.label)}**"
+             + (f" ({highlight.escape_markdown(ev.lang_pair)})" if ev.lang_pair else ""),
+             f"{ev.n_segments:,} segments · {len(ev.systems)} systems · "
+             + (f"{len(ev.ref_names)} reference" + ("s" if len(ev.ref_names) != 1 else "") if ev.has_references
+                else "no reference (reference-free checks)")]
+    if extras:
+        lines.append(" · ".join(extras))
+    st.sidebar.caption("  \n".join(lines))
+    if ev.warnings:
+        with st.sidebar.expander(f"{len(ev.warnings)} input warning" + ("s" if len(ev.warnings) != 1 else "")):
+            for warning in ev.warnings:
+                st.caption(highlight.escape_markdown(warning))

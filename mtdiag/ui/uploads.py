@@ -1,0 +1,228 @@
+"""The data a user uploads: a whole test set file (WMT XML, SGML, TSV/CSV, JSONL, any ``.gz``; read by
+:func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several at once;
+each system named after its file, editable), optional terms/glossary and human scores; system outputs added to a
+test-set folder; and, in both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`),
+**error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
+computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
+
+Every reader's result is cached by the files' bytes and goes with the reports
+(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.errors.InputError`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from mtdiag import highlight
+from mtdiag import io as mio
+from mtdiag.errors import InputError
+from mtdiag.io.files import empty_output_warning, read_text_file
+from mtdiag.io.testsets import TESTSET_SUFFIXES
+from mtdiag.ui import state
+
+TEXT_TYPES = ["txt"]
+TABLE_TYPES = ["tsv", "txt"]
+TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
+ANNOTATION_TYPES = ["tsv", "jsonl"]
+METRIC_SPAN_TYPES = ["json", "jsonl"]
+SCORE_TYPES = ["tsv", "csv", "jsonl"]
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=state.REPORT_TTL_S)
+def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...], _base: state.Dataset) -> state.Dataset:
+    """The base set with uploaded system outputs added (each checked against the set's segment count)."""
+    evalset = _base.evalset
+    hyps = evalset.hyps.copy()
+    warnings = list(evalset.warnings)
+    for name, file_name, data in extras:
+        name = mio.clean_name(name)
+        if not name:
+            raise InputError(file_name, "the system name is empty")
+        if name in hyps.columns:
+            raise InputError(file_name, f"system name {name!r} is already used in {_base.label}; rename it")
+        if name in evalset.ref_names:
+            raise InputError(file_name, f"system name {name!r} is also the name of a reference; rename it")
+        lines = read_text_file(name, "system", (file_name, data), file_name, state.session_limits(), warnings).lines
+        if len(lines) != evalset.n_segments:
+            hint = " (an extra blank line at the end?)" if len(lines) == evalset.n_segments + 1 and not lines[-1].strip() else ""
+            raise InputError(file_name, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but the test set "
+                                        f"{_base.label} has "
+                                        f"{evalset.n_segments} segments{hint}")
+        if not any(line.strip() for line in lines):
+            warnings.append(empty_output_warning(file_name))
+        hyps[name] = lines
+    extended = replace(evalset.with_hyps(hyps), warnings=tuple(warnings))
+    label = f"{_base.label} + {len(extras)} uploaded"
+    return state.Dataset(extended, extended.content_hash(), "folder", label)
+
+
+@st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
+                 lang_pair: str | None) -> state.Dataset:
+    """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content."""
+    evalset = mio.load_files(
+        src=(src[1], src[2]) if src else None,
+        refs=[(name, (file_name, data)) for name, file_name, data in refs],
+        hyps=[(name, (file_name, data)) for name, file_name, data in hyps],
+        terms=(terms[1], terms[2]) if terms else None,
+        human=(human[1], human[2]) if human else None,
+        name="upload",
+        lang_pair=lang_pair,
+        limits=state.session_limits(),
+    )
+    return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
+
+
+@st.cache_resource(show_spinner="Reading the test set file …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
+    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``)."""
+    evalset = mio.load_testset((file_name, data), limits=state.session_limits())
+    return state.Dataset(evalset, evalset.content_hash(), "upload", file_name)
+
+
+@st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric_spans: tuple[str, bytes] | None,
+                    scores: tuple[str, bytes] | None, _base: state.Dataset) -> state.Dataset:
+    """The base data with human error spans (MQM/ESA), metric error spans (xCOMET) and/or imported metric scores
+    added."""
+    evalset, added, limits = _base.evalset, [], state.session_limits()
+    if annotations is not None:
+        evalset = mio.with_error_annotations(evalset, annotations, limits=limits)
+        added.append(annotations[0])
+    if metric_spans is not None:
+        evalset = mio.with_metric_spans(evalset, metric_spans, limits=limits)
+        added.append(metric_spans[0])
+    if scores is not None:
+        evalset = mio.with_metric_scores(evalset, scores, limits=limits)
+        added.append(scores[0])
+    return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
+
+
+state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
+state.register_per_upload(_load_upload.clear)
+state.register_per_upload(_load_testset_upload.clear)
+state.register_per_upload(_with_additions.clear)
+
+
+def _file_tuple(uploaded, name: str | None = None) -> tuple[str, str, bytes]:
+    return (name or uploaded.name, uploaded.name, uploaded.getvalue())
+
+
+def _system_names(files, prefix: str) -> list[str]:
+    """Editable system names, one text box per uploaded system file (default: from the file name)."""
+    names = []
+    if not files:
+        return names
+    with st.sidebar.expander("System names", expanded=False):
+        for i, f in enumerate(files):
+            names.append(st.text_input(highlight.escape_markdown(f.name), value=mio.system_name_from_file(f.name),
+                                       key=f"{prefix}_name_{i}_{f.name}"))
+    return names
+
+
+def _guess_lang_pair(file_names: list[str]) -> str:
+    """The language pair the uploaded file names carry (:func:`mtdiag.io.resolve_lang_pair`), or ``""``."""
+    return mio.resolve_lang_pair(file_names=file_names) or ""
+
+
+def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
+    """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
+    file, when given, is the whole data; else the text files make it."""
+    sb = st.sidebar
+    testset = sb.file_uploader(
+        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",
+        help="One file with the source, the references and the systems: WMT XML (<doc> with <src>, <ref "
+             "translator=…>, <hyp system=…>), WMT SGML, or a table with named columns (source, ref…, one column "
+             "per system, optional doc). When given, the text-file uploads below are not used.")
+    if testset is not None:
+        try:
+            return _load_testset_upload(testset.name, testset.getvalue()), []
+        except InputError as error:
+            return None, [str(error)]
+        except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
+            return None, [f"the test set file could not be read: {error}"]
+    src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
+    refs = sb.file_uploader("References (optional: without one, the reference-free checks and consensus)",
+                            type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
+    hyps = sb.file_uploader("System outputs (one or more)", type=TEXT_TYPES, accept_multiple_files=True,
+                            key="up_hyps")
+    terms = sb.file_uploader("Terms or glossary (TSV, optional)", type=TABLE_TYPES, key="up_terms")
+    human = sb.file_uploader("Human scores (TSV: system, seg_id, score; optional)", type=TABLE_TYPES, key="up_human")
+    names = _system_names(hyps, "up")
+    guess = _guess_lang_pair([f.name for f in (hyps or [])] + [f.name for f in (refs or [])])
+    typed = sb.text_input("Language pair (optional)", key="up_lang", placeholder=guess or "e.g. en-de",
+                          help="Chooses the tokeniser (ja-mecab, zh) and the stop words of term windows. Empty: "
+                               "read from the file names when they carry one (e.g. newstest2021.en-de.X.txt).")
+    lang = typed.strip() or guess or None
+    if not hyps or not (refs or src):
+        sb.info("Upload one or more system outputs and a source or a reference (or both). Until then the previous "
+                "data stays loaded.")
+        return None, []
+    too_large = state.uploads_over_budget([(f.name, f.getvalue()) for f in [src, *refs, *hyps] if f is not None])
+    if too_large:  # judged before anything is parsed
+        return None, [too_large]
+    try:
+        data = _load_upload(
+            _file_tuple(src, "src") if src else None,
+            tuple(_file_tuple(f, mio.ref_name_from_file(f.name)) for f in refs),
+            tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
+            _file_tuple(terms) if terms else None,
+            _file_tuple(human) if human else None,
+            lang,
+        )
+    except InputError as error:
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
+        return None, [f"the uploaded files could not be read: {error}"]
+    return data, []
+
+
+def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]:
+    """The uploader of system outputs scored against the chosen test-set folder; returns (``base`` with them, or
+    ``base`` itself without; None on a problem, so the data loaded before stays; the problems found)."""
+    extra = st.sidebar.file_uploader("Add system outputs (one segment per line)", type=TEXT_TYPES,
+                                     accept_multiple_files=True, key="up_extra",
+                                     help="Score your own outputs against this test set; the system is named after "
+                                          "the file.")
+    if not extra:
+        return base, []
+    names = _system_names(extra, "extra")
+    try:
+        return _with_extra_systems(base.data_key, tuple(_file_tuple(f, n) for f, n in zip(extra, names)), base), []
+    except InputError as error:  # keep what was loaded before (this set, with any earlier uploads)
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:
+        return None, [f"the uploaded system outputs could not be read: {error}"]
+
+
+def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, list[str]]:
+    """Uploads that add to the data: human error spans (MQM/ESA) and metric scores computed elsewhere. Returns
+    (``base`` with them, or ``base`` itself without them; None on a problem, so the data loaded before stays)."""
+    sb = st.sidebar
+    with sb.expander("Human error spans and metric scores"):
+        annotations = st.file_uploader(
+            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV)", type=ANNOTATION_TYPES, key="up_annotations",
+            help="MQM: system, doc, seg_id, rater, source, target, category, severity, spans marked <v>…</v>. "
+                 "ESA: system, seg_id, score, error_spans. Adds human scores and the error spans shown in the "
+                 "segment detail.")
+        metric_spans = st.file_uploader(
+            "Metric error spans (xCOMET JSON or JSONL)", type=METRIC_SPAN_TYPES, key="up_metric_spans",
+            help="Records {system, seg_id, error_spans: [{start, end, severity, text, confidence}]} or comet-score "
+                 "--to_json output; start/end are character offsets into the output (not bytes). Drawn in the "
+                 "segment detail apart from the human spans; never human scores. Scores in the file are not read: "
+                 "upload them as metric scores.")
+        scores = st.file_uploader(
+            "Metric scores (COMET, MetricX, …)", type=SCORE_TYPES, key="up_scores",
+            help="Long (system, seg_id, metric, score[, higher_is_better]) or wide (system, seg_id, one column per "
+                 "metric); seg_id 1-based. Each metric becomes a column in every view.")
+    if base is None or (annotations is None and scores is None and metric_spans is None):
+        return base, []
+    try:
+        return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
+                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None,
+                               (scores.name, scores.getvalue()) if scores else None, base), []
+    except InputError as error:
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:
+        return None, [f"the annotations or scores could not be read: {error}"]

@@ -1,0 +1,395 @@
+"""What a view is: one analysis of a :class:`~mtdiag.api.Report`, declared once, that shows itself everywhere — the
+way compare-mt's reports both print themselves for the command line and write their own HTML (Neubig et al. 2019).
+
+A :class:`View` names itself (``name``, the page's address and the ``mtdiag view NAME`` argument; ``title``;
+``help``), declares the choices it takes (:class:`ViewOption`, like a metric's
+:class:`~mtdiag.metrics.OptionSpec`: the dashboard draws a widget from it and ``mtdiag view`` a flag, with the one
+default), the named tables it computes (:class:`Table`) and its charts (:class:`Chart`), and what the data must
+have (``needs``: a reference, two systems, human scores, …; :data:`NEEDS`). The dashboard's navigation and pages,
+the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and the page
+tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or writes
+HTML.
+
+Two rules every view follows are kept here once: :func:`default_metric` (the metric a view shows first) and
+:func:`preview` / :func:`for_table` (what a table cell shows of a long text; :func:`fit_lines` and
+:func:`wide_script` for the cells of a table whose rows wrap their text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_METRICS = ("chrf", "bleu")
+"""The metrics a page shows first, in order of preference: chrF (character n-gram F-score, robust on short and
+morphologically rich segments, the WMT metrics task's long-standing baseline), then BLEU."""
+TABLE_TEXT = 1000  # characters of a text shown in a table cell; the detail views and the downloads show it whole
+
+
+def default_metric(metrics: Sequence[str], preferred: Sequence[str] = DEFAULT_METRICS) -> str | None:
+    """The first of ``preferred`` among ``metrics`` (default: chrF, else BLEU), else the first of ``metrics``; None
+    when there is none."""
+    return next((m for m in preferred if m in metrics), metrics[0] if len(metrics) else None)
+
+
+def preview(texts: pd.Series, width: int = TABLE_TEXT) -> pd.Series:
+    """``texts`` with every text longer than ``width`` characters cut there and marked ``…`` (values that are no
+    text, such as lists of segments, unchanged): a 10,000-word output must not make a table heavy."""
+    long = texts.map(lambda value: isinstance(value, str) and len(value) > width).to_numpy(dtype=bool)
+    if not long.any():
+        return texts
+    return texts.where(~long, texts[long].str.slice(0, width) + "…")
+
+
+def for_table(frame: pd.DataFrame, width: int = TABLE_TEXT) -> pd.DataFrame:
+    """A copy of ``frame`` for a table cell: every text column through :func:`preview`."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = preview(out[column], width)
+    return out
+
+
+CELL_FONT_PX = 14.0  # the data grid's text (0.875 rem)
+CELL_PADDING_PX = 17.0  # a grid cell's padding, left and right together
+NARROW_EM, WIDE_EM = 0.52, 1.0  # the width of a character, in ems: proportional Latin/Cyrillic/…, or wide (CJK)
+LINE_MARGIN = 0.95  # of a line's width, what the estimate may fill (character widths vary around the average)
+WIDE = re.compile("[\u1100-\u115f\u231a-\u231b\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
+                  "\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f"
+                  "\uff00-\uff60\uffe0-\uffe6\U0001f300-\U0001f64f\U0001f900-\U0001f9ff\U00020000-\U0003fffd]")
+"""Characters drawn twice as wide as a Latin letter: the East Asian Wide and Fullwidth ranges of Unicode (UAX #11):
+Hangul, CJK ideographs and punctuation, kana, full-width forms, most emoji."""
+
+
+def _texts(values: pd.Series) -> pd.Series:
+    return values.map(lambda v: v if isinstance(v, str) else "")
+
+
+def wide_script(texts: pd.Series) -> np.ndarray:
+    """Which texts are written mostly in wide characters (half or more of their characters other than spaces):
+    Chinese, Japanese, Korean. A table that wraps text measures these apart from the others (see
+    :mod:`mtdiag.ui.widgets`)."""
+    text = _texts(texts)
+    visible = text.str.len().to_numpy(dtype=float) - text.str.count(r"\s").to_numpy(dtype=float)
+    wide = text.str.count(WIDE.pattern).to_numpy(dtype=float)
+    return (wide > 0) & (2 * wide >= visible)
+
+
+def _wrapped_end(text: str, line_em: float, lines: int) -> int:
+    """How many characters of ``text`` ``lines`` lines of ``line_em`` ems show, wrapped as the grid wraps them
+    (at the last space that fits on the line, else inside the word), with room for ``…`` on the last line."""
+    em = np.cumsum([WIDE_EM if WIDE.match(ch) else NARROW_EM for ch in text])
+    start = 0
+    for line in range(lines):
+        room = line_em - (WIDE_EM if line == lines - 1 else 0.0)  # the last line keeps room for "…"
+        before = em[start - 1] if start else 0.0
+        end = int(np.searchsorted(em, before + room, side="right"))
+        if end >= len(text):
+            return len(text)
+        if line == lines - 1:
+            return end
+        space = text.rfind(" ", start, end + 1)
+        start = space + 1 if space > start else max(end, start + 1)
+        while start < len(text) and text[start] == " ":
+            start += 1
+    return start
+
+
+def fit_lines(texts: pd.Series, width_px: float, lines: int) -> pd.Series:
+    """``texts`` cut, with ``…``, to what ``lines`` wrapped lines of a table cell ``width_px`` wide show — so a row
+    shows its text whole or says it goes on, never a line cut in half by the row's border. Widths are estimated
+    per character (:data:`NARROW_EM`, :data:`WIDE_EM`) and lines broken as the grid breaks them; values that are no
+    text are unchanged. The full text stays in the frame behind the table."""
+    line_em = (width_px - CELL_PADDING_PX) / CELL_FONT_PX * LINE_MARGIN
+    text = _texts(texts)
+    chars = text.str.len().to_numpy(dtype=float)
+    wide = text.str.count(WIDE.pattern).to_numpy(dtype=float)
+    maybe = NARROW_EM * (chars - wide) + WIDE_EM * wide > (lines - 1) * line_em  # could need more than it has
+    out = texts.copy()
+    for i in np.flatnonzero(maybe):
+        value = texts.iat[i][:int(lines * line_em / NARROW_EM) + 2]  # no more characters than could ever fit
+        end = _wrapped_end(value, line_em, lines)
+        if end < len(texts.iat[i]):
+            out.iat[i] = value[:end].rstrip() + "…"
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- what data has
+
+
+def has_human_scores(report) -> bool:
+    """True when the data has human scores for at least one of the report's systems."""
+    human = report.evalset.human
+    return human is not None and len(human) > 0 and bool(human["system"].isin(report.evalset.systems).any())
+
+
+def has_error_annotations(report) -> bool:
+    """True when the data has human error annotations (MQM/ESA) with at least one error of a loaded system."""
+    from mtdiag.errorstats import has_annotations
+
+    return has_annotations(report.evalset)
+
+
+def has_terms(report) -> bool:
+    """True when the data has term occurrences and the term metrics were computed."""
+    terms = report.evalset.terms
+    return terms is not None and len(terms) > 0 and "term_exact" in report.metrics
+
+
+NEEDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "references": (lambda report: report.evalset.has_references, "a reference"),
+    "several_references": (lambda report: len(report.evalset.ref_names) >= 2, "two or more references"),
+    "two_systems": (lambda report: len(report.evalset.systems) >= 2, "two systems"),
+    "human": (has_human_scores, "human scores of its systems"),
+    "annotations": (has_error_annotations, "human error annotations (MQM/ESA) of its systems"),
+    "terms": (has_terms, "term annotations"),
+    "documents": (lambda report: "doc" in report.evalset.segments.columns, "document ids"),
+}
+"""What a view or a table may need of the data: a test on the report, and what it is called in a message."""
+
+
+def missing(report, needs: Sequence[str]) -> str | None:
+    """What of ``needs`` the report's data lacks, as ``needs …`` (None when it has everything). A need is a key of
+    :data:`NEEDS`, or ``metric:NAME``: the report computed metric ``NAME``."""
+    lacking = []
+    for need in needs:
+        if need.startswith("metric:"):
+            if need.split(":", 1)[1] not in report.metrics:
+                lacking.append(f"the {need.split(':', 1)[1]} scores")
+        elif not NEEDS[need][0](report):
+            lacking.append(NEEDS[need][1])
+    return f"needs {' and '.join(lacking)}" if lacking else None
+
+
+# ----------------------------------------------------------------------------------------------- declarations
+
+
+Chosen = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ViewOption:
+    """One choice a view takes, declared once: the dashboard draws a widget from it (``label``, ``help``, the
+    choices read as ``describe`` says), ``mtdiag view NAME`` a flag (``--NAME``, underscores as hyphens), and both
+    start from :meth:`default_for`.
+
+    ``choices``: the values offered — a sequence, or a function of the report and the options chosen before it
+    (a second system is any system but the first), None for a free number; ``type`` is ``str``, ``int``, ``float``
+    or ``bool``; ``many``: several of the choices (a list; comma-separated on the command line). ``default``: a
+    value or a function of (report, chosen); None is the first choice. ``empty``: why the view shows nothing when
+    no choice is offered (e.g. a metric it needs was not computed). ``of``: what the values are, for how they read
+    (``metric``: metric names). ``needs``: what the data must have for the option to apply (:data:`NEEDS`; two
+    systems for a second system): without it the option is left out, its value None."""
+
+    name: str
+    label: str
+    help: str = ""
+    choices: Sequence | Callable[[Any, Chosen], Sequence] | None = None
+    default: Any = None
+    type: type = str
+    many: bool = False
+    minimum: float | None = None
+    maximum: float | Callable[[Any], float] | None = None
+    describe: Mapping[Any, str] | Callable[[Any], str] | None = None
+    of: str = ""
+    needs: tuple[str, ...] = ()
+    empty: str = ""
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def offered(self, report, chosen: Chosen) -> list | None:
+        """The values offered on ``report`` after the options ``chosen`` before this one (None: any number)."""
+        if self.choices is None:
+            return None
+        return list(self.choices(report, chosen) if callable(self.choices) else self.choices)
+
+    def upper(self, report) -> float | None:
+        """The largest number allowed on ``report``."""
+        return self.maximum(report) if callable(self.maximum) else self.maximum
+
+    def default_for(self, report, chosen: Chosen) -> Any:
+        """The value a view starts from: the declared default (a function of the report and the options chosen
+        before it, or a value), the first choice when it declares none; for ``many``, the defaults offered."""
+        value = self.default(report, chosen) if callable(self.default) else self.default
+        offered = self.offered(report, chosen)
+        if self.many:
+            return [v for v in (value or ()) if offered is None or v in offered]
+        if value is None and offered:
+            return offered[0]
+        return value
+
+    def applies(self, report) -> bool:
+        """True when the data has what the option needs."""
+        return missing(report, self.needs) is None
+
+    def reads(self, value: Any) -> str:
+        """How a value reads for a person (a widget's choices)."""
+        if self.describe is None:
+            return str(value)
+        return self.describe(value) if callable(self.describe) else self.describe.get(value, str(value))
+
+    def parse(self, text: str) -> Any:
+        """A value from command-line text (``ValueError`` with a one-line reason)."""
+        if self.many:
+            return [self._one(part.strip()) for part in text.split(",") if part.strip()]
+        return self._one(text)
+
+    def _one(self, text: str) -> Any:
+        if self.type is bool:
+            words = {"yes": True, "true": True, "on": True, "1": True, "no": False, "false": False, "off": False,
+                     "0": False}
+            if text.strip().lower() not in words:
+                raise ValueError(f"{self.flag} {text!r}: expected yes or no")
+            return words[text.strip().lower()]
+        if self.type in (int, float):
+            try:
+                return self.type(text)
+            except ValueError:
+                expected = "a whole number" if self.type is int else "a number"
+                raise ValueError(f"{self.flag} {text!r}: expected {expected}") from None
+        return text
+
+    def resolve(self, report, chosen: Chosen, value: Any = None) -> Any:
+        """``value`` checked against what ``report`` offers (the default when None); ``ValueError`` naming the
+        flag and the choices otherwise."""
+        if not self.applies(report):
+            return None
+        if value is None:
+            return self.default_for(report, chosen)
+        offered = self.offered(report, chosen)
+        values = list(value) if self.many else [value]
+        if offered is not None:
+            for v in values:
+                if v not in offered:
+                    raise ValueError(f"{self.flag} {v!r}: choose {'from' if self.many else 'one of'} "
+                                     f"{', '.join(map(str, offered)) or 'nothing (none is offered here)'}")
+        elif self.type in (int, float):
+            upper = self.upper(report)
+            if (self.minimum is not None and value < self.minimum) or (upper is not None and value > upper):
+                low = "" if self.minimum is None else f"{self.minimum:g}"
+                raise ValueError(f"{self.flag} {value}: must be in {low}..{'' if upper is None else f'{upper:g}'}")
+        return values if self.many else value
+
+
+@dataclass(frozen=True)
+class Table:
+    """A named table of a view: ``build(report, chosen)`` returns it — a frame, or None when the choices made show
+    none (e.g. no baseline chosen). ``needs``: what the data must have for it (:data:`NEEDS`)."""
+
+    name: str
+    title: str
+    build: Callable[[Any, Chosen], pd.DataFrame | None]
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A named chart of a view: ``build(report, chosen)`` returns a plotly figure (:mod:`mtdiag.charts`), or None
+    when the choices made show none."""
+
+    name: str
+    title: str
+    build: Callable[[Any, Chosen], Any]
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class View:
+    """One analysis of a report (see the module docstring). ``in_report``: whether the HTML report has a section
+    of it."""
+
+    name: str
+    title: str
+    help: str
+    options: tuple[ViewOption, ...] = ()
+    tables: tuple[Table, ...] = ()
+    charts: tuple[Chart, ...] = ()
+    needs: tuple[str, ...] = ()
+    in_report: bool = True
+
+    def option(self, name: str) -> ViewOption:
+        return next(o for o in self.options if o.name == name)
+
+    def table(self, name: str) -> Table:
+        return next(t for t in self.tables if t.name == name)
+
+    def missing(self, report) -> str | None:
+        """Why the view shows nothing on ``report`` (what the data lacks, or an option with nothing to offer), else
+        None."""
+        lacking = missing(report, self.needs)
+        if lacking:
+            return lacking
+        chosen: dict[str, Any] = {}
+        for option in self.options:
+            if not option.applies(report):
+                chosen[option.name] = None
+                continue
+            if option.choices is not None and not option.many and not option.offered(report, chosen):
+                return option.empty or f"offers no {option.label.lower()}"
+            chosen[option.name] = option.default_for(report, chosen)
+        return None
+
+    def resolve(self, report, given: Chosen | None = None) -> dict[str, Any]:
+        """Every option's value on ``report``, in declaration order: ``given`` where given, checked, else the
+        default (``ValueError`` naming the flag of a value not offered)."""
+        given = given or {}
+        unknown = sorted(set(given) - {o.name for o in self.options})
+        if unknown:
+            raise ValueError(f"view {self.name} has no option {unknown[0]!r}")
+        chosen: dict[str, Any] = {}
+        for option in self.options:
+            chosen[option.name] = option.resolve(report, chosen, given.get(option.name))
+        return chosen
+
+    def frames(self, report, chosen: Chosen) -> dict[str, pd.DataFrame]:
+        """The named tables the data and the choices allow, in declaration order."""
+        out = {}
+        for table in self.tables:
+            if missing(report, table.needs) is None:
+                frame = table.build(report, chosen)
+                if frame is not None:
+                    out[table.name] = frame
+        return out
+
+    def figures(self, report, chosen: Chosen) -> dict[str, Any]:
+        """The named charts the data and the choices allow, in declaration order."""
+        out = {}
+        for chart in self.charts:
+            if missing(report, chart.needs) is None:
+                figure = chart.build(report, chosen)
+                if figure is not None:
+                    out[chart.name] = figure
+        return out
+
+
+# ----------------------------------------------------------------------------------------------- common choices
+
+
+def systems(report, chosen: Chosen) -> list[str]:
+    """The report's systems."""
+    return list(report.evalset.systems)
+
+
+def other_system(of: str) -> Callable[[Any, Chosen], list[str]]:
+    """The report's systems except the one chosen as option ``of`` (the second of two systems)."""
+    return lambda report, chosen: [s for s in report.evalset.systems if s != chosen.get(of)]
+
+
+def references(report, chosen: Chosen) -> list[str]:
+    """The report's references."""
+    return list(report.evalset.ref_names)
+
+
+def first_metric(metrics: Callable[[Any, Chosen], Sequence[str]]) -> Callable[[Any, Chosen], str | None]:
+    """A default: :func:`default_metric` among ``metrics``' offer."""
+    return lambda report, chosen: default_metric(list(metrics(report, chosen)))
+
+
+TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}
+"""The paired tests a view offers (:mod:`mtdiag.compare`, default samples), as a person reads them."""

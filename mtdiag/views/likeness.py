@@ -1,0 +1,149 @@
+"""The Human likeness & human scores page: ORANGE/KING per metric and QUEEN per system (:mod:`mtdiag.likeness`),
+the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.human`), and what the
+metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
+statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
+:func:`error_counts`, :func:`error_raters`, :func:`error_significance`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from mtdiag.human import human_agreement, human_ranking
+from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
+from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
+                               has_human_scores)
+
+__all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking",
+           "plain_words", "report_orange_king", "report_queen", "similarity_metrics"]  # the analyses' tables
+
+
+def similarity_metrics(report) -> list[str]:
+    """The report's metrics ORANGE, KING and QUEEN can score references with
+    (:func:`mtdiag.likeness.likeness_metrics`), the terminology scores left out."""
+    allowed = likeness_metrics(report.evalset)
+    return [m for m in report.metrics if m in allowed and not m.startswith("term_")]
+
+
+def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What the metric-vs-human scatter plots draw: per rated (system, segment) ``system, seg, human, <metric>``,
+    and per system ``system, human`` (mean over its rated segments) and ``<metric>`` (its corpus score)."""
+    from mtdiag.human import rated_segments
+
+    segments = rated_segments(report, report.evalset.human)[["human", metric]].reset_index()
+    means = segments.groupby("system", sort=False)["human"].mean()
+    systems = pd.DataFrame({"system": means.index, "human": means.to_numpy(),
+                            metric: report.corpus[metric].reindex(means.index).to_numpy()})
+    return segments, systems
+
+
+def error_counts(report, level: str = "full") -> pd.DataFrame:
+    """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity
+    (:func:`mtdiag.errorstats.category_counts`)."""
+    from mtdiag.errorstats import category_counts
+
+    return category_counts(report.evalset, level)
+
+
+def error_raters(report) -> pd.DataFrame:
+    """Per rater × system: rated segments, errors, errors per 100 segments, mean MQM score
+    (:func:`mtdiag.errorstats.rater_table`)."""
+    from mtdiag.errorstats import rater_table
+
+    return rater_table(report.evalset)
+
+
+def error_significance(report, level: str = "top") -> pd.DataFrame:
+    """Every pair of systems per error category: the exact paired permutation test of the per-segment error count,
+    Holm-corrected (:func:`mtdiag.errorstats.category_significance`)."""
+    from mtdiag.errorstats import category_significance
+
+    return category_significance(report.evalset, level)
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+LEVELS = {"full": "Full (Accuracy/Mistranslation)", "top": "Top level (Accuracy)"}
+
+
+def _similarity(report, chosen) -> list[str]:
+    return similarity_metrics(report)
+
+
+def orange_king(report, chosen) -> pd.DataFrame | None:
+    """ORANGE and KING per metric of the chosen similarity metrics, None when the set cannot give them (fewer
+    than two references)."""
+    result = report_orange_king(report, tuple(chosen["similarity"])) if chosen["similarity"] else None
+    return None if result is None or result.explanation else result.table.reset_index()
+
+
+def queen_table(report, chosen) -> pd.DataFrame | None:
+    """QUEEN per system over the chosen similarity metrics, None when the set cannot give it."""
+    result = report_queen(report, tuple(chosen["similarity"]), chosen["pool"]) if chosen["similarity"] else None
+    return None if result is None or result.explanation else result.systems.rename("queen").reset_index()
+
+
+def _likeness_chart(value: str, x: str, title: str, table):
+    def build(report, chosen):
+        from mtdiag.charts import likeness_bars
+
+        frame = table(report, chosen)
+        reference = {"orange": 0.5, "king": 1 / len(report.evalset.systems)}.get(value)
+        return None if frame is None else likeness_bars(frame, value, x, title, reference)
+
+    return build
+
+
+def _human_chart(which: int):
+    def build(report, chosen):
+        from mtdiag.charts import human_scatter
+
+        frame = human_points(report, chosen["metric"])[which]
+        seg_ids = report.evalset.seg_ids if which == 0 else None
+        return human_scatter(frame, chosen["metric"], within=report, seg_ids=seg_ids)
+
+    return build
+
+
+VIEW = View(
+    name="likeness", title="Human likeness & human scores",
+    help="ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006), agreement of every metric with human "
+         "scores, and the human error statistics per category and rater",
+    options=(
+        ViewOption("similarity", "Similarity metrics", "the metrics ORANGE, KING and QUEEN score references with",
+                   choices=_similarity, many=True, of="metric",
+                   default=lambda report, chosen: list(DEFAULT_QUEEN_METRICS)),
+        ViewOption("pool", "Pool reference pairs over segments", "Compare with the reference pairs of every segment "
+                   "(the paper's choice with three references) instead of the segment's own.", type=bool,
+                   default=False),
+        ViewOption("metric", "Metric", "the metric drawn against the human scores",
+                   choices=lambda report, chosen: list(report.metrics), of="metric",
+                   default=lambda report, chosen: default_metric(report.metrics)),
+        ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
+                   describe=LEVELS),
+    ),
+    tables=(
+        Table("orange_king", "ORANGE / KING per metric", orange_king, needs=("several_references",)),
+        Table("queen", "QUEEN per system", queen_table, needs=("several_references",)),
+        Table("agreement", "Agreement with the human scores",
+              lambda report, chosen: human_agreement(report).reset_index(), needs=("human",)),
+        Table("ranking", "Human ranking", lambda report, chosen: human_ranking(report).reset_index(),
+              needs=("human",)),
+        Table("error_counts", "Errors per system and category",
+              lambda report, chosen: error_counts(report, chosen["level"]), needs=("annotations",)),
+        Table("error_raters", "Errors per rater", lambda report, chosen: error_raters(report),
+              needs=("annotations",)),
+        Table("error_significance", "Significance between systems, per category",
+              lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",)),
+    ),
+    charts=(
+        Chart("orange", "ORANGE per metric", _likeness_chart("orange", "metric", "ORANGE", orange_king),
+              needs=("several_references",)),
+        Chart("king", "KING per metric", _likeness_chart("king", "metric", "KING", orange_king),
+              needs=("several_references",)),
+        Chart("queen", "QUEEN per system", _likeness_chart("queen", "system", "QUEEN", queen_table),
+              needs=("several_references",)),
+        Chart("human_segments", "Segments: the metric against the human scores", _human_chart(0), needs=("human",)),
+        Chart("human_systems", "Systems: mean human score against corpus score", _human_chart(1), needs=("human",)),
+    ),
+)

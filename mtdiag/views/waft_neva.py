@@ -1,0 +1,105 @@
+"""The WAFT vs NEVA page: per (system, segment) WAFT, NEVA and the word-order flag, and the corpus's edit
+operations (confusion pairs, insertions, deletions); a segment's alignment is :func:`mtdiag.views.detail.segment_detail`'s."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from mtdiag import checks
+from mtdiag.checks.word_order import NEVA_ABOVE_WAFT
+from mtdiag.views.base import Chart, Table, View, ViewOption, systems
+from mtdiag.views.distributions import sample_rows
+from mtdiag.views.ngrams import content_only
+
+__all__ = ["NEVA_ABOVE_WAFT", "disagreement", "word_order_table", "edit_tables", "op_counts", "sample_rows"]
+
+
+def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order`` (:mod:`mtdiag.checks.word_order`:
+    shared words in an order no reference has, in two or more places); those rows first, each group by largest
+    NEVA − WAFT; ``hyp`` holds the output whole."""
+    frame = report.segments[["waft", "neva"]].copy()
+    frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
+    frame["word_order"] = checks.flag(report, "word_order")
+    frame = frame.reset_index()
+    if systems is not None:
+        frame = frame[frame["system"].isin(list(systems))]
+    hyps = report.evalset.hyps.astype(str)
+    column = {s: i for i, s in enumerate(hyps.columns)}
+    frame["hyp"] = hyps.to_numpy()[frame["seg"].to_numpy(), frame["system"].map(column).to_numpy()]
+    return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
+                             ascending=[False, False, True, True], ignore_index=True)
+
+
+def disagreement(frame: pd.DataFrame) -> dict[str, int]:
+    """What the page counts of a :func:`word_order_table` frame: ``rows``; ``neva_above`` — rows with NEVA > WAFT,
+    the shaded half of the scatter; ``word_order`` — rows whose shared words are in an order no reference has."""
+    return {"rows": len(frame), "neva_above": int((frame["neva_minus_waft"] > 0).sum()),
+            "word_order": int(frame["word_order"].sum())}
+
+
+def edit_tables(report, system: str, top: int | None = 50, hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
+    """The corpus's most frequent edit operations of one system: ``substitute`` (confusion pairs hyp → ref),
+    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``.
+    ``hide_function_words`` drops the rows whose words are all punctuation or stop words (a confusion pair
+    stays when either side is a content word: ``die → der`` goes, ``Virus → Erreger`` stays)."""
+    pairs = report.evidence("waft", system).confusion_pairs()
+    out = {}
+    for op, cols in (("substitute", ["hyp", "ref", "count"]), ("insert", ["hyp", "count"]),
+                     ("delete", ["ref", "count"])):
+        rows = pairs[pairs["op"] == op][cols].reset_index(drop=True)
+        if hide_function_words:
+            rows = content_only(rows, [c for c in ("hyp", "ref") if c in cols], report.context.tgt_lang)
+        out[op] = rows.head(top) if top else rows
+    return out
+
+
+def op_counts(report) -> pd.DataFrame:
+    """Per system: how many substitutions, insertions and deletions its best-reference alignments have."""
+    rows = [{"system": system, **report.evidence("waft", system).operation_counts()}
+            for system in report.evalset.systems]
+    return pd.DataFrame(rows, columns=["system", "substitute", "insert", "delete"]).set_index("system")
+
+
+# ----------------------------------------------------------------------------------------------- the view
+
+
+def _scatter(report, chosen):
+    from mtdiag.charts import waft_neva_scatter
+
+    return waft_neva_scatter(sample_rows(word_order_table(report)), seg_ids=report.evalset.seg_ids)
+
+
+def _ops(report, chosen):
+    from mtdiag.charts import op_bars
+
+    return op_bars(op_counts(report))
+
+
+def _edits(op: str):
+    return lambda report, chosen: edit_tables(report, chosen["system"], top=None,
+                                              hide_function_words=chosen["hide_function_words"])[op]
+
+
+VIEW = View(
+    name="waft_neva", title="WAFT vs NEVA",
+    help="per-segment WAFT against NEVA (NEVA > WAFT: the right words in the wrong order), the word-order flag, "
+         "and the corpus's edit operations",
+    needs=("references", "metric:waft", "metric:neva"),
+    options=(
+        ViewOption("system", "System", "the system whose edit operations are listed", choices=systems),
+        ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out edits whose words are all "
+                   "punctuation, symbols or stop words of the target language.", type=bool, default=True),
+    ),
+    tables=(
+        Table("segments", "Disagreeing segments", lambda report, chosen: word_order_table(report)),
+        Table("operations", "Edit operations per system", lambda report, chosen: op_counts(report).reset_index()),
+        Table("substitute", "Confusion pairs (hyp → ref)", _edits("substitute")),
+        Table("insert", "Insertions (only in the output)", _edits("insert")),
+        Table("delete", "Deletions (reference words missing)", _edits("delete")),
+    ),
+    charts=(Chart("scatter", "NEVA against WAFT", _scatter), Chart("op_bars", "Edit operations", _ops)),
+    in_report=False,
+)

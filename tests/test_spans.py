@@ -1,0 +1,306 @@
+"""Predicted error spans (mtdiag.spans): word support by the references and the other systems, phrases of
+unsupported words, the spans' characters in the output as written (CJK, emoji, HTML-ish text, typography), their
+confidence, severity and kind, and the xCOMET-style records that ``score --metric-spans`` reads back."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtdiag.api import Options, evaluate
+from mtdiag.evalset import evalset_from_lists
+from mtdiag.io import read_metric_spans, with_metric_spans
+from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
+                          write_span_records)
+from mtdiag.spans.confidence import CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence
+from mtdiag.offsets import span_characters, token_offsets
+from mtdiag.spans.phrases import phrases
+from mtdiag.spans.support import WordSupport, word_support
+from mtdiag.tokenize import TokenizeOptions, tokenize_text
+
+REF = ["the cat sat on the mat near the door"]
+OUTPUTS = {"A": ["the cat sat on the mat near the door"],
+           "B": ["the cat sat on the mat by the door"],
+           "C": ["the cat jumped on the mat by the door"]}
+
+
+def _confidence(kind: str, unshared: float, words: int) -> float:
+    b0, b1, b2 = LEXICAL_MODELS[kind]
+    return 1 / (1 + math.exp(-(b0 + b1 * unshared + b2 * math.log(1 + words))))
+
+
+def _report(refs, hyps, src=None, **options):
+    return evaluate(evalset_from_lists(refs, hyps, src=src), Options(**options))
+
+
+def test_support_counts_references_and_the_other_systems():
+    support = word_support(_report({"ref": REF}, OUTPUTS, metrics=("chrf",)))
+    c = support.system == support.systems.index("C")
+    assert support.rho[c].tolist() == [1, 1, 0, 1, 1, 1, 0, 1, 1]  # 'jumped' and 'by' are in no reference
+    assert support.sigma[c].tolist() == [1, 1, 0, 1, 1, 1, 0.5, 1, 1]  # 'by': B has it, A does not
+    assert support.pos[c].tolist() == list(range(9)) and support.word[c].all()
+
+
+def test_an_unsupported_word_is_a_span_a_half_supported_one_is_not():
+    spans = predict_spans(_report({"ref": REF}, OUTPUTS, metrics=("chrf",)))
+    assert list(spans.columns) == SPAN_COLUMNS
+    # 'jumped': no reference, no other system; 'by' (B has it) is a candidate but holds no unsupported word
+    assert spans.drop(columns="confidence").values.tolist() == [["C", 0, 8, 14, "jumped", "major", "unsupported"]]
+    assert spans["confidence"].iat[0] == pytest.approx(_confidence("unsupported", 1.0, 1))
+
+
+def test_a_phrase_bridges_up_to_two_tokens_and_stops_at_the_segment():
+    # 'quickly' and 'bounced' are unsupported; 'and' and ',' between them (two tokens) join them into one phrase
+    refs = {"ref": ["the cat jumped and sat .", "a dog ran ."]}
+    hyps = {"A": ["the cat jumped and sat .", "a dog ran ."], "B": ["the cat jumped and sat .", "a dog ran ."],
+            "C": ["the cat quickly and , bounced .", "a dog ran away ."]}
+    spans = predict_spans(_report(refs, hyps, metrics=("chrf",)))
+    assert spans[["system", "seg", "start", "end", "text"]].values.tolist() == [
+        ["C", 0, 8, 29, "quickly and , bounced"], ["C", 1, 10, 14, "away"]]
+    assert spans["confidence"].tolist() == pytest.approx([_confidence("unsupported", 1.0, 2),
+                                                          _confidence("unsupported", 1.0, 1)])
+
+
+def test_a_moved_word_extends_a_phrase_through_the_alignment():
+    refs = {"ref": ["the cat sat on mat"]}
+    hyps = {"A": ["the cat sits on mat"], "B": ["the cat sits on mat"], "C": ["the cat quickly on mat sat"]}
+    report = _report(refs, hyps, metrics=("chrf",))
+    support = word_support(report)
+    c = support.system == support.systems.index("C")
+    assert support.rho[c].tolist() == [1, 1, 0, 1, 1, 1]  # 'sat' is in the reference ...
+    assert support.aligned[c].tolist() == [1, 1, 0, 1, 1, 0]  # ... but not where C has it
+    spans = predict_spans(report)
+    # 'quickly' (in no reference, no other system) is the anchor; 'sat', moved and used by no other system, two
+    # tokens further joins it. The others' 'sits' is half-shared (1 of 2 others): no span.
+    assert spans[["system", "start", "end", "text", "kind"]].values.tolist() == [
+        ["C", 8, 26, "quickly on mat sat", "unsupported"]]
+    assert spans["confidence"].iat[0] == pytest.approx(_confidence("unsupported", 1.0, 2))
+
+
+def test_phrases_on_hand_made_support():
+    # one system's tokens in two segments (token 4: punctuation). Support = (aligned + sigma) / 2; candidates below
+    # 1/2; unsupported where rho = 0 and sigma < 1/2. Token 2 is in the reference but not where the output has it
+    # (moved: rho 1, aligned 0), token 6 is in no reference but half the other systems use it.
+    support = WordSupport(systems=("S", "T", "U"), n_refs=1, system=np.zeros(10, np.int64),
+                          seg=np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]), pos=np.array([0, 1, 2, 3, 4, 5, 6, 0, 1, 2]),
+                          token=np.arange(10), word=np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 1], bool),
+                          rho=np.array([0, 1, 1, 1, 0, 1, 0, 0, 1, 0], float),
+                          aligned=np.array([0, 1, 0, 1, 0, 1, 0, 0, 1, 0], float),
+                          sigma=np.array([0, 1, 0.25, 1, 0, 1, 0.5, 0, 1, 0.5]))
+    found = phrases(support)
+    # segment 0: candidates 0 (unsupported) and 2 (moved) one token apart make a phrase; 6 is three tokens from 2,
+    # alone, and holds no unsupported word: dropped. Segment 1: 0 (unsupported) and 2 make one phrase.
+    assert found[["seg", "first", "last", "words", "kind"]].values.tolist() == [[0, 0, 2, 2, "unsupported"],
+                                                                                [1, 0, 2, 2, "unsupported"]]
+    assert found["min_sigma"].tolist() == [0.0, 0.0]
+    assert phrases(support, gap=3)[["seg", "first", "last", "words"]].values.tolist() == [[0, 0, 6, 3], [1, 0, 2, 2]]
+
+
+def test_without_a_reference_the_other_systems_decide():
+    hyps = {"A": ["the cat sat on the mat"], "B": ["the cat sat on the mat"], "C": ["the cat sat on the rug"],
+            "D": ["the cat sat on the rug"], "E": ["a cat sat on the mat"]}
+    spans = predict_spans(_report({}, hyps, src=["die Katze saß auf der Matte"]))
+    # 'rug': one of the four others (1/4 < 1/2); 'a': no other system; 'mat' (3 of 4 for A, 2 of 4 for E): kept
+    assert spans[["system", "start", "end", "text", "kind"]].values.tolist() == [
+        ["C", 19, 22, "rug", "no_consensus"], ["D", 19, 22, "rug", "no_consensus"], ["E", 0, 1, "a", "no_consensus"]]
+    assert spans["confidence"].tolist() == pytest.approx(
+        [_confidence("no_consensus", 0.75, 1), _confidence("no_consensus", 0.75, 1),
+         _confidence("no_consensus", 1.0, 1)])
+
+
+def test_with_a_reference_and_two_systems_the_reference_alone_decides():
+    spans = predict_spans(_report({"ref": REF}, {"B": OUTPUTS["B"], "C": OUTPUTS["C"]}, metrics=("chrf",)))
+    # every word no reference has; 'jumped' and 'by' are three tokens apart: two phrases
+    assert spans[["system", "text", "kind"]].values.tolist() == [["B", "by", "no_reference"],
+                                                                 ["C", "jumped", "no_reference"],
+                                                                 ["C", "by", "no_reference"]]
+    assert spans["confidence"].tolist() == pytest.approx([_confidence("no_reference", 0.0, 1)] * 3)
+
+
+def test_one_system_without_a_reference_has_no_phrase_spans():
+    report = evaluate(evalset_from_lists({}, {"A": ["a cat"]}, src=["eine Katze"]))
+    spans = predict_spans(report)
+    assert spans.empty and list(spans.columns) == SPAN_COLUMNS
+
+
+def test_check_marks_are_spans_with_the_checks_confidence_and_severity():
+    src = ["I have 3 apples and the the the pears", "We have 12 dogs"]
+    refs = {"ref": ["I have 3 apples and the pears", "We have 12 dogs"]}
+    hyps = {"A": ["I have 3 apples and the the the pears", "We have 12 dogs"],
+            "B": ["I have 3 apples and the pears", "We have 13 dogs"],
+            "C": ["I have 3 apples and the pears", "We have 12 dogs"]}
+    spans = predict_spans(_report(refs, hyps, src=src))
+    number = spans[spans["kind"] == "number_mismatch"]
+    assert number[["system", "seg", "start", "end", "text", "severity"]].values.tolist() == \
+        [["B", 1, 8, 10, "13", "major"]]
+    assert number["confidence"].iat[0] == pytest.approx((CHECK_EVIDENCE["number_mismatch"][0] + 1)
+                                                        / (CHECK_EVIDENCE["number_mismatch"][1] + 2))
+    # the source repeats 'the the the': not the output's fault, so no repetition mark
+    assert "repetition" not in set(spans["kind"])
+    # '13' is also a word no reference and no other system has
+    assert spans[spans["kind"] == "unsupported"][["system", "text"]].values.tolist() == [["B", "13"]]
+
+
+def test_a_loop_is_a_critical_span():
+    refs = {"ref": ["we like the green house"]}
+    hyps = {"A": ["we like the green house"], "B": ["we like the green house"],
+            "C": ["we like like like the green house"]}
+    spans = predict_spans(_report(refs, hyps, src=["wir mögen das grüne Haus"]))
+    loop = spans[spans["kind"] == "repetition"]
+    assert loop[["system", "start", "end", "text", "severity"]].values.tolist() == \
+        [["C", 3, 17, "like like like", "critical"]]
+    assert loop["confidence"].iat[0] == pytest.approx(check_confidence("repetition"))
+
+
+def test_one_system_without_a_reference_still_gets_the_checks_marks():
+    evalset = evalset_from_lists({}, {"A": ["Here is the translation: Hallo Welt", "Guten Morgen"]},
+                                 src=["Hello world", "Good morning"])
+    spans = predict_spans(evaluate(evalset))
+    assert spans.drop(columns="confidence").values.tolist() == [
+        ["A", 0, 0, 23, "Here is the translation", "critical", "llm_artefact"]]  # the words the check marks
+    assert spans["confidence"].tolist() == [check_confidence("llm_artefact")]
+
+
+def test_the_threshold_filters_and_leaves_the_columns():
+    report = _report({"ref": REF}, OUTPUTS, metrics=("chrf",))
+    assert len(predict_spans(report, threshold=0.0)) == 1
+    high = predict_spans(report, threshold=0.99)
+    assert high.empty and list(high.columns) == SPAN_COLUMNS
+    assert DEFAULT_THRESHOLD == 0.10
+
+
+@pytest.mark.parametrize("text, tokenizer, expected", [
+    ("😀 我们喜欢猫", "zh", [(0, 1), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]),
+    ("😀 我们喜欢猫", "13a", [(0, 1), (2, 7)]),
+    # 13a decodes &amp; (the token '&' stands for the whole entity), typography: “ ” -> ", … -> ... (each dot is
+    # the one ellipsis character)
+    ("Click <b>here</b> &amp; “go”… now", "13a",
+     [(0, 5), (6, 7), (7, 8), (8, 9), (9, 13), (13, 14), (14, 15), (15, 16), (16, 17), (18, 23), (24, 25),
+      (25, 27), (27, 28), (28, 29), (28, 29), (28, 29), (30, 33)]),
+    # İ lower-cases to two characters: the folded text is longer than the text, the offsets are the text's
+    ("Wait… 👍 “OK” — İstanbul", "13a",
+     [(0, 4), (4, 5), (4, 5), (4, 5), (6, 7), (8, 9), (9, 11), (11, 12), (13, 14), (15, 23)]),
+])
+def test_token_offsets_are_characters_of_the_text_as_written(text, tokenizer, expected):
+    tokens = tokenize_text(text, TokenizeOptions(tokenizer))
+    offsets = token_offsets(text, tokens, entities=tokenizer == "13a")
+    assert [tuple(o) for o in offsets.tolist()] == expected
+
+
+def test_a_token_that_cannot_be_found_is_skipped_not_fatal():
+    offsets = token_offsets("a b c", ["a", "zz", "c"])
+    assert offsets.tolist() == [[0, 1], [-1, -1], [4, 5]]
+    assert span_characters(offsets, 0, 1) == (0, 1) and span_characters(offsets, 1, 1) is None
+    assert span_characters(offsets, 0, 2) == (0, 5)
+
+
+def test_spans_of_cjk_output_with_emoji_are_characters():
+    refs = {"ref": ["我们都很喜欢猫。"]}
+    hyps = {"A": ["我们都很喜欢猫。"], "B": ["我们都很喜欢猫。"], "C": ["😀 我们都很讨厌猫。"]}
+    report = evaluate(evalset_from_lists(refs, hyps), Options(tgt_lang="zh", metrics=("chrf",)))
+    spans = predict_spans(report)
+    text = hyps["C"][0]
+    assert spans[["system", "start", "end", "text"]].values.tolist() == [["C", 0, 1, "😀"], ["C", 6, 8, "讨厌"]]
+    assert all(text[a:b] == t for a, b, t in zip(spans["start"], spans["end"], spans["text"]))
+
+
+def _round_trip_set():
+    refs = {"ref": ["我们喜欢猫。", "the <b>cat</b> &amp; dog"]}
+    hyps = {"A": ["我们喜欢猫。", "the <b>cat</b> &amp; dog"], "B": ["我们喜欢猫。", "the <b>cat</b> &amp; dog"],
+            "C": ["😀 我们讨厌猫。", "the <i>cow</i> &amp; “dog”"]}
+    return evalset_from_lists(refs, hyps)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_records_are_read_back_by_the_metric_span_reader(fmt):
+    evalset = _round_trip_set()
+    report = evaluate(evalset, Options(metrics=("chrf",)))
+    spans = predict_spans(report)
+    records = span_records(report)
+    assert [(r["system"], r["seg_id"]) for r in records] == [(s, g) for s in "ABC" for g in (1, 2)]
+    c2 = records[-1]
+    assert c2["mt"] == "the <i>cow</i> &amp; “dog”" and c2["metric"] == "mtdiag"
+    assert [(e["text"], e["start"], e["end"]) for e in c2["error_spans"]] == [("i>cow</i", 5, 13)]
+    assert set(c2["error_spans"][0]) == {"text", "start", "end", "severity", "confidence", "kind"}
+    stream = io.StringIO()
+    write_span_records(records, stream, fmt)
+    data = stream.getvalue().encode("utf-8")
+    outputs = {s: evalset.hyps[s].tolist() for s in evalset.systems}
+    back, warnings = read_metric_spans((f"spans.{fmt}", data), outputs=outputs, n_segments=2)
+    assert warnings == []
+    assert set(back["metric"]) == {"mtdiag"}
+    assert back[["system", "seg", "start", "end", "severity", "text"]].values.tolist() == \
+        spans[["system", "seg", "start", "end", "severity", "text"]].values.tolist()
+    assert back["confidence"].tolist() == pytest.approx(spans["confidence"].round(4).tolist())
+
+
+def test_json_is_one_list_and_jsonl_one_record_a_line():
+    report = evaluate(_round_trip_set(), Options(metrics=("chrf",)))
+    records = span_records(report)
+    lines = io.StringIO()
+    write_span_records(records, lines, "jsonl")
+    assert [json.loads(line) for line in lines.getvalue().splitlines()] == records
+    whole = io.StringIO()
+    write_span_records(records, whole, "json", indent=2)
+    assert json.loads(whole.getvalue()) == records and "😀" in whole.getvalue()
+    with pytest.raises(ValueError, match="unknown span format 'csv'"):
+        write_span_records(records, io.StringIO(), "csv")
+
+
+def test_a_slice_keeps_the_whole_sets_segment_ids():
+    evalset = _round_trip_set().segment_subset([1])
+    records = span_records(evaluate(evalset, Options(metrics=("chrf",))))
+    assert [(r["system"], r["seg_id"]) for r in records] == [("A", 2), ("B", 2), ("C", 2)]
+    assert [e["text"] for e in records[-1]["error_spans"]] == ["i>cow</i"]
+
+
+def test_score_reads_the_export_back(tmp_path, capsys):
+    from mtdiag import cli
+
+    evalset = _round_trip_set()
+    report = evaluate(evalset, Options(metrics=("chrf",)))
+    path = tmp_path / "spans.jsonl"
+    with path.open("w", encoding="utf-8") as stream:
+        write_span_records(span_records(report), stream)
+    files = []
+    for name in ("ref", "A", "B", "C"):
+        column = evalset.refs["ref"] if name == "ref" else evalset.hyps[name]
+        file = tmp_path / f"{name}.txt"
+        file.write_text("\n".join(column) + "\n", encoding="utf-8")
+        files.append(file)
+    args = ["score", "--ref", str(files[0]), *(a for n, f in zip("ABC", files[1:]) for a in ("--hyp", f"{n}={f}")),
+            "--metrics", "chrf", "--metric-spans", str(path)]
+    assert cli.main(args) == 0
+    captured = capsys.readouterr()
+    assert "error" not in captured.err.lower()
+
+
+def test_lexical_confidence_is_the_logistic_of_the_two_features():
+    value = lexical_confidence("unsupported", np.array([0.25, np.nan]), np.array([3, 1]))
+    assert value.tolist() == pytest.approx([_confidence("unsupported", 0.75, 3), _confidence("unsupported", 0.0, 1)])
+    assert check_confidence("a check the dev set never saw") == 0.5
+    assert pd.Series(lexical_confidence("no_consensus", np.zeros(4), np.arange(1, 5))).is_monotonic_increasing
+
+
+def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
+    refs = {"ref": ["we like the green house", "the cat sat on mat"]}
+    hyps = {"A": ["we like the green house", "the cat sits on mat"],
+            "B": ["we like the green house", "the cat sits on mat"],
+            "C": ["we like like like the green house", "the cat quickly on mat sat"]}
+    evalset = evalset_from_lists(refs, hyps, src=["wir mögen das grüne Haus", "die Katze saß auf der Matte"])
+    xcomet = [{"system": "A", "seg_id": 2, "error_spans": [{"start": 8, "end": 12, "severity": "minor"}]},
+              {"system": "C", "seg_id": 1, "error_spans": [{"start": 3, "end": 17, "severity": "critical"},
+                                                            {"start": 8, "end": 12, "severity": "major"}]}]
+    evalset = with_metric_spans(evalset, ("xcomet.jsonl", "\n".join(json.dumps(r) for r in xcomet).encode()))
+    counts = severity_counts(evaluate(evalset))
+    assert list(counts.columns) == COUNT_COLUMNS
+    # predicted: C's loop (critical), its phrase 'quickly on mat sat' (major); the loop's 'like like' words are in
+    # the reference ('like'), so no phrase there
+    assert counts.values.tolist() == [["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0],
+                                      ["mtdiag", "C", 2, 1, 1, 0, 2], ["xcomet", "A", 2, 0, 0, 1, 1],
+                                      ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]

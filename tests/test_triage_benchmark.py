@@ -1,0 +1,55 @@
+"""benchmarks/triage_vs_human.py on hand-made inputs: the two kinds of human score it measures against (an error
+sum, and the holistic proxy — the same scores compared among pairs of similar length), and one line, not a
+traceback, when its data folder is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("triage_vs_human", REPO / "benchmarks" / "triage_vs_human.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rated(lengths: np.ndarray, rates: np.ndarray) -> pd.DataFrame:
+    """Rated pairs whose error sum is rate × length, banded by length as the benchmark bands them."""
+    human_bad = rates * lengths
+    return pd.DataFrame({"human_bad": human_bad, "per_word": human_bad / lengths,
+                         "band": pd.qcut(lengths, 10, labels=False, duplicates="drop")})
+
+
+def test_length_helps_on_the_error_sum_and_not_among_pairs_of_similar_length(bench):
+    lengths = np.repeat(np.arange(1, 11) * 5.0, 20)  # ten lengths, twenty pairs each: ten bands
+    rates = np.tile(np.linspace(0.05, 1.0, 20), 10)
+    rated = _rated(lengths, rates)
+    by_length = bench.lifts(lengths, rated)
+    by_rate = bench.lifts(rates, rated)
+    assert by_length["holistic"] == pytest.approx(1.0)  # within a band every pair is tied: random
+    assert by_rate["holistic"] == pytest.approx(10.0)  # within a band the rate orders the sum exactly
+    assert by_rate["per_word"] == pytest.approx(10.0)  # per word the sum is the rate again
+    assert by_length["per_word"] == pytest.approx(1.0)  # ... and length tells nothing
+    assert by_length["mqm"] == pytest.approx(4.0) == by_rate["mqm"]  # on the sum, length counts as much as the rate
+
+
+def test_a_missing_data_folder_is_one_line_saying_where_to_get_it(bench, tmp_path, capsys):
+    assert bench.main(["--data", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(str(tmp_path / "nowhere" / "wmt21" / "en-de") + ": not found")
+    assert "google/wmt-mqm-human-evaluation" in err[0] and "--data DIR or MTDIAG_DEV_DATA" in err[0]
+
+
+def test_the_data_folder_comes_from_the_environment(bench, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(bench.DATA_ENV, str(tmp_path))
+    assert bench.main([]) == 2
+    assert capsys.readouterr().err.startswith(str(tmp_path / "wmt21" / "en-de") + ": not found")
