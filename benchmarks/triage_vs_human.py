@@ -46,7 +46,7 @@ holistic proxy still bands by the reference length (the benchmark has it; the qu
 
 Usage: ``python benchmarks/triage_vs_human.py [FOLDER ...] [--data DIR] [--no-references] [--scores NAME=FILE ...]
 [--exclude REGEX]`` (Markdown on stdout). The default sets are read from ``--data`` (else the environment variable
-``MTDIAG_DEV_DATA``, else ``../shared/data/dev`` beside the repository). Systems matching ``--exclude`` (default
+``MTDIAG_DEV_DATA``, else ``tests/data/dev``, ``benchmarks/devdata.py``). Systems matching ``--exclude`` (default
 ``^metricsystem``: TED's degraded controls) are left out. ``--scores`` adds metric scores computed elsewhere
 (COMET, MetricX, …) to the set named NAME (its folder name, e.g. ``zh-en``); they join the problem score and appear
 as single metrics.
@@ -71,8 +71,8 @@ DATA_ENV = devdata.ENV_VAR
 DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "ted/zh-en")
 WHERE_TO_GET = ("the dev sets with human scores (WMT21 news en-de and zh-en, WMT21 TED zh-en: test sets and outputs "
                 "from github.com/wmt-conference/wmt21-news-systems, MQM scores and error rows from "
-                "github.com/google/wmt-mqm-human-evaluation, one folder per set as the project's shared data/dev "
-                f"README lays out); give their folder with --data DIR or {DATA_ENV}")
+                "github.com/google/wmt-mqm-human-evaluation, one folder per set as tests/data/README.md "
+                f"lays out); give their folder with --data DIR or {DATA_ENV}")
 sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402
