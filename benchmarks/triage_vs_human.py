@@ -64,9 +64,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import devdata
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import devdata  # noqa: E402
+
 DATA_ENV = devdata.ENV_VAR
 DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "ted/zh-en")
 WHERE_TO_GET = ("the dev sets with human scores (WMT21 news en-de and zh-en, WMT21 TED zh-en: test sets and outputs "
