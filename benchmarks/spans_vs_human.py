@@ -329,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folder = Path(args.folder) if args.folder else devdata.folder(DEFAULT_SET, args.data)
     if not folder.is_dir():
-        print(f"spans_vs_human: no test-set folder at {folder} ({devdata.SOURCES})", file=sys.stderr)
+        print(f"spans_vs_human: no test-set folder at {folder} (the default is {DEFAULT_SET} of the development "
+              f"data; {devdata.SOURCES})", file=sys.stderr)
         return 1
     try:
         evalset = load_folder(folder)
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spans_vs_human: {error}", file=sys.stderr)
         return 1
     if evalset.annotations is None or not (evalset.annotations["side"] == "target").any():
-        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; {where})",
+        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans of WMT sets: github.com/google/wmt-mqm-human-evaluation)",
               file=sys.stderr)
         return 1
     kept = [s for s in evalset.systems if not (args.exclude and re.search(args.exclude, s))]
