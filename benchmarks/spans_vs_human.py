@@ -338,8 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spans_vs_human: {error}", file=sys.stderr)
         return 1
     if evalset.annotations is None or not (evalset.annotations["side"] == "target").any():
-        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans of WMT sets: github.com/google/wmt-mqm-human-evaluation)",
-              file=sys.stderr)
+        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans of "
+              "WMT sets: github.com/google/wmt-mqm-human-evaluation)", file=sys.stderr)
         return 1
     kept = [s for s in evalset.systems if not (args.exclude and re.search(args.exclude, s))]
     full = evalset
