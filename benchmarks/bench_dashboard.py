@@ -5,7 +5,7 @@ Measures, wall clock, as a user sees it:
 1. **first render** — a fresh server (its own process, new caches) is up (``/_stcore/health`` says ``ok``); then
    the browser opens ``/`` and we wait until the Overview of the sample set is drawn (script finished, no
    skeleton, every plotly chart drawn). Target < 4 s.
-2. **upload** — switch to "Upload files" and upload ``../shared/data/dev/wmt21/en-de`` (source, 3 references,
+2. **upload** — switch to "Upload files" and upload the dev set ``wmt21/en-de`` (``benchmarks/devdata.py``) (source, 3 references,
    12 systems, MQM scores) through the file inputs; then open every view in turn and wait until it is drawn. Each
    view's time and the total from the first upload to the last view drawn. Target: every view ready < 10 s.
 3. **rerun after a widget click** — on views whose data is computed (the dev set), change a widget and time
@@ -31,8 +31,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import devdata  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "en-de"
+DEV = devdata.root() / "wmt21" / "en-de"
 ARTIFACTS = REPO / "artifacts"
 CHROMIUM = os.environ.get("MTDIAG_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -240,8 +244,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--apptest", action="store_true", help="also time reruns with AppTest (script only)")
     args = parser.parse_args()
-    if not DEV.is_dir():
-        raise SystemExit(f"{DEV} is missing: the benchmark needs ../shared beside the repository")
+    devdata.folder("wmt21/en-de")
     results: dict = {}
     measure(results)
     if args.apptest:

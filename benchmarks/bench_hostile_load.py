@@ -23,7 +23,7 @@ failed, saw another's data, the bomb was not refused, or the server went down. B
 the sessions, every browser wait has a timeout.
 
 Run: ``python benchmarks/bench_hostile_load.py [--sessions 10] [--segments 2000] [--wait 90]`` (needs
-/usr/bin/chromium and ../shared/data/dev).
+/usr/bin/chromium and the dev set ``wmt21/zh-en``, ``benchmarks/devdata.py``).
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_dashboard import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, healthy, ready, start_server, stop_server  # noqa: E402
 from bench_sessions import Sampler, idle, step, uploader  # noqa: E402
+import devdata  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+DATA = devdata.root() / "wmt21" / "zh-en"
 SYSTEMS = "ABCD"
 MB = 1024 * 1024
 BOMB_ROWS = 24_900_000

@@ -1,6 +1,6 @@
 """Benchmark of the HT-only / MT-only n-gram tables (Aikawa & Rarrick §2.2; METRICS.md §4).
 
-1. All orders (1-4) and all 12 systems of ``../shared/data/dev/wmt21/zh-en`` in one ``ngram_tables`` call.
+1. All orders (1-4) and all 12 systems of ``wmt21/zh-en`` of the development data (``benchmarks/devdata.py``) in one ``ngram_tables`` call.
 2. Scaling: a synthetic 1,000,000-segment corpus built by repeating the zh-en reference and one system
    (target: under 60 s and under 4 GB peak memory).
 
@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-ZH_EN = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
 

@@ -1,7 +1,7 @@
 """Speed of triage without references (issue 20): the consensus metric and every reference-free check
 (language identification included) on 12 systems × 2,000 segments — target ≤ 2 s on this machine.
 
-The set is WMT21 zh-en from ``../shared/data/dev`` with its reference withheld: its 1,948 segments and the first 52
+The set is WMT21 zh-en from the development data (``benchmarks/devdata.py``) with its reference withheld: its 1,948 segments and the first 52
 again (2,000), 12 systems. Timed from the loaded set: ``evaluate`` (tokenisation and consensus), then each check
 of ``mtdiag.checks`` that applies without references, then the queue. Each run is a fresh report (nothing cached);
 the fastest and median of ``--runs`` runs are printed.
@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-ZH_EN = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -27,7 +29,7 @@ from mtdiag.compare import paired_bootstrap, paired_randomization  # noqa: E402
 from mtdiag.io import load_files  # noqa: E402
 from mtdiag.metrics import REGISTRY  # noqa: E402
 
-DATA = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "en-de"
+DATA = devdata.folder("wmt21/en-de")
 BASELINE = "Facebook-AI"
 
 

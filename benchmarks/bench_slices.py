@@ -17,7 +17,7 @@ Each figure is the fastest of ``--repeat`` runs and, in brackets, their median (
 fastest run is what the code costs, the median what a user may wait). Target: total <= 1 s. ``--finder`` also
 times ``mtdiag.slices.find_slices`` over the whole 100k set.
 
-Usage: ``python benchmarks/bench_slices.py [--repeat 5] [--workdir DIR] [--finder]``
+Usage: ``python benchmarks/bench_slices.py [--repeat 5] [--workdir DIR] [--finder] [--data DIR]``
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+import devdata  # noqa: E402
 from bench_scale import SYSTEMS, build  # noqa: E402
 
 from mtdiag.api import evaluate  # noqa: E402
@@ -64,10 +65,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--finder", action="store_true", help="also time the slice finder on the whole set")
+    parser.add_argument("--data", help=f"the development data (default: ${devdata.ENV_VAR}, else {devdata.DEFAULT})")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mtdiag-slices-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    files = build(workdir, N_SEGMENTS, SYSTEMS)
+    files = build(workdir, N_SEGMENTS, SYSTEMS, devdata.folder("wmt21/en-de", args.data))
     evalset = load_files(src=str(files["src"]), refs=[("A", str(files["ref"]))],
                          hyps=[(s, str(files[s])) for s in SYSTEMS], name="bench", lang_pair="en-de")
     seconds, report = timed(lambda: evaluate(evalset))

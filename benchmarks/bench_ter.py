@@ -1,6 +1,6 @@
 """Benchmark: mtdiag's TER (compiled port of sacrebleu's lib_ter.py; Snover et al. 2006) vs sacrebleu's TER.
 
-Data: ``../shared/data/dev/wmt21/zh-en`` — 12 systems x 1,948 segments, reference A. Both sides run on one core.
+Data: ``wmt21/zh-en`` of the development data (``benchmarks/devdata.py``) — 12 systems x 1,948 segments, reference A. Both sides run on one core.
 
 - sacrebleu: ``TER().corpus_score(hyps, [ref])`` per system (its per-segment statistics are recorded on the way, so
   the comparison below costs no second run).
@@ -27,8 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-ZH_EN = REPO.parent / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
 

@@ -21,10 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench_dashboard as dash  # noqa: E402  (the server and browser helpers)
+import devdata  # noqa: E402
 
 from mtdiag.views import REGISTRY  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "zh-en"
+DATA = devdata.root() / "wmt21" / "zh-en"
 OVERVIEW_TARGET_S, VIEW_TARGET_S = 8.0, 3.0
 
 

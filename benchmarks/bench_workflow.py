@@ -11,8 +11,7 @@ site-packages, which shadows this repository's ``tests`` (``from tests.conftest 
 then ``--compare-mt /tmp/cmt/bin/compare-mt``. Without it the script times mtdiag alone and says so.
 
 The two workflows run in turn (A B A B ...) and the ratio is taken pair by pair, so that drift in the machine's
-load moves both sides alike; the medians are printed. ``farm-bench --vs`` gives the same pairing from outside:
-the script prints the command line for it.
+load moves both sides alike; the medians are printed.
 
 Usage: ``python benchmarks/bench_workflow.py [--runs 5]``
 """
@@ -29,7 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "wmt21" / "en-de"
+import devdata
+
+DATA = devdata.folder("wmt21/en-de")
 SYSTEMS = ["Facebook-AI", "UEdin"]
 
 
@@ -90,8 +91,6 @@ def main() -> None:
               f"(min {min(their_times):.2f}, max {max(their_times):.2f})")
         print(f"paired ratio mtdiag / compare-mt: median {statistics.median(ratios):.2f}x "
               f"(target: <= 1.0x)")
-        print("same pairing from outside (with PYTHONDONTWRITEBYTECODE unset): farm-bench --timeout 600 --vs " + shlex.quote(f"sh -c {shlex.quote(theirs)}")
-              + " -- sh -c " + shlex.quote(ours))
     else:
         print("compare-mt not found (see this script's docstring): mtdiag timed alone")
 

@@ -1,6 +1,6 @@
 """What leads the Compare page's "segments where they differ most" (issue 23): short segments or real differences.
 
-For each WMT21 dev set (``../shared/data/dev/wmt21/{zh-en,en-de}``) and every pair of its first six systems, the
+For each WMT21 dev set (``wmt21/{zh-en,en-de}`` of the development data, ``benchmarks/devdata.py``) and every pair of its first six systems, the
 segments are ranked two ways — by |ΔchrF| (the page's old order) and by |Δproblem|
 (``mtdiag.views.compare.segment_differences``: the difference of the two outputs' problem scores) — and it prints, as
 the mean over the pairs, the share of segments whose (first) reference has at most five tokens among the top 20,
@@ -17,8 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+import devdata
+
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev" / "wmt21"
+DEV = devdata.folder("wmt21")
 sys.path.insert(0, str(REPO))
 
 from mtdiag.api import evaluate  # noqa: E402

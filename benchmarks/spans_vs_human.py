@@ -1,8 +1,8 @@
 """Predicted error spans (``mtdiag.spans``) against the error spans human raters marked (docs/spans.md).
 
 On a test-set folder with one row per human error and its span (``mqm.errors.tsv``, MQM; or ``esa.jsonl``, ESA) —
-by default the WMT21 TED zh-en dev set, ``../shared/data/dev/ted/zh-en`` beside the repository, or the folder in
-``$MTDIAG_SPANS_DATA`` — over the outputs a rater rated (systems matching ``--exclude`` left out: TED's degraded
+by default the WMT21 TED zh-en dev set, ``ted/zh-en`` of the development data (``benchmarks/devdata.py``:
+``--data``, ``$MTDIAG_DEV_DATA``, else ``tests/data/dev``) — over the outputs a rater rated (systems matching ``--exclude`` left out: TED's degraded
 ``metricsystem*`` controls, as in ``triage_vs_human.py``), with each single reference, with all of them, and with
 none, it prints:
 
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
 import time
@@ -50,9 +49,11 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_FOLDER = REPO.parent / "shared" / "data" / "dev" / "ted" / "zh-en"
-ENV = "MTDIAG_SPANS_DATA"
+DEFAULT_SET = "ted/zh-en"
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import devdata  # noqa: E402
 
 from mtdiag import checks  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
@@ -319,16 +320,17 @@ def calibration(kept: pd.DataFrame) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", nargs="?", help=f"test-set folder (default: ${ENV}, else {DEFAULT_FOLDER})")
+    parser.add_argument("folder", nargs="?", help=f"test-set folder (default: {DEFAULT_SET} of --data)")
+    parser.add_argument("--data", metavar="DIR", help=f"development data (default: ${devdata.ENV_VAR}, else "
+                                                      f"{devdata.DEFAULT})")
     parser.add_argument("--exclude", default="^metricsystem", metavar="REGEX",
                         help="leave out systems whose name matches (default: %(default)s, TED's degraded controls)")
     parser.add_argument("--fit", action="store_true", help="print the constants of mtdiag/spans/confidence.py")
     args = parser.parse_args(argv)
-    folder = Path(args.folder or os.environ.get(ENV) or DEFAULT_FOLDER)
-    where = ("the WMT21 TED zh-en dev set is ../shared/data/dev/ted/zh-en beside the repository; MQM error spans "
-             "of WMT sets: github.com/google/wmt-mqm-human-evaluation")
+    folder = Path(args.folder) if args.folder else devdata.folder(DEFAULT_SET, args.data)
     if not folder.is_dir():
-        print(f"spans_vs_human: no test-set folder at {folder} (give FOLDER or ${ENV}; {where})", file=sys.stderr)
+        print(f"spans_vs_human: no test-set folder at {folder} (the default is {DEFAULT_SET} of the development "
+              f"data; {devdata.SOURCES})", file=sys.stderr)
         return 1
     try:
         evalset = load_folder(folder)
@@ -336,8 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spans_vs_human: {error}", file=sys.stderr)
         return 1
     if evalset.annotations is None or not (evalset.annotations["side"] == "target").any():
-        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; {where})",
-              file=sys.stderr)
+        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans of "
+              "WMT sets: github.com/google/wmt-mqm-human-evaluation)", file=sys.stderr)
         return 1
     kept = [s for s in evalset.systems if not (args.exclude and re.search(args.exclude, s))]
     full = evalset

@@ -46,7 +46,7 @@ holistic proxy still bands by the reference length (the benchmark has it; the qu
 
 Usage: ``python benchmarks/triage_vs_human.py [FOLDER ...] [--data DIR] [--no-references] [--scores NAME=FILE ...]
 [--exclude REGEX]`` (Markdown on stdout). The default sets are read from ``--data`` (else the environment variable
-``MTDIAG_DEV_DATA``, else ``../shared/data/dev`` beside the repository). Systems matching ``--exclude`` (default
+``MTDIAG_DEV_DATA``, else ``tests/data/dev``, ``benchmarks/devdata.py``). Systems matching ``--exclude`` (default
 ``^metricsystem``: TED's degraded controls) are left out. ``--scores`` adds metric scores computed elsewhere
 (COMET, MetricX, …) to the set named NAME (its folder name, e.g. ``zh-en``); they join the problem score and appear
 as single metrics.
@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
 from dataclasses import replace
@@ -66,13 +65,16 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEV = REPO.parent / "shared" / "data" / "dev"
-DATA_ENV = "MTDIAG_DEV_DATA"
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import devdata  # noqa: E402
+
+DATA_ENV = devdata.ENV_VAR
 DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "ted/zh-en")
 WHERE_TO_GET = ("the dev sets with human scores (WMT21 news en-de and zh-en, WMT21 TED zh-en: test sets and outputs "
                 "from github.com/wmt-conference/wmt21-news-systems, MQM scores and error rows from "
-                "github.com/google/wmt-mqm-human-evaluation, one folder per set as the project's shared data/dev "
-                f"README lays out); give their folder with --data DIR or {DATA_ENV}")
+                "github.com/google/wmt-mqm-human-evaluation, one folder per set as tests/data/README.md "
+                f"lays out); give their folder with --data DIR or {DATA_ENV}")
 sys.path.insert(0, str(REPO))
 
 from mtdiag import checks, triage  # noqa: E402
@@ -458,7 +460,7 @@ def data_folders(args) -> list[Path] | None:
     if args.folders:
         folders = [Path(f) for f in args.folders]
     else:
-        data = Path(args.data or os.environ.get(DATA_ENV) or DEV)
+        data = devdata.root(args.data)
         folders = [data / s for s in DEFAULT_SETS]
     missing = [f for f in folders if not f.is_dir()]
     if missing:
@@ -471,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="*", help=f"test-set folders (default: {', '.join(DEFAULT_SETS)} in --data)")
     parser.add_argument("--data", metavar="DIR",
-                        help=f"the folder holding the default sets (default: ${DATA_ENV}, else {DEV})")
+                        help=f"the folder holding the default sets (default: ${DATA_ENV}, else {devdata.DEFAULT})")
     parser.add_argument("--scores", action="append", default=[], metavar="NAME=FILE",
                         help="metric scores computed elsewhere for one set (its folder name), e.g. zh-en=comet.tsv")
     parser.add_argument("--no-references", action="store_true",

@@ -193,7 +193,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
     execution = execution or Execution()
     workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
-    chunk = execution.chunk_size()
+    chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
     if workers > 1:
         chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
     if execution.dask or workers > 1 or evalset.n_segments > chunk:

@@ -4,8 +4,9 @@ Every metric's statistics are one row per segment that depends on that segment a
 best reference, its terms), so the statistics of a set are the rows of its slices stacked in order, and every
 corpus score — a function of summed statistics — is unchanged. That lets scoring
 
-- keep memory bounded: a large set is scored :data:`DEFAULT_CHUNK` segments at a time, each slice with its own
-  :class:`~mtdiag.metrics.ScoringContext` (tokens, n-gram indexes) that is dropped before the next;
+- keep memory bounded: a large set is scored a slice of segments at a time (about :data:`SLICE_TEXTS` texts),
+  each slice with its own :class:`~mtdiag.metrics.ScoringContext` (tokens, n-gram indexes) that is dropped
+  before the next;
 - use both cores: slices run on a thread pool (numpy, pandas' hash tables, rapidfuzz and the compiled TER kernel do
   their work outside the GIL);
 - go beyond one machine: on a Dask cluster (``dask.distributed``), each slice is a task whose result is its
@@ -32,7 +33,14 @@ from mtdiag.tokenize import TokenizeOptions
 # seconds between progress reports while threads score: each report is a message the browser redraws, and on 2
 # cores the redraws compete with scoring (dev zh-en upload: 4 a second made scoring 8.6 s, 1 a second 6.9 s)
 PROGRESS_PERIOD_S = 1.0
-DEFAULT_CHUNK = 1_000  # segments per slice: small arrays stay in cache (faster than one big piece) and memory stays bounded
+DEFAULT_CHUNK = 1_000  # segments per task of the n-gram tables on Dask (:func:`ngram_tables_on_dask`)
+# texts (segments x sides: references and systems) per slice when scoring: a slice's n-gram tables and tokens take
+# memory in proportion to its texts, so slices hold about as much text whatever the number of systems; small
+# slices also keep the arrays in cache. dev en-de (15 sides: 100-segment slices) and TED zh-en (10 sides), six
+# metrics, two threads: peak RSS 190 / 135 MB, against 385 / 165 MB with slices of 1,000 segments, and no slower
+# (about 25 ms of Python per slice of 12 systems; docs/scaling.md)
+SLICE_TEXTS = 1_500
+MIN_SLICE = 32  # segments: with very many systems a slice still amortises its per-call costs
 PARALLEL_MIN_PAIRS = 2_000  # (segment, system) pairs from which a second thread pays for itself
 
 ChunkStats = dict[tuple[str, str], np.ndarray]
@@ -40,7 +48,8 @@ ChunkStats = dict[tuple[str, str], np.ndarray]
 
 @dataclass(frozen=True)
 class Execution:
-    """How statistics are computed (never what they are): ``chunk`` segments per slice (None: the default),
+    """How statistics are computed (never what they are): ``chunk`` segments per slice (None: by the texts per
+    segment, :meth:`chunk_size`),
     ``workers`` threads (None: every core when the work is large enough, else 1), or a Dask ``dask`` scheduler
     address / ``local`` / ``local:N``."""
 
@@ -48,8 +57,10 @@ class Execution:
     workers: int | None = None
     dask: str | None = None
 
-    def chunk_size(self) -> int:
-        return int(self.chunk) if self.chunk else DEFAULT_CHUNK
+    def chunk_size(self, sides: int = 1) -> int:
+        """Segments per slice: ``chunk``, else :data:`SLICE_TEXTS` texts over ``sides`` texts per segment (the
+        references and systems), at least :data:`MIN_SLICE`."""
+        return int(self.chunk) if self.chunk else max(SLICE_TEXTS // max(sides, 1), MIN_SLICE)
 
     def n_workers(self, pairs: int) -> int:
         if self.workers:
@@ -95,7 +106,7 @@ def chunked_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: st
                        metrics: Sequence[tuple[str, dict]], execution: Execution = Execution(),
                        progress: Callable[[float, str], None] | None = None) -> ChunkStats:
     """Statistics of every (metric, system) of ``evalset``, computed slice by slice as ``execution`` says."""
-    bounds = slices(evalset.n_segments, execution.chunk_size())
+    bounds = slices(evalset.n_segments, execution.chunk_size(len(evalset.ref_names) + len(evalset.systems)))
     if execution.dask:
         return _on_dask(evalset, tokenize, tgt_lang, metrics, bounds, execution.dask, progress)
     workers = min(execution.n_workers(evalset.n_segments * len(evalset.systems)), len(bounds))

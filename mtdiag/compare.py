@@ -35,6 +35,8 @@ made block by block from the drawn indices (:func:`bootstrap_sums`), so memory s
 
 from __future__ import annotations
 
+import queue
+import threading
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -173,20 +175,72 @@ def weighted_sums(weights: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dic
 def bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int = DEFAULT_SAMPLES["bs"],
                    seed: int | None = DEFAULT_SEED) -> dict[str, np.ndarray]:
     """Each statistics array summed over every bootstrap resample of sacrebleu's draw: ``{key: (n, ...)}`` ->
-    ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``. The resample counts are
-    made block by block from the drawn indices, so the ``(B, n)`` count matrix never exists whole (at 100,000
-    segments it took 800 MB, and as much again while it was counted and converted)."""
-    n_segments = next(iter(stacked.values())).shape[0]
-    indices = bootstrap_indices(n_segments, n_samples, seed)
-    block = np.empty((min(n_samples, _block_rows(n_segments)), n_segments))  # reused: no fresh pages per block
+    ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``, made faster three ways:
 
-    def counts(start: int, stop: int) -> np.ndarray:
-        rows = block[:stop - start]
-        for row, drawn in zip(rows, indices[start:stop]):
-            row[:] = np.bincount(drawn, minlength=n_segments)
-        return rows
+    - the draw is taken block by block from the one generator (the same indices: a generator's stream does not
+      depend on how it is cut), so the ``(B, n)`` indices and counts never exist whole (at 100,000 segments they
+      took 400 and 800 MB), and a helper thread draws and counts the next block while this one multiplies;
+    - a column of whole numbers from 0 to 2^24 is multiplied in single precision (half the work of double):
+      its sums are then exact as long as they stay below 2^24, because with non-negative terms every partial sum
+      is at most the total, and each block's results are checked — a column whose sum reaches 2^24 is multiplied
+      again in double precision, for that block and every later one;
+    - a statistics column that repeats is multiplied once (:func:`_products`).
+    """
+    keys = list(stacked)
+    if not keys:
+        return {}
+    columns, inverse = _distinct_matrix(stacked)
+    n_segments = columns.shape[0]
+    exact = np.all((columns >= 0) & (columns < _SINGLE_EXACT) & (columns == np.floor(columns)), axis=0)
+    single, double = np.flatnonzero(exact), np.flatnonzero(~exact)
+    narrow = columns[:, single].astype(np.float32)
+    rows = min(n_samples, _block_rows(n_segments))
+    blocks = [(start, min(start + rows, n_samples)) for start in range(0, n_samples, rows)]
+    out = np.empty((n_samples, columns.shape[1]))
+    for (start, stop), counts in zip(blocks, _drawn_counts(n_segments, blocks, seed)):
+        if len(single):
+            part = counts @ narrow
+            high = np.flatnonzero((part >= _SINGLE_EXACT).any(axis=0))
+            if len(high):  # reached 2^24: no longer exact in single precision, here and in later blocks
+                double = np.concatenate([double, single[high]])
+                single, narrow = np.delete(single, high), np.delete(narrow, high, axis=1)
+                part = np.delete(part, high, axis=1)
+            out[start:stop, single] = part
+        if len(double):
+            out[start:stop, double] = counts.astype(np.float64) @ columns[:, double]
+    return _unpack(out[:, inverse], stacked)
 
-    return _products(n_samples, counts, stacked)
+
+_SINGLE_EXACT = 2.0 ** 24  # whole numbers below it, and sums of them below it, are exact in single precision
+
+
+def _drawn_counts(n_segments: int, blocks: list[tuple[int, int]], seed: int | None):
+    """The resample counts of each block of sacrebleu's draw (:func:`bootstrap_indices` from one generator, block
+    after block), as float32 rows; a helper thread draws and counts the next block while the caller uses this one
+    (numpy's draws and counts release the interpreter's lock, as does the matrix product)."""
+    rng = np.random.default_rng(seed)
+    made: queue.Queue = queue.Queue(maxsize=1)
+
+    def make() -> None:
+        try:
+            for start, stop in blocks:
+                counts = np.empty((stop - start, n_segments), dtype=np.float32)
+                for row, drawn in zip(counts, bootstrap_indices(n_segments, stop - start, rng=rng)):
+                    row[:] = np.bincount(drawn, minlength=n_segments)
+                made.put(counts)
+        except BaseException as exc:  # handed to the caller, which raises it
+            made.put(exc)
+
+    helper = threading.Thread(target=make, name="mtdiag-bootstrap", daemon=True)
+    helper.start()
+    try:
+        for _ in blocks:
+            counts = made.get()
+            if isinstance(counts, BaseException):
+                raise counts
+            yield counts
+    finally:
+        helper.join()
 
 
 def _block_rows(n_segments: int) -> int:
@@ -217,31 +271,44 @@ def _distinct_columns(arrays: Sequence[np.ndarray]) -> tuple[list[tuple[int, int
     return kept, inverse
 
 
+def _distinct_matrix(stacked: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of every statistics array of ``stacked`` as one ``(n, K)`` float64 matrix, and for
+    every column of the arrays taken side by side its place in it (:func:`_distinct_columns`)."""
+    n = np.shape(next(iter(stacked.values())))[0]
+    arrays = [np.asarray(a, dtype=np.float64).reshape(n, -1) for a in stacked.values()]
+    kept, inverse = _distinct_columns(arrays)
+    columns = np.empty((n, len(kept)))
+    slots = np.arange(len(kept))
+    sources = np.array([i for i, _ in kept])
+    for i in np.unique(sources):  # an array's kept columns at once: each of its rows read once
+        mine = sources == i
+        columns[:, slots[mine]] = arrays[i][:, [j for (k, j) in kept if k == i]]
+    return columns, inverse
+
+
+def _unpack(out: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The columns of ``out`` (rows x every column of ``stacked`` side by side) as ``{key: (rows, ...)}``."""
+    result, col = {}, 0
+    for key, array in stacked.items():
+        shape = np.shape(array)[1:]
+        width = int(np.prod(shape))
+        result[key] = out[:, col:col + width].reshape(out.shape[0], *shape)
+        col += width
+    return result
+
+
 def _products(n_rows: int, weight_rows, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """``weights @ stats`` with the weights given by blocks: ``weight_rows(start, stop)`` -> float64 rows
     ``start..stop-1`` of the ``(n_rows, n)`` weight matrix; see :func:`weighted_sums`."""
-    keys = list(stacked)
-    if not keys:
+    if not stacked:
         return {}
-    n = np.shape(stacked[keys[0]])[0]
-    arrays = [np.asarray(stacked[k], dtype=np.float64).reshape(n, -1) for k in keys]
-    kept, inverse = _distinct_columns(arrays)
-    columns = np.empty((n, len(kept)))
-    for slot, (i, j) in enumerate(kept):
-        columns[:, slot] = arrays[i][:, j]
-    chunk = _block_rows(n)
+    columns, inverse = _distinct_matrix(stacked)
+    chunk = _block_rows(columns.shape[0])
     out = np.empty((n_rows, columns.shape[1]))
     for start in range(0, n_rows, chunk):
         stop = min(start + chunk, n_rows)
         out[start:stop] = weight_rows(start, stop) @ columns
-    out = out[:, inverse]
-    result, col = {}, 0
-    for k in keys:
-        shape = np.shape(stacked[k])[1:]
-        width = int(np.prod(shape))
-        result[k] = out[:, col:col + width].reshape(n_rows, *shape)
-        col += width
-    return result
+    return _unpack(out[:, inverse], stacked)
 
 
 # ------------------------------------------------------------------------------------------------ the tests

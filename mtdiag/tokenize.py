@@ -25,7 +25,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -175,33 +175,40 @@ def sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
 
 
 @lru_cache(maxsize=2**18)
-def _tokenize_cased(name: str, text: str) -> tuple[str, ...]:
-    return tuple(sacrebleu_tokenizer(name)(text.rstrip()).split())
+def _tokenize_cased(name: str, text: str) -> str:
+    """``text`` tokenised by ``name``, its tokens joined by single spaces. One string, not a tuple of tokens: the
+    cache holds far less, and :func:`tokenize_distinct` splits all texts at once (``13a`` already joins so)."""
+    tokenized = sacrebleu_tokenizer(name)(text.rstrip())
+    return tokenized if name == "13a" else " ".join(tokenized.split())
 
 
 @lru_cache(maxsize=2**18)
-def _tokenize_lowered(name: str, text: str) -> tuple[str, ...]:
+def _tokenize_lowered(name: str, text: str) -> str:
     """The cased tokens, each lower-cased (tokenise first, then fold: see the module docstring). Folding the
     tokens joined by spaces is folding each: no lower-case mapping makes or removes whitespace, and the one
     context-dependent mapping (Greek final sigma) stops at a space."""
-    return tuple(" ".join(_tokenize_cased(name, text)).lower().split())
+    return _tokenize_cased(name, text).lower()
 
 
 def clear_token_caches() -> None:
     """Forget every cached tokenisation. The caches keep the texts of every set tokenised since and their tokens
-    (up to 2**18 texts each: ~280 MB after ten sets of 2,000 segments × 6 texts); a long-running server clears them
-    with its expired reports (:func:`mtdiag.api.clear_caches`), and a text is tokenised again when next needed."""
+    (up to 2**18 texts each); a long-running server clears them with its expired reports
+    (:func:`mtdiag.api.clear_caches`), and a text is tokenised again when next needed."""
     _tokenize_cased.cache_clear()
     _tokenize_lowered.cache_clear()
 
 
-def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:
-    """The tokens of one text under ``options`` (cached: a distinct text is tokenised once per setting)."""
+def _tokenized(text: str, options: TokenizeOptions) -> str:
+    """The tokens of one text under ``options``, joined by single spaces (cached per distinct text and setting)."""
     if options.typography:
         text = normalise_typography(text)
-    if options.lowercase:
-        return _tokenize_lowered(options.tokenize, text)
-    return _tokenize_cased(options.tokenize, text)
+    return (_tokenize_lowered if options.lowercase else _tokenize_cased)(options.tokenize, text)
+
+
+def tokenize_text(text: str, options: TokenizeOptions = TokenizeOptions()) -> tuple[str, ...]:
+    """The tokens of one text under ``options`` (cached: a distinct text is tokenised once per setting)."""
+    joined = _tokenized(text, options)
+    return tuple(joined.split(" ")) if joined else ()
 
 
 def tokenize_texts(texts: Iterable[str], options: TokenizeOptions = TokenizeOptions()) -> list[tuple[str, ...]]:
@@ -225,7 +232,7 @@ class TokenSide:
     ids: np.ndarray
     offsets: np.ndarray
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
@@ -291,16 +298,45 @@ def tokenize_distinct(
 
     Returns the vocabulary, one :class:`TokenSide` over the distinct texts, and per column the distinct-text id
     of every segment (identical texts — repeated segments, a system equal to a reference — share one entry).
+    The texts are told apart, and the tokenised texts split and numbered, in Arrow (pandas keeps texts as Arrow
+    strings); only the tokenisers run in Python, once per distinct text.
     """
-    local = {name: pd.factorize(pd.Series(column, dtype=object)) for name, column in columns.items()}
-    pooled = np.concatenate([np.asarray(values, dtype=object) for _, values in local.values()]) if local else []
-    global_ids, distinct = pd.factorize(pd.Series(pooled, dtype=object))
-    text_ids, start = {}, 0
-    for name, (codes, values) in local.items():
-        text_ids[name] = np.asarray(global_ids[start : start + len(values)], dtype=np.int64)[codes]
-        start += len(values)
-    vocab, sides = encode_sides({"distinct": tokenize_texts(list(distinct), options)})
-    return vocab, sides["distinct"], text_ids
+    import pyarrow as pa
+
+    names = list(columns)
+    arrays = [_arrow_strings(columns[name]) for name in names]
+    pooled = pa.concat_arrays(arrays) if arrays else pa.array([], type=pa.large_string())
+    encoded = pooled.dictionary_encode()
+    text_of = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    ends = np.cumsum([0] + [len(a) for a in arrays])
+    text_ids = {name: text_of[ends[i]:ends[i + 1]] for i, name in enumerate(names)}
+    vocab, distinct = _encode_joined([_tokenized(text, options) for text in encoded.dictionary.to_pylist()])
+    return vocab, distinct, text_ids
+
+
+def _arrow_strings(column: Sequence[str]):
+    """A column of texts as one Arrow ``large_string`` array (no copy when pandas already holds it in Arrow)."""
+    import pyarrow as pa
+
+    array = pa.array(column.array if isinstance(column, pd.Series) else column)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array.cast(pa.large_string())
+
+
+def _encode_joined(joined: list[str]) -> tuple[np.ndarray, TokenSide]:
+    """Texts whose tokens are joined by single spaces, as token ids over one vocabulary in order of first
+    appearance (as :func:`encode_sides`): split and numbered by Arrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lists = pc.split_pattern(pa.array([text or None for text in joined], type=pa.large_string()), " ")
+    lengths = pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    encoded = pc.list_flatten(lists).dictionary_encode()
+    offsets = np.zeros(len(joined) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.asarray(encoded.dictionary.to_pylist(), dtype=object), TokenSide(ids=ids, offsets=offsets)
 
 
 def gather_side(distinct: TokenSide, text_ids: np.ndarray) -> TokenSide:

@@ -89,7 +89,7 @@ def test_the_whole_benchmark_runs_on_a_small_set(bench, folder, capsys):
 
 
 def test_missing_data_is_one_line_saying_what_and_where(bench, tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv(bench.ENV, raising=False)
+    monkeypatch.delenv(bench.devdata.ENV_VAR, raising=False)
     assert bench.main([str(tmp_path / "nowhere")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no test-set folder at" in err and "ted/zh-en" in err

@@ -100,13 +100,22 @@ class OTEM(_OverUnder):
         return hyp, cc, rc, over
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        c, r = _lengths(ctx, system)
+        return ctx.memo(("otem", self.order), lambda: self._all_statistics(ctx))[system]
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once, per order one pass over the n-gram table: :meth:`over_counts`'s
+        rule on every cell (a cell the hypothesis lacks over-counts nothing)."""
+        index, systems = ctx.word_ngrams(self.order), ctx.evalset.systems
+        hyps = [("hyp", s) for s in systems]
         over_n, total_n = [], []
         for n in range(1, self.order + 1):
-            hyp, cc, _, over = self.over_counts(ctx, system, n)
-            over_n.append(hyp.per_segment(over))
-            total_n.append(hyp.totals)
-        return np.column_stack([c, r, *over_n, *total_n]).astype(np.int64)
+            cc, rc = index.rows(hyps, n), index.reference_extremes(n)[1]
+            # cc - rc where cc > rc > 0 (cc - min(cc, rc): 0 otherwise); where rc = 0, cc - 1 where cc > 1
+            over = np.where(rc > 0, cc - np.minimum(cc, rc), np.maximum(cc, 1) - 1)
+            over_n.append(index.segment_sums(over, n))
+            total_n.append(index.segment_totals(hyps, n))
+        return {s: np.column_stack([*_lengths(ctx, s), *(o[i] for o in over_n), *(t[i] for t in total_n)]
+                                   ).astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return _geometric_score(stats_sum, self.order, long_penalty=True)
@@ -161,20 +170,29 @@ class UTEM(_OverUnder):
         return ref_counts, ref_counts.counts, cc, np.maximum(ref_counts.counts - cc, 0)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        c, r = _lengths(ctx, system)
+        return ctx.memo(("utem", self.order), lambda: self._all_statistics(ctx))[system]
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once, per order and reference one pass over the n-gram table:
+        :meth:`under_counts`'s ``max(rc - cc, 0)`` on every cell (a cell the reference lacks under-counts
+        nothing); per segment the minimum under-count and the maximum total over the references."""
+        index, systems = ctx.word_ngrams(self.order), ctx.evalset.systems
+        hyps = [("hyp", s) for s in systems]
         under_n, total_n = [], []
         for n in range(1, self.order + 1):
+            cc = index.rows(hyps, n)
             unders, totals = [], []
             for ref in ctx.tokens.refs:
-                ref_counts, rc, _, under = self.under_counts(ctx, system, ref, n)
-                total = ref_counts.totals
+                rc = index.rows([("ref", ref)], n)
+                total = index.segment_totals([("ref", ref)], n)
                 totals.append(total)
                 # a reference without n-grams of this order is left out of the minimum
-                unders.append(np.where(total > 0, ref_counts.per_segment(under), np.inf))
+                unders.append(np.where(total > 0, index.segment_sums(rc - np.minimum(rc, cc), n), np.inf))
             under = np.min(unders, axis=0)
             under_n.append(np.where(np.isfinite(under), under, 0))
-            total_n.append(np.max(totals, axis=0))
-        return np.column_stack([c, r, *under_n, *total_n]).astype(np.int64)
+            total_n.append(np.broadcast_to(np.max(totals, axis=0), under.shape))
+        return {s: np.column_stack([*_lengths(ctx, s), *(u[i] for u in under_n), *(t[i] for t in total_n)]
+                                   ).astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return _geometric_score(stats_sum, self.order, long_penalty=False)

@@ -97,7 +97,8 @@ class BLEU(Metric):
     stat_names = ("hyp_len", "ref_len", *(f"correct_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return clipped_ngram_statistics(ctx.cased_word_ngrams(BLEU_ORDER), ctx.cased_tokens, system, BLEU_ORDER)
+        return ctx.memo(("clipped", "cased", BLEU_ORDER), lambda: clipped_ngram_statistics(
+            ctx.cased_word_ngrams(BLEU_ORDER), ctx.cased_tokens, ctx.evalset.systems, BLEU_ORDER))[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return bleu_from_stats(stats_sum, effective_order=False)
@@ -141,24 +142,34 @@ class CHRF(Metric):
         return orders
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        return ctx.memo(("chrf", self.options["word_order"]), lambda: self._all_statistics(ctx))[system]
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once, per order one pass over the n-gram table of every side. Per
+        reference: ``[hyp, ref, match]`` per order (the hypothesis' n-grams count only where the reference has
+        n-grams of that order, as sacrebleu); each segment keeps the reference with the best sentence chrF (the
+        first on a tie)."""
+        systems = ctx.evalset.systems
+        hyps = [("hyp", s) for s in systems]
         orders = self._order_indexes(ctx)
-        best_stats, best_f = None, None
+        hyp_totals = [index.segment_totals(hyps, n) for index, n in orders]
+        best_stats = best_f = None
         for ref in ctx.evalset.ref_names:
             columns = []
-            for index, n in orders:
-                hyp = index.counts(("hyp", system), n)
-                match = hyp.per_segment(np.minimum(hyp.counts, index.count_in_reference(("hyp", system), n, ("ref", ref))))
-                ref_total = index.counts(("ref", ref), n).totals
-                columns += [np.where(ref_total > 0, hyp.totals, 0), ref_total, match]
-            stats = np.column_stack(columns)
+            for (index, n), hyp_total in zip(orders, hyp_totals):
+                ref_total = index.segment_totals([("ref", ref)], n)
+                columns += [np.where(ref_total > 0, hyp_total, 0),
+                            np.broadcast_to(ref_total, (len(systems), ctx.evalset.n_segments)),
+                            index.segment_sums(np.minimum(index.rows(hyps, n), index.rows([("ref", ref)], n)), n)]
+            stats = np.stack(columns, axis=-1)  # (system, segment, statistic)
             f = chrf_from_stats(stats)
             if best_stats is None:
                 best_stats, best_f = stats, f
             else:
                 better = f > best_f
-                best_stats = np.where(better[:, None], stats, best_stats)
+                best_stats = np.where(better[..., None], stats, best_stats)
                 best_f = np.where(better, f, best_f)
-        return best_stats.astype(np.int64)
+        return {s: best_stats[i].astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return chrf_from_stats(stats_sum)

@@ -128,7 +128,18 @@ class TER(Metric):
         return resolve_ter_tokenization(self.options, ctx.tgt_lang)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), tokenization=self.tokenization(ctx))
+        return ctx.memo(("ter", self.tokenization(ctx)), lambda: self._all_statistics(ctx))[system]
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once (:meth:`ReferenceSet.minimum_edits`: an output two systems share is
+        aligned once), memoised per context and tokenisation."""
+        tokenization = self.tokenization(ctx)
+        references = reference_set(ctx.ref_texts(), tokenization)
+        systems = ctx.evalset.systems
+        edits = references.minimum_edits([[ter_words(text, tokenization) for text in ctx.hyp_texts(s)]
+                                          for s in systems])
+        lengths = references.average_lengths()
+        return {s: np.column_stack([edits[i], lengths]) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         return ter_scores(stats_sum)

@@ -53,6 +53,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from mtdiag.tokenize import concat_ranges
+
 BEAM_WIDTH = 25
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -217,7 +219,77 @@ class ReferenceSet:
         ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
     ) -> np.ndarray:
         """sacrebleu's TER segment statistics, shape (n_segments, 2): [best (minimum) edits, average ref length]."""
-        return np.column_stack([self.edits(hyp_words, ref_costs).min(axis=1), self.average_lengths()])
+        return np.column_stack([self.minimum_edits([hyp_words], ref_costs)[0], self.average_lengths()])
+
+    def minimum_edits(
+        self,
+        columns: Sequence[Sequence[Sequence[str]]],
+        ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
+    ) -> np.ndarray:
+        """The fewest edits over the references of every segment of several hypothesis columns (systems): shape
+        (n_columns, n_segments), each value the minimum of :meth:`edits` over the references, computed with less:
+
+        - a hypothesis equal to another column's for the same segment is scored once;
+        - with unit costs, each hypothesis is first scored against the reference with the smallest lower bound
+          of its edits, and another reference only when its bound is below the edits found: the bound is
+          ``max(hypothesis length, reference length) - words in common`` (as multisets) — a substitution,
+          insertion or deletion fixes at most one word, and a shift moves words without changing them — so a
+          reference skipped cannot have fewer edits, and the minimum is the same.
+        """
+        for column in columns:
+            if len(column) != self.n_segments:
+                raise ValueError(f"{len(column)} hypotheses for {self.n_segments} reference segments")
+        distinct: dict[tuple[int, tuple[str, ...]], int] = {}
+        where = np.array([[distinct.setdefault((s, tuple(words)), len(distinct)) for s, words in enumerate(column)]
+                          for column in columns], dtype=np.int64).reshape(len(columns), self.n_segments)
+        segment = np.fromiter((s for s, _ in distinct), dtype=np.int64, count=len(distinct))
+        lengths = np.fromiter((len(words) for _, words in distinct), dtype=np.int64, count=len(distinct))
+        offsets = np.zeros(len(distinct) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = [w for _, words in distinct for w in words]
+        tokens = self._vocab_index.get_indexer(flat).astype(np.int64) if flat else np.zeros(0, np.int64)
+        costs = self.flat_costs(ref_costs)
+        kernel = _kernel()
+
+        def edits(hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+            return kernel(tokens, offsets, self.tokens, self.offsets, costs, hyp, ref * self.n_segments + segment[hyp])
+
+        everyone = np.arange(len(distinct), dtype=np.int64)
+        if ref_costs is not None or self.n_refs == 1:
+            best = np.full(len(distinct), np.inf)
+            for k in range(self.n_refs):
+                best = np.minimum(best, edits(everyone, np.full(len(distinct), k, dtype=np.int64)))
+        else:
+            bound = self._lower_bounds(tokens, offsets, segment)
+            first = bound.argmin(axis=1)
+            best = edits(everyone, first)
+            hyp, ref = np.nonzero((bound < best[:, None]) & (np.arange(self.n_refs) != first[:, None]))
+            if len(hyp):
+                np.minimum.at(best, hyp, edits(hyp, ref))
+        return best[where]
+
+    def _lower_bounds(self, tokens: np.ndarray, offsets: np.ndarray, segment: np.ndarray) -> np.ndarray:
+        """Per hypothesis (``tokens``/``offsets``, of segment ``segment[i]``) and reference: ``max(lengths) -
+        words in common``, a lower bound of the TER edits (see :meth:`minimum_edits`)."""
+        width = len(self.vocab) + 1
+        n_hyps = len(segment)
+        hyp_lengths = np.diff(offsets)
+        hyp_of = np.repeat(np.arange(n_hyps, dtype=np.int64), hyp_lengths)
+        known = tokens >= 0  # a word no reference has is in common with none
+        hyp_keys, hyp_counts = np.unique(hyp_of[known] * width + tokens[known], return_counts=True)
+        bounds = np.empty((n_hyps, self.n_refs), dtype=np.float64)
+        for k in range(self.n_refs):
+            starts = self.offsets[k * self.n_segments + segment]
+            ref_lengths = self.offsets[k * self.n_segments + segment + 1] - starts
+            ref_tokens = self.tokens[concat_ranges(starts, ref_lengths)]
+            ref_keys, ref_counts = np.unique(np.repeat(np.arange(n_hyps, dtype=np.int64), ref_lengths) * width
+                                             + ref_tokens, return_counts=True)
+            at = np.minimum(np.searchsorted(hyp_keys, ref_keys), max(len(hyp_keys) - 1, 0))
+            shared = (hyp_keys[at] == ref_keys) if len(hyp_keys) else np.zeros(len(ref_keys), dtype=bool)
+            common = np.bincount(ref_keys[shared] // width, minlength=n_hyps,
+                                 weights=np.minimum(hyp_counts[at[shared]], ref_counts[shared]))
+            bounds[:, k] = np.maximum(hyp_lengths, ref_lengths) - common
+        return bounds
 
 
 def translation_edit_rate(

@@ -118,7 +118,8 @@ class NEVA(Metric):
     stat_names = ("hyp_len", "ref_len", *(f"clipped_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        return clipped_ngram_statistics(ctx.word_ngrams(NEVA_ORDER), ctx.tokens, system, NEVA_ORDER)
+        return ctx.memo(("clipped", "word", NEVA_ORDER), lambda: clipped_ngram_statistics(
+            ctx.word_ngrams(NEVA_ORDER), ctx.tokens, ctx.evalset.systems, NEVA_ORDER))[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         stats_sum = np.asarray(stats_sum, dtype=float)
