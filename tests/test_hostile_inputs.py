@@ -610,3 +610,30 @@ def test_a_metric_name_is_made_a_key_once_per_name_not_per_row(monkeypatch):
     rows = "".join(f"A\t{i}\t0.{i}\n" for i in range(1, 51))
     frame, infos, _ = read_metric_scores(("scores.tsv", f"system\tseg_id\t{name}\n{rows}".encode()))
     assert calls == [500_000] and len(frame) == 50 and [i.name for i in infos] == ["m_long"]
+
+
+# ------------------------------------------------------------------------------ columns of a table are bounded
+
+
+@pytest.mark.parametrize("name, header, row", [
+    ("wide.tsv", "\t".join(f"s{i}" for i in range(100_000)), "\t".join("x" for _ in range(100_000))),
+    ("wide.csv", ",".join(f"s{i}" for i in range(100_000)), ",".join("x" for _ in range(100_000))),
+    ("wide.jsonl", None, None),
+])
+def test_a_one_row_table_of_100k_columns_is_refused_before_its_row_is_parsed(name, header, row):
+    if name.endswith(".jsonl"):
+        data = json.dumps({f"s{i}": "x" for i in range(100_000)}).encode() + b"\n"
+    else:
+        data = f"{header}\n{row}\n".encode()
+    with pytest.raises(InputError) as caught:
+        load_table((name, data))
+    assert caught.value.file == name and caught.value.line == 1
+    assert "too many columns" in caught.value.detail and "100,000" in caught.value.detail
+    assert "1,000 columns per table" in caught.value.detail and "--max-columns" in caught.value.detail
+
+
+def test_the_column_limit_is_the_header_width():
+    text = b"src\tref\tA\na\tb\tc\n"
+    with pytest.raises(InputError, match="too many columns: 3"):
+        load_table(("t.tsv", text), limits=Limits(max_columns=2))
+    assert load_table(("t.tsv", text), limits=Limits(max_columns=3)).n_segments == 1

@@ -57,7 +57,8 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
                             ("--max-cells", "table cells (rows x columns) of one file, or XML/SGML tags "
                                             "(MTDIAG_MAX_CELLS; default 20,000,000)"),
                             ("--max-segment-chars", "characters of one segment or table cell "
-                                                    "(MTDIAG_MAX_SEGMENT_CHARS; default 1,000,000)")):
+                                                    "(MTDIAG_MAX_SEGMENT_CHARS; default 1,000,000)"),
+                            ("--max-columns", "columns of one table (MTDIAG_MAX_COLUMNS; default 1,000)")):
         group.add_argument(flag, type=int, metavar="N", help=help_text.replace("%", "%%"))
 
 

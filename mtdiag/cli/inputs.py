@@ -21,8 +21,10 @@ def limits(args) -> "Limits":
     from mtdiag.io import Limits
 
     given = {"max_file_bytes": args.max_file_mb * 1_000_000 if args.max_file_mb is not None else None,
-             "max_rows": args.max_rows, "max_cells": args.max_cells, "max_segment_chars": args.max_segment_chars}
-    for flag, value in zip(("--max-file-mb", "--max-rows", "--max-cells", "--max-segment-chars"), given.values()):
+             "max_rows": args.max_rows, "max_cells": args.max_cells, "max_segment_chars": args.max_segment_chars,
+             "max_columns": args.max_columns}
+    for flag, value in zip(("--max-file-mb", "--max-rows", "--max-cells", "--max-segment-chars", "--max-columns"),
+                           given.values()):
         if value is not None and value < 1:
             raise CliError(f"{flag} must be at least 1")
     return Limits.from_environment(**given)

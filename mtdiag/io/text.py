@@ -43,6 +43,7 @@ LIMIT_SETTINGS: dict[str, tuple[str, str, int]] = {
     "max_rows": ("--max-rows", "MTDIAG_MAX_ROWS", 1),
     "max_cells": ("--max-cells", "MTDIAG_MAX_CELLS", 1),
     "max_segment_chars": ("--max-segment-chars", "MTDIAG_MAX_SEGMENT_CHARS", 1),
+    "max_columns": ("--max-columns", "MTDIAG_MAX_COLUMNS", 1),
 }
 """Each limit's command-line flag, environment variable (read by the dashboard and the command line) and the unit
 its value is given in (file sizes in MB, 10^6 bytes)."""
@@ -54,7 +55,9 @@ class Limits:
 
     Every reader counts before it parses: ``max_file_bytes`` bytes (for ``.gz``, the inflated bytes, counted while
     inflating), ``max_rows`` lines, ``max_cells`` table cells (rows x columns; for XML and SGML, tags) and
-    ``max_segment_chars`` characters in any one segment or cell. A file over a limit is refused with an
+    ``max_segment_chars`` characters in any one segment or cell, ``max_columns`` columns of a table (each column is a
+    system, a reference or a score with work of its own: a one-row table of 100,000 columns fits the cell limit and
+    still costs minutes). A file over a limit is refused with an
     :class:`InputError` naming the file, the limit and how to raise it (:meth:`exceeded`). ``how_to_raise`` may say,
     per limit name, what sets it where the flag and variable do not (the dashboard's memory budget).
 
@@ -66,6 +69,7 @@ class Limits:
     max_rows: int = 2_000_000
     max_cells: int = 20_000_000
     max_segment_chars: int = 1_000_000
+    max_columns: int = 1_000
     long_segment_words: int = 10_000
     long_segment_chars: int = 100_000
     how_to_raise: tuple[tuple[str, str], ...] = ()
@@ -97,7 +101,7 @@ class Limits:
 
 
 _LIMIT_NOUNS = {"max_file_bytes": "bytes per file", "max_rows": "lines per file", "max_cells": "cells per file",
-                "max_segment_chars": "characters per segment"}
+                "max_segment_chars": "characters per segment", "max_columns": "columns per table"}
 
 
 DEFAULT_LIMITS = Limits()
