@@ -204,7 +204,7 @@ def measure(results: dict) -> None:
             after(page, pick(page, "Baseline", "Online-W"))  # computes the test for this baseline
             reruns["Overview: baseline back to a tested one"] = after(page, pick(page, "Baseline", "eTranslation"))
             after(page, nav(page, "Segments"), "Segments")
-            search = page.get_by_label("Search source, references and output")
+            search = page.get_by_role("textbox", name="Search source, references and outputs")
             reruns["Segments: free-text filter"] = after(page, lambda: (search.fill("Hund"), search.press("Enter")))
             reruns["Segments: clear the filter"] = after(page, lambda: (search.fill(""), search.press("Enter")))
             after(page, nav(page, "Over/under-translation"), "Over/under-translation")
