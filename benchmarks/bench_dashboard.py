@@ -42,7 +42,7 @@ CHROMIUM = os.environ.get("MTDIAG_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWS = ["Overview", "Segments", "Over/under-translation", "WAFT vs NEVA", "Terminology", "N-grams",
-         "Human likeness & human scores", "Compare"]
+         "Human scores & likeness", "Compare"]
 TARGETS = {"first_render_s": 4.0, "view_ready_s": 10.0, "rerun_s": 0.5}
 
 OBSERVER = """() => {

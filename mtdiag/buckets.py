@@ -2,7 +2,7 @@
 
 A *bucketing* assigns each (system, segment) pair to one bucket; per bucket and system we report the number of
 segments and every metric with its **corpus formula on the bucket's summed statistics** (never a mean of segment
-scores), and a paired test of two systems inside each bucket (:func:`mtdiag.compare.compare_stats` on the bucket's
+scores), and a paired test of two systems inside each bucket (:func:`mtdiag.significance.compare_stats` on the bucket's
 rows). Dimensions (``BY``):
 
 - ``src_length`` / ``ref_length`` — tokens of the source (tokenised for the source language: 13a, ``zh`` or
@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag.compare import DEFAULT_SEED, compare_stats
+from mtdiag.significance import DEFAULT_SEED, compare_stats
 from mtdiag.errors import InputError
 from mtdiag.tokenize import TokenizeOptions, default_tokenizer, is_punctuation, tokenize_texts
 

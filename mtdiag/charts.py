@@ -214,8 +214,8 @@ def bucket_bars(table: pd.DataFrame, metric: str, within=None) -> go.Figure:
 
 
 def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
-    """The system × system p-values of :func:`mtdiag.compare.pairwise_significance` for one metric (rows and columns
-    in ranked order; ``clusters``: :func:`~mtdiag.compare.ranked_clusters`' rows of that metric): dark = the pair
+    """The system × system p-values of :func:`mtdiag.significance.pairwise_significance` for one metric (rows and columns
+    in ranked order; ``clusters``: :func:`~mtdiag.significance.ranked_clusters`' rows of that metric): dark = the pair
     differs significantly; each cell says its p-value, each axis label its cluster."""
     names = list(matrix.index)
     cluster_of = dict(zip(clusters["system"], clusters["cluster"]))

@@ -15,7 +15,7 @@ system has, per rater, and whether two systems differ significantly in a categor
   of the mean per-segment error count of that category (averaged over the raters of the output when several rated
   it), over the segments both systems were rated on: :func:`sign_flip_p`. Exact, so deterministic and without the
   ``1/(T+1)`` floor of a sampled test — with 13 systems and 12 categories there are ~900 tests, and Holm's step-down
-  correction (:func:`mtdiag.compare.holm`, over the categories × pairs actually tested: a pair with no error
+  correction (:func:`mtdiag.significance.holm`, over the categories × pairs actually tested: a pair with no error
   of the category in either system is not tested) multiplies the smallest p by that many, which 10,000 sampled
   trials (p ≥ 1e-4) could never survive.
 
@@ -30,7 +30,7 @@ import pandas as pd
 
 from scipy.signal import fftconvolve
 
-from mtdiag.compare import holm
+from mtdiag.significance import holm
 
 ALPHA = 0.05
 LEVELS = ("full", "top")

@@ -1,6 +1,6 @@
 """Every writer of mtdiag's tables — CSV, Excel, TSV, JSON, LaTeX — for the command line and the dashboard alike.
 Only writers: the tables come from the views (:mod:`mtdiag.views`, e.g. the segment export
-:func:`mtdiag.views.segments.segment_export`) and from :mod:`mtdiag.compare`.
+:func:`mtdiag.views.segments.segment_export`) and from :mod:`mtdiag.significance`.
 
 **Spreadsheet safety** (OWASP, "CSV Injection"): a text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
 carriage return would be read as a formula by a spreadsheet. In CSV such a cell gets a leading single quote
@@ -11,7 +11,7 @@ longer text (a 10,000-word segment) is cut there with a visible note pointing to
 removed from Excel cells (openpyxl refuses them) and kept in CSV.
 
 **Significance exports** (:func:`export_comparison`, :func:`latex_table`, :func:`significance_json`): the frames
-of :mod:`mtdiag.compare` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
+of :mod:`mtdiag.significance` as CSV/TSV/JSON/LaTeX; decimals, labels and directions come from the metric registry
 (:class:`~mtdiag.metrics.MetricInfo`).
 """
 
@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from mtdiag.compare import ALPHA, METHODS
+from mtdiag.significance import ALPHA, METHODS
 from mtdiag.metrics import metric_info
 
 EXCEL_MAX_ROWS = 1_048_575  # a sheet's rows below the header
@@ -173,7 +173,7 @@ def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
 def _info(frame: pd.DataFrame, metric: str, within=None) -> tuple[str, bool | None, int]:
     """(label, higher_is_better, decimal places) of a metric: registered or imported by ``within`` (the report or
     set: :func:`mtdiag.metrics.metric_info`), else from the frame's attrs (a frame of
-    :func:`mtdiag.compare.significance` carries every metric's), else neutral defaults."""
+    :func:`mtdiag.significance.significance` carries every metric's), else neutral defaults."""
     attrs = frame.attrs
     try:
         info = metric_info(metric, within)
@@ -320,7 +320,7 @@ def export_comparison(frame: pd.DataFrame, fmt: str, rounded: bool = False, **la
 
 
 def pairwise_matrix(pairwise: pd.DataFrame) -> pd.DataFrame:
-    """The system × system p-value matrix per metric of :func:`mtdiag.compare.pairwise_significance`: index
+    """The system × system p-value matrix per metric of :func:`mtdiag.significance.pairwise_significance`: index
     ``(metric, system)``, one column per other system holding the p of the paired test of the row system with
     the column system as baseline (NaN on the diagonal)."""
     systems = list(dict.fromkeys(pairwise.index.get_level_values("system")))
@@ -357,7 +357,7 @@ def clusters_latex(corpus: pd.DataFrame, clusters: pd.DataFrame, pairwise: pd.Da
     """A booktabs LaTeX corpus table (systems × metrics, as :func:`latex_table`) where each score carries its
     significance cluster as a superscript, ``33.12$^{(1)}$``: 1 = the top cluster of that metric; a system opens
     a new cluster when it is significantly worse than the system ranked directly above it
-    (:func:`mtdiag.compare.ranked_clusters`). A metric without a direction has no clusters. ``within`` (the report)
+    (:func:`mtdiag.significance.ranked_clusters`). A metric without a direction has no clusters. ``within`` (the report)
     names imported metrics and their directions."""
     cluster = clusters.set_index(["system", "metric"])["cluster"]
     metrics = list(corpus.columns)

@@ -24,7 +24,7 @@ frequent in the HT. With corpora of equal size it is ``log((ht + 1) / (mt + 1))`
 corpus of repeats costs its distinct texts), tokens become ids over one vocabulary, and every token is the last
 token of exactly one (padded) n-gram, whose integer code is its ids as base-B digits. Codes get dense ids shared
 by every side; a side's counts are one ``bincount`` and its segments per n-gram one sort of ``gram * S + seg``
-keys. No Python object is built per n-gram occurrence. (``mtdiag.ngrams.NgramIndex`` is not reused: its order
+keys. No Python object is built per n-gram occurrence. (``mtdiag.ngram_index.NgramIndex`` is not reused: its order
 ids are per-position arrays for orders 1..n at once, without the per-order padding and transform needed here,
 and at a million segments they exceed the memory budget; see ``docs/ngrams-and-likeness.md``.)
 """

@@ -15,7 +15,7 @@ is kept only inside sacrebleu-identical metrics that lower-case themselves (TER,
 and chrF are case-sensitive and use the cased tokens.
 
 The result of tokenising an :class:`~mtdiag.evalset.EvalSet` is a :class:`TokenizedSet`: every text as an array of
-integer token ids over one shared vocabulary, which the n-gram counter (:mod:`mtdiag.ngrams`) and the edit
+integer token ids over one shared vocabulary, which the n-gram counter (:mod:`mtdiag.ngram_index`) and the edit
 distance (rapidfuzz) consume directly.
 """
 

@@ -415,7 +415,7 @@ def test_compare_two_systems():
 
 def test_human_likeness_and_human_scores_on_three_references():
     at = start()
-    visit(at, "likeness").run()
+    visit(at, "human").run()
     table = table_with(at, "metric", "orange", "king")
     assert set(table["metric"]) == {"waft", "neva", "bleu", "chrf"}
     assert table["orange"].between(0, 1).all()
@@ -434,7 +434,7 @@ def test_human_likeness_explains_what_is_missing():
     at = start()
     path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
     at.selectbox(key="data_set").set_value(path).run()
-    visit(at, "likeness").run()
+    visit(at, "human").run()
     assert any("needs at least 2 references" in i.value for i in at.info)
     at.segmented_control(key="hl_section").set_value("queen").run()
     assert any("needs at least 3 references" in i.value for i in at.info)

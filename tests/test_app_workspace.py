@@ -20,7 +20,7 @@ from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboa
     PAGES, clear_caches, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with, visit)
 from tests.test_workspace import _metric_classes
 
-LIKENESS = "likeness"
+LIKENESS = "human"
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 
 

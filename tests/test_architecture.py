@@ -107,17 +107,17 @@ def test_import_mtdiag_is_light():
 LAYERS = {
     "foundation": ("mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.offsets", "mtdiag.highlight",
                    "mtdiag.tags", "mtdiag.search"),
-    "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngrams", "mtdiag.ht_mt_ngrams"),
+    "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngram_index", "mtdiag.ht_mt_ngrams"),
     "metrics": ("mtdiag.metrics",),
     "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace"),
-    "statistics": ("mtdiag.compare", "mtdiag.human", "mtdiag.likeness", "mtdiag.buckets", "mtdiag.errorstats",
+    "statistics": ("mtdiag.significance", "mtdiag.human", "mtdiag.likeness", "mtdiag.buckets", "mtdiag.errorstats",
                    "mtdiag.charts"),
     "checks": ("mtdiag.checks",),
     "triage": ("mtdiag.triage",),
     "spans": ("mtdiag.spans",),
     "slices": ("mtdiag.slices",),
     "views": ("mtdiag.views",),
-    "report/export": ("mtdiag.report", "mtdiag.export"),
+    "report/export": ("mtdiag.html_report", "mtdiag.export"),
     "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
 
@@ -216,7 +216,7 @@ def test_the_default_metric_rule_lives_once():
     """"chrF when present, else BLEU" is :func:`mtdiag.views.default_metric`: no page, widget or report names chrF
     as a default of its own."""
     bad = []
-    for path in [*LAYOUTS.glob("*.py"), *UI.glob("*.py"), PKG / "report.py"]:
+    for path in [*LAYOUTS.glob("*.py"), *UI.glob("*.py"), PKG / "html_report.py"]:
         if '"chrf"' in path.read_text(encoding="utf-8"):
             bad.append(str(path.relative_to(REPO_ROOT)))
     assert not bad, bad

@@ -14,7 +14,7 @@ from mtdiag import checks, triage
 from mtdiag.api import evaluate
 from mtdiag.checks.base import Check, Finding, by_pair, character_spans
 from mtdiag.evalset import evalset_from_lists
-from mtdiag.report import html_report
+from mtdiag.html_report import html_report
 from mtdiag.views import segments
 from mtdiag.views.detail import segment_detail
 from tests.conftest import REPO

@@ -100,7 +100,7 @@ def test_the_file_is_read_back_by_score_as_a_metrics_spans(capsys, files, tmp_pa
     assert back[columns].values.tolist() == predicted[columns].values.tolist()
     assert back["confidence"].tolist() == pytest.approx(predicted["confidence"].round(4).tolist())
     # the counts per severity show the spans read back beside the ones predicted now
-    code, out, err = run_cli(capsys, "view", "likeness", *inputs_of(files), "--metric-spans", str(path), "--table",
+    code, out, err = run_cli(capsys, "view", "human", *inputs_of(files), "--metric-spans", str(path), "--table",
                              "span_counts", "--format", "tsv")
     assert code == 0, err
     rows = [line.split("\t") for line in out.splitlines()]

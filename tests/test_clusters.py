@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mtdiag.api import Options, evaluate
-from mtdiag.compare import pairwise_significance, ranked_clusters, significance
+from mtdiag.significance import pairwise_significance, ranked_clusters, significance
 from mtdiag.evalset import evalset_from_lists
 from tests.test_compare import HAND_METRICS, hand_made
 

@@ -1,4 +1,4 @@
-"""Paired significance (mtdiag.compare): certain answers on hand-made corpora, and agreement with sacrebleu.
+"""Paired significance (mtdiag.significance): certain answers on hand-made corpora, and agreement with sacrebleu.
 
 - Koehn 2004 (paired bootstrap resampling) and Riezler & Maxwell 2005 (approximate randomisation) as sacrebleu
   2.6 implements them (``sacrebleu/significance.py``): the expected numbers in the agreement tests are computed
@@ -21,7 +21,7 @@ from sacrebleu.significance import PairedTest, estimate_ci
 
 from mtdiag import __version__
 from mtdiag.api import Options, evaluate
-from mtdiag.compare import (
+from mtdiag.significance import (
     bootstrap_counts,
     bootstrap_indices,
     compare_stats,
@@ -358,7 +358,7 @@ def test_latex_escape():
 
 def test_bootstrap_sums_equal_the_count_matrix_product_with_repeated_columns():
     """bootstrap_sums makes the counts block by block and multiplies a repeated column once: the same sums."""
-    from mtdiag.compare import bootstrap_sums, weighted_sums
+    from mtdiag.significance import bootstrap_sums, weighted_sums
 
     rng = np.random.default_rng(5)
     base = rng.integers(0, 50, size=(3_001, 4)).astype(float)

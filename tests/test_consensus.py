@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mtdiag import compare
+from mtdiag import significance
 from mtdiag.api import Options, available_metrics, default_metrics, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.tokenize import TokenizeOptions, tokenize_text
@@ -74,6 +74,6 @@ def test_chunked_scoring_and_significance_treat_it_like_any_metric(report):
     chunked = evaluate(report.evalset, Options(), execution=Execution(chunk=1))
     np.testing.assert_allclose(chunked.segments["consensus"], report.segments["consensus"])
     np.testing.assert_allclose(chunked.corpus["consensus"], report.corpus["consensus"])
-    sig = compare.significance(report, "a", "bs", 100)
+    sig = significance.significance(report, "a", "bs", 100)
     assert ("d", "consensus") in sig.index
     assert "ref:none" in report.result("consensus", "a").signature

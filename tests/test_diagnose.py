@@ -125,7 +125,7 @@ def test_best_systems_respect_direction(report):
 
 
 def test_significance_marks_from_a_significance_frame(report):
-    from mtdiag.compare import significance
+    from mtdiag.significance import significance
 
     sig = significance(report, "rep", n=50)
     marks = overview.significance_marks(report.corpus, sig)

@@ -121,7 +121,7 @@ def test_the_human_page_shows_the_error_statistics(tmp_path, monkeypatch):
     (folder / "mqm.errors.tsv").write_text(_mqm(), encoding="utf-8")
     monkeypatch.setenv("MTDIAG_DATA", str(folder))
     at = start()
-    visit(at, "likeness").run()
+    visit(at, "human").run()
     at.segmented_control(key="hl_section").set_value("errors").run()
     assert not at.exception, [e.value for e in at.exception]
     counts = table_with(at, "category", "errors", "per_100")

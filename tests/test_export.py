@@ -65,7 +65,7 @@ def test_excel_says_where_it_cuts_a_text_longer_than_a_cell_holds():
 
 
 def _significance_frame() -> pd.DataFrame:
-    """A hand-made :func:`mtdiag.compare.significance` frame: ``up`` significantly better than ``base`` on BLEU,
+    """A hand-made :func:`mtdiag.significance.significance` frame: ``up`` significantly better than ``base`` on BLEU,
     ``down`` significantly worse, ``same`` neither."""
     rows = [("base", 30.0, float("nan"), False, 0), ("up", 33.0, 0.8, True, 1), ("down", 27.0, 0.9, True, -1),
             ("same", 30.2, 1.1, False, 1)]

@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from mtdiag import buckets, cli, compare
+from mtdiag import buckets, cli, significance
 from mtdiag.api import evaluate
 from mtdiag.chunks import Execution
 from mtdiag.errors import InputError
@@ -51,7 +51,7 @@ def test_imported_metrics_are_scored_as_means_with_their_direction(report):
 
 
 def test_imported_metrics_in_significance_buckets_and_human_correlation(report):
-    sig = compare.significance(report, "Online-W", "bs", 200, metrics=["comet", "metricx"])
+    sig = significance.significance(report, "Online-W", "bs", 200, metrics=["comet", "metricx"])
     assert sig.loc[("UEdin", "comet"), "better"] == 1 and sig.loc[("UEdin", "metricx"), "better"] == 1
     assert sig.loc[("UEdin", "comet"), "significant"]
     table = buckets.bucket_scores(report, buckets.bucketing(report, "ref_length"), ["comet"])
@@ -152,6 +152,6 @@ def test_imported_metrics_belong_to_their_set_never_to_the_registry():
     assert worst_up["UEdin"] < worst_up.drop("UEdin").min() and worst_down["UEdin"] > worst_down.drop("UEdin").max()
     assert r"qe $\uparrow$" in export.latex_table(up.corpus, within=up)
     assert r"qe $\downarrow$" in export.latex_table(down.corpus, within=down)
-    sig = compare.significance(down, "Online-W", "bs", 100, metrics=["qe"])
+    sig = significance.significance(down, "Online-W", "bs", 100, metrics=["qe"])
     assert sig.loc[("UEdin", "qe"), "better"] == -1  # lower is better for this set
 

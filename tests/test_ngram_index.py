@@ -1,11 +1,11 @@
-"""``mtdiag.ngrams.NgramIndex``: n-gram ids within segments, per-segment counts, and the lookups of a side's
+"""``mtdiag.ngram_index.NgramIndex``: n-gram ids within segments, per-segment counts, and the lookups of a side's
 (segment, n-gram) keys in the references (merged once per order), by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mtdiag.ngrams import NgramIndex
+from mtdiag.ngram_index import NgramIndex
 from mtdiag.tokenize import TokenSide
 
 

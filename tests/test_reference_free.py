@@ -94,7 +94,7 @@ from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the da
     clear_caches, de_lines, lines_file, start, visit)
 
 UI = SAMPLE / "ui-strings.en-de"
-PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva", "likeness")
+PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva", "human")
 
 
 def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():

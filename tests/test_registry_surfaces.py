@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import cli, compare, export
+from mtdiag import cli, significance, export
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.highlight import Span
@@ -98,7 +98,7 @@ def test_a_registered_metric_reaches_the_cli(long_words, tmp_path, capsys):
 def test_a_registered_metric_reaches_significance_and_exports(long_words):
     evalset = evalset_from_lists({"r": ["a b c"] * 6}, {"x": ["translation words here"] * 6, "y": ["a b c"] * 6})
     report = evaluate(evalset, Options(metrics=("bleu", "long_words"), metric_options={"long_words": {"min_chars": 4}}))
-    sig = compare.significance(report, "y", "bs", 50)
+    sig = significance.significance(report, "y", "bs", 50)
     assert ("x", "long_words") in sig.index and sig.loc[("x", "long_words"), "better"] == -1  # lower is better
     assert "|min_chars:4|" in sig.attrs["signatures"]["long_words"]
     assert "Long words $\\downarrow$" in export.latex_table(report.corpus, sig)

@@ -1,4 +1,4 @@
-"""The shareable HTML report (mtdiag.report, ``mtdiag report``): every system, the clusters, escaped user text,
+"""The shareable HTML report (mtdiag.html_report, ``mtdiag report``): every system, the clusters, escaped user text,
 nothing that points outside the file."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from mtdiag import compare, report as html
+from mtdiag import html_report as html, significance
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from tests.conftest import SAMPLE
@@ -40,7 +40,7 @@ def test_every_system_and_section_is_there(page):
         assert system in markup
     for anchor in ("overview", "significance", "buckets", "worst", "signatures"):
         assert f'id="{anchor}"' in markup
-    clusters = compare.ranked_clusters(report, compare.pairwise_significance(report, "bs", 200))
+    clusters = significance.ranked_clusters(report, significance.pairwise_significance(report, "bs", 200))
     assert clusters[clusters["metric"] == "chrf"].iloc[0]["system"] == "good"
     assert markup.count('class="seg"') == 10
 

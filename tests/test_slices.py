@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import buckets, compare, triage
+from mtdiag import buckets, significance, triage
 from mtdiag.api import evaluate
 from mtdiag.errors import InputError
 from mtdiag.evalset import evalset_from_lists
@@ -240,10 +240,10 @@ def test_a_slice_equals_scoring_its_segments_from_scratch(report):
 def test_significance_on_a_slice_is_the_slices_own(report):
     sliced = where(report, "seg_id <= 300")
     fresh = evaluate(report.evalset.segment_subset(np.arange(300)), report.options)
-    ours = compare.significance(sliced, B, "bs", 200, metrics=["bleu", "chrf", "ter"])
-    theirs = compare.significance(fresh, B, "bs", 200, metrics=["bleu", "chrf", "ter"])
+    ours = significance.significance(sliced, B, "bs", 200, metrics=["bleu", "chrf", "ter"])
+    theirs = significance.significance(fresh, B, "bs", 200, metrics=["bleu", "chrf", "ter"])
     pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
-    assert not ours.equals(compare.significance(report, B, "bs", 200, metrics=["bleu", "chrf", "ter"]))
+    assert not ours.equals(significance.significance(report, B, "bs", 200, metrics=["bleu", "chrf", "ter"]))
 
 
 def test_a_slice_keeps_the_original_segment_ids_and_its_own_extras(report):

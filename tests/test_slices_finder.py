@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control
 
-from mtdiag import compare
-from mtdiag.compare import ALPHA, benjamini_hochberg, holm
+from mtdiag import significance
+from mtdiag.significance import ALPHA, benjamini_hochberg, holm
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from mtdiag.slices import find_slices, segment_mask, where
@@ -65,7 +65,7 @@ def test_scores_and_p_values_are_the_sliced_reports(report, found):
         assert sliced.evalset.n_segments == row.size
         assert sliced.corpus.loc[A, "chrf"] == row.score_a and sliced.corpus.loc[B, "chrf"] == row.score_b
         assert row.difference == row.score_a - row.score_b
-        test = compare.significance(sliced, B, "bs", found.attrs["n"], systems=[A], metrics=["chrf"])
+        test = significance.significance(sliced, B, "bs", found.attrs["n"], systems=[A], metrics=["chrf"])
         assert test.loc[(A, "chrf"), "p"] == row.p_value
 
 

@@ -13,7 +13,7 @@ from mtdiag.evalset import evalset_from_lists
 from mtdiag.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, escape, render_marked_text, render_tokens,
                               token_offsets)
 from mtdiag.io import with_error_annotations, with_metric_spans
-from mtdiag.report import html_report
+from mtdiag.html_report import html_report
 from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
 from mtdiag.views.detail import SPAN_THRESHOLD, segment_detail
 
@@ -222,7 +222,7 @@ def test_the_segments_page_draws_predicted_spans_at_the_confidence_its_slider_se
 
 def test_the_human_page_counts_predicted_and_imported_spans_per_system_and_severity(tmp_path, monkeypatch):
     at = _dashboard_on_cats(tmp_path, monkeypatch)
-    visit(at, "likeness").run()
+    visit(at, "human").run()
     at.segmented_control(key="hl_section").set_value("errors").run()
     assert not at.exception, [e.value for e in at.exception]
     counts = table_with(at, "metric", "outputs", "critical", "minor")

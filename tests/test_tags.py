@@ -12,7 +12,7 @@ import pytest
 from mtdiag import tags
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
-from mtdiag.report import html_report
+from mtdiag.html_report import html_report
 from mtdiag.slices import ExpressionError, segment_mask, where
 from mtdiag.workspace import Workspace
 

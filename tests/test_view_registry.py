@@ -16,7 +16,7 @@ from mtdiag.api import evaluate
 from mtdiag.cli import main
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.report import html_report
+from mtdiag.html_report import html_report
 from mtdiag.ui.navigation import layout
 from mtdiag.views import Chart, Table, View, ViewOption
 from mtdiag.views.base import systems

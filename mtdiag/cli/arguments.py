@@ -134,7 +134,7 @@ def add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), default
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
     """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests), or without
     it: every system against every other (ranked clusters and the p-value matrix, docs/significance.md)."""
-    from mtdiag.compare import DEFAULT_SAMPLES, DEFAULT_SEED
+    from mtdiag.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
     tests = parser.add_mutually_exclusive_group()
     tests.add_argument("--paired-bs", nargs="?", type=int, const=DEFAULT_SAMPLES["bs"], metavar="N",

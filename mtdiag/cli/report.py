@@ -1,4 +1,4 @@
-"""``mtdiag report``: one self-contained HTML file to share (:func:`mtdiag.report.html_report`, ``docs/report.md``)."""
+"""``mtdiag report``: one self-contained HTML file to share (:func:`mtdiag.html_report.html_report`, ``docs/report.md``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def add(commands) -> None:
                     "corpus scores, ranked significance clusters and p-values, buckets, and the worst segments with "
                     "their evidence highlighted.")
     arguments.add_input_options(report)
-    from mtdiag.report import DEFAULT_TOP  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.html_report import DEFAULT_TOP  # only for this command (see mtdiag.cli.base.Unfilled)
 
     report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
     report.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
@@ -30,7 +30,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.report import html_report
+    from mtdiag.html_report import html_report
 
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top}")

@@ -50,11 +50,11 @@ def _check_baseline(args, systems: list[str]) -> None:
 
 
 def _significance(args, report):
-    """The paired-test frame against ``--baseline`` (:func:`mtdiag.compare.significance`) when one was requested
+    """The paired-test frame against ``--baseline`` (:func:`mtdiag.significance.significance`) when one was requested
     with a baseline, else None."""
     if (args.paired_bs is None and args.paired_ar is None) or args.baseline is None:
         return None
-    from mtdiag.compare import significance
+    from mtdiag.significance import significance
 
     method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
     return significance(report, args.baseline, method, n, args.seed)
@@ -62,11 +62,11 @@ def _significance(args, report):
 
 def _pairwise(args, report):
     """``--paired-bs|--paired-ar`` without ``--baseline``: every system against every other, per metric
-    (:func:`mtdiag.compare.pairwise_significance`), its ranked clusters (:func:`~mtdiag.compare.ranked_clusters`)
+    (:func:`mtdiag.significance.pairwise_significance`), its ranked clusters (:func:`~mtdiag.significance.ranked_clusters`)
     and the signatures with the resampling fields; None when no such test was requested."""
     if (args.paired_bs is None and args.paired_ar is None) or args.baseline is not None:
         return None
-    from mtdiag.compare import pairwise_significance, ranked_clusters, resampling_signature
+    from mtdiag.significance import pairwise_significance, ranked_clusters, resampling_signature
 
     method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
     pairwise = pairwise_significance(report, method, n, args.seed)
@@ -107,7 +107,7 @@ def run(args) -> str:
         from mtdiag.api import no_metric_reason
 
         raise CliError(no_metric_reason(evalset))
-    from mtdiag.compare import report_signatures
+    from mtdiag.significance import report_signatures
     from mtdiag.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json,
                                pairwise_tsv, significance_json)
 

@@ -17,7 +17,7 @@ def add(commands) -> None:
                     "corrected for the number of slices tried (docs/slices.md). Each slice is printed as the "
                     "expression that defines it: score --where EXPR reproduces its scores.")
     slices.add_argument("--compare", nargs=2, required=True, metavar=("A", "B"), help="the two systems")
-    from mtdiag.compare import CORRECTIONS, DEFAULT_SEED  # only for this command (Unfilled)
+    from mtdiag.significance import CORRECTIONS, DEFAULT_SEED  # only for this command (Unfilled)
     from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE
     from mtdiag.views import DEFAULT_METRICS
 
@@ -41,7 +41,7 @@ def add(commands) -> None:
 
 def run(args) -> str:
     from mtdiag.api import available_metrics
-    from mtdiag.compare import CORRECTIONS
+    from mtdiag.significance import CORRECTIONS
     from mtdiag.slices import find_slices
     from mtdiag.views import default_metric
 

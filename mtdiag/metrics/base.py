@@ -2,7 +2,7 @@
 
 Modelled on sacrebleu's ``metrics/base.py``: a metric extracts per-segment *sufficient statistics* once (a numpy
 array ``stats`` of shape ``(n_segments, k)``), and both the corpus score and every resampled score (bootstrap,
-randomisation: :mod:`mtdiag.compare`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which
+randomisation: :mod:`mtdiag.significance`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which
 is vectorised over any leading axes. A segment score is, unless the metric's paper says otherwise, the same formula
 applied to one row (:meth:`Metric.segment_scores`).
 
@@ -323,7 +323,7 @@ class ScoringContext:
         return self._ngram_index("chrf_word", max_order)
 
     def _ngram_index(self, kind: str, max_order: int):
-        from mtdiag.ngrams import NgramIndex, char_sides, chrf_word_sides
+        from mtdiag.ngram_index import NgramIndex, char_sides, chrf_word_sides
 
         # one index per kind, built at least to order 4 (6 for characters) so that n-gram ids handed out to one
         # metric stay valid for every other; a request above that builds a larger one

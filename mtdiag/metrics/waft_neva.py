@@ -23,7 +23,7 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, ScoringContext, SegmentEvidence
-from mtdiag.ngrams import clipped_ngram_statistics
+from mtdiag.ngram_index import clipped_ngram_statistics
 from mtdiag.tokenize import TokenSide
 
 _PAPER = "Forsbom 2003, Training a Super Model Look-Alike"

@@ -18,7 +18,7 @@ A candidate is tried when it keeps at least ``min_size`` segments and fewer than
 segments as one found before (an intersection equal to one of its parts) is the same slice and is tried once.
 
 **Test.** On each slice: A's and B's corpus scores by the metric's corpus formula on the slice's summed
-statistics, their difference ``A − B``, and the paired bootstrap p-value of :mod:`mtdiag.compare` (Koehn 2004;
+statistics, their difference ``A − B``, and the paired bootstrap p-value of :mod:`mtdiag.significance` (Koehn 2004;
 sacrebleu's draw of ``n`` resamples from ``seed``, B as the baseline) — the very p-value ``mtdiag score --where
 EXPR --paired-bs --baseline B`` gives for that metric. The p-values are corrected for the number of slices tried:
 Benjamini–Hochberg (1995), which bounds the expected share of false findings among the slices reported (the
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import buckets, checks
-from mtdiag.compare import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums,
+from mtdiag.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums,
                             corrected)
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.expression import is_name, key_text, quote
@@ -253,7 +253,7 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
 
 def _tested(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None) -> list[tuple]:
     """Per candidate: expression, size, score of a, score of b, bootstrap p-value. Candidates of one size share
-    the draw and one matrix product (:func:`mtdiag.compare.bootstrap_sums`)."""
+    the draw and one matrix product (:func:`mtdiag.significance.bootstrap_sums`)."""
     by_size: dict[int, list[int]] = {}
     for i, candidate in enumerate(candidates):
         by_size.setdefault(int(candidate.mask.sum()), []).append(i)

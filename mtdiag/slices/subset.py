@@ -6,7 +6,7 @@ every corpus score is the metric's corpus formula on the slice's summed statisti
 not depend on the other segments: :mod:`mtdiag.chunks` relies on the same fact). Segment scores are the whole
 report's values of those segments. The metric objects (and so the options and signatures) are the whole report's.
 
-Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.compare`), buckets,
+Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.significance`), buckets,
 the triage queue and flags, n-gram tables. Each treats the slice as a test set of its own: percentiles, the worst
 10 % of the flags and the rare-word frequencies are the slice's. The slice's context is fresh, so views that need
 tokens tokenise only the slice's texts, when first asked.

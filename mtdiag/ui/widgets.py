@@ -532,9 +532,9 @@ def overview_config(corpus: pd.DataFrame) -> dict:
 
 
 def report_download(current: state.Current, *, key: str) -> None:
-    """A button that downloads the self-contained HTML report (:func:`mtdiag.report.html_report`) of the current
+    """A button that downloads the self-contained HTML report (:func:`mtdiag.html_report.html_report`) of the current
     data and options; built on click, on Streamlit's download thread."""
-    from mtdiag.report import html_report
+    from mtdiag.html_report import html_report
 
     report = current.report
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)

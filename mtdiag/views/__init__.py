@@ -25,13 +25,13 @@ from typing import Iterator
 
 from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
                                default_metric, fit_lines, for_table, missing, preview, wide_script)
-from mtdiag.views import (buckets, compare, distributions, likeness, ngrams, over_under, overview, segments, slices,
+from mtdiag.views import (buckets, compare, distributions, human, ngrams, over_under, overview, segments, slices,
                           terminology, waft_neva)
 
 REGISTRY: dict[str, View] = {
     view.name: view
     for view in (overview.VIEW, segments.VIEW, buckets.VIEW, distributions.VIEW, over_under.VIEW, waft_neva.VIEW,
-                 terminology.VIEW, ngrams.VIEW, likeness.VIEW, compare.VIEW, slices.VIEW)
+                 terminology.VIEW, ngrams.VIEW, human.VIEW, compare.VIEW, slices.VIEW)
 }
 """Every view, in the order of the dashboard's navigation and the report's sections."""
 

@@ -392,4 +392,4 @@ def first_metric(metrics: Callable[[Any, Chosen], Sequence[str]]) -> Callable[[A
 
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}
-"""The paired tests a view offers (:mod:`mtdiag.compare`, default samples), as a person reads them."""
+"""The paired tests a view offers (:mod:`mtdiag.significance`, default samples), as a person reads them."""

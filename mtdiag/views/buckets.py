@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.buckets import bucket_scores, bucket_significance, bucketing, describe, dimensions
-from mtdiag.compare import DEFAULT_SEED
+from mtdiag.significance import DEFAULT_SEED
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
                                systems)

@@ -1,5 +1,5 @@
 """The Compare page: two systems per metric, the segments where their outputs differ most, and the words where
-the two outputs differ (the paired tests themselves are :mod:`mtdiag.compare`'s)."""
+the two outputs differ (the paired tests themselves are :mod:`mtdiag.significance`'s)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
 
 def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per metric: A's and B's corpus scores, ``difference`` (A − B), and — given ``sig``, a frame of
-    :func:`mtdiag.compare.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
+    :func:`mtdiag.significance.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
     ``better`` names the system the metric prefers ("tie" when equal)."""
     frame = corpus_differences(report, a, b)
     if sig is not None:
@@ -118,7 +118,7 @@ def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideT
 
 def metric_differences(report, a: str, b: str, method: str) -> pd.DataFrame:
     """:func:`pair_differences` of ``a`` and ``b`` with the paired test (``method``, B as the baseline)."""
-    from mtdiag.compare import significance
+    from mtdiag.significance import significance
 
     return pair_differences(report, a, b, significance(report, b, method, systems=(a,)))
 

@@ -1,5 +1,5 @@
 """The Overview page: corpus scores, the best system per metric, significance marks and intervals against a
-baseline (the significance itself is :mod:`mtdiag.compare`'s)."""
+baseline (the significance itself is :mod:`mtdiag.significance`'s)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
 def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.DataFrame:
     """Per (system, metric) of ``corpus``: ``"▲"`` significantly better than the baseline, ``"▼"`` significantly
     worse, ``"="`` the baseline itself, ``""`` not significant or not tested. ``sig`` is a frame of
-    :func:`mtdiag.compare.significance`."""
+    :func:`mtdiag.significance.significance`."""
     marks = pd.DataFrame("", index=corpus.index, columns=corpus.columns)
     if sig is None:
         return marks
@@ -128,19 +128,19 @@ def _first_baseline(report, chosen) -> str:
 
 
 def baseline_significance(report, chosen) -> pd.DataFrame | None:
-    """The paired test of every system against the chosen baseline (:func:`mtdiag.compare.significance`), None
+    """The paired test of every system against the chosen baseline (:func:`mtdiag.significance.significance`), None
     without a baseline."""
     if chosen["baseline"] in (None, NO_BASELINE):
         return None
-    from mtdiag.compare import significance
+    from mtdiag.significance import significance
 
     return significance(report, chosen["baseline"], chosen["method"])
 
 
 def clusters(report, chosen) -> pd.DataFrame:
-    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.compare.ranked_clusters` of
-    every pair's paired test, :func:`mtdiag.compare.pairwise_significance`)."""
-    from mtdiag.compare import DEFAULT_SEED, pairwise_significance, ranked_clusters
+    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.significance.ranked_clusters` of
+    every pair's paired test, :func:`mtdiag.significance.pairwise_significance`)."""
+    from mtdiag.significance import DEFAULT_SEED, pairwise_significance, ranked_clusters
 
     pairwise = pairwise_significance(report, chosen["method"], None, DEFAULT_SEED, metrics=[chosen["rank_by"]])
     return ranked_clusters(report, pairwise)

@@ -152,7 +152,7 @@ def test_uploaded_markup_never_reaches_the_browser_as_markup(streamlit_server, p
         expect(page.get_by_test_id("stException")).to_have_count(0)
         seen += literal_text(page)
     # the human-score view draws the system names in plotly charts
-    open_page(page, "Human likeness & human scores")
+    open_page(page, "Human scores & likeness")
     page.get_by_test_id("stButtonGroup").get_by_text("Human scores", exact=True).click()
     settle(page)
     expect(page.get_by_role("heading", name="Agreement with the human scores")).to_be_visible()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtdiag import report as html
+from mtdiag import html_report as html
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from tests.e2e.conftest import SCREENSHOTS

@@ -5,7 +5,7 @@ both outputs side by side under the source and references with their differences
 import streamlit as st
 
 from mtdiag import charts, highlight
-from mtdiag.compare import significance
+from mtdiag.significance import significance
 from mtdiag.metrics import metric_info
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import compare

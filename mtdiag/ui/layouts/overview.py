@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from mtdiag import charts, compare, export
+from mtdiag import charts, significance, export
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import overview
 
@@ -19,7 +19,7 @@ chosen: dict = {}
 baseline = choices.choose(overview.VIEW, "baseline", current, chosen, key="ov_baseline", where=cols[0])
 method = choices.choose(overview.VIEW, "method", current, chosen, key="ov_method", where=cols[1])
 ranked_by = choices.choose(overview.VIEW, "rank_by", current, chosen, key="ov_rank", where=cols[2])
-sig = (state.view(compare.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method)
+sig = (state.view(significance.significance, spinner=state.SIGNIFICANCE_SPINNER)(current, baseline, method)
        if baseline != overview.NO_BASELINE else None)
 
 corpus = overview.ranked(report, ranked_by)
@@ -31,7 +31,7 @@ row = st.container(horizontal=True, gap="small")
 with row:
     widgets.downloads(corpus, "corpus_scores", "ov_table", excel=True, json=True)
     st.download_button("LaTeX", key="dl_latex_ov_table", on_click="ignore", icon=":material/download:",
-                       data=lambda: export.latex_table(corpus, sig, signatures=compare.report_signatures(report, sig),
+                       data=lambda: export.latex_table(corpus, sig, signatures=significance.report_signatures(report, sig),
                                                           within=report),
                        file_name="corpus_scores.tex", mime="text/x-tex",
                        help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
@@ -52,9 +52,9 @@ else:
     st.caption("Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) than the "
                "one above it (WMT-style clusters); the matrix gives the p-value of every pair (row system tested "
                "against the column system).")
-    pairwise = state.view(compare.pairwise_significance, spinner=state.SIGNIFICANCE_SPINNER)(
-        current, method, None, compare.DEFAULT_SEED, metrics=[ranked_by])
-    clusters = state.view(compare.ranked_clusters)(current, pairwise)
+    pairwise = state.view(significance.pairwise_significance, spinner=state.SIGNIFICANCE_SPINNER)(
+        current, method, None, significance.DEFAULT_SEED, metrics=[ranked_by])
+    clusters = state.view(significance.ranked_clusters)(current, pairwise)
     left, right = st.columns([2, 3])
     with left:
         widgets.table(clusters.drop(columns="metric"), key="ov_clusters", name=f"clusters_{ranked_by}", max_height=380)
@@ -76,5 +76,5 @@ with right:
         widgets.table(overview.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
                       max_height=420)
 with st.expander("Metric signatures"):
-    for metric, signature in compare.report_signatures(report, sig).items():
+    for metric, signature in significance.report_signatures(report, sig).items():
         st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)

@@ -5,11 +5,11 @@ import streamlit as st
 from mtdiag import charts
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
-from mtdiag.views import likeness
+from mtdiag.views import human
 
 current = state.current()
 report, ev = current.report, current.evalset
-st.title(likeness.VIEW.title)
+st.title(human.VIEW.title)
 st.caption("With several references, a good metric should score a human translation at least as high as the "
            "systems (ORANGE: how often; KING: how often above every system), and a human-like system should be as "
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
@@ -24,11 +24,11 @@ if section in ("likeness", "queen") and widgets.reference_needed(current):
 chosen: dict = {}
 
 if section == "likeness":
-    metrics = choices.choose(likeness.VIEW, "similarity", current, chosen, key="hl_metrics", help=None)
+    metrics = choices.choose(human.VIEW, "similarity", current, chosen, key="hl_metrics", help=None)
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.view(likeness.report_orange_king, spinner="Scoring each reference against the others (ORANGE/KING) …")(current, tuple(metrics))
+    result = state.view(human.report_orange_king, spinner="Scoring each reference against the others (ORANGE/KING) …")(current, tuple(metrics))
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}; pick a set with several (e.g. wmt21.en-de).")
@@ -40,7 +40,7 @@ if section == "likeness":
         widgets.table(table, key="hl_ok", name="orange_king")
         with st.container(border=True):
             st.markdown("**In plain words**")
-            for sentence in likeness.plain_words(result.table, len(ev.systems), ev):
+            for sentence in human.plain_words(result.table, len(ev.systems), ev):
                 st.markdown(f"- {escape_markdown(sentence)}")
         left, right = st.columns(2)
         widgets.chart(current, "orange", metrics, lambda: charts.likeness_bars(table, "orange", "metric", "ORANGE", 0.5),
@@ -54,13 +54,13 @@ if section == "likeness":
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
-    metrics = choices.choose(likeness.VIEW, "similarity", current, chosen, key="hl_queen_metrics", where=c1,
+    metrics = choices.choose(human.VIEW, "similarity", current, chosen, key="hl_queen_metrics", where=c1,
                              label="Metric set X", help=None)
-    pool = choices.choose(likeness.VIEW, "pool", current, chosen, key="hl_pool", where=c2)
+    pool = choices.choose(human.VIEW, "pool", current, chosen, key="hl_pool", where=c2)
     if not metrics:
         widgets.explain("Choose at least one metric.")
         st.stop()
-    result = state.view(likeness.report_queen, spinner="Scoring systems and references against each reference (QUEEN) …")(current, tuple(metrics), pool)
+    result = state.view(human.report_queen, spinner="Scoring systems and references against each reference (QUEEN) …")(current, tuple(metrics), pool)
     if result.explanation:
         widgets.explain(f"{result.explanation}. This set has {len(ev.ref_names)} reference"
                         f"{'s' if len(ev.ref_names) != 1 else ''}.")
@@ -76,22 +76,22 @@ elif section == "queen":
                           max_height=300)
 
 elif section == "errors":
-    if likeness.has_error_annotations(report):
-        level = choices.choose(likeness.VIEW, "level", current, chosen, key="hl_err_level", widget="segmented",
+    if human.has_error_annotations(report):
+        level = choices.choose(human.VIEW, "level", current, chosen, key="hl_err_level", widget="segmented",
                                help=None)
         st.subheader("Errors per system and category")
         st.caption("Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
                    "segments of the system; one column per severity.")
-        widgets.table(state.view(likeness.error_counts)(current, level), key="hl_err_counts", name="error_counts",
+        widgets.table(state.view(human.error_counts)(current, level), key="hl_err_counts", name="error_counts",
                       excel=True)
         st.subheader("Per rater")
-        raters = state.view(likeness.error_raters)(current)
+        raters = state.view(human.error_raters)(current)
         st.caption("Per rater and system: rated segments, errors, errors per 100 segments and the mean MQM score "
                    "(minus the summed error weights; a clean output scores 0)."
                    + (f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""))
         widgets.table(raters, key="hl_err_raters", name="error_raters", excel=True)
         st.subheader("Significance between systems, per category")
-        significance = state.view(likeness.error_significance,
+        significance = state.view(human.error_significance,
                                   spinner="Testing every pair of systems per category …")(current, level)
         attrs = significance.attrs
         st.caption(f"Exact paired permutation test (sign flip) of the per-segment error count over the segments "
@@ -110,13 +110,13 @@ elif section == "errors":
                "confidence set on the right; docs/spans.md) and those each imported metric predicted (e.g. xCOMET, "
                "uploaded under *Human error spans and metric scores*). Severity says what an error there would be; "
                "compare systems within one metric, not metrics with each other.")
-    threshold = choices.choose(likeness.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
+    threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
-    widgets.table(state.view(likeness.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",
+    widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",
                   excel=True)
 
 else:
-    if not likeness.has_human_scores(report):
+    if not human.has_human_scores(report):
         widgets.explain(
             "This data has no human scores for its systems, so there is nothing to correlate. Human scores are a "
             "TSV with `system`, `seg_id` (1-based) and a score column (`score` or `mqm_score`), e.g. the "
@@ -126,10 +126,10 @@ else:
     st.caption("Pearson and Kendall correlation; positive = agrees with the humans (lower-is-better metrics are "
                "negated). Segment level pools every rated (system, segment); system level compares each "
                "system's mean human score with its corpus score.")
-    widgets.table(state.view(likeness.human_agreement)(current).reset_index(), key="hl_agreement",
+    widgets.table(state.view(human.human_agreement)(current).reset_index(), key="hl_agreement",
                   name="human_agreement")
-    metric = choices.choose(likeness.VIEW, "metric", current, chosen, key="hl_metric", help=None)
-    segments, systems = state.view(likeness.human_points)(current, metric)
+    metric = choices.choose(human.VIEW, "metric", current, chosen, key="hl_metric", help=None)
+    segments, systems = state.view(human.human_points)(current, metric)
     left, right = st.columns(2)
     with left:
         st.markdown("**Segments**")
@@ -142,4 +142,4 @@ else:
                       key="hl_sys_scatter")
     st.subheader("Human ranking")
     st.caption("Mean human score per rated system (references included when rated), best first.")
-    widgets.table(state.view(likeness.human_ranking)(current).reset_index(), key="hl_ranking", name="human_ranking")
+    widgets.table(state.view(human.human_ranking)(current).reset_index(), key="hl_ranking", name="human_ranking")

@@ -14,7 +14,7 @@ Every user-derived string (test-set name, system and reference names, texts, fil
 (:func:`mtdiag.highlight.escape`; tables through pandas' escaping ``to_html``); texts with evidence are drawn by
 :mod:`mtdiag.highlight`, which escapes too; plotly figures come from :mod:`mtdiag.charts`, which escapes names and
 never puts one into a hover template. Nothing here computes a metric: the numbers are the report's, the
-significance :func:`mtdiag.compare.pairwise_significance`'s, the tables the views' (:mod:`mtdiag.views`).
+significance :func:`mtdiag.significance.pairwise_significance`'s, the tables the views' (:mod:`mtdiag.views`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Callable
 
 import pandas as pd
 
-from mtdiag import __version__, charts, compare, errorstats, highlight, triage, views
+from mtdiag import __version__, charts, significance, errorstats, highlight, triage, views
 from mtdiag.metrics import metric_info
 from mtdiag.spans import DEFAULT_THRESHOLD
 from mtdiag.tags import tag_labels, tag_summary
-from mtdiag.views import buckets, likeness, overview, segments
+from mtdiag.views import buckets, human, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
@@ -122,8 +122,8 @@ def _overview(report) -> str:
 def _significance(report, method: str, n: int | None, seed: int | None) -> str:
     if len(report.evalset.systems) < 2:
         return "<h2 id=\"significance\">Ranked significance</h2><p>One system: nothing to compare.</p>"
-    pairwise = compare.pairwise_significance(report, method, n, seed)
-    clusters = compare.ranked_clusters(report, pairwise)
+    pairwise = significance.pairwise_significance(report, method, n, seed)
+    clusters = significance.ranked_clusters(report, pairwise)
     attrs = pairwise.attrs
     parts = ["<h2 id=\"significance\">Ranked significance</h2>",
              f"<p>Per metric, systems best first; a system opens a new cluster when it is significantly worse than "
@@ -164,9 +164,9 @@ def _errors(report) -> str:
     ev = report.evalset
     counts = errorstats.category_counts(ev, "top")
     raters = errorstats.rater_table(ev)
-    significance = errorstats.category_significance(ev, "top")
-    attrs = significance.attrs
-    shown = significance[significance["significant"]]
+    category_tests = errorstats.category_significance(ev, "top")
+    attrs = category_tests.attrs
+    shown = category_tests[category_tests["significant"]]
     note = f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""
     return ('<h2 id="errors">Human errors per category and rater</h2>'
             "<p>Errors of every rater per system and top-level category; per_100: errors per 100 rated segments.</p>"
@@ -179,7 +179,7 @@ def _errors(report) -> str:
             f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
             + (_table(shown, places=4, name="significant_categories") if len(shown) else "")
             + '<details><summary class="small">every pair and category</summary>'
-            + _table(significance, places=4, name="category_tests") + "</details>")
+            + _table(category_tests, places=4, name="category_tests") + "</details>")
 
 
 def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
@@ -230,7 +230,7 @@ def _span_counts(report, threshold: float) -> str:
     return ('<h2 id="spans">Error spans per system and severity</h2>'
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
             f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
-            + _table(likeness.span_counts(report, threshold), name="span_counts"))
+            + _table(human.span_counts(report, threshold), name="span_counts"))
 
 
 def _has_tags(report) -> bool:
@@ -295,7 +295,7 @@ def _buckets_sections(report, view, writing: Writing) -> list[Section]:
     return [Section("buckets", "Buckets", _buckets(report))]
 
 
-def _likeness_sections(report, view, writing: Writing) -> list[Section]:
+def _human_sections(report, view, writing: Writing) -> list[Section]:
     sections = []
     if errorstats.has_annotations(report.evalset):
         writing.say("human error statistics")
@@ -326,7 +326,7 @@ def _view_sections(report, view, writing: Writing) -> list[Section]:
 
 SECTIONS: dict[str, Callable[..., list[Section]]] = {
     "overview": _overview_sections, "segments": _segments_sections, "buckets": _buckets_sections,
-    "likeness": _likeness_sections,
+    "human": _human_sections,
 }
 """The views whose sections the report writes in a form of its own (the others get :func:`_view_sections`)."""
 
@@ -344,7 +344,7 @@ def sections(report, writing: Writing) -> list[Section]:
 
 
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
-                n: int | None = None, seed: int | None = compare.DEFAULT_SEED,
+                n: int | None = None, seed: int | None = significance.DEFAULT_SEED,
                 progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD) -> str:
     """The whole report as one HTML document (see the module docstring): the header with the table of contents,
     every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the

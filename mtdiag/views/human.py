@@ -1,4 +1,4 @@
-"""The Human likeness & human scores page: ORANGE/KING per metric and QUEEN per system (:mod:`mtdiag.likeness`),
+"""The Human page (human scores and likeness): ORANGE/KING per metric and QUEEN per system (:mod:`mtdiag.likeness`),
 the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.human`), and what the
 metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
 statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
@@ -116,7 +116,7 @@ def _human_chart(which: int):
 
 
 VIEW = View(
-    name="likeness", title="Human likeness & human scores",
+    name="human", title="Human scores & likeness",
     help="ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006), agreement of every metric with human "
          "scores, the human error statistics per category and rater, and the predicted error spans per system and "
          "severity",
