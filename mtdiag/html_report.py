@@ -129,9 +129,7 @@ def _significance(report, method: str, n: int | None, seed: int | None) -> str:
              f"<p>Per metric, systems best first; a system opens a new cluster when it is significantly worse than "
              f"the one above it (paired {'bootstrap' if method == 'bs' else 'approximate randomisation'}, "
              f"{attrs['n']:,} samples, p &lt; {attrs['alpha']}). The matrix gives the p-value of each pair.</p>"]
-    from mtdiag.export import pairwise_matrix
-
-    matrix = pairwise_matrix(pairwise)
+    matrix = significance.pairwise_matrix(pairwise)
     for metric, rows in clusters.groupby("metric", sort=False):
         info = metric_info(metric, report)
         rows = rows.assign(score=[info.format(v) for v in rows["score"]])

@@ -84,7 +84,7 @@ def run(args) -> str:
     frames = {}
     for table in tables:
         lacking = missing(report, table.needs)
-        frame = None if lacking else table.build(report, chosen)
+        frame = None if lacking else table.make(report, chosen)
         if frame is None:
             note(f"note: table {table.name} {lacking or 'is not given with these options'}")
         else:

@@ -508,17 +508,18 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
 BEST_STYLE = "background-color: rgba(37, 99, 235, 0.22); font-weight: 700;"
 
 
-def overview_styler(corpus: pd.DataFrame, best: pd.DataFrame, marks: pd.DataFrame):
-    """The corpus table as a pandas Styler: scores with their significance mark, the best per metric shaded.
-    (Sorting in the grid still uses the numbers.)"""
+def overview_styler(corpus: pd.DataFrame, best: dict, marks: dict):
+    """The corpus table (index system) as a pandas Styler: scores with their significance mark (``marks``: per metric
+    and system ``▲``/``▼``/``=``), the best per metric shaded (``best``: per metric its best systems). (Sorting in
+    the grid still uses the numbers.)"""
     styler = corpus.style
     for metric in corpus.columns:
         places = _info(metric).places
         for system in corpus.index:
-            mark = marks.at[system, metric]
+            mark = marks.get(metric, {}).get(system, "")
             styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",
                                    subset=pd.IndexSlice[[system], [metric]])
-    return styler.apply(lambda col: [BEST_STYLE if best.at[s, col.name] else "" for s in col.index], axis=0)
+    return styler.apply(lambda col: [BEST_STYLE if s in best.get(col.name, ()) else "" for s in col.index], axis=0)
 
 
 def overview_config(corpus: pd.DataFrame) -> dict:
@@ -526,6 +527,15 @@ def overview_config(corpus: pd.DataFrame) -> dict:
     for metric in corpus.columns:
         config[metric] = st.column_config.Column(metric_label(metric), help=metric_help(metric))
     return config
+
+
+def corpus_table(current: state.Current, frame: pd.DataFrame, *, key: str, params: Sequence) -> None:
+    """The Overview's corpus scores (its view's ``corpus`` table: ``system`` and a column per metric, what is best
+    and what is significant in its ``attrs``), styled (:func:`overview_styler`, built once per ``params``)."""
+    corpus = frame.set_index("system")
+    st.dataframe(state.memo("overview_styler", current.key, tuple(params),
+                            lambda: overview_styler(corpus, frame.attrs["best"], frame.attrs["marks"])),
+                 column_config=overview_config(corpus), key=key)
 
 
 # --------------------------------------------------------------------------------------------- sharing

@@ -277,32 +277,53 @@ class ViewOption:
         return values if self.many else value
 
 
-@dataclass(frozen=True)
-class Table:
-    """A named table of a view: ``build(report, chosen)`` returns it — a frame, or None when the choices made show
-    none (e.g. no baseline chosen). ``needs``: what the data must have for it (:data:`NEEDS`)."""
-
-    name: str
-    title: str
-    build: Callable[[Any, Chosen], pd.DataFrame | None]
-    needs: tuple[str, ...] = ()
+Caption = str | Callable[[Any, Chosen, Any], str]
 
 
 @dataclass(frozen=True)
-class Chart:
-    """A named chart of a view: ``build(report, chosen)`` returns a plotly figure (:mod:`mtdiag.charts`), or None
-    when the choices made show none."""
+class Shown:
+    """What a view shows by name — a table or a chart: ``build(report, chosen)`` makes it, or returns None when the
+    choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it (:data:`NEEDS`).
+    ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
+    it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
+    reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
+    text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
+    chosen and what was built (counts in a caption are then those of the frame shown)."""
 
     name: str
     title: str
     build: Callable[[Any, Chosen], Any]
     needs: tuple[str, ...] = ()
+    uses: tuple[str, ...] | None = None
+    caption: Caption = ""
+
+    def given(self, chosen: Chosen) -> dict[str, Any]:
+        """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen)."""
+        return dict(chosen) if self.uses is None else {name: chosen[name] for name in self.uses}
+
+    def make(self, report, chosen: Chosen) -> Any:
+        """``build`` on ``report`` with the options it reads (:meth:`given`)."""
+        return self.build(report, self.given(chosen))
+
+    def describe(self, report, chosen: Chosen, built: Any = None) -> str:
+        """The caption on ``report`` with ``chosen`` and what was built (plain text; "" when there is none)."""
+        return self.caption(report, self.given(chosen), built) if callable(self.caption) else self.caption
+
+
+@dataclass(frozen=True)
+class Table(Shown):
+    """A named table of a view (:class:`Shown`): a pandas frame."""
+
+
+@dataclass(frozen=True)
+class Chart(Shown):
+    """A named chart of a view (:class:`Shown`): a plotly figure of :mod:`mtdiag.charts`."""
 
 
 @dataclass(frozen=True)
 class View:
-    """One analysis of a report (see the module docstring). ``in_report``: whether the HTML report has a section
-    of it."""
+    """One analysis of a report (see the module docstring). ``about``: what the page says under its title, before any
+    choice (plain text; default: ``help``). ``in_report``: whether the HTML report has a section of it."""
 
     name: str
     title: str
@@ -312,12 +333,21 @@ class View:
     charts: tuple[Chart, ...] = ()
     needs: tuple[str, ...] = ()
     in_report: bool = True
+    about: str = ""
+
+    @property
+    def introduction(self) -> str:
+        """What the view is, as a sentence: ``about``, else ``help`` as a sentence."""
+        return self.about or self.help[0].upper() + self.help[1:] + "."
 
     def option(self, name: str) -> ViewOption:
         return next(o for o in self.options if o.name == name)
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
+
+    def chart(self, name: str) -> Chart:
+        return next(c for c in self.charts if c.name == name)
 
     def missing(self, report) -> str | None:
         """Why the view shows nothing on ``report`` (what the data lacks, or an option with nothing to offer), else
@@ -352,7 +382,7 @@ class View:
         out = {}
         for table in self.tables:
             if missing(report, table.needs) is None:
-                frame = table.build(report, chosen)
+                frame = table.make(report, chosen)
                 if frame is not None:
                     out[table.name] = frame
         return out
@@ -362,7 +392,7 @@ class View:
         out = {}
         for chart in self.charts:
             if missing(report, chart.needs) is None:
-                figure = chart.build(report, chosen)
+                figure = chart.make(report, chosen)
                 if figure is not None:
                     out[chart.name] = figure
         return out

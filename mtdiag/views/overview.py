@@ -127,40 +127,90 @@ def _first_baseline(report, chosen) -> str:
     return report.evalset.systems[0] if len(report.evalset.systems) > 1 else NO_BASELINE
 
 
-def baseline_significance(report, chosen) -> pd.DataFrame | None:
-    """The paired test of every system against the chosen baseline (:func:`mtdiag.significance.significance`), None
-    without a baseline."""
-    if chosen["baseline"] in (None, NO_BASELINE):
+def baseline_significance(report, baseline: str | None, method: str) -> pd.DataFrame | None:
+    """The paired test of every system against ``baseline`` (:func:`mtdiag.significance.significance`, default
+    samples and seed; computed once per report, baseline and method), None without a baseline."""
+    if baseline in (None, NO_BASELINE):
         return None
     from mtdiag.significance import significance
 
-    return significance(report, chosen["baseline"], chosen["method"])
+    return report.context.memo(("overview", "significance", baseline, method),
+                               lambda: significance(report, baseline, method))
+
+
+def pairwise(report, method: str, metric: str) -> pd.DataFrame:
+    """Every pair of systems' paired test on ``metric`` (:func:`mtdiag.significance.pairwise_significance`, default
+    samples and seed; computed once per report, method and metric)."""
+    from mtdiag.significance import DEFAULT_SEED, pairwise_significance
+
+    return report.context.memo(("overview", "pairwise", method, metric),
+                               lambda: pairwise_significance(report, method, None, DEFAULT_SEED, metrics=[metric]))
 
 
 def clusters(report, chosen) -> pd.DataFrame:
     """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.significance.ranked_clusters` of
-    every pair's paired test, :func:`mtdiag.significance.pairwise_significance`)."""
-    from mtdiag.significance import DEFAULT_SEED, pairwise_significance, ranked_clusters
+    every pair's paired test, :func:`pairwise`)."""
+    from mtdiag.significance import ranked_clusters
 
-    pairwise = pairwise_significance(report, chosen["method"], None, DEFAULT_SEED, metrics=[chosen["rank_by"]])
-    return ranked_clusters(report, pairwise)
+    return ranked_clusters(report, pairwise(report, chosen["method"], chosen["rank_by"])).drop(columns="metric")
+
+
+def corpus_scores(report, chosen) -> pd.DataFrame:
+    """The corpus scores ranked by the chosen metric (``system`` and one column per metric), with what a reader sees
+    on them in ``attrs``: ``best`` — per metric the best systems (:func:`best_mask`) — and ``marks`` — per metric
+    and system ``▲``/``▼``/``=`` against the baseline (:func:`significance_marks`; empty without one)."""
+    corpus = ranked(report, chosen["rank_by"])
+    best = best_mask(corpus, report)
+    marks = significance_marks(corpus, baseline_significance(report, chosen["baseline"], chosen["method"]))
+    frame = corpus.reset_index()
+    frame.attrs["best"] = {m: [s for s in corpus.index if best.at[s, m]] for m in corpus.columns}
+    frame.attrs["marks"] = {m: {s: marks.at[s, m] for s in corpus.index if marks.at[s, m]} for m in corpus.columns}
+    return frame
 
 
 def _significance_table(report, chosen) -> pd.DataFrame | None:
-    sig = baseline_significance(report, chosen)
+    sig = baseline_significance(report, chosen["baseline"], chosen["method"])
     return None if sig is None else significance_table(sig)
+
+
+def signatures(report, chosen) -> pd.DataFrame:
+    """Per metric its signature (:func:`mtdiag.significance.report_signatures`: with the paired test's resampling
+    fields when a baseline is chosen)."""
+    from mtdiag.significance import report_signatures
+
+    found = report_signatures(report, baseline_significance(report, chosen["baseline"], chosen["method"]))
+    return pd.DataFrame({"metric": list(found), "signature": list(found.values())})
 
 
 def _corpus_bars(report, chosen):
     from mtdiag.charts import corpus_bars
 
     corpus = ranked(report, chosen["rank_by"])
-    return corpus_bars(corpus, best_mask(corpus, report), within=report)
+    sig = baseline_significance(report, chosen["baseline"], chosen["method"])
+    return corpus_bars(corpus, best_mask(corpus, report), None if sig is None else intervals(sig), within=report)
+
+
+def _pvalue_heatmap(report, chosen):
+    from mtdiag.charts import pvalue_heatmap
+    from mtdiag.significance import pairwise_matrix, ranked_clusters
+
+    tests = pairwise(report, chosen["method"], chosen["rank_by"])
+    ranked_systems = ranked_clusters(report, tests)
+    order = list(ranked_systems["system"])
+    matrix = pairwise_matrix(tests).loc[chosen["rank_by"]].reindex(index=order, columns=order)
+    return pvalue_heatmap(matrix, ranked_systems)
+
+
+def _bars_caption(report, chosen, figure) -> str:
+    return ("Error bars: 95% paired-bootstrap confidence intervals."
+            if chosen["baseline"] not in (None, NO_BASELINE) else "")
 
 
 VIEW = View(
     name="overview", title="Overview",
     help="every corpus score per system, the best per metric, significance against a baseline and ranked clusters",
+    about="One row per system, every corpus score. ↑ higher is better, ↓ lower is better; the best system per "
+          "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.",
     options=(
         ViewOption("rank_by", "Rank systems by", "the metric systems are ranked and clustered by",
                    choices=lambda report, chosen: ranking_metrics(report), default=first_metric(
@@ -171,10 +221,22 @@ VIEW = View(
         ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
     ),
     tables=(
-        Table("corpus", "Corpus scores", lambda report, chosen: ranked(report, chosen["rank_by"]).reset_index()),
-        Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report)),
-        Table("significance", "Significance against the baseline", _significance_table),
-        Table("clusters", "Ranked significance", clusters, needs=("two_systems",)),
+        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", "baseline", "method")),
+        Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report),
+              uses=()),
+        Table("significance", "Significance against the baseline", _significance_table, uses=("baseline", "method"),
+              caption="Every system against the baseline: its score, the 95% bootstrap interval, the difference "
+                      "(delta), p and whether it is significant (p < 0.05); better: +1 better, -1 worse."),
+        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=("method", "rank_by"),
+              caption="Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) "
+                      "than the one above it (WMT-style clusters); the matrix gives the p-value of every pair (row "
+                      "system tested against the column system)."),
+        Table("signatures", "Metric signatures", signatures, uses=("baseline", "method")),
     ),
-    charts=(Chart("corpus_bars", "Corpus scores", _corpus_bars),),
+    charts=(
+        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", "baseline", "method"),
+              caption=_bars_caption),
+        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",),
+              uses=("method", "rank_by")),
+    ),
 )
