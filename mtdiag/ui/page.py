@@ -37,6 +37,7 @@ class Page:
         self.report = self.current.report
         self.chosen: dict[str, Any] = {}
         self._record = None
+        self._problems: set[str] = set()  # the tables whose build said what the data lacks (shown once)
         record = st.session_state.get(RECORD)
         if isinstance(record, list):
             self._record = {"view": name, "chosen": self.chosen, "tables": {}, "charts": []}
@@ -49,9 +50,17 @@ class Page:
         st.title(self.view.title)
         st.caption(escape_markdown(self.view.introduction))
 
+    def notes(self) -> None:
+        """The view's notes (:attr:`mtdiag.views.View.notes`), each in an expander under its title."""
+        for title, text in self.view.notes:
+            with st.expander(escape_markdown(title)):
+                st.markdown(escape_markdown(text))
+
     def ready(self) -> bool:
         """True when the data has what the view needs; else one sentence saying what it lacks, and False (the layout
         stops)."""
+        if "references" in self.view.needs and widgets.reference_needed(self.current):
+            return False
         why = self.view.missing(self.report)
         if why:
             widgets.explain(escape_markdown(f"This page {why}." if why.startswith("needs") else why))
@@ -63,6 +72,18 @@ class Page:
         text = piece.describe(self.report, self.chosen, built)
         if text:
             where.caption(escape_markdown(text))
+
+    # ------------------------------------------------------------------------------------------- one segment
+
+    def segment_detail(self, system: str, seg: int, threshold: float | None = None) -> views.SegmentDetail:
+        """One output's evidence (:func:`mtdiag.views.segment_detail`: texts, tokens, highlights, evidence tables),
+        cached; ``seg`` 0-based."""
+        args = (system, int(seg)) if threshold is None else (system, int(seg), threshold)
+        return state.view(views.segment_detail)(self.current, *args)
+
+    def tokens(self, side: str, seg: int) -> views.SideTokens:
+        """One text of a segment as tokens, for display (:func:`mtdiag.views.side_tokens`); ``seg`` 0-based."""
+        return views.side_tokens(self.report, side, int(seg))
 
     # ------------------------------------------------------------------------------------------- choices
 
@@ -85,12 +106,18 @@ class Page:
 
     def frame(self, name: str, *, spinner: str | bool = False) -> pd.DataFrame | None:
         """The view's table ``name`` on this run's data with the options chosen so far (cached; None when the data
-        lacks what it needs or the choices show none)."""
+        lacks what it needs or the choices show none; a ``ValueError`` of the build is shown as one message)."""
         table = self.view.table(name)
         if views.missing(self.report, table.needs):
             return None
         given = table.given(self.chosen)
-        frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
+        try:
+            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
+        except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
+            if name not in self._problems:
+                self._problems.add(name)
+                st.error(escape_markdown(str(error)), icon=":material/error:")
+            return None
         if self._record is not None and frame is not None:
             self._record["tables"][name] = frame
         return frame
@@ -105,6 +132,11 @@ class Page:
         return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
                           lambda: chart.make(self.report, given))
 
+    def detail(self, name: str, *args, **kwargs) -> Any:
+        """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``) on this run's
+        report with ``args``, cached per data, options and arguments."""
+        return state.view(self.view.details[name], name=f"{self.view.name}.{name}")(self.current, *args, **kwargs)
+
     def table(self, name: str, *, key: str, title: bool = True, caption: bool = True, where=st,
               spinner: str | bool = False, empty: str | None = None, **kwargs) -> int | None:
         """Draw the view's table ``name``: its title (``title``), its caption (``caption``) and the grid with its
@@ -116,6 +148,8 @@ class Page:
             if title:
                 st.subheader(table.title)
             frame = self.frame(name, spinner=spinner)
+            if frame is None and name in self._problems:
+                return None
             if frame is None:
                 lacking = views.missing(self.report, table.needs)
                 widgets.explain(escape_markdown(empty or (f"This table {lacking}." if lacking

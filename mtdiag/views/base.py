@@ -18,7 +18,7 @@ Two rules every view follows are kept here once: :func:`default_metric` (the met
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -323,7 +323,12 @@ class Chart(Shown):
 @dataclass(frozen=True)
 class View:
     """One analysis of a report (see the module docstring). ``about``: what the page says under its title, before any
-    choice (plain text; default: ``help``). ``in_report``: whether the HTML report has a section of it."""
+    choice (plain text; default: ``help``). ``in_report``: whether the HTML report has a section of it.
+    ``details``: what the page opens from a selected row, by name — functions of the report and the row's keys (the
+    segments an n-gram occurs in, its highlights, two outputs' differences) that no table holds; the page calls
+    them through the registry too (the command line and the report show tables and charts only). ``notes``:
+    ``(title, text)`` pairs of prose a reader may open beside the tables (plain text; the page and the report
+    show them)."""
 
     name: str
     title: str
@@ -334,6 +339,8 @@ class View:
     needs: tuple[str, ...] = ()
     in_report: bool = True
     about: str = ""
+    details: Mapping[str, Callable[..., Any]] = field(default_factory=dict, compare=False)
+    notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def introduction(self) -> str:
@@ -404,6 +411,11 @@ class View:
 def systems(report, chosen: Chosen) -> list[str]:
     """The report's systems."""
     return list(report.evalset.systems)
+
+
+SYSTEMS = ViewOption("systems", "Systems", "the systems whose rows are listed", choices=systems, many=True,
+                     default=systems)
+"""The systems a table lists (every system by default): one option, the same on every page that filters by system."""
 
 
 def other_system(of: str) -> Callable[[Any, Chosen], list[str]]:
