@@ -17,6 +17,7 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
+from mtdiag.needs import NEEDS, lacking
 from mtdiag.metrics import Metric, MetricResult, ScoringContext, Signature, create_metric, metric_classes, metric_info
 from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
 
@@ -108,16 +109,8 @@ def no_metric_reason(evalset: EvalSet) -> str:
 
 def missing_input(evalset: EvalSet, name: str) -> str | None:
     """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
-    info = metric_classes(evalset)[name].info
-    if info.needs_terms and (evalset.terms is None or len(evalset.terms) == 0):
-        return "term annotations (--terms)"
-    if info.needs_source and "src" not in evalset.segments.columns:
-        return "the source (--src)"
-    if info.needs_references and not evalset.has_references:
-        return "a human reference (--ref)"
-    if len(evalset.systems) < info.min_systems:
-        return f"at least {info.min_systems} system outputs"
-    return None
+    absent = lacking(evalset, None, metric_classes(evalset)[name].info.needs)
+    return None if not absent else f"{NEEDS[absent[0]].what} ({NEEDS[absent[0]].given})"
 
 
 @dataclass(frozen=True)

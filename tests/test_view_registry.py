@@ -126,8 +126,9 @@ def test_a_registered_view_has_a_report_section_and_an_entry_in_its_contents(len
     report = evaluate(evalset_from_lists(refs, {"short": ["a b", "e", "g"], "long": ["a b c d e", "e f g", "g h i j"]}))
     page = html_report(report, top=2, n=50)
     contents = re.search(r"<nav>(.*?)</nav>", page).group(1)
-    assert re.findall(r'href="#(\w+)"', contents) == ["overview", "worst", "significance", "buckets", "spans",
-                                                       "lengths", "signatures"]
+    anchors = re.findall(r'href="#(\w+)"', contents)
+    assert anchors[:2] == ["overview", "worst"] and anchors[-1] == "signatures"  # what the report leads and ends with
+    assert "lengths" in anchors and 'id="lengths"' in page  # the new view's section, wherever the registry puts it
     section = page[page.index('<h2 id="lengths">'):page.index('<h2 id="signatures">')]
     assert "Words per system" in section and "Longest outputs" in section and section.count("plotly-graph-div") == 1
     assert re.search(r"<td>short</td>\s*<td>3</td>\s*<td>1\.3333</td>", section)  # (2 + 1 + 1) / 3 words

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from mtdiag import views
+from mtdiag import needs, views
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 
@@ -57,13 +57,20 @@ class Page:
                 st.markdown(escape_markdown(text))
 
     def ready(self) -> bool:
-        """True when the data has what the view needs; else one sentence saying what it lacks, and False (the layout
+        """True when the data has what the view needs; else what it lacks and how to give it, and False (the layout
         stops)."""
-        if "references" in self.view.needs and widgets.reference_needed(self.current):
+        absent = needs.lacking(self.report.evalset, self.report.metrics, self.view.needs)
+        if absent:
+            need = absent[0]
+            if need == "references":
+                widgets.reference_needed(self.current)
+            else:
+                widgets.explain(escape_markdown(needs.NEEDS[need].lacking() if need in needs.NEEDS
+                                                else f"This page {needs.missing_in(self.report, absent)}."))
             return False
-        why = self.view.missing(self.report)
+        why = self.view.missing(self.report)  # an option with nothing to offer
         if why:
-            widgets.explain(escape_markdown(f"This page {why}." if why.startswith("needs") else why))
+            widgets.explain(escape_markdown(why))
         return why is None
 
     def caption(self, name: str, built: Any = None, where=st) -> None:

@@ -5,10 +5,10 @@ A :class:`View` names itself (``name``, the page's address and the ``mtdiag view
 ``help``), declares the choices it takes (:class:`ViewOption`, like a metric's
 :class:`~mtdiag.metrics.OptionSpec`: the dashboard draws a widget from it and ``mtdiag view`` a flag, with the one
 default), the named tables it computes (:class:`Table`) and its charts (:class:`Chart`), and what the data must
-have (``needs``: a reference, two systems, human scores, …; :data:`NEEDS`). The dashboard's navigation and pages,
-the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and the page
-tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or writes
-HTML.
+have (``needs``: a reference, two systems, human scores, …; :data:`mtdiag.needs.NEEDS`). The dashboard's navigation
+and pages, the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and
+the page tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or
+writes HTML.
 
 Two rules every view follows are kept here once: :func:`default_metric` (the metric a view shows first) and
 :func:`preview` / :func:`for_table` (what a table cell shows of a long text; :func:`fit_lines` and
@@ -23,6 +23,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from mtdiag.needs import NEEDS, check_names
+from mtdiag.needs import missing_in as missing
 
 DEFAULT_METRICS = ("chrf", "bleu")
 """The metrics a page shows first, in order of preference: chrF (character n-gram F-score, robust on short and
@@ -122,47 +125,22 @@ def fit_lines(texts: pd.Series, width_px: float, lines: int) -> pd.Series:
 
 
 def has_human_scores(report) -> bool:
-    """True when the data has human scores for at least one of the report's systems."""
-    human = report.evalset.human
-    return human is not None and len(human) > 0 and bool(human["system"].isin(report.evalset.systems).any())
+    """True when the data has human scores for at least one of the report's systems (:data:`mtdiag.needs.NEEDS`)."""
+    return NEEDS["human"].test(report.evalset)
 
 
 def has_error_annotations(report) -> bool:
     """True when the data has human error annotations (MQM/ESA) with at least one error of a loaded system."""
-    from mtdiag.errorstats import has_annotations
-
-    return has_annotations(report.evalset)
+    return NEEDS["annotations"].test(report.evalset)
 
 
 def has_terms(report) -> bool:
     """True when the data has term occurrences and the term metrics were computed."""
-    terms = report.evalset.terms
-    return terms is not None and len(terms) > 0 and "term_exact" in report.metrics
+    return missing(report, TERMS) is None
 
 
-NEEDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "references": (lambda report: report.evalset.has_references, "a reference"),
-    "several_references": (lambda report: len(report.evalset.ref_names) >= 2, "two or more references"),
-    "two_systems": (lambda report: len(report.evalset.systems) >= 2, "two systems"),
-    "human": (has_human_scores, "human scores of its systems"),
-    "annotations": (has_error_annotations, "human error annotations (MQM/ESA) of its systems"),
-    "terms": (has_terms, "term annotations"),
-    "documents": (lambda report: "doc" in report.evalset.segments.columns, "document ids"),
-}
-"""What a view or a table may need of the data: a test on the report, and what it is called in a message."""
-
-
-def missing(report, needs: Sequence[str]) -> str | None:
-    """What of ``needs`` the report's data lacks, as ``needs …`` (None when it has everything). A need is a key of
-    :data:`NEEDS`, or ``metric:NAME``: the report computed metric ``NAME``."""
-    lacking = []
-    for need in needs:
-        if need.startswith("metric:"):
-            if need.split(":", 1)[1] not in report.metrics:
-                lacking.append(f"the {need.split(':', 1)[1]} scores")
-        elif not NEEDS[need][0](report):
-            lacking.append(NEEDS[need][1])
-    return f"needs {' and '.join(lacking)}" if lacking else None
+TERMS = ("terms", "metric:term_exact")
+"""What the term views need: term occurrences, and the term metrics computed from them."""
 
 
 # ----------------------------------------------------------------------------------------------- declarations
@@ -198,6 +176,9 @@ class ViewOption:
     of: str = ""
     needs: tuple[str, ...] = ()
     empty: str = ""
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
 
     @property
     def flag(self) -> str:
@@ -283,7 +264,8 @@ Caption = str | Callable[[Any, Chosen, Any], str]
 @dataclass(frozen=True)
 class Shown:
     """What a view shows by name — a table or a chart: ``build(report, chosen)`` makes it, or returns None when the
-    choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it (:data:`NEEDS`).
+    choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it
+    (:data:`mtdiag.needs.NEEDS`).
     ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
     it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
     reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
@@ -296,6 +278,9 @@ class Shown:
     needs: tuple[str, ...] = ()
     uses: tuple[str, ...] | None = None
     caption: Caption = ""
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
 
     def given(self, chosen: Chosen) -> dict[str, Any]:
         """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen)."""
@@ -341,6 +326,9 @@ class View:
     about: str = ""
     details: Mapping[str, Callable[..., Any]] = field(default_factory=dict, compare=False)
     notes: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
 
     @property
     def introduction(self) -> str:
