@@ -86,7 +86,7 @@ def run(args) -> str:
         lacking = missing(report, table.needs)
         frame = None if lacking else table.make(report, chosen)
         if frame is None:
-            note(f"note: table {table.name} {lacking or 'is not given with these options'}")
+            note(f"note: table {table.name} {lacking or 'is not given: ' + table.why_empty(report, chosen)}")
         else:
             frames[table.name] = frame
     if args.format == "json":

@@ -145,11 +145,11 @@ class Page:
         return state.view(self.view.details[name], name=f"{self.view.name}.{name}")(self.current, *args, **kwargs)
 
     def table(self, name: str, *, key: str, title: bool = True, caption: bool = True, where=st,
-              spinner: str | bool = False, empty: str | None = None, **kwargs) -> int | None:
+              spinner: str | bool = False, **kwargs) -> int | None:
         """Draw the view's table ``name``: its title (``title``), its caption (``caption``) and the grid with its
         downloads (``VIEW_TABLE.csv``…; :func:`mtdiag.ui.widgets.table`, whose settings ``kwargs`` pass on).
-        Returns the selected row's position (``select=True``), else None; a table the data cannot give says why
-        (or ``empty``)."""
+        Returns the selected row's position (``select=True``), else None; a table the data or the choices cannot
+        give says why (:meth:`mtdiag.views.Table.why_empty`)."""
         table = self.view.table(name)
         with _inside(where):
             if title:
@@ -159,8 +159,8 @@ class Page:
                 return None
             if frame is None:
                 lacking = views.missing(self.report, table.needs)
-                widgets.explain(escape_markdown(empty or (f"This table {lacking}." if lacking
-                                                          else "Nothing to show with these choices.")))
+                widgets.explain(escape_markdown(f"This table {lacking}." if lacking
+                                                else table.why_empty(self.report, self.chosen)))
                 return None
             if caption:
                 self.caption(name, frame)

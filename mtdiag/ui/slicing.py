@@ -42,6 +42,12 @@ def open_slice(expression: str) -> None:
     st.session_state[_PENDING] = expression
 
 
+def within(where: str, expression: str) -> str:
+    """The expression that selects ``expression``'s segments inside the slice ``where`` (a slice found on a slice is
+    the intersection of both; the whole set's when ``where`` is empty)."""
+    return f"({where}) and ({expression})" if where else expression
+
+
 def slice_link(view: str, expression: str, label: str, help: str | None = None) -> None:
     """A link to view ``view``'s page that opens it with ``expression`` in the slice box."""
     navigation.link_to(view, label, help=help, query_params={PARAMETER: expression})

@@ -122,6 +122,11 @@ def metric_help(metric: str) -> str:
     return f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})"
 
 
+def metric_value(metric: str, value) -> str:
+    """A score as people read it: the metric's places (:meth:`mtdiag.metrics.MetricInfo.format`)."""
+    return _info(metric).format(value)
+
+
 def number_format(metric: str) -> str:
     return f"%.{_info(metric).places}f"
 

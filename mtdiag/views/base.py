@@ -270,7 +270,8 @@ class Shown:
     it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
     reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
     text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
-    chosen and what was built (counts in a caption are then those of the frame shown)."""
+    chosen and what was built (counts in a caption are then those of the frame shown). ``empty``: why nothing is
+    shown when ``build`` returns None (plain text, or a function of the report and the options chosen)."""
 
     name: str
     title: str
@@ -278,6 +279,7 @@ class Shown:
     needs: tuple[str, ...] = ()
     uses: tuple[str, ...] | None = None
     caption: Caption = ""
+    empty: str | Callable[[Any, Chosen], str] = ""
 
     def __post_init__(self) -> None:
         check_names(self.needs)
@@ -293,6 +295,12 @@ class Shown:
     def describe(self, report, chosen: Chosen, built: Any = None) -> str:
         """The caption on ``report`` with ``chosen`` and what was built (plain text; "" when there is none)."""
         return self.caption(report, self.given(chosen), built) if callable(self.caption) else self.caption
+
+    def why_empty(self, report, chosen: Chosen) -> str:
+        """Why ``build`` gave nothing on ``report`` with ``chosen`` (plain text; a generic sentence when the
+        declaration says nothing)."""
+        text = self.empty(report, self.given(chosen)) if callable(self.empty) else self.empty
+        return text or "Nothing to show with these choices."
 
 
 @dataclass(frozen=True)

@@ -130,10 +130,18 @@ def _difference(report, chosen):
     return difference_area(segment_differences(report, a, b, chosen["metric"]), a, b, seg_ids=report.evalset.seg_ids)
 
 
+SEGMENTS_CAPTION = ("Largest difference of the two outputs' problem scores first (each output's badness among every "
+                    "output of this set, as in the Segments queue): one output fine and the other bad comes first, not "
+                    "a two-word greeting whose single-metric score swings from 0 to 100. 'closer' names the output the "
+                    "chosen metric puts closer to the reference(s); the chart shows that metric's advantage per "
+                    "segment.")
+
 VIEW = View(
     name="compare", title="Compare",
     help="two systems: every metric's difference with its paired test, and the segments where their outputs "
          "differ most",
+    about="Two systems side by side: the difference of every metric with its paired test, the segments where their "
+          "outputs differ most, and both outputs of a segment with their differences marked.",
     needs=("two_systems",),
     options=(
         ViewOption("a", "System A", choices=systems),
@@ -147,10 +155,15 @@ VIEW = View(
     ),
     tables=(
         Table("metrics", "Per metric", lambda report, chosen: metric_differences(report, chosen["a"], chosen["b"],
-                                                                                chosen["method"])),
+                                                                                chosen["method"]),
+              uses=("a", "b", "method"),
+              caption="difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
+                      "the metric prefers (p < 0.05: significant)."),
         Table("segments", "Segments where they differ most",
-              lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"])),
+              lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"]),
+              uses=("a", "b", "metric"), caption=SEGMENTS_CAPTION),
     ),
-    charts=(Chart("difference", "Advantage per segment", _difference),),
+    charts=(Chart("difference", "Advantage per segment", _difference, uses=("a", "b", "metric")),),
+    details={"differences": hypothesis_diff},
     in_report=False,
 )

@@ -225,6 +225,7 @@ VIEW = View(
         Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report),
               uses=()),
         Table("significance", "Significance against the baseline", _significance_table, uses=("baseline", "method"),
+              empty="Choose a baseline to test every system against it.",
               caption="Every system against the baseline: its score, the 95% bootstrap interval, the difference "
                       "(delta), p and whether it is significant (p < 0.05); better: +1 better, -1 worse."),
         Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=("method", "rank_by"),

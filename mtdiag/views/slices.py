@@ -10,7 +10,7 @@ from mtdiag.slices import CORRECTIONS, find_slices
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
 
-__all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "finder_metrics", "found_slices", "within"]
+__all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "finder_metrics", "found_slices"]
 
 
 def finder_metrics(report) -> list[str]:
@@ -26,12 +26,6 @@ def found_slices(report, a: str, b: str, metric: str, min_size: int, correction:
     return find_slices(report, a, b, metric, min_size=min_size, correction=correction)
 
 
-def within(where: str, expression: str) -> str:
-    """The expression that selects ``expression``'s segments inside the slice ``where`` (a slice found on a slice
-    is the intersection of both; the whole set's when ``where`` is empty)."""
-    return f"({where}) and ({expression})" if where else expression
-
-
 # ----------------------------------------------------------------------------------------------- the view
 
 
@@ -40,10 +34,24 @@ def min_size(report) -> int:
     return min(DEFAULT_MIN_SIZE, max(1, report.evalset.n_segments // 4))
 
 
+def _caption(report, chosen, frame) -> str:
+    info, a, b = frame.attrs, chosen["a"], chosen["b"]
+    label = metric_info(chosen["metric"], report).arrow_label
+    return (f"{info['tried']:,} slices tried on {info['segments']:,} segments; {info['significant']:,} significant "
+            f"after {CORRECTIONS[chosen['correction']]} (corrected p < 0.05). On all {info['segments']:,} segments: "
+            f"{a} {info['score_a']:.2f}, {b} {info['score_b']:.2f} {label}. Largest difference first among the "
+            "significant, then the others; score_a is A's, score_b is B's. Each expression, given to --where or the "
+            "slice box, selects exactly its segments.")
+
+
 VIEW = View(
     name="slices", title="Slice finder",
     help="where two systems differ most: candidate slices ranked, each the expression that defines it, with "
          "paired p-values corrected for the slices tried",
+    about="Where do two systems differ most? Every bucket, label value, flag, human score band and error category, "
+          "and their pairwise intersections, are tried as slices; on each, both systems' corpus scores and the "
+          "paired bootstrap p-value, corrected for the number of slices tried. Each slice is the expression that "
+          "defines it: open it and every page shows that slice.",
     needs=("two_systems",),
     options=(
         ViewOption("a", "System A", choices=systems),
@@ -58,6 +66,7 @@ VIEW = View(
                    choices=tuple(CORRECTIONS), default=DEFAULT_CORRECTION, describe=CORRECTIONS),
     ),
     tables=(Table("slices", "Slices where they differ most", lambda report, chosen: found_slices(
-        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"])),),
+        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"]),
+        caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
     in_report=False,
 )

@@ -50,8 +50,7 @@ else:
 
 left, right = st.columns([2, 3])
 page.table("best", key="ov_best", where=left)
-page.table("significance", key="ov_sig", where=right, max_height=420,
-           empty="Choose a baseline to test every system against it.")
+page.table("significance", key="ov_sig", where=right, max_height=420)
 with st.expander(page.view.table("signatures").title):
     for metric, signature in zip(signatures["metric"], signatures["signature"]):
         st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)
