@@ -25,13 +25,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, export, highlight, triage
+from mtdiag import export, highlight, views
 from mtdiag.api import NO_REFERENCE
-from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state, tagging
-from mtdiag import views
-from mtdiag.views import segments
-from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
+from mtdiag.views import MetricInfo, SegmentDetail, flag_columns, metric_info
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -106,7 +103,7 @@ def _info(metric: str) -> MetricInfo:
 
 def is_metric(column: str) -> bool:
     """Whether ``column`` names a metric: registered, or imported by this session's data."""
-    return column in metric_classes(state.current_report())
+    return views.is_metric(column, state.current_report())
 
 
 def metric_label(metric: str, arrow: bool = True) -> str:
@@ -138,15 +135,14 @@ def column_config(frame: pd.DataFrame) -> dict:
         if is_metric(column):
             config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
                                                            format=number_format(column))
-        elif column in checks.REGISTRY:
-            flag = checks.REGISTRY[column]
-            config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
+        elif views.is_flag(column):
+            config[column] = st.column_config.CheckboxColumn(views.flag_label(column), help=views.flag_help(column))
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
                                                            help="positive: NEVA > WAFT (shared n-grams, not the references' order; see the WAFT vs NEVA page)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
-                                                             width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
+                                                             width=PROBLEM_WIDTH, help=views.PROBLEM_TEXT)
         elif column == "human":
             config[column] = st.column_config.NumberColumn("human", format="%.2f",
                                                            help="the human score of this output (as loaded)")
@@ -294,6 +290,8 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
+    frame = frame.assign(**{c: frame[c].str.replace(",", ", ") for c in ("flags", "critical")  # wrap at the names
+                            if c in frame.columns and pd.api.types.is_string_dtype(frame[c])})
     cfg = column_config(frame)
     cfg.update(config or {})
     shown = frame
@@ -424,26 +422,25 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
         parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
         parts.append(f"human {row['human']:g}")
-    fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
+    fired = [views.flag_label(f) for f in flags if bool(row[f])]
     if fired:
         parts.append("flags: " + ", ".join(fired))
     return " · ".join(parts)
 
 
-def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str,
-                threshold: float) -> None:
-    """One source with every system: the source and every reference, then every system's output
+def source_view(page, seg_id: int, selected: str | None = None, *, key: str, threshold: float) -> None:
+    """One source with every system (the Segments page's :class:`~mtdiag.ui.page.Page`: its view's ``source``,
+    ``sort_keys`` and ``score_columns`` details): the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables
     (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
-    ``threshold`` (the view option :data:`mtdiag.views.detail.SPAN_THRESHOLD`)."""
-    report, ev = current.report, current.evalset
+    ``threshold`` (the view option :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg_id`` is 1-based."""
+    ev = page.current.evalset
     seg = int(seg_id) - 1
-    keys = segments.sort_keys(report)
-    sort_by = select("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
+    sort_by = select("Sort systems by", page.detail("sort_keys"), key=f"{key}_sort", format_func=sort_label,
                      help="worst first by this score (direction-aware)")
-    rows = state.view(segments.source_view)(current, int(seg_id), sort_by)
+    rows = page.detail("source", int(seg_id), sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
     else:
@@ -451,11 +448,11 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     st.markdown(f"#### Segment {segment_number(seg)} · {highlight.escape_markdown(selected)}")
     st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
-    flags = checks.flag_columns(rows)
+    flags = flag_columns(rows)
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{segment_number(seg)}_systems",
-          column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
+          column_order=[c for c in ["system", "flags", "problem", "human", *page.detail("score_columns"), *flags]
                         if c in rows.columns])
-    details = {s: state.view(segment_detail)(current, s, seg, threshold) for s in rows["system"]}
+    details = {s: page.segment_detail(s, seg, threshold) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
@@ -493,8 +490,8 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
     parts = []
     for seg in segments[:limit]:
         hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
-        hyp_tokens = side_tokens(current.report, system, seg).shown
-        ref_tokens = side_tokens(current.report, ref, seg).shown
+        hyp_tokens = views.side_tokens(current.report, system, seg).shown
+        ref_tokens = views.side_tokens(current.report, ref, seg).shown
         block = [f'<div class="mtd-note">segment {segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))

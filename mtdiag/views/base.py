@@ -161,7 +161,9 @@ class ViewOption:
     value or a function of (report, chosen); None is the first choice. ``empty``: why the view shows nothing when
     no choice is offered (e.g. a metric it needs was not computed). ``of``: what the values are, for how they read
     (``metric``: metric names). ``needs``: what the data must have for the option to apply (:data:`NEEDS`; two
-    systems for a second system): without it the option is left out, its value None."""
+    systems for a second system): without it the option is left out, its value None. ``check``: for a free value
+    (a text), a test that raises ``ValueError`` with a one-line reason when the value cannot be used (a search
+    pattern that is no regular expression): the command line refuses it, a page says why and uses the default."""
 
     name: str
     label: str
@@ -176,6 +178,7 @@ class ViewOption:
     of: str = ""
     needs: tuple[str, ...] = ()
     empty: str = ""
+    check: Callable[[Any], None] | None = None
 
     def __post_init__(self) -> None:
         check_names(self.needs)
@@ -245,6 +248,11 @@ class ViewOption:
             return self.default_for(report, chosen)
         offered = self.offered(report, chosen)
         values = list(value) if self.many else [value]
+        if self.check is not None:
+            try:
+                self.check(value)
+            except ValueError as error:
+                raise ValueError(f"{self.flag} {value!r}: {error}") from None
         if offered is not None:
             for v in values:
                 if v not in offered:
