@@ -88,6 +88,14 @@ class Page:
         args = (system, int(seg)) if threshold is None else (system, int(seg), threshold)
         return state.view(views.segment_detail)(self.current, *args)
 
+    def position(self, seg_id) -> int:
+        """The 0-based position in this run's report of the segment a table names ``seg_id`` (its id in the set)."""
+        return views.position(self.report, int(seg_id))
+
+    def positions(self, seg_ids) -> list[int]:
+        """:meth:`position` of each id."""
+        return [int(p) for p in views.positions(self.report, list(seg_ids))]
+
     def tokens(self, side: str, seg: int) -> views.SideTokens:
         """One text of a segment as tokens, for display (:func:`mtdiag.views.side_tokens`); ``seg`` 0-based."""
         return views.side_tokens(self.report, side, int(seg))

@@ -6,10 +6,10 @@ input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners
 :func:`md` (:func:`mtdiag.highlight.escape_markdown`). Select-box and multiselect *options* are shown as plain text
 by Streamlit and need nothing.
 
-Segment numbers: the core counts segments from 0 (``seg``), and a view's ``seg_id`` is that position from 1; people
-see the segment's id in the whole set (:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id``
-of terms and human-score TSVs — in a slice the original segment's, not its place in the slice).
-:func:`segment_number` converts one number and :func:`for_display` a table, at the display edge only.
+Segment numbers: the core counts segments from 0 (``seg``); people see the segment's id in the whole set
+(:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id`` of terms and human-score TSVs — in a
+slice the original segment's, not its place in the slice). A view's tables already name segments so
+(:func:`mtdiag.views.with_set_ids`); :func:`segment_number` converts one position for a caption.
 
 A widget's ``format_func`` stays in the session's widget state for the life of the session (Streamlit keeps it
 with the widget): pages pass a dict's ``__getitem__`` or a function of this module, never a lambda defined in the
@@ -64,35 +64,6 @@ def _shown_ids(positions, ids: np.ndarray | None) -> np.ndarray:
 def segment_number(seg: int) -> int:
     """The id people see for this run's 0-based segment ``seg`` (module doc)."""
     return int(_shown_ids([int(seg)], _segment_ids())[0])
-
-
-def for_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as people see and download it: the 0-based ``seg`` column (or index) becomes ``seg_id``, a view's
-    ``seg_id`` (position from 1) and the 0-based segment lists of ``missed_in`` become the ids people see
-    (module doc: in a slice, the whole set's)."""
-    ids = _segment_ids()
-    sliced = ids is not None and not np.array_equal(ids, np.arange(1, len(ids) + 1))
-    if ("seg" not in frame.columns and "seg" not in frame.index.names and "missed_in" not in frame.columns
-            and not (sliced and "seg_id" in frame.columns)):
-        return frame
-    out = frame.copy()
-    if "seg_id" in out.columns and sliced:
-        out["seg_id"] = _shown_ids(out["seg_id"].to_numpy() - 1, ids)
-    if "seg" in out.columns:
-        out["seg"] = _shown_ids(out["seg"].to_numpy(), ids)
-        out = out.rename(columns={"seg": "seg_id"})
-    if "seg" in out.index.names:
-        out = out.rename_axis(index={"seg": "seg_id"})
-        if out.index.nlevels == 1:
-            out.index = pd.Index(_shown_ids(out.index.to_numpy(), ids), name="seg_id")
-        else:
-            level = out.index.names.index("seg_id")
-            values = out.index.levels[level].to_numpy()
-            out.index = out.index.set_levels(_shown_ids(values, ids), level=level)
-    if "missed_in" in out.columns:
-        out["missed_in"] = out["missed_in"].map(
-            lambda v: ", ".join(str(segment_number(int(s))) for s in str(v).split(", ") if s.strip()) if v else v)
-    return out
 
 
 def _info(metric: str) -> MetricInfo:
@@ -264,11 +235,10 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
     ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.views.segments.segment_export`: then
-    CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
-    ``column_order`` may name ``seg``."""
-    frame = tagging.with_tags_column(for_display(frame))
+    CSV, Excel and JSON)."""
+    frame = tagging.with_tags_column(frame)
     if column_order is not None:
-        column_order = ["seg_id" if c == "seg" else c for c in column_order]
+        column_order = list(column_order)
         if "tags" in frame.columns and "tags" not in column_order:
             column_order.insert(column_order.index("seg_id") + 1 if "seg_id" in column_order else 0, "tags")
     if download is not None:
@@ -428,19 +398,20 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
     return " · ".join(parts)
 
 
-def source_view(page, seg_id: int, selected: str | None = None, *, key: str, threshold: float) -> None:
+def source_view(page, seg: int, selected: str | None = None, *, key: str, threshold: float) -> None:
     """One source with every system (the Segments page's :class:`~mtdiag.ui.page.Page`: its view's ``source``,
     ``sort_keys`` and ``score_columns`` details): the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables
     (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
-    ``threshold`` (the view option :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg_id`` is 1-based."""
+    ``threshold`` (the view option :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg`` is the segment's 0-based
+    position."""
     ev = page.current.evalset
-    seg = int(seg_id) - 1
+    seg = int(seg)
     sort_by = select("Sort systems by", page.detail("sort_keys"), key=f"{key}_sort", format_func=sort_label,
                      help="worst first by this score (direction-aware)")
-    rows = page.detail("source", int(seg_id), sort_by)
+    rows = page.detail("source", seg + 1, sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
     else:

@@ -274,8 +274,6 @@ VIEW = View(
           "with every system's output.",
     options=(
         SYSTEMS,
-        ViewOption("flags", "Flags (any of)", "only the outputs where any of these checks fired", choices=_flags,
-                   many=True, default=(), describe=flag_label),
         ViewOption("doc", "Document", "only the segments of this document", choices=_documents,
                    needs=("documents",)),
         ViewOption("search", "Search source, references and outputs (regular expression)",
@@ -284,6 +282,8 @@ VIEW = View(
         ViewOption("mt_order", "MT-only n-grams of order", "Flag outputs containing an n-gram the system uses ≥ 2 "
                    "times and the human translation (first reference) never uses.", choices=tuple(ORDERS), type=int,
                    describe=ORDERS, needs=("references",)),
+        ViewOption("flags", "Flags (any of)", "only the outputs where any of these checks fired", choices=_flags,
+                   many=True, default=(), describe=flag_label),
         ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
                    "source (its worst system), then every pair in order. On: every pair in problem order "
                    "(`mtdiag triage --strict`).", type=bool, default=False),

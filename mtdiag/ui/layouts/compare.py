@@ -38,7 +38,7 @@ text = st.column_config.TextColumn
 picked = page.table(
     "segments", key="cmp_segs", title=False, caption=False, select=True, max_height=MAX_HEIGHT,
     row_height=ROW_HEIGHT,
-    column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
+    column_order=["seg_id", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
                   f"hyp {b}"],
     config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts closer to the reference"
                                           + ("" if ev.has_references else " (without one: to the other systems)")),
@@ -53,7 +53,7 @@ picked = page.table(
 
 if len(segs):
     row = segs.iloc[picked if picked is not None else 0]
-    seg = int(row["seg"])
+    seg = page.position(row["seg_id"])
     st.markdown(f"**Segment {widgets.segment_number(seg)}**"
                 + ("" if picked is not None else " — the largest difference; select another row in the table"))
     ta, tb, spans_a, spans_b = page.detail("differences", a, b, seg)

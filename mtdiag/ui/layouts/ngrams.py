@@ -35,7 +35,7 @@ if against == "system":
         st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** in "
                     f"{highlight.escape_markdown(owner)}'s output")
         widgets.html(highlight.render_legend(["ngram"]))
-        widgets.segment_list(page.current, owner, [int(x) for x in gram["segments"]], ref=counterpart,
+        widgets.segment_list(page.current, owner, page.positions(gram["segments"]), ref=counterpart,
                              spans_for=lambda seg: page.detail("highlights", owner, seg, gram["ngram"], ref=counterpart))
     else:
         widgets.explain("Select an n-gram in the table to list the segments that contain it.")
@@ -49,7 +49,7 @@ picked = page.table("ngrams", key=f"ng_table_{kind}", title=False, select=True, 
                     column_order=[c for c in rows.columns if c != "segments"])
 if picked is not None:
     gram = rows.iloc[picked]
-    segments = [int(s) for s in gram["segments"]]
+    segments = page.positions(gram["segments"])
     st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)}; "
                 f"HT {gram['ht_count']}×, {highlight.escape_markdown(system)} {gram['mt_count']}×)")
     if any(w in ("<UNK>", "<PUNC>") for w in gram["ngram"].split()):

@@ -48,7 +48,7 @@ if view_as == "pairs":
                         download=page.frame("export"))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
-        selected_seg, selected_system = int(row["seg_id"]), str(row["system"])
+        selected_seg, selected_system = page.position(row["seg_id"]), str(row["system"])
 else:
     page.choose("sort_sources", key="seg_src_sort", widget="radio", horizontal=True, help=None)
     shown = page.frame("sources")
@@ -67,7 +67,7 @@ else:
                         download=page.frame("export"))
     if len(shown):
         row = shown.iloc[picked if picked is not None else 0]
-        selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])
+        selected_seg, selected_system = page.position(row["seg_id"]), str(row["worst_system"])
 
 if documents:
     with st.expander(page.view.table("documents").title):

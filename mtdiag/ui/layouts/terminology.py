@@ -27,7 +27,7 @@ shown = page.frame("occurrences")
 picked = page.table("occurrences", key="tm_occ", title=False, select=True, max_height=300)
 if len(shown):
     row = shown.iloc[picked if picked is not None else 0]
-    seg = int(row["seg"])
+    seg = page.position(row["seg_id"])
     hyp_spans, ref_spans, correct = page.detail("spans", system, seg, row["src_term"], row["tgt_terms"],
                                                 int(row["k"]), window)
     st.markdown(f"**Segment {widgets.segment_number(seg)}: “{highlight.escape_markdown(row['src_term'])}” → "

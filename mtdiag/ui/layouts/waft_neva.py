@@ -23,7 +23,7 @@ picked = page.table("segments", key="wn_table", title=False, select=True, max_he
                     column_order=["system", "seg_id", "waft", "neva", "neva_minus_waft", "word_order", "hyp"])
 if len(frame):
     row = frame.iloc[picked if picked is not None else 0]
-    system, seg = str(row["system"]), int(row["seg"])
+    system, seg = str(row["system"]), page.position(row["seg_id"])
     detail = page.segment_detail(system, seg)
     best_ref, alignment = detail.facts.get("best_ref"), detail.table("alignment")
     st.markdown(f"**Alignment of segment {widgets.segment_number(seg)} ({highlight.escape_markdown(system)}) "
