@@ -374,8 +374,13 @@ def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
             if evidence.alignment:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(evidence.frame, key=f"{key}_{name}",
-                  name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
+            evidence_table(detail, name, key=f"{key}_{name}")
+
+
+def evidence_table(detail: SegmentDetail, name: str, *, key: str) -> None:
+    """One evidence table of one output (``alignment``, ``over``, ``terms``, …: :class:`mtdiag.views.SegmentDetail`)
+    with its downloads, named for the table, the system and the segment."""
+    table(detail.table(name), key=key, name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
 
 
 def sort_label(key: str) -> str:

@@ -32,7 +32,7 @@ if len(frame):
     widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
     widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
     with st.expander("Alignment table"):
-        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{widgets.segment_number(seg)}")
+        widgets.evidence_table(detail, "alignment", key="wn_align")
 
 st.subheader(page.view.chart("op_bars").title)
 page.chart("op_bars", key="wn_ops")
