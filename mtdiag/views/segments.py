@@ -83,22 +83,6 @@ def queue_columns(report, columns: Sequence[str]) -> list[str]:
     return [c for c in order if c in columns]
 
 
-def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` — rows with a 1-based ``seg_id`` and, for (system, segment) pairs, a ``system`` — with the full
-    texts appended, as the segment export names them (:func:`segment_export`): ``src``, one
-    ``ref:NAME`` per reference, and ``hyp`` (the row's system's output) when there is a ``system`` column."""
-    evalset = report.evalset
-    seg = frame["seg_id"].to_numpy() - 1
-    texts = {"src": evalset.src.astype(str).to_numpy()[seg]}
-    for ref in evalset.ref_names:
-        texts[f"ref:{ref}"] = evalset.refs[ref].astype(str).to_numpy()[seg]
-    if "system" in frame.columns:
-        hyps = evalset.hyps.astype(str)
-        column = {s: i for i, s in enumerate(hyps.columns)}
-        texts["hyp"] = hyps.to_numpy()[seg, frame["system"].map(column).to_numpy()]
-    return frame.reset_index(drop=True).assign(**texts)
-
-
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """The segment export: ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
     current view; all pairs when None) — with every reference added after the source, written by
@@ -124,7 +108,8 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
 
 def sources(report) -> pd.DataFrame:
     """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
-    worst_system, worst_problem``, hardest first) with ``doc`` (when present) and the full ``src``."""
+    worst_system, worst_problem``, hardest first) with ``doc`` (when present), the full ``src`` and one
+    ``ref:NAME`` per reference."""
     frame = triage.source_difficulty(report)
     evalset = report.evalset
     seg = frame["seg_id"].to_numpy() - 1
@@ -133,6 +118,8 @@ def sources(report) -> pd.DataFrame:
         frame.insert(position, "doc", evalset.segments["doc"].astype(str).to_numpy()[seg])
         position += 1
     frame.insert(position, "src", evalset.src.astype(str).to_numpy()[seg])
+    for i, ref in enumerate(evalset.ref_names):
+        frame.insert(position + 1 + i, f"ref:{ref}", evalset.refs[ref].astype(str).to_numpy()[seg])
     return frame
 
 
