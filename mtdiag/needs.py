@@ -108,5 +108,6 @@ def missing(evalset, metrics: Sequence[str] | None, needs: Iterable[str]) -> str
 
 
 def missing_in(report, needs: Iterable[str]) -> str | None:
-    """:func:`missing` on a report: its set and the metrics it computed."""
-    return missing(report.evalset, report.metrics, needs)
+    """:func:`missing` on a report: its set and the metrics it computed (nothing is read when ``needs`` is empty)."""
+    needs = tuple(needs)
+    return missing(report.evalset, report.metrics, needs) if needs else None

@@ -176,21 +176,22 @@ def _read_with_the_testset(args) -> set[Path]:
 
 
 def report(args, *, scoring: "Options | None" = None, before=None) -> tuple["Report", "Report"]:
-    """The one input path of a command (:mod:`mtdiag.inputs`): the test set (:func:`load`), its warnings on stderr,
-    its human scores (the folder's, or ``--human``), then the options (``scoring``, default :func:`options`) with
-    the metrics ``--where``'s flags read, the expression checked, scoring (on the Dask cluster of ``--dask``) and the
-    slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how many
+    """The one input path of a command (:mod:`mtdiag.inputs`): the test set (:func:`load`), its human scores (the
+    folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
+    warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
+    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how many
     segments the slice keeps goes to stderr. ``before(evalset)``: the command's own checks of the loaded set, before
     anything is scored."""
     from mtdiag import inputs
     from mtdiag.chunks import Execution
 
     scoring = scoring if scoring is not None else options(args)
+    where = getattr(args, "where", None)
     evalset = load(args)
-    print_warnings(evalset)
     if getattr(args, "human", None):
         evalset = inputs.with_human(evalset, args.human, limits=limits(args), say=note)
+    inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
+    print_warnings(evalset)
     if before is not None:
         before(evalset)
-    return inputs.report(evalset, scoring, getattr(args, "where", None),
-                         execution=Execution(dask=getattr(args, "dask", None)), say=note)
+    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note)

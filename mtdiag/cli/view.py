@@ -81,14 +81,16 @@ def _list(args) -> str:
     return "\n".join(lines)
 
 
-def computed(args, view, tables=None, *, given: Mapping | None = None, scoring=None, quiet: bool = False):
+def computed(args, view, tables=None, *, given: Mapping | None = None, scoring=None, quiet: bool = False,
+             before=None):
     """View ``view`` on the command's inputs (the one input path, :func:`mtdiag.cli.inputs.report`): (the report
     of ``--where``'s segments, the options chosen — the flags given, ``given`` over them, the page's defaults for
     the rest —, the frames of ``tables`` (default: every table) that the data and options give). A table left out
-    is named on stderr (not with ``quiet``)."""
+    is named on stderr (not with ``quiet``). ``scoring`` and ``before``: as :func:`mtdiag.cli.inputs.report`
+    takes them."""
     from mtdiag.views import missing
 
-    _, report = inputs.report(args, scoring=scoring)
+    _, report = inputs.report(args, scoring=scoring, before=before)
     why = view.missing(report)
     if why:
         raise CliError(f"view {view.name} {why}")

@@ -115,6 +115,14 @@ class Page:
 
     # ------------------------------------------------------------------------------------------- what it shows
 
+    def _with_defaults(self, piece) -> dict[str, Any]:
+        """The options chosen so far, with the view's default for each option ``piece`` reads that the page offers
+        no widget for (as ``mtdiag view`` takes the default of a flag not given)."""
+        for option in self.view.options:
+            if option.name not in self.chosen and (piece.uses is None or option.name in piece.uses):
+                self.chosen[option.name] = option.resolve(self.report, self.chosen)
+        return self.chosen
+
     def _piece(self, name: str):
         names = {t.name: t for t in self.view.tables} | {c.name: c for c in self.view.charts}
         return names[name]
@@ -125,7 +133,7 @@ class Page:
         table = self.view.table(name)
         if views.missing(self.report, table.needs):
             return None
-        given = table.given(self.chosen)
+        given = table.given(self._with_defaults(table))
         try:
             frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
         except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
@@ -143,7 +151,7 @@ class Page:
         chart = self.view.chart(name)
         if views.missing(self.report, chart.needs):
             return None
-        given = chart.given(self.chosen)
+        given = chart.given(self._with_defaults(chart))
         return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
                           lambda: chart.make(self.report, given))
 

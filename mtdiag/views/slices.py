@@ -7,6 +7,7 @@ import pandas as pd
 
 from mtdiag.metrics import metric_info
 from mtdiag.slices import CORRECTIONS, find_slices
+from mtdiag.significance import DEFAULT_SEED
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
 
@@ -19,11 +20,13 @@ def finder_metrics(report) -> list[str]:
     return [m for m in report.metrics if m in report.metric_objects and metric_info(m, report).has_direction]
 
 
-def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str) -> pd.DataFrame:
+def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str, samples: int | None = None,
+                 seed: int | None = DEFAULT_SEED) -> pd.DataFrame:
     """The candidate slices ranked by how much ``a`` and ``b`` differ there (:func:`mtdiag.slices.find_slices`:
-    enough bootstrap resamples for the number of slices tried, the default seed): ``expression``, ``size``, both scores, ``difference``, the
-    p-value and the corrected p-value; ``attrs`` as find_slices gives them."""
-    return find_slices(report, a, b, metric, min_size=min_size, correction=correction)
+    ``samples`` bootstrap resamples per slice — None: enough for the number of slices tried — drawn from
+    ``seed``): ``expression``, ``size``, both scores, ``difference``, the p-value and the corrected p-value;
+    ``attrs`` as find_slices gives them."""
+    return find_slices(report, a, b, metric, min_size=min_size, correction=correction, n=samples, seed=seed)
 
 
 # ----------------------------------------------------------------------------------------------- the view
@@ -64,9 +67,14 @@ VIEW = View(
                    maximum=lambda report: max(1, report.evalset.n_segments)),
         ViewOption("correction", "Correction", "the correction for the number of slices tried",
                    choices=tuple(CORRECTIONS), default=DEFAULT_CORRECTION, describe=CORRECTIONS),
+        ViewOption("samples", "Resamples", "bootstrap resamples per slice (default: enough for the slices tried, at "
+                   "least 1000: max(1000, 2 x slices / 0.05), so that the smallest possible p survives the "
+                   "correction)", type=int, minimum=1),
+        ViewOption("seed", "Seed", "the random seed of the bootstrap", type=int, default=DEFAULT_SEED),
     ),
     tables=(Table("slices", "Slices where they differ most", lambda report, chosen: found_slices(
-        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"]),
+        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"],
+        chosen["samples"], chosen["seed"]),
         caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
     in_report=False,
 )
