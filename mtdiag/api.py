@@ -166,6 +166,9 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
     processed once for all systems. ``progress(fraction, message)`` is called as the work advances.
 
+    ``options.metrics == ()`` asks for no score: the report then holds the set, the options and the scoring context
+    (tokens, n-gram tables) for what reads no score (the HT/MT n-gram tables, ORANGE/KING/QUEEN).
+
     ``execution`` (:class:`~mtdiag.chunks.Execution`) says how, never what: a set larger than one slice, or large
     enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
     the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.chunks`). A small set is
@@ -174,7 +177,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
-    if not names and (options.metrics is not None or evalset.has_references):
+    if not names and options.metrics is None and evalset.has_references:
         raise ValueError("no metric to compute: name at least one")
     known = metric_classes(evalset)
     for name in names:
@@ -189,7 +192,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
     if workers > 1:
         chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
-    if execution.dask or workers > 1 or evalset.n_segments > chunk:
+    if names and (execution.dask or workers > 1 or evalset.n_segments > chunk):
         stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
                                    [(name, metric.options) for name, metric in metric_objects.items()],
                                    replace(execution, chunk=chunk, workers=workers), progress)

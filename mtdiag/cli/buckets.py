@@ -45,9 +45,10 @@ def run(args) -> str:
         given.update(a=args.compare[0], b=args.compare[1])
     compare = "a" in given or "b" in given
     buckets = REGISTRY["buckets"]
+    report = view.evaluated(args, buckets)
     tables, tests = {}, {}
     for by in dimensions:
-        report, chosen, frames = view.computed(args, buckets, ["buckets"], given={**given, "by": by}, quiet=True)
+        _, frames = view.shown(args, buckets, report, ["buckets"], given={**given, "by": by}, quiet=True)
         tables[by] = _counted(args, report, by) if args.word_counts and by == "ref_freq" else frames["buckets"]
         if compare:
             tests[by] = _comparison(args, report, {**given, "by": by})

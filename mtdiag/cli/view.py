@@ -81,19 +81,23 @@ def _list(args) -> str:
     return "\n".join(lines)
 
 
-def computed(args, view, tables=None, *, given: Mapping | None = None, scoring=None, quiet: bool = False,
-             before=None):
-    """View ``view`` on the command's inputs (the one input path, :func:`mtdiag.cli.inputs.report`): (the report
-    of ``--where``'s segments, the options chosen — the flags given, ``given`` over them, the page's defaults for
-    the rest —, the frames of ``tables`` (default: every table) that the data and options give). A table left out
-    is named on stderr (not with ``quiet``). ``scoring`` and ``before``: as :func:`mtdiag.cli.inputs.report`
-    takes them."""
-    from mtdiag.views import missing
-
-    _, report = inputs.report(args, scoring=scoring, before=before)
+def evaluated(args, view, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp")):
+    """The report ``view`` is shown on: the command's inputs through the one input path
+    (:func:`mtdiag.cli.inputs.report`: ``scoring``, ``before`` and the input ``flags`` as it takes them), the report of
+    ``--where``'s segments; an error when the data lacks what the view needs."""
+    _, report = inputs.report(args, scoring=scoring, before=before, flags=flags)
     why = view.missing(report)
     if why:
         raise CliError(f"view {view.name} {why}")
+    return report
+
+
+def shown(args, view, report, tables=None, *, given: Mapping | None = None, quiet: bool = False):
+    """(the options chosen — the flags given, ``given`` over them, the page's defaults for the rest —, the frames of
+    ``tables`` (default: every table) that the data and options give) of ``view`` on ``report``. A table left out is
+    named on stderr (not with ``quiet``)."""
+    from mtdiag.views import missing
+
     chosen = view.resolve(report, {**arguments.view_options_given(args), **(given or {})})
     frames = {}
     for table in view.tables:
@@ -106,7 +110,13 @@ def computed(args, view, tables=None, *, given: Mapping | None = None, scoring=N
                 note(f"note: table {table.name} {lacking or 'is not given: ' + table.why_empty(report, chosen)}")
         else:
             frames[table.name] = frame
-    return report, chosen, frames
+    return chosen, frames
+
+
+def computed(args, view, tables=None, *, given: Mapping | None = None, quiet: bool = False, **taken):
+    """:func:`evaluated`, then :func:`shown`: (report, options chosen, frames)."""
+    report = evaluated(args, view, **taken)
+    return (report, *shown(args, view, report, tables, given=given, quiet=quiet))
 
 
 def run(args) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.human import human_agreement, human_ranking
+from mtdiag.metrics import metric_info
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
 from mtdiag.views.detail import SPAN_THRESHOLD
@@ -22,10 +23,12 @@ __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_signi
 
 
 def similarity_metrics(report) -> list[str]:
-    """The report's metrics ORANGE, KING and QUEEN can score references with
-    (:func:`mtdiag.likeness.likeness_metrics`), the terminology scores left out."""
-    allowed = likeness_metrics(report.evalset)
-    return [m for m in report.metrics if m in allowed and not m.startswith("term_")]
+    """The metrics ORANGE, KING and QUEEN can score references with on the report's set
+    (:func:`mtdiag.likeness.likeness_metrics`: they score references and outputs themselves, whether or not the
+    report computed them) — those that compare a text with a reference, the terminology scores left out."""
+    evalset = report.evalset
+    return [m for m in likeness_metrics(evalset)
+            if not m.startswith("term_") and "references" in metric_info(m, evalset).needs]
 
 
 def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -190,7 +193,7 @@ VIEW = View(
                    default=False),
         ViewOption("metric", "Metric", "the metric drawn against the human scores",
                    choices=lambda report, chosen: list(report.metrics), of="metric",
-                   default=lambda report, chosen: default_metric(report.metrics)),
+                   default=lambda report, chosen: default_metric(report.metrics), needs=("human",)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
                    describe=LEVELS),
         SPAN_THRESHOLD,
