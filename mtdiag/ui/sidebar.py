@@ -18,10 +18,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag import highlight, inputs
 from mtdiag.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, state, tagging, testsets, uploads
+from mtdiag.ui import runs, slicing, state, tagging, testsets, uploads
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -68,6 +68,10 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     if too_large:  # refused before scoring: the server stays up for the other sessions
         problems.append(too_large)
         return None, problems
+    try:  # the input path's order (mtdiag.inputs): the metrics the slice's flags read join the scoring
+        options = inputs.scoring(data.evalset, options, slicing.expression())
+    except ValueError:  # an expression that cannot be read: the slice box says why, every segment is shown
+        pass
     try:
         report = state.report_for(data, options)
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed

@@ -37,8 +37,8 @@ from typing import Any, Callable
 import streamlit as st
 
 from mtdiag import highlight
-from mtdiag.api import Options, Report, clear_caches, evaluate
 from mtdiag.evalset import EvalSet
+from mtdiag.inputs import Options, Report, clear_caches, evaluate
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"

@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 from mtdiag import export, highlight, views
-from mtdiag.api import NO_REFERENCE
+from mtdiag.inputs import NO_REFERENCE
 from mtdiag.ui import state, tagging
 from mtdiag.views import MetricInfo, SegmentDetail, flag_columns, metric_info
 
