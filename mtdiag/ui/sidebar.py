@@ -69,7 +69,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         problems.append(too_large)
         return None, problems
     try:  # the input path's order (mtdiag.inputs): the metrics the slice's flags read join the scoring
-        options = inputs.scoring(data.evalset, options, slicing.expression())
+        options = inputs.scoring(data.evalset, options, slicing.current_expression())
     except ValueError:  # an expression that cannot be read: the slice box says why, every segment is shown
         pass
     try:

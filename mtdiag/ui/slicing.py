@@ -63,7 +63,7 @@ def _field_help(report) -> str:
             "quotes. Fields:\n\n" + "\n".join(lines) + f"\n\nSystems: {systems}")
 
 
-def expression() -> str | None:
+def current_expression() -> str | None:
     """The slice this run shows (None: every segment), read before the box is drawn — the loader scores with the
     metrics its flags read (:func:`mtdiag.inputs.scoring`): a page link's slice (``?where=``, then taken off the
     address), else one a button put (:func:`open_slice`), else the box's."""
@@ -78,7 +78,7 @@ def expression() -> str | None:
 def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
     box, or one that cannot be used, leaves ``current`` as it is."""
-    expression()
+    current_expression()
     sb = st.sidebar
     text = sb.text_input("Slice: only segments where …", key=WHERE_KEY, max_chars=MAX_CHARS,
                          placeholder=EXAMPLE.replace("SYSTEM", current.evalset.systems[0]),
