@@ -6,7 +6,7 @@ name (the page's address, ``mtdiag view NAME``), title, options, named tables, c
 Everything else reads the registry: the dashboard's navigation and pages (a view without a layout of its own gets
 a generic page: its option widgets, its tables with their downloads, its charts), the ``mtdiag view`` command
 (every view's tables as JSON or TSV), the HTML report's sections and table of contents, and the page tests. A new
-view is one module and one entry here (or :func:`register` at run time).
+view is one module and its name in :data:`PAGES` (or :func:`register` at run time).
 
 Besides the pages' views, :mod:`mtdiag.views.detail` is one (system, segment) with its evidence, which every page
 that opens a segment shows. A view may take what it shares with another view from it and hand it on under its own
@@ -21,6 +21,7 @@ people see :attr:`mtdiag.evalset.EvalSet.seg_ids` (1-based, in a slice the segme
 from __future__ import annotations
 
 from contextlib import contextmanager
+from importlib import import_module
 from typing import Iterator
 
 from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
@@ -29,15 +30,24 @@ from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart,
 from mtdiag.views.columns import (PROBLEM_TEXT, MetricInfo, flag_columns, flag_help, flag_label, is_flag, is_metric,
                                   metric_info)
 from mtdiag.views.detail import SPAN_THRESHOLD, SegmentDetail, SideTokens, segment_detail, side_tokens
-from mtdiag.views import (buckets, compare, distributions, human, ngrams, over_under, overview, segments, slices,
-                          terminology, waft_neva)
+PAGES = (
+    "overview",
+    "segments",
+    "buckets",
+    "distributions",
+    "over_under",
+    "waft_neva",
+    "terminology",
+    "ngrams",
+    "human",
+    "compare",
+    "slices",
+)
+"""The views' modules, in the order of the dashboard's navigation and the report's sections: a new view is its
+module and its name here — the one line it adds."""
 
-REGISTRY: dict[str, View] = {
-    view.name: view
-    for view in (overview.VIEW, segments.VIEW, buckets.VIEW, distributions.VIEW, over_under.VIEW, waft_neva.VIEW,
-                 terminology.VIEW, ngrams.VIEW, human.VIEW, compare.VIEW, slices.VIEW)
-}
-"""Every view, in the order of the dashboard's navigation and the report's sections."""
+REGISTRY: dict[str, View] = {view.name: view for view in (import_module(f"mtdiag.views.{page}").VIEW for page in PAGES)}
+"""Every view, in the order of :data:`PAGES`."""
 
 
 def register(view: View) -> View:
