@@ -171,3 +171,15 @@ def test_every_view_prints_the_tables_of_its_page(name, capsys, sample_report):
     for table, frame in frames.items():
         assert printed["tables"][table] == json.loads(json.dumps(to_json_records(frame), ensure_ascii=False)), table
     assert all(f"table {t.name}" in err for t in view.tables if t.name not in frames)
+
+
+def test_likeness_is_the_human_views_earlier_name(capsys):
+    """``mtdiag view likeness`` (the view's name before issue 38) is the Human view, documented as such."""
+    args = ["--testset", str(DE), "--metrics", "bleu", "--table", "queen", "--format", "json"]
+    code, out, err = run_cli(capsys, "view", "likeness", *args)
+    assert code == 0, err
+    code, human, _ = run_cli(capsys, "view", "human", *args)
+    assert json.loads(out) == json.loads(human) and json.loads(out)["view"] == "human"
+    with pytest.raises(SystemExit):
+        main(["view", "--help"])
+    assert "likeness: the human view" in capsys.readouterr().out
