@@ -4,6 +4,7 @@ tables and charts of :mod:`mtdiag.views.overview`, laid out."""
 import streamlit as st
 
 from mtdiag import export
+from mtdiag.highlight import escape_markdown
 from mtdiag.ui import widgets
 from mtdiag.ui.state import SIGNIFICANCE_SPINNER
 from mtdiag.ui.page import Page
@@ -38,7 +39,7 @@ with row:
 st.subheader(page.view.chart("corpus_bars").title)
 page.chart("corpus_bars", key="ov_bars", caption=True)
 
-st.subheader(f"{page.view.table('clusters').title}: {widgets.metric_label(ranked_by)}")
+st.subheader(f"{page.view.table('clusters').title}: {escape_markdown(widgets.metric_label(ranked_by))}")
 if len(report.evalset.systems) < 2:
     widgets.explain("One system: nothing to rank.")
 else:
