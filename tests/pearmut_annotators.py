@@ -11,7 +11,8 @@ units, converted here the plain way, ``len(text[:i].encode("utf-16-le")) // 2``)
 outputs, scores 0-100 (ESA) and, under MQM, gives every span a category. The first user submits the first page
 twice, the first time with other scores: the last answer counts.
 
-Usage: python pearmut_annotators.py CAMPAIGN_ID
+Usage: python pearmut_annotators.py CAMPAIGN_ID [CAMPAIGN_ID ...]   (prints {CAMPAIGN_ID: {truth, pearmut_results,
+users}})
 """
 
 import asyncio
@@ -72,8 +73,7 @@ def answer(item: dict, rng: random.Random, protocol: str, truth: list, user: str
     return response
 
 
-def main() -> None:
-    campaign_id = sys.argv[1]
+def annotate(campaign_id: str) -> dict:
     campaign = app.campaigns_data[campaign_id]
     protocol = campaign["info"]["protocol"]
     rng = random.Random(7)
@@ -91,9 +91,9 @@ def main() -> None:
                                        {"time": 1030.0 + item_i, "action": "submit"}]}
                 request = app.LogResponseRequest(campaign_id=campaign_id, user_id=user, item_i=item_i, payload=payload)
                 asyncio.run(app._log_response(request))
-    print(json.dumps({"truth": truth, "pearmut_results": compute_model_scores(campaign_id),
-                      "users": list(app.progress_data[campaign_id])}, ensure_ascii=False))
+    return {"truth": truth, "pearmut_results": compute_model_scores(campaign_id),
+            "users": list(app.progress_data[campaign_id])}
 
 
 if __name__ == "__main__":
-    main()
+    print(json.dumps({campaign_id: annotate(campaign_id) for campaign_id in sys.argv[1:]}, ensure_ascii=False))
