@@ -113,22 +113,32 @@ def model_keys(systems: list[str]) -> dict[str, str]:
 
 
 def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
-    """One output's spans (``start, end, severity, confidence, kind``) with those that overlap (share a character)
-    merged into their union: the most severe severity, the highest confidence, the kinds joined by ``+``. Spans
-    that only touch stay apart. Sorted by start."""
-    rows = spans.sort_values(["start", "end"], kind="stable")
-    merged: list[dict] = []
-    for row in rows.itertuples(index=False):
-        if merged and row.start < merged[-1]["end"]:
-            last = merged[-1]
-            last["end"] = max(last["end"], int(row.end))
-            last["severity"] = max(last["severity"], row.severity, key=SEVERITY_ORDER.index)
-            last["confidence"] = max(last["confidence"], float(row.confidence))
-            last["kind"] = "+".join(dict.fromkeys([*last["kind"].split("+"), row.kind]))
-        else:
-            merged.append({"start": int(row.start), "end": int(row.end), "severity": row.severity,
-                           "confidence": float(row.confidence), "kind": row.kind})
-    return pd.DataFrame(merged, columns=["start", "end", "severity", "confidence", "kind"])
+    """Spans (``start, end, severity, confidence, kind``, per output when ``system`` and ``seg`` are columns) with
+    those of one output that overlap (share a character) merged into their union: the most severe severity, the
+    highest confidence, the kinds joined by ``+``. Spans that only touch stay apart. Sorted by output and start;
+    vectorised over every output at once."""
+    keys = [c for c in ("system", "seg") if c in spans.columns]
+    rows = spans.sort_values([*keys, "start", "end"], kind="stable").reset_index(drop=True)
+    columns = [*keys, "start", "end", "severity", "confidence", "kind"]
+    if not len(rows):
+        return rows[columns]
+    output = rows.groupby(keys, sort=False).ngroup().to_numpy() if keys else np.zeros(len(rows), dtype=np.int64)
+    end = rows["end"].to_numpy(dtype=np.int64)
+    reach = pd.Series(end).groupby(output).cummax().to_numpy()  # the furthest end so far within the output
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (output[1:] != output[:-1]) | (rows["start"].to_numpy()[1:] >= reach[:-1])
+    group = np.cumsum(first) - 1
+    rank = rows["severity"].map({s: i for i, s in enumerate(SEVERITY_ORDER)}).to_numpy()
+    merged = rows[first].reset_index(drop=True)[[*keys, "start"]]
+    merged["end"] = np.maximum.reduceat(end, np.flatnonzero(first))
+    merged["severity"] = np.array(SEVERITY_ORDER, dtype=object)[np.maximum.reduceat(rank, np.flatnonzero(first))]
+    merged["confidence"] = np.maximum.reduceat(rows["confidence"].to_numpy(dtype=float), np.flatnonzero(first))
+    kinds = [[] for _ in range(len(merged))]
+    for g, kind in zip(group, rows["kind"]):
+        if kind not in kinds[g]:
+            kinds[g].append(kind)
+    merged["kind"] = ["+".join(k) for k in kinds]
+    return merged[columns]
 
 
 def campaign_id_for(name: str, protocol: str) -> str:
@@ -165,16 +175,22 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
     keys = model_keys(evalset.systems)
     has_source = bool(evalset.src.astype(str).str.len().gt(0).any())
     ref = evalset.ref_names[0] if evalset.ref_names and (with_reference or not has_source) else None
+    positions = campaign_segments(pairs, top)
     predicted = predict_spans(report, threshold)
-    by_output = {key: rows for key, rows in predicted.groupby(["system", "seg"], sort=False)}
-    items, kept, notes, prefilled = [], [], [], []
-    for position in campaign_segments(pairs, top):
-        seg = position - 1
+    merged = merged_spans(predicted[predicted["seg"].isin(np.asarray(positions) - 1)])
+    by_output = merged.groupby(["system", "seg"], sort=False).indices
+    columns = {c: merged[c].to_numpy() for c in ("start", "end", "severity", "kind", "confidence")}
+    segs = np.asarray(positions, dtype=np.int64) - 1
+    sources = evalset.src.astype(str).to_numpy()[segs]
+    references = evalset.refs[ref].astype(str).to_numpy()[segs] if ref is not None else None
+    hyps = evalset.hyps.astype(str).to_numpy()[segs]
+    items, kept, notes, chosen = [], [], [], []
+    for row, seg in enumerate(segs.tolist()):
         seg_id = int(evalset.seg_ids[seg])
-        texts = {"src": str(evalset.src.iat[seg])} if has_source else {}
-        if ref is not None:
-            texts["ref"] = str(evalset.refs[ref].iat[seg])
-        outputs = {system: str(evalset.hyps[system].iat[seg]) for system in evalset.systems}
+        texts = {"src": sources[row]} if has_source else {}
+        if references is not None:
+            texts["ref"] = references[row]
+        outputs = dict(zip(evalset.systems, hyps[row].tolist()))
         media = [what for what, text in [*texts.items(), *outputs.items()] if text.startswith(MEDIA_PREFIXES)]
         if media:
             notes.append(f"segment {seg_id} left out: Pearmut would insert {', '.join(media)} as HTML, not show it "
@@ -182,10 +198,9 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
             continue
         error_spans = {}
         for system, text in outputs.items():
-            spans = by_output.get((system, seg))
-            found = merged_spans(spans) if spans is not None else merged_spans(predicted.iloc[:0])
-            error_spans[keys[system]] = _pearmut_spans(text, found, name)
-            prefilled.append(found.assign(system=system, seg_id=seg_id))
+            at = by_output.get((system, seg), np.zeros(0, dtype=np.int64))
+            error_spans[keys[system]] = _pearmut_spans(text, {c: v[at] for c, v in columns.items()}, name)
+            chosen.append(at)
         items.append({"item_id": str(seg_id), **texts, "tgt": {keys[s]: t for s, t in outputs.items()},
                       "error_spans": error_spans,
                       IDS_KEY: {"seg_id": seg_id, "systems": {keys[s]: s for s in outputs}, "protocol": name}})
@@ -197,17 +212,19 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
         info |= {"sliders": [], "mqm_severities": MQM_SEVERITIES}
     task = [[item] for item in items]  # one page (Pearmut: a document) per segment
     data = {"campaign_id": campaign_id, "info": info, "data": [list(task) for _ in range(users)]}
-    spans = pd.concat(prefilled, ignore_index=True)[["system", "seg_id", "start", "end", "severity"]]
-    return Campaign(data, kept, spans, notes)
+    spans = merged.iloc[np.concatenate(chosen)] if chosen else merged.iloc[:0]
+    spans = spans.assign(seg_id=evalset.seg_ids[spans["seg"].to_numpy()])
+    return Campaign(data, kept, spans[["system", "seg_id", "start", "end", "severity"]].reset_index(drop=True), notes)
 
 
-def _pearmut_spans(text: str, spans: pd.DataFrame, protocol: str) -> list[dict]:
-    """Pearmut's ``error_spans`` of one output: offsets in UTF-16 units with the end inclusive, the severity as
-    the protocol knows it (ESA: minor or major), no category, and mtdiag's kind and confidence."""
-    if not len(spans):
+def _pearmut_spans(text: str, spans: dict[str, np.ndarray], protocol: str) -> list[dict]:
+    """Pearmut's ``error_spans`` of one output (``spans``: its merged spans' columns): offsets in UTF-16 units with
+    the end inclusive, the severity as the protocol knows it (ESA: minor or major), no category, and mtdiag's kind
+    and confidence."""
+    if not len(spans["start"]):
         return []
-    start_i, end_i = to_pearmut(text, spans["start"].to_numpy(), spans["end"].to_numpy())
-    severities = spans["severity"].to_numpy()
+    start_i, end_i = to_pearmut(text, spans["start"], spans["end"])
+    severities = spans["severity"]
     if protocol == "ESA":
         severities = np.where(severities == "critical", "major", severities)
     return [{"start_i": int(a), "end_i": int(b), "severity": str(s), "category": None,
