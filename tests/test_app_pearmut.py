@@ -97,6 +97,10 @@ def test_an_uploaded_log_gives_human_scores_raters_and_spans(made):
     at.segmented_control(key="hl_section").set_value("errors").run()
     raters = table_with(at, "rater", "system", "segments", "errors")
     assert set(raters["rater"]) == {"ample-finch-101", "brisk-lynx-202"}
+    agreement = table_with(at, "system", "outputs", "human_spans", "precision").set_index("system")
+    assert agreement.loc["all", "outputs"] == len(campaign.segments) * len(given)  # the rated outputs
+    whole = agreement.loc["all"]  # the annotators kept each output's first pre-filled span, and marked nothing else
+    assert whole["char_r"] == 1.0 and whole["major_recall"] == 1.0 and 0 < whole["precision"] < 1
 
     visit(at, "segments").run()
     table = at.dataframe(key="seg_table").value

@@ -366,3 +366,66 @@ def test_cli_export_then_read_back(tmp_path, capsys):
                      for s in ("sysA", "sysB", "sysC")}
     assert main(["pearmut", "export", "--testset", str(folder), "--top", "0"]) == 1
     assert "--top must be at least 1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------ closing the loop
+
+
+def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kept(report, tmp_path):
+    """After a campaign: annotators who keep every pre-filled span and mark nothing else agree with mtdiag
+    completely (precision, character and severity F1 of 1 — ESA's major for a critical span is the same major);
+    annotators who remove every span agree nowhere; only the rated outputs count."""
+    from mtdiag.views.human import span_agreement
+
+    items = campaign_items(report, top=3)  # some segments only: the others are not rated
+    kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})
+            for i, item in enumerate(items)]
+    table = span_agreement(evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options()))
+    whole = table.set_index("system").loc["all"]
+    rated = {item[IDS_KEY]["seg_id"] - 1 for item in items}
+    predicted = predict_spans(report)
+    assert whole["outputs"] == len(rated) * len(report.evalset.systems)
+    assert whole["spans"] == predicted["seg"].isin(rated).sum() > 0
+    assert (whole[["precision", "major_recall", "char_p", "char_r", "char_f1", "sev_p", "sev_r", "sev_f1"]]
+            == 1.0).all()
+    assert list(table["system"]) == [*report.evalset.systems, "all"]
+    removed = [log_line("a", i, item, answers_for(item)) for i, item in enumerate(items)]
+    table = span_agreement(evaluate(with_error_annotations(report.evalset, write_log(tmp_path, removed, "r.jsonl")),
+                                    Options()))
+    whole = table.set_index("system").loc["all"]
+    assert whole["precision"] == whole["char_f1"] == whole["sev_f1"] == 0.0 and whole["human_spans"] == 0
+    assert 0 < whole["marked"] < 1
+
+
+def test_span_agreement_by_hand():
+    """One rated output, "the red dog barks": mtdiag marks "red dog" (major), the human "dog barks" (minor) —
+    precision 1 (they overlap), character P = 3/6 ("dog" of "reddog"), R = 3/8 ("dog" of "dogbarks"), F1 = 3/7;
+    severity: the 3 shared characters earn ½ (major for minor), P = 1.5/7 (characters predicted, space included:
+    WMT23 counts every character), R = 1.5/9."""
+    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.views.human import span_agreement
+
+    evalset = evalset_from_lists({"A": ["a red dog barks"]}, {"S": ["the red dog barks"]}, src=["x"])
+    annotations = pd.DataFrame({"seg": [0], "system": ["S"], "rater": ["r"], "side": ["target"], "start": [8],
+                                "end": [17], "severity": ["minor"], "category": [""], "weight": [1.0]})
+    rated = pd.DataFrame({"seg": [0], "system": ["S"], "rater": ["r"]})
+    report = evaluate(replace(evalset, annotations=annotations, rated=rated), Options())
+    predicted = pd.DataFrame({"system": ["S"], "seg": [0], "start": [4], "end": [11], "text": ["red dog"],
+                              "severity": ["major"], "confidence": [0.5], "kind": ["unsupported"]})
+    report.context.memo(("spans", "predicted", 0.1), lambda: predicted)
+    row = span_agreement(report, 0.1).set_index("system").loc["all"]
+    assert (row["precision"], row["char_p"], row["char_r"]) == (1.0, 0.5, 3 / 8)
+    assert row["char_f1"] == pytest.approx(3 / 7)
+    assert (row["sev_p"], row["sev_r"]) == (pytest.approx(1.5 / 7), pytest.approx(1.5 / 9))
+
+
+def test_the_report_measures_the_spans_against_an_imported_log(report, tmp_path):
+    from mtdiag.html_report import Writing, sections
+
+    items = campaign_items(report, top=3)
+    kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})
+            for i, item in enumerate(items)]
+    annotated = evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options())
+    found = {s.anchor: s for s in sections(annotated, Writing(top=3, method="bs", n=10, seed=1, say=lambda _: None))}
+    assert "span-agreement" in found and "<td>all</td>" in found["span-agreement"].html
+    assert "span-agreement" not in {s.anchor for s in sections(report, Writing(3, "bs", 10, 1, lambda _: None))}
