@@ -15,6 +15,7 @@ import functools
 import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,9 @@ def find_python() -> str | None:
     candidates = [os.environ.get("MTDIAG_PYTHON312")]
     candidates += [shutil.which(name) for name in ("python3.12", "python3.13", "python3.14", "python3")]
     root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
-    candidates += sorted(glob.glob(f"{root}/versions/3.*/bin/python3"), reverse=True)
+    installed = glob.glob(f"{root}/versions/3.*/bin/python3")
+    candidates += sorted(installed, key=lambda path: [int(p) for p in re.findall(r"\d+", Path(path).parts[-3])],
+                         reverse=True)
     for python in filter(None, candidates):
         version = _version(python)
         if version is not None and version >= MINIMUM:
@@ -91,9 +94,13 @@ def _prepared() -> str | tuple[str]:
             if done.returncode != 0:
                 return (f"could not install {wanted} with {base}: {' '.join(step[-3:])}: "
                         f"{(done.stderr or done.stdout).strip().splitlines()[-1:]}",)
-        shutil.rmtree(venv, ignore_errors=True)
-        building.rename(venv)  # complete or absent: a run stopped half-way leaves no half-made venv (its scripts'
-    finally:                   # first lines name the old folder; only its python is used, which finds its venv)
+        if venv.exists() and not _has_pearmut(str(python)):
+            shutil.rmtree(venv, ignore_errors=True)  # a broken one
+        try:  # complete or absent: a run stopped half-way leaves no half-made venv (its scripts' first lines name
+            building.rename(venv)  # the old folder; only its python is used, which finds its venv)
+        except OSError:
+            pass  # another run made it meanwhile
+    finally:
         shutil.rmtree(building, ignore_errors=True)
     if not _has_pearmut(str(python)):
         return (f"{venv}: Pearmut is not installed there after installing it",)
