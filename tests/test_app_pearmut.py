@@ -62,6 +62,11 @@ def test_the_segments_page_offers_the_filtered_queue_as_a_campaign(made):
     assert campaign.segments == shown["seg_id"].head(5).tolist()  # the filtered queue: one system, five pairs
     assert campaign.data["info"]["protocol"] == "MQM" and len(campaign.data["data"]) == 3
     assert kwargs["threshold"] == at.slider(key="seg_span_threshold").value
+    at.number_input(key="seg_pearmut_top").set_value(10_000).run()  # more pairs than the filter leaves: all of them
+    at.multiselect(key="seg_systems").set_value(at.multiselect(key="seg_systems").options[:1]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = at.dataframe(key="seg_table").value
+    assert made[-1][2].segments == shown["seg_id"].tolist()
 
 
 def annotation_log(campaign) -> tuple[bytes, dict]:

@@ -25,18 +25,21 @@ def campaign_download(current: state.Current, pairs: pd.DataFrame, threshold: fl
         st.caption("No row matches these filters: there is nothing to annotate.")
         return
     report = current.report
-    top = int(st.number_input("Pairs of the queue", min_value=1, max_value=len(pairs),
-                              value=min(DEFAULT_TOP, len(pairs)), step=1, key=f"{key}_top",
-                              help="the segments of the first N pairs of the queue as filtered, each once, every "
-                                   "system's output on its page"))
+    top = int(st.number_input("Pairs of the queue", min_value=1, value=DEFAULT_TOP, step=1, key=f"{key}_top",
+                              help="the segments of the first N pairs of the queue as filtered (all when fewer), "
+                                   "each once, every system's output on its page"))
     users = int(st.number_input("Annotators", min_value=1, max_value=100, value=DEFAULT_USERS, step=1,
                                 key=f"{key}_users", help="each annotates every page"))
     protocol = widgets.radio("Protocol", list(PROTOCOLS), key=f"{key}_protocol", default="esa",
                              format_func=PROTOCOL_LABELS.__getitem__, horizontal=True)
     with_reference = st.toggle("Show the reference", key=f"{key}_reference",
                                help="beside the source (ESA and MQM judge the translation against the source)")
-    campaign = pearmut_campaign(report, pairs, top=top, users=users, protocol=protocol, threshold=threshold,
-                                with_reference=with_reference)
+    try:
+        campaign = pearmut_campaign(report, pairs, top=top, users=users, protocol=protocol, threshold=threshold,
+                                    with_reference=with_reference)
+    except ValueError as exc:  # every segment left out (its texts would be HTML in Pearmut's page)
+        st.caption(escape_markdown(str(exc)))
+        return
     st.caption(f"{len(campaign.segments):,} segments × {len(report.evalset.systems)} systems, "
                f"{len(campaign.spans):,} spans pre-filled (confidence at least {threshold:.2f}). Load it with "
                "`pearmut add FILE`; read the annotations back as human error spans (`data/annotations/*.jsonl`).")
