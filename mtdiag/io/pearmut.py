@@ -71,13 +71,14 @@ def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
     return bounds[np.asarray(start, dtype=np.int64)], bounds[np.asarray(end, dtype=np.int64)] - 1
 
 
-def from_pearmut(text: str, start_i: int, end_i: int) -> tuple[int, int] | None:
+def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int] | None:
     """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
     points, end exclusive): every character a unit of the span belongs to. None for a span on a special token
-    (``[missing]``: at or after the text's end). ``ValueError`` for offsets that are not a span."""
+    (``[missing]``: at or after the text's end). ``ValueError`` for offsets that are not a span. ``bounds``: the
+    text's :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
     if start_i < 0 or end_i < start_i:
         raise ValueError(f"start_i {start_i} and end_i {end_i} are not a span (0 <= start_i <= end_i)")
-    bounds = utf16_boundaries(text)
+    bounds = utf16_boundaries(text) if bounds is None else bounds
     if start_i >= bounds[-1]:
         return None
     start = int(np.searchsorted(bounds, start_i, side="right")) - 1
@@ -112,27 +113,22 @@ def sniff_log(source: Source, name: str | None = None, *,
     """``(source, log)``: when ``source`` (named ``.jsonl``, ``.ndjson`` or ``.json``) is a Pearmut annotation log
     or the dashboard's ``annotations.json``, ``log`` is ``(display name, its entries)``; else None, and ``source``
     is what to parse instead (the bytes already read, so a file is read once; any other source unread)."""
-    payload, display = unpack(source, "input")
-    display = name or display
+    display = name or unpack(source, "input")[1]
     if not display.lower().endswith(LOG_SUFFIXES):
         return source, None
     data, display, _ = read_counted(source, name, limits)
     text = decode_text(data, display)
     read = (display, data)
-    first = next(((number, raw) for number, raw in enumerate(split_lines(text), start=1) if raw.strip()), None)
-    if first is None:
-        return read, None
     if display.lower().endswith(".json"):
         return read, _downloaded(text, display)
+    lines = [(number, raw) for number, raw in enumerate(split_lines(text), start=1) if raw.strip()]
     try:
-        value = json.loads(first[1])
+        first = json.loads(lines[0][1]) if lines else None
     except (ValueError, RecursionError):
         return read, None  # not this format: the table reader says what is wrong
-    if not is_log_object(value):
+    if not is_log_object(first):
         return read, None
-    entries = [Entry(json_line(raw, display, number), number) for number, raw in enumerate(split_lines(text), start=1)
-               if raw.strip()]
-    return read, (display, entries)
+    return read, (display, [Entry(json_line(raw, display, number), number) for number, raw in lines])
 
 
 def _downloaded(text: str, display: str) -> tuple[str, list[Entry]] | None:
@@ -197,9 +193,9 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
                                                f"{quote(str(outputs.at[seg, system]))}: a log of another test set?")
                 if not isinstance(response, dict):
                     raise entry.error(display, f"the annotation of {quote(key)} must be an object")
-                weights = 0.0
+                weights, bounds = 0.0, utf16_boundaries(text)
                 for span in response.get("error_spans") or ():
-                    row = _span_row(span, text, protocol, entry, display)
+                    row = _span_row(span, text, bounds, protocol, entry, display)
                     spans.append((seg, system, rater, *row))
                     weights += row[-1]
                 score = -weights if protocol == "MQM" else _score(response.get("score"), entry, display)
@@ -249,8 +245,9 @@ def _score(value: object, entry: Entry, display: str) -> float | None:
     return float(value)
 
 
-def _span_row(span: object, text: str, protocol: str, entry: Entry, display: str) -> tuple:
-    """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text``."""
+def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str) -> tuple:
+    """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text`` (``bounds``:
+    its :func:`utf16_boundaries`)."""
     from mtdiag.io.annotations import mqm_weight  # annotations reads logs through this module
 
     if not isinstance(span, dict):
@@ -259,7 +256,7 @@ def _span_row(span: object, text: str, protocol: str, entry: Entry, display: str
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start_i, end_i)):
         raise entry.error(display, f"error span {quote(json.dumps(span))}: start_i and end_i must be whole numbers")
     try:
-        located = from_pearmut(text, start_i, end_i)
+        located = from_pearmut(text, start_i, end_i, bounds)
     except ValueError as exc:
         raise entry.error(display, f"error span {quote(json.dumps(span))}: {exc}") from None
     severity, category = span.get("severity"), span.get("category")
