@@ -29,7 +29,8 @@
 - :func:`pearson` — Pearson's r over pooled items (the WMT23 metrics task's segment-level "no grouping" r);
 - :func:`score_agreement` — all three for one metric of a report against its human scores: system level on the
   systems' corpus scores over their *rated* segments (the metric's own corpus formula on those segments'
-  statistics) against their mean human score; segment level on every rated (system, segment).
+  statistics) against their mean human score; segment level on every rated (system, segment);
+  :func:`mean_score_agreement` the same for segment scores whose system score is their mean (MQM-like scores).
 """
 
 from __future__ import annotations
@@ -279,6 +280,29 @@ def pearson(x: Iterable[float], y: Iterable[float]) -> float:
 SCORE_MEASURES = ("sys_accuracy", "sys_pairs", "seg_pearson", "seg_accuracy", "seg_pairs", "n_seg", "n_sys")
 
 
+def _measures(system_scores: pd.Series, system_means: pd.Series, rated: pd.DataFrame,
+              values: np.ndarray) -> dict[str, float]:
+    """:data:`SCORE_MEASURES` from per-system scores and human means (aligned by system) and, per row of
+    ``rated`` (``seg``, ``score``), the metric's oriented segment value."""
+    sys_accuracy, sys_pairs = pairwise_accuracy(system_scores.to_numpy(dtype=float),
+                                                system_means.reindex(system_scores.index).to_numpy(dtype=float))
+    seg_accuracy, seg_pairs = within_segment_accuracy(rated["seg"], values, rated["score"])
+    return {"sys_accuracy": sys_accuracy, "sys_pairs": sys_pairs, "seg_pearson": pearson(values, rated["score"]),
+            "seg_accuracy": seg_accuracy, "seg_pairs": seg_pairs, "n_seg": int(np.isfinite(values).sum()),
+            "n_sys": len(system_scores)}
+
+
+def mean_score_agreement(segment_scores: pd.Series, human: pd.DataFrame) -> dict[str, float]:
+    """:data:`SCORE_MEASURES` of segment scores (indexed ``(system, seg)``, higher = better) whose system score
+    is their mean — MQM-like scores — against human scores (``seg``, ``system``, ``score``) of the same pairs:
+    a system's score is the mean over its rated segments."""
+    rated = human[human["system"].isin(segment_scores.index.get_level_values(0))]
+    values = segment_scores.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
+    frame = pd.DataFrame({"system": rated["system"].to_numpy(), "value": values, "human": rated["score"].to_numpy()})
+    means = frame.dropna().groupby("system", sort=False)[["value", "human"]].mean()
+    return _measures(means["value"], means["human"], rated, values)
+
+
 def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
                     systems: Iterable[str] | None = None) -> dict[str, float]:
     """:data:`SCORE_MEASURES` of one metric of ``report`` against human scores (``seg``, ``system``, ``score``,
@@ -296,17 +320,11 @@ def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
         return {"sys_accuracy": float("nan"), "sys_pairs": 0, "seg_pearson": float("nan"),
                 "seg_accuracy": float("nan"), "seg_pairs": 0, "n_seg": 0, "n_sys": 0}
     scorer = report.metric(metric)
-    corpus, means = [], []
+    corpus, means = {}, {}
     for system, part in rated.groupby("system", sort=False):
         stats = report.result(metric, system).stats[part["seg"].to_numpy(dtype=np.int64)]
-        corpus.append(float(scorer.corpus_score(stats.sum(axis=0))))
-        means.append(float(part["score"].mean()))
-    sys_accuracy, sys_pairs = pairwise_accuracy(info.oriented(np.array(corpus)), means)
+        corpus[system] = float(scorer.corpus_score(stats.sum(axis=0)))
+        means[system] = float(part["score"].mean())
     segment = report.segments[metric]
     values = segment.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
-    oriented = info.oriented(values)
-    seg_accuracy, seg_pairs = within_segment_accuracy(rated["seg"], oriented, rated["score"])
-    defined = np.isfinite(values)
-    return {"sys_accuracy": sys_accuracy, "sys_pairs": sys_pairs,
-            "seg_pearson": pearson(oriented, rated["score"]), "seg_accuracy": seg_accuracy, "seg_pairs": seg_pairs,
-            "n_seg": int(defined.sum()), "n_sys": len(means)}
+    return _measures(info.oriented(pd.Series(corpus)), pd.Series(means), rated, info.oriented(values))
