@@ -305,9 +305,39 @@ def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
     assert list(counts.columns) == COUNT_COLUMNS
     # predicted: C's loop (critical), its phrase 'quickly on mat sat' (major); the loop's 'like like' words are in
     # the reference ('like'), so no phrase there
-    assert counts.values.tolist() == [["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0],
-                                      ["mtdiag", "C", 2, 1, 1, 0, 2], ["xcomet", "A", 2, 0, 0, 1, 1],
-                                      ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
+    assert counts.drop(columns="mqm").values.tolist() == [
+        ["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0], ["mtdiag", "C", 2, 1, 1, 0, 2],
+        ["xcomet", "A", 2, 0, 0, 1, 1], ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
+    # predicted MQM per output beside the counts: C's loop (critical 10) and phrase (major 5), each times its
+    # confidence, over C's two outputs — the predicted_mqm metric's corpus score; imported metrics have none
+    spans = predict_spans(evaluate(evalset))
+    expected = -(spans["confidence"] * spans["severity"].map({"critical": 10, "major": 5})).sum() / 2
+    assert counts["mqm"].tolist()[:3] == pytest.approx([0.0, 0.0, expected])
+    assert counts["mqm"].tolist()[:3] == pytest.approx(evaluate(evalset).corpus["predicted_mqm"].tolist())
+    assert counts["mqm"].iloc[3:].isna().all()
+
+
+def test_severity_counts_put_the_human_errors_and_mqm_beside_the_predicted_ones(tmp_path):
+    from mtdiag.io import load_folder
+
+    (tmp_path / "src.txt").write_text("猫坐在垫子上\n我们喜欢绿茶\n", encoding="utf-8")
+    (tmp_path / "ref.A.txt").write_text("the cat sat on the mat\nwe like green tea\n", encoding="utf-8")
+    for name, lines in {"S1": ["the cat sat on the mat", "we like green tea"],
+                        "S2": ["the dog sat on the mat", "we love green tea"],
+                        "S3": ["the cat sat on the mat", "we like green tea"]}.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity",
+            "S2\td\t1\t1\tr1\ts\tthe <v>dog</v> sat on the mat\tAccuracy/Mistranslation\tMajor",
+            "S2\td\t1\t2\tr1\ts\twe <v>love</v> green tea\tStyle/Awkward\tMinor",
+            "S1\td\t1\t1\tr1\ts\tthe cat sat on the mat\tNo-error\tNo-error"]
+    (tmp_path / "mqm.errors.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    counts = severity_counts(evaluate(load_folder(tmp_path))).set_index(["metric", "system"])
+    # the raters' errors over their rated outputs (S1: one, S2: two, S3: none), the human MQM score beside them
+    assert counts.loc["human", ["outputs", "critical", "major", "minor", "spans"]].values.tolist() == [
+        [1, 0, 0, 0, 0], [2, 0, 1, 1, 2], [0, 0, 0, 0, 0]]
+    assert counts.loc[("human", "S2"), "mqm"] == pytest.approx(-3.0) and counts.loc[("human", "S1"), "mqm"] == 0
+    assert np.isnan(counts.loc[("human", "S3"), "mqm"])
+    assert list(counts.index.get_level_values(0).unique()) == ["mtdiag", "human"]
 
 
 def test_a_phrase_of_one_word_is_minor_a_longer_one_major():

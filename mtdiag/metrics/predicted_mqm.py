@@ -34,6 +34,7 @@ class PredictedMQM(DerivedMetric):
     info = MetricInfo(
         name="predicted_mqm", label="Predicted MQM", scale=25, higher_is_better=True, needs_references=False,
         min_systems_without_references=3,  # without a reference, the other systems are the evidence (consensus)
+        compares_systems=True,  # a word's support counts the other systems
         range_text="≤ 0 (0: no predicted error)",
         description="Minus the severity-weighted count (minor 1, major 5, critical 10) of the error spans mtdiag "
                     "predicts in the output, each weighted by its confidence; 0 = no predicted error. A system's "
