@@ -23,6 +23,7 @@ from mtdiag.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import WordSupport, word_support
 from mtdiag.tokenize import TokenizeOptions, tokenize_text
+from tests.conftest import SAMPLE
 
 REF = ["the cat sat on the mat near the door"]
 OUTPUTS = {"A": ["the cat sat on the mat near the door"],
@@ -361,3 +362,14 @@ def test_an_empty_output_is_a_critical_zero_width_span_where_the_translation_is_
     # predicted MQM counts it: minus confidence × 10 (critical), the worst score of the set
     assert report.segments.loc[("A", 1), "predicted_mqm"] == pytest.approx(-10 * check_confidence("", critical=True))
     assert report.segments["predicted_mqm"].idxmin() == ("A", 1)
+
+
+def test_with_human_scores_but_no_error_rows_the_score_stands_beside_without_counts():
+    from mtdiag.io import load_folder
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"), Options(metrics=("chrf",)))
+    counts = severity_counts(report).set_index(["metric", "system"])
+    human = counts.loc["human"]
+    assert human[["critical", "major", "minor", "spans"]].isna().all().all()
+    means = report.evalset.human.groupby("system")["score"].mean()
+    assert human["mqm"].to_dict() == pytest.approx(means.reindex(human.index).to_dict())

@@ -26,7 +26,8 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     metric ``mtdiag`` over every output, ``mqm`` their predicted MQM (minus the confidence-weighted count, minor 1,
     major 5, critical 10, per output: the ``predicted_mqm`` metric at this threshold); then, with error annotations,
     the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
-    error of the output), ``mqm`` the human score (mean over the rated outputs); then each imported metric in
+    error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
+    rows, that score alone (the counts empty: ``<NA>``); then each imported metric in
     name order (the tool's own spans read back from a file, ``mtdiag spans``, as ``mtdiag (imported)``), without
     an MQM score. Systems in the report's order."""
     evalset = report.evalset
@@ -39,12 +40,17 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     if evalset.annotations is not None:
         rows += _rows(evalset.annotations.assign(metric=HUMAN_NAME), [HUMAN_NAME], systems, _rated(evalset),
                       _human_mqm(evalset))
+    elif evalset.human is not None:  # scores without error rows: the score beside, no counts
+        scored, human = evalset.human.groupby("system").size().to_dict(), _human_mqm(evalset)
+        rows += [{"metric": HUMAN_NAME, "system": s, "outputs": int(scored.get(s, 0)),
+                  "mqm": human.get((HUMAN_NAME, s), np.nan)} for s in systems]
     imported = evalset.metric_spans
     if imported is not None:
         imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
         rows += _rows(imported, sorted(set(imported["metric"])), systems, {s: evalset.n_segments for s in systems},
                       {})
-    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+    counts = [*reversed(SEVERITIES), "spans"]
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS).astype({c: "Int64" for c in ["outputs", *counts]})
 
 
 def _rows(spans: pd.DataFrame, metrics: list[str], systems: list[str], outputs: dict[str, int],
