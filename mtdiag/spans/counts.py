@@ -27,7 +27,8 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     major 5, critical 10, per output: the ``predicted_mqm`` metric at this threshold); then, with error annotations,
     the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
     error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
-    rows, that score alone (the counts empty: ``<NA>``); then each imported metric in
+    rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
+    imported metric in
     name order (the tool's own spans read back from a file, ``mtdiag spans``, as ``mtdiag (imported)``), without
     an MQM score. Systems in the report's order."""
     evalset = report.evalset
@@ -44,6 +45,7 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
         scored, human = evalset.human.groupby("system").size().to_dict(), _human_mqm(evalset)
         rows += [{"metric": HUMAN_NAME, "system": s, "outputs": int(scored.get(s, 0)),
                   "mqm": human.get((HUMAN_NAME, s), np.nan)} for s in systems]
+    rows = [r for r in rows if r["metric"] != HUMAN_NAME or r["outputs"]]  # systems no one rated: no human row
     imported = evalset.metric_spans
     if imported is not None:
         imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
