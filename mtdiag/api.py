@@ -88,10 +88,14 @@ def available_metrics(evalset: EvalSet) -> list[str]:
 
 def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
     """The metrics computed when none are named: every available one — with references, those whose
-    ``default_with_references`` is set (reference-free signals such as consensus are then on request)."""
+    ``default_with_references`` is set (reference-free signals such as consensus are then on request) — and a
+    metric with ``default_max_pairs`` only on a set of at most that many (system, segment) pairs (above, on
+    request: predicted MQM, whose spans are computed on the whole set, not slice by slice)."""
     classes = metric_classes(evalset)
+    pairs = evalset.n_segments * len(evalset.systems)
     return tuple(name for name in available_metrics(evalset)
-                 if not evalset.has_references or classes[name].info.default_with_references)
+                 if (not evalset.has_references or classes[name].info.default_with_references)
+                 and (classes[name].info.default_max_pairs is None or pairs <= classes[name].info.default_max_pairs))
 
 
 NO_REFERENCE = ("no reference: OTEM/UTEM, WAFT/NEVA, BLEU, chrF, TER and the HT/MT n-grams compare an output with a "

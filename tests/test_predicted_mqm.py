@@ -97,3 +97,15 @@ def test_mean_score_agreement_is_the_agreement_of_the_segment_scores_and_their_m
     assert (found["seg_accuracy"], found["seg_pairs"]) == within_segment_accuracy(segs, values, truth)
     assert found["n_seg"] == 5 and found["n_sys"] == 3
     assert pairwise_accuracy([-0.5, -1.5, -5.0], [-2.5, -1.0, -10.0])[0] == pytest.approx(2 / 3)
+
+
+def test_by_default_up_to_a_bound_of_pairs_on_request_above(monkeypatch):
+    from mtdiag.api import default_metrics
+    from mtdiag.metrics.predicted_mqm import DEFAULT_MAX_PAIRS, PredictedMQM
+
+    evalset = evalset_from_lists(REFS, HYPS)  # 3 segments x 4 systems = 12 pairs
+    assert "predicted_mqm" in default_metrics(evalset) and DEFAULT_MAX_PAIRS == 100_000
+    monkeypatch.setattr(PredictedMQM, "info", PredictedMQM.info.__class__(
+        **{**PredictedMQM.info.__dict__, "default_max_pairs": 11}))
+    assert "predicted_mqm" not in default_metrics(evalset)
+    assert "predicted_mqm" in available_metrics(evalset)  # still there on request

@@ -132,6 +132,7 @@ class MetricInfo:
     min_systems: int = 1  # consensus-style metrics compare each output with the other systems' outputs
     min_systems_without_references: int = 1  # systems needed where the set has no reference (predicted MQM)
     compares_systems: bool = False  # one system's statistics depend on the other systems' outputs (consensus)
+    default_max_pairs: int | None = None  # computed by default only up to this many (system, segment) pairs
     default_with_references: bool = True  # False: computed by default only where there is no reference
     options: tuple[OptionSpec, ...] = ()
     decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale

@@ -7,6 +7,8 @@ the weights of :data:`SEVERITY_WEIGHTS` — minor 1, major 5, critical 10 (criti
 Freitag et al. 2022) — each span's weight taken with its confidence (its measured probability of being on a human
 error): the segment score is minus the *expected* MQM penalty of its predicted spans, ``−Σ confidence · weight``.
 
+Computed by default on sets of up to :data:`DEFAULT_MAX_PAIRS` (system, segment) pairs, on request above.
+
 Sufficient statistics per segment: ``critical``, ``major``, ``minor`` (the spans of each severity), ``penalty``
 (the expected penalty) and ``segments`` (1). The corpus score is ``−Σ penalty / Σ segments`` — the mean segment
 score, as a system's MQM score is the mean over its segments — so significance, buckets and slices re-aggregate it
@@ -26,6 +28,10 @@ from mtdiag.metrics.base import DerivedMetric, MetricInfo, OptionSpec, ScoringCo
 # the one table of the weights of predicted severities (docs/spans.md: how they relate to the human MQM weights)
 SEVERITY_WEIGHTS: dict[str, float] = {"minor": 1.0, "major": 5.0, "critical": 10.0}
 STAT_NAMES = ("critical", "major", "minor", "penalty", "segments")
+# by default on sets of at most this many (system, segment) pairs; above, on request (--metrics): its spans are
+# predicted on the whole set, not slice by slice — 100k segments x 4 systems took 3,010 MiB and 141 s of CPU with
+# it (docs/scaling.md), 10k x 2 1.7x the CPU of the other default metrics
+DEFAULT_MAX_PAIRS = 100_000
 
 
 class PredictedMQM(DerivedMetric):
@@ -35,6 +41,7 @@ class PredictedMQM(DerivedMetric):
         name="predicted_mqm", label="Predicted MQM", scale=25, higher_is_better=True, needs_references=False,
         min_systems_without_references=3,  # without a reference, the other systems are the evidence (consensus)
         compares_systems=True,  # a word's support counts the other systems
+        default_max_pairs=DEFAULT_MAX_PAIRS,
         range_text="≤ 0 (0: no predicted error)",
         description="Minus the severity-weighted count (minor 1, major 5, critical 10) of the error spans mtdiag "
                     "predicts in the output, each weighted by its confidence; 0 = no predicted error. A system's "
