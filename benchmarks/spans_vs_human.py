@@ -540,7 +540,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.process_time()
         report = evaluate(one.full)
         spent = time.process_time() - start
-        print(f"Speed ({one.name}, CPU time, one run): the whole set ({len(one.full.systems)} systems × "
+        print(f"Speed ({one.name}, CPU time, one run in this process — its texts already tokenised; "
+              f"docs/spans.md has fresh processes): the whole set ({len(one.full.systems)} systems × "
               f"{one.full.n_segments} segments, every reference), the default metrics: evaluate {without:.1f} s "
               f"without predicted MQM, {spent:.1f} s with it (its {len(predict_spans(report)):,} spans "
               "predicted on the way).\n")
