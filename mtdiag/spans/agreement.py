@@ -16,8 +16,8 @@
   marked), a character a human marked counts 1 when the prediction marks it with the same severity, ½ with the
   other (minor vs major), 1 with either when the humans marked it both major and minor; precision = that credit
   over the characters predicted, recall = over the characters the humans marked, summed over all outputs (micro).
-  A zero-width human span marks the one character at its start, as the task's script does. The task has two
-  labels: *critical* counts as major (the task merged them), and so does any error weighing 5 or more.
+  A zero-width span (human or predicted) marks the one character at its start, as the task's script does. The task
+  has two labels: *critical* counts as major (the task merged them), and so does any error weighing 5 or more.
 
 **Scores** (each item's metric and human score, both oriented so that higher is better):
 
@@ -86,7 +86,8 @@ def character_axis(hyps: pd.DataFrame, pairs: Iterable[tuple[str, int]]) -> Char
     texts = [str(hyps.at[g, s]) for s, g in pairs]
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     base = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64) if len(texts) else np.zeros(0, np.int64)
-    joined = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32) if texts else np.zeros(0, np.uint32)
+    joined = (np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32) if texts
+              else np.zeros(0, np.uint32))
     nonspace = np.ones(len(joined) + (1 if texts else 0), dtype=bool)
     if texts:
         spaces = np.array([ord(c) for c in {ch for text in texts for ch in text if ch.isspace()}], dtype=np.uint32)
@@ -207,6 +208,7 @@ def severity_f1(human: HumanSpans, predicted: pd.DataFrame, within: np.ndarray |
     rows, pair, start, end = _placed(axis, predicted)
     major = is_major(predicted["severity"].to_numpy()[rows])
     chosen = keep[pair]
+    end = np.where(end > start, end, start + 1)  # a zero-width span (an omission) marks the slot at its start
     sys_major = _mask(axis.size, start[chosen & major], end[chosen & major])
     sys_minor = _mask(axis.size, start[chosen & ~major], end[chosen & ~major])
     counted = keep[axis.slot_pair()]

@@ -36,8 +36,9 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     spans = predict_spans(report, threshold)
     stats = penalty_statistics(spans, systems, evalset.n_segments)
     predicted_mqm = -stats[..., STAT_NAMES.index("penalty")].mean(axis=1) + 0.0
-    rows = _rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems,
-                 {s: evalset.n_segments for s in systems}, {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})
+    every = {s: evalset.n_segments for s in systems}
+    rows = _rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
+                 {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})
     if evalset.annotations is not None:
         rows += _rows(evalset.annotations.assign(metric=HUMAN_NAME), [HUMAN_NAME], systems, _rated(evalset),
                       _human_mqm(evalset))
@@ -49,8 +50,7 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     imported = evalset.metric_spans
     if imported is not None:
         imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
-        rows += _rows(imported, sorted(set(imported["metric"])), systems, {s: evalset.n_segments for s in systems},
-                      {})
+        rows += _rows(imported, sorted(set(imported["metric"])), systems, every, {})
     counts = [*reversed(SEVERITIES), "spans"]
     return pd.DataFrame(rows, columns=COUNT_COLUMNS).astype({c: "Int64" for c in ["outputs", *counts]})
 
