@@ -229,7 +229,9 @@ def _span_counts(report, threshold: float) -> str:
     """Error spans per system and severity: predicted by mtdiag at ``threshold`` and by imported metrics."""
     return ('<h2 id="spans">Error spans per system and severity</h2>'
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
-            f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
+            f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
+            "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
+            "confidence-weighted count, minor 1, major 5, critical 10, per output) beside the human MQM score.</p>"
             + _table(human.span_counts(report, threshold), name="span_counts"))
 
 
@@ -302,7 +304,8 @@ def _span_agreement(report, threshold: float) -> str:
             f"<p>The error spans mtdiag predicts (confidence at least {threshold:.2f}) measured against the human "
             "error spans of the rated outputs, per system and over all: precision (share of predicted spans that "
             "overlap a human span), major recall, character precision, recall and F1, the share of characters "
-            "marked, and the WMT23 character F1 with severity (sev_*). Where the annotators saw mtdiag's spans "
+            "marked, the WMT23 character F1 with severity (sev_*), and the predicted MQM of those outputs beside "
+            "their human score. Where the annotators saw mtdiag's spans "
             "pre-filled (a Pearmut campaign of mtdiag's), a kept span counts as agreement: an upper bound of what "
             "independent annotators would confirm.</p>"
             + _table(human.span_agreement(report, threshold), places=3, name="span_agreement"))

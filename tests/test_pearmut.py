@@ -380,7 +380,8 @@ def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kep
     items = campaign_items(report, top=3)  # some segments only: the others are not rated
     kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})
             for i, item in enumerate(items)]
-    table = span_agreement(evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options()))
+    annotated = evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options())
+    table = span_agreement(annotated)
     whole = table.set_index("system").loc["all"]
     rated = {item[IDS_KEY]["seg_id"] - 1 for item in items}
     predicted = predict_spans(report)
@@ -389,6 +390,12 @@ def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kep
     assert (whole[["precision", "major_recall", "char_p", "char_r", "char_f1", "sev_p", "sev_r", "sev_f1"]]
             == 1.0).all()
     assert list(table["system"]) == [*report.evalset.systems, "all"]
+    per_system = table.set_index("system")  # predicted MQM over the rated outputs: the predicted_mqm metric's
+    segments = annotated.segments["predicted_mqm"]
+    for system in report.evalset.systems:
+        expected = segments.loc[[(system, seg) for seg in sorted(rated)]].mean()
+        assert per_system.loc[system, "predicted_mqm"] == pytest.approx(expected)
+    assert (per_system["human"] == 50.0).all()  # the annotators' score
     removed = [log_line("a", i, item, answers_for(item)) for i, item in enumerate(items)]
     table = span_agreement(evaluate(with_error_annotations(report.evalset, write_log(tmp_path, removed, "r.jsonl")),
                                     Options()))
@@ -397,12 +404,13 @@ def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kep
     assert 0 < whole["marked"] < 1
 
 
-def test_span_agreement_by_hand():
+def test_span_agreement_by_hand(monkeypatch):
     """One rated output, "the red dog barks": mtdiag marks "red dog" (major), the human "dog barks" (minor) —
     precision 1 (they overlap), character P = 3/6 ("dog" of "reddog"), R = 3/8 ("dog" of "dogbarks"), F1 = 3/7;
     severity: the 3 shared characters earn ½ (major for minor), P = 1.5/7 (characters predicted, space included:
-    WMT23 counts every character), R = 1.5/9."""
+    WMT23 counts every character), R = 1.5/9; predicted MQM −0.5 · 5 (the span's confidence times major's weight)."""
     from mtdiag.evalset import evalset_from_lists
+    from mtdiag.views import human as human_view
     from mtdiag.views.human import span_agreement
 
     evalset = evalset_from_lists({"A": ["a red dog barks"]}, {"S": ["the red dog barks"]}, src=["x"])
@@ -412,11 +420,13 @@ def test_span_agreement_by_hand():
     report = evaluate(replace(evalset, annotations=annotations, rated=rated), Options())
     predicted = pd.DataFrame({"system": ["S"], "seg": [0], "start": [4], "end": [11], "text": ["red dog"],
                               "severity": ["major"], "confidence": [0.5], "kind": ["unsupported"]})
-    report.context.memo(("spans", "predicted", 0.1), lambda: predicted)
+    monkeypatch.setattr(human_view, "predict_spans", lambda report, threshold: predicted)
     row = span_agreement(report, 0.1).set_index("system").loc["all"]
     assert (row["precision"], row["char_p"], row["char_r"]) == (1.0, 0.5, 3 / 8)
     assert row["char_f1"] == pytest.approx(3 / 7)
     assert (row["sev_p"], row["sev_r"]) == (pytest.approx(1.5 / 7), pytest.approx(1.5 / 9))
+    assert row["predicted_mqm"] == -0.5 * 5  # one major span of confidence 0.5 (predicted MQM: major 5)
+    assert np.isnan(row["human"])  # no human score given
 
 
 def test_the_report_measures_the_spans_against_an_imported_log(report, tmp_path):
