@@ -13,7 +13,8 @@ et al. 2021) and "ESA with AI-pre-filled error spans" (ESA^AI, Zouhar et al. 202
   the system names by default);
 - **pre-filled spans**: per output, the error spans mtdiag predicts at the confidence ``threshold``
   (:func:`mtdiag.spans.predict_spans`, as ``mtdiag spans`` writes them) in Pearmut's ``error_spans``, converted to
-  its offsets — UTF-16 code units, ``end_i`` inclusive (:func:`mtdiag.io.pearmut.to_pearmut`) — with their
+  its offsets — UTF-16 code units, ``end_i`` inclusive (:func:`mtdiag.io.pearmut.to_pearmut`; an omission, a
+  zero-width span at the end of an empty or truncated output, on Pearmut's ``[missing]`` token) — with their
   severity (ESA knows minor and major only: a critical span is major there; MQM adds Critical to Pearmut's
   severities) and no category (an MQM annotator chooses it). Pearmut never lets an annotator draw overlapping
   spans, and its page finds a span's controls by its first character, so spans of one output that overlap (a

@@ -62,9 +62,14 @@ def test_offsets_round_trip_every_span_of_a_text():
             assert from_pearmut(text, int(start_i), int(end_i)) == (start, end)
 
 
-def test_special_token_marks_no_characters():
+def test_missing_is_the_zero_width_span_at_the_end():
+    """Pearmut's [missing] token (drawn after the text, data-i = its length in units) is an omission: the
+    zero-width span at the output's end, where WMT23 and mtdiag's predictions put one; and the reverse."""
     text = "😀 ok"
-    assert from_pearmut(text, utf16_units(text, len(text)), utf16_units(text, len(text))) is None  # [missing]
+    end = utf16_units(text, len(text))
+    assert from_pearmut(text, end, end) == (len(text), len(text))  # [missing]
+    start_i, end_i = to_pearmut(text, len(text), len(text))
+    assert (int(start_i), int(end_i)) == (end, end)
     assert from_pearmut(text, 0, 99) == (0, len(text))  # a span running past the text: to its end
     with pytest.raises(ValueError):
         from_pearmut(text, 3, 2)
@@ -121,8 +126,8 @@ def test_prefilled_spans_are_mtdiags_spans_with_inclusive_utf16_ends(report):
             given = item["error_spans"][keys[system]]
             assert len(given) == len(expected)
             for span, row in zip(given, expected.itertuples()):
-                assert (span["start_i"], span["end_i"]) == (utf16_units(text, row.start),
-                                                             utf16_units(text, row.end) - 1)
+                last = row.end if row.end > row.start else row.start + 1  # zero width: the unit at its start
+                assert (span["start_i"], span["end_i"]) == (utf16_units(text, row.start), utf16_units(text, last) - 1)
                 assert text.encode("utf-16-le")[2 * span["start_i"]:2 * (span["end_i"] + 1)].decode(
                     "utf-16-le") == text[row.start:row.end]
                 assert span["severity"] == ("major" if row.severity == "critical" else row.severity)  # ESA
@@ -257,8 +262,8 @@ def test_spans_come_back_as_the_characters_the_annotator_marked(report, tmp_path
     evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     system = item[IDS_KEY]["systems"][key]
     rows = evalset.annotations[evalset.annotations["system"] == system]
-    assert [text[r.start:r.end] if r.side == "target" else None for r in rows.itertuples()] == ["dog", "😀", None]
-    assert rows["side"].tolist() == ["target", "target", ""] and rows["start"].iat[2] == -1
+    assert [text[r.start:r.end] for r in rows.itertuples()] == ["dog", "😀", ""]
+    assert (rows["side"] == "target").all() and rows["start"].iat[2] == rows["end"].iat[2] == len(text)  # omission
     assert rows["severity"].tolist() == ["major", "minor", "major"] and (rows["rater"] == "u").all()
 
 
@@ -439,3 +444,27 @@ def test_the_report_measures_the_spans_against_an_imported_log(report, tmp_path)
     found = {s.anchor: s for s in sections(annotated, Writing(top=3, method="bs", n=10, seed=1, say=lambda _: None))}
     assert "span-agreement" in found and "<td>all</td>" in found["span-agreement"].html
     assert "span-agreement" not in {s.anchor for s in sections(report, Writing(3, "bs", 10, 1, lambda _: None))}
+
+
+def test_an_empty_outputs_omission_is_prefilled_on_missing_and_comes_back(report, tmp_path):
+    """mtdiag predicts a zero-width critical span at the end of an empty or truncated output (what is missing):
+    pre-filled on Pearmut's [missing] token (data-i = the text's length in units), read back as that span."""
+    hyps = report.evalset.hyps.copy()
+    hyps.loc[2, "A"] = ""
+    hyps.loc[3, "B"] = "The bus leaves at"
+    broken = evaluate(report.evalset.with_hyps(hyps), Options())
+    predicted = predict_spans(broken)
+    omissions = predicted[predicted["start"] == predicted["end"]]
+    assert {(s, g) for s, g in zip(omissions["system"], omissions["seg"])} >= {("A", 2)}
+    items = [page[0] for page in pearmut_campaign(broken, top=24).data["data"][0]]
+    lines = []
+    for i, item in enumerate(items):
+        keys = {item[IDS_KEY]["systems"][k]: k for k in item["tgt"]}
+        if item[IDS_KEY]["seg_id"] == 3:
+            assert item["error_spans"][keys["A"]][-1]["start_i"] == item["error_spans"][keys["A"]][-1]["end_i"] == 0
+        lines.append(log_line("a", i, item, {k: {"score": 10, "error_spans": item["error_spans"][k]}
+                                             for k in item["tgt"]}))
+    evalset = with_error_annotations(broken.evalset, write_log(tmp_path, lines))
+    rows = evalset.annotations
+    back = rows[(rows["system"] == "A") & (rows["seg"] == 2)]
+    assert back[["side", "start", "end"]].values.tolist() == [["target", 0, 0]]  # the omission, as predicted

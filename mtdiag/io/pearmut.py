@@ -8,8 +8,8 @@ its ``web/src/utils.ts``: ``/(.)/g`` without the ``u`` flag, ``data-i`` = the ma
 exclusive. The two agree on text inside the Basic Multilingual Plane except for the end (``end_i = end - 1``); a
 character outside it (an emoji, a rare CJK character) is two code units in Pearmut and one in mtdiag
 (:func:`to_pearmut`, :func:`from_pearmut`). Pearmut's special tokens (``[missing]``: an omission) are drawn after
-the text with ``data-i = len(text) + k``; a span on one marks no characters of the output (``side`` empty, offsets
--1, as an MQM error with no ``<v>`` mark).
+the text with ``data-i = len(text) + k``; a span on one is the zero-width span at the output's end — where WMT23's
+error spans and mtdiag's predictions (an empty or truncated output) put an omission — and the reverse.
 
 **The log.** ``PEARMUT_ROOT/data/annotations/<campaign>.jsonl``, one line per submitted document (``app.py``,
 ``_log_response``): the page's payload ``{"annotation": [per item {model: {"score", "error_spans": [{"start_i",
@@ -66,21 +66,25 @@ def utf16_boundaries(text: str) -> np.ndarray:
 
 def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
     """mtdiag's character spans of ``text`` (code points, ``end`` exclusive; scalars or arrays) as Pearmut's
-    ``(start_i, end_i)``: UTF-16 code units, ``end_i`` inclusive — the last unit of the span's last character."""
+    ``(start_i, end_i)``: UTF-16 code units, ``end_i`` inclusive — the last unit of the span's last character. A
+    zero-width span (an omission) marks the one unit at its start, as WMT23's rule marks a zero-width span's start
+    (:mod:`mtdiag.spans.agreement`): at the text's end that is Pearmut's ``[missing]`` token."""
     bounds = utf16_boundaries(text)
-    return bounds[np.asarray(start, dtype=np.int64)], bounds[np.asarray(end, dtype=np.int64)] - 1
+    start, end = np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64)
+    return bounds[start], np.where(end > start, bounds[end] - 1, bounds[start])
 
 
-def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int] | None:
+def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int]:
     """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
-    points, end exclusive): every character a unit of the span belongs to. None for a span on a special token
-    (``[missing]``: at or after the text's end). ``ValueError`` for offsets that are not a span. ``bounds``: the
-    text's :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
+    points, end exclusive): every character a unit of the span belongs to. A span on a special token
+    (``[missing]``, drawn after the text: an omission) is the zero-width span at the text's end, where WMT23 and
+    mtdiag's predictions put an omission. ``ValueError`` for offsets that are not a span. ``bounds``: the text's
+    :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
     if start_i < 0 or end_i < start_i:
         raise ValueError(f"start_i {start_i} and end_i {end_i} are not a span (0 <= start_i <= end_i)")
     bounds = utf16_boundaries(text) if bounds is None else bounds
     if start_i >= bounds[-1]:
-        return None
+        return len(text), len(text)
     start = int(np.searchsorted(bounds, start_i, side="right")) - 1
     end = int(np.searchsorted(bounds, min(end_i, int(bounds[-1]) - 1), side="right"))
     return start, end
@@ -269,8 +273,7 @@ def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry:
         weight = mqm_weight(category, severity)
     except ValueError as exc:
         raise entry.error(display, str(exc)) from None
-    side, (start, end) = ("target", located) if located is not None else ("", (-1, -1))
-    return side, start, end, severity.lower(), category, weight
+    return "target", *located, severity.lower(), category, weight
 
 
 def pearmut_log_path(root: str | Path, campaign_id: str) -> Path:
