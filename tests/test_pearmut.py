@@ -325,6 +325,11 @@ def test_the_dashboards_download_is_read_too(report, tmp_path):
         error_spans=[{"start_i": 1, "end_i": 2, "severity": None}]), "has no severity"),
     (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(score=170), "from 0 to 100"),
     (lambda line: line.update(annotation=[]), "the same length"),
+    (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(error_spans=5), "must be a list"),
+    (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(score=float("nan")),
+     "from 0 to 100"),
+    (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(
+        error_spans=[{"start_i": 10**30, "end_i": 10**31, "severity": "major"}], score=1), None),
 ])
 def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, change, message):
     items = campaign_items(report)
@@ -332,6 +337,9 @@ def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, chan
     bad = log_line("a", 1, items[1], answers_for(items[1]))
     change(bad)
     path = write_log(tmp_path, [good, bad])
+    if message is None:  # read: a span past the text's end is Pearmut's special token, an omission
+        assert len(with_error_annotations(report.evalset, path).annotations) == 1
+        return
     with pytest.raises(InputError) as caught:
         with_error_annotations(report.evalset, path)
     assert caught.value.line == 2 and message in str(caught.value) and "campaign.jsonl" in str(caught.value)

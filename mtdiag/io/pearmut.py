@@ -197,8 +197,11 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
                                                f"{quote(str(outputs.at[seg, system]))}: a log of another test set?")
                 if not isinstance(response, dict):
                     raise entry.error(display, f"the annotation of {quote(key)} must be an object")
+                marked = response.get("error_spans") or []
+                if not isinstance(marked, list):
+                    raise entry.error(display, f"the error spans of {quote(key)} must be a list")
                 weights, bounds = 0.0, utf16_boundaries(text)
-                for span in response.get("error_spans") or ():
+                for span in marked:
                     row = _span_row(span, text, bounds, protocol, entry, display)
                     spans.append((seg, system, rater, *row))
                     weights += row[-1]
