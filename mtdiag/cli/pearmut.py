@@ -16,7 +16,8 @@ def add(commands) -> None:
         "pearmut", help="human evaluation in Pearmut: a campaign of the queue with mtdiag's spans pre-filled",
         description="Pearmut (pip install pearmut; Python >= 3.12) runs WMT's human evaluation (ESA, MQM). "
                     "'export' writes a campaign of the worst-first queue for 'pearmut add'; the annotation log "
-                    "Pearmut writes (data/annotations/CAMPAIGN.jsonl) is read back with --annotations (docs/pearmut.md).")
+                    "Pearmut writes (data/annotations/CAMPAIGN.jsonl) is read back with --annotations "
+                    "(docs/pearmut.md).")
     actions = pearmut.add_subparsers(dest="pearmut_action", required=True, metavar="ACTION")
     export = actions.add_parser(
         "export", help="a Pearmut campaign of the segments of the queue's first N pairs",
