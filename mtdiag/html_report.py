@@ -335,8 +335,11 @@ def _human_sections(report, view, writing: Writing) -> list[Section]:
             [Declared("human", "error_counts", {"level": "top"}), Declared("human", "error_raters"), _errors_summary,
              Declared("human", "error_significance", {"level": "top"}, fold="every pair and category")],
             report, writing))
+        sections.append(_section("span-agreement", "Spans vs humans", "Predicted spans against the human spans",
+                                 [Declared("human", "span_agreement")], report, writing))
     return sections + [_section("spans", "Error spans", "Error spans per system and severity",
-                                [Declared("human", "span_counts", title="Predicted by mtdiag and by imported metrics")],
+                                [Declared("human", "span_counts", title="Predicted by mtdiag, marked by the raters and "
+                                                                        "predicted by imported metrics")],
                                 report, writing)]
 
 

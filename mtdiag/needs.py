@@ -52,6 +52,10 @@ NEEDS: dict[str, Need] = {need.name: need for need in (
          lambda evalset: len(evalset.systems) >= 2),
     Need("three_systems", "three systems", "has fewer than three systems", "--hyp for each", "Add system outputs: --hyp NAME=FILE, files in the folder, or uploads.",
          lambda evalset: len(evalset.systems) >= 3),
+    Need("references_or_three_systems", "a reference or three systems", "has no reference and fewer than three "
+         "systems", "--ref, or --hyp for three systems", "Give a reference, or three system outputs or more (without "
+         "a reference the other systems are the evidence).",
+         lambda evalset: bool(evalset.has_references) or len(evalset.systems) >= 3),
     Need("human", "human scores", "has no human scores for its systems", "mqm.seg.tsv or --human", "Human scores are a TSV with system, seg_id (1-based) and a score "
          "column (score or mqm_score), e.g. the mqm.seg.tsv of wmt21.en-de: --human FILE, mqm.seg.tsv in a test-set "
          "folder, or an upload with your data in the sidebar.", lambda evalset: _rated(evalset.human, evalset)),

@@ -52,6 +52,12 @@ elif section == "errors":
         page.table("error_raters", key="hl_err_raters", excel=True)
         page.table("error_significance", key="hl_err_significance", excel=True,
                    spinner="Testing every pair of systems per category …")
+        st.subheader("mtdiag's spans against these human spans")
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        page.choose("span_threshold", key="hl_agreement_threshold", widget="slider", where=c2)
+        page.caption("span_agreement", where=c1)
+        page.table("span_agreement", key="hl_span_agreement", title=False, caption=False, excel=True,
+                   spinner="Measuring the predicted spans …")
     else:
         widgets.explain(escape_markdown(needs.NEEDS["annotations"].lacking()))
     st.subheader(page.view.table("span_counts").title)

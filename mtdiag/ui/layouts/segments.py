@@ -4,7 +4,7 @@ full exports, and one source with every system's output — :mod:`mtdiag.views.s
 import streamlit as st
 
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import widgets
+from mtdiag.ui import pearmut, widgets
 from mtdiag.ui.page import Page
 
 VIEWS = {"pairs": "pairs", "sources": "sources"}
@@ -23,7 +23,8 @@ st.title(page.view.title)
 c1, c2, c3, c4, c5, c6 = st.columns([1.0, 2.0, 2.0, 2.4, 1.0, 1.0], vertical_alignment="bottom")
 view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__,
                         where=c1, help=VIEW_HELP)
-with c5.popover("More", icon=":material/tune:", use_container_width=True):
+more = c5.popover("More", icon=":material/tune:", use_container_width=True)
+with more:
     page.choose("strict", key="seg_strict")
     page.choose("mt_order", key="seg_mt_order")
     documents = page.choose("doc", key="seg_doc", help=None) is not None
@@ -74,6 +75,7 @@ if documents:
         page.table("documents", key="seg_docs", title=False, excel=True)
 
 if selected_seg is None:
+    page.set("span_threshold", None)  # the view's default, for the campaign below
     widgets.explain("No row matches these filters.")
 else:
     if picked is None:
@@ -81,3 +83,7 @@ else:
     threshold = page.choose("span_threshold", key="seg_span_threshold", widget="slider",
                             where=st.columns([2, 1])[1])
     widgets.source_view(page, selected_seg, selected_system, key="seg_detail", threshold=threshold)
+with more:  # the queue as filtered, as a Pearmut campaign (drawn last: it needs the rows and the span threshold)
+    rows = page.frame("queue") if view_as == "pairs" else page.frame("export")
+    pairs = rows[["system", "seg_id"]].assign(seg_id=[p + 1 for p in page.positions(rows["seg_id"])])  # positions
+    pearmut.campaign_download(page.current, pairs, page.chosen["span_threshold"], key="seg_pearmut")
