@@ -218,7 +218,7 @@ def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[
     chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
     if workers > 1:
         chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
-    if names and (execution.dask or workers > 1 or evalset.n_segments > chunk):
+    if execution.dask or workers > 1 or evalset.n_segments > chunk:
         stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
                                    [(name, metric.options) for name, metric in metric_objects.items()],
                                    replace(execution, chunk=chunk, workers=workers), progress)

@@ -42,33 +42,42 @@ def _rated(frame, evalset) -> bool:
 
 
 NEEDS: dict[str, Need] = {need.name: need for need in (
-    Need("source", "the source", "has no source", "--src", "Give it: --src SRC.txt, a src.txt in a test-set folder, or the source upload.",
-         _has_source),
-    Need("references", "a reference", "has no reference", "--ref", "Give one: --ref REF.txt, a ref.*.txt file in a test-set folder, or the "
-         "reference upload.", lambda evalset: bool(evalset.has_references)),
-    Need("several_references", "two or more references", "has fewer than two references", "--ref for each", "Give them: --ref for each, or ref.A.txt, ref.B.txt, … in "
-         "a test-set folder (e.g. wmt21.en-de has three).", lambda evalset: len(evalset.ref_names) >= 2),
-    Need("two_systems", "two systems", "has one system", "--hyp for each", "Add a system output: --hyp NAME=FILE, a file in the folder, or an upload.",
+    Need("source", "the source", "has no source", "--src",
+         "Give it: --src SRC.txt, a src.txt in a test-set folder, or the source upload.", _has_source),
+    Need("references", "a reference", "has no reference", "--ref",
+         "Give one: --ref REF.txt, a ref.*.txt file in a test-set folder, or the reference upload.",
+         lambda evalset: bool(evalset.has_references)),
+    Need("several_references", "two or more references", "has fewer than two references", "--ref for each",
+         "Give them: --ref for each, or ref.A.txt, ref.B.txt, … in a test-set folder (e.g. wmt21.en-de has three).",
+         lambda evalset: len(evalset.ref_names) >= 2),
+    Need("two_systems", "two systems", "has one system", "--hyp for each",
+         "Add a system output: --hyp NAME=FILE, a file in the folder, or an upload.",
          lambda evalset: len(evalset.systems) >= 2),
-    Need("three_systems", "three systems", "has fewer than three systems", "--hyp for each", "Add system outputs: --hyp NAME=FILE, files in the folder, or uploads.",
+    Need("three_systems", "three systems", "has fewer than three systems", "--hyp for each",
+         "Add system outputs: --hyp NAME=FILE, files in the folder, or uploads.",
          lambda evalset: len(evalset.systems) >= 3),
-    Need("references_or_three_systems", "a reference or three systems", "has no reference and fewer than three "
-         "systems", "--ref, or --hyp for three systems", "Give a reference, or three system outputs or more (without "
-         "a reference the other systems are the evidence).",
-         lambda evalset: bool(evalset.has_references) or len(evalset.systems) >= 3),
-    Need("human", "human scores", "has no human scores for its systems", "mqm.seg.tsv or --human", "Human scores are a TSV with system, seg_id (1-based) and a score "
-         "column (score or mqm_score), e.g. the mqm.seg.tsv of wmt21.en-de: --human FILE, mqm.seg.tsv in a test-set "
-         "folder, or an upload with your data in the sidebar.", lambda evalset: _rated(evalset.human, evalset)),
-    Need("annotations", "human error annotations", "has no human error annotations for its systems", "mqm.errors.tsv or --annotations", "Load an MQM error TSV (--annotations "
-         "FILE, mqm.errors.tsv in a test-set folder, or an upload under 'Human error spans and metric scores' in the "
-         "sidebar) or an ESA file with error spans.", lambda evalset: _rated(evalset.annotations, evalset)),
-    Need("terms", "term annotations", "has no term annotations, so there is nothing to score here", "--terms", "Terms come from a terms.tsv (seg_id, src_term, tgt_term, with | between "
-         "target alternatives), a glossary TSV (source, target, matched automatically where the source has the term "
-         "and the reference its translation), or inline <term src=… tgt=…>…</term> tags in the source and "
-         "reference: --terms FILE, terms.tsv in a test-set folder (e.g. tico19.en-fr or wmt21.en-ja), or an upload "
-         "with your data in the sidebar.", lambda evalset: evalset.terms is not None and len(evalset.terms) > 0),
-    Need("documents", "document ids", "has no document ids", "a doc column in segments.tsv", "Give them: a doc column in a segments.tsv (or the test set's documents in "
-         "WMT XML/SGML).", lambda evalset: "doc" in evalset.segments.columns),
+    Need("references_or_three_systems", "a reference or three systems",
+         "has no reference and fewer than three systems", "--ref, or three --hyp",
+         "Give a reference, or three system outputs or more (without a reference the other systems are the "
+         "evidence).", lambda evalset: bool(evalset.has_references) or len(evalset.systems) >= 3),
+    Need("human", "human scores", "has no human scores for its systems", "mqm.seg.tsv or --human",
+         "Human scores are a TSV with system, seg_id (1-based) and a score column (score or mqm_score), e.g. the "
+         "mqm.seg.tsv of wmt21.en-de: --human FILE, mqm.seg.tsv in a test-set folder, or an upload with your data in "
+         "the sidebar.", lambda evalset: _rated(evalset.human, evalset)),
+    Need("annotations", "human error annotations", "has no human error annotations for its systems",
+         "mqm.errors.tsv or --annotations",
+         "Load an MQM error TSV (--annotations FILE, mqm.errors.tsv in a test-set folder, or an upload under 'Human "
+         "error spans and metric scores' in the sidebar) or an ESA file with error spans.",
+         lambda evalset: _rated(evalset.annotations, evalset)),
+    Need("terms", "term annotations", "has no term annotations, so there is nothing to score here", "--terms",
+         "Terms come from a terms.tsv (seg_id, src_term, tgt_term, with | between target alternatives), a glossary "
+         "TSV (source, target, matched automatically where the source has the term and the reference its "
+         "translation), or inline <term src=… tgt=…>…</term> tags in the source and reference: --terms FILE, "
+         "terms.tsv in a test-set folder (e.g. tico19.en-fr or wmt21.en-ja), or an upload with your data in the "
+         "sidebar.", lambda evalset: evalset.terms is not None and len(evalset.terms) > 0),
+    Need("documents", "document ids", "has no document ids", "a doc column in segments.tsv",
+         "Give them: a doc column in a segments.tsv (or the test set's documents in WMT XML/SGML).",
+         lambda evalset: "doc" in evalset.segments.columns),
 )}
 """Every need by name."""
 

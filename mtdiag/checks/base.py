@@ -4,11 +4,12 @@ highlight span per run of marked tokens (:func:`runs`).
 
 A check is one module of :mod:`mtdiag.checks` with one :class:`Check` subclass and one line in the registry
 (``mtdiag/checks/__init__.py``). It declares its ``name``, ``label`` and ``help``; what it ``needs`` of the data
-(:data:`mtdiag.needs.NEEDS`: ``source``, ``references``, or ``metric:NAME`` for the scores it reads); whether a firing is ``critical``
-(the output is plainly broken: the pair goes to the top of the queue); whether it is computed only ``on_request``
-(with options, e.g. the n-gram order of ``mt_only_ngram``); which human error categories it ``claims`` to find
-(MQM categories, measured by ``benchmarks/triage_vs_human.py``); how it fires (:meth:`Check.fires`: vectorised
-over all pairs) and how it explains one pair (:meth:`Check.explain`: sentences and highlight spans).
+(:data:`mtdiag.needs.NEEDS`: ``source``, ``references``, or ``metric:NAME`` for the scores it reads); whether a
+firing is ``critical`` (the output is plainly broken: the pair goes to the top of the queue); whether it is computed
+only ``on_request`` (with options, e.g. the n-gram order of ``mt_only_ngram``); which human error categories it
+``claims`` to find (MQM categories, measured by ``benchmarks/triage_vs_human.py``); how it fires
+(:meth:`Check.fires`: vectorised over all pairs) and how it explains one pair (:meth:`Check.explain`: sentences and
+highlight spans).
 """
 
 from __future__ import annotations

@@ -180,9 +180,10 @@ def report(args, *, scoring: "Options | None" = None, before=None,
     """The one input path of a command (:mod:`mtdiag.inputs`): the test set (:func:`load`), its human scores (the
     folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
     warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
-    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how many
-    segments the slice keeps goes to stderr. ``before(evalset)``: the command's own checks of the loaded set, before
-    anything is scored. ``flags``: the command's flags of the references and the systems (:func:`load`)."""
+    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of
+    ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to stderr.
+    ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
+    flags of the references and the systems (:func:`load`)."""
     from mtdiag import inputs
     from mtdiag.chunks import Execution
 

@@ -37,29 +37,11 @@ import pandas as pd
 from mtdiag.errors import InputError
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.pearmut import read_pearmut_log, sniff_log
+from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, mqm_weight, rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
-MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "no-error": 0.0, "critical": 25.0}
-NON_TRANSLATION_WEIGHT = 25.0
-PUNCTUATION_MINOR_WEIGHT = 0.1
-SPAN_COLUMNS = ["seg", "system", "rater", "side", "start", "end", "severity", "category", "weight"]
-RATED_COLUMNS = ["seg", "system", "rater"]
 _OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
-
-
-def mqm_weight(category: str, severity: str) -> float:
-    """The MQM weight of one error (Freitag et al. 2021, Table 2)."""
-    cat, sev = category.strip().lower(), severity.strip().lower()
-    if cat.startswith("non-translation"):
-        return NON_TRANSLATION_WEIGHT
-    if cat in ("no-error", "no error") or sev in ("no-error", "neutral"):
-        return 0.0
-    if sev == "minor" and cat.replace(" ", "") in ("fluency/punctuation", "fluency-punctuation"):
-        return PUNCTUATION_MINOR_WEIGHT
-    if sev not in MQM_WEIGHTS:
-        raise ValueError(f"severity {severity!r}: expected Major, Minor, Neutral or No-error")
-    return MQM_WEIGHTS[sev]
 
 
 def _marked_span(text: str) -> tuple[int, int] | None:
@@ -73,22 +55,17 @@ def _marked_span(text: str) -> tuple[int, int] | None:
     return start, end - len(_OPEN_MARK)
 
 
-def _empty_spans() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("seg", "start", "end") else "float64" if c == "weight"
-                                      else object) for c in SPAN_COLUMNS})
-
-
 def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
                            limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(human scores ``seg, system, score``, error spans :data:`SPAN_COLUMNS`) from an MQM error TSV or an ESA
-    JSONL/TSV file (told apart by their columns)."""
+    """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) from an MQM error
+    TSV or an ESA JSONL/TSV file (told apart by their columns)."""
     return read_error_annotations_rated(source, name, n_segments, limits=limits)[:2]
 
 
 def read_error_annotations_rated(source: Source, name: str | None = None, n_segments: int | None = None, *,
                                  limits: Limits = DEFAULT_LIMITS, outputs: pd.DataFrame | None = None
                                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """:func:`read_error_annotations` and the rated outputs (:data:`RATED_COLUMNS`: one row per system, segment
+    """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per system, segment
     and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
     (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
     source, log = sniff_log(source, name, limits=limits)
@@ -162,19 +139,6 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None
     scores = pd.DataFrame([(seg, system, sum(v) / len(v) + 0.0) for (system, seg), v in by_pair.items()],
                           columns=["seg", "system", "score"])
     return scores.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(penalties)
-
-
-def rated_frame(keys) -> pd.DataFrame:
-    """The rated outputs ``seg, system, rater`` of ``(system, seg, rater)`` keys (each once, in file order)."""
-    rows = [(seg, system, rater) for system, seg, rater in dict.fromkeys(keys)]
-    return pd.DataFrame(rows, columns=RATED_COLUMNS).astype({"seg": "int64", "system": object, "rater": object})
-
-
-def spans_frame(rows: list[tuple]) -> pd.DataFrame:
-    if not rows:
-        return _empty_spans()
-    return pd.DataFrame(rows, columns=SPAN_COLUMNS).astype({"seg": "int64", "start": "int64", "end": "int64",
-                                                            "weight": "float64"})
 
 
 def _read_esa(table: Table, lowered: list[str], n_segments: int | None

@@ -43,6 +43,7 @@ import pandas as pd
 
 from mtdiag.errors import InputError
 from mtdiag.io.parsing import json_line
+from mtdiag.io.ratings import mqm_weight, rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, split_lines, unpack
 
 IDS_KEY = "mtdiag"
@@ -173,7 +174,6 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
     """(human scores ``seg, system, score``, error spans, rated outputs ``seg, system, rater``) of a Pearmut log's
     entries (:func:`sniff_log`), in the frames of :mod:`mtdiag.io.annotations`; ``outputs`` (the loaded set's
     ``hyps``) checks that each annotated output is the set's. Every problem names the file and the line."""
-    from mtdiag.io.annotations import rated_frame, spans_frame  # annotations reads logs through this module
 
     scores: dict[tuple[str, int, str], float] = {}
     spans: list[tuple] = []
@@ -255,7 +255,6 @@ def _score(value: object, entry: Entry, display: str) -> float | None:
 def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str) -> tuple:
     """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text`` (``bounds``:
     its :func:`utf16_boundaries`)."""
-    from mtdiag.io.annotations import mqm_weight  # annotations reads logs through this module
 
     if not isinstance(span, dict):
         raise entry.error(display, "an error span must be an object {start_i, end_i, severity, category}")

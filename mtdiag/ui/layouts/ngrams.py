@@ -36,7 +36,8 @@ if against == "system":
                     f"{highlight.escape_markdown(owner)}'s output")
         widgets.html(highlight.render_legend(["ngram"]))
         widgets.segment_list(page.current, owner, page.positions(gram["segments"]), ref=counterpart,
-                             spans_for=lambda seg: page.detail("highlights", owner, seg, gram["ngram"], ref=counterpart))
+                             spans_for=lambda seg: page.detail("highlights", owner, seg, gram["ngram"],
+                                                               ref=counterpart))
     else:
         widgets.explain("Select an n-gram in the table to list the segments that contain it.")
     st.stop()

@@ -40,7 +40,8 @@ selected_seg, selected_system = None, None
 if view_as == "pairs":
     shown = page.frame("queue")
     picked = page.table("queue", key="seg_table", title=False, select=True, max_height=MAX_HEIGHT,
-                        row_height=ROW_HEIGHT, page_size=PAGE_SIZE, column_order=page.detail("columns", tuple(shown.columns)),
+                        row_height=ROW_HEIGHT, page_size=PAGE_SIZE,
+                        column_order=page.detail("columns", tuple(shown.columns)),
                         config={"critical": text("critical", width=CRITICAL_WIDTH,
                                                  help="a critical check (a plainly broken output) put this row ahead "
                                                       "of rows with a higher problem score"),
