@@ -12,13 +12,15 @@ CHROMIUM ?= /usr/bin/chromium
 # The dashboard listens on this machine only: uploaded data must not be reachable from the network unless asked
 # (`make run ADDRESS=0.0.0.0`), as `mtdiag serve --address` does.
 ADDRESS ?= 127.0.0.1
+# `make run PORT=8633` serves there; unset, Streamlit's default (8501, or the next free port when 8501 is taken)
+PORT   ?=
 FONTS  := fonts-liberation fonts-noto-cjk
 
 .PHONY: help install run browser test bench clean
 
 help:
 	@echo "make install  - create $(VENV) and install mtdiag + dev requirements"
-	@echo "make run      - start the dashboard (opens on sample_data)"
+	@echo "make run      - start the dashboard (opens on sample_data; PORT=8633 to choose the port)"
 	@echo "make browser  - install Debian chromium (browser tests) and the CJK and Liberation fonts"
 	@echo "make test     - install, browser, then run the test suite"
 	@echo "make bench    - run every benchmarks/bench_*.py"
@@ -36,7 +38,7 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 # MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")
 run: install
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/streamlit run app.py --server.headless true \
-	  --server.address $(ADDRESS) --browser.gatherUsageStats false
+	  --server.address $(ADDRESS) $(if $(PORT),--server.port $(PORT)) --browser.gatherUsageStats false
 
 # chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which
 # renders as empty boxes without a CJK font (issue 23) — also when chromium was already installed.
