@@ -102,9 +102,12 @@ def _primary(report) -> str | None:
 
 
 def _overview(report) -> str:
+    """The corpus scores, the systems ranked by the human score when there is one, else by the primary metric; the
+    bar charts in the table's order (they were in the set's order while the table was ranked, issue 37)."""
     corpus = overview.corpus_table(report)
     primary = _primary(report)
     shown = overview.ranked_by_people(report, primary)
+    ranked = corpus.reindex(shown.index)
     for metric in shown.columns:
         shown[metric] = ([f"{v:.2f}" if pd.notna(v) else "" for v in shown[metric]] if metric == "human"
                          else [metric_info(metric, report).format(v) for v in shown[metric]])
@@ -116,7 +119,7 @@ def _overview(report) -> str:
             + _table(best, index=False, name="best_per_metric")
             + _table(shown.rename(columns=lambda m: "human ↑" if m == "human" else metric_info(m, report).arrow_label),
                      index=True, name="corpus_scores")
-            + _figure(charts.corpus_bars(corpus, overview.best_mask(corpus, report), within=report)))
+            + _figure(charts.corpus_bars(ranked, overview.best_mask(ranked, report), within=report)))
 
 
 def _significance(report, method: str, n: int | None, seed: int | None) -> str:
