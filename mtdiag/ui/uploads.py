@@ -54,7 +54,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
         hyps[name] = lines
     extended = replace(evalset.with_hyps(hyps), warnings=tuple(warnings))
     label = f"{_base.label} + {len(extras)} uploaded"
-    return state.Dataset(extended, extended.content_hash(), "folder", label)
+    return state.Dataset(extended, extended.content_hash(), "upload", label)  # holds uploaded data: never on disk
 
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
@@ -96,7 +96,7 @@ def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric
     if scores is not None:
         evalset = mio.with_metric_scores(evalset, scores, limits=limits)
         added.append(scores[0])
-    return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
+    return state.Dataset(evalset, evalset.content_hash(), "upload", f"{_base.label} + {' + '.join(added)}")
 
 
 state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)

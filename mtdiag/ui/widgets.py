@@ -533,13 +533,14 @@ def overview_config(corpus: pd.DataFrame) -> dict:
 
 def report_download(current: state.Current, *, key: str) -> None:
     """A button that downloads the self-contained HTML report (:func:`mtdiag.html_report.html_report`) of the current
-    data and options; built on click, on Streamlit's download thread."""
-    from mtdiag.html_report import html_report
-
+    data and options; built on click, on Streamlit's download thread (the report's module is imported there too:
+    it is not needed to draw the button)."""
     report = current.report
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
 
     def build() -> str:
+        from mtdiag.html_report import html_report
+
         return html_report(report)
 
     st.download_button("Download HTML report", data=build, file_name=f"mtdiag-report-{name}.html",
