@@ -130,6 +130,9 @@ def test_documents_filter_and_per_document_scores(tmp_path, monkeypatch):
     visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.dataframe(key="seg_table").value) == 10
+    assert "seg_docs" not in [d.key for d in at.dataframe]  # the panel is closed: nothing computed or drawn
+    at.session_state["seg_documents"] = True  # the panel opened: its table is computed and drawn only then
+    at.run()
     docs = table_with(at, "doc", "system", "segments", "bleu")
     assert docs[["doc", "system"]].values.tolist() == [[d, s] for d in ("d1", "d2", "d3") for s in ("alpha", "beta")]
     assert docs["segments"].tolist() == [2, 2, 2, 2, 1, 1]

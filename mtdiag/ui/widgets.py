@@ -174,6 +174,14 @@ def explain(text: str) -> None:
     st.info(text, icon=":material/info:")
 
 
+def panel(label: str, *, key: str, where=st):
+    """An optional panel: an expander that tracks whether it is open (``on_change="rerun"``). Its ``.open`` is True
+    only while the user has it open, so a page draws (and computes) the panel's content only then — a closed
+    expander's content was built, sent and laid out by the browser on every run (the Overview's signatures cost the
+    browser 0.7 s of syntax highlighting, unseen). Opening or closing it reruns the page."""
+    return where.expander(label, key=key, on_change="rerun")
+
+
 def reference_needed(current: state.Current) -> bool:
     """True (and one sentence on the page saying why and what to upload) when the data has no reference: the
     caller stops or offers what works without one."""

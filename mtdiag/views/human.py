@@ -17,7 +17,7 @@ from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, h
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
-           "has_human_scores", "human_points", "human_agreement", "human_ranking",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -69,6 +69,16 @@ def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     mtdiag predicts at ``threshold`` (metric ``mtdiag``) first, then each imported metric's
     (:func:`mtdiag.spans.severity_counts`)."""
     return severity_counts(report, threshold)
+
+
+def opening_section(report) -> str:
+    """The section the Human page opens on: the first this data has — ORANGE/KING with two or more references
+    (``likeness``), else the agreement with human scores when they are loaded (``human``), else the error statistics
+    (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
+    ORANGE/KING, which one-reference data cannot have (issue 37)."""
+    if len(report.evalset.ref_names) >= 2:
+        return "likeness"
+    return "human" if has_human_scores(report) else "errors"
 
 
 # ----------------------------------------------------------------------------------------------- the view

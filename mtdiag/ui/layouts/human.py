@@ -17,6 +17,7 @@ st.caption("With several references, a good metric should score a human translat
 
 section = widgets.segmented(
     "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
+    default=human.opening_section(report),
     format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
                  "human": "Human scores", "errors": "Error statistics"}.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
@@ -48,9 +49,10 @@ if section == "likeness":
         widgets.chart(current, "king", metrics,
                       lambda: charts.likeness_bars(table, "king", "metric", "KING", 1 / len(ev.systems)),
                       key="hl_king", where=right)
-        with st.expander("KING per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
-                          max_height=300)
+        with widgets.panel("KING per segment", key="hl_king_panel") as king_segments:
+            if king_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
+                              max_height=300)
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
@@ -71,9 +73,10 @@ elif section == "queen":
         widgets.table(table, key="hl_queen", name="queen")
         widgets.chart(current, "queen", (*metrics, pool), lambda: charts.likeness_bars(table, "queen", "system", "QUEEN"),
                       key="hl_queen_bars")
-        with st.expander("QUEEN per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
-                          max_height=300)
+        with widgets.panel("QUEEN per segment", key="hl_queen_panel") as queen_segments:
+            if queen_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
+                              max_height=300)
 
 elif section == "errors":
     if human.has_error_annotations(report):

@@ -118,10 +118,12 @@ else:
         selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])
 
 if documents:
-    with st.expander("Per document: corpus scores"):
-        st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
-                   "segment scores averaged).")
-        widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents", excel=True)
+    with widgets.panel("Per document: corpus scores", key="seg_documents") as per_document:
+        if per_document.open:
+            st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
+                       "segment scores averaged).")
+            widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents",
+                          excel=True)
 
 if selected_seg is None:
     widgets.explain("No row matches these filters.")
