@@ -27,6 +27,7 @@ from typing import Callable
 import pandas as pd
 
 from mtdiag import __version__, charts, significance, errorstats, highlight, triage, views
+from mtdiag import human as human_scores
 from mtdiag.metrics import metric_info
 from mtdiag.spans import DEFAULT_THRESHOLD
 from mtdiag.tags import tag_labels, tag_summary
@@ -109,7 +110,7 @@ def _overview(report) -> str:
     shown = overview.ranked_by_people(report, primary)
     ranked = corpus.reindex(shown.index)
     for metric in shown.columns:
-        shown[metric] = ([f"{v:.2f}" if pd.notna(v) else "" for v in shown[metric]] if metric == "human"
+        shown[metric] = ([human_scores.format_score(v) for v in shown[metric]] if metric == "human"
                          else [metric_info(metric, report).format(v) for v in shown[metric]])
     best = overview.best_systems(corpus, report)
     by = ("the human score (each system's mean over its rated outputs; higher is better)" if "human" in shown

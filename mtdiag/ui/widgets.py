@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, export, highlight, triage
+from mtdiag import checks, export, highlight, human, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state, tagging
@@ -126,6 +126,19 @@ def number_format(metric: str) -> str:
     return f"%.{_info(metric).places}f"
 
 
+TEXT_CHAR_PX = 8  # a character of the grid's 14 px font, generously (capitals and wide letters included)
+CELL_HORIZONTAL_PX = 16  # a cell's left and right padding (the grid's 8 px each)
+TAGS_PX = (75, 240)  # the tags column's width: at least Streamlit's "small", at most what leaves room for the text
+
+
+def tags_width(labels: pd.Series) -> int:
+    """The pixel width of a ``tags`` column: its longest label on one line (within :data:`TAGS_PX`). Without a
+    width the grid gave the column the width of its header, and in a table whose rows wrap (the Segments queue)
+    "check later" wrapped letter by letter (issue 37)."""
+    longest = int(labels.astype(str).str.len().max()) if len(labels) else 0
+    return int(min(max(longest * TEXT_CHAR_PX + CELL_HORIZONTAL_PX, TAGS_PX[0]), TAGS_PX[1]))
+
+
 def column_config(frame: pd.DataFrame) -> dict:
     """Column settings for a frame holding metric columns, flag columns and texts."""
     config: dict = {}
@@ -143,10 +156,16 @@ def column_config(frame: pd.DataFrame) -> dict:
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
                                                              width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
         elif column == "human":
-            config[column] = st.column_config.NumberColumn("human", format="%.2f",
-                                                           help="the human score of this output (as loaded)")
+            config[column] = st.column_config.NumberColumn("human", format=f"%.{human.SCORE_PLACES}f",
+                                                           help="the human score (as loaded; a mean where several "
+                                                                "ratings meet)")
         elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
             config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
+        elif pd.api.types.is_float_dtype(frame[column]):  # one format per column (issue 37), the command line's
+            config[column] = st.column_config.NumberColumn(str(column), format=f"%.{export.PLACES}f")
+        elif column == "tags":
+            config[column] = st.column_config.TextColumn("tags", width=tags_width(frame[column]),
+                                                         help="your tags of this output or its segment")
         elif "seg_id" in frame.columns and column in ("src", "hyp"):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
@@ -368,9 +387,15 @@ def select(label: str, options: Sequence, *, key: str, default=None, where=st, *
 
 
 def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = (), where=st, **kwargs) -> list:
-    """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data."""
+    """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data. Its label
+    counts the choices (``Systems (10 of 10)``): in a column Streamlit keeps the chips on one line that scrolls,
+    so most of them were out of sight with nothing saying so (issue 37: 2 of 10 systems shown, no "+8"). A
+    multiselect keeps its identity by its key, so the changing label never resets it."""
     options = list(options)
     follow(key, options, [o for o in default if o in options])
+    chosen = len(st.session_state.get(key) or ())
+    if chosen:
+        label = f"{label} ({chosen} of {len(options)})"
     return where.multiselect(label, options, key=key, **kwargs)
 
 
@@ -419,14 +444,14 @@ def sort_label(key: str) -> str:
 
 
 def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: bool) -> str:
-    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5 · flags: a, b`` — the problem
+    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5.00 · flags: a, b`` — the problem
     score, the score the outputs are sorted by, the human score and the flags (every score is in the table above
     the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
     parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
     if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
         parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
-        parts.append(f"human {row['human']:g}")
+        parts.append(f"human {human.format_score(row['human'])}")
     fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
     if fired:
         parts.append("flags: " + ", ".join(fired))
