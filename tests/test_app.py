@@ -428,6 +428,8 @@ def test_compare_two_systems():
 def test_human_likeness_and_human_scores_on_three_references():
     at = start()
     visit(at, "human").run()
+    assert at.segmented_control(key="hl_section").value == "human"  # human scores loaded: the page opens on them
+    at.segmented_control(key="hl_section").set_value("likeness").run()
     table = table_with(at, "metric", "orange", "king")
     assert set(table["metric"]) == {"waft", "neva", "bleu", "chrf"}
     assert table["orange"].between(0, 1).all()

@@ -124,6 +124,7 @@ def test_one_number_format_per_column_and_one_for_every_human_score():
 
     at = start()
     visit(at, "human").run()
+    at.segmented_control(key="hl_section").set_value("likeness").run()
     assert set(_formats(at, "orange", "king", "tie_share").values()) == {"%.4f"}
     at.segmented_control(key="hl_section").set_value("human").run()
     assert _formats(at, "human", "n_rated", "rank")["human"] == f"%.{SCORE_PLACES}f"

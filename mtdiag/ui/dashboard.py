@@ -9,8 +9,6 @@ live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, e
 :func:`mtdiag.ui.runs.workspace_argument`).
 """
 
-import threading
-
 import streamlit as st
 
 from mtdiag.ui import navigation, sidebar, slicing, widgets
@@ -34,20 +32,6 @@ def main() -> None:
     widgets.style()
     slicing.banner(current, whole)
     page.run()
-    _load_kernels()
-
-
-@st.cache_resource(show_spinner=False)
-def _load_kernels() -> threading.Thread:
-    """Once per server, after the first page is drawn: load the compiled TER kernel in a background thread
-    (:func:`mtdiag.metrics.ter_engine.load_kernel`), while the user reads the page — the first upload then scores
-    without waiting for numba (1-3 s). The sample sets themselves open from disk without it
-    (:mod:`mtdiag.report_cache`)."""
-    from mtdiag.metrics.ter_engine import load_kernel
-
-    thread = threading.Thread(target=load_kernel, name="mtdiag-load-kernels", daemon=True)
-    thread.start()
-    return thread
 
 
 if __name__ == "__main__":  # streamlit run mtdiag/ui/dashboard.py (mtdiag serve)

@@ -10,6 +10,7 @@ Every reader's result is cached by the files' bytes and goes with the reports
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import streamlit as st
@@ -126,9 +127,23 @@ def _guess_lang_pair(file_names: list[str]) -> str:
     return mio.resolve_lang_pair(file_names=file_names) or ""
 
 
+@st.cache_resource(show_spinner=False)
+def _load_kernels() -> threading.Thread:
+    """Once per server, when the upload form is first shown: load the compiled TER kernel in a background thread
+    (:func:`mtdiag.metrics.ter_engine.load_kernel`) while the user picks the files, so that scoring the upload does
+    not wait 1-3 s for numba. Not at the first page: the sample sets open from disk without it
+    (:mod:`mtdiag.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
+    from mtdiag.metrics.ter_engine import load_kernel
+
+    thread = threading.Thread(target=load_kernel, name="mtdiag-load-kernels", daemon=True)
+    thread.start()
+    return thread
+
+
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
     file, when given, is the whole data; else the text files make it."""
+    _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
         "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",

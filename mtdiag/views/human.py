@@ -17,7 +17,7 @@ from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, h
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
-           "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section", "SECTIONS",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -71,14 +71,20 @@ def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     return severity_counts(report, threshold)
 
 
+SECTIONS = {"human": "Human scores", "likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
+            "errors": "Error statistics"}
+"""The Human page's sections, in the order it offers them."""
+
+
 def opening_section(report) -> str:
-    """The section the Human page opens on: the first this data has — ORANGE/KING with two or more references
-    (``likeness``), else the agreement with human scores when they are loaded (``human``), else the error statistics
+    """The section the Human page opens on: the first of :data:`SECTIONS` this data has — the agreement of the
+    metrics with the human scores when they are loaded (``human``: what people judged, which the other sections
+    approximate), else ORANGE/KING with two or more references (``likeness``), else the error statistics
     (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
     ORANGE/KING, which one-reference data cannot have (issue 37)."""
-    if len(report.evalset.ref_names) >= 2:
-        return "likeness"
-    return "human" if has_human_scores(report) else "errors"
+    if has_human_scores(report):
+        return "human"
+    return "likeness" if len(report.evalset.ref_names) >= 2 else "errors"
 
 
 # ----------------------------------------------------------------------------------------------- the view

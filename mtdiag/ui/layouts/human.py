@@ -15,11 +15,8 @@ st.caption("With several references, a good metric should score a human translat
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
            "how well each metric agrees with them.")
 
-section = widgets.segmented(
-    "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
-    default=human.opening_section(report),
-    format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
-                 "human": "Human scores", "errors": "Error statistics"}.__getitem__)
+section = widgets.segmented("View", list(human.SECTIONS), key="hl_section", required=True,
+                            default=human.opening_section(report), format_func=human.SECTIONS.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
 chosen: dict = {}
