@@ -304,3 +304,29 @@ def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
     assert counts.values.tolist() == [["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0],
                                       ["mtdiag", "C", 2, 1, 1, 0, 2], ["xcomet", "A", 2, 0, 0, 1, 1],
                                       ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
+
+
+@pytest.mark.parametrize("folder, refs", [("wmt21.en-de", None), ("wmt21.en-de", ("C",))])
+def test_the_spans_of_some_segments_are_the_whole_reports_rows_for_them(folder, refs):
+    """Issue 37: the Segments page asks for one segment's spans; computed for that segment alone they are the rows
+    of the whole report's frame for it (lexical evidence and the checks' marks), at every threshold; once the whole
+    frame is computed, a segment's spans are read from it."""
+    from dataclasses import replace
+
+    from mtdiag.io import load_folder
+    from tests.conftest import SAMPLE
+
+    evalset = load_folder(SAMPLE / folder)
+    if refs is not None:
+        evalset = replace(evalset, refs=evalset.refs[list(refs)])
+    segments = [(0,), (16, 3), tuple(range(40, 60))]
+    for threshold in (0.2, DEFAULT_THRESHOLD, 0.6):
+        report = evaluate(evalset)
+        alone = {s: predict_spans(report, threshold, segments=s) for s in segments}
+        assert report.context.stored(("spans", "predicted", threshold)) is None  # the whole frame was not computed
+        whole = predict_spans(report, threshold)
+        assert len(whole) > 0
+        for chosen, frame in alone.items():
+            expected = whole[whole["seg"].isin(chosen)].reset_index(drop=True)
+            pd.testing.assert_frame_equal(frame, expected)
+            pd.testing.assert_frame_equal(predict_spans(report, threshold, segments=chosen), expected)  # from whole
