@@ -44,7 +44,8 @@ with c6.popover("Why", icon=":material/help:", use_container_width=True):
                 "Select a row to open its source with every system's output.")
     st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
-queue = state.view(segments.queue)(current, requested=requested, strict=strict)
+queue = state.view(segments.queue, spinner="Checking every output and ranking them worst first …")(
+    current, requested=requested, strict=strict)
 flags = checks.flag_columns(queue)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c2,
                               disabled=view_as == "sources")

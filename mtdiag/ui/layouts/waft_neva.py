@@ -21,7 +21,7 @@ if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()
 
-frame = state.view(waft_neva.word_order_table)(current)
+frame = state.view(waft_neva.word_order_table, spinner="Finding outputs whose words are in an order no reference has …")(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
 points = waft_neva.sample_rows(frame)
