@@ -29,7 +29,7 @@ import pandas as pd
 from mtdiag import __version__, charts, significance, errorstats, highlight, triage, views
 from mtdiag import human as human_scores
 from mtdiag.metrics import metric_info
-from mtdiag.spans import DEFAULT_THRESHOLD
+from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
 from mtdiag.tags import tag_labels, tag_summary
 from mtdiag.views import buckets, human, overview, segments
 from mtdiag.views.detail import segment_detail
@@ -190,6 +190,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
     spans mtdiag predicts with a confidence of at least ``threshold``."""
     queue = segments.queue(report).head(top)
+    predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
     labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
@@ -203,7 +204,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
-        human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
+        human = f" · human {human_scores.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
         if row.get("critical"):
             flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
