@@ -132,15 +132,18 @@ TAGS_PX = (75, 240)  # the tags column's width: at least Streamlit's "small", at
 
 
 def tags_width(labels: pd.Series) -> int:
-    """The pixel width of a ``tags`` column: its longest label on one line (within :data:`TAGS_PX`). Without a
-    width the grid gave the column the width of its header, and in a table whose rows wrap (the Segments queue)
-    "check later" wrapped letter by letter (issue 37)."""
-    longest = int(labels.astype(str).str.len().max()) if len(labels) else 0
+    """The pixel width of a ``tags`` column: its longest word on one line (within :data:`TAGS_PX`), so that a
+    tag wraps between its words, never inside one. Without a width the grid gave the column the width of its
+    header, and in a table whose rows wrap (the Segments queue) "check later" wrapped letter by letter (issue 37);
+    as wide as a whole label the column pushed the outputs' text off a 1,600-pixel screen."""
+    words = labels.astype(str).str.split(r"[\s,]+", regex=True).explode() if len(labels) else pd.Series([], dtype=str)
+    longest = int(words.str.len().max()) if len(words.dropna()) else 0
     return int(min(max(longest * TEXT_CHAR_PX + CELL_HORIZONTAL_PX, TAGS_PX[0]), TAGS_PX[1]))
 
 
-def column_config(frame: pd.DataFrame) -> dict:
-    """Column settings for a frame holding metric columns, flag columns and texts."""
+def column_config(frame: pd.DataFrame, wrap: bool = False) -> dict:
+    """Column settings for a frame holding metric columns, flag columns and texts; ``wrap``: the table's rows wrap
+    their text (then the ``tags`` column gets the width of its longest word, :func:`tags_width`)."""
     config: dict = {}
     for column in frame.columns:
         if is_metric(column):
@@ -164,7 +167,7 @@ def column_config(frame: pd.DataFrame) -> dict:
         elif pd.api.types.is_float_dtype(frame[column]):  # one format per column (issue 37), the command line's
             config[column] = st.column_config.NumberColumn(str(column), format=f"%.{export.PLACES}f")
         elif column == "tags":
-            config[column] = st.column_config.TextColumn("tags", width=tags_width(frame[column]),
+            config[column] = st.column_config.TextColumn("tags", width=tags_width(frame[column]) if wrap else None,
                                                          help="your tags of this output or its segment")
         elif "seg_id" in frame.columns and column in ("src", "hyp"):
             config[column] = st.column_config.TextColumn(column, width="large")
@@ -323,7 +326,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
-    cfg = column_config(frame)
+    cfg = column_config(frame, wrap=row_height is not None and row_height > WRAP_PX)
     cfg.update(config or {})
     shown = frame
     if row_height is not None and row_height > WRAP_PX:
