@@ -137,3 +137,22 @@ def test_the_tags_column_is_wide_enough_for_its_longest_tag(workspace_folder):
     assert columns["tags"]["width"] >= len("later") * TEXT_CHAR_PX
     assert tags_width(pd.Series(["needs-a-native-speaker, x"])) == len("needs-a-native-speaker") * TEXT_CHAR_PX + 16
     assert tags_width(pd.Series(["", "x"])) == 75 and tags_width(pd.Series(["a" * 200])) == 240  # bounded
+
+
+def finder_expressions(at) -> list[str]:
+    visit(at, "slices").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return table_with(at, "expression", "size")["expression"].tolist()
+
+
+def test_one_sessions_tags_never_reach_another_sessions_slice_finder(workspace_folder):
+    """Issue 39, finding 4: session A tags segments of data it has not saved and opens the Slice finder; session B
+    (the same data, the same server, no tags) opens it too. A cached frame keyed without its input (the session's
+    tags) gave B the slices ``tag == "secretA-note"`` with A's numbers."""
+    a = start()
+    visit(a, SEGMENTS).run()
+    select_rows(a, "seg_table", list(range(60)))
+    tag(a, "seg_table", "secretA-note", whole=True)
+    assert 'tag == "secretA-note"' in finder_expressions(a)  # A's own tags are slices of A's data
+    b = start()
+    assert not any("secretA-note" in e for e in finder_expressions(b))
