@@ -117,7 +117,7 @@ LAYERS = {
     "spans": ("mtdiag.spans",),
     "slices": ("mtdiag.slices",),
     "views": ("mtdiag.views",),
-    "report/export": ("mtdiag.html_report", "mtdiag.export"),
+    "report/export": ("mtdiag.html_report", "mtdiag.export", "mtdiag.campaign"),
     "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
 
