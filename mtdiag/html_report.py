@@ -28,7 +28,7 @@ import pandas as pd
 
 from mtdiag import __version__, errorstats, highlight, significance, triage, views
 from mtdiag.metrics import metric_info
-from mtdiag.spans import DEFAULT_THRESHOLD
+from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
 from mtdiag.tags import tag_labels, tag_summary
 from mtdiag.views import human, overview, segments
 from mtdiag.views.detail import segment_detail
@@ -163,7 +163,7 @@ def _frame(report, frame: pd.DataFrame, *, name: str, rows: str | None = None) -
             shown[column] = [info.format(v) if pd.notna(v) else "" for v in shown[column]]
             headers[column] = info.arrow_label
         elif column == "human" and pd.api.types.is_numeric_dtype(shown[column]):
-            shown[column] = [f"{v:.2f}" if pd.notna(v) else "" for v in shown[column]]
+            shown[column] = [views.format_score(v) for v in shown[column]]
             headers[column] = "human ↑"
     shown = shown.rename(columns=headers)
     if rows is not None:
@@ -220,6 +220,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     spans mtdiag predicts with a confidence of at least ``threshold``."""
     view = views.REGISTRY["segments"]
     queue = view.table("queue").make(report, view.resolve(report)).head(top)  # the Segments page's queue
+    predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
     positions = views.positions(report, queue["seg_id"])
@@ -234,7 +235,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
-        human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
+        human = f" · human {human_scores.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
         if row.get("critical"):
             flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
@@ -312,7 +313,7 @@ def _section(anchor: str, label: str, heading: str, items, report, writing: Writ
 def _overview_sections(report, view, writing: Writing) -> list[Section]:
     return [_section("overview", "Overview", "Overview: corpus scores",
                      [Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
-                      Declared("overview", "corpus_bars", {"baseline": overview.NO_BASELINE})], report, writing),
+                      Declared("overview", "people_bars")], report, writing),
             _section("significance", "Significance", "Ranked significance", _significance_items(report, writing),
                      report, writing)]
 

@@ -19,7 +19,8 @@ command of the command line (:func:`mtdiag.cli.inputs.report`) and for the dashb
 
 The dashboard reads through this module (and :mod:`mtdiag.views`) only: it re-exports what a loader needs of the
 scoring core — :class:`~mtdiag.api.Options`, :class:`~mtdiag.api.Report`, :data:`METRICS` (the metric registry, for
-the option widgets), the slice expressions' fields and errors.
+the option widgets), :mod:`mtdiag.report_cache` (folders' reports kept on disk), :func:`warm_up`, the slice
+expressions' fields and errors.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from mtdiag import report_cache
 from mtdiag.api import NO_REFERENCE, Options, Report, available_metrics, clear_caches, default_metrics, evaluate
 from mtdiag.chunks import Execution
 from mtdiag.evalset import EvalSet
@@ -115,6 +117,14 @@ def report(evalset: EvalSet, options: Options, where: str | None = None, *, exec
     return whole, part
 
 
+def warm_up() -> None:
+    """Load what scoring compiles (the TER kernel, :func:`mtdiag.metrics.ter_engine.load_kernel`) before it is needed:
+    the dashboard calls it in the background while a user chooses files."""
+    from mtdiag.metrics.ter_engine import load_kernel
+
+    load_kernel()
+
+
 __all__ = ["MAX_CHARS", "METRICS", "NO_REFERENCE", "EvalSet", "Execution", "ExpressionError", "Limits", "Options",
-           "Report", "check", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "scoring", "sliced",
-           "with_human"]
+           "Report", "check", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
+           "sliced", "warm_up", "with_human"]

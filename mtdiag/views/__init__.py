@@ -27,8 +27,8 @@ from typing import Iterator
 from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
                                default_metric, fit_lines, for_table, missing, position, positions, preview,
                                wide_script, with_set_ids)
-from mtdiag.views.columns import (PROBLEM_TEXT, MetricInfo, flag_columns, flag_help, flag_label, is_flag, is_metric,
-                                  metric_info)
+from mtdiag.views.columns import (PROBLEM_TEXT, SCORE_PLACES, MetricInfo, flag_columns, flag_help, flag_label,
+                                  format_score, is_flag, is_metric, metric_info)
 from mtdiag.views.detail import SPAN_THRESHOLD, SegmentDetail, SideTokens, segment_detail, side_tokens
 PAGES = (
     "overview",
@@ -75,7 +75,7 @@ def registered(view: View) -> Iterator[View]:
         unregister(view.name)
 
 
-__all__ = ["DEFAULT_METRICS", "PROBLEM_TEXT", "REGISTRY", "SPAN_THRESHOLD", "TABLE_TEXT", "TEST_METHODS", "Chart",
+__all__ = ["DEFAULT_METRICS", "PROBLEM_TEXT", "REGISTRY", "SCORE_PLACES", "format_score", "SPAN_THRESHOLD", "TABLE_TEXT", "TEST_METHODS", "Chart",
            "MetricInfo", "SegmentDetail", "SideTokens", "Table", "View", "ViewOption", "default_metric", "fit_lines",
            "flag_columns", "flag_help", "flag_label", "for_table", "is_flag", "is_metric", "metric_info", "missing",
            "position", "positions", "preview", "register", "registered", "segment_detail", "side_tokens",

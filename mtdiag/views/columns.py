@@ -1,6 +1,7 @@
 """What a column of a view's frame is, for a surface that draws or writes it: a metric's label, places, direction
 and help (:class:`mtdiag.metrics.MetricInfo`, the one source of number formats), a check's label and help (the
-flag columns, :data:`mtdiag.checks.REGISTRY`), and what the problem score means (:data:`mtdiag.triage.PROBLEM_TEXT`).
+flag columns, :data:`mtdiag.checks.REGISTRY`), what the problem score means (:data:`mtdiag.triage.PROBLEM_TEXT`) and
+how a human score reads (:func:`mtdiag.human.format_score`).
 
 A page reads these through :mod:`mtdiag.views` (its only door into the core), never the registries themselves.
 Metrics imported with a set (COMET, MetricX) are resolved through ``within`` — the report or set that carries them
@@ -12,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag import checks
+from mtdiag.human import SCORE_PLACES, format_score
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.triage import PROBLEM_TEXT
 
@@ -41,5 +43,5 @@ def flag_columns(frame: pd.DataFrame) -> list[str]:
     return checks.flag_columns(frame)
 
 
-__all__ = ["PROBLEM_TEXT", "MetricInfo", "flag_columns", "flag_help", "flag_label", "is_flag", "is_metric",
+__all__ = ["PROBLEM_TEXT", "SCORE_PLACES", "MetricInfo", "format_score", "flag_columns", "flag_help", "flag_label", "is_flag", "is_metric",
            "metric_info"]

@@ -25,7 +25,8 @@ from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, h
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
-           "has_human_scores", "human_points", "human_agreement", "human_ranking", "span_agreement",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section", "SECTIONS",
+           "span_agreement",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -121,6 +122,22 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
                      **severity_f1(human, predicted, within), "predicted_mqm": float(predicted_mqm[within].mean()),
                      "human": float(human_score[scored].mean()) if scored.any() else float("nan")})
     return pd.DataFrame(rows, columns=list(SPAN_AGREEMENT_COLUMNS))
+
+
+SECTIONS = {"human": "Human scores", "likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
+            "errors": "Error statistics"}
+"""The Human page's sections, in the order it offers them."""
+
+
+def opening_section(report) -> str:
+    """The section the Human page opens on: the first of :data:`SECTIONS` this data has — the agreement of the
+    metrics with the human scores when they are loaded (``human``: what people judged, which the other sections
+    approximate), else ORANGE/KING with two or more references (``likeness``), else the error statistics
+    (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
+    ORANGE/KING, which one-reference data cannot have (issue 37)."""
+    if has_human_scores(report):
+        return "human"
+    return "likeness" if len(report.evalset.ref_names) >= 2 else "errors"
 
 
 # ----------------------------------------------------------------------------------------------- the view
@@ -306,5 +323,5 @@ VIEW = View(
         Chart("human_systems", "Systems: mean human score against corpus score", _human_chart(1), needs=("human",),
               uses=("metric",)),
     ),
-    details={"plain_words": plain},
+    details={"plain_words": plain, "sections": lambda report: dict(SECTIONS), "opening_section": opening_section},
 )

@@ -210,6 +210,13 @@ def _corpus_bars(report, chosen):
     return corpus_bars(corpus, best_mask(corpus, report), None if sig is None else intervals(sig), within=report)
 
 
+def _people_bars(report, chosen):
+    from mtdiag.charts import corpus_bars
+
+    corpus = corpus_table(report).reindex(ranked_by_people(report, chosen["rank_by"]).index)
+    return corpus_bars(corpus, best_mask(corpus, report), within=report)
+
+
 def _pvalue_heatmap(report, chosen):
     from mtdiag.charts import pvalue_heatmap
 
@@ -265,6 +272,8 @@ VIEW = View(
     charts=(
         Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE),
               caption=_bars_caption),
+        Chart("people_bars", "Corpus scores, ranked as people judged", _people_bars, uses=("rank_by",),
+              caption="The systems in the order of the table above: by their mean human score when one is loaded."),
         Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS),
     ),
 )

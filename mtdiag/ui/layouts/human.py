@@ -12,10 +12,9 @@ page = Page("human")
 report, ev = page.report, page.current.evalset
 page.header()
 
-SECTIONS = {"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system", "human": "Human scores",
-            "errors": "Error statistics"}
-section = widgets.segmented("View", list(SECTIONS), key="hl_section", required=True,
-                            format_func=SECTIONS.__getitem__)
+sections = page.detail("sections")
+section = widgets.segmented("View", list(sections), key="hl_section", required=True,
+                            default=page.detail("opening_section"), format_func=sections.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(page.current):
     st.stop()
 
@@ -31,8 +30,9 @@ if section == "likeness":
         left, right = st.columns(2)
         page.chart("orange", key="hl_orange", where=left)
         page.chart("king", key="hl_king", where=right)
-        with st.expander(page.view.table("king_segments").title):
-            page.table("king_segments", key="hl_king_segments", title=False, max_height=300)
+        with widgets.panel(page.view.table("king_segments").title, key="hl_king_panel") as panel:
+            if panel.open:  # drawn only while open (widgets.panel)
+                page.table("king_segments", key="hl_king_segments", title=False, max_height=300)
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
@@ -42,8 +42,9 @@ elif section == "queen":
     page.table("queen", key="hl_queen", title=False)
     if table is not None:
         page.chart("queen", key="hl_queen_bars")
-        with st.expander(page.view.table("queen_segments").title):
-            page.table("queen_segments", key="hl_queen_segments", title=False, max_height=300)
+        with widgets.panel(page.view.table("queen_segments").title, key="hl_queen_panel") as panel:
+            if panel.open:
+                page.table("queen_segments", key="hl_queen_segments", title=False, max_height=300)
 
 elif section == "errors":
     if not needs.lacking(ev, None, ["annotations"]):

@@ -22,8 +22,9 @@ with left:
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
     page.chart("mp_bars", key="ou_mp")
-with st.expander("mp_n table"):
-    page.table("mp_per_order", key="ou_mp_table", title=False)
+with widgets.panel("mp_n table", key="ou_mp_panel") as panel:
+    if panel.open:  # drawn only while open (widgets.panel)
+        page.table("mp_per_order", key="ou_mp_table", title=False)
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 c1, c2 = st.columns([3, 2])

@@ -52,6 +52,8 @@ else:
 left, right = st.columns([2, 3])
 page.table("best", key="ov_best", where=left)
 page.table("significance", key="ov_sig", where=right, max_height=420)
-with st.expander(page.view.table("signatures").title):
-    for metric, signature in zip(signatures["metric"], signatures["signature"]):
-        st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)
+with widgets.panel(page.view.table("signatures").title, key="ov_signatures") as panel:
+    if panel.open:  # drawn only while open (widgets.panel): the syntax highlighting of every signature is slow
+        st.code("
+".join(f"{widgets.metric_label(metric, arrow=False)}: {signature}"
+                          for metric, signature in zip(signatures["metric"], signatures["signature"])), language=None)

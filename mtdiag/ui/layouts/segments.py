@@ -38,7 +38,7 @@ page.choose("search", key="seg_text", where=c4, placeholder="a word, or a patter
 text = st.column_config.TextColumn
 selected_seg, selected_system = None, None
 if view_as == "pairs":
-    shown = page.frame("queue")
+    shown = page.frame("queue", spinner="Checking every output and ranking them worst first …")
     picked = page.table("queue", key="seg_table", title=False, select=True, max_height=MAX_HEIGHT,
                         row_height=ROW_HEIGHT, page_size=PAGE_SIZE,
                         column_order=page.detail("columns", tuple(shown.columns)),
@@ -72,8 +72,9 @@ else:
         selected_seg, selected_system = page.position(row["seg_id"]), str(row["worst_system"])
 
 if documents:
-    with st.expander(page.view.table("documents").title):
-        page.table("documents", key="seg_docs", title=False, excel=True)
+    with widgets.panel(page.view.table("documents").title, key="seg_documents") as panel:
+        if panel.open:  # drawn only while open (widgets.panel)
+            page.table("documents", key="seg_docs", title=False, excel=True)
 
 if selected_seg is None:
     page.set("span_threshold", None)  # the view's default, for the campaign below

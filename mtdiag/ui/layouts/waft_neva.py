@@ -14,7 +14,8 @@ if not page.ready():
     st.stop()
 
 page.choose("systems", key="wn_systems", help=None)
-page.chart("scatter", key="wn_scatter", caption=True)
+with st.spinner("Finding outputs whose words are in an order no reference has …"):  # the flag, on the first visit
+    page.chart("scatter", key="wn_scatter", caption=True)
 
 st.subheader(page.view.table("segments").title)
 page.choose("reverse", key="wn_reverse", help=None)
@@ -31,8 +32,9 @@ if len(frame):
                 + ("" if picked is not None else " — the top row; select another in the table"))
     widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
     widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
-    with st.expander("Alignment table"):
-        widgets.evidence_table(detail, "alignment", key="wn_align")
+    with widgets.panel("Alignment table", key="wn_align_panel") as panel:
+        if panel.open:  # drawn only while open (widgets.panel)
+            widgets.evidence_table(detail, "alignment", key="wn_align")
 
 st.subheader(page.view.chart("op_bars").title)
 page.chart("op_bars", key="wn_ops")
