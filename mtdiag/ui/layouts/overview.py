@@ -54,6 +54,5 @@ page.table("best", key="ov_best", where=left)
 page.table("significance", key="ov_sig", where=right, max_height=420)
 with widgets.panel(page.view.table("signatures").title, key="ov_signatures") as panel:
     if panel.open:  # drawn only while open (widgets.panel): the syntax highlighting of every signature is slow
-        st.code("
-".join(f"{widgets.metric_label(metric, arrow=False)}: {signature}"
+        st.code("\n".join(f"{widgets.metric_label(metric, arrow=False)}: {signature}"
                           for metric, signature in zip(signatures["metric"], signatures["signature"])), language=None)
