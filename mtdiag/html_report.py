@@ -235,7 +235,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
-        human = f" · human {human_scores.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
+        human = f" · human {views.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
         if row.get("critical"):
             flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
