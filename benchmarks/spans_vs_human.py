@@ -73,6 +73,7 @@ from mtdiag import checks  # noqa: E402
 from mtdiag.api import Options, default_metrics, evaluate  # noqa: E402
 from mtdiag.errors import InputError  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
+from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
                                     human_spans, mean_score_agreement, rated_pairs, score_agreement, severity_f1,
@@ -80,6 +81,7 @@ from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, ch
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
                                      lexical_features, phrase_severity)
 from mtdiag.spans.mqm import penalty_statistics  # noqa: E402
+from mtdiag.spans.omissions import missing_reference_words  # noqa: E402
 from mtdiag.spans.phrases import GAP, phrases  # noqa: E402
 from mtdiag.spans.predict import check_spans, locator, phrase_spans, whole_output_spans  # noqa: E402
 from mtdiag.spans.support import word_support  # noqa: E402
@@ -372,8 +374,45 @@ def severity_table(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> tuple[
     return lines, rows
 
 
-def score_rows(name: str, folder: Path, exclude: str | None, span_sets: dict[str, SpanSet],
-               kept: dict[str, pd.DataFrame]) -> list[tuple[str, str, dict]]:
+def penalties(one: SpanSet, kept: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per (system, segment) of a set's rated systems (all references): the held-out spans' expected ``penalty``
+    (``mtdiag.spans.mqm``), the reference words the output lacks (``omitted``, ``mtdiag.spans.omissions``), the
+    segment's ``doc`` (talk) and the ``human`` MQM score (NaN where no one rated it)."""
+    report = one.with_references.report
+    systems = list(one.evalset.systems)
+    stats = penalty_statistics(kept[one.with_references.name], systems, one.evalset.n_segments,
+                               missing_reference_words(report))
+    index = pd.MultiIndex.from_product([systems, range(one.evalset.n_segments)], names=["system", "seg"])
+    human = one.evalset.human.set_index(["system", "seg"])["score"]
+    docs = np.array([f"{one.name} {d}" for d in folds_of(one.evalset)], dtype=object)
+    return pd.DataFrame({"penalty": stats[..., STAT_NAMES.index("penalty")].ravel(),
+                         "omitted": stats[..., STAT_NAMES.index("omitted")].ravel(),
+                         "doc": np.tile(docs, len(systems)),
+                         "human": human.groupby(level=[0, 1]).mean().reindex(index).to_numpy(dtype=float)},
+                        index=index)
+
+
+def fit_omission_weight(frames: list[pd.DataFrame]) -> float:
+    """The weight of a missing reference word in predicted MQM: the ratio ``b / a`` of the least-squares fit
+    ``human penalty ≈ a · span penalty + b · missing words`` (no intercept: a clean output is 0) over the rated
+    outputs of the frames (:func:`penalties`)."""
+    pooled = pd.concat(frames)
+    pooled = pooled[np.isfinite(pooled["human"])]
+    (a, b), *_ = np.linalg.lstsq(pooled[["penalty", "omitted"]].to_numpy(dtype=float),
+                                 -pooled["human"].to_numpy(dtype=float), rcond=None)
+    return float(b / a)
+
+
+def held_out_mqm(frames: dict[str, pd.DataFrame], name: str) -> pd.Series:
+    """Predicted MQM of set ``name`` per (system, segment), each talk's omission weight fitted on the other talks of
+    every set (:func:`fit_omission_weight`)."""
+    frame = frames[name]
+    weight = {doc: fit_omission_weight([f[f["doc"] != doc] for f in frames.values()]) for doc in set(frame["doc"])}
+    return -(frame["penalty"] + frame["doc"].map(weight) * frame["omitted"])
+
+
+def score_rows(name: str, folder: Path, exclude: str | None, frames: dict[str, pd.DataFrame]
+               ) -> list[tuple[str, str, dict]]:
     """Predicted MQM and chrF against the human MQM scores of one set: (set, metric, measures)."""
     evalset = load_folder(folder)
     systems = [s for s in evalset.systems if not (exclude and re.search(exclude, s))]
@@ -381,11 +420,8 @@ def score_rows(name: str, folder: Path, exclude: str | None, span_sets: dict[str
     human = evalset.human[evalset.human["system"].isin(systems)]
     report = evaluate(evalset, Options(metrics=("chrf", "predicted_mqm")))
     found = [(name, "chrF", score_agreement(report, "chrf"))]
-    if name in span_sets:  # held out: the spans of the all-references setting, confidences from the other talks
-        stats = penalty_statistics(kept[span_sets[name].with_references.name], systems, evalset.n_segments)
-        scores = pd.Series(-stats[..., 3].ravel(), index=pd.MultiIndex.from_product([systems,
-                                                                                    range(evalset.n_segments)]))
-        found.append((name, "predicted MQM (held out)", mean_score_agreement(scores, human)))
+    if name in frames:  # held out: the spans of the all-references setting and the omission weight, by talk
+        found.append((name, "predicted MQM (held out)", mean_score_agreement(held_out_mqm(frames, name), human)))
     else:
         found.append((name, "predicted MQM", score_agreement(report, "predicted_mqm")))
     return found
@@ -434,9 +470,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f'    "{kind}": ({b0:.3f}, {b1:.3f}, {b2:.3f}),')
         print("}")
         print(f"CHECK_EVIDENCE = {dict(sorted(evidence.items()))}")
+        kept = held_out(everything, DEFAULT_THRESHOLD)
+        omission = round(fit_omission_weight([penalties(one, kept) for one in sets]), 2)
+        print(f"OMISSION_WEIGHT = {omission}  # mtdiag/metrics/predicted_mqm.py")
         stored = {k: tuple(round(v, 3) for v in c) for k, c in LEXICAL_MODELS.items()}
         fitted = {k: tuple(round(v, 3) for v in c) for k, c in models.items()}
-        same = stored == fitted and evidence == CHECK_EVIDENCE
+        same = stored == fitted and evidence == CHECK_EVIDENCE and omission == OMISSION_WEIGHT
         print(f"# mtdiag/spans/confidence.py holds {'these' if same else 'other'} values")
         return 0
 
@@ -519,14 +558,14 @@ def main(argv: list[str] | None = None) -> int:
     print("## Predicted MQM against human MQM, next to chrF\n")
     print("| set | metric | system pairs ordered as humans (pairs) | segment Pearson | within-segment pairwise "
           "accuracy (pairs) |\n|---|---|---|---|---|")
-    span_sets = {one.name: one for one in sets}
+    frames = {one.name: penalties(one, kept_spans) for one in sets if one.evalset.human is not None}
     agreements = []
     for folder in scored:
         name = f"{folder.parent.name}/{folder.name}"
         if not folder.is_dir() or load_folder(folder).human is None:
             print(f"| {name} | no MQM scores here | | | |")
             continue
-        for set_name, metric, a in score_rows(name, folder, args.exclude, span_sets, kept_spans):
+        for set_name, metric, a in score_rows(name, folder, args.exclude, frames):
             print(f"| {set_name} | {metric} | {a['sys_accuracy']:.3f} ({a['sys_pairs']}) | {a['seg_pearson']:.3f} | "
                   f"{a['seg_accuracy']:.3f} ({a['seg_pairs']:,}) |")
             agreements.append((set_name, metric, a))
