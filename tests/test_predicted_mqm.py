@@ -58,15 +58,18 @@ def test_statistics_count_the_spans_of_each_severity_and_the_missing_words(repor
     assert stats[:, STAT_NAMES.index("omitted")].tolist() == [3, 3, 0]
 
 
-def test_missing_reference_words_are_clipped_counts_averaged_over_the_references():
-    refs = {"A": ["the cat , the dog and the bird .", "yes"], "B": ["a cat and a dog .", ""]}
-    hyps = {"S": ["the cat and the dog", "yes yes"], "T": ["", "no"]}
+def test_missing_reference_words_are_clipped_counts_of_the_closest_reference():
+    refs = {"A": ["the cat , the dog and the bird .", "yes", "we like tea"],
+            "B": ["a cat and a dog .", "", "we love tea"]}
+    hyps = {"S": ["the cat and the dog", "yes yes", "we like it"], "T": ["", "no", "tea"]}
     report = evaluate(evalset_from_lists(refs, hyps), Options(metrics=("chrf",)))
     missing = missing_reference_words(report)
-    # S, segment 1: A lacks one 'the' (3 against 2) and 'bird' — punctuation is not a word —, B lacks 'a' twice:
-    # (2 + 2) / 2; segment 2: nothing ('yes' twice covers one). T: every word, (7 + 5) / 2 and (1 + 0) / 2
-    assert missing.tolist() == [[2.0, 0.0], [6.0, 0.5]]
-    no_reference = evaluate(evalset_from_lists({}, {**hyps, "U": ["x", "y"]}, src=["a", "b"]), Options(metrics=("consensus",)))
+    # S, segment 1: A lacks one 'the' (3 against 2) and 'bird' — punctuation is not a word —, B 'a' twice: the
+    # closer lacks 2; segment 2: nothing ('yes' twice covers one); segment 3: A lacks 'tea', B 'love' and 'tea'.
+    # T: every word, 7 of A or 5 of B; 1 of A or none of the empty B; 2 of either
+    assert missing.tolist() == [[2.0, 0.0, 1.0], [5.0, 0.0, 2.0]]
+    no_reference = evaluate(evalset_from_lists({}, {**hyps, "U": ["x", "y", "z"]}, src=["a", "b", "c"]),
+                            Options(metrics=("consensus",)))
     assert (missing_reference_words(no_reference) == 0).all()
 
 

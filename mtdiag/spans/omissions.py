@@ -3,9 +3,11 @@
 
 A predicted span marks words that are in the output and should not be; an omission has no words to mark (MQM's
 *Accuracy/Omission* is marked on the source). Its evidence is the reference: per (system, segment), the **missing
-reference words** are, for each reference, the words (tokens that are not punctuation) it has more often than the
-output — clipped counts, ``Σ_w max(0, count_ref(w) − count_output(w))``, as BLEU clips n-gram matches (Papineni et
-al. 2002) — averaged over the references. A word the output translates differently is missing too (and its
+reference words** are the words (tokens that are not punctuation) a reference has more often than the output —
+clipped counts, ``Σ_w max(0, count_ref(w) − count_output(w))``, as BLEU clips n-gram matches (Papineni et al.
+2002) — counted against the *closest* reference, the one the output lacks the fewest words of: one good
+translation is enough, as sacrebleu's TER (the fewest edits) and chrF (the best score) take the closest of
+several references (measured against the mean over the references: ``docs/spans.md``). A word the output translates differently is missing too (and its
 substitute is an unsupported word): the weight of a missing word in predicted MQM
 (:data:`mtdiag.metrics.predicted_mqm.OMISSION_WEIGHT`) is measured on human MQM with that overlap in it.
 
@@ -26,8 +28,8 @@ from mtdiag.checks.tokens import word_ids
 
 
 def missing_reference_words(report) -> np.ndarray:
-    """``(n_systems, n_segments)``: per output (systems in the report's order), the reference words it lacks,
-    averaged over the references (module docstring); zeros without a reference. Memoised per report."""
+    """``(n_systems, n_segments)``: per output (systems in the report's order), the words of the closest
+    reference it lacks (module docstring); zeros without a reference. Memoised per report."""
     return report.context.memo(("spans", "missing_reference_words"), lambda: _missing(report))
 
 
@@ -42,9 +44,9 @@ def _missing(report) -> np.ndarray:
     tokens = report.context.tokens
     systems = list(report.evalset.systems)
     n_segments = report.evalset.n_segments
-    missing = np.zeros((len(systems), n_segments))
+    missing = np.full((len(systems), n_segments), np.inf)
     if not tokens.refs or not len(tokens.vocab):
-        return missing
+        return np.zeros((len(systems), n_segments))
     n_vocab = len(tokens.vocab)
     words = word_ids(report)
     references = [_counted_keys(side, words, n_vocab) for side in tokens.refs.values()]
@@ -55,5 +57,6 @@ def _missing(report) -> np.ndarray:
             found = (keys[at] == ref_keys) if len(keys) else np.zeros(len(ref_keys), dtype=bool)
             have = np.where(found, counts[at] if len(keys) else 0, 0)
             lacking = np.maximum(ref_counts - have, 0)
-            missing[row] += np.bincount(ref_keys // n_vocab, weights=lacking, minlength=n_segments)
-    return missing / len(references)
+            lacked = np.bincount(ref_keys // n_vocab, weights=lacking, minlength=n_segments)
+            missing[row] = np.minimum(missing[row], lacked)
+    return missing
