@@ -76,8 +76,8 @@ from mtdiag.io import load_folder  # noqa: E402
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
-                                    human_spans, mean_score_agreement, rated_pairs, score_agreement, severity_f1,
-                                    span_measures)
+                                    human_spans, is_major, mean_score_agreement, rated_pairs, score_agreement,
+                                    severity_f1, span_measures)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
                                      lexical_features, phrase_severity)
 from mtdiag.spans.mqm import penalty_statistics  # noqa: E402
@@ -353,6 +353,77 @@ def calibration(kept: pd.DataFrame) -> list[str]:
     return lines
 
 
+def severity_bounds(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> list[str]:
+    """What bounds the severity F1 of these spans: the same spans all major, and with the *oracle* severity — each
+    span given the severity of the human error characters it overlaps most (ties and misses keep ours) —, next to
+    the goals (1.15 × the baseline's, 2 × the floor's)."""
+    lines = ["| set, setting | severity F1 | every span major | oracle severity | 1.15 × baseline | 2 × floor |",
+             "|---|---|---|---|---|---|"]
+    for one in sets:
+        human = one.truth.human
+        base = severity_f1(human, one.with_references.baseline)["sev_f1"]
+        floor = severity_f1(human, floor_spans(one.truth))["sev_f1"]
+        for s in (one.with_references, one.without_references):
+            spans = kept[s.name]
+            only_major = np.concatenate([[0], np.cumsum(human.major & ~human.minor)])
+            only_minor = np.concatenate([[0], np.cumsum(human.minor & ~human.major)])
+            major = only_major[spans["b"].to_numpy()] - only_major[spans["a"].to_numpy()]
+            minor = only_minor[spans["b"].to_numpy()] - only_minor[spans["a"].to_numpy()]
+            oracle = np.where(major > minor, "major", np.where(minor > major, "minor", spans["severity"].to_numpy()))
+            found = [severity_f1(human, spans.assign(severity=v))["sev_f1"] for v in
+                     (spans["severity"].to_numpy(), "major", oracle)]
+            lines.append(f"| {s.name} | {found[0]:.3f} | {found[1]:.3f} | {found[2]:.3f} | {1.15 * base:.3f} | "
+                         f"{2 * floor:.3f} |")
+    return lines
+
+
+def rater_severity(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> list[str]:
+    """How much of a human error's severity is the rater's: the accuracy of guessing it from the same rater's other
+    errors (their majority, leave one out) against guessing the set's majority severity, and our rule's accuracy on
+    the human errors our spans (with references) overlap."""
+    lines = ["| set | human error spans | major | accuracy: the majority severity | accuracy: the rater's other "
+             "errors | errors our spans overlap | accuracy: our rule | accuracy: the majority severity |",
+             "|---|---|---|---|---|---|---|---|"]
+    for one in sets:
+        rows = one.evalset.annotations
+        rows = rows[(rows["side"] == "target") & (rows["start"] >= 0) & rows["system"].isin(one.evalset.systems)]
+        rows = rows[rows["severity"].astype(str).str.strip().str.lower().isin(["minor", "major", "critical"])]
+        major = pd.Series(is_major(rows["severity"].to_numpy(), rows["weight"].to_numpy()), index=rows.index)
+        by_rater = major.groupby(rows["rater"])
+        others, count = by_rater.transform("sum") - major, by_rater.transform("size") - 1
+        guess = np.where(count > 0, others / count.clip(lower=1) > 0.5, True)
+        spans = kept[one.with_references.name]
+        pairs = spans.merge(rows.assign(human_major=major)[["system", "seg", "start", "end", "human_major"]],
+                            on=["system", "seg"], suffixes=("", "_human"))
+        pairs = pairs[(pairs["start"] < pairs["end_human"]) & (pairs["start_human"] < pairs["end"])]
+        ours = (pairs["severity"] != "minor").to_numpy() == pairs["human_major"].to_numpy()
+        share = pairs["human_major"].mean()
+        lines.append(f"| {one.name} | {len(rows):,} | {major.mean():.1%} | {max(major.mean(), 1 - major.mean()):.3f} | "
+                     f"{(guess == major.to_numpy()).mean():.3f} | {len(pairs):,} | {ours.mean():.3f} | "
+                     f"{max(share, 1 - share):.3f} |")
+    return lines
+
+
+def carry_over(sets: list[SpanSet]) -> list[str]:
+    """Confidences fitted on the other sets alone (every talk) applied to a set: do they carry across sets? Mean
+    confidence against observed precision of its spans, with references and without."""
+    lines = ["| set, setting | fitted on | spans | mean confidence | observed precision |", "|---|---|---|---|---|"]
+    for one in sets:
+        others = [o for o in sets if o is not one]
+        if not others:
+            continue
+        models = fit_models([s.phrases for o in others for s in o.everything])
+        for s in (one.with_references, one.without_references):
+            part = s.phrases
+            if not len(part):
+                continue
+            confidence = lexical_confidence(part["kind"].iat[0], part["min_sigma"].to_numpy(),
+                                            part["words"].to_numpy(), models)
+            lines.append(f"| {s.name} | {', '.join(o.name for o in others)} | {len(part):,} | "
+                         f"{confidence.mean():.3f} | {part['hit'].mean():.3f} |")
+    return lines
+
+
 def severity_table(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> tuple[list[str], list[dict]]:
     """The severity lines (shares, severity F1 against the baseline and the floor) and one summary row per set
     and setting."""
@@ -519,6 +590,12 @@ def main(argv: list[str] | None = None) -> int:
     print("## Severity\n")
     lines, severity_rows = severity_table(sets, kept_spans)
     print("\n".join(lines) + "\n")
+    print("What bounds it — the same spans with every severity major, and with the oracle severity (each span the "
+          "severity of the human error characters it overlaps most):\n")
+    print("\n".join(severity_bounds(sets, kept_spans)) + "\n")
+    print("Whose severity it is — a human error's severity guessed from the same rater's other errors, against our "
+          "rule on the errors our spans overlap:\n")
+    print("\n".join(rater_severity(sets, kept_spans)) + "\n")
 
     print("## Per talk (held out)\n")
     print("| setting | talk | outputs | span precision | baseline's | major recall |\n|---|---|---|---|---|---|")
@@ -535,6 +612,9 @@ def main(argv: list[str] | None = None) -> int:
         for s in (one.with_references, one.without_references):
             print(f"## Calibration: {s.name}\n")
             print("\n".join(calibration(kept_spans[s.name])) + "\n")
+    if len(sets) > 1:
+        print("## Across sets: confidences fitted on the other set alone\n")
+        print("\n".join(carry_over(sets)) + "\n")
 
     print("## Check marks (all talks)\n\n| check | spans | overlapping a human error | confidence (Laplace) |\n"
           "|---|---|---|---|")

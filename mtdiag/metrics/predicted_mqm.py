@@ -16,9 +16,9 @@ Computed by default on sets of up to :data:`DEFAULT_MAX_PAIRS` (system, segment)
 Sufficient statistics per segment: ``critical``, ``major``, ``minor`` (the spans of each severity), ``penalty``
 (their expected penalty), ``segments`` (1) and ``omitted`` (the words of the closest reference the output
 lacks). The segment score is ``−(penalty + OMISSION_WEIGHT · omitted)``, the corpus score its sum over the
-segments divided by ``Σ segments`` — the mean segment score, as a system's MQM score is the mean over its segments —
-so significance, buckets and slices re-aggregate it like any metric. Higher is better; 0 = nothing predicted and
-nothing missing.
+segments divided by ``Σ segments`` — the mean segment score, as a system's MQM score is the mean over its
+segments — so significance, buckets and slices re-aggregate it like any metric. Higher is better; 0 = nothing
+predicted and nothing missing.
 
 The statistics come from the spans, a layer above the metrics: this is a :class:`~mtdiag.metrics.base.
 DerivedMetric`, whose statistics :func:`mtdiag.api.evaluate` derives from the report of the other metrics through

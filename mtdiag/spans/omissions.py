@@ -7,12 +7,14 @@ reference words** are the words (tokens that are not punctuation) a reference ha
 clipped counts, ``Σ_w max(0, count_ref(w) − count_output(w))``, as BLEU clips n-gram matches (Papineni et al.
 2002) — counted against the *closest* reference, the one the output lacks the fewest words of: one good
 translation is enough, as sacrebleu's TER (the fewest edits) and chrF (the best score) take the closest of
-several references (measured against the mean over the references: ``docs/spans.md``). A word the output translates differently is missing too (and its
-substitute is an unsupported word): the weight of a missing word in predicted MQM
-(:data:`mtdiag.metrics.predicted_mqm.OMISSION_WEIGHT`) is measured on human MQM with that overlap in it.
+several references (measured against the mean over the references: ``docs/spans.md``). A word the output
+translates differently is missing too (and its substitute is an unsupported word): the weight of a missing word in
+predicted MQM (:data:`mtdiag.metrics.predicted_mqm.OMISSION_WEIGHT`) is measured on human MQM with that overlap
+in it.
 
 Only the references count: the other systems' outputs are not evidence of what a good output must contain — a
-good system that words a sentence differently from the others would lose points for it (measured, ``docs/spans.md``).
+good system that words a sentence differently from the others would lose points for it (measured:
+``docs/spans.md``).
 Without a reference nothing is missing (0).
 
 Counted for every output at once: each side's ``(segment, token)`` keys with their counts (``np.unique``), the
