@@ -231,7 +231,8 @@ def _span_counts(report, threshold: float) -> str:
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
             f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
             "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
-            "confidence-weighted count, minor 1, major 5, critical 10, per output) beside the human MQM score.</p>"
+            "confidence-weighted count, minor 1, major 5, critical 10, and the missing reference words, per output) "
+            "beside the human MQM score.</p>"
             + _table(human.span_counts(report, threshold), name="span_counts"))
 
 

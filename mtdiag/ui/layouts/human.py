@@ -110,7 +110,8 @@ elif section == "errors":
                "confidence set on the right; docs/spans.md), those the raters marked (`human`, over the rated "
                "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under *Human error spans "
                "and metric scores*). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted count, "
-               "minor 1, major 5, critical 10, per output) beside the human MQM score.")
+               "minor 1, major 5, critical 10, and the missing reference words, per output) beside the human MQM "
+               "score.")
     threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
     widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",
