@@ -378,3 +378,31 @@ def test_with_human_scores_but_no_error_rows_the_score_stands_beside_without_cou
     assert human[["critical", "major", "minor", "spans"]].isna().all().all()
     means = report.evalset.human.groupby("system")["score"].mean()
     assert human["mqm"].to_dict() == pytest.approx(means.reindex(human.index).to_dict())
+
+
+@pytest.mark.parametrize("folder, refs", [("wmt21.en-de", None), ("wmt21.en-de", ("C",))])
+def test_the_spans_of_some_segments_are_the_whole_reports_rows_for_them(folder, refs):
+    """Issue 37: the Segments page asks for one segment's spans; computed for that segment alone they are the rows
+    of the whole report's frame for it (lexical evidence and the checks' marks), at every threshold; once the whole
+    frame is computed, a segment's spans are read from it."""
+    from dataclasses import replace
+
+    from mtdiag.api import default_metrics
+    from mtdiag.io import load_folder
+
+    evalset = load_folder(SAMPLE / folder)
+    if refs is not None:
+        evalset = replace(evalset, refs=evalset.refs[list(refs)])
+    segments = [(0,), (16, 3), tuple(range(40, 60))]
+    # predicted MQM (a default metric) computes every output's spans while scoring: left out, nothing is computed
+    metrics = tuple(m for m in default_metrics(evalset) if m != "predicted_mqm")
+    for threshold in (0.2, DEFAULT_THRESHOLD, 0.6):
+        report = evaluate(evalset, Options(metrics=metrics))
+        alone = {s: predict_spans(report, threshold, segments=s) for s in segments}
+        assert report.context.stored(("spans", "predicted", threshold)) is None  # the whole frame was not computed
+        whole = predict_spans(report, threshold)
+        assert len(whole) > 0
+        for chosen, frame in alone.items():
+            expected = whole[whole["seg"].isin(chosen)].reset_index(drop=True)
+            pd.testing.assert_frame_equal(frame, expected)
+            pd.testing.assert_frame_equal(predict_spans(report, threshold, segments=chosen), expected)  # from whole
