@@ -81,6 +81,10 @@ def test_the_same_numbers_threaded_sliced_and_reopened_from_statistics(report):
     reopened = report_from_statistics(evalset, report.options, report.metrics, statistics)
     pd.testing.assert_frame_equal(reopened.corpus, report.corpus)  # the formula alone: no span predicted again
     assert ("spans", "predicted", 0.1) not in reopened.context._memo
+    # statistics of the earlier layout (five per segment, before the missing words) are refused, not misread
+    earlier = {key: (stats[:, :5] if key[0] == "predicted_mqm" else stats) for key, stats in statistics.items()}
+    with pytest.raises(ValueError, match=r"statistics of predicted_mqm for A have the shape \(3, 5\).*computes 6"):
+        report_from_statistics(evalset, report.options, report.metrics, earlier)
 
 
 def test_a_derived_metric_is_not_computed_from_tokens():
