@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.checks.tokens import word_ids
+from mtdiag.spans.support import token_keys
 
 
 def missing_reference_words(report) -> np.ndarray:
@@ -36,10 +37,10 @@ def missing_reference_words(report) -> np.ndarray:
 
 
 def _counted_keys(side, words: np.ndarray, n_vocab: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ``segment * n_vocab + token`` keys of a side's words, sorted, and how often each occurs."""
-    seg = np.repeat(np.arange(side.n_segments, dtype=np.int64), side.lengths)
+    """Distinct keys (:func:`mtdiag.spans.support.token_keys`) of a side's words, sorted, and how often each
+    occurs."""
     keep = words[side.ids] if len(side.ids) else np.zeros(0, dtype=bool)
-    return np.unique(seg[keep] * n_vocab + side.ids[keep], return_counts=True)
+    return np.unique(token_keys(side, n_vocab)[keep], return_counts=True)
 
 
 def _missing(report) -> np.ndarray:
