@@ -65,7 +65,7 @@ class WordSupport:
         return len(self.sigma) > 0 and not np.isnan(self.sigma).all()
 
 
-def _keys(side, n_vocab: int) -> np.ndarray:
+def token_keys(side, n_vocab: int) -> np.ndarray:
     """One int64 key per token of a side: ``seg * n_vocab + token``."""
     seg = np.repeat(np.arange(side.n_segments, dtype=np.int64), side.lengths)
     return seg * n_vocab + side.ids
@@ -121,14 +121,14 @@ def _word_support(report, segments: tuple[int, ...] | None = None) -> WordSuppor
     chosen = None if segments is None else np.asarray(segments, dtype=np.int64)
     sides = [tokens.hyps[s] if chosen is None else _segments_of(tokens.hyps[s], chosen) for s in systems]
     ref_sides = [side if chosen is None else _segments_of(side, chosen) for side in tokens.refs.values()]
-    keys = [_keys(side, n_vocab) for side in sides]
+    keys = [token_keys(side, n_vocab) for side in sides]
     flat = np.concatenate(keys) if keys else np.zeros(0, np.int64)
     system = np.repeat(np.arange(len(systems), dtype=np.int64), [len(k) for k in keys])
     seg = flat // n_vocab if chosen is None else chosen[flat // n_vocab]
     token = flat % n_vocab
     pos = np.concatenate([np.arange(len(k)) - np.repeat(side.offsets[:-1], side.lengths)
                           for k, side in zip(keys, sides)]) if keys else np.zeros(0, np.int64)
-    refs = [_keys(side, n_vocab) for side in ref_sides]
+    refs = [token_keys(side, n_vocab) for side in ref_sides]
     rho = _count_sides(flat, refs) / len(refs) if refs else np.full(len(flat), np.nan)
     aligned = (_aligned_counts(sides, ref_sides) / len(refs) if refs
                else np.full(len(flat), np.nan))

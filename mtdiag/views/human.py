@@ -16,10 +16,11 @@ from mtdiag.human import human_agreement, human_ranking
 from mtdiag.metrics import metric_info
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
-from mtdiag.metrics.predicted_mqm import STAT_NAMES
+from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans, rated_pairs,
                                     severity_f1, span_measures)
 from mtdiag.spans.mqm import penalty_statistics
+from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
@@ -94,8 +95,8 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     characters; several raters of one output counted each), the predicted ``spans``, their ``precision`` (share
     overlapping a human span), ``major_recall``, character precision, recall and F1 and the share of characters
     ``marked``, the WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of
-    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold``,
-    :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
+    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold`` and the missing reference
+    words, :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
     0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
     evalset = report.evalset
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
@@ -106,8 +107,8 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     system_of = np.array([system for system, _ in axis.pairs], dtype=object)
     position = {s: i for i, s in enumerate(evalset.systems)}
     segs = np.array([seg for _, seg in axis.pairs], dtype=np.int64)
-    penalty = penalty_statistics(predicted, evalset.systems, evalset.n_segments)[..., STAT_NAMES.index("penalty")]
-    predicted_mqm = -penalty[[position[s] for s in system_of], segs] + 0.0
+    stats = penalty_statistics(predicted, evalset.systems, evalset.n_segments, missing_reference_words(report))
+    predicted_mqm = PredictedMQM().segment_scores(stats)[[position[s] for s in system_of], segs]
     scores = (evalset.human.groupby(["system", "seg"])["score"].mean() if evalset.human is not None
               else pd.Series(dtype=float))
     human_score = scores.reindex(pd.MultiIndex.from_arrays([system_of, segs])).to_numpy(dtype=float)
@@ -309,7 +310,8 @@ VIEW = View(
                       "confidence set on the right; docs/spans.md), those the raters marked (human, over the rated "
                       "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under 'Human error "
                       "spans and metric scores'). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted "
-                      "count, minor 1, major 5, critical 10, per output) beside the human MQM score."),
+                      "count, minor 1, major 5, critical 10, and the missing reference words, per output) beside the "
+                      "human MQM score."),
     ),
     charts=(
         Chart("orange", "ORANGE per metric", _likeness_chart("orange", "metric", "ORANGE", orange_king),
