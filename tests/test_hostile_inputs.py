@@ -9,6 +9,7 @@ import gzip
 import importlib
 import json
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -173,6 +174,100 @@ def test_a_gzip_that_is_cut_or_padded(tmp_path):
     error = pytest.raises(InputError, load_testset, ("cut.tsv.gz", whole[:-12])).value
     assert str(error).startswith("cut.tsv.gz: is not a readable gzip file")
     assert load_testset(("padded.tsv.gz", whole + b"\x00" * 8)).n_segments == 1
+
+
+# ------------------------------------------------------------------------- gzip members (issue 39, finding 1)
+
+REAL_MEMBER = gzip.compress(b"src\tref\tA\n" + b"a b c\td e f\tg h i\n" * 100)
+EMPTY_MEMBER = gzip.compress(b"")  # 20 bytes that inflate to nothing
+
+
+def members_file(members: int) -> bytes:
+    """One real member followed by ``members`` empty ones: the issue's 4 MB file for 200,000."""
+    return REAL_MEMBER + EMPTY_MEMBER * members
+
+
+def test_a_file_of_200k_gzip_members_is_refused_in_milliseconds():
+    data = members_file(200_000)
+    assert 4_000_000 <= len(data) < 4_100_000
+    error, seconds, peak = measured(lambda: load_testset(("members.tsv.gz", data)))
+    assert str(error) == ("members.tsv.gz: more than 3,051 gzip members, each counted as at least 64 KiB against the "
+                          "file-size limit (the limit is 200,000,000 bytes per file; raise it with --max-file-mb N on "
+                          "the command line, or MTDIAG_MAX_FILE_MB for the dashboard)")
+    assert seconds < 1 and peak < 8, (seconds, peak)  # before: 11.4 s of one core
+
+
+def test_the_cli_refuses_200k_gzip_members_within_3_s_at_256_mib(tmp_path):
+    """The issue's bar, in a process of its own (interpreter and pandas included; VmHWM, as for the table bomb)."""
+    path = tmp_path / "members.tsv.gz"
+    path.write_bytes(members_file(200_000))
+    script = ("import re, sys\nfrom mtdiag.cli import main\ncode = main(sys.argv[1:])\n"
+              "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+              "print(code, int(peak) // 1024)")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-c", script, "score", "--testset", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)  # the command's CPU, start-up too
+    code, peak_mb = map(int, done.stdout.split())
+    assert code == 1 and "members.tsv.gz: more than 3,051 gzip members" in done.stderr
+    assert cpu < 3 and peak_mb <= 256, (cpu, peak_mb)
+
+
+def test_inflating_is_linear_in_the_members():
+    """With the member limit raised past them (a file-size limit of 16 GiB allows 262,144 members), 200,000 members
+    inflate in well under a second of CPU: before, every member copied the rest of the file (quadratic)."""
+    limits = Limits(max_file_bytes=2**34)
+    start = time.process_time()
+    assert load_testset(("members.tsv.gz", members_file(200_000)), limits=limits).n_segments == 100
+    assert time.process_time() - start < 2
+
+
+def test_a_member_limit_follows_the_file_size_limit_and_padding_is_skipped_in_windows():
+    few = Limits(max_file_bytes=4 * 2**16)  # 4 members
+    assert load_testset(("ok.tsv.gz", members_file(3)), limits=few).n_segments == 100
+    error = pytest.raises(InputError, load_testset, ("many.tsv.gz", members_file(4)), limits=few).value
+    assert "more than 4 gzip members" in error.detail
+    start = time.process_time()
+    padded = REAL_MEMBER + b"\x00" * 20_000_000 + EMPTY_MEMBER  # 20 MB of zero padding between two members
+    assert load_testset(("padded.tsv.gz", padded)).n_segments == 100
+    assert time.process_time() - start < 1
+
+
+def test_the_dashboards_upload_refuses_400k_gzip_members_at_once():
+    """Finding 10: the uploader took 58 s of CPU for an 8 MB .tsv.gz of 400,000 members (the same inflater)."""
+    from mtdiag.ui import state
+    start = time.process_time()
+    error = pytest.raises(InputError, load_testset, ("upload.tsv.gz", members_file(400_000)),
+                          limits=state.session_limits()).value
+    assert error.file == "upload.tsv.gz" and "gzip members" in error.detail and "memory budget" in error.detail
+    assert time.process_time() - start < 1
+
+
+# ------------------------------------------------------- a compressed file is named as given (issue 39, finding 3)
+
+
+def _gz(text: str) -> bytes:
+    return gzip.compress(text.encode())
+
+
+@pytest.mark.parametrize("name, data, detail", [
+    ("header_bomb.tsv.gz", _gz("a\t" * 99 + "a\n"), "the file has a header"),
+    ("set.tsv.gz", _gz("src\tref\tA\na\tb\n"), "has 2 fields but the header has 3 columns"),
+    ("set.csv.gz", _gz("src,ref,A\n"), "the file has a header"),
+    ("set.jsonl.gz", _gz('{"src": "a", "ref": "b", "A": "c"}\n{"src": "a"}\n'), "missing key"),
+    ("set.xml.gz", _gz("<dataset><collection"), "not"),
+    ("set.sgm.gz", _gz("<srcset>\n"), "no <tstset>"),
+], ids=["tsv-header", "tsv", "csv", "jsonl", "xml", "sgml"])
+def test_a_compressed_file_is_named_as_given_in_every_message(name, data, detail):
+    with pytest.raises(InputError) as caught:
+        load_testset((name, data))
+    assert caught.value.file == name and detail in caught.value.detail, str(caught.value)
+
+
+def test_a_compressed_table_set_is_named_without_its_extensions(tmp_path):
+    evalset = load_testset(("newstest.en-de.tsv.gz", _gz("src\tref\tA\na\tb\tc\n")))
+    assert (evalset.name, evalset.lang_pair) == ("newstest.en-de", "en-de")
 
 
 # --------------------------------------------------------------------------- linear parsers and patterns
@@ -444,7 +539,7 @@ def _set_of_one_segment():
     (lambda: load_table(("set.jsonl", b'{"src": "a", "ref": "b", "A": "c"}\n{"src": "a", "ref": "b", "A": "'
                          + SURROGATE + b'"}\n')), "set.jsonl", 2),
     (lambda: load_testset(("set.jsonl.gz", gzip.compress(b'{"src": "' + SURROGATE + b'", "ref": "b", "A": "c"}\n'))),
-     "set.jsonl", 1),
+     "set.jsonl.gz", 1),
     (lambda: load_files(refs={"R": ("ref.jsonl", b'{"text": "' + SURROGATE + b'"}\n')},
                         hyps={"A": ("a.txt", b"x\n")}), "ref.jsonl", 1),
     (lambda: mio_annotations(b'{"system": "A", "seg_id": 1, "score": 50, "rater": "r1", "error_spans": []}\n'
@@ -553,7 +648,7 @@ def test_a_header_of_ten_million_columns_is_refused_at_bounded_memory():
     data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n", compresslevel=9)
     assert len(data) < 30_000
     error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data)))
-    assert error.file == "wide.tsv" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
+    assert error.file == "wide.tsv.gz" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
                                                          "… 10,000,000 in all) but no rows")
     assert peak < 120  # MB: the inflated bytes and their text, never a Python string per cell (about 630 MB)
 

@@ -86,9 +86,12 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
     if kind.endswith(SGML_SUFFIXES):
         return load_sgml([(display, source)], limits=limits)
     if kind.endswith(tuple(TABLE_FORMATS)):
-        delimiter = DELIMITERS.get(TABLE_FORMATS[Path(kind).suffix])
+        fmt = TABLE_FORMATS[Path(kind).suffix]
+        delimiter = DELIMITERS.get(fmt)
         data, shown = read_maybe_gzip(source, display, limits=limits, delimiter=delimiter and delimiter.encode())
-        return load_table((_inner_name(shown), data), limits=limits)
+        stem = Path(_inner_name(shown)).stem  # messages name the file as given (x.tsv.gz), the set is x
+        evalset = load_table((shown, data), fmt=fmt, lang_pair=lang_pair_from_name(stem), limits=limits)
+        return replace(evalset, name=stem)
     raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
                               "(optionally .gz)")
 
