@@ -244,6 +244,73 @@ def test_the_dashboards_upload_refuses_400k_gzip_members_at_once():
     assert time.process_time() - start < 1
 
 
+# ------------------------------------------- names that each make a column (issue 39, findings 2 and 7)
+
+
+def span_metrics_file(metrics: int) -> bytes:
+    """The issue's metric-spans file: ``metrics`` records, each naming its own metric, one span each, all on one
+    output (1.9 MB for 16,000)."""
+    return "".join(json.dumps({"system": "A", "seg_id": 1, "metric": f"m{i}",
+                               "error_spans": [{"start": 0, "end": 5, "severity": "minor", "text": "hello"}]}) + "\n"
+                   for i in range(metrics)).encode()
+
+
+def test_a_span_file_of_16000_metrics_is_refused_at_the_first_past_the_limit():
+    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.io import with_metric_spans
+
+    evalset = evalset_from_lists({"ref": ["hello world"]}, {"A": ["hello there"]})
+    data = span_metrics_file(16_000)
+    error, seconds, _ = measured(lambda: with_metric_spans(evalset, ("spans.jsonl", data)))
+    assert str(error) == ("spans.jsonl: line 1001: too many metrics: 1,001, each a column of its own (the limit is "
+                          "1,000 columns per table; raise it with --max-columns N on the command line, or "
+                          "MTDIAG_MAX_COLUMNS for the dashboard)")
+    assert seconds < 1
+    kept = with_metric_spans(evalset, ("spans.jsonl", span_metrics_file(1_000)))
+    assert kept.metric_spans["metric"].nunique() == 1_000
+
+
+def test_a_long_score_file_of_many_metrics_is_refused_like_a_wide_one():
+    rows = "".join(f"A\t1\tm{i}\t0.5\n" for i in range(1_001))
+    with pytest.raises(InputError) as caught:
+        from mtdiag.io import read_metric_scores
+        read_metric_scores(("scores.tsv", f"system\tseg_id\tmetric\tscore\n{rows}".encode()))
+    assert (caught.value.file, caught.value.line) == ("scores.tsv", 1002)
+    assert caught.value.detail.startswith("too many metrics: 1,001, each a column of its own")
+
+
+def wmt_xml(systems: int, references: int = 1) -> bytes:
+    """One document of one segment with ``systems`` outputs (the issue's: 20,000 systems in 1.9 MB)."""
+    refs = "".join(f'<ref lang="de" translator="T{i}"><p><seg id="1">Hallo Welt</seg></p></ref>' for i in range(references))
+    hyps = "".join(f'<hyp system="s{i}" lang="de"><p><seg id="1">Hallo {i}</seg></p></hyp>' for i in range(systems))
+    return (f'<?xml version="1.0"?><dataset><collection id="c"><doc id="d" origlang="en"><src lang="en"><p>'
+            f'<seg id="1">hello world</seg></p></src>{refs}{hyps}</doc></collection></dataset>').encode()
+
+
+@pytest.mark.parametrize("systems", [5_000, 20_000])
+def test_an_xml_set_of_thousands_of_systems_is_refused_in_under_a_second(systems):
+    """Before: 20,000 systems took `mtdiag score` 71.5 s at 4.73 GB; 5,000 uploaded kept the dashboard busy past
+    600 s at 7.9 GB."""
+    data = wmt_xml(systems)
+    start = time.process_time()
+    error = pytest.raises(InputError, load_testset, ("many.xml", data)).value
+    seconds = time.process_time() - start  # CPU: the machine is shared
+    assert error.file == "many.xml" and error.detail.startswith(
+        f"too many systems and references: {systems + 1:,} ({systems:,} systems and 1 reference), each a column")
+    assert "--max-columns" in error.detail and seconds < 1
+
+
+def test_sgml_systems_are_bounded_and_the_limit_admits_what_it_allows():
+    src = '<srcset setid="t" srclang="en">\n<doc docid="d" sysid="ref">\n<seg id="1">a</seg>\n</doc>\n</srcset>\n'
+    tst = ('<tstset setid="t" srclang="en" trglang="de">\n<doc docid="d" sysid="s{}">\n<seg id="1">b</seg>\n</doc>\n'
+           '</tstset>\n')
+    data = (src + "".join(tst.format(i) for i in range(4))).encode()
+    with pytest.raises(InputError, match="too many systems: 4, each a column of its own"):
+        load_testset(("set.sgm", data), limits=Limits(max_columns=3))
+    assert len(load_testset(("set.sgm", data), limits=Limits(max_columns=4)).systems) == 4
+    assert len(load_testset(("set.xml", wmt_xml(3)), limits=Limits(max_columns=4)).systems) == 3
+
+
 # ------------------------------------------------------- a compressed file is named as given (issue 39, finding 3)
 
 

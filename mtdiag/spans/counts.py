@@ -27,11 +27,12 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     spans = pd.concat(frames, ignore_index=True)
     systems = list(report.evalset.systems)
     metrics = [METRIC_NAME] + sorted(set(spans["metric"]) - {METRIC_NAME})
+    severities = list(reversed(SEVERITIES))
     counted = spans[spans["system"].isin(systems)].groupby(["metric", "system", "severity"]).size()
-    rows = []
-    for metric in metrics:
-        for system in systems:
-            by_severity = {s: int(counted.get((metric, system, s), 0)) for s in reversed(SEVERITIES)}
-            rows.append({"metric": metric, "system": system, "outputs": report.evalset.n_segments, **by_severity,
-                         "spans": sum(by_severity.values())})
-    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+    grid = pd.MultiIndex.from_product([metrics, systems], names=["metric", "system"])  # every (metric, system)
+    table = (counted.unstack("severity", fill_value=0) if len(counted) else pd.DataFrame(index=grid))
+    table = table.reindex(index=grid, columns=severities, fill_value=0).fillna(0).astype("int64")
+    table.columns.name = None
+    table.insert(0, "outputs", report.evalset.n_segments)
+    table["spans"] = table[severities].sum(axis=1)
+    return table.reset_index()[COUNT_COLUMNS]
