@@ -799,3 +799,29 @@ def test_the_column_limit_is_the_header_width():
     with pytest.raises(InputError, match="too many columns: 3"):
         load_table(("t.tsv", text), limits=Limits(max_columns=2))
     assert load_table(("t.tsv", text), limits=Limits(max_columns=3)).n_segments == 1
+
+
+# --------------------------------------------------------- a table's columns cost nothing each (issue 39, finding 11)
+
+
+def test_a_table_of_1000_columns_is_measured_once_not_once_per_column(monkeypatch):
+    """The warnings of a one-row table of 1,000 columns (the column limit) came from one Arrow pass per column
+    (1–2.5 ms each); now every cell is measured in one pass, and a column costs only its share of the cells."""
+    from mtdiag.io import text
+
+    calls = []
+    real = text.blank_mask
+    monkeypatch.setattr(text, "blank_mask", lambda values: calls.append(len(values)) or real(values))
+    header = "src\tref\t" + "\t".join(f"s{i}" for i in range(998))
+    row = "a b\t\t" + "\t".join("" if i % 2 else "x y" for i in range(998))  # the reference and 499 systems empty
+    evalset = load_table(("wide.tsv", f"{header}\n{row}\n".encode()))
+    assert len(evalset.systems) == 998 and calls == [1_000]
+    assert evalset.warnings == ('wide.tsv: 500 columns have empty values, kept as empty segments ("ref", "s1", "s3", '
+                                '"s5", "s7", "s9", "s11", "s13", "s15", "s17", … 500 in all; 500 cells)',)
+
+
+def test_a_few_columns_with_empty_values_keep_a_line_each():
+    text_ = "src\tref\tA\tB\na\t\tc\t\nd\te\tf\t\n"
+    evalset = load_table(("t.tsv", text_.encode()))
+    assert evalset.warnings == ('t.tsv: column "ref": 1 empty value (line 2) kept as an empty segment',
+                                't.tsv: column "B": 2 empty values (lines 2 and 3) kept as empty segments')
