@@ -248,6 +248,22 @@ def sweep(store: "_ReportStore", now: float | None = None) -> int:
     return dropped
 
 
+OUT_OF_MEMORY_HINT = ("Try a slice of the data (the sidebar's slice box), fewer systems, or the command line, which "
+                      "works in slices of segments and can use a Dask cluster (`mtdiag score … --dask local:2`).")
+OUT_OF_MEMORY = ("This page needs more memory than the server has free: nothing more was drawn, and the data stays "
+                 "loaded. " + OUT_OF_MEMORY_HINT)
+"""What a page says when an allocation fails (``MemoryError``, numpy's ``_ArrayMemoryError``): never a traceback."""
+
+
+def release_memory() -> None:
+    """After a failed allocation: drop this process's derived frames and drawn objects (they are rebuilt on demand)
+    and hand the freed memory back to the system, so the next run — this session's or another's — starts clean."""
+    st.cache_data.clear()
+    _memo.clear()
+    gc.collect()
+    _malloc_trim()
+
+
 def _malloc_trim() -> None:
     """glibc keeps freed heap pages; ``malloc_trim(0)`` returns them (a no-op elsewhere)."""
     try:
