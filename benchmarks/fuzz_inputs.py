@@ -9,7 +9,8 @@ exceptions (the first of each type and place with its reproducer: the kind and i
 :func:`tests.fuzzing.fuzz_input` rebuilds), and the slowest input — found in the run, then **timed alone** in this
 process after the run (CPU and wall, best of three), which is the figure reported; writes the table as Markdown to
 ``--out`` when given. Exit status 1 when any input raised anything but an ``InputError`` or its slowest input alone
-took more than ``--slow`` (2) seconds of CPU. ``--workers`` processes share the kinds.
+took more than ``--slow`` (2) seconds of CPU. ``--workers`` processes share the kinds, each with at most
+``--memory-gb`` (4) GB of address space: an input that needs more is reported as a ``MemoryError``.
 
 Run: ``nice python benchmarks/fuzz_inputs.py [--inputs 10000] [--seed 0] [--kinds "WMT XML,SGML"] [--workers 2]``.
 """
@@ -26,6 +27,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fuzzing import KINDS, MAX_SECONDS, fuzz_input, timed_input  # noqa: E402
+
+
+def limit_memory(gigabytes: float) -> None:
+    """Cap this process's address space (``RLIMIT_AS``): an input that would take more fails with ``MemoryError`` —
+    counted and reported as an exception with its reproducer — instead of the machine's OOM killer ending the run."""
+    import resource
+
+    cap = int(gigabytes * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def fuzz_kind(name: str, inputs: int, seed: int) -> dict:
@@ -90,10 +100,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--slow", type=float, default=MAX_SECONDS, help="CPU seconds an input may take, alone")
     parser.add_argument("--out", type=Path, help="write the table (Markdown) here")
+    parser.add_argument("--memory-gb", type=float, default=4.0,
+                        help="address space of each worker (an input that needs more is a MemoryError, reported)")
     args = parser.parse_args()
     names = [n.strip() for n in args.kinds.split(",") if n.strip()]
     start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with ProcessPoolExecutor(max_workers=args.workers, initializer=limit_memory, initargs=(args.memory_gb,)) as pool:
         results = []
         for result in pool.map(fuzz_kind, names, [args.inputs] * len(names), [args.seed] * len(names)):
             result["alone"] = alone(result["kind"], result["slowest"][1], args.seed)

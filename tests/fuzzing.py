@@ -310,12 +310,13 @@ def gzip_members(rng, name, data):
     what = rng.randrange(3)
     if what == 0:
         members = gzip.compress(data) + EMPTY_MEMBER * rng.choice([3_000, 50_000, 200_000])
-    elif what == 1:
-        size = rng.choice([1, 4, 16])
+    elif what == 1:  # at most 50,000 members (a mutation before may have made the data large)
+        size = max(rng.choice([1, 4, 16]), -(-len(data) // 50_000))
         members = b"".join(gzip.compress(data[i:i + size]) for i in range(0, len(data), size))
-    else:
-        pad = b"\x00" * rng.choice([1, 1_000, 1_000_000])
-        members = pad.join(gzip.compress(part) for part in data.split(b"\n"))
+    else:  # at most 8 MB of padding in all
+        parts = data.split(b"\n")
+        pad = b"\x00" * min(rng.choice([1, 1_000, 1_000_000]), 8_000_000 // len(parts))
+        members = pad.join(gzip.compress(part) for part in parts)
     return name + ".gz", members
 
 
@@ -336,9 +337,13 @@ def deep_json(rng, name, data):
 NAME_COUNTS = [1_001, 5_000, 20_000]  # past the column limit (1,000), and far past it
 
 
+GENERATED_BYTES = 25_000_000  # what one structural mutation may make, at most: an input, not a memory test
+
+
 def _varied(block: bytes, pattern: bytes, count: int) -> bytes:
-    """``block`` repeated ``count`` times, the first match of ``pattern`` (a regular expression with one group: a
-    name) numbered in each copy."""
+    """``block`` repeated ``count`` times (fewer when that would pass :data:`GENERATED_BYTES`), the first match of
+    ``pattern`` (a regular expression with one group: a name) numbered in each copy."""
+    count = max(1, min(count, GENERATED_BYTES // max(len(block), 1)))
     return b"".join(re.sub(pattern, lambda m: m.group(0).replace(m.group(1), m.group(1) + b"%d" % i), block, count=1)
                     for i in range(count))
 
@@ -371,13 +376,14 @@ def many_names(rng, name, data):
     if name.endswith((".tsv", ".csv")) and len(lines) > 1:
         delimiter = b"," if name.endswith(".csv") else b"\t"
         if rng.random() < 0.5:  # the header widened: one more column per name, a cell for it in every row
+            count = max(1, min(count, GENERATED_BYTES // (2 * len(lines))))
             extra = delimiter.join(b"c%d" % i for i in range(count))
             filler = delimiter.join([b"x"] * count)
             return name, b"\n".join([lines[0] + delimiter + extra]
                                     + [line + delimiter + filler if line else line for line in lines[1:]])
         return name, b"\n".join([lines[0], _varied(lines[1] + b"\n", rb"^([^\t,]*)", count).rstrip(b"\n"),
                                  *lines[2:]])
-    return name, b"\n".join(lines + [b"line %d" % i for i in range(count)])
+    return name, b"\n".join(lines + [b"line %d" % i for i in range(min(count, GENERATED_BYTES // 16))])
 
 
 LONG_FIELDS = [10_000, 100_000, 1_000_001]  # characters; the last is over the segment limit

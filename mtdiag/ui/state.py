@@ -50,15 +50,20 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
-FOOTPRINT_FACTOR = 13.0
-"""Peak memory of scoring per byte of loaded text (UTF-8), default metrics: measured by
-``benchmarks/bench_scale.py`` — 100k segments x 4 systems + source + reference are 102 MB of text and peak at
-1,297 MB (12.7x; docs/scaling.md). Smaller sets have a lower factor (the interpreter's ~100 MB is shared), so the
-estimate errs on the safe side."""
-PAIR_BYTES = 1_200
-"""Peak memory of scoring per (system, segment) beyond its text, default metrics (a set of tiny rows has almost
-no text but costs per row): 200k segments x 2 systems of one-character texts peak 457 MB over the start
-(1.14 KB per pair), 100k x 6 systems 622 MB (1.04 KB); docs/inputs.md."""
+FOOTPRINT_FACTOR = 55.0
+"""Peak memory of a session per byte of loaded text (UTF-8) — scoring and every page drawn from it (the queue, its
+detail, n-gram and bucket tables, the slice finder, their cached copies). Measured with
+``benchmarks/bench_session_memory.py``, every page opened under AppTest, in docs/inputs.md: two systems of 2,000
+segments of 400 words (21.3 MB of text, 4,000 pairs) peak 1,037 MB above the start, about 42 bytes per byte once
+the pairs are counted; 55 is that with a 30 % margin. (Scoring alone peaks at about 13 per byte, docs/scaling.md.)"""
+PAIR_BYTES = 5_600
+"""Peak memory of a session per (system, segment) pair beyond its text: 120,000 more pairs of 8-word outputs (6
+systems, 20,000 → 40,000 segments) add 855 MB, of which 4.3 KB per pair beside their text; 5,600 is that with a
+30 % margin (docs/inputs.md)."""
+SYSTEM_BYTES = 2**20
+"""Peak memory of a session per system beyond its pairs: the paired bootstrap against a baseline resamples every
+system's statistics at once (1,000 resamples x 68 statistics), the ranked significance tests every pair of systems:
+998 systems of 100 segments peak 1,399 MB, 0.6 MB per system beside the pairs and the text (docs/inputs.md)."""
 
 
 def text_megabytes(evalset: EvalSet) -> float:
@@ -75,10 +80,12 @@ def text_megabytes(evalset: EvalSet) -> float:
     return total / 2**20
 
 
-def footprint_megabytes(text_mb: float, pairs: int) -> float:
-    """The estimated peak of scoring ``text_mb`` MB of text in ``pairs`` (system, segment) pairs:
-    :data:`FOOTPRINT_FACTOR` per byte of text plus :data:`PAIR_BYTES` per pair."""
-    return text_mb * FOOTPRINT_FACTOR + pairs * PAIR_BYTES / 2**20
+def footprint_megabytes(text_mb: float, pairs: int, systems: int = 0) -> float:
+    """The estimated peak of a session on ``text_mb`` MB of text in ``pairs`` (system, segment) pairs of
+    ``systems`` systems, every page drawn: :data:`FOOTPRINT_FACTOR` per byte of text, :data:`PAIR_BYTES` per pair and
+    :data:`SYSTEM_BYTES` per system — systems x segments with the statistics of the default metrics, measured
+    (``benchmarks/bench_session_memory.py``)."""
+    return text_mb * FOOTPRINT_FACTOR + (pairs * PAIR_BYTES + systems * SYSTEM_BYTES) / 2**20
 
 
 def _count(n: int, noun: str) -> str:
@@ -86,7 +93,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _too_large(what: str, need: float, budget: float) -> str:
-    return (f"{what} needs about {need:,.0f} MB to score, over this session's memory budget of {budget:,g} MB "
+    return (f"{what} needs about {need:,.0f} MB with every page drawn, over this session's memory budget of "
+            f"{budget:,g} MB "
             "(set by the server's MTDIAG_SESSION_BUDGET_MB). Score it with the command line, which works in slices "
             "of segments and can use a Dask cluster: `mtdiag score --ref REF --hyp NAME=FILE ... --dask local:2`; "
             "or upload fewer systems or segments.")
@@ -100,31 +108,31 @@ def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     evalset = data.evalset
     size = text_megabytes(evalset)
-    need = footprint_megabytes(size, evalset.n_segments * len(evalset.systems))
+    need = footprint_megabytes(size, evalset.n_segments * len(evalset.systems), len(evalset.systems))
     if need <= budget:
         return None
-    return _too_large(f"This data is too large to score in the dashboard: {size:,.2f} MB of text "
+    return _too_large(f"This data is too large for the dashboard: {size:,.2f} MB of text "
                       f"({_count(len(evalset.systems), 'system')}, {_count(len(evalset.ref_names), 'reference')}, "
                       f"{evalset.n_segments:,} segments)", need, budget)
 
 
 def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None = None) -> str | None:
-    """A message when uploaded text files would need more memory to score than the session budget, judged before
-    any of them is parsed: their bytes as text, every line as a (system, segment) pair (an upper bound; counting
-    is C: ``bytes.count``), else None."""
+    """A message when uploaded text files would need more memory than the session budget, judged before any of
+    them is parsed: their bytes as text, every line as a (system, segment) pair (an upper bound; counting is C:
+    ``bytes.count``) and every file as a system, else None."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     size = sum(len(data) for _, data in files) / 2**20
     lines = sum(data.count(b"\n") + 1 for _, data in files)
-    need = footprint_megabytes(size, lines)
+    need = footprint_megabytes(size, lines, len(files))
     if need <= budget:
         return None
-    return _too_large(f"These uploads are too large to score in the dashboard: {size:,.2f} MB of text in "
+    return _too_large(f"These uploads are too large for the dashboard: {size:,.2f} MB of text in "
                       f"{_count(len(files), 'file')} of {lines:,} lines", need, budget)
 
 
 def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
-    lowered to what the session's memory budget can score by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
+    lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
     and cells by :data:`PAIR_BYTES` — so a file too large for the budget is refused while it is read or inflated,
     before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
