@@ -229,7 +229,9 @@ def _span_counts(report, threshold: float) -> str:
     """Error spans per system and severity: predicted by mtdiag at ``threshold`` and by imported metrics."""
     return ('<h2 id="spans">Error spans per system and severity</h2>'
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
-            f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
+            f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
+            "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
+            "confidence-weighted count, minor 1, major 5, critical 10, per output) beside the human MQM score.</p>"
             + _table(human.span_counts(report, threshold), name="span_counts"))
 
 

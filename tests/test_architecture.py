@@ -169,6 +169,21 @@ def test_layers_point_one_way():
     assert not bad, "imports that point up the layers:\n" + "\n".join(bad)
 
 
+def test_a_derived_metric_declares_a_provider_above_the_scoring_layer():
+    """The one place a lower layer reaches up (``DerivedMetric.provider``, docs/architecture.md "Metrics derived
+    from a report"): every derived metric names a module of a layer above scoring, and a function it holds."""
+    import importlib
+
+    from mtdiag.metrics import REGISTRY, DerivedMetric
+
+    derived = {name: cls for name, cls in REGISTRY.items() if issubclass(cls, DerivedMetric)}
+    assert derived, "no derived metric registered"
+    for name, cls in derived.items():
+        module, _, function = cls.provider.partition(":")
+        assert layer_of(module) > layer_of("mtdiag.api"), f"{name}: provider {module} is not above scoring"
+        assert callable(getattr(importlib.import_module(module), function)), f"{name}: no {cls.provider}"
+
+
 def test_architecture_doc_names_every_layer():
     text = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     for layer in LAYERS:

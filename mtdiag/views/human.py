@@ -3,7 +3,8 @@ the agreement of every metric with the human scores and the human ranking (:mod:
 metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
 statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
 :func:`error_counts`, :func:`error_raters`, :func:`error_significance`), beside the error spans per system and
-severity that mtdiag predicts and that imported metrics (xCOMET) predicted (:func:`span_counts`)."""
+severity that mtdiag predicts (with their predicted MQM), that the raters marked (with the human MQM) and that
+imported metrics (xCOMET) predicted (:func:`span_counts`)."""
 
 from __future__ import annotations
 
@@ -65,9 +66,10 @@ def error_significance(report, level: str = "top") -> pd.DataFrame:
 
 
 def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """Per (metric, system): outputs and error spans per severity (critical, major, minor) and in all — the spans
-    mtdiag predicts at ``threshold`` (metric ``mtdiag``) first, then each imported metric's
-    (:func:`mtdiag.spans.severity_counts`)."""
+    """Per (metric, system): outputs, error spans per severity (critical, major, minor) and in all, and an MQM
+    score — the spans mtdiag predicts at ``threshold`` (metric ``mtdiag``, with their predicted MQM) first, then the
+    raters' errors (metric ``human``, with the human MQM score) where the set has error annotations, then each
+    imported metric's (:func:`mtdiag.spans.severity_counts`)."""
     return severity_counts(report, threshold)
 
 
@@ -147,7 +149,8 @@ VIEW = View(
               needs=("annotations",)),
         Table("error_significance", "Significance between systems, per category",
               lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",)),
-        Table("span_counts", "Error spans per system and severity: predicted by mtdiag and by imported metrics",
+        Table("span_counts", "Error spans per system and severity, with predicted and human MQM: predicted by "
+                             "mtdiag, marked by the raters, predicted by imported metrics",
               lambda report, chosen: span_counts(report, chosen["span_threshold"])),
     ),
     charts=(

@@ -107,9 +107,10 @@ elif section == "errors":
     st.subheader("Error spans per system and severity")
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.caption("Critical, major and minor error spans per system: those mtdiag predicts (metric `mtdiag`, at the "
-               "confidence set on the right; docs/spans.md) and those each imported metric predicted (e.g. xCOMET, "
-               "uploaded under *Human error spans and metric scores*). Severity says what an error there would be; "
-               "compare systems within one metric, not metrics with each other.")
+               "confidence set on the right; docs/spans.md), those the raters marked (`human`, over the rated "
+               "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under *Human error spans "
+               "and metric scores*). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted count, "
+               "minor 1, major 5, critical 10, per output) beside the human MQM score.")
     threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
     widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",
