@@ -158,7 +158,8 @@ def test_the_dashboard_limits_follow_the_session_budget(monkeypatch):
 
     monkeypatch.delenv("MTDIAG_MAX_ROWS", raising=False)
     limits = state.session_limits(budget_mb=100)
-    assert limits.max_rows == int(100 * 2**20 / state.PAIR_BYTES) == limits.max_cells
+    assert limits.max_rows == int(100 * 2**20 / state.SEGMENT_BYTES)  # a line is at least a segment
+    assert limits.max_cells == int(100 * 2**20 / state.PAIR_BYTES)  # a cell at most a pair
     assert limits.max_file_bytes == int(100 * 2**20 / state.FOOTPRINT_FACTOR)
     error = pytest.raises(InputError, load_testset, ("bomb.tsv.gz", bomb(*TSV_BOMB)), limits=limits).value
     assert str(error) == (f"bomb.tsv.gz: line {limits.max_rows + 1}: too many lines (the limit is "

@@ -50,20 +50,23 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
-FOOTPRINT_FACTOR = 55.0
-"""Peak memory of a session per byte of loaded text (UTF-8) — scoring and every page drawn from it (the queue, its
-detail, n-gram and bucket tables, the slice finder, their cached copies). Measured with
-``benchmarks/bench_session_memory.py``, every page opened under AppTest, in docs/inputs.md: two systems of 2,000
-segments of 400 words (21.3 MB of text, 4,000 pairs) peak 1,037 MB above the start, about 42 bytes per byte once
-the pairs are counted; 55 is that with a 30 % margin. (Scoring alone peaks at about 13 per byte, docs/scaling.md.)"""
-PAIR_BYTES = 5_600
-"""Peak memory of a session per (system, segment) pair beyond its text: 120,000 more pairs of 8-word outputs (6
-systems, 20,000 → 40,000 segments) add 855 MB, of which 4.3 KB per pair beside their text; 5,600 is that with a
-30 % margin (docs/inputs.md)."""
-SYSTEM_BYTES = 2**20
+SESSION_MB = 96.0
+"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB."""
+FOOTPRINT_FACTOR = 45.0
+"""Peak memory of a session per byte of loaded text (UTF-8), scoring and every page drawn from it."""
+SEGMENT_BYTES = 23_000
+"""Peak memory of a session per segment, whatever its systems: the sources table, the references' and the source's
+tokens and evidence, the slices' fields, their cached copies."""
+PAIR_BYTES = 4_200
+"""Peak memory of a session per (system, segment) pair beyond its text (scoring with the default metrics, the queue
+and its cached copies, buckets, the slice finder …)."""
+SYSTEM_BYTES = 1_450_000
 """Peak memory of a session per system beyond its pairs: the paired bootstrap against a baseline resamples every
-system's statistics at once (1,000 resamples x 68 statistics), the ranked significance tests every pair of systems:
-998 systems of 100 segments peak 1,399 MB, 0.6 MB per system beside the pairs and the text (docs/inputs.md)."""
+system's statistics at once (1,000 resamples of every statistic), the ranked significance tests every pair."""
+# The five are measured, not guessed: benchmarks/bench_session_memory.py opens every page of uploaded sets (2 to 998
+# systems, 100 to 40,000 segments, 1 to 400 words per output) under AppTest and reads the peak RSS above a warm
+# start; these are the smallest coefficients (a linear program) that put the estimate of each of nineteen such sets
+# at least 20 % above its measured peak (docs/inputs.md: the table, and sets admitted at a 512 MB budget).
 
 
 def text_megabytes(evalset: EvalSet) -> float:
@@ -80,12 +83,13 @@ def text_megabytes(evalset: EvalSet) -> float:
     return total / 2**20
 
 
-def footprint_megabytes(text_mb: float, pairs: int, systems: int = 0) -> float:
-    """The estimated peak of a session on ``text_mb`` MB of text in ``pairs`` (system, segment) pairs of
-    ``systems`` systems, every page drawn: :data:`FOOTPRINT_FACTOR` per byte of text, :data:`PAIR_BYTES` per pair and
-    :data:`SYSTEM_BYTES` per system — systems x segments with the statistics of the default metrics, measured
-    (``benchmarks/bench_session_memory.py``)."""
-    return text_mb * FOOTPRINT_FACTOR + (pairs * PAIR_BYTES + systems * SYSTEM_BYTES) / 2**20
+def footprint_megabytes(text_mb: float, segments: int, systems: int) -> float:
+    """The estimated peak of a session on ``text_mb`` MB of text in ``segments`` segments of ``systems`` systems,
+    every page drawn: :data:`SESSION_MB`, :data:`FOOTPRINT_FACTOR` per byte of text, :data:`SEGMENT_BYTES` per
+    segment, :data:`PAIR_BYTES` per (system, segment) pair — systems x segments, with the statistics of the default
+    metrics — and :data:`SYSTEM_BYTES` per system; measured (``benchmarks/bench_session_memory.py``)."""
+    work = segments * SEGMENT_BYTES + segments * systems * PAIR_BYTES + systems * SYSTEM_BYTES
+    return SESSION_MB + text_mb * FOOTPRINT_FACTOR + work / 2**20
 
 
 def _count(n: int, noun: str) -> str:
@@ -108,7 +112,7 @@ def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     evalset = data.evalset
     size = text_megabytes(evalset)
-    need = footprint_megabytes(size, evalset.n_segments * len(evalset.systems), len(evalset.systems))
+    need = footprint_megabytes(size, evalset.n_segments, len(evalset.systems))
     if need <= budget:
         return None
     return _too_large(f"This data is too large for the dashboard: {size:,.2f} MB of text "
@@ -118,12 +122,13 @@ def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
 
 def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None = None) -> str | None:
     """A message when uploaded text files would need more memory than the session budget, judged before any of
-    them is parsed: their bytes as text, every line as a (system, segment) pair (an upper bound; counting is C:
-    ``bytes.count``) and every file as a system, else None."""
+    them is parsed: their bytes as text, the longest file's lines as the segments and every file as a system (upper
+    bounds; counting is C: ``bytes.count``), else None."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     size = sum(len(data) for _, data in files) / 2**20
-    lines = sum(data.count(b"\n") + 1 for _, data in files)
-    need = footprint_megabytes(size, lines, len(files))
+    counts = [data.count(b"\n") + 1 for _, data in files]
+    lines = sum(counts)
+    need = footprint_megabytes(size, max(counts, default=0), len(files))
     if need <= budget:
         return None
     return _too_large(f"These uploads are too large for the dashboard: {size:,.2f} MB of text in "
@@ -133,11 +138,12 @@ def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None 
 def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
     lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
-    and cells by :data:`PAIR_BYTES` — so a file too large for the budget is refused while it is read or inflated,
+    by :data:`SEGMENT_BYTES` (a line is at least a segment), cells by :data:`PAIR_BYTES` (a cell is at most a
+    pair) — so a file too large for the budget is refused while it is read or inflated,
     before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
-    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / PAIR_BYTES,
+    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / SEGMENT_BYTES,
             "max_cells": budget * 2**20 / PAIR_BYTES}
     lowered = {name: max(int(value), 1) for name, value in fits.items() if value < getattr(limits, name)}
     how = ("this session's memory budget of {budget:,g} MB allows no more (the server's MTDIAG_SESSION_BUDGET_MB); "
