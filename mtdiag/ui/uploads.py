@@ -1,7 +1,8 @@
 """The data a user uploads: a whole test set file (WMT XML, SGML, TSV/CSV, JSONL, any ``.gz``; read by
 :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several at once;
 each system named after its file, editable), optional terms/glossary and human scores; system outputs added to a
-test-set folder; and, in both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`),
+test-set folder; and, in both modes, **MQM/ESA error annotations** and Pearmut's annotation logs
+(:func:`mtdiag.io.with_error_annotations`),
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
@@ -10,6 +11,7 @@ Every reader's result is cached by the files' bytes and goes with the reports
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import streamlit as st
@@ -24,7 +26,7 @@ from mtdiag.ui import state
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
-ANNOTATION_TYPES = ["tsv", "jsonl"]
+ANNOTATION_TYPES = ["tsv", "jsonl", "json"]
 METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
 
@@ -54,7 +56,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
         hyps[name] = lines
     extended = replace(evalset.with_hyps(hyps), warnings=tuple(warnings))
     label = f"{_base.label} + {len(extras)} uploaded"
-    return state.Dataset(extended, extended.content_hash(), "folder", label)
+    return state.Dataset(extended, extended.content_hash(), "upload", label)  # holds uploaded data: never on disk
 
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
@@ -96,7 +98,7 @@ def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric
     if scores is not None:
         evalset = mio.with_metric_scores(evalset, scores, limits=limits)
         added.append(scores[0])
-    return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
+    return state.Dataset(evalset, evalset.content_hash(), "upload", f"{_base.label} + {' + '.join(added)}")
 
 
 state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
@@ -126,9 +128,23 @@ def _guess_lang_pair(file_names: list[str]) -> str:
     return mio.resolve_lang_pair(file_names=file_names) or ""
 
 
+@st.cache_resource(show_spinner=False)
+def _load_kernels() -> threading.Thread:
+    """Once per server, when the upload form is first shown: load the compiled TER kernel in a background thread
+    (:func:`mtdiag.metrics.ter_engine.load_kernel`) while the user picks the files, so that scoring the upload does
+    not wait 1-3 s for numba. Not at the first page: the sample sets open from disk without it
+    (:mod:`mtdiag.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
+    from mtdiag.metrics.ter_engine import load_kernel
+
+    thread = threading.Thread(target=load_kernel, name="mtdiag-load-kernels", daemon=True)
+    thread.start()
+    return thread
+
+
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
     file, when given, is the whole data; else the text files make it."""
+    _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
         "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",
@@ -202,10 +218,12 @@ def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, 
     sb = st.sidebar
     with sb.expander("Human error spans and metric scores"):
         annotations = st.file_uploader(
-            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV)", type=ANNOTATION_TYPES, key="up_annotations",
+            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV; a Pearmut log)", type=ANNOTATION_TYPES,
+            key="up_annotations",
             help="MQM: system, doc, seg_id, rater, source, target, category, severity, spans marked <v>…</v>. "
-                 "ESA: system, seg_id, score, error_spans. Adds human scores and the error spans shown in the "
-                 "segment detail.")
+                 "ESA: system, seg_id, score, error_spans. Pearmut: the annotation log data/annotations/CAMPAIGN.jsonl "
+                 "(or the dashboard's annotations.json) of a campaign made on the Segments page or by mtdiag "
+                 "pearmut export. Adds human scores and the error spans shown in the segment detail.")
         metric_spans = st.file_uploader(
             "Metric error spans (xCOMET JSON or JSONL)", type=METRIC_SPAN_TYPES, key="up_metric_spans",
             help="Records {system, seg_id, error_spans: [{start, end, severity, text, confidence}]} or comet-score "

@@ -7,6 +7,15 @@ from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import human
 
+SPAN_AGREEMENT_TEXT = (
+    "The error spans mtdiag predicts (at the confidence on the right) measured against the human spans of the rated "
+    "outputs, per system and over all — the measures of docs/spans.md: precision (share of predicted spans that "
+    "overlap a human span), major recall, character precision/recall/F1 and the share of characters marked, and "
+    "the WMT23 character F1 with severity (sev_*); beside them the predicted MQM of those outputs and their human "
+    "score (MQM: minus the weighted errors; ESA: 0–100). After a Pearmut campaign with mtdiag's spans pre-filled, the "
+    "annotators saw the predictions: a kept span counts as agreement, so these figures are an upper bound of what "
+    "independent annotators would confirm (docs/pearmut.md).")
+
 current = state.current()
 report, ev = current.report, current.evalset
 st.title(human.VIEW.title)
@@ -15,10 +24,8 @@ st.caption("With several references, a good metric should score a human translat
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
            "how well each metric agrees with them.")
 
-section = widgets.segmented(
-    "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
-    format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
-                 "human": "Human scores", "errors": "Error statistics"}.__getitem__)
+section = widgets.segmented("View", list(human.SECTIONS), key="hl_section", required=True,
+                            default=human.opening_section(report), format_func=human.SECTIONS.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
 chosen: dict = {}
@@ -48,9 +55,10 @@ if section == "likeness":
         widgets.chart(current, "king", metrics,
                       lambda: charts.likeness_bars(table, "king", "metric", "KING", 1 / len(ev.systems)),
                       key="hl_king", where=right)
-        with st.expander("KING per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
-                          max_height=300)
+        with widgets.panel("KING per segment", key="hl_king_panel") as king_segments:
+            if king_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
+                              max_height=300)
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
@@ -71,9 +79,10 @@ elif section == "queen":
         widgets.table(table, key="hl_queen", name="queen")
         widgets.chart(current, "queen", (*metrics, pool), lambda: charts.likeness_bars(table, "queen", "system", "QUEEN"),
                       key="hl_queen_bars")
-        with st.expander("QUEEN per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
-                          max_height=300)
+        with widgets.panel("QUEEN per segment", key="hl_queen_panel") as queen_segments:
+            if queen_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
+                              max_height=300)
 
 elif section == "errors":
     if human.has_error_annotations(report):
@@ -99,6 +108,13 @@ elif section == "errors":
                    f"pairs with an error); significant: p_holm < {attrs['alpha']}: "
                    f"{int(significance['significant'].sum()):,} of them.")
         widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
+        st.subheader("mtdiag's spans against these human spans")
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        c1.caption(SPAN_AGREEMENT_TEXT)
+        agreement_threshold = choices.choose(human.VIEW, "span_threshold", current, {}, key="hl_agreement_threshold",
+                                             widget="slider", where=c2)
+        widgets.table(state.view(human.span_agreement, spinner="Measuring the predicted spans …")(
+            current, agreement_threshold), key="hl_span_agreement", name="span_agreement", excel=True)
     else:
         widgets.explain(
             "This data has no human error annotations for its systems. Load an MQM error TSV (`mqm.errors.tsv` in a "
@@ -110,7 +126,8 @@ elif section == "errors":
                "confidence set on the right; docs/spans.md), those the raters marked (`human`, over the rated "
                "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under *Human error spans "
                "and metric scores*). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted count, "
-               "minor 1, major 5, critical 10, per output) beside the human MQM score.")
+               "minor 1, major 5, critical 10, and the missing reference words, per output) beside the human MQM "
+               "score.")
     threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
     widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",

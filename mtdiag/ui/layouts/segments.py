@@ -5,8 +5,9 @@ import streamlit as st
 
 from mtdiag import checks, search, triage
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import choices, state, widgets
+from mtdiag.ui import choices, pearmut, state, widgets
 from mtdiag.views import segments
+from mtdiag.views.detail import SPAN_THRESHOLD
 
 VIEWS = {"pairs": "pairs", "sources": "sources"}
 VIEW_HELP = ("pairs: every (system, segment) pair, worst first; sources: every source segment with all its systems, "
@@ -26,7 +27,8 @@ st.title(segments.VIEW.title)
 c1, c2, c3, c4, c5, c6 = st.columns([1.0, 2.0, 2.0, 2.4, 1.0, 1.0], vertical_alignment="bottom")
 view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__,
                         where=c1, help=VIEW_HELP)
-with c5.popover("More", icon=":material/tune:", use_container_width=True):
+more = c5.popover("More", icon=":material/tune:", use_container_width=True)
+with more:
     strict = choices.choose(segments.VIEW, "strict", current, {}, key="seg_strict")
     mt_order = widgets.select("MT-only n-grams of order", [0, 1, 2, 3, 4], key="seg_mt_order",
                               format_func={0: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
@@ -44,7 +46,8 @@ with c6.popover("Why", icon=":material/help:", use_container_width=True):
                 "Select a row to open its source with every system's output.")
     st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
-queue = state.view(segments.queue)(current, requested=requested, strict=strict)
+queue = state.view(segments.queue, spinner="Checking every output and ranking them worst first …")(
+    current, requested=requested, strict=strict)
 flags = checks.flag_columns(queue)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c2,
                               disabled=view_as == "sources")
@@ -119,11 +122,14 @@ else:
         selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])
 
 if documents:
-    with st.expander("Per document: corpus scores"):
-        st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
-                   "segment scores averaged).")
-        widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents", excel=True)
+    with widgets.panel("Per document: corpus scores", key="seg_documents") as per_document:
+        if per_document.open:
+            st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
+                       "segment scores averaged).")
+            widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents",
+                          excel=True)
 
+threshold = SPAN_THRESHOLD.default
 if selected_seg is None:
     widgets.explain("No row matches these filters.")
 else:
@@ -132,3 +138,5 @@ else:
     threshold = choices.choose(segments.VIEW, "span_threshold", current, {}, key="seg_span_threshold",
                                widget="slider", where=st.columns([2, 1])[1])
     widgets.source_view(current, selected_seg, selected_system, key="seg_detail", threshold=threshold)
+with more:  # the queue as filtered, as a Pearmut campaign (drawn last: it needs the rows and the span threshold)
+    pearmut.campaign_download(current, shown if view_as == "pairs" else rows, threshold, key="seg_pearmut")
