@@ -50,8 +50,10 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
-SESSION_MB = 96.0
-"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB."""
+SESSION_MB = 256.0
+"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB: fitted at 96, then
+measured again after issues 34b, 36 and 37 landed — every set cost 105-140 MB more whatever its shape (2 x 500 x 8:
+26 -> 131 MB; 12 x 2,800 x 16 words: 454 -> 574, over its 512 MB budget) — and raised by 160."""
 FOOTPRINT_FACTOR = 45.0
 """Peak memory of a session per byte of loaded text (UTF-8), scoring and every page drawn from it."""
 SEGMENT_BYTES = 23_000
