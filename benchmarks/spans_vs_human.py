@@ -63,10 +63,11 @@ from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans  # noqa: E402
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
                                      lexical_features)
 from mtdiag.spans.phrases import GAP, phrases  # noqa: E402
+from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
+                                    human_spans, rated_pairs, severity_f1, span_measures)
 from mtdiag.spans.predict import check_spans, locator, phrase_spans  # noqa: E402
 from mtdiag.spans.support import word_support  # noqa: E402
 
-MAJOR_WEIGHT = 5.0  # an error weighing this much or more is major whatever its severity says (Non-translation)
 L2 = 1.0  # ridge penalty of the logistic fits (on the coefficients, not the intercept): a few thousand phrases
 MIN_FIT = 50  # phrases of a kind (with hits and misses) below which a fold keeps the stored coefficients
 FOLDS = 5  # a set without documents is cut into this many blocks of consecutive segments
@@ -76,48 +77,26 @@ FOLDS = 5  # a set without documents is cut into this many blocks of consecutive
 
 @dataclass
 class Truth:
-    """The rated outputs laid end to end in one character axis: ``pairs`` (system, seg), their ``docs``, the first
-    character of each (``base``), per character ``human`` (in a human error span) and ``nonspace``, the
-    ``major`` human spans as (start, end) on that axis, and each major span's pair."""
+    """The rated outputs on one character axis (``mtdiag.spans.agreement``): their human spans and, per output, the
+    fold (talk) it is held out in."""
 
-    pairs: list[tuple[str, int]]
+    human: HumanSpans
     docs: np.ndarray
-    base: dict[tuple[str, int], int]
-    human: np.ndarray
-    nonspace: np.ndarray
-    major: np.ndarray
-    major_pair: np.ndarray
+
+    @property
+    def axis(self) -> CharacterAxis:
+        return self.human.axis
+
+    @property
+    def pairs(self) -> tuple[tuple[str, int], ...]:
+        return self.axis.pairs
 
 
 def truth_of(evalset) -> Truth:
-    systems = set(evalset.systems)
-    rated = evalset.rated if evalset.rated is not None else evalset.annotations[["seg", "system"]]
-    pairs = sorted({(s, int(g)) for s, g in zip(rated["system"], rated["seg"]) if s in systems},
-                   key=lambda p: (evalset.systems.index(p[0]), p[1]))
-    texts = [str(evalset.hyps.at[g, s]) for s, g in pairs]
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    starts_all = np.concatenate([[0], np.cumsum(lengths)])
-    base = {p: int(b) for p, b in zip(pairs, starts_all[:-1])}
-    joined = "".join(texts)
-    nonspace = np.ones(len(joined), dtype=bool)
-    for match in re.finditer(r"\s", joined):
-        nonspace[match.start()] = False
-    spans = evalset.annotations
-    spans = spans[(spans["side"] == "target") & (spans["end"] > spans["start"])]
-    spans = spans[[(s, int(g)) in base for s, g in zip(spans["system"], spans["seg"])]]
-    pair_of = {p: i for i, p in enumerate(pairs)}
-    pair = np.array([pair_of[(s, int(g))] for s, g in zip(spans["system"], spans["seg"])], dtype=np.int64)
-    offset, length = starts_all[pair], lengths[pair]
-    starts = offset + np.minimum(spans["start"].to_numpy(), length)  # a span past its output stays in its output
-    ends = offset + np.minimum(spans["end"].to_numpy(), length)
-    human = _mask(len(joined), starts, ends)
-    major = (spans["severity"].str.lower().isin(["major", "critical"]).to_numpy()
-             | (spans["weight"].to_numpy() >= MAJOR_WEIGHT))
+    axis = character_axis(evalset.hyps, rated_pairs(evalset))
     folds = folds_of(evalset)
-    return Truth(pairs=pairs, docs=np.array([folds[g] for _, g in pairs], dtype=object),
-                 base=base, human=human, nonspace=nonspace,
-                 major=np.column_stack([starts, ends])[major & (ends > starts)],
-                 major_pair=pair[major & (ends > starts)])
+    return Truth(human=human_spans(axis, evalset.annotations),
+                 docs=np.array([folds[g] for _, g in axis.pairs], dtype=object))
 
 
 def folds_of(evalset) -> np.ndarray:
@@ -129,50 +108,29 @@ def folds_of(evalset) -> np.ndarray:
     return np.array([f"block {1 + i * FOLDS // max(n, 1)}" for i in range(n)], dtype=object)
 
 
-def _mask(length: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Characters covered by any of the spans (a difference array, then a cumulative sum)."""
-    delta = np.zeros(length + 1, dtype=np.int64)
-    np.add.at(delta, np.asarray(starts, dtype=np.int64), 1)
-    np.add.at(delta, np.asarray(ends, dtype=np.int64), -1)
-    return np.cumsum(delta[:-1]) > 0
-
-
 def on_axis(truth: Truth, spans: pd.DataFrame) -> pd.DataFrame:
-    """The spans of rated outputs, with their ``a``/``b`` on the truth's axis and their pair's ``doc``."""
-    keys = list(zip(spans["system"], spans["seg"].astype(int)))
-    rated = np.array([k in truth.base for k in keys], dtype=bool)
-    spans = spans[rated].copy()
-    offset = np.array([truth.base[k] for k, r in zip(keys, rated) if r], dtype=np.int64)
-    pair_of = {p: i for i, p in enumerate(truth.pairs)}
-    spans["a"] = offset + spans["start"].to_numpy(dtype=np.int64)
-    spans["b"] = offset + spans["end"].to_numpy(dtype=np.int64)
-    spans["pair"] = np.array([pair_of[k] for k, r in zip(keys, rated) if r], dtype=np.int64)
-    spans["doc"] = truth.docs[spans["pair"].to_numpy()] if len(spans) else np.zeros(0, dtype=object)
-    covered = np.concatenate([[0], np.cumsum(truth.human)])
-    spans["hit"] = covered[spans["b"].to_numpy()] - covered[spans["a"].to_numpy()] > 0
+    """The spans of rated outputs, with their ``pair`` (position on the axis), ``a``/``b`` on the axis, the pair's
+    ``doc`` and whether each ``hit`` (overlaps) a human error span."""
+    pair = truth.axis.index(spans["system"], spans["seg"])
+    spans = spans[pair >= 0].copy()
+    pair = pair[pair >= 0]
+    start = truth.axis.base[pair] + np.minimum(spans["start"].to_numpy(dtype=np.int64), truth.axis.lengths[pair])
+    end = truth.axis.base[pair] + np.minimum(spans["end"].to_numpy(dtype=np.int64), truth.axis.lengths[pair])
+    spans["pair"], spans["a"], spans["b"] = pair, start, end
+    spans["doc"] = truth.docs[pair] if len(spans) else np.zeros(0, dtype=object)
+    covered = np.concatenate([[0], np.cumsum(truth.human.error)])
+    spans["hit"] = covered[end] - covered[start] > 0
     return spans
 
 
 def figures(truth: Truth, spans: pd.DataFrame, docs: set[str] | None = None) -> dict[str, float]:
-    """The measures of the module docstring for spans already :func:`on_axis` (restricted to ``docs``)."""
-    keep_pair = np.ones(len(truth.pairs), dtype=bool) if docs is None else np.isin(truth.docs, list(docs))
-    chars = np.repeat(keep_pair, np.diff(np.concatenate([[truth.base[p] for p in truth.pairs], [len(truth.human)]])))
-    if docs is not None:
-        spans = spans[spans["doc"].isin(docs)]
-    predicted = _mask(len(truth.human), spans["a"].to_numpy(), spans["b"].to_numpy())
-    counted = truth.nonspace & chars
-    tp = int((predicted & truth.human & counted).sum())
-    marked = int((predicted & counted).sum())
-    true = int((truth.human & counted).sum())
-    major = truth.major[keep_pair[truth.major_pair]]
-    covered = np.concatenate([[0], np.cumsum(predicted)])
-    precision_c = tp / marked if marked else 0.0
-    recall_c = tp / true if true else 0.0
-    return {"spans": len(spans), "precision": float(spans["hit"].mean()) if len(spans) else 0.0,
-            "major_recall": float((covered[major[:, 1]] - covered[major[:, 0]] > 0).mean()) if len(major) else 0.0,
-            "char_p": precision_c, "char_r": recall_c,
-            "char_f1": 2 * precision_c * recall_c / (precision_c + recall_c) if precision_c + recall_c else 0.0,
-            "marked": marked / int(counted.sum()) if counted.any() else 0.0}
+    """The measures of the module docstring (``mtdiag.spans.agreement.span_measures`` and ``severity_f1``) over
+    the outputs of ``docs`` (default every talk)."""
+    within = None if docs is None else np.isin(truth.docs, list(docs))
+    found = span_measures(truth.human, spans, within)
+    if "severity" in spans:
+        found.update(severity_f1(truth.human, spans, within))
+    return found
 
 
 # --- the baseline ----------------------------------------------------------------------------------------------
@@ -372,9 +330,10 @@ def main(argv: list[str] | None = None) -> int:
 
     name = f"{folder.parent.name}/{folder.name}"
     print(f"# Predicted error spans against human error spans: {name}\n")
-    print(f"{len(truth.pairs):,} rated outputs ({len(kept)} systems), {int(truth.human[truth.nonspace].sum()):,} of "
-          f"{int(truth.nonspace.sum()):,} non-space characters in a human error span "
-          f"({truth.human[truth.nonspace].mean():.1%}), {len(truth.major):,} major human spans, "
+    error, nonspace = truth.human.error, truth.axis.nonspace
+    print(f"{len(truth.pairs):,} rated outputs ({len(kept)} systems), {int(error[nonspace].sum()):,} of "
+          f"{int(nonspace.sum()):,} non-space characters in a human error span "
+          f"({error[nonspace].mean():.1%}), {int(truth.human.is_major.sum()):,} major human spans, "
           f"{word_rate(truth, settings[0].report):.1%} of the output words in a human error span (the chance level "
           f"of a one-word span); talks (documents): {len(set(truth.docs))}. Default threshold {DEFAULT_THRESHOLD}; "
           "every figure held out by talk.\n")
@@ -466,8 +425,11 @@ def word_rate(truth: Truth, report) -> float:
 
 def covered_major(truth: Truth, spans: pd.DataFrame) -> float:
     """The share of the spans that overlap a major human span."""
-    major = _mask(len(truth.human), truth.major[:, 0], truth.major[:, 1])
-    covered = np.concatenate([[0], np.cumsum(major)])
+    human = truth.human
+    major = np.zeros(truth.axis.size + 1, dtype=np.int64)
+    np.add.at(major, human.start[human.is_major], 1)
+    np.add.at(major, human.end[human.is_major], -1)
+    covered = np.concatenate([[0], np.cumsum(np.cumsum(major[:-1]) > 0)])
     return float((covered[spans["b"].to_numpy()] - covered[spans["a"].to_numpy()] > 0).mean()) if len(spans) else 0.0
 
 

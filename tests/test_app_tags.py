@@ -119,3 +119,22 @@ def test_tables_of_other_pages_show_and_take_tags(workspace_folder):
     differ = table_with(at, "seg_id", "tags")
     assert set(differ.loc[differ["seg_id"] == first["seg_id"], "tags"]) <= {"seen"}
     assert set(differ.loc[differ["seg_id"] != first["seg_id"], "tags"]) <= {""}
+
+
+def finder_expressions(at) -> list[str]:
+    visit(at, "slices").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return table_with(at, "expression", "size")["expression"].tolist()
+
+
+def test_one_sessions_tags_never_reach_another_sessions_slice_finder(workspace_folder):
+    """Issue 39, finding 4: session A tags segments of data it has not saved and opens the Slice finder; session B
+    (the same data, the same server, no tags) opens it too. A cached frame keyed without its input (the session's
+    tags) gave B the slices ``tag == "secretA-note"`` with A's numbers."""
+    a = start()
+    visit(a, SEGMENTS).run()
+    select_rows(a, "seg_table", list(range(60)))
+    tag(a, "seg_table", "secretA-note", whole=True)
+    assert 'tag == "secretA-note"' in finder_expressions(a)  # A's own tags are slices of A's data
+    b = start()
+    assert not any("secretA-note" in e for e in finder_expressions(b))

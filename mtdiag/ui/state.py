@@ -158,16 +158,20 @@ class Current:
     options: Options
     report: Report
     where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
-    tags: str = ""  # a digest of the user's tags (mtdiag.ui.tagging): a slice may read them
+    tags: str = ""  # a digest of the user's tags (mtdiag.ui.tagging), which the report's set carries
 
     @property
     def key(self) -> str:
-        """What the cached frames and figures of this run are keyed by: the data, the options and the slice (with
-        the tags it may read: a slice of ``tag == "x"`` changes when tags change; nothing else reads them)."""
-        base = report_key(self.data, self.options)
-        if not self.where:
-            return base
-        return f"{base}|tags:{self.tags}|where:{self.where}" if self.tags else f"{base}|where:{self.where}"
+        """What the cached frames and figures of this run are keyed by: every input of the report the pages get —
+        the data, the options, the user's tags and the slice. The frames are shared by every session of the server,
+        and the tags are a session's own (or a saved run's) while the data key (``EvalSet.content_hash``) leaves
+        them out: a frame that reads them (the slice finder's ``tag == "…"`` candidates, a slice of ``tag ==
+        "x"``) keyed without them showed one session's tags in another's (issue 39). With no tags the key is the
+        data's and options', shared by every session of that data."""
+        key = report_key(self.data, self.options)
+        if self.tags:
+            key += f"|tags:{self.tags}"
+        return f"{key}|where:{self.where}" if self.where else key
 
     @property
     def evalset(self) -> EvalSet:

@@ -2,9 +2,10 @@
 
 HTML shown here is built only by :mod:`mtdiag.highlight` (which escapes every piece of text) and rendered with
 ``st.html`` (no JavaScript runs). Every user-derived string (system, reference and file names, terms, n-grams,
-input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners/widget labels — goes through
-:func:`md` (:func:`mtdiag.highlight.escape_markdown`). Select-box and multiselect *options* are shown as plain text
-by Streamlit and need nothing.
+input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners/widget labels and help — goes through
+:func:`mtdiag.highlight.escape_markdown`. Select-box and multiselect *options* are shown as plain text by Streamlit
+and need nothing; the options of radio buttons and segmented controls are Markdown, and :func:`radio` and
+:func:`segmented` escape them (:func:`as_text`): pages draw those controls through them.
 
 Segment numbers: the core counts segments from 0 (``seg``), and a view's ``seg_id`` is that position from 1; people
 see the segment's id in the whole set (:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id``
@@ -18,6 +19,7 @@ page — its globals are the page's, with the report, which a closed session wou
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -118,8 +120,9 @@ def metric_label(metric: str, arrow: bool = True) -> str:
 
 
 def metric_help(metric: str) -> str:
+    """A metric column's help (Markdown, escaped: an imported metric's description names it and its file)."""
     info = _info(metric)
-    return f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})"
+    return highlight.escape_markdown(f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})")
 
 
 def number_format(metric: str) -> str:
@@ -366,19 +369,34 @@ def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = 
     return where.multiselect(label, options, key=key, **kwargs)
 
 
-def segmented(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
+def _as_text(format_func: Callable, option) -> str:
+    """``format_func(option)`` escaped for Markdown (:func:`mtdiag.highlight.escape_markdown`)."""
+    return highlight.escape_markdown(format_func(option))
+
+
+def as_text(format_func: Callable = str) -> Callable:
+    """A ``format_func`` for options that Streamlit renders as Markdown (radio buttons, segmented controls): the
+    text ``format_func`` gives, escaped — an option may name a system (``only [login](http://…)`` was a live link on
+    the N-grams page, issue 39). A :func:`functools.partial` of a module function, never a closure of the page
+    (module doc)."""
+    return functools.partial(_as_text, format_func)
+
+
+def segmented(label: str, options: Sequence, *, key: str, default=None, where=st, format_func: Callable = str,
+              **kwargs):
     """A segmented control (one choice) whose value follows the data (:func:`follow`); ``default`` as in
-    :func:`select`."""
+    :func:`select`. Its options are shown as text (:func:`as_text`): they may hold names."""
     options = list(options)
     follow(key, options, _or_first(default, options))
-    return where.segmented_control(label, options, key=key, **kwargs)
+    return where.segmented_control(label, options, key=key, format_func=as_text(format_func), **kwargs)
 
 
-def radio(label: str, options: Sequence, *, key: str, default=None, where=st, **kwargs):
-    """Radio buttons whose value follows the data (:func:`follow`); ``default`` as in :func:`select`."""
+def radio(label: str, options: Sequence, *, key: str, default=None, where=st, format_func: Callable = str, **kwargs):
+    """Radio buttons whose value follows the data (:func:`follow`); ``default`` as in :func:`select`. Its options are
+    shown as text (:func:`as_text`): they may hold names."""
     options = list(options)
     follow(key, options, _or_first(default, options))
-    return where.radio(label, options, key=key, **kwargs)
+    return where.radio(label, options, key=key, format_func=as_text(format_func), **kwargs)
 
 
 # --------------------------------------------------------------------------------------------- one segment

@@ -13,6 +13,7 @@ system named after that file is then renamed in the sidebar to a payload aimed a
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 from pathlib import Path
 
@@ -101,6 +102,11 @@ def make_files(folder: Path, p: dict[str, str]) -> dict[str, Path]:
         "short": write(folder / f"short {p['ref']}.txt", ["only", "three", "lines"]),
     }
     return files
+
+
+def shown_as(text: str) -> str:
+    """``text`` as the page holds it: a word joiner after each colon followed by a non-space (escape_markdown)."""
+    return re.sub(r":(?=\S)", ":" + WORD_JOINER, text)
 
 
 def literal_text(page) -> str:
@@ -194,4 +200,47 @@ def test_uploaded_markup_never_reaches_the_browser_as_markup(streamlit_server, p
     page.wait_for_timeout(500)  # a late image load would still be counted
     assert hits == [], f"the browser fetched from the bait server: {hits}"
     assert dialogs == [], f"a script opened a dialog: {dialogs}"
+    assert not blocked_requests, f"the page tried to leave loopback: {blocked_requests}"
+
+
+def test_system_names_on_the_ngrams_page_stay_text(streamlit_server, page, blocked_requests, bait_server, tmp_path,
+                                                   wait_for_app):
+    """Issue 39, finding 5: a test set whose two system columns are named ``![x](http://HOST/ngrams.png)`` and
+    ``[login](http://HOST/phish)``. On the N-grams page comparing two systems, the caption drew a live "login" link
+    and an image the browser fetched, and the table toggle read "only login"."""
+    import test_dashboard
+    from test_dashboard import open_page, settle
+
+    test_dashboard.wait_for_app_helper = wait_for_app
+    port, hits = bait_server
+    image, link = f"![x](http://127.0.0.1:{port}/ngrams.png)", f"[login](http://127.0.0.1:{port}/phish)"
+    folder = test_dashboard.DE
+    src, ref = (folder / "src.txt").read_text().split("\n")[:-1], (folder / "ref.A.txt").read_text().split("\n")[:-1]
+    a = (folder / "newstest2021.en-de.UEdin.txt").read_text().split("\n")[:-1]
+    b = (folder / "newstest2021.en-de.Online-W.txt").read_text().split("\n")[:-1]
+    testset = write(tmp_path / "hostile.tsv", [f"src\tref\t{image}\t{link}"] + ["\t".join(r) for r in zip(src, ref, a, b)])
+
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    settle(page, "Overview")
+    page.get_by_test_id("stRadio").get_by_text("Upload files").click()
+    settle(page)
+    uploader(page, "Test set file").set_input_files(str(testset))
+    settle(page, "Overview")
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    open_page(page, "N-grams")
+    page.get_by_test_id("stRadio").get_by_text("two systems", exact=False).click()
+    settle(page, "N-grams")
+    text = literal_text(page)
+    assert f"n-grams that {image} uses at least 2× and {link} never does" in text
+    toggle = page.get_by_test_id("stButtonGroup")
+    expect(toggle.get_by_text(shown_as(f"only {image}"), exact=True)).to_be_visible()
+    toggle.get_by_text(shown_as(f"only {link}"), exact=True).click()
+    settle(page, "N-grams")
+    assert f"n-grams that {link} uses at least 2× and {image} never does" in literal_text(page)
+    page.screenshot(path=str(test_dashboard.REPO / "artifacts" / "screenshots" / "ngrams_hostile_names.png"))
+    assert page.locator(f"a[href*='{port}']").count() == 0
+    assert page.locator(f"img[src*='{port}']").count() == 0
+    page.wait_for_timeout(500)  # a late image load would still be counted
+    assert hits == [], f"the browser fetched from the bait server: {hits}"
     assert not blocked_requests, f"the page tried to leave loopback: {blocked_requests}"

@@ -36,6 +36,6 @@ if len(ev.systems) >= 2:
     b = choices.choose(buckets.VIEW, "b", current, chosen, key="bk_b", where=c2)
     method = choices.choose(buckets.VIEW, "method", current, chosen, key="bk_method", where=c3, help=None)
     sig = state.view(buckets.bucket_comparison, spinner=state.SIGNIFICANCE_SPINNER)(current, by, a, b, method, metric)
-    st.caption(f"{widgets.metric_label(metric)} of A and B in each bucket; better: +1 A is better, -1 B is better "
+    st.caption(f"{escape_markdown(widgets.metric_label(metric))} of A and B in each bucket; better: +1 A is better, -1 B is better "
                "(p < 0.05 marks it significant).")
     widgets.table(sig, key="bk_sig", name=f"bucket_significance_{by.replace(':', '_')}", max_height=300)

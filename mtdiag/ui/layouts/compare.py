@@ -51,7 +51,8 @@ picked = widgets.table(
     segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
     column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
                   f"hyp {b}"],
-    config={"closer": text("closer", help=f"the output {widgets.metric_label(metric)} puts {compare.closer_to(report)}"),
+    config={"closer": text("closer", help=f"the output {highlight.escape_markdown(widgets.metric_label(metric))} "
+                                          f"puts {compare.closer_to(report)}"),
             "problem_difference": st.column_config.NumberColumn(
                 "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
             f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",

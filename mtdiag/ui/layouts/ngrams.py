@@ -38,8 +38,8 @@ if mode == "system":
                              format_func={"only_a": f"only {system}", "only_b": f"only {other}"}.__getitem__)
     rows = tables[side]
     owner, counterpart = (system, other) if side == "only_a" else (other, system)
-    st.caption(f"{len(rows):,} n-grams that {owner} uses at least {min_count}× and {counterpart} never does. "
-               "Select one to see its segments.")
+    st.caption(f"{len(rows):,} n-grams that {highlight.escape_markdown(owner)} uses at least {min_count}× and "
+               f"{highlight.escape_markdown(counterpart)} never does. Select one to see its segments.")
     picked = widgets.table(rows.drop(columns="segments"), key=f"ng_sys_{side}", select=True, max_height=380,
                            name=f"only_{owner}_vs_{counterpart}_{order}")
     if picked is not None:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from mtdiag import charts, significance, export
+from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import overview
 
@@ -45,7 +46,7 @@ widgets.chart(current, "corpus_bars", (baseline, method),
 if sig is not None:
     st.caption("Error bars: 95% paired-bootstrap confidence intervals.")
 
-st.subheader(f"Ranked significance: {widgets.metric_label(ranked_by)}")
+st.subheader(f"Ranked significance: {escape_markdown(widgets.metric_label(ranked_by))}")
 if len(systems) < 2:
     widgets.explain("One system: nothing to rank.")
 else:
