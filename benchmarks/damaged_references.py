@@ -1,9 +1,9 @@
 """Suspect references measured (``mtdiag.checks.suspect_reference``; figures in docs/triage.md, "Suspect references").
 
 On every dev set with a reference (default: ``wmt21/en-de``, ``wmt21/zh-en``, ``wmt21/en-ja``, ``ted/zh-en``,
-``terminology/tico19-en-fr`` in the data folder), with a fixed seed, three rounds — one per kind of damage — each
-damaging a sample of the segments (``--share``, default 5 %, at least 20) in one of their references, drawn at
-random:
+``ted/en-de``, ``terminology/tico19-en-fr`` in the data folder), with a fixed seed, three rounds — one per kind
+of damage — each damaging a sample of the segments (``--share``, default 5 %, at least 20) in one of their
+references, drawn at random:
 
 - **replaced**: by another segment's reference (one with other text);
 - **doubled**: the reference written twice, separated by a space;
@@ -45,7 +45,7 @@ from mtdiag.api import Options, evaluate  # noqa: E402
 from mtdiag.checks import suspect_reference  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
 
-DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "wmt21/en-ja", "ted/zh-en", "terminology/tico19-en-fr")
+DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "wmt21/en-ja", "ted/zh-en", "ted/en-de", "terminology/tico19-en-fr")
 KINDS = ("replaced", "doubled", "cut")
 MIN_DAMAGED = 20
 DETECTION = Options(metrics=("chrf",))  # the check reads tokens and n-grams, not the other metrics' scores
