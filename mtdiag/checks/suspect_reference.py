@@ -77,7 +77,7 @@ class SuspectReference(Check):
                              "the reference-free evidence (agreement with the other systems) and the checks that "
                              "read the reference are off on this segment.")
         else:
-            sentences.append("The other reference still vouches for the outputs: the queue keeps its evidence.")
+            sentences.append("Another reference still vouches for the outputs: the queue keeps its evidence.")
         return Finding(tuple(sentences))
 
 
@@ -138,8 +138,11 @@ def _suspect_references(report) -> pd.DataFrame:
     has_source = bool(evalset.src.astype(str).str.strip().str.len().gt(0).any())
     source_chars = _characters(evalset.src) if has_source else None
     bands = _length_bands(output_chars)
-    char_refs, char_peers = _agreement(report, "char", CHAR_ORDER)
-    word_refs, word_peers = _agreement(report, "word", WORD_ORDER)
+    peers = len(evalset.systems) >= 2  # one output cannot vouch against its reference: no "unrelated" reason
+    nothing = ({ref: np.full(evalset.n_segments, np.nan) for ref in evalset.ref_names}, np.full(evalset.n_segments,
+                                                                                               np.nan))
+    char_refs, char_peers = _agreement(report, "char", CHAR_ORDER) if peers else nothing
+    word_refs, word_peers = _agreement(report, "word", WORD_ORDER) if peers else nothing
     output_repeated = np.median([_repeated_share(report, ("hyp", s)) for s in evalset.systems], axis=0)
     frames = []
     for ref in evalset.ref_names:
