@@ -1,10 +1,11 @@
-"""Predicted error spans (``mtdiag.spans``) against the error spans human raters marked (docs/spans.md).
+"""Predicted error spans (``mtdiag.spans``) and predicted MQM against human judgements (docs/spans.md).
 
-On a test-set folder with one row per human error and its span (``mqm.errors.tsv``, MQM; or ``esa.jsonl``, ESA) —
-by default the WMT21 TED zh-en dev set, ``ted/zh-en`` of the development data (``benchmarks/devdata.py``:
-``--data``, ``$MTDIAG_DEV_DATA``, else ``tests/data/dev``) — over the outputs a rater rated (systems matching ``--exclude`` left out: TED's degraded
-``metricsystem*`` controls, as in ``triage_vs_human.py``), with each single reference, with all of them, and with
-none, it prints:
+**Spans.** On every test-set folder with one row per human error and its span (``mqm.errors.tsv``, MQM; or
+``esa.jsonl``, ESA) — by default the dev sets that have them, ``ted/zh-en`` and ``ted/en-de`` of the development data
+(``benchmarks/devdata.py``: ``--data``, ``$MTDIAG_DEV_DATA``, else ``tests/data/dev``) — over the outputs a rater
+rated (systems matching ``--exclude`` left out: TED's degraded ``metricsystem*`` controls, as in
+``triage_vs_human.py``), with each single reference, with all of them, and with none, it prints the measures of
+``mtdiag.spans.agreement``:
 
 - **span precision**: the share of predicted spans that overlap (share a character with) a human error span of the
   same output;
@@ -13,32 +14,44 @@ none, it prints:
 - **character precision, recall and F1** over the non-space characters of the rated outputs: predicted = in a
   predicted span, true = in a human error span (several raters of one output: the union of their spans);
 - **characters marked**: the share of those characters in a predicted span;
+- **character F1 with severity**: the WMT23 QE task 2 measure (every character and one slot after each output; a
+  character counts 1 when both mark it with the same severity, ½ with the other);
+- the **severities** predicted (shares of critical, major, minor);
 
 each next to the **baseline** "words of the output that are not in the reference": the output's word tokens (the
 report's tokens — sacrebleu's tokeniser for the target language, case-folded, typography normalised — that are
 not punctuation) that occur nowhere in the segment's reference (with several references: in none of them), each
-run of consecutive such tokens one span (a punctuation token or a word the reference has ends a run). Without
-references our spans are compared with the baseline *with* the first reference and with all of them.
+run of consecutive such tokens one span (a punctuation token or a word the reference has ends a run), marked
+major; and, for the severity F1, the **floor** that marks every character major. Without references our spans are
+compared with the baseline *with* the references.
 
-Every figure is **held out**: the confidence models (``mtdiag.spans.confidence``) are fitted on the other talks
-(documents; a set without them: five blocks of consecutive segments) and applied to the held-out talk, for each
-talk in turn (a kind with fewer than :data:`MIN_FIT` phrases to fit on keeps the stored coefficients); spans are
-kept at the default threshold (``mtdiag.spans.DEFAULT_THRESHOLD``, decided before measuring: better than
-chance), not at the best threshold found here.
+Every figure is **held out**: the confidence models (``mtdiag.spans.confidence``) are fitted on the other talks of
+*every* set given (documents; a set without them: five blocks of consecutive segments) and applied to the held-out
+talk, for each talk in turn (a kind with fewer than :data:`MIN_FIT` phrases to fit on keeps the stored
+coefficients); spans are kept at the default threshold (``mtdiag.spans.DEFAULT_THRESHOLD``, decided before
+measuring: better than chance), not at the best threshold found here.
 
-Goals: with references, span precision ≥ 1.5 × the baseline's at major recall ≥ 0.5, character F1 ≥ the
-baseline's and no more characters marked; without references, span precision ≥ the baseline's (which has the
-reference) at major recall ≥ 0.4.
+**Scores.** On every dev set with MQM scores (``--scores``; default ``ted/zh-en``, ``ted/en-de``, ``wmt21/en-de``,
+``wmt21/zh-en``), predicted MQM (``mtdiag.metrics.predicted_mqm``) and chrF against the human MQM scores of the
+rated outputs: system-level pairwise accuracy, segment-level Pearson and pairwise accuracy within segments
+(``mtdiag.spans.agreement``). On a set whose error rows the confidences were fitted on, predicted MQM comes from
+the held-out spans (all references); elsewhere from the stored models.
 
-``--fit`` prints the coefficients and counts ``mtdiag/spans/confidence.py`` holds, fitted on every talk.
+Goals (the issue's "must show"), on every dev set: predicted severities with minor ≥ 20 % and none above 80 %;
+severity F1 ≥ 1.15 × the baseline's and ≥ 2 × the floor's; span precision ≥ 1.5 × the baseline's at major recall
+≥ 0.5 and character F1 ≥ the baseline's (with references); predicted MQM's system-level accuracy, segment Pearson
+and within-segment accuracy each ≥ chrF's.
 
-Usage: ``python benchmarks/spans_vs_human.py [FOLDER] [--exclude REGEX] [--fit]`` (Markdown on stdout).
+``--fit`` prints the coefficients and counts ``mtdiag/spans/confidence.py`` holds, fitted on every talk of every
+set given.
+
+Usage: ``python benchmarks/spans_vs_human.py [FOLDER ...] [--scores FOLDER ...] [--exclude REGEX] [--fit]``
+(Markdown on stdout).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 import time
@@ -49,23 +62,26 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SET = "ted/zh-en"
+SPAN_SETS = ("ted/zh-en", "ted/en-de")  # the dev sets with human error rows
+SCORE_SETS = ("ted/zh-en", "ted/en-de", "wmt21/en-de", "wmt21/zh-en")  # the dev sets with human MQM scores
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import devdata  # noqa: E402
 
 from mtdiag import checks  # noqa: E402
-from mtdiag.api import evaluate  # noqa: E402
+from mtdiag.api import Options, default_metrics, evaluate  # noqa: E402
 from mtdiag.errors import InputError  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
-from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans  # noqa: E402
-from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
-                                     lexical_features)
-from mtdiag.spans.phrases import GAP, phrases  # noqa: E402
+from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
-                                    human_spans, rated_pairs, severity_f1, span_measures)
-from mtdiag.spans.predict import check_spans, locator, phrase_spans  # noqa: E402
+                                    human_spans, mean_score_agreement, rated_pairs, score_agreement, severity_f1,
+                                    span_measures)
+from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
+                                     lexical_features, phrase_severity)
+from mtdiag.spans.mqm import penalty_statistics  # noqa: E402
+from mtdiag.spans.phrases import GAP, phrases  # noqa: E402
+from mtdiag.spans.predict import check_spans, locator, phrase_spans, whole_output_spans  # noqa: E402
 from mtdiag.spans.support import word_support  # noqa: E402
 
 L2 = 1.0  # ridge penalty of the logistic fits (on the coefficients, not the intercept): a few thousand phrases
@@ -92,9 +108,10 @@ class Truth:
         return self.axis.pairs
 
 
-def truth_of(evalset) -> Truth:
+def truth_of(evalset, name: str = "") -> Truth:
+    """The truth of a set's rated outputs; folds named ``name`` + talk (held out across several sets)."""
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
-    folds = folds_of(evalset)
+    folds = np.array([f"{name} {fold}".strip() for fold in folds_of(evalset)], dtype=object)
     return Truth(human=human_spans(axis, evalset.annotations),
                  docs=np.array([folds[g] for _, g in axis.pairs], dtype=object))
 
@@ -207,21 +224,24 @@ class Setting:
 
 def setting(name: str, evalset, refs: list[str], truth: Truth, consensus: bool = True) -> Setting:
     report = evaluate(evalset if refs == list(evalset.ref_names) else
-                      replace(evalset, refs=evalset.refs[refs], terms=evalset.terms if refs else None))
+                      replace(evalset, refs=evalset.refs[refs], terms=evalset.terms if refs else None),
+                      Options(metrics=("chrf",) if refs else ("consensus",)))
     if consensus:
         found = phrase_spans(report)
     else:  # what a user with one system and these references sees: no system support
         support = word_support(report)
         found = locator(report).frame(phrases(replace(support, sigma=np.full(len(support.sigma), np.nan))))
-    marks = [check_spans(report, c) for c in checks.active_checks(report) if c.marks]
-    marks = pd.concat(marks, ignore_index=True) if marks else found.iloc[:0]
+        found = found.assign(severity=phrase_severity(found["words"].to_numpy()))
+    marks = [(check_spans(report, c) if c.marks else whole_output_spans(report, c)).assign(critical=c.critical)
+             for c in checks.active_checks(report) if c.marks or c.critical]
+    marks = pd.concat(marks, ignore_index=True) if marks else found.iloc[:0].assign(critical=False)
     return Setting(name=name, report=report, phrases=on_axis(truth, found), checks=on_axis(truth, marks),
-                   baseline=on_axis(truth, baseline_spans(report)) if refs else None)
+                   baseline=on_axis(truth, baseline_spans(report).assign(severity="major")) if refs else None)
 
 
 def held_out(settings: list[Setting], threshold: float) -> dict[str, pd.DataFrame]:
     """Per setting, the spans kept at ``threshold`` when each talk's confidences come from models fitted on the
-    other talks (lexical models pooled over the settings, check counts too)."""
+    other talks (lexical models pooled over the settings and sets, check counts too)."""
     docs = sorted(set().union(*(set(s.phrases["doc"]) for s in settings)))
     kept: dict[str, list[pd.DataFrame]] = {s.name: [] for s in settings}
     for doc in docs:
@@ -233,36 +253,91 @@ def held_out(settings: list[Setting], threshold: float) -> dict[str, pd.DataFram
                 part = part.assign(confidence=lexical_confidence(part["kind"].iat[0], part["min_sigma"].to_numpy(),
                                                                  part["words"].to_numpy(), models))
             marks = s.checks[s.checks["doc"] == doc]
-            marks = marks.assign(confidence=[check_confidence(k, evidence) for k in marks["kind"]])
+            marks = marks.assign(confidence=[check_confidence(k, evidence, critical=bool(c))
+                                             for k, c in zip(marks["kind"], marks["critical"])])
             both = pd.concat([part, marks], ignore_index=True)
             kept[s.name].append(both[both["confidence"] >= threshold])
     return {name: pd.concat(parts, ignore_index=True) for name, parts in kept.items()}
+
+
+# --- one set of error rows -------------------------------------------------------------------------------------
+
+@dataclass
+class SpanSet:
+    name: str
+    evalset: object  # the rated systems only
+    full: object  # every system
+    truth: Truth
+    settings: list[Setting]  # each reference, all references, none
+    alone: list[Setting]  # each reference without the other systems
+
+    @property
+    def everything(self) -> list[Setting]:
+        return self.settings + self.alone
+
+    @property
+    def with_references(self) -> Setting:
+        """The setting with every reference (the user's default)."""
+        return [s for s in self.settings if s.baseline is not None][-1]
+
+    @property
+    def without_references(self) -> Setting:
+        return self.settings[-1]
+
+
+def span_set(name: str, evalset, exclude: str | None) -> SpanSet:
+    kept = [s for s in evalset.systems if not (exclude and re.search(exclude, s))]
+    rated = evalset.with_hyps(evalset.hyps[kept])
+    truth = truth_of(rated, name)
+    refs = list(rated.ref_names)
+    plan = [(f"reference {r}", [r]) for r in refs] + ([("all references", refs)] if len(refs) > 1 else [])
+    settings = [replace(setting(f"{name}: {label}", rated, chosen, truth), name=f"{name}: {label}")
+                for label, chosen in plan]
+    settings.append(setting(f"{name}: no reference", rated, [], truth))
+    alone = [setting(f"{name}: {label}, no consensus", rated, chosen, truth, consensus=False)
+             for label, chosen in plan]
+    return SpanSet(name=name, evalset=rated, full=evalset, truth=truth, settings=settings, alone=alone)
+
+
+def floor_spans(truth: Truth) -> pd.DataFrame:
+    """Every character of every rated output marked major (the severity F1's floor)."""
+    return pd.DataFrame({"system": [p[0] for p in truth.pairs], "seg": [p[1] for p in truth.pairs], "start": 0,
+                         "end": truth.axis.lengths, "severity": "major"})
+
+
+def severity_shares(spans: pd.DataFrame) -> dict[str, float]:
+    counts = spans["severity"].value_counts()
+    return {s: float(counts.get(s, 0)) / max(len(spans), 1) for s in SEVERITIES}
 
 
 # --- printing --------------------------------------------------------------------------------------------------
 
 def row(label: str, f: dict[str, float]) -> str:
     return (f"| {label} | {f['spans']:,} | {f['precision']:.3f} | {f['major_recall']:.3f} | {f['char_p']:.3f} | "
-            f"{f['char_r']:.3f} | {f['char_f1']:.3f} | {f['marked']:.3f} |")
+            f"{f['char_r']:.3f} | {f['char_f1']:.3f} | {f['marked']:.3f} | "
+            + (f"{f['sev_f1']:.3f} |" if "sev_f1" in f else "— |"))
 
 
-HEADER = ("| spans | n | span precision | major recall | char precision | char recall | char F1 | chars marked |\n"
-          "|---|---|---|---|---|---|---|---|")
+HEADER = ("| spans | n | span precision | major recall | char precision | char recall | char F1 | chars marked | "
+          "severity F1 |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def mark(met: bool) -> str:
+    return "✓" if met else "✗"
 
 
 def goals(ours: dict[str, float], base: dict[str, float], with_refs: bool) -> str:
-    """The goals of the module docstring, each with its figure."""
+    """The span goals of the module docstring, each with its figure."""
     if with_refs:
         items = [(f"precision {ours['precision'] / base['precision']:.2f}× the baseline's (≥ 1.5×)",
                   ours["precision"] >= 1.5 * base["precision"]),
                  (f"major recall {ours['major_recall']:.3f} (≥ 0.5)", ours["major_recall"] >= 0.5),
-                 (f"char F1 {ours['char_f1']:.3f} vs {base['char_f1']:.3f} (≥)", ours["char_f1"] >= base["char_f1"]),
-                 (f"marked {ours['marked']:.3f} vs {base['marked']:.3f} (≤)", ours["marked"] <= base["marked"])]
+                 (f"char F1 {ours['char_f1']:.3f} vs {base['char_f1']:.3f} (≥)", ours["char_f1"] >= base["char_f1"])]
     else:
         items = [(f"precision {ours['precision']:.3f} vs the baseline's {base['precision']:.3f} with the "
                   "reference (≥)", ours["precision"] >= base["precision"]),
                  (f"major recall {ours['major_recall']:.3f} (≥ 0.4)", ours["major_recall"] >= 0.4)]
-    return "; ".join(f"{text} {'✓' if met else '✗'}" for text, met in items)
+    return "; ".join(f"{text} {mark(met)}" for text, met in items)
 
 
 def calibration(kept: pd.DataFrame) -> list[str]:
@@ -276,106 +351,151 @@ def calibration(kept: pd.DataFrame) -> list[str]:
     return lines
 
 
+def severity_table(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> tuple[list[str], list[dict]]:
+    """The severity lines (shares, severity F1 against the baseline and the floor) and one summary row per set
+    and setting."""
+    lines = ["| set, setting | spans | critical | major | minor | severity F1 | baseline (words not in the "
+             "references, major) | ratio | floor (every character major) | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for one in sets:
+        base = severity_f1(one.truth.human, one.with_references.baseline)["sev_f1"]
+        floor = severity_f1(one.truth.human, floor_spans(one.truth))["sev_f1"]
+        for s in (one.with_references, one.without_references):
+            spans = kept[s.name]
+            shares = severity_shares(spans)
+            ours = severity_f1(one.truth.human, spans)["sev_f1"]
+            lines.append(f"| {s.name} | {len(spans):,} | {shares['critical']:.1%} | {shares['major']:.1%} | "
+                         f"{shares['minor']:.1%} | {ours:.3f} | {base:.3f} | {ours / base:.2f}× | {floor:.3f} | "
+                         f"{ours / floor:.2f}× |")
+            rows.append({"setting": s.name, "shares": shares, "sev_f1": ours, "base": base, "floor": floor})
+    return lines, rows
+
+
+def score_rows(name: str, folder: Path, exclude: str | None, span_sets: dict[str, SpanSet],
+               kept: dict[str, pd.DataFrame]) -> list[tuple[str, str, dict]]:
+    """Predicted MQM and chrF against the human MQM scores of one set: (set, metric, measures)."""
+    evalset = load_folder(folder)
+    systems = [s for s in evalset.systems if not (exclude and re.search(exclude, s))]
+    evalset = evalset.with_hyps(evalset.hyps[systems])
+    human = evalset.human[evalset.human["system"].isin(systems)]
+    report = evaluate(evalset, Options(metrics=("chrf", "predicted_mqm")))
+    found = [(name, "chrF", score_agreement(report, "chrf"))]
+    if name in span_sets:  # held out: the spans of the all-references setting, confidences from the other talks
+        stats = penalty_statistics(kept[span_sets[name].with_references.name], systems, evalset.n_segments)
+        scores = pd.Series(-stats[..., 3].ravel(), index=pd.MultiIndex.from_product([systems,
+                                                                                    range(evalset.n_segments)]))
+        found.append((name, "predicted MQM (held out)", mean_score_agreement(scores, human)))
+    else:
+        found.append((name, "predicted MQM", score_agreement(report, "predicted_mqm")))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", nargs="?", help=f"test-set folder (default: {DEFAULT_SET} of --data)")
+    parser.add_argument("folders", nargs="*", metavar="FOLDER",
+                        help=f"test-set folders with error rows (default: {', '.join(SPAN_SETS)} of --data)")
+    parser.add_argument("--scores", nargs="*", metavar="FOLDER",
+                        help=f"test-set folders with MQM scores (default: {', '.join(SCORE_SETS)} of --data; with "
+                             "FOLDERs given: those)")
     parser.add_argument("--data", metavar="DIR", help=f"development data (default: ${devdata.ENV_VAR}, else "
                                                       f"{devdata.DEFAULT})")
     parser.add_argument("--exclude", default="^metricsystem", metavar="REGEX",
                         help="leave out systems whose name matches (default: %(default)s, TED's degraded controls)")
     parser.add_argument("--fit", action="store_true", help="print the constants of mtdiag/spans/confidence.py")
     args = parser.parse_args(argv)
-    folder = Path(args.folder) if args.folder else devdata.folder(DEFAULT_SET, args.data)
-    if not folder.is_dir():
-        print(f"spans_vs_human: no test-set folder at {folder} (the default is {DEFAULT_SET} of the development "
-              f"data; {devdata.SOURCES})", file=sys.stderr)
-        return 1
-    try:
-        evalset = load_folder(folder)
-    except InputError as error:
-        print(f"spans_vs_human: {error}", file=sys.stderr)
-        return 1
-    if evalset.annotations is None or not (evalset.annotations["side"] == "target").any():
-        print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans of "
-              "WMT sets: github.com/google/wmt-mqm-human-evaluation)", file=sys.stderr)
-        return 1
-    kept = [s for s in evalset.systems if not (args.exclude and re.search(args.exclude, s))]
-    full = evalset
-    evalset = evalset.with_hyps(evalset.hyps[kept])
-    truth = truth_of(evalset)
-    refs = list(evalset.ref_names)
-    plan = [(f"reference {r}", [r]) for r in refs] + ([("all references", refs)] if len(refs) > 1 else [])
-    settings = [setting(name, evalset, chosen, truth) for name, chosen in plan]
-    settings.append(setting("no reference", evalset, [], truth))
-    alone = [setting(f"{name}, no consensus", evalset, chosen, truth, consensus=False) for name, chosen in plan]
-    everything = settings + alone
+    given = [Path(f) for f in args.folders]
+    folders = given or [devdata.root(args.data) / name for name in SPAN_SETS]
+    scored = ([Path(f) for f in args.scores] if args.scores is not None else
+              given or [devdata.root(args.data) / name for name in SCORE_SETS])
+    sets = []
+    for folder in folders:
+        if not folder.is_dir():
+            print(f"spans_vs_human: no test-set folder at {folder} (the defaults are {', '.join(SPAN_SETS)} of the "
+                  f"development data; {devdata.SOURCES})", file=sys.stderr)
+            return 1
+        try:
+            evalset = load_folder(folder)
+        except InputError as error:
+            print(f"spans_vs_human: {error}", file=sys.stderr)
+            return 1
+        if evalset.annotations is None or not (evalset.annotations["side"] == "target").any():
+            print(f"spans_vs_human: {folder} has no human error spans (mqm.errors.tsv or esa.jsonl; MQM error spans "
+                  "of WMT sets: github.com/google/wmt-mqm-human-evaluation)", file=sys.stderr)
+            return 1
+        sets.append(span_set(f"{folder.parent.name}/{folder.name}", evalset, args.exclude))
+    everything = [s for one in sets for s in one.everything]
 
     if args.fit:
         models = fit_models([s.phrases for s in everything])
-        evidence = fit_checks([s.checks for s in everything])
-        hits = pd.concat([s.phrases for s in everything], ignore_index=True)
+        evidence = fit_checks([s.checks[~s.checks["critical"].astype(bool)] for s in everything])
         print("LEXICAL_MODELS = {")
         for kind, (b0, b1, b2) in sorted(models.items()):
             print(f'    "{kind}": ({b0:.3f}, {b1:.3f}, {b2:.3f}),')
         print("}")
         print(f"CHECK_EVIDENCE = {dict(sorted(evidence.items()))}")
-        for kind, part in hits[hits["hit"]].groupby("kind"):
-            print(f"# {kind}: {covered_major(truth, part):.1%} of the phrases that overlap a human error overlap a "
-                  "major one")
         stored = {k: tuple(round(v, 3) for v in c) for k, c in LEXICAL_MODELS.items()}
         fitted = {k: tuple(round(v, 3) for v in c) for k, c in models.items()}
         same = stored == fitted and evidence == CHECK_EVIDENCE
         print(f"# mtdiag/spans/confidence.py holds {'these' if same else 'other'} values")
         return 0
 
-    name = f"{folder.parent.name}/{folder.name}"
-    print(f"# Predicted error spans against human error spans: {name}\n")
-    error, nonspace = truth.human.error, truth.axis.nonspace
-    print(f"{len(truth.pairs):,} rated outputs ({len(kept)} systems), {int(error[nonspace].sum()):,} of "
-          f"{int(nonspace.sum()):,} non-space characters in a human error span "
-          f"({error[nonspace].mean():.1%}), {int(truth.human.is_major.sum()):,} major human spans, "
-          f"{word_rate(truth, settings[0].report):.1%} of the output words in a human error span (the chance level "
-          f"of a one-word span); talks (documents): {len(set(truth.docs))}. Default threshold {DEFAULT_THRESHOLD}; "
-          "every figure held out by talk.\n")
+    print(f"# Predicted error spans and predicted MQM against human judgements: {', '.join(s.name for s in sets)}\n")
+    print(f"Default threshold {DEFAULT_THRESHOLD}; every span figure held out by talk, the confidence models fitted "
+          f"on the other talks of every set ({sum(len(set(one.truth.docs)) for one in sets)} talks).\n")
     kept_spans = held_out(everything, DEFAULT_THRESHOLD)
     summary = []
-    for s in settings:
-        ours = figures(truth, kept_spans[s.name])
-        print(f"## {s.name}\n\n{HEADER}")
-        print(row("**predicted (mtdiag.spans)**", ours))
-        if s.baseline is not None:
-            base = figures(truth, s.baseline)
-            print(row("baseline: words not in the reference(s)", base))
-            print(f"\nGoals: {goals(ours, base, True)}.\n")
-            summary.append((s.name, ours, base))
-        else:
-            lines = []
-            for r in settings:
-                if r.baseline is not None:
-                    base = figures(truth, r.baseline)
-                    print(row(f"baseline with {r.name}", base))
-                    lines.append(f"against the baseline with {r.name}: {goals(ours, base, False)}")
-                    summary.append((f"no reference vs baseline with {r.name}", ours, base))
-            print("\nGoals: " + ". ".join(lines) + ".\n")
-    for s in alone:
-        ours = figures(truth, kept_spans[s.name])
-        print(f"## {s.name} (each system alone: no system support)\n\n{HEADER}")
-        print(row("**predicted (mtdiag.spans)**", ours))
-        print(row("baseline: words not in the reference(s)", figures(truth, s.baseline)) + "\n")
+    for one in sets:
+        truth = one.truth
+        error, nonspace = truth.human.error, truth.axis.nonspace
+        print(f"## {one.name}\n\n{len(truth.pairs):,} rated outputs ({len(one.evalset.systems)} systems), "
+              f"{int(error[nonspace].sum()):,} of {int(nonspace.sum()):,} non-space characters in a human error span "
+              f"({error[nonspace].mean():.1%}), {int(truth.human.is_major.sum()):,} major human spans, "
+              f"{word_rate(truth, one.settings[0].report):.1%} of the output words in a human error span (the chance "
+              f"level of a one-word span); talks (documents): {len(set(truth.docs))}.\n")
+        for s in one.settings:
+            ours = figures(truth, kept_spans[s.name])
+            print(f"### {s.name}\n\n{HEADER}")
+            print(row("**predicted (mtdiag.spans)**", ours))
+            if s.baseline is not None:
+                base = figures(truth, s.baseline)
+                print(row("baseline: words not in the reference(s)", base))
+                print(f"\nGoals: {goals(ours, base, True)}.\n")
+                summary.append((s.name, ours, base))
+            else:
+                lines = []
+                for r in one.settings:
+                    if r.baseline is not None:
+                        base = figures(truth, r.baseline)
+                        print(row(f"baseline with {r.name.split(': ')[1]}", base))
+                        lines.append(f"against the baseline with {r.name.split(': ')[1]}: {goals(ours, base, False)}")
+                        summary.append((f"{s.name} vs baseline with {r.name.split(': ')[1]}", ours, base))
+                print("\nGoals: " + ". ".join(lines) + ".\n")
+        for s in one.alone:
+            ours = figures(truth, kept_spans[s.name])
+            print(f"### {s.name} (each system alone: no system support)\n\n{HEADER}")
+            print(row("**predicted (mtdiag.spans)**", ours))
+            print(row("baseline: words not in the reference(s)", figures(truth, s.baseline)) + "\n")
+
+    print("## Severity\n")
+    lines, severity_rows = severity_table(sets, kept_spans)
+    print("\n".join(lines) + "\n")
 
     print("## Per talk (held out)\n")
     print("| setting | talk | outputs | span precision | baseline's | major recall |\n|---|---|---|---|---|---|")
-    for s in settings:
-        base_setting = s if s.baseline is not None else settings[0]
-        for doc in sorted(set(truth.docs)):
-            ours = figures(truth, kept_spans[s.name], {doc})
-            base = figures(truth, base_setting.baseline, {doc})
-            print(f"| {s.name} | {doc} | {int((truth.docs == doc).sum())} | {ours['precision']:.3f} | "
-                  f"{base['precision']:.3f} | {ours['major_recall']:.3f} |")
+    for one in sets:
+        for s in one.settings:
+            base_setting = s if s.baseline is not None else one.with_references
+            for doc in sorted(set(one.truth.docs)):
+                ours = figures(one.truth, kept_spans[s.name], {doc})
+                base = figures(one.truth, base_setting.baseline, {doc})
+                print(f"| {s.name} | {doc} | {int((one.truth.docs == doc).sum())} | {ours['precision']:.3f} | "
+                      f"{base['precision']:.3f} | {ours['major_recall']:.3f} |")
     print()
-    for s in settings:
-        print(f"## Calibration: {s.name}\n")
-        print("\n".join(calibration(kept_spans[s.name])) + "\n")
+    for one in sets:
+        for s in (one.with_references, one.without_references):
+            print(f"## Calibration: {s.name}\n")
+            print("\n".join(calibration(kept_spans[s.name])) + "\n")
 
     print("## Check marks (all talks)\n\n| check | spans | overlapping a human error | confidence (Laplace) |\n"
           "|---|---|---|---|")
@@ -387,31 +507,88 @@ def main(argv: list[str] | None = None) -> int:
     print(f"## Phrase gap (tokens bridged between two candidate words; chosen: {GAP})\n")
     print("| setting | gap | n | span precision | major recall | char F1 | chars marked |\n"
           "|---|---|---|---|---|---|---|")
-    for s in settings:
-        support = word_support(s.report)
-        for gap in range(4):
-            found = on_axis(truth, locator(s.report).frame(phrases(support, gap)))
-            f = figures(truth, found)
-            print(f"| {s.name} | {gap} | {f['spans']:,} | {f['precision']:.3f} | {f['major_recall']:.3f} | "
-                  f"{f['char_f1']:.3f} | {f['marked']:.3f} |")
+    for one in sets:
+        for s in one.settings:
+            support = word_support(s.report)
+            for gap in range(4):
+                f = figures(one.truth, on_axis(one.truth, locator(s.report).frame(phrases(support, gap))))
+                print(f"| {s.name} | {gap} | {f['spans']:,} | {f['precision']:.3f} | {f['major_recall']:.3f} | "
+                      f"{f['char_f1']:.3f} | {f['marked']:.3f} |")
     print()
 
-    start = time.perf_counter()
-    report = evaluate(full)
-    scored = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = predict_spans(report)
-    spent = time.perf_counter() - start
-    print(f"Speed: the whole set ({len(full.systems)} systems × {full.n_segments} segments, every reference): "
-          f"evaluate {scored:.1f} s, then predict_spans {spent:.2f} s ({len(predicted):,} spans).\n")
+    print("## Predicted MQM against human MQM, next to chrF\n")
+    print("| set | metric | system pairs ordered as humans (pairs) | segment Pearson | within-segment pairwise "
+          "accuracy (pairs) |\n|---|---|---|---|---|")
+    span_sets = {one.name: one for one in sets}
+    agreements = []
+    for folder in scored:
+        name = f"{folder.parent.name}/{folder.name}"
+        if not folder.is_dir() or load_folder(folder).human is None:
+            print(f"| {name} | no MQM scores here | | | |")
+            continue
+        for set_name, metric, a in score_rows(name, folder, args.exclude, span_sets, kept_spans):
+            print(f"| {set_name} | {metric} | {a['sys_accuracy']:.3f} ({a['sys_pairs']}) | {a['seg_pearson']:.3f} | "
+                  f"{a['seg_accuracy']:.3f} ({a['seg_pairs']:,}) |")
+            agreements.append((set_name, metric, a))
+    print()
+
+    for one in sets:
+        others = tuple(m for m in default_metrics(one.full) if m != "predicted_mqm")
+        start = time.process_time()
+        evaluate(one.full, Options(metrics=others))
+        without = time.process_time() - start
+        start = time.process_time()
+        report = evaluate(one.full)
+        spent = time.process_time() - start
+        print(f"Speed ({one.name}, CPU time, one run in this process — its texts already tokenised; "
+              f"docs/spans.md has fresh processes): the whole set ({len(one.full.systems)} systems × "
+              f"{one.full.n_segments} segments, every reference), the default metrics: evaluate {without:.1f} s "
+              f"without predicted MQM, {spent:.1f} s with it (its {len(predict_spans(report)):,} spans "
+              "predicted on the way).\n")
+
     print("## Summary\n\n| setting | span precision (baseline) | ratio | major recall | char F1 (baseline) | "
           "chars marked (baseline) |\n|---|---|---|---|---|---|")
     for label, ours, base in summary:
-        ratio = ours["precision"] / base["precision"] if base["precision"] else math.nan
+        ratio = ours["precision"] / base["precision"] if base["precision"] else float("nan")
         print(f"| {label} | {ours['precision']:.3f} ({base['precision']:.3f}) | {ratio:.2f}× | "
               f"{ours['major_recall']:.3f} | {ours['char_f1']:.3f} ({base['char_f1']:.3f}) | {ours['marked']:.3f} "
               f"({base['marked']:.3f}) |")
+    print()
+    print(must_show(sets, kept_spans, severity_rows, agreements))
     return 0
+
+
+def must_show(sets: list[SpanSet], kept: dict[str, pd.DataFrame], severity_rows: list[dict],
+              agreements: list[tuple[str, str, dict]]) -> str:
+    """The issue's "must show" figures, one line each with ✓ or ✗."""
+    lines = ["## Must show (issue 34)\n", "| set | figure | value | goal | met |", "|---|---|---|---|---|"]
+    for r in severity_rows:
+        shares = r["shares"]
+        top = max(shares.values())
+        lines.append(f"| {r['setting']} | severities minor / largest | {shares['minor']:.1%} / {top:.1%} | "
+                     f"≥ 20 % / ≤ 80 % | {mark(shares['minor'] >= 0.2 and top <= 0.8)} |")
+        lines.append(f"| {r['setting']} | severity F1 vs baseline, vs floor | {r['sev_f1'] / r['base']:.2f}×, "
+                     f"{r['sev_f1'] / r['floor']:.2f}× | ≥ 1.15×, ≥ 2× | "
+                     f"{mark(r['sev_f1'] >= 1.15 * r['base'])} {mark(r['sev_f1'] >= 2 * r['floor'])} |")
+    for one in sets:
+        s = one.with_references
+        ours, base = figures(one.truth, kept[s.name]), figures(one.truth, s.baseline)
+        met = ours["precision"] >= 1.5 * base["precision"] and ours["major_recall"] >= 0.5
+        lines.append(f"| {s.name} | span precision vs baseline at major recall | "
+                     f"{ours['precision'] / base['precision']:.2f}× at {ours['major_recall']:.3f} | ≥ 1.5× at ≥ 0.5 | "
+                     f"{mark(met)} |")
+        lines.append(f"| {s.name} | char F1 vs baseline | {ours['char_f1']:.3f} vs {base['char_f1']:.3f} | ≥ | "
+                     f"{mark(ours['char_f1'] >= base['char_f1'])} |")
+    by_set: dict[str, dict[str, dict]] = {}
+    for name, metric, a in agreements:
+        by_set.setdefault(name, {})["chrF" if metric == "chrF" else "mqm"] = a
+    for name, pair in by_set.items():
+        chrf, mqm = pair["chrF"], pair["mqm"]
+        for key, label in (("sys_accuracy", "system pairs ordered"), ("seg_pearson", "segment Pearson"),
+                           ("seg_accuracy", "within-segment pairwise accuracy")):
+            lines.append(f"| {name} | {label}: predicted MQM vs chrF | {mqm[key]:.3f} vs {chrf[key]:.3f} | ≥ | "
+                         f"{mark(mqm[key] >= chrf[key])} |")
+    return "\n".join(lines) + "\n"
 
 
 def word_rate(truth: Truth, report) -> float:
@@ -421,16 +598,6 @@ def word_rate(truth: Truth, report) -> float:
     words = pd.DataFrame({"system": np.asarray(support.systems, dtype=object)[support.system[at]],
                           "seg": support.seg[at], "first": support.pos[at], "last": support.pos[at]})
     return float(on_axis(truth, locator(report).frame(words))["hit"].mean())
-
-
-def covered_major(truth: Truth, spans: pd.DataFrame) -> float:
-    """The share of the spans that overlap a major human span."""
-    human = truth.human
-    major = np.zeros(truth.axis.size + 1, dtype=np.int64)
-    np.add.at(major, human.start[human.is_major], 1)
-    np.add.at(major, human.end[human.is_major], -1)
-    covered = np.concatenate([[0], np.cumsum(np.cumsum(major[:-1]) > 0)])
-    return float((covered[spans["b"].to_numpy()] - covered[spans["a"].to_numpy()] > 0).mean()) if len(spans) else 0.0
 
 
 if __name__ == "__main__":

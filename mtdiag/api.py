@@ -17,7 +17,8 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
-from mtdiag.metrics import Metric, MetricResult, ScoringContext, Signature, create_metric, metric_classes, metric_info
+from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
+                            metric_classes, metric_info)
 from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
 
 ProgressCallback = Callable[[float, str], None]
@@ -87,10 +88,14 @@ def available_metrics(evalset: EvalSet) -> list[str]:
 
 def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
     """The metrics computed when none are named: every available one — with references, those whose
-    ``default_with_references`` is set (reference-free signals such as consensus are then on request)."""
+    ``default_with_references`` is set (reference-free signals such as consensus are then on request) — and a
+    metric with ``default_max_pairs`` only on a set of at most that many (system, segment) pairs (above, on
+    request: predicted MQM, whose spans are computed on the whole set, not slice by slice)."""
     classes = metric_classes(evalset)
+    pairs = evalset.n_segments * len(evalset.systems)
     return tuple(name for name in available_metrics(evalset)
-                 if not evalset.has_references or classes[name].info.default_with_references)
+                 if (not evalset.has_references or classes[name].info.default_with_references)
+                 and (classes[name].info.default_max_pairs is None or pairs <= classes[name].info.default_max_pairs))
 
 
 NO_REFERENCE = ("no reference: OTEM/UTEM, WAFT/NEVA, BLEU, chrF, TER and the HT/MT n-grams compare an output with a "
@@ -117,6 +122,8 @@ def missing_input(evalset: EvalSet, name: str) -> str | None:
         return "a human reference (--ref)"
     if len(evalset.systems) < info.min_systems:
         return f"at least {info.min_systems} system outputs"
+    if not evalset.has_references and len(evalset.systems) < info.min_systems_without_references:
+        return f"a human reference (--ref) or at least {info.min_systems_without_references} system outputs"
     return None
 
 
@@ -191,6 +198,27 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
             raise ValueError(f"metric {name!r} needs {missing_input(evalset, name)}, and these inputs have none")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
     metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
+    derived = {name: metric for name, metric in metric_objects.items() if isinstance(metric, DerivedMetric)}
+    scored = {name: metric for name, metric in metric_objects.items() if name not in derived}
+    stats = _scored_statistics(evalset, options, scored, context, execution, progress)
+    if derived:  # metrics derived from the report of the others (DerivedMetric), on the same context
+        base = _report(evalset, options, tuple(scored), stats, context, scored)
+        for name, metric in derived.items():
+            if progress:
+                progress(1.0, f"deriving {metric.info.label}")
+            stats.update({(name, system): values for system, values in metric.derive(base).items()})
+    if progress:
+        progress(1.0, "done")
+    return _report(evalset, options, names, stats, context, metric_objects)
+
+
+def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[str, Metric],
+                       context: ScoringContext, execution: Execution | None,
+                       progress: ProgressCallback | None) -> dict[tuple[str, str], np.ndarray]:
+    """Every (metric, system)'s statistics of metrics computed from tokens, in one piece or slice by slice."""
+    names = tuple(metric_objects)
+    if not names:
+        return {}
     execution = execution or Execution()
     workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
     chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
@@ -209,9 +237,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
                     progress((i * len(evalset.systems) + j) / steps,
                              step_message(metric.info.label, j + 1, len(evalset.systems)))
                 stats[(name, system)] = metric.statistics(context, system)
-    if progress:
-        progress(1.0, "done")
-    return _report(evalset, options, names, stats, context, metric_objects)
+    return stats
 
 
 def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,

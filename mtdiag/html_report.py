@@ -229,7 +229,9 @@ def _span_counts(report, threshold: float) -> str:
     """Error spans per system and severity: predicted by mtdiag at ``threshold`` and by imported metrics."""
     return ('<h2 id="spans">Error spans per system and severity</h2>'
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
-            f"at least {threshold:.2f}) and those each imported metric predicted (e.g. xCOMET).</p>"
+            f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
+            "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
+            "confidence-weighted count, minor 1, major 5, critical 10, per output) beside the human MQM score.</p>"
             + _table(human.span_counts(report, threshold), name="span_counts"))
 
 
@@ -295,11 +297,27 @@ def _buckets_sections(report, view, writing: Writing) -> list[Section]:
     return [Section("buckets", "Buckets", _buckets(report))]
 
 
+def _span_agreement(report, threshold: float) -> str:
+    """mtdiag's predicted spans at ``threshold`` measured against the human error spans of the rated outputs
+    (:func:`mtdiag.views.human.span_agreement`)."""
+    return ('<h2 id="span-agreement">Predicted spans against the human spans</h2>'
+            f"<p>The error spans mtdiag predicts (confidence at least {threshold:.2f}) measured against the human "
+            "error spans of the rated outputs, per system and over all: precision (share of predicted spans that "
+            "overlap a human span), major recall, character precision, recall and F1, the share of characters "
+            "marked, the WMT23 character F1 with severity (sev_*), and the predicted MQM of those outputs beside "
+            "their human score. Where the annotators saw mtdiag's spans "
+            "pre-filled (a Pearmut campaign of mtdiag's), a kept span counts as agreement: an upper bound of what "
+            "independent annotators would confirm.</p>"
+            + _table(human.span_agreement(report, threshold), places=3, name="span_agreement"))
+
+
 def _human_sections(report, view, writing: Writing) -> list[Section]:
     sections = []
     if errorstats.has_annotations(report.evalset):
         writing.say("human error statistics")
         sections.append(Section("errors", "Human errors", _errors(report)))
+        writing.say("predicted spans against the human spans")
+        sections.append(Section("span-agreement", "Spans vs humans", _span_agreement(report, writing.span_threshold)))
     writing.say("error spans per severity")
     return sections + [Section("spans", "Error spans", _span_counts(report, writing.span_threshold))]
 

@@ -66,7 +66,7 @@ from mtdiag import checks
 from mtdiag.api import missing_input
 from mtdiag.checks.suspect_reference import reference_at_fault, suspect_references
 from mtdiag.checks.tokens import reference_lengths
-from mtdiag.metrics import create_metric, metric_info
+from mtdiag.metrics import DerivedMetric, create_metric, metric_class, metric_info
 
 VIEWS = ("ter", "chrf", "otem")
 CONSENSUS = "consensus"  # agreement with the other systems' outputs: a view of its own, with or without references
@@ -93,9 +93,9 @@ def ranking_metrics(report) -> list[str]:
     systems it needs (:func:`view_scores` computes it when the report has not)."""
     imported = {info.name for info in report.evalset.imported}
     chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
-    if not chosen:
-        chosen = [m for m in report.metrics
-                  if metric_info(m, report).segment_level and metric_info(m, report).has_direction]
+    if not chosen:  # a metric derived from the spans (predicted MQM) reads the checks the queue already has
+        chosen = [m for m in report.metrics if metric_info(m, report).segment_level
+                  and metric_info(m, report).has_direction and not issubclass(metric_class(m, report), DerivedMetric)]
     if CONSENSUS not in chosen and missing_input(report.evalset, CONSENSUS) is None:
         chosen.append(CONSENSUS)
     return chosen

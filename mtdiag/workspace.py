@@ -36,6 +36,7 @@ import pandas as pd
 
 from mtdiag.api import Options, Report, evaluate, report_from_statistics
 from mtdiag.errors import InputError
+from mtdiag.metrics import metric_info
 from mtdiag.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.tags import TAG_COLUMNS, empty_tags, pair_rows, too_many
 from mtdiag.tokenize import DEFAULT_TYPOGRAPHY
@@ -288,8 +289,9 @@ class Workspace:
                 raise KeyError(f"no saved run {run!r}")
 
     def add_system(self, run: str, name: str, lines: list[str], label: str | None = None) -> str:
-        """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system;
-        returns the new run's id."""
+        """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system —
+        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus,
+        predicted MQM), which are scored again on every system; returns the new run's id."""
         if self.read_only:
             with self._database(write=True):
                 pass  # raises: says why nothing can be added
@@ -300,10 +302,13 @@ class Workspace:
         if len(lines) != evalset.n_segments:
             raise ValueError(f"{name}: has {len(lines)} lines but the test set has {evalset.n_segments}")
         alone = replace(evalset, hyps=pd.DataFrame({name: lines}, index=evalset.hyps.index, dtype=object))
-        added = evaluate(alone, replace(report.options, metrics=report.metrics))
         grown = replace(evalset, hyps=pd.concat([evalset.hyps, alone.hyps], axis=1))
+        shared = tuple(m for m in report.metrics if metric_info(m, report).compares_systems)
+        own = tuple(m for m in report.metrics if m not in shared)
         statistics = {key: result.stats for key, result in report.results.items()}
-        statistics |= {key: result.stats for key, result in added.results.items()}
+        for scored in ([evaluate(alone, replace(report.options, metrics=own))] if own else []) + (
+                [evaluate(grown, replace(report.options, metrics=shared))] if shared else []):
+            statistics |= {key: result.stats for key, result in scored.results.items()}
         merged = report_from_statistics(grown, report.options, report.metrics, statistics)
         return self.save(merged, label or f"{self._label(run)} + {name}")
 

@@ -4,7 +4,8 @@
 Each kind is one row of :data:`KINDS`: a name, the file name it is uploaded as, its seed (real lines cut from
 ``tests/data``: the first segments of WMT21 zh-en, TED zh-en with its MQM errors and TICO-19 en-fr with its terms)
 and the call the dashboard makes with it (``mtdiag/ui/uploads.py``: :func:`~mtdiag.io.load_files`,
-:func:`~mtdiag.io.load_testset`, :func:`~mtdiag.io.with_error_annotations`, :func:`~mtdiag.io.with_metric_spans`,
+:func:`~mtdiag.io.load_testset`, :func:`~mtdiag.io.with_error_annotations` (MQM, ESA, Pearmut logs),
+:func:`~mtdiag.io.with_metric_spans`,
 :func:`~mtdiag.io.with_metric_scores`), under the dashboard's limits for a server with a small memory budget
 (:func:`mtdiag.ui.state.session_limits`). A new loader is one more row.
 
@@ -130,6 +131,26 @@ def _esa() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _pearmut_log() -> bytes:
+    """Pearmut's annotation log of a campaign of the WMT seed (:func:`mtdiag.campaign.pearmut_campaign`): an
+    annotator answering every page (its pre-filled spans kept, ``[missing]`` marked once, a page answered twice),
+    another's reset."""
+    from mtdiag.api import Options, evaluate
+    from mtdiag.campaign import pearmut_campaign
+
+    campaign = pearmut_campaign(evaluate(base_set(WMT), Options()), top=100)
+    lines = [{"user_id": "calm-heron-002", "annotation": "__RESET__"}]
+    for i, page in enumerate(campaign.data["data"][0] + campaign.data["data"][0][:1]):
+        item = page[0]
+        answers = {key: {"score": 40 + i, "error_spans": list(item["error_spans"][key])} for key in item["tgt"]}
+        first = next(iter(answers))
+        end = len(item["tgt"][first].encode("utf-16-le")) // 2
+        answers[first]["error_spans"].append({"start_i": end, "end_i": end, "severity": "major", "category": None})
+        lines.append({"annotation": [answers], "actions": [{"time": 1.0 + i, "action": "submit"}], "item": [item],
+                      "user_id": "brave-otter-001", "item_i": i % len(campaign.data["data"][0])})
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+
+
 def _in_seed(row: list[str], folder: Folder) -> bool:
     return len(row) > 1 and row[0] in folder.systems and row[1].isdigit() and int(row[1]) <= N_SEGMENTS
 
@@ -158,6 +179,8 @@ KINDS = [
     Kind("MQM errors", "mqm.errors.tsv", lambda: _rows(TED.path / "mqm.errors.tsv", lambda r: _in_seed(r, TED)),
          lambda f: mio.with_error_annotations(base_set(TED), f, limits=LIMITS)),
     Kind("ESA spans", "esa.jsonl", _esa, lambda f: mio.with_error_annotations(base_set(WMT), f, limits=LIMITS)),
+    Kind("Pearmut log", "campaign.jsonl", _pearmut_log,
+         lambda f: mio.with_error_annotations(base_set(WMT), f, limits=LIMITS)),
     Kind("scores", "scores.tsv", _scores, lambda f: mio.with_metric_scores(base_set(WMT), f, limits=LIMITS)),
     Kind("metric spans", "spans.json", _metric_spans, lambda f: mio.with_metric_spans(base_set(WMT), f, limits=LIMITS)),
     Kind("human scores", "mqm.seg.tsv", lambda: _rows(WMT.path / "mqm.seg.tsv", lambda r: _in_seed(r, WMT)),

@@ -117,7 +117,7 @@ LAYERS = {
     "spans": ("mtdiag.spans",),
     "slices": ("mtdiag.slices",),
     "views": ("mtdiag.views",),
-    "report/export": ("mtdiag.html_report", "mtdiag.export"),
+    "report/export": ("mtdiag.html_report", "mtdiag.export", "mtdiag.campaign"),
     "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
 
@@ -167,6 +167,21 @@ def test_layers_point_one_way():
                 if layer_of(target) > layer_of(module):
                     bad.append(f"{module} ({names[layer_of(module)]}) imports {name} ({names[layer_of(target)]})")
     assert not bad, "imports that point up the layers:\n" + "\n".join(bad)
+
+
+def test_a_derived_metric_declares_a_provider_above_the_scoring_layer():
+    """The one place a lower layer reaches up (``DerivedMetric.provider``, docs/architecture.md "Metrics derived
+    from a report"): every derived metric names a module of a layer above scoring, and a function it holds."""
+    import importlib
+
+    from mtdiag.metrics import REGISTRY, DerivedMetric
+
+    derived = {name: cls for name, cls in REGISTRY.items() if issubclass(cls, DerivedMetric)}
+    assert derived, "no derived metric registered"
+    for name, cls in derived.items():
+        module, _, function = cls.provider.partition(":")
+        assert layer_of(module) > layer_of("mtdiag.api"), f"{name}: provider {module} is not above scoring"
+        assert callable(getattr(importlib.import_module(module), function)), f"{name}: no {cls.provider}"
 
 
 def test_architecture_doc_names_every_layer():

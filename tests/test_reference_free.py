@@ -35,7 +35,7 @@ def report():
 
 
 def test_the_queue_is_built_from_consensus_and_output_length(report):
-    assert report.metrics == ("consensus",)
+    assert report.metrics == ("consensus", "predicted_mqm")  # predicted MQM reads the checks: not a view of the queue
     assert triage.ranking_metrics(report) == ["consensus"]
     lengths = triage.segment_length(report).xs("a", level="system").to_numpy()
     np.testing.assert_allclose(lengths, [6, 9.5, 5.5, 7.5])  # median of the four outputs' token counts
@@ -73,7 +73,7 @@ def test_score_without_references_needs_three_systems_or_says_why(capsys, tmp_pa
     code, _, err = run_cli(capsys, *base)
     assert code == 1 and "three or more system outputs" in err and "--ref" in err and len(err.splitlines()) == 1
     code, out, _ = run_cli(capsys, *base, "--hyp", f"c={tmp_path / 'c.txt'}")
-    assert code == 0 and set(json.loads(out)["corpus"]["a"]) == {"consensus"}
+    assert code == 0 and set(json.loads(out)["corpus"]["a"]) == {"consensus", "predicted_mqm"}
 
 
 def test_no_inputs_names_every_way_in(capsys):
@@ -86,7 +86,7 @@ def test_with_references_nothing_changes():
     report = evaluate(evalset)
     assert "consensus" not in report.metrics  # on request only where references exist
     free = evaluate(replace(evalset, refs=evalset.refs.iloc[:, :0], terms=None))
-    assert free.metrics == ("consensus",)
+    assert free.metrics == ("consensus", "predicted_mqm")
 
 
 # ------------------------------------------------------------------------------------------ the dashboard

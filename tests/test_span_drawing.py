@@ -8,6 +8,8 @@ import json
 import random
 import re
 
+import pytest
+
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, escape, render_marked_text, render_tokens,
@@ -62,9 +64,7 @@ def test_the_report_draws_both_kinds_of_span_with_their_titles():
     both = re.search(r'<span class="mtd-k-human_major mtd-k-metric_major" title="([^"]*)">喜欢</span>', page)
     assert both is not None and both.group(1) == f"{HUMAN_TITLE}; xcomet: major, confidence 0.91"
     # B's 狗 is in no reference: the three kinds of span agree on it, each titled
-    assert '<span class="mtd-k-human_critical mtd-k-metric_critical mtd-k-predicted_major" title="Critical ' \
-           'Accuracy/Mistranslation (rater1); xcomet: critical; mtdiag: no_reference, major, confidence 0.16">狗</span>' \
-           in page
+    assert PREDICTED_DOG in page
     assert '<h2 id="errors">Human errors per category and rater</h2>' in page  # the statistics section
     for kind in ("human_critical", "metric_major", "metric_minor"):
         assert f'<span class="mtd-sw mtd-k-{kind}">' in page  # in the legend
@@ -195,8 +195,9 @@ def _dashboard_on_cats(tmp_path, monkeypatch):
     return at
 
 
-PREDICTED_DOG = ('<span class="mtd-k-human_critical mtd-k-metric_critical mtd-k-predicted_major" title="Critical '
-                 'Accuracy/Mistranslation (rater1); xcomet: critical; mtdiag: no_reference, major, confidence 0.16">'
+# a phrase of one word: minor (docs/spans.md, "Severity")
+PREDICTED_DOG = ('<span class="mtd-k-human_critical mtd-k-metric_critical mtd-k-predicted_minor" title="Critical '
+                 'Accuracy/Mistranslation (rater1); xcomet: critical; mtdiag: no_reference, minor, confidence 0.15">'
                  '狗</span>')
 
 
@@ -210,7 +211,7 @@ def test_the_segments_page_draws_predicted_spans_at_the_confidence_its_slider_se
     slider = at.slider(key="seg_span_threshold")
     assert slider.value == DEFAULT_THRESHOLD and (slider.min, slider.max) == (0.0, 1.0)
     assert slider.label == SPAN_THRESHOLD.label
-    assert PREDICTED_DOG in html_bodies(at)  # confidence 0.16 >= 0.10
+    assert PREDICTED_DOG in html_bodies(at)  # confidence 0.15 >= 0.10
     assert table_with(at, "kind", "severity", "confidence")["text"].tolist() == ["狗"]  # the "Predicted errors" tab
     slider.set_value(0.2).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -228,8 +229,10 @@ def test_the_human_page_counts_predicted_and_imported_spans_per_system_and_sever
     counts = table_with(at, "metric", "outputs", "critical", "minor")
     rows = counts[["metric", "system", "outputs", "critical", "major", "minor", "spans"]].values.tolist()
     predicted = severity_counts(_report(), DEFAULT_THRESHOLD)
-    assert rows[:2] == predicted[predicted["metric"] == "mtdiag"].values.tolist()
-    assert rows[2:] == [["xcomet", "A", 2, 0, 1, 1, 2], ["xcomet", "B", 2, 1, 0, 0, 1]]  # XCOMET above
+    assert rows[:2] == predicted[predicted["metric"] == "mtdiag"].drop(columns="mqm").values.tolist()
+    assert counts["mqm"].tolist()[:2] == pytest.approx(predicted["mqm"].tolist()[:2])  # predicted MQM beside
+    assert [r[0] for r in rows[2:4]] == ["human", "human"]  # the raters' errors, with the human MQM score
+    assert rows[4:] == [["xcomet", "A", 2, 0, 1, 1, 2], ["xcomet", "B", 2, 1, 0, 0, 1]]  # XCOMET above
     at.slider(key="hl_span_threshold").set_value(1.0).run()
     counts = table_with(at, "metric", "outputs", "critical", "minor")
     assert counts[counts["metric"] == "mtdiag"]["spans"].tolist() == [0, 0]  # no prediction is that sure

@@ -17,11 +17,13 @@ from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import read_metric_spans, with_metric_spans
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
-from mtdiag.spans.confidence import CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence
+from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
+                                     lexical_confidence, phrase_severity)
 from mtdiag.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import WordSupport, word_support
 from mtdiag.tokenize import TokenizeOptions, tokenize_text
+from tests.conftest import SAMPLE
 
 REF = ["the cat sat on the mat near the door"]
 OUTPUTS = {"A": ["the cat sat on the mat near the door"],
@@ -49,8 +51,9 @@ def test_support_counts_references_and_the_other_systems():
 def test_an_unsupported_word_is_a_span_a_half_supported_one_is_not():
     spans = predict_spans(_report({"ref": REF}, OUTPUTS, metrics=("chrf",)))
     assert list(spans.columns) == SPAN_COLUMNS
-    # 'jumped': no reference, no other system; 'by' (B has it) is a candidate but holds no unsupported word
-    assert spans.drop(columns="confidence").values.tolist() == [["C", 0, 8, 14, "jumped", "major", "unsupported"]]
+    # 'jumped': no reference, no other system; 'by' (B has it) is a candidate but holds no unsupported word; a
+    # phrase of one word is minor (docs/spans.md, "Severity")
+    assert spans.drop(columns="confidence").values.tolist() == [["C", 0, 8, 14, "jumped", "minor", "unsupported"]]
     assert spans["confidence"].iat[0] == pytest.approx(_confidence("unsupported", 1.0, 1))
 
 
@@ -154,7 +157,9 @@ def test_a_loop_is_a_critical_span():
     loop = spans[spans["kind"] == "repetition"]
     assert loop[["system", "start", "end", "text", "severity"]].values.tolist() == \
         [["C", 3, 17, "like like like", "critical"]]
-    assert loop["confidence"].iat[0] == pytest.approx(check_confidence("repetition"))
+    # a critical check's confidence is the critical tier's measured rate, not the check's own counts
+    assert loop["confidence"].iat[0] == pytest.approx(check_confidence("repetition", critical=True))
+    assert loop["confidence"].iat[0] == pytest.approx((CRITICAL_EVIDENCE[0] + 1) / (CRITICAL_EVIDENCE[1] + 2))
 
 
 def test_one_system_without_a_reference_still_gets_the_checks_marks():
@@ -163,7 +168,7 @@ def test_one_system_without_a_reference_still_gets_the_checks_marks():
     spans = predict_spans(evaluate(evalset))
     assert spans.drop(columns="confidence").values.tolist() == [
         ["A", 0, 0, 23, "Here is the translation", "critical", "llm_artefact"]]  # the words the check marks
-    assert spans["confidence"].tolist() == [check_confidence("llm_artefact")]
+    assert spans["confidence"].tolist() == [check_confidence("llm_artefact", critical=True)]
 
 
 def test_the_threshold_filters_and_leaves_the_columns():
@@ -301,6 +306,71 @@ def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
     assert list(counts.columns) == COUNT_COLUMNS
     # predicted: C's loop (critical), its phrase 'quickly on mat sat' (major); the loop's 'like like' words are in
     # the reference ('like'), so no phrase there
-    assert counts.values.tolist() == [["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0],
-                                      ["mtdiag", "C", 2, 1, 1, 0, 2], ["xcomet", "A", 2, 0, 0, 1, 1],
-                                      ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
+    assert counts.drop(columns="mqm").values.tolist() == [
+        ["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0], ["mtdiag", "C", 2, 1, 1, 0, 2],
+        ["xcomet", "A", 2, 0, 0, 1, 1], ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
+    # predicted MQM per output beside the counts: C's loop (critical 10) and phrase (major 5), each times its
+    # confidence, over C's two outputs — the predicted_mqm metric's corpus score; imported metrics have none
+    spans = predict_spans(evaluate(evalset))
+    expected = -(spans["confidence"] * spans["severity"].map({"critical": 10, "major": 5})).sum() / 2
+    assert counts["mqm"].tolist()[:3] == pytest.approx([0.0, 0.0, expected])
+    assert counts["mqm"].tolist()[:3] == pytest.approx(evaluate(evalset).corpus["predicted_mqm"].tolist())
+    assert counts["mqm"].iloc[3:].isna().all()
+
+
+def test_severity_counts_put_the_human_errors_and_mqm_beside_the_predicted_ones(tmp_path):
+    from mtdiag.io import load_folder
+
+    (tmp_path / "src.txt").write_text("猫坐在垫子上\n我们喜欢绿茶\n", encoding="utf-8")
+    (tmp_path / "ref.A.txt").write_text("the cat sat on the mat\nwe like green tea\n", encoding="utf-8")
+    for name, lines in {"S1": ["the cat sat on the mat", "we like green tea"],
+                        "S2": ["the dog sat on the mat", "we love green tea"],
+                        "S3": ["the cat sat on the mat", "we like green tea"]}.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity",
+            "S2\td\t1\t1\tr1\ts\tthe <v>dog</v> sat on the mat\tAccuracy/Mistranslation\tMajor",
+            "S2\td\t1\t2\tr1\ts\twe <v>love</v> green tea\tStyle/Awkward\tMinor",
+            "S1\td\t1\t1\tr1\ts\tthe cat sat on the mat\tNo-error\tNo-error"]
+    (tmp_path / "mqm.errors.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    counts = severity_counts(evaluate(load_folder(tmp_path))).set_index(["metric", "system"])
+    # the raters' errors over their rated outputs (S1: one, S2: two, S3: none), the human MQM score beside them
+    # (S3 was not rated: no human row)
+    assert counts.loc["human", ["outputs", "critical", "major", "minor", "spans"]].values.tolist() == [
+        [1, 0, 0, 0, 0], [2, 0, 1, 1, 2]]
+    assert counts.loc[("human", "S2"), "mqm"] == pytest.approx(-3.0) and counts.loc[("human", "S1"), "mqm"] == 0
+    assert ("human", "S3") not in counts.index
+    assert list(counts.index.get_level_values(0).unique()) == ["mtdiag", "human"]
+
+
+def test_a_phrase_of_one_word_is_minor_a_longer_one_major():
+    assert phrase_severity(np.array([1, 2, 5])).tolist() == ["minor", "major", "major"]
+    refs = {"ref": ["the cat sat on the mat near the door"]}
+    hyps = {"A": ["the cat sat on the mat near the door"], "B": ["the cat sat on the mat near the door"],
+            "C": ["the cat jumped on the mat near the door"], "D": ["a dog slept on the mat near the door"]}
+    spans = predict_spans(_report(refs, hyps, metrics=("chrf",)))
+    assert spans[["system", "text", "severity"]].values.tolist() == [["C", "jumped", "minor"],
+                                                                     ["D", "a dog slept", "major"]]
+
+
+def test_an_empty_output_is_a_critical_zero_width_span_where_the_translation_is_missing():
+    refs = {"ref": ["we like the green house", "the cat sat on the mat"]}
+    hyps = {"A": ["we like the green house", ""], "B": ["we like the green house", "the cat sat on the mat"],
+            "C": ["we like the green house", "the cat sat on the mat"]}
+    report = _report(refs, hyps, src=["wir mögen das grüne Haus", "die Katze saß auf der Matte"])
+    empty = predict_spans(report)
+    assert empty.drop(columns="confidence").values.tolist() == [["A", 1, 0, 0, "", "critical", "empty"]]
+    assert empty["confidence"].iat[0] == pytest.approx(check_confidence("empty", critical=True))
+    # predicted MQM counts it: minus confidence × 10 (critical), the worst score of the set
+    assert report.segments.loc[("A", 1), "predicted_mqm"] == pytest.approx(-10 * check_confidence("", critical=True))
+    assert report.segments["predicted_mqm"].idxmin() == ("A", 1)
+
+
+def test_with_human_scores_but_no_error_rows_the_score_stands_beside_without_counts():
+    from mtdiag.io import load_folder
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"), Options(metrics=("chrf",)))
+    counts = severity_counts(report).set_index(["metric", "system"])
+    human = counts.loc["human"]
+    assert human[["critical", "major", "minor", "spans"]].isna().all().all()
+    means = report.evalset.human.groupby("system")["score"].mean()
+    assert human["mqm"].to_dict() == pytest.approx(means.reindex(human.index).to_dict())

@@ -86,14 +86,22 @@ def test_the_whole_benchmark_runs_on_a_small_set(bench, folder, capsys):
     out = capsys.readouterr().out
     assert "| **predicted (mtdiag.spans)** | 4 | 0.750 | 1.000 |" in out
     assert "| baseline: words not in the reference(s) | 5 | 0.600 | 1.000 |" in out
-    assert "| reference A | 0.750 (0.600) | 1.25× | 1.000 |" in out
+    assert ": reference A | 0.750 (0.600) | 1.25× | 1.000 |" in out
+    # severity: love, rains, dog (one word: minor), she reads a novel (major); humans: love minor, dog and she
+    # major. Credit love 4 + dog 3 × ½ + she 3 = 8.5 over 29 characters predicted and 10 marked: F1 0.436; the
+    # baseline (all major) love 4 × ½ + dog 3 + she 3 = 8 over 20 and 10: F1 0.533
+    assert "| 4 | 0.0% | 25.0% | 75.0% | 0.436 | 0.533 | 0.82× |" in out
+    p, r = 8.5 / 29, 8.5 / 10
+    assert f"{2 * p * r / (p + r):.3f}" == "0.436"
+    # predicted MQM and chrF against the human MQM of the same errors (minor 1, major 5)
+    assert "| predicted MQM (held out) |" in out and "| chrF |" in out and "## Must show (issue 34)" in out
 
 
 def test_missing_data_is_one_line_saying_what_and_where(bench, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv(bench.devdata.ENV_VAR, raising=False)
     assert bench.main([str(tmp_path / "nowhere")]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no test-set folder at" in err and "ted/zh-en" in err
+    assert err.count("\n") == 1 and "no test-set folder at" in err and "ted/zh-en" in err and "ted/en-de" in err
     (tmp_path / "ref.A.txt").write_text("a\n", encoding="utf-8")
     (tmp_path / "S1.txt").write_text("a\n", encoding="utf-8")
     assert bench.main([str(tmp_path)]) == 1

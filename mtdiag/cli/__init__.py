@@ -1,9 +1,9 @@
 """The ``mtdiag`` command line (also ``python -m mtdiag``): one module per command — :mod:`~mtdiag.cli.score`,
-:mod:`~mtdiag.cli.triage`, :mod:`~mtdiag.cli.spans`, :mod:`~mtdiag.cli.report`, :mod:`~mtdiag.cli.ngrams`,
-:mod:`~mtdiag.cli.likeness`, :mod:`~mtdiag.cli.buckets`, :mod:`~mtdiag.cli.slices`, :mod:`~mtdiag.cli.view` (any
-dashboard page's tables) and :mod:`~mtdiag.cli.serve` — each adding its parser (``add``) and running it (``run``);
-the options they share are declared once, generated from the registries (:mod:`mtdiag.cli.arguments`), and the
-inputs are read once (:mod:`mtdiag.cli.inputs`).
+:mod:`~mtdiag.cli.triage`, :mod:`~mtdiag.cli.spans`, :mod:`~mtdiag.cli.pearmut` (a Pearmut campaign of the queue),
+:mod:`~mtdiag.cli.report`, :mod:`~mtdiag.cli.ngrams`, :mod:`~mtdiag.cli.likeness`, :mod:`~mtdiag.cli.buckets`,
+:mod:`~mtdiag.cli.slices`, :mod:`~mtdiag.cli.view` (any dashboard page's tables) and :mod:`~mtdiag.cli.serve` —
+each adding its parser (``add``) and running it (``run``); the options they share are declared once, generated from
+the registries (:mod:`mtdiag.cli.arguments`), and the inputs are read once (:mod:`mtdiag.cli.inputs`).
 
 Every error is printed to stderr as one clear line and the exit status is non-zero; never a traceback.
 """
@@ -16,11 +16,11 @@ import sys
 from typing import Sequence
 
 from mtdiag import __version__
-from mtdiag.cli import buckets, likeness, ngrams, report, score, serve, slices, spans, triage, view
+from mtdiag.cli import buckets, likeness, ngrams, pearmut, report, score, serve, slices, spans, triage, view
 from mtdiag.cli.arguments import option_flag
 from mtdiag.cli.base import EXIT_INPUT, EXIT_USAGE, CliError, Commands, Skip
 
-COMMANDS = (score, triage, spans, report, ngrams, likeness, buckets, slices, view, serve)
+COMMANDS = (score, triage, spans, pearmut, report, ngrams, likeness, buckets, slices, view, serve)
 
 
 def build_parser(only: str | None = None, argv: Sequence[str] = ()) -> argparse.ArgumentParser:

@@ -15,6 +15,10 @@ file; every rule and its source in ``docs/inputs.md``). A row is an error when i
 a TSV with the same columns and ``error_spans`` as a JSON list. The segment score is the mean of the raters'
 scores.
 
+**Pearmut** (the human evaluation tool of WMT): its annotation log ``data/annotations/<campaign>.jsonl`` (or the
+dashboard's ``annotations.json``) of a campaign ``mtdiag pearmut export`` made — ESA or MQM, each annotator a
+rater (:mod:`mtdiag.io.pearmut`).
+
 Both give (1) human scores per (system, segment) and (2) the spans, as a long frame ``seg, system, rater, side,
 start, end, severity, category, weight`` — one row per error (``side``: ``target``/``source``, or empty with offsets
 -1 when the error marks no span; offsets are characters of the text with the ``<v>`` marks removed), which the
@@ -33,6 +37,7 @@ import pandas as pd
 from mtdiag.errors import InputError
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
+from mtdiag.io.pearmut import read_pearmut_log, sniff_log
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
@@ -66,10 +71,15 @@ def read_error_annotations(source: Source, name: str | None = None, n_segments: 
 
 
 def read_error_annotations_rated(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                                 limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS
+                                 limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS,
+                                 outputs: pd.DataFrame | None = None
                                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`read_error_annotations` and the rated outputs (:data:`RATED_COLUMNS`: one row per system, segment
-    and rater of the file, errors or not)."""
+    and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
+    (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
+    source, log = sniff_log(source, name, limits=limits)
+    if log is not None:
+        return read_pearmut_log(*log, n_segments, outputs, error_weights)
     table = parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
     if is_error_table(table.header) or "score" in lowered:
@@ -144,16 +154,16 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None, error_we
             spans.append((seg, system, rater, side, span[0], span[1], severity, category, weight))
     errors = pd.DataFrame(rows, columns=["system", "seg", "rater", "weight"])
     scores = segment_scores(errors, error_weights)
-    return scores, _spans_frame(spans), _rated_frame((system, seg, rater) for system, seg, rater, _ in rows)
+    return scores, spans_frame(spans), rated_frame((system, seg, rater) for system, seg, rater, _ in rows)
 
 
-def _rated_frame(keys) -> pd.DataFrame:
+def rated_frame(keys) -> pd.DataFrame:
     """The rated outputs ``seg, system, rater`` of ``(system, seg, rater)`` keys (each once, in file order)."""
     rows = [(seg, system, rater) for system, seg, rater in dict.fromkeys(keys)]
     return pd.DataFrame(rows, columns=RATED_COLUMNS).astype({"seg": "int64", "system": object, "rater": object})
 
 
-def _spans_frame(rows: list[tuple]) -> pd.DataFrame:
+def spans_frame(rows: list[tuple]) -> pd.DataFrame:
     if not rows:
         return _empty_spans()
     return pd.DataFrame(rows, columns=SPAN_COLUMNS).astype({"seg": "int64", "start": "int64", "end": "int64",
@@ -184,7 +194,7 @@ def _read_esa(table: Table, lowered: list[str], n_segments: int | None, error_we
             spans.append((seg, system, rater, "target", *span))
     frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in scores.items()],
                          columns=["seg", "system", "score"])
-    return frame.sort_values(["system", "seg"], ignore_index=True), _spans_frame(spans), _rated_frame(rated)
+    return frame.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(rated)
 
 
 def _esa_spans(raw: str, table: Table, line: int, error_weights: ErrorWeights
@@ -220,7 +230,7 @@ def with_error_annotations(evalset, source: Source, name: str | None = None, *, 
     from dataclasses import replace
 
     scores, spans, rated = read_error_annotations_rated(source, name, evalset.n_segments, limits=limits,
-                                                        error_weights=error_weights)
+                                                        error_weights=error_weights, outputs=evalset.hyps)
     display = name or (source[0] if isinstance(source, tuple) else str(source))
     warnings = list(evalset.warnings)
     unknown = sorted(set(scores["system"]) - set(evalset.systems))

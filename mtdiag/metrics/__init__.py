@@ -16,11 +16,12 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from mtdiag.metrics.base import (EvidenceTable, Metric, MetricInfo, MetricResult, OptionSpec, ScoringContext,
-                                 SegmentEvidence, Signature)
+from mtdiag.metrics.base import (DerivedMetric, EvidenceTable, Metric, MetricInfo, MetricResult, OptionSpec,
+                                 ScoringContext, SegmentEvidence, Signature)
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.metrics.length import LengthRatio
 from mtdiag.metrics.otem_utem import OTEM, UTEM
+from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.metrics.standard import BLEU, CHRF
 from mtdiag.metrics.ter import TER
 from mtdiag.metrics.terminology import TermExactMatch, TermTER, TermWindow2, TermWindow3
@@ -29,7 +30,7 @@ from mtdiag.metrics.waft_neva import NEVA, WAFT
 REGISTRY: dict[str, type[Metric]] = {
     cls.info.name: cls
     for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF, TER, LengthRatio, TermExactMatch, TermWindow2, TermWindow3,
-                TermTER, Consensus)
+                TermTER, Consensus, PredictedMQM)
 }
 
 
@@ -89,6 +90,6 @@ def registered(cls: type[Metric]) -> Iterator[type[Metric]]:
         unregister(cls.info.name)
 
 
-__all__ = ["REGISTRY", "EvidenceTable", "Metric", "MetricInfo", "MetricResult", "OptionSpec", "ScoringContext",
+__all__ = ["REGISTRY", "DerivedMetric", "EvidenceTable", "Metric", "MetricInfo", "MetricResult", "OptionSpec", "ScoringContext",
            "SegmentEvidence", "Signature", "create_metric", "metric_class", "metric_classes", "metric_info",
            "register", "registered", "unregister"]

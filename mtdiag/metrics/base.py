@@ -11,6 +11,7 @@ Computing never mutates a metric object; results are frozen dataclasses.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
@@ -129,9 +130,13 @@ class MetricInfo:
     needs_source: bool = False
     needs_references: bool = True  # False: computed from the source and the outputs alone (reference-free)
     min_systems: int = 1  # consensus-style metrics compare each output with the other systems' outputs
+    min_systems_without_references: int = 1  # systems needed where the set has no reference (predicted MQM)
+    compares_systems: bool = False  # one system's statistics depend on the other systems' outputs (consensus)
+    default_max_pairs: int | None = None  # computed by default only up to this many (system, segment) pairs
     default_with_references: bool = True  # False: computed by default only where there is no reference
     options: tuple[OptionSpec, ...] = ()
     decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale
+    range_text: str | None = None  # how the scale reads when it is not 0 to ``scale`` (e.g. MQM's "−25–0")
 
     @property
     def places(self) -> int:
@@ -164,6 +169,8 @@ class MetricInfo:
 
     @property
     def scale_text(self) -> str:
+        if self.range_text is not None:
+            return self.range_text
         return "0–100" if self.scale == 100 else "0–1" if self.scale == 1 else f"0–{self.scale:g}"
 
     def format(self, value: float) -> str:
@@ -438,3 +445,25 @@ class Metric(ABC):
             stat_names=self.stat_names,
             sig=self.signature(ctx),
         )
+
+
+class DerivedMetric(Metric):
+    """A metric whose per-segment statistics are derived from a *report* of the other metrics — e.g. predicted MQM,
+    a function of the error spans predicted on the report (``docs/architecture.md``, "Metrics derived from a
+    report"). What its numbers mean stays here, in the metrics layer (:meth:`corpus_score`, :meth:`segment_scores`,
+    the metadata: saved runs, slices and significance re-aggregate its statistics without computing anything);
+    where its statistics come from is :attr:`provider`, ``"module:function"`` of a layer above the scoring layer,
+    which :func:`mtdiag.api.evaluate` calls once the other metrics are scored: ``function(report, metric) ->
+    {system: (n_segments, k) array}``. The import by name is the one place a lower layer reaches up, and it is
+    declared: ``tests/test_architecture.py`` checks that every provider is a module of a layer above scoring."""
+
+    provider: ClassVar[str]
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        raise TypeError(f"{self.info.name} is derived from a report of the other metrics: mtdiag.api.evaluate "
+                        "computes it (DerivedMetric.derive)")
+
+    def derive(self, report) -> dict[str, np.ndarray]:
+        """Every system's statistics from ``report`` (the other metrics' report, on the same scoring context)."""
+        module, _, function = self.provider.partition(":")
+        return getattr(importlib.import_module(module), function)(report, self)

@@ -9,7 +9,9 @@ xCOMET-style records that :mod:`mtdiag.io.metric_spans` reads back (``mtdiag sco
 Modules: :mod:`~mtdiag.spans.support` (how well the references and the other systems support each word),
 :mod:`~mtdiag.spans.phrases` (runs of unsupported words), :mod:`~mtdiag.offsets` (tokens located in the
 text as written), :mod:`~mtdiag.spans.confidence` (measured confidences and severities),
-:mod:`~mtdiag.spans.predict`, :mod:`~mtdiag.spans.records` and :mod:`~mtdiag.spans.counts`.
+:mod:`~mtdiag.spans.predict`, :mod:`~mtdiag.spans.records`, :mod:`~mtdiag.spans.counts`,
+:mod:`~mtdiag.spans.mqm` (the statistics of the ``predicted_mqm`` metric) and :mod:`~mtdiag.spans.agreement` (spans
+and scores measured against human judgements).
 """
 
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD, SEVERITIES

@@ -16,8 +16,8 @@
   marked), a character a human marked counts 1 when the prediction marks it with the same severity, ½ with the
   other (minor vs major), 1 with either when the humans marked it both major and minor; precision = that credit
   over the characters predicted, recall = over the characters the humans marked, summed over all outputs (micro).
-  A zero-width human span marks the one character at its start, as the task's script does. The task has two
-  labels: *critical* counts as major (the task merged them), and so does any error weighing 5 or more.
+  A zero-width span (human or predicted) marks the one character at its start, as the task's script does. The task
+  has two labels: *critical* counts as major (the task merged them), and so does any error weighing 5 or more.
 
 **Scores** (each item's metric and human score, both oriented so that higher is better):
 
@@ -29,7 +29,8 @@
 - :func:`pearson` — Pearson's r over pooled items (the WMT23 metrics task's segment-level "no grouping" r);
 - :func:`score_agreement` — all three for one metric of a report against its human scores: system level on the
   systems' corpus scores over their *rated* segments (the metric's own corpus formula on those segments'
-  statistics) against their mean human score; segment level on every rated (system, segment).
+  statistics) against their mean human score; segment level on every rated (system, segment);
+  :func:`mean_score_agreement` the same for segment scores whose system score is their mean (MQM-like scores).
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ def character_axis(hyps: pd.DataFrame, pairs: Iterable[tuple[str, int]]) -> Char
     texts = [str(hyps.at[g, s]) for s, g in pairs]
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     base = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64) if len(texts) else np.zeros(0, np.int64)
-    joined = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32) if texts else np.zeros(0, np.uint32)
+    joined = (np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32) if texts
+              else np.zeros(0, np.uint32))
     nonspace = np.ones(len(joined) + (1 if texts else 0), dtype=bool)
     if texts:
         spaces = np.array([ord(c) for c in {ch for text in texts for ch in text if ch.isspace()}], dtype=np.uint32)
@@ -206,6 +208,7 @@ def severity_f1(human: HumanSpans, predicted: pd.DataFrame, within: np.ndarray |
     rows, pair, start, end = _placed(axis, predicted)
     major = is_major(predicted["severity"].to_numpy()[rows])
     chosen = keep[pair]
+    end = np.where(end > start, end, start + 1)  # a zero-width span (an omission) marks the slot at its start
     sys_major = _mask(axis.size, start[chosen & major], end[chosen & major])
     sys_minor = _mask(axis.size, start[chosen & ~major], end[chosen & ~major])
     counted = keep[axis.slot_pair()]
@@ -279,6 +282,29 @@ def pearson(x: Iterable[float], y: Iterable[float]) -> float:
 SCORE_MEASURES = ("sys_accuracy", "sys_pairs", "seg_pearson", "seg_accuracy", "seg_pairs", "n_seg", "n_sys")
 
 
+def _measures(system_scores: pd.Series, system_means: pd.Series, rated: pd.DataFrame,
+              values: np.ndarray) -> dict[str, float]:
+    """:data:`SCORE_MEASURES` from per-system scores and human means (aligned by system) and, per row of
+    ``rated`` (``seg``, ``score``), the metric's oriented segment value."""
+    sys_accuracy, sys_pairs = pairwise_accuracy(system_scores.to_numpy(dtype=float),
+                                                system_means.reindex(system_scores.index).to_numpy(dtype=float))
+    seg_accuracy, seg_pairs = within_segment_accuracy(rated["seg"], values, rated["score"])
+    return {"sys_accuracy": sys_accuracy, "sys_pairs": sys_pairs, "seg_pearson": pearson(values, rated["score"]),
+            "seg_accuracy": seg_accuracy, "seg_pairs": seg_pairs, "n_seg": int(np.isfinite(values).sum()),
+            "n_sys": len(system_scores)}
+
+
+def mean_score_agreement(segment_scores: pd.Series, human: pd.DataFrame) -> dict[str, float]:
+    """:data:`SCORE_MEASURES` of segment scores (indexed ``(system, seg)``, higher = better) whose system score
+    is their mean — MQM-like scores — against human scores (``seg``, ``system``, ``score``) of the same pairs:
+    a system's score is the mean over its rated segments."""
+    rated = human[human["system"].isin(segment_scores.index.get_level_values(0))]
+    values = segment_scores.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
+    frame = pd.DataFrame({"system": rated["system"].to_numpy(), "value": values, "human": rated["score"].to_numpy()})
+    means = frame.dropna().groupby("system", sort=False)[["value", "human"]].mean()
+    return _measures(means["value"], means["human"], rated, values)
+
+
 def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
                     systems: Iterable[str] | None = None) -> dict[str, float]:
     """:data:`SCORE_MEASURES` of one metric of ``report`` against human scores (``seg``, ``system``, ``score``,
@@ -296,17 +322,11 @@ def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
         return {"sys_accuracy": float("nan"), "sys_pairs": 0, "seg_pearson": float("nan"),
                 "seg_accuracy": float("nan"), "seg_pairs": 0, "n_seg": 0, "n_sys": 0}
     scorer = report.metric(metric)
-    corpus, means = [], []
+    corpus, means = {}, {}
     for system, part in rated.groupby("system", sort=False):
         stats = report.result(metric, system).stats[part["seg"].to_numpy(dtype=np.int64)]
-        corpus.append(float(scorer.corpus_score(stats.sum(axis=0))))
-        means.append(float(part["score"].mean()))
-    sys_accuracy, sys_pairs = pairwise_accuracy(info.oriented(np.array(corpus)), means)
+        corpus[system] = float(scorer.corpus_score(stats.sum(axis=0)))
+        means[system] = float(part["score"].mean())
     segment = report.segments[metric]
     values = segment.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
-    oriented = info.oriented(values)
-    seg_accuracy, seg_pairs = within_segment_accuracy(rated["seg"], oriented, rated["score"])
-    defined = np.isfinite(values)
-    return {"sys_accuracy": sys_accuracy, "sys_pairs": sys_pairs,
-            "seg_pearson": pearson(oriented, rated["score"]), "seg_accuracy": seg_accuracy, "seg_pairs": seg_pairs,
-            "n_seg": int(defined.sum()), "n_sys": len(means)}
+    return _measures(info.oriented(pd.Series(corpus)), pd.Series(means), rated, info.oriented(values))

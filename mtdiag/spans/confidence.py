@@ -1,6 +1,6 @@
 """How a predicted span's evidence becomes a confidence and a severity — measured on human error spans, not set
 by hand (``docs/spans.md``, "Confidence"; the numbers below are printed by ``benchmarks/spans_vs_human.py --fit``
-on the WMT21 TED zh-en dev set, and its leave-one-talk-out figures are in the docs).
+on the TED zh-en and en-de dev sets, and their leave-one-talk-out figures are in the docs).
 
 **Confidence** is an estimate of the span's *precision*: the probability that it overlaps an error a human rater
 marked.
@@ -16,10 +16,15 @@ marked.
   + 2)`` with the counts of :data:`CHECK_EVIDENCE` — so a check the dev set never saw fire gets 0.5 and one that
   fired often gets its observed precision.
 
-**Severity** is the severity a human error under such a span most often has on the dev set (major for the
-phrases, :data:`LEXICAL_SEVERITY`); a *critical* check (a plainly broken output) gives ``critical``; word-order
-and bracket marks are ``minor`` (fluency). Severity says what an error there would be, not how sure the span is:
-confidence does that.
+- A *critical* check (a plainly broken output: empty, truncated, a loop, a flood, another language, a copy of the
+  source, an LLM artefact): the measured share of the critical tier's firings on rated outputs that carry a major
+  error on the dev sets (``docs/triage.md``, "Critical checks, measured": 18 of 20, :data:`CRITICAL_EVIDENCE`),
+  by the same rule — a claim about the whole output, which no one set fires often enough to measure per check.
+
+**Severity** is measured too (``docs/spans.md``, "Severity"): a phrase of one word is ``minor``, a longer one
+``major`` (:func:`phrase_severity`) — on both dev sets with error rows, with and without references, one-word
+phrases overlap a human error less often and, when they do, a minor one more often; a *critical* check gives
+``critical``; word-order and bracket marks are ``minor`` (fluency), other marks ``major``.
 
 :data:`DEFAULT_THRESHOLD` — a span is predicted by default when its confidence is at least the chance that a
 randomly chosen output word lies in a human error span: about one in ten (11.4 % of the dev set's output words).
@@ -31,18 +36,20 @@ import numpy as np
 
 DEFAULT_THRESHOLD = 0.10
 
-# kind -> (b0, b1 for 1 - σ_min, b2 for log(1 + words)); benchmarks/spans_vs_human.py --fit
+# kind -> (b0, b1 for 1 - σ_min, b2 for log(1 + words)); benchmarks/spans_vs_human.py --fit (TED zh-en, en-de)
 LEXICAL_MODELS: dict[str, tuple[float, float, float]] = {
-    "no_consensus": (-3.006, 1.446, 0.752),
-    "no_reference": (-2.309, 0.000, 0.918),
-    "unsupported": (-2.778, 1.253, 0.773),
+    "no_consensus": (-2.768, 1.200, 0.686),
+    "no_reference": (-2.336, 0.000, 0.915),
+    "unsupported": (-2.661, 1.115, 0.758),
 }
-LEXICAL_SEVERITY: dict[str, str] = {"unsupported": "major", "no_reference": "major", "no_consensus": "major"}
+MINOR_PHRASE_WORDS = 1  # a phrase of at most this many candidate words is minor, a longer one major
 
-# check -> (spans that overlapped a human error, spans) on the dev set; benchmarks/spans_vs_human.py --fit
-CHECK_EVIDENCE: dict[str, tuple[int, int]] = {"number_mismatch": (18, 37), "repetition": (0, 1),
-                                               "word_order": (8, 147)}
+# check -> (spans that overlapped a human error, spans) on the dev sets (critical checks: CRITICAL_EVIDENCE)
+CHECK_EVIDENCE: dict[str, tuple[int, int]] = {"number_mismatch": (18, 40), "unbalanced": (0, 3),
+                                               "untranslated": (1, 5)}
 CHECK_SEVERITY: dict[str, str] = {"word_order": "minor", "unbalanced": "minor"}  # fluency; others: major
+# critical checks' firings on rated outputs of the dev sets, (with a major error, rated); docs/triage.md
+CRITICAL_EVIDENCE: tuple[int, int] = (18, 20)
 SEVERITIES = ("minor", "major", "critical")
 
 
@@ -62,11 +69,18 @@ def lexical_confidence(kind: str, min_sigma: np.ndarray, words: np.ndarray,
     return 1.0 / (1.0 + np.exp(-(b0 + features @ np.array([b1, b2]))))
 
 
-def check_confidence(check: str, evidence: dict[str, tuple[int, int]] = CHECK_EVIDENCE) -> float:
+def check_confidence(check: str, evidence: dict[str, tuple[int, int]] = CHECK_EVIDENCE,
+                     critical: bool = False) -> float:
     """A check's span confidence: its dev-set precision by Laplace's rule (0.5 when it never fired there);
-    ``evidence``: the counts (default the measured ones)."""
-    hits, spans = evidence.get(check, (0, 0))
+    ``evidence``: the counts (default the measured ones). A ``critical`` check: the critical tier's measured rate
+    (:data:`CRITICAL_EVIDENCE`)."""
+    hits, spans = CRITICAL_EVIDENCE if critical else evidence.get(check, (0, 0))
     return (hits + 1) / (spans + 2)
+
+
+def phrase_severity(words: np.ndarray) -> np.ndarray:
+    """Per phrase, from its number of candidate words: ``minor`` up to :data:`MINOR_PHRASE_WORDS`, else ``major``."""
+    return np.where(np.asarray(words) <= MINOR_PHRASE_WORDS, "minor", "major").astype(object)
 
 
 def check_severity(check: str, critical: bool) -> str:

@@ -1,37 +1,82 @@
 """Error spans counted per system and severity — the numbers users of xCOMET ask for (critical / major / minor per
-system): the tool's predicted spans (:func:`~mtdiag.spans.predict_spans`, metric :data:`METRIC_NAME`) beside every
-metric whose spans were imported (``EvalSet.metric_spans``, :mod:`mtdiag.io.metric_spans`)."""
+system) — with an MQM score beside them: the tool's predicted spans (:func:`~mtdiag.spans.predict_spans`, metric
+:data:`METRIC_NAME`) with their predicted MQM (:mod:`mtdiag.metrics.predicted_mqm`), the errors human raters marked
+(:data:`HUMAN_NAME`, with the human MQM score) when the set has error annotations, and every metric whose spans
+were imported (``EvalSet.metric_spans``, :mod:`mtdiag.io.metric_spans`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from mtdiag.metrics.predicted_mqm import STAT_NAMES
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD, SEVERITIES
+from mtdiag.spans.mqm import penalty_statistics
 from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.records import METRIC_NAME
 
-COUNT_COLUMNS = ["metric", "system", "outputs", *reversed(SEVERITIES), "spans"]
+COUNT_COLUMNS = ["metric", "system", "outputs", *reversed(SEVERITIES), "spans", "mqm"]
 IMPORTED_NAME = f"{METRIC_NAME} (imported)"  # the tool's spans of an earlier run, read back as a metric's
+HUMAN_NAME = "human"  # the raters' errors (MQM / ESA annotations)
 
 
 def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """One row per (metric, system): :data:`COUNT_COLUMNS` — the system's ``outputs`` (segments), its spans of
-    each severity (``critical``, ``major``, ``minor``) and in all. The predicted spans (at ``threshold``) come
-    first as metric ``mtdiag``, then each imported metric in name order (the tool's own spans read back from a
-    file, ``mtdiag spans``, as ``mtdiag (imported)``); systems in the report's order."""
-    predicted = predict_spans(report, threshold)[["system", "severity"]].assign(metric=METRIC_NAME)
-    imported = report.evalset.metric_spans
+    """One row per (metric, system): :data:`COUNT_COLUMNS` — the outputs counted, their spans of each severity
+    (``critical``, ``major``, ``minor``) and in all, and ``mqm``. First the predicted spans (at ``threshold``) as
+    metric ``mtdiag`` over every output, ``mqm`` their predicted MQM (minus the confidence-weighted count, minor 1,
+    major 5, critical 10, per output: the ``predicted_mqm`` metric at this threshold); then, with error annotations,
+    the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
+    error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
+    rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
+    imported metric in
+    name order (the tool's own spans read back from a file, ``mtdiag spans``, as ``mtdiag (imported)``), without
+    an MQM score. Systems in the report's order."""
+    evalset = report.evalset
+    systems = list(evalset.systems)
+    spans = predict_spans(report, threshold)
+    stats = penalty_statistics(spans, systems, evalset.n_segments)
+    predicted_mqm = -stats[..., STAT_NAMES.index("penalty")].mean(axis=1) + 0.0
+    every = {s: evalset.n_segments for s in systems}
+    rows = _rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
+                 {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})
+    if evalset.annotations is not None:
+        rows += _rows(evalset.annotations.assign(metric=HUMAN_NAME), [HUMAN_NAME], systems, _rated(evalset),
+                      _human_mqm(evalset))
+    elif evalset.human is not None:  # scores without error rows: the score beside, no counts
+        scored, human = evalset.human.groupby("system").size().to_dict(), _human_mqm(evalset)
+        rows += [{"metric": HUMAN_NAME, "system": s, "outputs": int(scored.get(s, 0)),
+                  "mqm": human.get((HUMAN_NAME, s), np.nan)} for s in systems]
+    rows = [r for r in rows if r["metric"] != HUMAN_NAME or r["outputs"]]  # systems no one rated: no human row
+    imported = evalset.metric_spans
     if imported is not None:
         imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
-    frames = [predicted] + ([imported] if imported is not None else [])
-    spans = pd.concat(frames, ignore_index=True)
-    systems = list(report.evalset.systems)
-    metrics = [METRIC_NAME] + sorted(set(spans["metric"]) - {METRIC_NAME})
-    counted = spans[spans["system"].isin(systems)].groupby(["metric", "system", "severity"]).size()
+        rows += _rows(imported, sorted(set(imported["metric"])), systems, every, {})
+    counts = [*reversed(SEVERITIES), "spans"]
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS).astype({c: "Int64" for c in ["outputs", *counts]})
+
+
+def _rows(spans: pd.DataFrame, metrics: list[str], systems: list[str], outputs: dict[str, int],
+          mqm: dict[tuple[str, str], float]) -> list[dict]:
+    severity = spans["severity"].astype(str).str.strip().str.lower()
+    counted = spans.assign(severity=severity)[spans["system"].isin(systems)].groupby(
+        ["metric", "system", "severity"]).size()
     rows = []
     for metric in metrics:
         for system in systems:
             by_severity = {s: int(counted.get((metric, system, s), 0)) for s in reversed(SEVERITIES)}
-            rows.append({"metric": metric, "system": system, "outputs": report.evalset.n_segments, **by_severity,
-                         "spans": sum(by_severity.values())})
-    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+            rows.append({"metric": metric, "system": system, "outputs": int(outputs.get(system, 0)), **by_severity,
+                         "spans": sum(by_severity.values()), "mqm": float(mqm.get((metric, system), np.nan))})
+    return rows
+
+
+def _rated(evalset) -> dict[str, int]:
+    """Per system, the outputs a rater rated (``EvalSet.rated``, else those with an error row)."""
+    rated = evalset.rated if evalset.rated is not None else evalset.annotations
+    return rated.drop_duplicates(["system", "seg"]).groupby("system").size().to_dict()
+
+
+def _human_mqm(evalset) -> dict[tuple[str, str], float]:
+    """Per system, the mean human score over its rated segments (MQM: minus the weighted errors)."""
+    if evalset.human is None:
+        return {}
+    return {(HUMAN_NAME, s): float(v) for s, v in evalset.human.groupby("system")["score"].mean().items()}

@@ -6,7 +6,8 @@ Two sources of evidence, each located in the output as written (:mod:`mtdiag.off
   ``unsupported``, ``no_reference`` or ``no_consensus``;
 - the marks of the triage checks that fired on the output (``mtdiag.checks``: ``repetition`` loops,
   ``untranslated`` copied words, ``number_mismatch``, ``markup_mismatch``, ``llm_artefact``, ``wrong_language``,
-  ``mixed_language``, ``word_order``, ``unbalanced``, …), kind = the check's name.
+  ``mixed_language``, ``word_order``, ``unbalanced``, …), kind = the check's name; a critical check that marks
+  no words (``empty``, ``truncated``) gives one zero-width span at the output's end (what is missing).
 
 Each span gets a confidence and a severity (:mod:`mtdiag.spans.confidence`). A span is predicted when its
 confidence reaches the threshold (default :data:`~mtdiag.spans.confidence.DEFAULT_THRESHOLD`).
@@ -18,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import checks
-from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, LEXICAL_SEVERITY, check_confidence, check_severity,
-                                     lexical_confidence)
+from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, check_confidence, check_severity, lexical_confidence,
+                                     phrase_severity)
 from mtdiag.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import word_support
@@ -43,8 +44,11 @@ def _predicted(report, threshold: float) -> pd.DataFrame:
         if len(found) else np.zeros(0)  # one kind of evidence per set
     parts = [found.assign(confidence=confidence)[SPAN_COLUMNS]]
     for check in checks.active_checks(report):
-        if check.marks and check_confidence(check.name) >= threshold:
-            parts.append(check_spans(report, check).assign(confidence=check_confidence(check.name))[SPAN_COLUMNS])
+        confidence = check_confidence(check.name, critical=check.critical)
+        if confidence < threshold or not (check.marks or check.critical):
+            continue
+        found = check_spans(report, check) if check.marks else whole_output_spans(report, check)
+        parts.append(found.assign(confidence=confidence)[SPAN_COLUMNS])
     frame = pd.concat(parts, ignore_index=True)
     frame = frame[frame["confidence"] >= threshold]
     order = {s: i for i, s in enumerate(report.evalset.systems)}
@@ -99,7 +103,7 @@ def phrase_spans(report) -> pd.DataFrame:
     located: :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's ``words`` and ``min_sigma``."""
     def build():
         found = locator(report).frame(phrases(word_support(report)))
-        return found.assign(severity=found["kind"].map(LEXICAL_SEVERITY))
+        return found.assign(severity=phrase_severity(found["words"].to_numpy()))
 
     return report.context.memo(("spans", "phrases"), build)
 
@@ -117,3 +121,18 @@ def check_spans(report, check) -> pd.DataFrame:
         return found.assign(severity=check_severity(check.name, check.critical), kind=check.name)
 
     return report.context.memo(("spans", "check", check.name, tuple(sorted(check.options.items()))), build)
+
+
+def whole_output_spans(report, check) -> pd.DataFrame:
+    """A critical check that marks no words (``empty``, ``truncated``: what is wrong is what is missing): one
+    zero-width span at the end of every output it fired on — where WMT23's error spans put an omission —,
+    ``critical``; :data:`SPAN_COLUMNS` but ``confidence``."""
+    fired = checks.fired(report, check)
+    pairs = fired.index[fired.to_numpy()]
+    texts = [str(report.evalset.hyps.at[seg, system]) for system, seg in pairs]
+    return pd.DataFrame({"system": pd.Series([system for system, _ in pairs], dtype=object),
+                         "seg": np.array([seg for _, seg in pairs], dtype=np.int64),
+                         "start": np.array([len(t) for t in texts], dtype=np.int64),
+                         "end": np.array([len(t) for t in texts], dtype=np.int64),
+                         "text": pd.Series([""] * len(texts), dtype=object), "severity": "critical",
+                         "kind": check.name})

@@ -1,8 +1,9 @@
 """The data a user uploads: a whole test set file (WMT XML, SGML, TSV/CSV, JSONL, any ``.gz``; read by
 :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several at once;
 each system named after its file, editable), optional terms/glossary and human scores; system outputs added to a
-test-set folder; and, in both modes, **MQM/ESA error annotations** (:func:`mtdiag.io.with_error_annotations`,
-weighed by the chosen scheme, :func:`error_weights_widgets`: WMT, ESA-style or the user's own weights file),
+test-set folder; and, in both modes, **MQM/ESA error annotations** and Pearmut's annotation logs
+(:func:`mtdiag.io.with_error_annotations`, weighed by the chosen scheme, :func:`error_weights_widgets`: WMT, ESA-style
+or the user's own weights file),
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
@@ -25,7 +26,7 @@ from mtdiag.ui import state
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
 TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
-ANNOTATION_TYPES = ["tsv", "jsonl"]
+ANNOTATION_TYPES = ["tsv", "jsonl", "json"]
 METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
 WEIGHTS_KEY, WEIGHTS_FILE_KEY = "up_error_weights", "up_error_weights_file"
@@ -243,10 +244,12 @@ def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, 
     sb = st.sidebar
     with sb.expander("Human error spans and metric scores"):
         annotations = st.file_uploader(
-            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV)", type=ANNOTATION_TYPES, key="up_annotations",
+            "MQM/ESA annotations (MQM error TSV; ESA JSONL or TSV; a Pearmut log)", type=ANNOTATION_TYPES,
+            key="up_annotations",
             help="MQM: system, doc, seg_id, rater, source, target, category, severity, spans marked <v>…</v>. "
-                 "ESA: system, seg_id, score, error_spans. Adds human scores and the error spans shown in the "
-                 "segment detail.")
+                 "ESA: system, seg_id, score, error_spans. Pearmut: the annotation log data/annotations/CAMPAIGN.jsonl "
+                 "(or the dashboard's annotations.json) of a campaign made on the Segments page or by mtdiag "
+                 "pearmut export. Adds human scores and the error spans shown in the segment detail.")
         metric_spans = st.file_uploader(
             "Metric error spans (xCOMET JSON or JSONL)", type=METRIC_SPAN_TYPES, key="up_metric_spans",
             help="Records {system, seg_id, error_spans: [{start, end, severity, text, confidence}]} or comet-score "

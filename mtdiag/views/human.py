@@ -2,22 +2,29 @@
 the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.human`), and what the
 metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
 statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
-:func:`error_counts`, :func:`error_raters`, :func:`error_significance`), beside the error spans per system and
-severity that mtdiag predicts and that imported metrics (xCOMET) predicted (:func:`span_counts`)."""
+:func:`error_counts`, :func:`error_raters`, :func:`error_significance`) and the spans mtdiag predicts measured
+against those human spans (:func:`span_agreement`: after a Pearmut campaign, the tool's claims checked against the
+people who looked), beside the error spans per system and severity that mtdiag predicts (with their predicted MQM),
+that the raters marked (with the human MQM) and that imported metrics (xCOMET) predicted (:func:`span_counts`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from mtdiag.human import human_agreement, human_ranking
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
-from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
+from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
+from mtdiag.metrics.predicted_mqm import STAT_NAMES
+from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans, rated_pairs,
+                                    severity_f1, span_measures)
+from mtdiag.spans.mqm import penalty_statistics
 from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
-           "has_human_scores", "human_points", "human_agreement", "human_ranking",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking", "span_agreement",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -65,10 +72,52 @@ def error_significance(report, level: str = "top") -> pd.DataFrame:
 
 
 def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """Per (metric, system): outputs and error spans per severity (critical, major, minor) and in all — the spans
-    mtdiag predicts at ``threshold`` (metric ``mtdiag``) first, then each imported metric's
-    (:func:`mtdiag.spans.severity_counts`)."""
+    """Per (metric, system): outputs, error spans per severity (critical, major, minor) and in all, and an MQM
+    score — the spans mtdiag predicts at ``threshold`` (metric ``mtdiag``, with their predicted MQM) first, then the
+    raters' errors (metric ``human``, with the human MQM score) where the set has error annotations, then each
+    imported metric's (:func:`mtdiag.spans.severity_counts`)."""
     return severity_counts(report, threshold)
+
+
+SPAN_AGREEMENT_COLUMNS = ("system", "outputs", "human_spans", *SPAN_MEASURES, *SEVERITY_MEASURES, "predicted_mqm",
+                          "human")
+
+
+def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """The error spans mtdiag predicts at ``threshold`` measured against the human error spans of the outputs the
+    humans rated (:mod:`mtdiag.spans.agreement`, the measures of ``benchmarks/spans_vs_human.py``): per system and
+    over all (``system`` = ``all``, the last row) — ``outputs`` rated, ``human_spans`` (target spans with
+    characters; several raters of one output counted each), the predicted ``spans``, their ``precision`` (share
+    overlapping a human span), ``major_recall``, character precision, recall and F1 and the share of characters
+    ``marked``, the WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of
+    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold``,
+    :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
+    0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
+    evalset = report.evalset
+    axis = character_axis(evalset.hyps, rated_pairs(evalset))
+    if not axis.pairs:
+        return pd.DataFrame(columns=list(SPAN_AGREEMENT_COLUMNS))
+    human = human_spans(axis, evalset.annotations)
+    predicted = predict_spans(report, threshold)
+    system_of = np.array([system for system, _ in axis.pairs], dtype=object)
+    position = {s: i for i, s in enumerate(evalset.systems)}
+    segs = np.array([seg for _, seg in axis.pairs], dtype=np.int64)
+    penalty = penalty_statistics(predicted, evalset.systems, evalset.n_segments)[..., STAT_NAMES.index("penalty")]
+    predicted_mqm = -penalty[[position[s] for s in system_of], segs] + 0.0
+    scores = (evalset.human.groupby(["system", "seg"])["score"].mean() if evalset.human is not None
+              else pd.Series(dtype=float))
+    human_score = scores.reindex(pd.MultiIndex.from_arrays([system_of, segs])).to_numpy(dtype=float)
+    rows = []
+    for system in [*evalset.systems, None]:
+        within = np.ones(len(axis.pairs), dtype=bool) if system is None else system_of == system
+        if not within.any():
+            continue
+        scored = within & np.isfinite(human_score)
+        rows.append({"system": "all" if system is None else system, "outputs": int(within.sum()),
+                     "human_spans": int(within[human.pair].sum()), **span_measures(human, predicted, within),
+                     **severity_f1(human, predicted, within), "predicted_mqm": float(predicted_mqm[within].mean()),
+                     "human": float(human_score[scored].mean()) if scored.any() else float("nan")})
+    return pd.DataFrame(rows, columns=list(SPAN_AGREEMENT_COLUMNS))
 
 
 # ----------------------------------------------------------------------------------------------- the view
@@ -147,7 +196,10 @@ VIEW = View(
               needs=("annotations",)),
         Table("error_significance", "Significance between systems, per category",
               lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",)),
-        Table("span_counts", "Error spans per system and severity: predicted by mtdiag and by imported metrics",
+        Table("span_agreement", "mtdiag's predicted spans against the human error spans",
+              lambda report, chosen: span_agreement(report, chosen["span_threshold"]), needs=("annotations",)),
+        Table("span_counts", "Error spans per system and severity, with predicted and human MQM: predicted by "
+                             "mtdiag, marked by the raters, predicted by imported metrics",
               lambda report, chosen: span_counts(report, chosen["span_threshold"])),
     ),
     charts=(

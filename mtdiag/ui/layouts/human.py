@@ -7,6 +7,15 @@ from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 from mtdiag.views import human
 
+SPAN_AGREEMENT_TEXT = (
+    "The error spans mtdiag predicts (at the confidence on the right) measured against the human spans of the rated "
+    "outputs, per system and over all — the measures of docs/spans.md: precision (share of predicted spans that "
+    "overlap a human span), major recall, character precision/recall/F1 and the share of characters marked, and "
+    "the WMT23 character F1 with severity (sev_*); beside them the predicted MQM of those outputs and their human "
+    "score (MQM: minus the weighted errors; ESA: 0–100). After a Pearmut campaign with mtdiag's spans pre-filled, the "
+    "annotators saw the predictions: a kept span counts as agreement, so these figures are an upper bound of what "
+    "independent annotators would confirm (docs/pearmut.md).")
+
 current = state.current()
 report, ev = current.report, current.evalset
 st.title(human.VIEW.title)
@@ -99,6 +108,13 @@ elif section == "errors":
                    f"pairs with an error); significant: p_holm < {attrs['alpha']}: "
                    f"{int(significance['significant'].sum()):,} of them.")
         widgets.table(significance, key="hl_err_significance", name="error_significance", excel=True)
+        st.subheader("mtdiag's spans against these human spans")
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        c1.caption(SPAN_AGREEMENT_TEXT)
+        agreement_threshold = choices.choose(human.VIEW, "span_threshold", current, {}, key="hl_agreement_threshold",
+                                             widget="slider", where=c2)
+        widgets.table(state.view(human.span_agreement, spinner="Measuring the predicted spans …")(
+            current, agreement_threshold), key="hl_span_agreement", name="span_agreement", excel=True)
     else:
         widgets.explain(
             "This data has no human error annotations for its systems. Load an MQM error TSV (`mqm.errors.tsv` in a "
@@ -107,9 +123,10 @@ elif section == "errors":
     st.subheader("Error spans per system and severity")
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.caption("Critical, major and minor error spans per system: those mtdiag predicts (metric `mtdiag`, at the "
-               "confidence set on the right; docs/spans.md) and those each imported metric predicted (e.g. xCOMET, "
-               "uploaded under *Human error spans and metric scores*). Severity says what an error there would be; "
-               "compare systems within one metric, not metrics with each other.")
+               "confidence set on the right; docs/spans.md), those the raters marked (`human`, over the rated "
+               "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under *Human error spans "
+               "and metric scores*). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted count, "
+               "minor 1, major 5, critical 10, per output) beside the human MQM score.")
     threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
     widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",

@@ -5,8 +5,9 @@ import streamlit as st
 
 from mtdiag import checks, triage
 from mtdiag.highlight import escape_markdown
-from mtdiag.ui import choices, state, widgets
+from mtdiag.ui import choices, pearmut, state, widgets
 from mtdiag.views import segments
+from mtdiag.views.detail import SPAN_THRESHOLD
 
 VIEWS = {"pairs": "pairs", "sources": "sources"}
 VIEW_HELP = ("pairs: every (system, segment) pair, worst first; sources: every source segment with all its systems, "
@@ -26,7 +27,8 @@ st.title(segments.VIEW.title)
 c1, c2, c3, c4, c5, c6 = st.columns([1.0, 2.0, 2.0, 2.4, 1.0, 1.0], vertical_alignment="bottom")
 view_as = widgets.radio("View as", list(VIEWS), key="seg_view", horizontal=True, format_func=VIEWS.__getitem__,
                         where=c1, help=VIEW_HELP)
-with c5.popover("More", icon=":material/tune:", use_container_width=True):
+more = c5.popover("More", icon=":material/tune:", use_container_width=True)
+with more:
     strict = choices.choose(segments.VIEW, "strict", current, {}, key="seg_strict")
     mt_order = widgets.select("MT-only n-grams of order", [0, 1, 2, 3, 4], key="seg_mt_order",
                               format_func={0: "off", **{o: f"{o}-grams" for o in (1, 2, 3, 4)}}.__getitem__,
@@ -123,6 +125,7 @@ if documents:
                    "segment scores averaged).")
         widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents", excel=True)
 
+threshold = SPAN_THRESHOLD.default
 if selected_seg is None:
     widgets.explain("No row matches these filters.")
 else:
@@ -131,3 +134,5 @@ else:
     threshold = choices.choose(segments.VIEW, "span_threshold", current, {}, key="seg_span_threshold",
                                widget="slider", where=st.columns([2, 1])[1])
     widgets.source_view(current, selected_seg, selected_system, key="seg_detail", threshold=threshold)
+with more:  # the queue as filtered, as a Pearmut campaign (drawn last: it needs the rows and the span threshold)
+    pearmut.campaign_download(current, shown if view_as == "pairs" else rows, threshold, key="seg_pearmut")
