@@ -329,17 +329,31 @@ def _departures(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int
     rest as the resample's total minus the slice."""
     n_segments, _, k = stacked.shape
     flat = stacked.reshape(n_segments, 2 * k)
+    whole = bool(np.all(flat >= 0) and np.all(flat == np.floor(flat)))
+    narrow = flat.astype(np.float32) if whole else None  # whole numbers: exact in single precision below 2^24
     members = [np.flatnonzero(c.mask) for c in candidates]
     resampled = np.empty((len(candidates), n))
     for start, stop, counts in bootstrap_count_blocks(n_segments, n, seed):
-        totals = (counts @ flat).reshape(-1, 2, k)
+        totals = _exact_product(counts, narrow, flat).reshape(-1, 2, k)
         for j, inside in enumerate(members):
-            here = (counts[:, inside] @ flat[inside]).reshape(-1, 2, k)
+            here = _exact_product(counts[:, inside], None if narrow is None else narrow[inside],
+                                  flat[inside]).reshape(-1, 2, k)
             slice_scores = np.asarray(scorer.corpus_score(here), dtype=float)  # (rows, 2): b, a
             rest_scores = np.asarray(scorer.corpus_score(totals - here), dtype=float)
             resampled[j, start:stop] = ((slice_scores[:, 1] - slice_scores[:, 0])
                                         - (rest_scores[:, 1] - rest_scores[:, 0]))
     return bootstrap_p_value(resampled, np.zeros(n), observed)
+
+
+def _exact_product(counts: np.ndarray, narrow: np.ndarray | None, wide: np.ndarray) -> np.ndarray:
+    """``counts @ wide``: in single precision (``narrow``, ``wide`` as float32, given when its values are whole
+    numbers ≥ 0) where every sum stays below 2^24 and so is exact — as :func:`mtdiag.significance.bootstrap_sums`
+    multiplies — else in double precision."""
+    if narrow is not None:
+        product = counts @ narrow
+        if np.all(product < 2.0 ** 24):
+            return product.astype(np.float64)
+    return counts.astype(np.float64) @ wide
 
 
 def _gaps(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None,
