@@ -335,8 +335,9 @@ def _departures(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int
     resampled = np.empty((len(candidates), n))
     for start, stop, counts in bootstrap_count_blocks(n_segments, n, seed):
         totals = _exact_product(counts, narrow, flat).reshape(-1, 2, k)
+        by_segment = np.ascontiguousarray(counts.T)  # a slice's segments are then whole rows, read in one sweep
         for j, inside in enumerate(members):
-            here = _exact_product(counts[:, inside], None if narrow is None else narrow[inside],
+            here = _exact_product(by_segment[inside].T, None if narrow is None else narrow[inside],
                                   flat[inside]).reshape(-1, 2, k)
             slice_scores = np.asarray(scorer.corpus_score(here), dtype=float)  # (rows, 2): b, a
             rest_scores = np.asarray(scorer.corpus_score(totals - here), dtype=float)
