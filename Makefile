@@ -12,13 +12,15 @@ CHROMIUM ?= /usr/bin/chromium
 # The dashboard listens on this machine only: uploaded data must not be reachable from the network unless asked
 # (`make run ADDRESS=0.0.0.0`), as `mtdiag serve --address` does.
 ADDRESS ?= 127.0.0.1
+# `make run PORT=8633` serves there; unset, Streamlit's default (8501, or the next free port when 8501 is taken)
+PORT   ?=
 FONTS  := fonts-liberation fonts-noto-cjk
 
 .PHONY: help install run browser test bench clean
 
 help:
 	@echo "make install  - create $(VENV) and install mtdiag + dev requirements"
-	@echo "make run      - start the dashboard (opens on sample_data)"
+	@echo "make run      - start the dashboard (opens on sample_data; PORT=8633 to choose the port)"
 	@echo "make browser  - install Debian chromium (browser tests) and the CJK and Liberation fonts"
 	@echo "make test     - install, browser, then run the test suite"
 	@echo "make bench    - run every benchmarks/bench_*.py"
@@ -29,14 +31,15 @@ install: $(STAMP)
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -r requirements-dev.txt -e .
-	# compile the TER kernel once now (numba caches it on disk), so the dashboard's first render doesn't wait for it
-	$(VPY) -c "from mtdiag.metrics.ter_engine import translation_edit_rate; translation_edit_rate(['a'], ['b'])"
+	# compile the TER kernel once now (numba caches it on disk) and score the sample sets (their reports are kept
+	# on disk, mtdiag/report_cache.py), so the dashboard's first page neither compiles nor scores
+	$(VPY) -m mtdiag.report_cache mtdiag/sample_data
 	@touch $@
 
 # MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")
 run: install
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/streamlit run app.py --server.headless true \
-	  --server.address $(ADDRESS) --browser.gatherUsageStats false
+	  --server.address $(ADDRESS) $(if $(PORT),--server.port $(PORT)) --browser.gatherUsageStats false
 
 # chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which
 # renders as empty boxes without a CJK font (issue 23) — also when chromium was already installed.

@@ -73,13 +73,15 @@ from mtdiag import checks  # noqa: E402
 from mtdiag.api import Options, default_metrics, evaluate  # noqa: E402
 from mtdiag.errors import InputError  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
+from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
-                                    human_spans, mean_score_agreement, rated_pairs, score_agreement, severity_f1,
-                                    span_measures)
+                                    human_spans, is_major, mean_score_agreement, rated_pairs, score_agreement,
+                                    severity_f1, span_measures)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, LEXICAL_MODELS, check_confidence, lexical_confidence,  # noqa: E402
                                      lexical_features, phrase_severity)
 from mtdiag.spans.mqm import penalty_statistics  # noqa: E402
+from mtdiag.spans.omissions import missing_reference_words  # noqa: E402
 from mtdiag.spans.phrases import GAP, phrases  # noqa: E402
 from mtdiag.spans.predict import check_spans, locator, phrase_spans, whole_output_spans  # noqa: E402
 from mtdiag.spans.support import word_support  # noqa: E402
@@ -351,6 +353,77 @@ def calibration(kept: pd.DataFrame) -> list[str]:
     return lines
 
 
+def severity_bounds(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> list[str]:
+    """What bounds the severity F1 of these spans: the same spans all major, and with the *oracle* severity — each
+    span given the severity of the human error characters it overlaps most (ties and misses keep ours) —, next to
+    the goals (1.15 × the baseline's, 2 × the floor's)."""
+    lines = ["| set, setting | severity F1 | every span major | oracle severity | 1.15 × baseline | 2 × floor |",
+             "|---|---|---|---|---|---|"]
+    for one in sets:
+        human = one.truth.human
+        base = severity_f1(human, one.with_references.baseline)["sev_f1"]
+        floor = severity_f1(human, floor_spans(one.truth))["sev_f1"]
+        for s in (one.with_references, one.without_references):
+            spans = kept[s.name]
+            only_major = np.concatenate([[0], np.cumsum(human.major & ~human.minor)])
+            only_minor = np.concatenate([[0], np.cumsum(human.minor & ~human.major)])
+            major = only_major[spans["b"].to_numpy()] - only_major[spans["a"].to_numpy()]
+            minor = only_minor[spans["b"].to_numpy()] - only_minor[spans["a"].to_numpy()]
+            oracle = np.where(major > minor, "major", np.where(minor > major, "minor", spans["severity"].to_numpy()))
+            found = [severity_f1(human, spans.assign(severity=v))["sev_f1"] for v in
+                     (spans["severity"].to_numpy(), "major", oracle)]
+            lines.append(f"| {s.name} | {found[0]:.3f} | {found[1]:.3f} | {found[2]:.3f} | {1.15 * base:.3f} | "
+                         f"{2 * floor:.3f} |")
+    return lines
+
+
+def rater_severity(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> list[str]:
+    """How much of a human error's severity is the rater's: the accuracy of guessing it from the same rater's other
+    errors (their majority, leave one out) against guessing the set's majority severity, and our rule's accuracy on
+    the human errors our spans (with references) overlap."""
+    lines = ["| set | human error spans | major | accuracy: the majority severity | accuracy: the rater's other "
+             "errors | errors our spans overlap | accuracy: our rule | accuracy: the majority severity |",
+             "|---|---|---|---|---|---|---|---|"]
+    for one in sets:
+        rows = one.evalset.annotations
+        rows = rows[(rows["side"] == "target") & (rows["start"] >= 0) & rows["system"].isin(one.evalset.systems)]
+        rows = rows[rows["severity"].astype(str).str.strip().str.lower().isin(["minor", "major", "critical"])]
+        major = pd.Series(is_major(rows["severity"].to_numpy(), rows["weight"].to_numpy()), index=rows.index)
+        by_rater = major.groupby(rows["rater"])
+        others, count = by_rater.transform("sum") - major, by_rater.transform("size") - 1
+        guess = np.where(count > 0, others / count.clip(lower=1) > 0.5, True)
+        spans = kept[one.with_references.name]
+        pairs = spans.merge(rows.assign(human_major=major)[["system", "seg", "start", "end", "human_major"]],
+                            on=["system", "seg"], suffixes=("", "_human"))
+        pairs = pairs[(pairs["start"] < pairs["end_human"]) & (pairs["start_human"] < pairs["end"])]
+        ours = (pairs["severity"] != "minor").to_numpy() == pairs["human_major"].to_numpy()
+        share = pairs["human_major"].mean()
+        lines.append(f"| {one.name} | {len(rows):,} | {major.mean():.1%} | {max(major.mean(), 1 - major.mean()):.3f} | "
+                     f"{(guess == major.to_numpy()).mean():.3f} | {len(pairs):,} | {ours.mean():.3f} | "
+                     f"{max(share, 1 - share):.3f} |")
+    return lines
+
+
+def carry_over(sets: list[SpanSet]) -> list[str]:
+    """Confidences fitted on the other sets alone (every talk) applied to a set: do they carry across sets? Mean
+    confidence against observed precision of its spans, with references and without."""
+    lines = ["| set, setting | fitted on | spans | mean confidence | observed precision |", "|---|---|---|---|---|"]
+    for one in sets:
+        others = [o for o in sets if o is not one]
+        if not others:
+            continue
+        models = fit_models([s.phrases for o in others for s in o.everything])
+        for s in (one.with_references, one.without_references):
+            part = s.phrases
+            if not len(part):
+                continue
+            confidence = lexical_confidence(part["kind"].iat[0], part["min_sigma"].to_numpy(),
+                                            part["words"].to_numpy(), models)
+            lines.append(f"| {s.name} | {', '.join(o.name for o in others)} | {len(part):,} | "
+                         f"{confidence.mean():.3f} | {part['hit'].mean():.3f} |")
+    return lines
+
+
 def severity_table(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> tuple[list[str], list[dict]]:
     """The severity lines (shares, severity F1 against the baseline and the floor) and one summary row per set
     and setting."""
@@ -372,8 +445,45 @@ def severity_table(sets: list[SpanSet], kept: dict[str, pd.DataFrame]) -> tuple[
     return lines, rows
 
 
-def score_rows(name: str, folder: Path, exclude: str | None, span_sets: dict[str, SpanSet],
-               kept: dict[str, pd.DataFrame]) -> list[tuple[str, str, dict]]:
+def penalties(one: SpanSet, kept: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per (system, segment) of a set's rated systems (all references): the held-out spans' expected ``penalty``
+    (``mtdiag.spans.mqm``), the reference words the output lacks (``omitted``, ``mtdiag.spans.omissions``), the
+    segment's ``doc`` (talk) and the ``human`` MQM score (NaN where no one rated it)."""
+    report = one.with_references.report
+    systems = list(one.evalset.systems)
+    stats = penalty_statistics(kept[one.with_references.name], systems, one.evalset.n_segments,
+                               missing_reference_words(report))
+    index = pd.MultiIndex.from_product([systems, range(one.evalset.n_segments)], names=["system", "seg"])
+    human = one.evalset.human.set_index(["system", "seg"])["score"]
+    docs = np.array([f"{one.name} {d}" for d in folds_of(one.evalset)], dtype=object)
+    return pd.DataFrame({"penalty": stats[..., STAT_NAMES.index("penalty")].ravel(),
+                         "omitted": stats[..., STAT_NAMES.index("omitted")].ravel(),
+                         "doc": np.tile(docs, len(systems)),
+                         "human": human.groupby(level=[0, 1]).mean().reindex(index).to_numpy(dtype=float)},
+                        index=index)
+
+
+def fit_omission_weight(frames: list[pd.DataFrame]) -> float:
+    """The weight of a missing reference word in predicted MQM: the ratio ``b / a`` of the least-squares fit
+    ``human penalty ≈ a · span penalty + b · missing words`` (no intercept: a clean output is 0) over the rated
+    outputs of the frames (:func:`penalties`)."""
+    pooled = pd.concat(frames)
+    pooled = pooled[np.isfinite(pooled["human"])]
+    (a, b), *_ = np.linalg.lstsq(pooled[["penalty", "omitted"]].to_numpy(dtype=float),
+                                 -pooled["human"].to_numpy(dtype=float), rcond=None)
+    return float(b / a)
+
+
+def held_out_mqm(frames: dict[str, pd.DataFrame], name: str) -> pd.Series:
+    """Predicted MQM of set ``name`` per (system, segment), each talk's omission weight fitted on the other talks of
+    every set (:func:`fit_omission_weight`)."""
+    frame = frames[name]
+    weight = {doc: fit_omission_weight([f[f["doc"] != doc] for f in frames.values()]) for doc in set(frame["doc"])}
+    return -(frame["penalty"] + frame["doc"].map(weight) * frame["omitted"])
+
+
+def score_rows(name: str, folder: Path, exclude: str | None, frames: dict[str, pd.DataFrame]
+               ) -> list[tuple[str, str, dict]]:
     """Predicted MQM and chrF against the human MQM scores of one set: (set, metric, measures)."""
     evalset = load_folder(folder)
     systems = [s for s in evalset.systems if not (exclude and re.search(exclude, s))]
@@ -381,11 +491,8 @@ def score_rows(name: str, folder: Path, exclude: str | None, span_sets: dict[str
     human = evalset.human[evalset.human["system"].isin(systems)]
     report = evaluate(evalset, Options(metrics=("chrf", "predicted_mqm")))
     found = [(name, "chrF", score_agreement(report, "chrf"))]
-    if name in span_sets:  # held out: the spans of the all-references setting, confidences from the other talks
-        stats = penalty_statistics(kept[span_sets[name].with_references.name], systems, evalset.n_segments)
-        scores = pd.Series(-stats[..., 3].ravel(), index=pd.MultiIndex.from_product([systems,
-                                                                                    range(evalset.n_segments)]))
-        found.append((name, "predicted MQM (held out)", mean_score_agreement(scores, human)))
+    if name in frames:  # held out: the spans of the all-references setting and the omission weight, by talk
+        found.append((name, "predicted MQM (held out)", mean_score_agreement(held_out_mqm(frames, name), human)))
     else:
         found.append((name, "predicted MQM", score_agreement(report, "predicted_mqm")))
     return found
@@ -434,9 +541,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f'    "{kind}": ({b0:.3f}, {b1:.3f}, {b2:.3f}),')
         print("}")
         print(f"CHECK_EVIDENCE = {dict(sorted(evidence.items()))}")
+        kept = held_out(everything, DEFAULT_THRESHOLD)
+        omission = round(fit_omission_weight([penalties(one, kept) for one in sets]), 2)
+        print(f"OMISSION_WEIGHT = {omission}  # mtdiag/metrics/predicted_mqm.py")
         stored = {k: tuple(round(v, 3) for v in c) for k, c in LEXICAL_MODELS.items()}
         fitted = {k: tuple(round(v, 3) for v in c) for k, c in models.items()}
-        same = stored == fitted and evidence == CHECK_EVIDENCE
+        same = stored == fitted and evidence == CHECK_EVIDENCE and omission == OMISSION_WEIGHT
         print(f"# mtdiag/spans/confidence.py holds {'these' if same else 'other'} values")
         return 0
 
@@ -480,6 +590,12 @@ def main(argv: list[str] | None = None) -> int:
     print("## Severity\n")
     lines, severity_rows = severity_table(sets, kept_spans)
     print("\n".join(lines) + "\n")
+    print("What bounds it — the same spans with every severity major, and with the oracle severity (each span the "
+          "severity of the human error characters it overlaps most):\n")
+    print("\n".join(severity_bounds(sets, kept_spans)) + "\n")
+    print("Whose severity it is — a human error's severity guessed from the same rater's other errors, against our "
+          "rule on the errors our spans overlap:\n")
+    print("\n".join(rater_severity(sets, kept_spans)) + "\n")
 
     print("## Per talk (held out)\n")
     print("| setting | talk | outputs | span precision | baseline's | major recall |\n|---|---|---|---|---|---|")
@@ -496,6 +612,9 @@ def main(argv: list[str] | None = None) -> int:
         for s in (one.with_references, one.without_references):
             print(f"## Calibration: {s.name}\n")
             print("\n".join(calibration(kept_spans[s.name])) + "\n")
+    if len(sets) > 1:
+        print("## Across sets: confidences fitted on the other set alone\n")
+        print("\n".join(carry_over(sets)) + "\n")
 
     print("## Check marks (all talks)\n\n| check | spans | overlapping a human error | confidence (Laplace) |\n"
           "|---|---|---|---|")
@@ -519,14 +638,14 @@ def main(argv: list[str] | None = None) -> int:
     print("## Predicted MQM against human MQM, next to chrF\n")
     print("| set | metric | system pairs ordered as humans (pairs) | segment Pearson | within-segment pairwise "
           "accuracy (pairs) |\n|---|---|---|---|---|")
-    span_sets = {one.name: one for one in sets}
+    frames = {one.name: penalties(one, kept_spans) for one in sets if one.evalset.human is not None}
     agreements = []
     for folder in scored:
         name = f"{folder.parent.name}/{folder.name}"
         if not folder.is_dir() or load_folder(folder).human is None:
             print(f"| {name} | no MQM scores here | | | |")
             continue
-        for set_name, metric, a in score_rows(name, folder, args.exclude, span_sets, kept_spans):
+        for set_name, metric, a in score_rows(name, folder, args.exclude, frames):
             print(f"| {set_name} | {metric} | {a['sys_accuracy']:.3f} ({a['sys_pairs']}) | {a['seg_pearson']:.3f} | "
                   f"{a['seg_accuracy']:.3f} ({a['seg_pairs']:,}) |")
             agreements.append((set_name, metric, a))

@@ -276,4 +276,12 @@ def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[st
         raise ValueError(f"no statistics for {missing[0][0]} of {missing[0][1]}")
     context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
     metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in metrics}
+    for name in metrics:  # statistics of another layout (a run saved by another version) are refused, not misread
+        expected = len(metric_objects[name].stat_names)
+        for system in evalset.systems:
+            found = np.shape(statistics[(name, system)])
+            if len(found) != 2 or found[1] != expected:
+                raise ValueError(f"the statistics of {name} for {system} have the shape {found}, this version of "
+                                 f"mtdiag computes {expected} per segment: saved by another version — score the "
+                                 "set again")
     return _report(evalset, options, tuple(metrics), statistics, context, metric_objects)

@@ -168,23 +168,46 @@ def difference_area(frame: pd.DataFrame, a: str, b: str, seg_ids=None) -> go.Fig
     return fig
 
 
+SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down", "cross", "pentagon",
+           "hexagon"]
+RANGE_PAD = 0.08  # of an axis's span, on each side: a point at the edge is drawn whole
+
+
+def padded_range(values) -> list[float] | None:
+    """An axis range around ``values`` with :data:`RANGE_PAD` of their span on each side (1 when they are all
+    equal), None without a finite value."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if not len(finite):
+        return None
+    low, high = float(finite.min()), float(finite.max())
+    pad = (high - low) * RANGE_PAD or 1.0
+    return [low - pad, high + pad]
+
+
 def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=None, seg_ids=None) -> go.Figure:
-    """A metric's scores (y) against human scores (x), one point per system or segment."""
+    """A metric's scores (y) against human scores (x), one point per system or segment, each system its colour.
+
+    Per system, each point also has a shape of its own and the legend names them: systems' means lie close together
+    (ten WMT systems within a few MQM points), and names written beside the points overlapped one another and were
+    cut at the plot's edge (issue 37). The axes leave room around the outermost points."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     per_segment = "seg" in frame.columns
     fig = go.Figure()
-    for system, rows in frame.groupby("system", sort=False):
+    for i, (system, rows) in enumerate(frame.groupby("system", sort=False)):
         text = pd.Series(segment_numbers(rows["seg"], seg_ids)).astype(str).radd("segment ").to_numpy() if per_segment else None
-        fig.add_trace(kind(x=rows[x], y=rows[metric], mode="markers" if per_segment else "markers+text",
-                           name=_text(system), marker=dict(color=palette[system], size=6 if per_segment else 11,
-                                                    opacity=0.75),
-                           text=text if per_segment else [_text(system)] * len(rows),
-                           textposition="top center",
+        marker = (dict(color=palette[system], size=6, opacity=0.75) if per_segment else
+                  dict(color=palette[system], size=12, opacity=0.85, symbol=SYMBOLS[i % len(SYMBOLS)],
+                       line=dict(width=1, color="white")))
+        fig.add_trace(kind(x=rows[x], y=rows[metric], mode="markers", name=_text(system), marker=marker, text=text,
                            hovertemplate="%{fullData.name}" + (" %{text}" if per_segment else "")
                                          + "<br>human %{x:.3g}, metric %{y:.4g}<extra></extra>"))
     fig.update_layout(height=420, xaxis_title="human score", yaxis_title=_label(metric, within), margin=MARGIN,
-                      showlegend=per_segment)
+                      showlegend=True)
+    if not per_segment:
+        fig.update_xaxes(range=padded_range(frame[x]))
+        fig.update_yaxes(range=padded_range(frame[metric]))
     return fig
 
 

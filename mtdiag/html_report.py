@@ -27,8 +27,9 @@ from typing import Callable
 import pandas as pd
 
 from mtdiag import __version__, charts, significance, errorstats, highlight, triage, views
+from mtdiag import human as human_scores
 from mtdiag.metrics import metric_info
-from mtdiag.spans import DEFAULT_THRESHOLD
+from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
 from mtdiag.tags import tag_labels, tag_summary
 from mtdiag.views import buckets, human, overview, segments
 from mtdiag.views.detail import segment_detail
@@ -102,11 +103,14 @@ def _primary(report) -> str | None:
 
 
 def _overview(report) -> str:
+    """The corpus scores, the systems ranked by the human score when there is one, else by the primary metric; the
+    bar charts in the table's order (they were in the set's order while the table was ranked, issue 37)."""
     corpus = overview.corpus_table(report)
     primary = _primary(report)
     shown = overview.ranked_by_people(report, primary)
+    ranked = corpus.reindex(shown.index)
     for metric in shown.columns:
-        shown[metric] = ([f"{v:.2f}" if pd.notna(v) else "" for v in shown[metric]] if metric == "human"
+        shown[metric] = ([human_scores.format_score(v) for v in shown[metric]] if metric == "human"
                          else [metric_info(metric, report).format(v) for v in shown[metric]])
     best = overview.best_systems(corpus, report)
     by = ("the human score (each system's mean over its rated outputs; higher is better)" if "human" in shown
@@ -116,7 +120,7 @@ def _overview(report) -> str:
             + _table(best, index=False, name="best_per_metric")
             + _table(shown.rename(columns=lambda m: "human ↑" if m == "human" else metric_info(m, report).arrow_label),
                      index=True, name="corpus_scores")
-            + _figure(charts.corpus_bars(corpus, overview.best_mask(corpus, report), within=report)))
+            + _figure(charts.corpus_bars(ranked, overview.best_mask(ranked, report), within=report)))
 
 
 def _significance(report, method: str, n: int | None, seed: int | None) -> str:
@@ -186,6 +190,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
     spans mtdiag predicts with a confidence of at least ``threshold``."""
     queue = segments.queue(report).head(top)
+    predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
     labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
@@ -199,7 +204,7 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
-        human = f" · human {row['human']:.2f}" if "human" in row and pd.notna(row.get("human")) else ""
+        human = f" · human {human_scores.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
         if row.get("critical"):
             flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
@@ -231,7 +236,8 @@ def _span_counts(report, threshold: float) -> str:
             f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
             f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
             "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
-            "confidence-weighted count, minor 1, major 5, critical 10, per output) beside the human MQM score.</p>"
+            "confidence-weighted count, minor 1, major 5, critical 10, and the missing reference words, per output) "
+            "beside the human MQM score.</p>"
             + _table(human.span_counts(report, threshold), name="span_counts"))
 
 

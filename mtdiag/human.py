@@ -28,6 +28,16 @@ from mtdiag.api import Report
 from mtdiag.metrics import metric_info
 
 AGREEMENT_COLUMNS = ("seg_pearson", "seg_kendall", "sys_pearson", "sys_kendall", "n_seg", "n_sys")
+SCORE_PLACES = 2
+"""Decimals of a human score wherever one is shown (the tables' ``human`` columns, the labels of the outputs, the
+HTML report): MQM scores are sums of error weights (0.1, 1, 5, 25) averaged over raters, ESA scores 0-100, so two
+decimals tell every difference a rating makes apart. One format for every score: a table showed "-18",
+"-9.66667" and "-19.7333" in one column, and "55.71" beside "62.8302" (issue 37)."""
+
+
+def format_score(value) -> str:
+    """A human score as people read it (:data:`SCORE_PLACES` decimals), empty when there is none."""
+    return "" if value is None or pd.isna(value) else f"{float(value):.{SCORE_PLACES}f}"
 
 
 def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -99,7 +109,8 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
 
 
 def human_ranking(report: Report) -> pd.DataFrame:
-    """The systems ranked by their mean human score (best first), with ``rank`` from 1."""
-    table = human_system_scores(report.evalset.human)
+    """The systems ranked by their mean human score (best first): ``human`` (the mean, as the Overview and Segments
+    tables name a human score), ``n_rated`` and ``rank`` from 1."""
+    table = human_system_scores(report.evalset.human).rename(columns={"mean": "human"})
     table["rank"] = range(1, len(table) + 1)
     return table

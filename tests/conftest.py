@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,17 @@ def clean_streamlit():
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def report_cache_folder(tmp_path_factory):
+    """The dashboard keeps the reports of test-set folders on disk (:mod:`mtdiag.report_cache`): the tests', and
+    those of the servers they start, go to a folder of this session, never the user's cache."""
+    folder = tmp_path_factory.mktemp("report-cache")
+    before = os.environ.get("MTDIAG_CACHE_DIR")
+    os.environ["MTDIAG_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("MTDIAG_CACHE_DIR", None)
+    else:
+        os.environ["MTDIAG_CACHE_DIR"] = before

@@ -137,6 +137,18 @@ def test_overview_marks_direction_best_and_significance():
     assert set(sig["system"]) == set(table.index)
 
 
+def test_the_signatures_are_drawn_only_while_their_panel_is_open():
+    """Issue 37: the closed "Metric signatures" expander still sent eight code blocks that cost the browser 0.7 s of
+    syntax highlighting on every Overview; its content is now drawn when it is opened (one block, every metric)."""
+    at = start()
+    assert len(at.code) == 0
+    at.session_state["ov_signatures"] = True
+    at.run()
+    (code,) = at.code
+    assert code.value.count("\n") == len(table_with(at, "otem", "bleu").columns) - 1
+    assert "\nBLEU: bleu|nrefs:3|" in code.value
+
+
 # ------------------------------------------------------------------------------------------ uploads
 
 
@@ -416,6 +428,8 @@ def test_compare_two_systems():
 def test_human_likeness_and_human_scores_on_three_references():
     at = start()
     visit(at, "human").run()
+    assert at.segmented_control(key="hl_section").value == "human"  # human scores loaded: the page opens on them
+    at.segmented_control(key="hl_section").set_value("likeness").run()
     table = table_with(at, "metric", "orange", "king")
     assert set(table["metric"]) == {"waft", "neva", "bleu", "chrf"}
     assert table["orange"].between(0, 1).all()
@@ -435,6 +449,10 @@ def test_human_likeness_explains_what_is_missing():
     path = next(p for p in at.selectbox(key="data_set").options if p.endswith("tico19.en-fr"))
     at.selectbox(key="data_set").set_value(path).run()
     visit(at, "human").run()
+    assert at.segmented_control(key="hl_section").value == "errors"  # what one reference without human scores has
+    assert not any("needs at least" in i.value for i in at.info)
+    assert table_with(at, "metric", "system", "critical", "major", "minor")["metric"].eq("mtdiag").all()
+    at.segmented_control(key="hl_section").set_value("likeness").run()
     assert any("needs at least 2 references" in i.value for i in at.info)
     at.segmented_control(key="hl_section").set_value("queen").run()
     assert any("needs at least 3 references" in i.value for i in at.info)

@@ -96,8 +96,8 @@ def test_an_uploaded_log_gives_human_scores_raters_and_spans(made):
     visit(at, "human").run()
     at.segmented_control(key="hl_section").set_value("human").run()
     assert not at.exception, [e.value for e in at.exception]
-    ranking = table_with(at, "system", "mean", "n_rated").set_index("system")
-    assert ranking["mean"].to_dict() == pytest.approx({s: np.mean(v) for s, v in given.items()})
+    ranking = table_with(at, "system", "human", "n_rated").set_index("system")  # the mean human score
+    assert ranking["human"].to_dict() == pytest.approx({s: np.mean(v) for s, v in given.items()})
     assert set(ranking["n_rated"]) == {len(campaign.segments)}
     at.segmented_control(key="hl_section").set_value("errors").run()
     raters = table_with(at, "rater", "system", "segments", "errors")

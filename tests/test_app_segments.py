@@ -130,6 +130,9 @@ def test_documents_filter_and_per_document_scores(tmp_path, monkeypatch):
     visit(at, "segments").run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.dataframe(key="seg_table").value) == 10
+    assert "seg_docs" not in [d.key for d in at.dataframe]  # the panel is closed: nothing computed or drawn
+    at.session_state["seg_documents"] = True  # the panel opened: its table is computed and drawn only then
+    at.run()
     docs = table_with(at, "doc", "system", "segments", "bleu")
     assert docs[["doc", "system"]].values.tolist() == [[d, s] for d in ("d1", "d2", "d3") for s in ("alpha", "beta")]
     assert docs["segments"].tolist() == [2, 2, 2, 2, 1, 1]
@@ -139,3 +142,18 @@ def test_documents_filter_and_per_document_scores(tmp_path, monkeypatch):
     at.radio(key="seg_view").set_value("sources").run()
     assert sorted(at.dataframe(key="seg_src_table").value["seg_id"]) == [3, 4]
     assert {b.label for b in at.get("download_button")} >= {"CSV", "Excel", "JSON"}
+
+
+def test_the_systems_filter_says_how_many_systems_it_keeps():
+    """Issue 37: in its column the Systems filter shows the chips of a few systems on one scrolling line, and nothing
+    said that the others were chosen too (2 of 10 shown, no "+8"). Its label counts them; choosing fewer keeps the
+    filter (the label is not its identity)."""
+    at = start()
+    visit(at, "segments").run()
+    systems = at.multiselect(key="seg_systems")
+    assert systems.label == f"Systems ({len(systems.options)} of {len(systems.options)})"
+    systems.set_value(systems.options[:2]).run()
+    assert at.multiselect(key="seg_systems").label == f"Systems (2 of {len(systems.options)})"
+    assert at.multiselect(key="seg_systems").value == systems.options[:2]
+    assert set(at.dataframe(key="seg_table").value["system"]) == set(systems.options[:2])
+    assert at.multiselect(key="seg_flags").label == "Flags (any of)"  # nothing chosen: nothing to count

@@ -121,6 +121,24 @@ def test_tables_of_other_pages_show_and_take_tags(workspace_folder):
     assert set(differ.loc[differ["seg_id"] != first["seg_id"], "tags"]) <= {""}
 
 
+def test_the_tags_column_is_wide_enough_for_its_longest_tag(workspace_folder):
+    """Issue 37: in the Segments queue (rows that wrap three lines) the tags column had the width of its header, and
+    "check later" wrapped letter by letter. The column is as wide as the longest word of its tags: a tag wraps
+    between words, never inside one."""
+    import json
+
+    from mtdiag.ui.widgets import TEXT_CHAR_PX, tags_width
+
+    at = start()
+    visit(at, SEGMENTS).run()
+    select_rows(at, "seg_table", [0])
+    tag(at, "seg_table", "check later")
+    columns = json.loads(at.dataframe(key="seg_table").proto.columns)
+    assert columns["tags"]["width"] >= len("later") * TEXT_CHAR_PX
+    assert tags_width(pd.Series(["needs-a-native-speaker, x"])) == len("needs-a-native-speaker") * TEXT_CHAR_PX + 16
+    assert tags_width(pd.Series(["", "x"])) == 75 and tags_width(pd.Series(["a" * 200])) == 240  # bounded
+
+
 def finder_expressions(at) -> list[str]:
     visit(at, "slices").run()
     assert not at.exception, [e.value for e in at.exception]

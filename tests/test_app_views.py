@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
-    SAMPLE, SETS, clear_caches, no_data_argument, start, table_with, visit)
+    SAMPLE, SETS, clear_caches, html_bodies, no_data_argument, start, table_with, visit)
 
 
 REFERENCE_FREE = {"ui-strings.en-de"}  # sample sets without a reference: consensus instead of BLEU/chrF
@@ -100,3 +100,38 @@ def test_overview_offers_latex_with_significance_marks():
     at = _open("wmt21.en-de")
     labels = [str(b.proto.label) for b in at.get("download_button")]
     assert {"CSV", "Excel", "JSON", "LaTeX"} <= set(labels)
+
+
+def _formats(at, *columns: str) -> dict:
+    """The number format of every column of the first table on the page that has ``columns``."""
+    import json
+
+    for element in at.dataframe:
+        if set(columns) <= set(element.value.columns):
+            config = json.loads(element.proto.columns)
+            return {name: c.get("type_config", {}).get("format") for name, c in config.items() if name in
+                    element.value.columns}
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def test_one_number_format_per_column_and_one_for_every_human_score():
+    """Issue 37: a column showed "-18", "-9.66667", "-19.7333" (Streamlit trims each number by itself) and human scores
+    were "55.71" on one page and "62.8302" on another. Every number column has one format: a metric's places,
+    human scores two decimals everywhere (tables, the outputs' labels), any other number four (as the command line)."""
+    import re
+
+    from mtdiag.human import SCORE_PLACES
+
+    at = start()
+    visit(at, "human").run()
+    at.segmented_control(key="hl_section").set_value("likeness").run()
+    assert set(_formats(at, "orange", "king", "tie_share").values()) == {"%.4f"}
+    at.segmented_control(key="hl_section").set_value("human").run()
+    assert _formats(at, "human", "n_rated", "rank")["human"] == f"%.{SCORE_PLACES}f"
+    assert _formats(at, "seg_pearson", "sys_kendall")["seg_pearson"] == "%.4f"
+    visit(at, "segments").run()
+    assert _formats(at, "system", "seg_id", "problem")["human"] == f"%.{SCORE_PLACES}f"
+    at.session_state["seg_detail_sort"] = "human"
+    at.run()
+    labels = re.findall(r"human (-?[0-9.]+)", html_bodies(at))
+    assert labels and all(re.fullmatch(rf"-?\d+\.\d{{{SCORE_PLACES}}}", value) for value in labels), labels

@@ -109,7 +109,7 @@ LAYERS = {
                    "mtdiag.tags", "mtdiag.search"),
     "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngram_index", "mtdiag.ht_mt_ngrams"),
     "metrics": ("mtdiag.metrics",),
-    "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace"),
+    "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace", "mtdiag.report_cache"),
     "statistics": ("mtdiag.significance", "mtdiag.human", "mtdiag.likeness", "mtdiag.buckets", "mtdiag.errorstats",
                    "mtdiag.charts"),
     "checks": ("mtdiag.checks",),

@@ -89,3 +89,18 @@ def test_every_row_of_corpus_bars_has_room_for_its_slanted_names(names):
         assert gap == pytest.approx(labels + charts.TITLE_PX, abs=1)
     assert fig.layout.margin.b >= labels and fig.layout.xaxis.automargin
     assert fig.layout.xaxis.tickangle == -40
+
+
+def test_system_level_human_scatter_names_systems_in_its_legend_with_room_at_the_edges():
+    """Issue 37: ten systems' names written beside their points overlapped (their means lie within a few MQM points)
+    and the outermost were cut by the plot's edge. Each system is a legend entry with its own colour and shape, no
+    name is written on the plot, and the axes leave room around the outermost points."""
+    systems = pd.DataFrame({"system": [f"system-{i}" for i in range(10)],
+                            "human": np.linspace(-2.0, -1.0, 10), "chrf": np.linspace(55.0, 58.0, 10)})
+    fig = charts.human_scatter(systems, "chrf")
+    assert fig.layout.showlegend and [t.name for t in fig.data] == list(systems["system"])
+    assert all(t.mode == "markers" for t in fig.data)
+    assert len({(t.marker.color, t.marker.symbol) for t in fig.data}) == 10
+    (x_low, x_high), (y_low, y_high) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert x_low < -2.0 and x_high > -1.0 and y_low < 55.0 and y_high > 58.0
+    assert charts.padded_range([3.0, 3.0]) == [2.0, 4.0] and charts.padded_range([np.nan]) is None

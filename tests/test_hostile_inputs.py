@@ -401,20 +401,28 @@ def test_serve_limits_the_allocators_arenas_unless_told_otherwise(monkeypatch):
     assert cli.main(["serve"]) == 0 and os.environ["MALLOC_ARENA_MAX"] == "8"
 
 
+def _make_run(*extra: str) -> list[str]:
+    """The ``streamlit run`` command ``make run EXTRA`` would run (``make -n``), as words."""
+    printed = subprocess.run(["make", "-n", "run", *extra], cwd=Path(__file__).resolve().parents[1], check=True,
+                             capture_output=True, text=True).stdout.replace("\\\n", " ")  # continued lines as one
+    return next(line for line in printed.splitlines() if "streamlit run" in line).split()
+
+
 def test_make_run_listens_on_this_machine_only_unless_told_otherwise():
     """The README's main command must not expose uploaded data to the network: ``make run`` binds 127.0.0.1 as
     ``mtdiag serve`` does, and ``make run ADDRESS=0.0.0.0`` opens it on purpose."""
-    repo = Path(__file__).resolve().parents[1]
-
-    def command(*extra: str) -> list[str]:
-        printed = subprocess.run(["make", "-n", "run", *extra], cwd=repo, check=True, capture_output=True,
-                                 text=True).stdout.replace("\\\n", " ")  # the recipe's continued lines as one
-        return next(line for line in printed.splitlines() if "streamlit run" in line).split()
-
-    default = command()
+    default = _make_run()
     assert default[default.index("--server.address") + 1] == "127.0.0.1"
-    chosen = command("ADDRESS=0.0.0.0")
+    chosen = _make_run("ADDRESS=0.0.0.0")
     assert chosen[chosen.index("--server.address") + 1] == "0.0.0.0"
+
+
+def test_make_run_serves_on_the_port_given():
+    """``make run PORT=8633`` serves on 8633 (it was silently ignored: the dashboard came up on 8501, issue 37);
+    without PORT no port is forced, so Streamlit's default applies (8501, or the next free one when it is taken)."""
+    chosen = _make_run("PORT=8633")
+    assert chosen[chosen.index("--server.port") + 1] == "8633"
+    assert "--server.port" not in _make_run()
 
 
 def test_serve_passes_the_repositorys_streamlit_settings():

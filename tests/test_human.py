@@ -105,3 +105,19 @@ def test_dev_en_de_correlations_are_positive_at_system_level():
     table = human_agreement(report)
     assert table["n_sys"].eq(8).all() and table["n_seg"].eq(8 * 527).all()
     assert (table["sys_pearson"] > 0.5).all() and (table["seg_kendall"] > 0).all()
+
+
+def test_the_human_page_opens_on_what_the_data_has():
+    """Issue 37: the Human page opened on ORANGE/KING, empty for one-reference data. It opens on the agreement with
+    human scores when there are some, else on ORANGE/KING with two references or more, else on the error
+    statistics (the predicted error spans every set has)."""
+    from mtdiag.views.human import SECTIONS, opening_section
+
+    refs = {"A": ["a b c", "d e f"], "B": ["a b d", "d e g"]}
+    hyps = {"x": ["a b c", "d e"], "y": ["a c", "d f"]}
+    human = pd.DataFrame({"system": ["x", "x", "y", "y"], "seg": [0, 1, 0, 1], "score": [-1.0, 0.0, -5.0, -2.0]})
+    assert opening_section(evaluate(evalset_from_lists(refs, hyps, human=human))) == "human"
+    assert opening_section(evaluate(evalset_from_lists({"A": refs["A"]}, hyps, human=human))) == "human"
+    assert opening_section(evaluate(evalset_from_lists(refs, hyps))) == "likeness"
+    assert opening_section(evaluate(evalset_from_lists({"A": refs["A"]}, hyps))) == "errors"
+    assert list(SECTIONS)[0] == "human"  # offered first, as the page opens on it

@@ -17,6 +17,7 @@ from mtdiag.campaign import (MQM_SEVERITIES, campaign_id_for, merged_spans, mode
 from mtdiag.errors import InputError
 from mtdiag.io import read_human_scores, with_error_annotations
 from mtdiag.io.pearmut import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
+from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
 from mtdiag.spans import predict_spans
 from mtdiag.triage import worst_first
 from tests.pearmut_env import small_set
@@ -421,7 +422,8 @@ def test_span_agreement_by_hand(monkeypatch):
     """One rated output, "the red dog barks": mtdiag marks "red dog" (major), the human "dog barks" (minor) —
     precision 1 (they overlap), character P = 3/6 ("dog" of "reddog"), R = 3/8 ("dog" of "dogbarks"), F1 = 3/7;
     severity: the 3 shared characters earn ½ (major for minor), P = 1.5/7 (characters predicted, space included:
-    WMT23 counts every character), R = 1.5/9; predicted MQM −0.5 · 5 (the span's confidence times major's weight)."""
+    WMT23 counts every character), R = 1.5/9; predicted MQM −0.5 · 5 (the span's confidence times major's weight)
+    and the reference's 'a' the output lacks (an omission: OMISSION_WEIGHT)."""
     from mtdiag.evalset import evalset_from_lists
     from mtdiag.views import human as human_view
     from mtdiag.views.human import span_agreement
@@ -438,7 +440,8 @@ def test_span_agreement_by_hand(monkeypatch):
     assert (row["precision"], row["char_p"], row["char_r"]) == (1.0, 0.5, 3 / 8)
     assert row["char_f1"] == pytest.approx(3 / 7)
     assert (row["sev_p"], row["sev_r"]) == (pytest.approx(1.5 / 7), pytest.approx(1.5 / 9))
-    assert row["predicted_mqm"] == -0.5 * 5  # one major span of confidence 0.5 (predicted MQM: major 5)
+    # one major span of confidence 0.5 (predicted MQM: major 5) and one missing reference word
+    assert row["predicted_mqm"] == pytest.approx(-0.5 * 5 - OMISSION_WEIGHT)
     assert np.isnan(row["human"])  # no human score given
 
 

@@ -12,8 +12,9 @@ from mtdiag.api import Options, available_metrics, evaluate, missing_input, repo
 from mtdiag.chunks import Execution
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.metrics import REGISTRY, DerivedMetric
-from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS, STAT_NAMES
+from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, SEVERITY_WEIGHTS, STAT_NAMES
 from mtdiag.spans import predict_spans
+from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.agreement import mean_score_agreement, pairwise_accuracy, pearson, within_segment_accuracy
 
 REFS = {"ref": ["the cat sat on the mat near the door", "we like the green house", "it is raining today"]}
@@ -28,11 +29,16 @@ def report():
     return evaluate(evalset_from_lists(REFS, HYPS), Options(metrics=("chrf", "predicted_mqm")))
 
 
-def test_segment_score_is_minus_the_expected_weighted_count_of_the_spans(report):
+def test_segment_score_is_minus_the_expected_weighted_count_of_the_spans_and_the_omissions(report):
     spans = predict_spans(report)
     expected = pd.Series(0.0, index=report.segments.index)
     for row in spans.itertuples():
         expected[(row.system, row.seg)] -= row.confidence * SEVERITY_WEIGHTS[row.severity]
+    # the reference words each output lacks, by hand: B 'sat' / — / 'is', 'raining'; C 'the', 'cat', 'sat' /
+    # 'like', 'the', 'green' / —
+    missing = {("B", 0): 1, ("B", 2): 2, ("C", 0): 3, ("C", 1): 3}
+    for key, words in missing.items():
+        expected[key] -= OMISSION_WEIGHT * words
     assert len(spans) >= 3 and set(spans["severity"]) == {"minor", "major"}
     np.testing.assert_allclose(report.segments["predicted_mqm"].to_numpy(), expected.to_numpy())
     # a system's score is the mean of its segments' (MQM's system score)
@@ -41,7 +47,7 @@ def test_segment_score_is_minus_the_expected_weighted_count_of_the_spans(report)
     assert report.corpus.loc["A", "predicted_mqm"] == 0.0  # nothing predicted: 0, the best
 
 
-def test_statistics_count_the_spans_of_each_severity(report):
+def test_statistics_count_the_spans_of_each_severity_and_the_missing_words(report):
     spans = predict_spans(report)
     stats = report.result("predicted_mqm", "C").stats
     assert report.result("predicted_mqm", "C").stat_names == STAT_NAMES
@@ -49,6 +55,22 @@ def test_statistics_count_the_spans_of_each_severity(report):
     for column, severity in enumerate(("critical", "major", "minor")):
         assert stats[:, column].sum() == (mine["severity"] == severity).sum()
     assert stats[:, STAT_NAMES.index("segments")].tolist() == [1, 1, 1]
+    assert stats[:, STAT_NAMES.index("omitted")].tolist() == [3, 3, 0]
+
+
+def test_missing_reference_words_are_clipped_counts_of_the_closest_reference():
+    refs = {"A": ["the cat , the dog and the bird .", "yes", "we like tea"],
+            "B": ["a cat and a dog .", "", "we love tea"]}
+    hyps = {"S": ["the cat and the dog", "yes yes", "we like it"], "T": ["", "no", "tea"]}
+    report = evaluate(evalset_from_lists(refs, hyps), Options(metrics=("chrf",)))
+    missing = missing_reference_words(report)
+    # S, segment 1: A lacks one 'the' (3 against 2) and 'bird' — punctuation is not a word —, B 'a' twice: the
+    # closer lacks 2; segment 2: nothing ('yes' twice covers one); segment 3: A lacks 'tea', B 'love' and 'tea'.
+    # T: every word, 7 of A or 5 of B; 1 of A or none of the empty B; 2 of either
+    assert missing.tolist() == [[2.0, 0.0, 1.0], [5.0, 0.0, 2.0]]
+    no_reference = evaluate(evalset_from_lists({}, {**hyps, "U": ["x", "y", "z"]}, src=["a", "b", "c"]),
+                            Options(metrics=("consensus",)))
+    assert (missing_reference_words(no_reference) == 0).all()
 
 
 def test_the_same_numbers_threaded_sliced_and_reopened_from_statistics(report):
@@ -59,6 +81,10 @@ def test_the_same_numbers_threaded_sliced_and_reopened_from_statistics(report):
     reopened = report_from_statistics(evalset, report.options, report.metrics, statistics)
     pd.testing.assert_frame_equal(reopened.corpus, report.corpus)  # the formula alone: no span predicted again
     assert ("spans", "predicted", 0.1) not in reopened.context._memo
+    # statistics of the earlier layout (five per segment, before the missing words) are refused, not misread
+    earlier = {key: (stats[:, :5] if key[0] == "predicted_mqm" else stats) for key, stats in statistics.items()}
+    with pytest.raises(ValueError, match=r"statistics of predicted_mqm for A have the shape \(3, 5\).*computes 6"):
+        report_from_statistics(evalset, report.options, report.metrics, earlier)
 
 
 def test_a_derived_metric_is_not_computed_from_tokens():
@@ -80,7 +106,9 @@ def test_it_needs_a_reference_or_three_systems():
 def test_the_threshold_is_an_option_that_leaves_out_less_confident_spans(report):
     strict = evaluate(report.evalset, Options(metrics=("predicted_mqm",),
                                               metric_options={"predicted_mqm": {"threshold": 0.99}}))
-    assert (strict.segments["predicted_mqm"] == 0).all()
+    # no span left: what remains is the omissions' part
+    omitted = strict.segments["predicted_mqm"] / -OMISSION_WEIGHT
+    assert omitted.to_numpy().tolist() == pytest.approx(missing_reference_words(report).ravel().tolist())
     assert "threshold:0.99" in strict.signatures()["predicted_mqm"].format()
 
 

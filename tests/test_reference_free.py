@@ -95,7 +95,7 @@ from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the da
     clear_caches, de_lines, html_bodies, lines_file, start, visit)
 
 UI = SAMPLE / "ui-strings.en-de"
-PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva", "human")
+PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva")
 
 
 def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():
@@ -113,6 +113,12 @@ def test_the_reference_free_sample_opens_from_the_list_and_every_page_lives():
             assert len(says) == 1 and "upload" in says[0]
         elif page != "ngrams":  # n-grams: two systems work without a reference, the note stays
             assert not says and len(at.dataframe), page
+    visit(at, "human").run()  # opens on what the data has: the error statistics of the predicted spans
+    assert not at.exception and not at.error
+    assert not [i for i in at.info if i.value.startswith("No reference:")]
+    at.segmented_control(key="hl_section").set_value("likeness").run()
+    says = [i.value for i in at.info if i.value.startswith("No reference:")]
+    assert len(says) == 1 and "upload" in says[0]
     visit(at, "overview").run()
     assert any("consensus" in f.value.columns for f in at.dataframe)
 

@@ -121,3 +121,20 @@ def test_the_report_opens_with_the_scores_then_the_worst_segments_and_ranks_by_p
     assert long.count("<tr>") == html.ROWS_SHOWN and "The first 25 of 60 rows" in long  # the header row is styled
     data = re.search(r'download="segments.csv" href="data:text/csv;charset=utf-8;base64,([^"]+)"', long).group(1)
     assert base64.b64decode(data).decode("utf-8").count("\r\n") == 61  # the header and every row
+
+
+def test_the_reports_bar_charts_rank_the_systems_like_its_table():
+    """Issue 37: the Overview's table ranked the systems (by the human score here) while every bar chart under it
+    listed them in the set's (alphabetical) order; the bars now follow the table."""
+    import json
+
+    from mtdiag.io import load_folder
+
+    report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
+    section = html._overview(report)
+    table = re.search(r"human ↑.*?</table>", section, flags=re.S).group(0)
+    ranked = [s for s in re.findall(r"<th>([^<]+)</th>\s*<td>", table) if s in report.evalset.systems]
+    assert ranked != sorted(ranked)  # the human ranking is not the alphabetical order, so the test can tell them apart
+    traces = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", section, flags=re.S).group(1))
+    assert len(traces) == len(report.metrics)
+    assert all(trace["x"] == ranked for trace in traces)

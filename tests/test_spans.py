@@ -15,6 +15,7 @@ import pytest
 from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import read_metric_spans, with_metric_spans
+from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
@@ -310,10 +311,11 @@ def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
         ["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0], ["mtdiag", "C", 2, 1, 1, 0, 2],
         ["xcomet", "A", 2, 0, 0, 1, 1], ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
     # predicted MQM per output beside the counts: C's loop (critical 10) and phrase (major 5), each times its
-    # confidence, over C's two outputs — the predicted_mqm metric's corpus score; imported metrics have none
+    # confidence, over C's two outputs; A and B lack the reference's 'sat' (a missing word: OMISSION_WEIGHT) — the
+    # predicted_mqm metric's corpus score; imported metrics have none
     spans = predict_spans(evaluate(evalset))
     expected = -(spans["confidence"] * spans["severity"].map({"critical": 10, "major": 5})).sum() / 2
-    assert counts["mqm"].tolist()[:3] == pytest.approx([0.0, 0.0, expected])
+    assert counts["mqm"].tolist()[:3] == pytest.approx([-OMISSION_WEIGHT / 2, -OMISSION_WEIGHT / 2, expected])
     assert counts["mqm"].tolist()[:3] == pytest.approx(evaluate(evalset).corpus["predicted_mqm"].tolist())
     assert counts["mqm"].iloc[3:].isna().all()
 
@@ -360,8 +362,10 @@ def test_an_empty_output_is_a_critical_zero_width_span_where_the_translation_is_
     empty = predict_spans(report)
     assert empty.drop(columns="confidence").values.tolist() == [["A", 1, 0, 0, "", "critical", "empty"]]
     assert empty["confidence"].iat[0] == pytest.approx(check_confidence("empty", critical=True))
-    # predicted MQM counts it: minus confidence × 10 (critical), the worst score of the set
-    assert report.segments.loc[("A", 1), "predicted_mqm"] == pytest.approx(-10 * check_confidence("", critical=True))
+    # predicted MQM counts it: minus confidence × 10 (critical) and the six reference words it lacks, the worst
+    # score of the set
+    assert report.segments.loc[("A", 1), "predicted_mqm"] == pytest.approx(
+        -10 * check_confidence("", critical=True) - 6 * OMISSION_WEIGHT)
     assert report.segments["predicted_mqm"].idxmin() == ("A", 1)
 
 
@@ -374,3 +378,31 @@ def test_with_human_scores_but_no_error_rows_the_score_stands_beside_without_cou
     assert human[["critical", "major", "minor", "spans"]].isna().all().all()
     means = report.evalset.human.groupby("system")["score"].mean()
     assert human["mqm"].to_dict() == pytest.approx(means.reindex(human.index).to_dict())
+
+
+@pytest.mark.parametrize("folder, refs", [("wmt21.en-de", None), ("wmt21.en-de", ("C",))])
+def test_the_spans_of_some_segments_are_the_whole_reports_rows_for_them(folder, refs):
+    """Issue 37: the Segments page asks for one segment's spans; computed for that segment alone they are the rows
+    of the whole report's frame for it (lexical evidence and the checks' marks), at every threshold; once the whole
+    frame is computed, a segment's spans are read from it."""
+    from dataclasses import replace
+
+    from mtdiag.api import default_metrics
+    from mtdiag.io import load_folder
+
+    evalset = load_folder(SAMPLE / folder)
+    if refs is not None:
+        evalset = replace(evalset, refs=evalset.refs[list(refs)])
+    segments = [(0,), (16, 3), tuple(range(40, 60))]
+    # predicted MQM (a default metric) computes every output's spans while scoring: left out, nothing is computed
+    metrics = tuple(m for m in default_metrics(evalset) if m != "predicted_mqm")
+    for threshold in (0.2, DEFAULT_THRESHOLD, 0.6):
+        report = evaluate(evalset, Options(metrics=metrics))
+        alone = {s: predict_spans(report, threshold, segments=s) for s in segments}
+        assert report.context.stored(("spans", "predicted", threshold)) is None  # the whole frame was not computed
+        whole = predict_spans(report, threshold)
+        assert len(whole) > 0
+        for chosen, frame in alone.items():
+            expected = whole[whole["seg"].isin(chosen)].reset_index(drop=True)
+            pd.testing.assert_frame_equal(frame, expected)
+            pd.testing.assert_frame_equal(predict_spans(report, threshold, segments=chosen), expected)  # from whole

@@ -93,8 +93,32 @@ def test_the_whole_benchmark_runs_on_a_small_set(bench, folder, capsys):
     assert "| 4 | 0.0% | 25.0% | 75.0% | 0.436 | 0.533 | 0.82× |" in out
     p, r = 8.5 / 29, 8.5 / 10
     assert f"{2 * p * r / (p + r):.3f}" == "0.436"
+    # what bounds it: every span major, love 4 × ½ + dog 3 + she 3 = 8 over 29 and 10: F1 0.410; the oracle
+    # severity (dog major: the human error it overlaps) 10 over 29 and 10: F1 20 / 39 = 0.513
+    assert ": reference A | 0.436 | 0.410 | 0.513 |" in out
+    # whose severity: one rater, 3 errors (2 major). Each guessed from the other two: love from two majors (major,
+    # wrong), dog and she from a tie (minor, wrong); our rule on the three our spans overlap: love minor, dog
+    # minor (wrong), she major
+    assert "| 3 | 66.7% | 0.667 | 0.000 | 3 | 0.667 | 0.667 |" in out
     # predicted MQM and chrF against the human MQM of the same errors (minor 1, major 5)
     assert "| predicted MQM (held out) |" in out and "| chrF |" in out and "## Must show (issue 34)" in out
+
+
+def test_the_omission_weight_is_the_least_squares_ratio_held_out_by_talk(bench):
+    import numpy as np
+    import pandas as pd
+
+    penalty = np.array([1.0, 0.0, 2.0, 3.0, 0.5, 1.5])
+    omitted = np.array([0.0, 2.0, 1.0, 4.0, 3.0, 1.0])
+    frame = pd.DataFrame({"penalty": penalty, "omitted": omitted, "doc": ["a", "a", "b", "b", "c", "c"],
+                          "human": -(2.0 * penalty + 0.5 * omitted)},
+                         index=pd.MultiIndex.from_product([["S"], range(6)], names=["system", "seg"]))
+    # human = −(2 · penalty + 0.5 · omitted) exactly: a missing word weighs a quarter of a unit of span penalty
+    assert bench.fit_omission_weight([frame]) == pytest.approx(0.25)
+    unrated = frame.assign(human=np.where(frame["doc"] == "c", np.nan, frame["human"]))
+    assert bench.fit_omission_weight([unrated]) == pytest.approx(0.25)  # unrated outputs are left out
+    scores = bench.held_out_mqm({"set": frame}, "set")
+    assert scores.tolist() == pytest.approx((-(penalty + 0.25 * omitted)).tolist())
 
 
 def test_missing_data_is_one_line_saying_what_and_where(bench, tmp_path, capsys, monkeypatch):

@@ -298,6 +298,11 @@ class ScoringContext:
         with self._lock:
             return self._memo.setdefault(key, value)
 
+    def stored(self, key: Hashable) -> Any:
+        """The value :meth:`memo` stored under ``key``, None when none is stored yet (nothing is built)."""
+        with self._lock:
+            return self._memo.get(key)
+
     @cached_property
     def tokens(self) -> TokenizedSet:
         """Tokens under the user's options (default 13a + lower-case): OTEM/UTEM, WAFT/NEVA, terms, n-grams."""

@@ -5,14 +5,20 @@ MQM scores a segment by the severity-weighted count of the errors raters mark, n
 same sum to the *predicted* spans of an output (:func:`mtdiag.spans.predict_spans` at the option ``threshold``), with
 the weights of :data:`SEVERITY_WEIGHTS` — minor 1, major 5, critical 10 (critical as WMT22/23's MQM weighs it,
 Freitag et al. 2022) — each span's weight taken with its confidence (its measured probability of being on a human
-error): the segment score is minus the *expected* MQM penalty of its predicted spans, ``−Σ confidence · weight``.
+error): the segment score is minus the *expected* MQM penalty of its predicted spans, ``−Σ confidence · weight`` —
+and, with references, of what the output leaves out: :data:`OMISSION_WEIGHT` per reference word it lacks
+(:mod:`mtdiag.spans.omissions`; an omission has no words a span could mark). That weight is measured, not set: the
+ratio of the two least-squares coefficients of the human MQM scores of the dev sets on the spans' penalty and on
+the missing words (``docs/spans.md``, "Omissions").
 
 Computed by default on sets of up to :data:`DEFAULT_MAX_PAIRS` (system, segment) pairs, on request above.
 
 Sufficient statistics per segment: ``critical``, ``major``, ``minor`` (the spans of each severity), ``penalty``
-(the expected penalty) and ``segments`` (1). The corpus score is ``−Σ penalty / Σ segments`` — the mean segment
-score, as a system's MQM score is the mean over its segments — so significance, buckets and slices re-aggregate it
-like any metric. Higher is better; 0 = no predicted error.
+(their expected penalty), ``segments`` (1) and ``omitted`` (the words of the closest reference the output
+lacks). The segment score is ``−(penalty + OMISSION_WEIGHT · omitted)``, the corpus score its sum over the
+segments divided by ``Σ segments`` — the mean segment score, as a system's MQM score is the mean over its
+segments — so significance, buckets and slices re-aggregate it like any metric. Higher is better; 0 = nothing
+predicted and nothing missing.
 
 The statistics come from the spans, a layer above the metrics: this is a :class:`~mtdiag.metrics.base.
 DerivedMetric`, whose statistics :func:`mtdiag.api.evaluate` derives from the report of the other metrics through
@@ -27,7 +33,9 @@ from mtdiag.metrics.base import DerivedMetric, MetricInfo, OptionSpec, ScoringCo
 
 # the one table of the weights of predicted severities (docs/spans.md: how they relate to the human MQM weights)
 SEVERITY_WEIGHTS: dict[str, float] = {"minor": 1.0, "major": 5.0, "critical": 10.0}
-STAT_NAMES = ("critical", "major", "minor", "penalty", "segments")
+# the predicted penalty of one missing reference word: benchmarks/spans_vs_human.py --fit (TED zh-en and en-de)
+OMISSION_WEIGHT = 0.67
+STAT_NAMES = ("critical", "major", "minor", "penalty", "segments", "omitted")
 # by default on sets of at most this many (system, segment) pairs; above, on request (--metrics): its spans are
 # predicted on the whole set, not slice by slice — 100k segments x 4 systems took 3,010 MiB and 141 s of CPU with
 # it (docs/scaling.md), 10k x 2 1.7x the CPU of the other default metrics
@@ -44,8 +52,9 @@ class PredictedMQM(DerivedMetric):
         default_max_pairs=DEFAULT_MAX_PAIRS,
         range_text="≤ 0 (0: no predicted error)",
         description="Minus the severity-weighted count (minor 1, major 5, critical 10) of the error spans mtdiag "
-                    "predicts in the output, each weighted by its confidence; 0 = no predicted error. A system's "
-                    "score is the mean over its segments, as MQM's.",
+                    "predicts in the output, each weighted by its confidence, and of the reference words the output "
+                    "lacks (omissions, with references); 0 = nothing predicted. A system's score is the mean over "
+                    "its segments, as MQM's.",
         paper="MQM scoring of Freitag et al. 2021 (TACL) applied to mtdiag's predicted spans (docs/spans.md)",
         options=(OptionSpec("threshold", 0.10, "confidence from which a predicted span counts", minimum=0.0,
                             maximum=1.0),),
@@ -55,12 +64,15 @@ class PredictedMQM(DerivedMetric):
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         stats_sum = np.asarray(stats_sum, dtype=float)
-        penalty, segments = stats_sum[..., 3], stats_sum[..., 4]
-        return np.where(segments > 0, -penalty / np.maximum(segments, 1), np.nan) + 0.0
+        segments = stats_sum[..., STAT_NAMES.index("segments")]
+        return np.where(segments > 0, self.segment_scores(stats_sum) / np.maximum(segments, 1), np.nan) + 0.0
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        return -np.asarray(stats, dtype=float)[..., 3] + 0.0
+        stats = np.asarray(stats, dtype=float)
+        penalty, omitted = stats[..., STAT_NAMES.index("penalty")], stats[..., STAT_NAMES.index("omitted")]
+        return -(penalty + OMISSION_WEIGHT * omitted) + 0.0
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
         weights = "/".join(f"{w:g}" for w in SEVERITY_WEIGHTS.values())
-        return (("spans", "mtdiag"), ("weights", weights), *super().signature_fields(ctx))
+        return (("spans", "mtdiag"), ("weights", weights), ("omission", f"{OMISSION_WEIGHT:g}"),
+                *super().signature_fields(ctx))

@@ -304,6 +304,15 @@ def translation_edit_rate(
     return float(refs.edits([words_hyp], costs)[0, 0]), len(words_ref)
 
 
+def load_kernel() -> None:
+    """Load the compiled kernel for unit and for per-word costs (TER and TERm) from numba's on-disk cache, compiling
+    and caching it the first time. ``make install`` calls it (no user waits for the compiler), and the dashboard in a
+    background thread once its first page is drawn, so that the first set it scores does not wait 1-3 s for numba
+    to import and load (docs/scaling.md)."""
+    translation_edit_rate(["a"], ["b"])
+    translation_edit_rate(["a"], ["b"], [1.0])
+
+
 # The compiled kernel. Each function below is plain Python that _kernel() compiles in place with numba: the
 # module-level name is replaced by its dispatcher, so compiled callers resolve compiled callees (numba reads
 # globals at compile time) and numba's on-disk cache (cache=True) can be reused by later processes (functions

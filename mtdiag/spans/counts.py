@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.predicted_mqm import STAT_NAMES
+from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD, SEVERITIES
-from mtdiag.spans.mqm import penalty_statistics
+from mtdiag.spans.mqm import report_statistics
 from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.records import METRIC_NAME
 
@@ -24,7 +24,8 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     """One row per (metric, system): :data:`COUNT_COLUMNS` — the outputs counted, their spans of each severity
     (``critical``, ``major``, ``minor``) and in all, and ``mqm``. First the predicted spans (at ``threshold``) as
     metric ``mtdiag`` over every output, ``mqm`` their predicted MQM (minus the confidence-weighted count, minor 1,
-    major 5, critical 10, per output: the ``predicted_mqm`` metric at this threshold); then, with error annotations,
+    major 5, critical 10, and the weighted missing reference words, per output: the ``predicted_mqm`` metric at
+    this threshold); then, with error annotations,
     the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
     error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
     rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
@@ -34,8 +35,7 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     evalset = report.evalset
     systems = list(evalset.systems)
     spans = predict_spans(report, threshold)
-    stats = penalty_statistics(spans, systems, evalset.n_segments)
-    predicted_mqm = -stats[..., STAT_NAMES.index("penalty")].mean(axis=1) + 0.0
+    predicted_mqm = PredictedMQM().corpus_score(report_statistics(report, threshold).sum(axis=1))
     every = {s: evalset.n_segments for s in systems}
     rows = _rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
                  {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})

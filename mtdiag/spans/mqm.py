@@ -1,6 +1,7 @@
-"""The statistics of predicted MQM (:class:`mtdiag.metrics.predicted_mqm.PredictedMQM`) from predicted error spans:
-per (system, segment) the spans of each severity and their expected MQM penalty, ``Σ confidence · weight`` with
-the weights of :data:`mtdiag.metrics.predicted_mqm.SEVERITY_WEIGHTS` (``docs/spans.md``)."""
+"""The statistics of predicted MQM (:class:`mtdiag.metrics.predicted_mqm.PredictedMQM`) from predicted error spans
+and omissions: per (system, segment) the spans of each severity, their expected MQM penalty, ``Σ confidence ·
+weight`` with the weights of :data:`mtdiag.metrics.predicted_mqm.SEVERITY_WEIGHTS`, and the reference words the
+output lacks (:mod:`mtdiag.spans.omissions`; ``docs/spans.md``)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,22 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS, STAT_NAMES
+from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.predict import predict_spans
 
 COUNTED = ("critical", "major", "minor")  # the first statistics, in STAT_NAMES' order
 
 
-def penalty_statistics(spans: pd.DataFrame, systems: Sequence[str], n_segments: int) -> np.ndarray:
-    """``(len(systems), n_segments, 5)`` statistics (``STAT_NAMES``) of the spans (``system``, ``seg``,
-    ``severity``, ``confidence``) of those systems; spans of other systems are left out."""
+def penalty_statistics(spans: pd.DataFrame, systems: Sequence[str], n_segments: int,
+                       omitted: np.ndarray | None = None) -> np.ndarray:
+    """``(len(systems), n_segments, len(STAT_NAMES))`` statistics of the spans (``system``, ``seg``,
+    ``severity``, ``confidence``) of those systems — spans of other systems are left out — and of ``omitted``
+    (``(len(systems), n_segments)`` missing reference words; none when not given)."""
     systems = list(systems)
     stats = np.zeros((len(systems), n_segments, len(STAT_NAMES)))
     stats[..., STAT_NAMES.index("segments")] = 1.0
+    if omitted is not None:
+        stats[..., STAT_NAMES.index("omitted")] = omitted
     spans = spans[spans["system"].isin(systems)]
     system = spans["system"].map({s: i for i, s in enumerate(systems)}).to_numpy(dtype=np.int64)
     seg = spans["seg"].to_numpy(dtype=np.int64)
@@ -34,10 +40,15 @@ def penalty_statistics(spans: pd.DataFrame, systems: Sequence[str], n_segments: 
     return stats
 
 
+def report_statistics(report, threshold: float) -> np.ndarray:
+    """The statistics of every system of ``report`` (its order), from the spans predicted at ``threshold`` and
+    the reference words each output lacks."""
+    return penalty_statistics(predict_spans(report, threshold), list(report.evalset.systems),
+                              report.evalset.n_segments, missing_reference_words(report))
+
+
 def predicted_mqm_statistics(report, metric) -> dict[str, np.ndarray]:
     """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM`: per system of ``report``, its
-    ``(n_segments, 5)`` statistics from the spans predicted at the metric's ``threshold``."""
-    systems = list(report.evalset.systems)
-    stats = penalty_statistics(predict_spans(report, metric.options["threshold"]), systems,
-                               report.evalset.n_segments)
-    return {s: stats[i] for i, s in enumerate(systems)}
+    ``(n_segments, len(STAT_NAMES))`` statistics at the metric's ``threshold``."""
+    stats = report_statistics(report, metric.options["threshold"])
+    return {s: stats[i] for i, s in enumerate(report.evalset.systems)}

@@ -28,18 +28,30 @@ from mtdiag.spans.support import word_support
 SPAN_COLUMNS = ["system", "seg", "start", "end", "text", "severity", "confidence", "kind"]
 
 
-def predict_spans(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+def predict_spans(report, threshold: float = DEFAULT_THRESHOLD, segments=None) -> pd.DataFrame:
     """Every predicted span with ``confidence >= threshold``: :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and
     ``end`` character offsets into the output, ``text = output[start:end]``), ordered by system (the report's
     order), segment and start. The frame of a threshold is computed once per report and shared (every segment
     drawn, the records and the counts read the same one: do not modify it); each source of spans is computed once
-    per report, and a check whose confidence is below the threshold is not asked at all."""
+    per report, and a check whose confidence is below the threshold is not asked at all.
+
+    ``segments`` (0-based; None: all): only the spans of these segments' outputs — the rows of the whole frame for
+    them, read from it when it is computed already, else computed for these segments alone (every source of spans
+    is a function of one segment's outputs and references; a check's flags are the whole report's). The Segments
+    page shows one segment: it waited ~1 s for the spans of all 10,000 outputs of a dev set (issue 37)."""
     threshold = float(threshold)
-    return report.context.memo(("spans", "predicted", threshold), lambda: _predicted(report, threshold))
+    if segments is None:
+        return report.context.memo(("spans", "predicted", threshold), lambda: _predicted(report, threshold))
+    segments = tuple(sorted({int(s) for s in segments}))
+    whole = report.context.stored(("spans", "predicted", threshold))
+    if whole is not None:
+        return whole[whole["seg"].isin(segments)].reset_index(drop=True)
+    return report.context.memo(("spans", "predicted", threshold, segments),
+                               lambda: _predicted(report, threshold, segments))
 
 
-def _predicted(report, threshold: float) -> pd.DataFrame:
-    found = phrase_spans(report)
+def _predicted(report, threshold: float, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
+    found = phrase_spans(report, segments)
     confidence = lexical_confidence(found["kind"].iat[0], found["min_sigma"].to_numpy(), found["words"].to_numpy()) \
         if len(found) else np.zeros(0)  # one kind of evidence per set
     parts = [found.assign(confidence=confidence)[SPAN_COLUMNS]]
@@ -47,7 +59,7 @@ def _predicted(report, threshold: float) -> pd.DataFrame:
         confidence = check_confidence(check.name, critical=check.critical)
         if confidence < threshold or not (check.marks or check.critical):
             continue
-        found = check_spans(report, check) if check.marks else whole_output_spans(report, check)
+        found = check_spans(report, check, segments) if check.marks else whole_output_spans(report, check, segments)
         parts.append(found.assign(confidence=confidence)[SPAN_COLUMNS])
     frame = pd.concat(parts, ignore_index=True)
     frame = frame[frame["confidence"] >= threshold]
@@ -98,21 +110,24 @@ def locator(report) -> TokenLocator:
     return report.context.memo(("spans", "locator"), lambda: TokenLocator(report))
 
 
-def phrase_spans(report) -> pd.DataFrame:
+def phrase_spans(report, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
     """The phrases the references and the other systems do not support (:func:`mtdiag.spans.phrases.phrases`),
-    located: :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's ``words`` and ``min_sigma``."""
+    located: :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's ``words`` and ``min_sigma``; of the outputs of
+    ``segments`` only when given."""
     def build():
-        found = locator(report).frame(phrases(word_support(report)))
+        found = locator(report).frame(phrases(word_support(report, segments)))
         return found.assign(severity=phrase_severity(found["words"].to_numpy()))
 
-    return report.context.memo(("spans", "phrases"), build)
+    return report.context.memo(("spans", "phrases", segments), build)
 
 
-def check_spans(report, check) -> pd.DataFrame:
-    """The marks of one check (``mtdiag.checks``) on every output it fired on, located: :data:`SPAN_COLUMNS` but
-    ``confidence``; kind = the check's name."""
+def check_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
+    """The marks of one check (``mtdiag.checks``) on every output it fired on (of ``segments`` only when given),
+    located: :data:`SPAN_COLUMNS` but ``confidence``; kind = the check's name."""
     def build():
         fired = checks.fired(report, check)
+        if segments is not None:
+            fired = fired & fired.index.get_level_values("seg").isin(segments)
         rows = [(system, int(seg), span.start, span.end - 1) for system, seg in fired.index[fired.to_numpy()]
                 for span in check.explain(report, system, seg).spans if span.end > span.start]
         tokens = pd.DataFrame(rows, columns=["system", "seg", "first", "last"]).astype(
@@ -120,14 +135,16 @@ def check_spans(report, check) -> pd.DataFrame:
         found = locator(report).frame(tokens).drop_duplicates(["system", "seg", "start", "end"])
         return found.assign(severity=check_severity(check.name, check.critical), kind=check.name)
 
-    return report.context.memo(("spans", "check", check.name, tuple(sorted(check.options.items()))), build)
+    return report.context.memo(("spans", "check", check.name, tuple(sorted(check.options.items())), segments), build)
 
 
-def whole_output_spans(report, check) -> pd.DataFrame:
+def whole_output_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
     """A critical check that marks no words (``empty``, ``truncated``: what is wrong is what is missing): one
-    zero-width span at the end of every output it fired on — where WMT23's error spans put an omission —,
-    ``critical``; :data:`SPAN_COLUMNS` but ``confidence``."""
+    zero-width span at the end of every output it fired on (of ``segments`` only when given) — where WMT23's error
+    spans put an omission —, ``critical``; :data:`SPAN_COLUMNS` but ``confidence``."""
     fired = checks.fired(report, check)
+    if segments is not None:
+        fired = fired & fired.index.get_level_values("seg").isin(segments)
     pairs = fired.index[fired.to_numpy()]
     texts = [str(report.evalset.hyps.at[seg, system]) for system, seg in pairs]
     return pd.DataFrame({"system": pd.Series([system for system, _ in pairs], dtype=object),

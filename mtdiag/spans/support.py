@@ -32,6 +32,7 @@ from rapidfuzz.distance import Levenshtein
 from mtdiag.checks.tokens import word_ids
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.metrics.waft_neva import token_strings
+from mtdiag.tokenize import TokenSide, concat_ranges
 
 MIN_SYSTEMS = Consensus.info.min_systems  # with fewer, each output is the other's only pseudo-reference
 
@@ -64,7 +65,7 @@ class WordSupport:
         return len(self.sigma) > 0 and not np.isnan(self.sigma).all()
 
 
-def _keys(side, n_vocab: int) -> np.ndarray:
+def token_keys(side, n_vocab: int) -> np.ndarray:
     """One int64 key per token of a side: ``seg * n_vocab + token``."""
     seg = np.repeat(np.arange(side.n_segments, dtype=np.int64), side.lengths)
     return seg * n_vocab + side.ids
@@ -98,26 +99,38 @@ def _aligned_counts(hyps: list, refs: list) -> np.ndarray:
     return np.cumsum(delta[:-1])
 
 
-def word_support(report) -> WordSupport:
-    """Reference and system support of every output token of the report (memoised per report)."""
-    return report.context.memo(("spans", "support"), lambda: _word_support(report))
+def word_support(report, segments: tuple[int, ...] | None = None) -> WordSupport:
+    """Reference and system support of every output token of the report, or of the outputs of ``segments`` only
+    (0-based; the support of a word depends on its segment's references and outputs alone, so the rows are those of
+    the whole report's for these segments); memoised per report and segments."""
+    return report.context.memo(("spans", "support", segments), lambda: _word_support(report, segments))
 
 
-def _word_support(report) -> WordSupport:
+def _segments_of(side: TokenSide, segments: np.ndarray) -> TokenSide:
+    """The tokens of ``segments`` of a side, as a side of their own (its segment ``i`` is ``segments[i]``)."""
+    lengths = side.lengths[segments]
+    offsets = np.zeros(len(segments) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return TokenSide(ids=side.ids[concat_ranges(side.offsets[:-1][segments], lengths)], offsets=offsets)
+
+
+def _word_support(report, segments: tuple[int, ...] | None = None) -> WordSupport:
     tokens = report.context.tokens
     systems = tuple(report.evalset.systems)
     n_vocab = max(len(tokens.vocab), 1)
-    sides = [tokens.hyps[s] for s in systems]
-    keys = [_keys(side, n_vocab) for side in sides]
+    chosen = None if segments is None else np.asarray(segments, dtype=np.int64)
+    sides = [tokens.hyps[s] if chosen is None else _segments_of(tokens.hyps[s], chosen) for s in systems]
+    ref_sides = [side if chosen is None else _segments_of(side, chosen) for side in tokens.refs.values()]
+    keys = [token_keys(side, n_vocab) for side in sides]
     flat = np.concatenate(keys) if keys else np.zeros(0, np.int64)
     system = np.repeat(np.arange(len(systems), dtype=np.int64), [len(k) for k in keys])
-    seg = flat // n_vocab
+    seg = flat // n_vocab if chosen is None else chosen[flat // n_vocab]
     token = flat % n_vocab
     pos = np.concatenate([np.arange(len(k)) - np.repeat(side.offsets[:-1], side.lengths)
                           for k, side in zip(keys, sides)]) if keys else np.zeros(0, np.int64)
-    refs = [_keys(side, n_vocab) for side in tokens.refs.values()]
+    refs = [token_keys(side, n_vocab) for side in ref_sides]
     rho = _count_sides(flat, refs) / len(refs) if refs else np.full(len(flat), np.nan)
-    aligned = (_aligned_counts(sides, list(tokens.refs.values())) / len(refs) if refs
+    aligned = (_aligned_counts(sides, ref_sides) / len(refs) if refs
                else np.full(len(flat), np.nan))
     if len(systems) >= MIN_SYSTEMS:
         sigma = (_count_sides(flat, keys) - 1) / (len(systems) - 1)

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag import highlight, report_cache
 from mtdiag.api import Options, Report, clear_caches, evaluate
 from mtdiag.evalset import EvalSet
 from mtdiag.io import LIMIT_SETTINGS, Limits
@@ -144,7 +144,8 @@ class Dataset:
 
     evalset: EvalSet
     data_key: str
-    origin: str  # "folder", "upload" or "saved" (a run from the workspace)
+    origin: str  # "folder" (read wholly from a test-set folder on the server), "upload" (holds uploaded data) or
+    # "saved" (a run from the workspace); only a folder's report is kept on disk (mtdiag.report_cache)
     label: str
     saved_in: tuple[str, str] | None = None  # (workspace folder, run id) of a saved run: where its tags are kept
 
@@ -280,10 +281,16 @@ def _report_store() -> _ReportStore:
 
 
 def report_for(data: Dataset, options: Options) -> Report:
-    """The report of ``data`` under ``options``: from the cache, or computed now with a progress bar."""
+    """The report of ``data`` under ``options``: from the store; for a test-set folder from its file on disk
+    (:mod:`mtdiag.report_cache`: the sample sets open without scoring once a server or ``make install`` scored them);
+    else computed now with a progress bar (and a folder's written to disk). Uploads are never written to disk."""
     store = _report_store()
     key = report_key(data, options)
     report = store.get(key)
+    if report is not None:
+        return report
+    if data.origin == "folder":
+        report = report_cache.load(data.evalset, options)
     if report is None:
         bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
 
@@ -292,7 +299,9 @@ def report_for(data: Dataset, options: Options) -> Report:
 
         report = evaluate(data.evalset, options, progress=progress)
         bar.empty()
-        store.put(key, report)
+        if data.origin == "folder":
+            report_cache.save(report)
+    store.put(key, report)
     return report
 
 

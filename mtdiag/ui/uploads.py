@@ -12,6 +12,7 @@ Every reader's result is cached by the files' bytes and goes with the reports
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import streamlit as st
@@ -92,7 +93,7 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
         hyps[name] = lines
     extended = replace(evalset.with_hyps(hyps), warnings=tuple(warnings))
     label = f"{_base.label} + {len(extras)} uploaded"
-    return state.Dataset(extended, extended.content_hash(), "folder", label)
+    return state.Dataset(extended, extended.content_hash(), "upload", label)  # holds uploaded data: never on disk
 
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
@@ -137,7 +138,7 @@ def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric
     if scores is not None:
         evalset = mio.with_metric_scores(evalset, scores, limits=limits)
         added.append(scores[0])
-    return state.Dataset(evalset, evalset.content_hash(), _base.origin, f"{_base.label} + {' + '.join(added)}")
+    return state.Dataset(evalset, evalset.content_hash(), "upload", f"{_base.label} + {' + '.join(added)}")
 
 
 state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
@@ -167,9 +168,23 @@ def _guess_lang_pair(file_names: list[str]) -> str:
     return mio.resolve_lang_pair(file_names=file_names) or ""
 
 
+@st.cache_resource(show_spinner=False)
+def _load_kernels() -> threading.Thread:
+    """Once per server, when the upload form is first shown: load the compiled TER kernel in a background thread
+    (:func:`mtdiag.metrics.ter_engine.load_kernel`) while the user picks the files, so that scoring the upload does
+    not wait 1-3 s for numba. Not at the first page: the sample sets open from disk without it
+    (:mod:`mtdiag.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
+    from mtdiag.metrics.ter_engine import load_kernel
+
+    thread = threading.Thread(target=load_kernel, name="mtdiag-load-kernels", daemon=True)
+    thread.start()
+    return thread
+
+
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
     file, when given, is the whole data; else the text files make it."""
+    _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
         "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, export, highlight, triage
+from mtdiag import checks, export, highlight, human, triage
 from mtdiag.api import NO_REFERENCE
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
 from mtdiag.ui import state, tagging
@@ -129,8 +129,24 @@ def number_format(metric: str) -> str:
     return f"%.{_info(metric).places}f"
 
 
-def column_config(frame: pd.DataFrame) -> dict:
-    """Column settings for a frame holding metric columns, flag columns and texts."""
+TEXT_CHAR_PX = 8  # a character of the grid's 14 px font, generously (capitals and wide letters included)
+CELL_HORIZONTAL_PX = 16  # a cell's left and right padding (the grid's 8 px each)
+TAGS_PX = (75, 240)  # the tags column's width: at least Streamlit's "small", at most what leaves room for the text
+
+
+def tags_width(labels: pd.Series) -> int:
+    """The pixel width of a ``tags`` column: its longest word on one line (within :data:`TAGS_PX`), so that a
+    tag wraps between its words, never inside one. Without a width the grid gave the column the width of its
+    header, and in a table whose rows wrap (the Segments queue) "check later" wrapped letter by letter (issue 37);
+    as wide as a whole label the column pushed the outputs' text off a 1,600-pixel screen."""
+    words = labels.astype(str).str.split(r"[\s,]+", regex=True).explode() if len(labels) else pd.Series([], dtype=str)
+    longest = int(words.str.len().max()) if len(words.dropna()) else 0
+    return int(min(max(longest * TEXT_CHAR_PX + CELL_HORIZONTAL_PX, TAGS_PX[0]), TAGS_PX[1]))
+
+
+def column_config(frame: pd.DataFrame, wrap: bool = False) -> dict:
+    """Column settings for a frame holding metric columns, flag columns and texts; ``wrap``: the table's rows wrap
+    their text (then the ``tags`` column gets the width of its longest word, :func:`tags_width`)."""
     config: dict = {}
     for column in frame.columns:
         if is_metric(column):
@@ -146,10 +162,16 @@ def column_config(frame: pd.DataFrame) -> dict:
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
                                                              width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
         elif column == "human":
-            config[column] = st.column_config.NumberColumn("human", format="%.2f",
-                                                           help="the human score of this output (as loaded)")
+            config[column] = st.column_config.NumberColumn("human", format=f"%.{human.SCORE_PLACES}f",
+                                                           help="the human score (as loaded; a mean where several "
+                                                                "ratings meet)")
         elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
             config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
+        elif pd.api.types.is_float_dtype(frame[column]):  # one format per column (issue 37), the command line's
+            config[column] = st.column_config.NumberColumn(str(column), format=f"%.{export.PLACES}f")
+        elif column == "tags":
+            config[column] = st.column_config.TextColumn("tags", width=tags_width(frame[column]) if wrap else None,
+                                                         help="your tags of this output or its segment")
         elif "seg_id" in frame.columns and column in ("src", "hyp"):
             config[column] = st.column_config.TextColumn(column, width="large")
     return config
@@ -175,6 +197,14 @@ def html(body: str) -> None:
 
 def explain(text: str) -> None:
     st.info(text, icon=":material/info:")
+
+
+def panel(label: str, *, key: str, where=st):
+    """An optional panel: an expander that tracks whether it is open (``on_change="rerun"``). Its ``.open`` is True
+    only while the user has it open, so a page draws (and computes) the panel's content only then — a closed
+    expander's content was built, sent and laid out by the browser on every run (the Overview's signatures cost the
+    browser 0.7 s of syntax highlighting, unseen). Opening or closing it reruns the page."""
+    return where.expander(label, key=key, on_change="rerun")
 
 
 def reference_needed(current: state.Current) -> bool:
@@ -238,7 +268,7 @@ def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.Data
              and (pd.api.types.is_object_dtype(frame[c]) or pd.api.types.is_string_dtype(frame[c]))]
     if not texts:
         return frame, frame
-    fitted = frame.assign(**{c: views.fit_lines(frame[c], _width_px(config[c]["width"]), lines) for c in texts})
+    fitted = frame.assign(**{c: _fitted(frame[c], _width_px(config[c]["width"]), lines) for c in texts})
     wide = {c: views.wide_script(fitted[c]) for c in texts}
     if not any(w.any() for w in wide.values()) or all(w.all() for w in wide.values()):
         return fitted, fitted  # one script: one average serves every cell
@@ -246,6 +276,13 @@ def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.Data
     for column, mask in wide.items():
         styles.loc[mask, column] = WIDE_FONT
     return fitted, fitted.style.apply(lambda _: styles, axis=None, subset=texts)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=state.REPORT_TTL_S)
+def _fitted(texts: pd.Series, width_px: int, lines: int) -> pd.Series:
+    """:func:`mtdiag.views.fit_lines`, cached by the texts themselves (a page of at most a table's page size): every
+    rerun of a page — any click on it — fitted the same thousand texts again, 0.1 s a column (issue 37)."""
+    return views.fit_lines(texts, width_px, lines)
 
 
 def _width_px(width) -> int | None:
@@ -292,7 +329,7 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
-    cfg = column_config(frame)
+    cfg = column_config(frame, wrap=row_height is not None and row_height > WRAP_PX)
     cfg.update(config or {})
     shown = frame
     if row_height is not None and row_height > WRAP_PX:
@@ -363,9 +400,15 @@ def select(label: str, options: Sequence, *, key: str, default=None, where=st, *
 
 
 def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = (), where=st, **kwargs) -> list:
-    """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data."""
+    """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data. Its label
+    counts the choices (``Systems (10 of 10)``): in a column Streamlit keeps the chips on one line that scrolls,
+    so most of them were out of sight with nothing saying so (issue 37: 2 of 10 systems shown, no "+8"). A
+    multiselect keeps its identity by its key, so the changing label never resets it."""
     options = list(options)
     follow(key, options, [o for o in default if o in options])
+    chosen = len(st.session_state.get(key) or ())
+    if chosen:
+        label = f"{label} ({chosen} of {len(options)})"
     return where.multiselect(label, options, key=key, **kwargs)
 
 
@@ -429,14 +472,14 @@ def sort_label(key: str) -> str:
 
 
 def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: bool) -> str:
-    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5 · flags: a, b`` — the problem
+    """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5.00 · flags: a, b`` — the problem
     score, the score the outputs are sorted by, the human score and the flags (every score is in the table above
     the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
     parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
     if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
         parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
-        parts.append(f"human {row['human']:g}")
+        parts.append(f"human {human.format_score(row['human'])}")
     fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
     if fired:
         parts.append("flags: " + ", ".join(fired))
@@ -551,13 +594,14 @@ def overview_config(corpus: pd.DataFrame) -> dict:
 
 def report_download(current: state.Current, *, key: str) -> None:
     """A button that downloads the self-contained HTML report (:func:`mtdiag.html_report.html_report`) of the current
-    data and options; built on click, on Streamlit's download thread."""
-    from mtdiag.html_report import html_report
-
+    data and options; built on click, on Streamlit's download thread (the report's module is imported there too:
+    it is not needed to draw the button)."""
     report = current.report
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
 
     def build() -> str:
+        from mtdiag.html_report import html_report
+
         return html_report(report)
 
     st.download_button("Download HTML report", data=build, file_name=f"mtdiag-report-{name}.html",

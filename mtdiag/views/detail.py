@@ -75,7 +75,8 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
     each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
     triage checks fired (:func:`mtdiag.checks.check_evidence`), the human error spans and a metric's error spans
     when loaded, and the error spans mtdiag predicts with a confidence of at least ``threshold`` (computed once per
-    report and threshold, :func:`mtdiag.spans.predict_spans`)."""
+    report, threshold and segment — for this segment's outputs alone unless every output's are computed already:
+    :func:`mtdiag.spans.predict_spans`)."""
     evalset = report.evalset
     seg = int(seg)
     hyp_spans: list[Span] = []
@@ -95,7 +96,7 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
         facts |= evidence.facts
     for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg),
                   metric_error_evidence(report, system, seg),
-                  predicted_error_evidence(report, system, seg, predict_spans(report, threshold))):
+                  predicted_error_evidence(report, system, seg, predict_spans(report, threshold, segments=(seg,)))):
         if extra is not None:
             hyp_spans += extra.hyp_spans
             legend += [k for k in extra.legend if k not in legend]

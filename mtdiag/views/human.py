@@ -15,16 +15,18 @@ import pandas as pd
 from mtdiag.human import human_agreement, human_ranking
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
-from mtdiag.metrics.predicted_mqm import STAT_NAMES
+from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans, rated_pairs,
                                     severity_f1, span_measures)
 from mtdiag.spans.mqm import penalty_statistics
+from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
-           "has_human_scores", "human_points", "human_agreement", "human_ranking", "span_agreement",
+           "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section", "SECTIONS",
+           "span_agreement",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -90,8 +92,8 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     characters; several raters of one output counted each), the predicted ``spans``, their ``precision`` (share
     overlapping a human span), ``major_recall``, character precision, recall and F1 and the share of characters
     ``marked``, the WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of
-    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold``,
-    :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
+    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold`` and the missing reference
+    words, :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
     0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
     evalset = report.evalset
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
@@ -102,8 +104,8 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     system_of = np.array([system for system, _ in axis.pairs], dtype=object)
     position = {s: i for i, s in enumerate(evalset.systems)}
     segs = np.array([seg for _, seg in axis.pairs], dtype=np.int64)
-    penalty = penalty_statistics(predicted, evalset.systems, evalset.n_segments)[..., STAT_NAMES.index("penalty")]
-    predicted_mqm = -penalty[[position[s] for s in system_of], segs] + 0.0
+    stats = penalty_statistics(predicted, evalset.systems, evalset.n_segments, missing_reference_words(report))
+    predicted_mqm = PredictedMQM().segment_scores(stats)[[position[s] for s in system_of], segs]
     scores = (evalset.human.groupby(["system", "seg"])["score"].mean() if evalset.human is not None
               else pd.Series(dtype=float))
     human_score = scores.reindex(pd.MultiIndex.from_arrays([system_of, segs])).to_numpy(dtype=float)
@@ -118,6 +120,22 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
                      **severity_f1(human, predicted, within), "predicted_mqm": float(predicted_mqm[within].mean()),
                      "human": float(human_score[scored].mean()) if scored.any() else float("nan")})
     return pd.DataFrame(rows, columns=list(SPAN_AGREEMENT_COLUMNS))
+
+
+SECTIONS = {"human": "Human scores", "likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
+            "errors": "Error statistics"}
+"""The Human page's sections, in the order it offers them."""
+
+
+def opening_section(report) -> str:
+    """The section the Human page opens on: the first of :data:`SECTIONS` this data has — the agreement of the
+    metrics with the human scores when they are loaded (``human``: what people judged, which the other sections
+    approximate), else ORANGE/KING with two or more references (``likeness``), else the error statistics
+    (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
+    ORANGE/KING, which one-reference data cannot have (issue 37)."""
+    if has_human_scores(report):
+        return "human"
+    return "likeness" if len(report.evalset.ref_names) >= 2 else "errors"
 
 
 # ----------------------------------------------------------------------------------------------- the view

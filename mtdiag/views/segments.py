@@ -44,7 +44,14 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
     critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
     then every segment score. ``requested``: on-request checks with their options (e.g.
-    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`)."""
+    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`). Computed once per report and
+    arguments (:func:`source_view` reads it for every segment opened): do not modify the frame."""
+    requested = checks.freeze(requested)
+    return report.context.memo(("segments", "queue", requested, bool(strict)),
+                               lambda: _queue(report, requested, bool(strict)))
+
+
+def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
     ranked = triage.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
     seg = ranked["seg_id"].to_numpy() - 1

@@ -117,8 +117,10 @@ def test_a_saved_run_reopens_after_a_server_restart_without_scoring(page, blocke
     calls = tmp_path / "evaluate.log"
     # the repository first: the hook imports mtdiag before streamlit puts the working folder on sys.path
     path = [str(hook), str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])]
+    # an empty report cache (mtdiag.report_cache): the sample set the app opens on is scored once, so the count
+    # below proves the hook works
     env2 = dict(env, PYTHONPATH=os.pathsep.join(path),
-                MTDIAG_TEST_EVALUATE_LOG=str(calls))
+                MTDIAG_TEST_EVALUATE_LOG=str(calls), MTDIAG_CACHE_DIR=str(tmp_path / "report-cache"))
     proc, base = _serve(workspace, tmp_path / "server2.log", env2)
     try:
         page.goto(base, wait_until="domcontentloaded")

@@ -24,10 +24,8 @@ st.caption("With several references, a good metric should score a human translat
            "close to a reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, "
            "how well each metric agrees with them.")
 
-section = widgets.segmented(
-    "View", ["likeness", "queen", "human", "errors"], key="hl_section", required=True,
-    format_func={"likeness": "ORANGE / KING per metric", "queen": "QUEEN per system",
-                 "human": "Human scores", "errors": "Error statistics"}.__getitem__)
+section = widgets.segmented("View", list(human.SECTIONS), key="hl_section", required=True,
+                            default=human.opening_section(report), format_func=human.SECTIONS.__getitem__)
 if section in ("likeness", "queen") and widgets.reference_needed(current):
     st.stop()
 chosen: dict = {}
@@ -57,9 +55,10 @@ if section == "likeness":
         widgets.chart(current, "king", metrics,
                       lambda: charts.likeness_bars(table, "king", "metric", "KING", 1 / len(ev.systems)),
                       key="hl_king", where=right)
-        with st.expander("KING per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
-                          max_height=300)
+        with widgets.panel("KING per segment", key="hl_king_panel") as king_segments:
+            if king_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_king_segments", name="king_per_segment",
+                              max_height=300)
 
 elif section == "queen":
     c1, c2 = st.columns([3, 1])
@@ -80,9 +79,10 @@ elif section == "queen":
         widgets.table(table, key="hl_queen", name="queen")
         widgets.chart(current, "queen", (*metrics, pool), lambda: charts.likeness_bars(table, "queen", "system", "QUEEN"),
                       key="hl_queen_bars")
-        with st.expander("QUEEN per segment"):
-            widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
-                          max_height=300)
+        with widgets.panel("QUEEN per segment", key="hl_queen_panel") as queen_segments:
+            if queen_segments.open:
+                widgets.table(result.segments.reset_index(), key="hl_queen_segments", name="queen_per_segment",
+                              max_height=300)
 
 elif section == "errors":
     if human.has_error_annotations(report):
@@ -126,7 +126,8 @@ elif section == "errors":
                "confidence set on the right; docs/spans.md), those the raters marked (`human`, over the rated "
                "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under *Human error spans "
                "and metric scores*). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted count, "
-               "minor 1, major 5, critical 10, per output) beside the human MQM score.")
+               "minor 1, major 5, critical 10, and the missing reference words, per output) beside the human MQM "
+               "score.")
     threshold = choices.choose(human.VIEW, "span_threshold", current, chosen, key="hl_span_threshold",
                                widget="slider", where=c2)
     widgets.table(state.view(human.span_counts)(current, threshold), key="hl_span_counts", name="span_counts",

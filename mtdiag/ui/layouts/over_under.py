@@ -35,8 +35,9 @@ with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
     mp = state.view(over_under.mp_per_order)(current, metric)
     widgets.chart(current, "mp_bars", (metric,), lambda: charts.mp_bars(mp, metric), key="ou_mp")
-with st.expander("mp_n table"):
-    widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
+with widgets.panel("mp_n table", key="ou_mp_panel") as mp_table:
+    if mp_table.open:
+        widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 c1, c2 = st.columns([3, 2])

@@ -76,6 +76,7 @@ with right:
     else:
         widgets.table(overview.significance_table(sig), key="ov_sig", name=f"significance_vs_{baseline}",
                       max_height=420)
-with st.expander("Metric signatures"):
-    for metric, signature in significance.report_signatures(report, sig).items():
-        st.code(f"{widgets.metric_label(metric, arrow=False)}: {signature}", language=None)
+with widgets.panel("Metric signatures", key="ov_signatures") as signatures:
+    if signatures.open:
+        st.code("\n".join(f"{widgets.metric_label(metric, arrow=False)}: {signature}"
+                          for metric, signature in significance.report_signatures(report, sig).items()), language=None)

@@ -46,7 +46,8 @@ with c6.popover("Why", icon=":material/help:", use_container_width=True):
                 "Select a row to open its source with every system's output.")
     st.caption("Here: " + escape_markdown(state.view(triage.signals)(current)) + ".")
 requested = checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
-queue = state.view(segments.queue)(current, requested=requested, strict=strict)
+queue = state.view(segments.queue, spinner="Checking every output and ranking them worst first …")(
+    current, requested=requested, strict=strict)
 flags = checks.flag_columns(queue)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="seg_systems", where=c2,
                               disabled=view_as == "sources")
@@ -120,10 +121,12 @@ else:
         selected_seg, selected_system = int(row["seg_id"]), str(row["worst_system"])
 
 if documents:
-    with st.expander("Per document: corpus scores"):
-        st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
-                   "segment scores averaged).")
-        widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents", excel=True)
+    with widgets.panel("Per document: corpus scores", key="seg_documents") as per_document:
+        if per_document.open:
+            st.caption("Every metric by its corpus formula on the document's segments (statistics summed, not "
+                       "segment scores averaged).")
+            widgets.table(state.view(segments.document_scores)(current), key="seg_docs", name="documents",
+                          excel=True)
 
 threshold = SPAN_THRESHOLD.default
 if selected_seg is None:

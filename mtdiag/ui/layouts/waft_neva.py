@@ -21,7 +21,7 @@ if not {"waft", "neva"} <= set(report.metrics):
     widgets.explain("WAFT and NEVA were not computed for this data.")
     st.stop()
 
-frame = state.view(waft_neva.word_order_table)(current)
+frame = state.view(waft_neva.word_order_table, spinner="Finding outputs whose words are in an order no reference has …")(current)
 systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="wn_systems")
 frame = frame[frame["system"].isin(systems)]
 points = waft_neva.sample_rows(frame)
@@ -51,8 +51,9 @@ if len(frame):
                 + ("" if picked is not None else " — the top row; select another in the table"))
     widgets.html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
     widgets.html(highlight.render_alignment(alignment[["op", "hyp", "ref"]].itertuples(index=False)))
-    with st.expander("Alignment table"):
-        widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{widgets.segment_number(seg)}")
+    with widgets.panel("Alignment table", key="wn_align_panel") as alignment_table:
+        if alignment_table.open:
+            widgets.table(alignment, key="wn_align", name=f"alignment_{system}_{widgets.segment_number(seg)}")
 
 st.subheader("Edit operations over the corpus")
 widgets.chart(current, "op_bars", (), lambda: charts.op_bars(state.view(waft_neva.op_counts)(current)), key="wn_ops")

@@ -1,0 +1,126 @@
+"""Reports of test-set folders kept on disk (mtdiag.report_cache, issue 37): read back they are the report scoring
+gives; a changed text, option or file is never mistaken for another; a damaged file is scored again; the dashboard
+opens a folder from disk without scoring and never writes an upload there."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from mtdiag import report_cache
+from mtdiag.api import Options, evaluate
+from mtdiag.io import load_folder
+from tests.conftest import SAMPLE
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTDIAG_CACHE_DIR", str(tmp_path / "reports"))
+    return tmp_path / "reports"
+
+
+@pytest.fixture(scope="module")
+def tico():
+    return load_folder(SAMPLE / "tico19.en-fr")
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("scored again")
+
+
+def assert_same(read, scored):
+    assert read.metrics == scored.metrics
+    pd.testing.assert_frame_equal(read.corpus, scored.corpus)
+    pd.testing.assert_frame_equal(read.segments, scored.segments)
+    assert read.signatures() == scored.signatures()
+
+
+def test_a_report_read_back_is_the_report_scoring_gives(cache, tico, monkeypatch):
+    scored = evaluate(tico, Options(metric_options={"chrf": {"word_order": 2}}))
+    first = report_cache.evaluate_stored(tico, Options(metric_options={"chrf": {"word_order": 2}}))
+    assert len(list(cache.glob("*.npz"))) == 1
+    monkeypatch.setattr(report_cache, "evaluate", refuse)
+    again = report_cache.evaluate_stored(tico, Options(metric_options={"chrf": {"word_order": 2}}))
+    assert_same(first, scored)
+    assert_same(again, scored)
+    assert again.evalset is tico  # the set given (its name, tags), with the stored statistics
+
+
+def test_another_text_option_or_code_is_another_file(cache, tico, monkeypatch):
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    keys = {report_cache.key(tico, Options(metrics=("bleu",)))}
+    keys.add(report_cache.key(tico, Options(metrics=("bleu",), lowercase=False)))
+    keys.add(report_cache.key(tico, Options(metrics=("chrf",))))
+    hyps = tico.hyps.copy()
+    hyps.iloc[0, 0] = hyps.iloc[0, 0] + " x"
+    keys.add(report_cache.key(replace(tico, hyps=hyps), Options(metrics=("bleu",))))
+    monkeypatch.setattr(report_cache, "code_digest", lambda: "another version of the code")
+    keys.add(report_cache.key(tico, Options(metrics=("bleu",))))
+    assert len(keys) == 5
+    assert report_cache.key(tico, Options(metrics=("bleu",), tgt_lang="fr")) == report_cache.key(
+        tico, Options(metrics=("bleu",)))  # the same options once made explicit for the set: the same report
+
+
+def test_a_damaged_file_is_removed_and_the_set_scored_again(cache, tico):
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu", "ter")))
+    (path,) = cache.glob("*.npz")
+    path.write_bytes(path.read_bytes()[:100])
+    assert report_cache.load(tico, Options(metrics=("bleu", "ter"))) is None and not path.exists()
+    report = report_cache.evaluate_stored(tico, Options(metrics=("bleu", "ter")))
+    assert_same(report, evaluate(tico, Options(metrics=("bleu", "ter"))))
+    assert path.exists()
+
+
+def test_the_most_recently_used_files_are_kept(cache, tico, monkeypatch):
+    monkeypatch.setattr(report_cache, "MAX_FILES", 2)
+    for order in (1, 2, 3):
+        report_cache.evaluate_stored(tico, Options(metrics=("otem",), metric_options={"otem": {"order": order}}))
+        os.utime(cache / f"{report_cache.key(tico, Options(metrics=('otem',), metric_options={'otem': {'order': order}}))}.npz",
+                 (order, order))
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    kept = {p.stem for p in cache.glob("*.npz")}
+    assert kept == {report_cache.key(tico, Options(metrics=("bleu",))),
+                    report_cache.key(tico, Options(metrics=("otem",), metric_options={"otem": {"order": 3}}))}
+
+
+def test_a_folder_that_cannot_be_written_is_no_cache(tmp_path, tico, monkeypatch):
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MTDIAG_CACHE_DIR", str(blocker / "reports"))
+    report = report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    assert_same(report, evaluate(tico, Options(metrics=("bleu",))))
+
+
+def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache, monkeypatch):
+    """The first server scores the sample set and keeps it; a new server (every cache forgotten) opens it from disk
+    without scoring. Uploads are scored, never written to disk."""
+    import streamlit as st
+
+    import mtdiag.ui.state as ui_state
+    from tests.test_app import de_lines, lines_file, start
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    start()
+    assert len(list(cache.glob("*.npz"))) == 1
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    monkeypatch.setattr(ui_state, "evaluate", refuse)
+    at = start()  # a new server: its report store is empty, the file is read
+    assert at.title[0].value == "Overview" and len(at.dataframe) > 0
+    monkeypatch.undo()
+    monkeypatch.setenv("MTDIAG_CACHE_DIR", str(cache))
+    at.file_uploader(key="up_extra").set_value([lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "+ 1 uploaded" in "\n".join(c.value for c in at.sidebar.caption)  # a folder with an uploaded system
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value([lines_file("ref.A.txt", de_lines("ref.A.txt"))]).run()
+    at.file_uploader(key="up_hyps").set_value([lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "uploaded files" in "\n".join(c.value for c in at.sidebar.caption)
+    assert len(list(cache.glob("*.npz"))) == 1
+    st.cache_data.clear()
+    st.cache_resource.clear()
