@@ -71,7 +71,7 @@ import pandas as pd
 from mtdiag import buckets, checks
 from mtdiag.metrics import metric_info
 from mtdiag.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_count_blocks,
-                                 bootstrap_p_value, bootstrap_sums, corrected)
+                                 bootstrap_p_value, bootstrap_sums, corrected, one_blas_thread)
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.selection import segment_mask
@@ -333,16 +333,17 @@ def _departures(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int
     narrow = flat.astype(np.float32) if whole else None  # whole numbers: exact in single precision below 2^24
     members = [np.flatnonzero(c.mask) for c in candidates]
     resampled = np.empty((len(candidates), n))
-    for start, stop, counts in bootstrap_count_blocks(n_segments, n, seed):
-        totals = _exact_product(counts, narrow, flat).reshape(-1, 2, k)
-        by_segment = np.ascontiguousarray(counts.T)  # a slice's segments are then whole rows, read in one sweep
-        for j, inside in enumerate(members):
-            here = _exact_product(by_segment[inside].T, None if narrow is None else narrow[inside],
-                                  flat[inside]).reshape(-1, 2, k)
-            slice_scores = np.asarray(scorer.corpus_score(here), dtype=float)  # (rows, 2): b, a
-            rest_scores = np.asarray(scorer.corpus_score(totals - here), dtype=float)
-            resampled[j, start:stop] = ((slice_scores[:, 1] - slice_scores[:, 0])
-                                        - (rest_scores[:, 1] - rest_scores[:, 0]))
+    with one_blas_thread():  # tall, thin products: OpenBLAS's threads only spin (significance.one_blas_thread)
+        for start, stop, counts in bootstrap_count_blocks(n_segments, n, seed):
+            totals = _exact_product(counts, narrow, flat).reshape(-1, 2, k)
+            by_segment = np.ascontiguousarray(counts.T)  # a slice's segments are then whole rows, read in one sweep
+            for j, inside in enumerate(members):
+                here = _exact_product(by_segment[inside].T, None if narrow is None else narrow[inside],
+                                      flat[inside]).reshape(-1, 2, k)
+                slice_scores = np.asarray(scorer.corpus_score(here), dtype=float)  # (rows, 2): b, a
+                rest_scores = np.asarray(scorer.corpus_score(totals - here), dtype=float)
+                resampled[j, start:stop] = ((slice_scores[:, 1] - slice_scores[:, 0])
+                                            - (rest_scores[:, 1] - rest_scores[:, 0]))
     return bootstrap_p_value(resampled, np.zeros(n), observed)
 
 
