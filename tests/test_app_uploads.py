@@ -272,3 +272,38 @@ def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatc
     monkeypatch.setattr(state, "evaluate", real)
     at.run()
     assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
+
+
+WEIGHED = "\n".join([
+    "system\tseg_id\trater\ttarget\tcategory\tseverity",
+    "UEdin\t1\tr1\tx\tSource issue\tMajor",
+    "UEdin\t2\tr1\t<v>x</v>\tStyle/Awkward\tMinor",
+]) + "\n"
+
+
+def _human(at) -> dict:
+    data = at.session_state["_mtdiag_last_good"]
+    return {(r.system, r.seg + 1): r.score for r in data.evalset.human.itertuples()}
+
+
+def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keeps_the_data():
+    """Issue 35: error rows become human scores by the chosen scheme — WMT's releases (a Source issue weighs 0),
+    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line."""
+    from tests.test_app import de_lines, lines_file
+
+    at = upload_mode()
+    at.file_uploader(key="up_src").set_value(lines_file("src.txt", de_lines("src.txt")))
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("newstest2021.en-de.UEdin.txt",
+                                                         de_lines("newstest2021.en-de.UEdin.txt"))).run()
+    upload(at, "up_annotations", "mqm.errors.tsv", WEIGHED.encode())
+    assert _human(at) == {("UEdin", 1): 0.0, ("UEdin", 2): -1.0}
+    assert at.selectbox(key="up_error_weights").value == "wmt"
+    at.selectbox(key="up_error_weights").set_value("esa").run()
+    assert _human(at) == {("UEdin", 1): -5.0, ("UEdin", 2): -1.0}
+    at.selectbox(key="up_error_weights").set_value("file").run()
+    upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\n*\t*\t2\n")
+    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}
+    upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
+    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
+    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays

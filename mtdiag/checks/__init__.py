@@ -41,6 +41,7 @@ from mtdiag.checks.number_mismatch import NumberMismatch
 from mtdiag.checks.over_translation import OverTranslation
 from mtdiag.checks.repetition import Repetition
 from mtdiag.checks.source_copy import SourceCopy
+from mtdiag.checks.suspect_reference import SuspectReference, reference_at_fault
 from mtdiag.checks.unbalanced import Unbalanced
 from mtdiag.checks.under_translation import UnderTranslation
 from mtdiag.checks.untranslated import Untranslated
@@ -52,7 +53,7 @@ REGISTRY: dict[str, type[Check]] = {
     cls.name: cls
     for cls in (Empty, Truncated, Flood, Repetition, WrongLanguage, SourceCopy, LlmArtefact, OverTranslation,
                 UnderTranslation, WordOrder, Untranslated, NumberMismatch, LengthOutlier, MissedTerm, MtOnlyNgram,
-                MixedLanguage, MarkupMismatch, Unbalanced, Inconsistent)
+                MixedLanguage, MarkupMismatch, Unbalanced, Inconsistent, SuspectReference)
 }
 
 Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
@@ -101,10 +102,16 @@ def active_checks(report, requested: Mapping[str, Mapping[str, Any]] | Requested
 
 def fired(report, check: Check) -> pd.Series:
     """One check's flag over the report's pairs (memoised per report, check and options: a page that needs one
-    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one)."""
-    key = ("checks", check.name, tuple(sorted(check.options.items())))
-    return report.context.memo(key, lambda: check.fires(report).reindex(report.segments.index, fill_value=False)
-                               .astype(bool))
+    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one). A check whose evidence is the
+    reference (``reads_reference``) does not fire where every reference of the segment is suspect
+    (:func:`mtdiag.checks.suspect_reference.reference_at_fault`): the reference's fault is not the output's."""
+    def build() -> pd.Series:
+        flags = check.fires(report).reindex(report.segments.index, fill_value=False).astype(bool)
+        if check.reads_reference:
+            flags &= ~reference_at_fault(report)
+        return flags
+
+    return report.context.memo(("checks", check.name, tuple(sorted(check.options.items()))), build)
 
 
 def flag(report, name: str) -> pd.Series:

@@ -54,7 +54,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         sets = testsets.available_sets()
         if sets:
             try:
-                data = testsets.load_folder(sets[0], testsets.stamp(sets[0]))
+                data = testsets.load_folder(sets[0], testsets.stamp(sets[0]), uploads.error_weights_spec())
             except InputError as error:
                 problems.append(str(error))
     if data is None:

@@ -7,10 +7,10 @@ import pandas as pd
 
 from mtdiag.metrics import metric_info
 from mtdiag.slices import CORRECTIONS, find_slices
-from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE
+from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE, DEFAULT_TEST, TESTS
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
 
-__all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "finder_metrics", "found_slices", "within"]
+__all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "TESTS", "finder_metrics", "found_slices", "within"]
 
 
 def finder_metrics(report) -> list[str]:
@@ -19,11 +19,19 @@ def finder_metrics(report) -> list[str]:
     return [m for m in report.metrics if m in report.metric_objects and metric_info(m, report).has_direction]
 
 
-def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str) -> pd.DataFrame:
-    """The candidate slices ranked by how much ``a`` and ``b`` differ there (:func:`mtdiag.slices.find_slices`:
-    enough bootstrap resamples for the number of slices tried, the default seed): ``expression``, ``size``, both scores, ``difference``, the
-    p-value and the corrected p-value; ``attrs`` as find_slices gives them."""
-    return find_slices(report, a, b, metric, min_size=min_size, correction=correction)
+def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str,
+                 test: str = DEFAULT_TEST) -> pd.DataFrame:
+    """The candidate slices ranked by ``test`` (:func:`mtdiag.slices.find_slices`: by default how far the gap
+    between ``a`` and ``b`` departs from the rest of the set; enough bootstrap resamples for the number of slices
+    tried, the default seed): ``expression``, ``size``, both scores, ``difference``, ``rest_difference``,
+    ``departure``, ``direction``, the p-value and the corrected p-value; ``attrs`` as find_slices gives them."""
+    return find_slices(report, a, b, metric, min_size=min_size, correction=correction, test=test)
+
+
+RANKED = {"departure": "Largest departure from the rest of the set first among the significant, then the others; "
+                        "'direction' says which way",
+          "gap": "Largest difference first among the significant, then the others"}
+"""How the table is ordered, per test (the page's caption)."""
 
 
 def within(where: str, expression: str) -> str:
@@ -42,7 +50,8 @@ def min_size(report) -> int:
 
 VIEW = View(
     name="slices", title="Slice finder",
-    help="where two systems differ most: candidate slices ranked, each the expression that defines it, with "
+    help="where the gap between two systems is unusual: candidate slices ranked by how far the gap there departs "
+         "from the gap on the rest of the set, each the expression that defines it and which way it departs, with "
          "paired p-values corrected for the slices tried",
     needs=("two_systems",),
     options=(
@@ -56,8 +65,12 @@ VIEW = View(
                    maximum=lambda report: max(1, report.evalset.n_segments)),
         ViewOption("correction", "Correction", "the correction for the number of slices tried",
                    choices=tuple(CORRECTIONS), default=DEFAULT_CORRECTION, describe=CORRECTIONS),
+        ViewOption("test", "Test", "departure: is the gap A − B here unlike the gap on the rest of the set (where B "
+                   "catches up, wins or falls further behind)? gap: is A − B ≠ 0 here?", choices=tuple(TESTS),
+                   default=DEFAULT_TEST, describe=TESTS),
     ),
-    tables=(Table("slices", "Slices where they differ most", lambda report, chosen: found_slices(
-        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"])),),
+    tables=(Table("slices", "Slices where the gap is unusual", lambda report, chosen: found_slices(
+        report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"],
+        chosen["test"])),),
     in_report=False,
 )

@@ -1,5 +1,6 @@
 """Compare: two systems — per-metric difference with significance, the segments where their outputs differ most
-(by problem score, :func:`mtdiag.views.compare.segment_differences`) with the one closer to the reference marked, and
+(by problem score, :func:`mtdiag.views.compare.segment_differences`) with the better one marked (closer to the
+reference, or without one to the other systems: :func:`mtdiag.views.compare.closer_to`), and
 both outputs side by side under the source and references with their differences highlighted."""
 
 import streamlit as st
@@ -41,7 +42,7 @@ st.subheader("Segments where they differ most")
 st.caption("Largest difference of the two outputs' problem scores first (each output's badness among every output "
            "of this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
            "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
-           "puts closer to the reference(s); the chart shows that metric's advantage per segment.")
+           f"puts {compare.closer_to(report)}; the chart shows that metric's advantage per segment.")
 metric = choices.choose(compare.VIEW, "metric", current, chosen, key="cmp_metric", help=None)
 segs = state.view(compare.segment_differences)(current, a, b, metric)
 widgets.chart(current, "difference", (a, b, metric), lambda: charts.difference_area(segs, a, b, seg_ids=report.evalset.seg_ids), key="cmp_bars")
@@ -50,8 +51,8 @@ picked = widgets.table(
     segs, key="cmp_segs", name=f"segments_{a}_vs_{b}", select=True, max_height=MAX_HEIGHT, row_height=ROW_HEIGHT,
     column_order=["seg", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
                   f"hyp {b}"],
-    config={"closer": text("closer", help=f"the output {highlight.escape_markdown(widgets.metric_label(metric))} puts closer to the reference"
-                                          + ("" if ev.has_references else " (without one: to the other systems)")),
+    config={"closer": text("closer", help=f"the output {highlight.escape_markdown(widgets.metric_label(metric))} "
+                                          f"puts {compare.closer_to(report)}"),
             "problem_difference": st.column_config.NumberColumn(
                 "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
             f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",
@@ -76,8 +77,7 @@ if len(segs):
     widgets.html("".join(parts))
     info = metric_info(metric, report)
     for side, (name, tokens, spans) in zip(st.columns(2), ((a, ta, spans_a), (b, tb, spans_b))):
-        mark = (" ✔ closer to the reference" if ev.has_references else " ✔ closer to the other systems") \
-            if row["closer"] == name else ""
+        mark = f" ✔ {compare.closer_to(report)}" if row["closer"] == name else ""
         score = info.format(row[f"{metric} {name}"])
         label = (f"{'A' if name == a else 'B'}: {name}{mark} · {info.arrow_label} {score} · problem "
                  f"{row[f'problem {name}']:.3f}")
