@@ -80,7 +80,7 @@ sys.path.insert(0, str(REPO))
 from mtdiag import checks, triage  # noqa: E402
 from mtdiag.api import evaluate  # noqa: E402
 from mtdiag.checks import word_order  # noqa: E402
-from mtdiag.checks.tokens import word_ids  # noqa: E402
+from mtdiag.checks.tokens import reference_lengths, word_ids  # noqa: E402
 from mtdiag.highlight import token_offsets  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
@@ -177,7 +177,8 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
         lines = [f"## {name} (no human scores: firing rates only)", "", "| flag | fires on |", "|---|---|"]
         lines += [f"| {f} | {flags[f].mean():.1%} |" for f in flags.columns]
         return "\n".join(lines), {}
-    rated = human_frame(report, triage.segment_length(with_refs).xs(evalset.systems[0], level="system").to_numpy())
+    bands_by = reference_lengths(with_refs)  # the proxy's yardstick: every reference's mean length, whatever the queue
+    rated = human_frame(report, bands_by)
     queue, strict = triage.worst_first(report), triage.worst_first(report, strict=True)
     figures = {"queue": lifts(positions(queue, rated), rated), "strict": lifts(positions(strict, rated), rated)}
     ordered = rated.assign(position=-positions(queue, rated)).sort_values("position")
@@ -197,8 +198,7 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
         figures[f"best_{kind}"] = best[kind]
         figures[f"ratio_{kind}"] = figures["queue"][kind] / best[kind][1][kind]
     if not references:
-        with_rated = human_frame(with_refs, triage.segment_length(with_refs).xs(evalset.systems[0], level="system")
-                                 .to_numpy())
+        with_rated = human_frame(with_refs, bands_by)
         figures["with_refs"] = lifts(positions(triage.worst_first(with_refs), with_rated), with_rated)
         figures["ratio_refs"] = figures["queue"]["mqm"] / figures["with_refs"]["mqm"]
     header = " | ".join(label for _, label in KINDS)
@@ -256,7 +256,10 @@ def flag_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str]:
         header += " claimed categories | their base rate | lift vs its categories |"
         rule += "---|---|---|"
     lines = [header, rule]
+    about_references = [f for f in flags.columns if checks.REGISTRY[f].about == "reference"]
     for flag in flags.columns:
+        if flag in about_references:
+            continue
         fired = rated[flag].to_numpy(dtype=bool)
         rate, value = triage.flag_lift(fired, rated["human_bad"].to_numpy())
         shown = "never fires" if not fired.any() else f"{value:.2f}"
@@ -270,6 +273,10 @@ def flag_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str]:
             else:
                 row += " — | — | — |"
         lines.append(row)
+    for flag in about_references:  # a claim about the segment's reference, not its outputs: counted apart
+        segments = flags[flag].groupby(level="seg").any()
+        lines += ["", f"`{flag}` (about the reference, not the outputs; counted apart): {int(segments.sum())} of "
+                      f"{len(segments):,} segments ({segments.mean():.1%}; benchmarks/damaged_references.py measures it)."]
     return lines
 
 

@@ -33,6 +33,7 @@ from mtdiag.api import NO_REFERENCE, Options, Report, available_metrics, clear_c
 from mtdiag.chunks import Execution
 from mtdiag.evalset import EvalSet
 from mtdiag.io import Limits, read_human_scores
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.text import DEFAULT_LIMITS
 from mtdiag.metrics import REGISTRY as METRICS
 from mtdiag.needs import METRIC
@@ -44,14 +45,15 @@ from mtdiag.slices.selection import segment_mask
 Say = Callable[[str], None]
 
 
-def with_human(evalset: EvalSet, path, *, limits: Limits = DEFAULT_LIMITS, say: Say | None = None) -> EvalSet:
+def with_human(evalset: EvalSet, path, *, limits: Limits = DEFAULT_LIMITS,
+               error_weights: ErrorWeights = DEFAULT_WEIGHTS, say: Say | None = None) -> EvalSet:
     """``evalset`` with the human scores of the file ``path`` — a human-score TSV, or an MQM/ESA error file whose
-    segment scores are derived as for annotations (:func:`mtdiag.io.read_human_scores`) — in place of any it had
-    (the dashboard's upload is read with the set, :func:`mtdiag.io.load_files`); ``say`` is told of each rated
-    system that is not loaded."""
+    segment scores are derived as for annotations, under ``error_weights`` (:func:`mtdiag.io.read_human_scores`) —
+    in place of any it had (the dashboard's upload is read with the set, :func:`mtdiag.io.load_files`); ``say`` is
+    told of each rated system that is not loaded."""
     from mtdiag.io.human_scores import unknown_score_systems
 
-    human = read_human_scores(path, n_segments=evalset.n_segments, limits=limits)
+    human = read_human_scores(path, n_segments=evalset.n_segments, limits=limits, error_weights=error_weights)
     for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, str(path)):
         if say is not None:
             say(f"warning: {warning}")

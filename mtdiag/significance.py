@@ -200,10 +200,8 @@ def _bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int, seed: int
     exact = np.all((columns >= 0) & (columns < _SINGLE_EXACT) & (columns == np.floor(columns)), axis=0)
     single, double = np.flatnonzero(exact), np.flatnonzero(~exact)
     narrow = columns[:, single].astype(np.float32)
-    rows = min(n_samples, _block_rows(n_segments))
-    blocks = [(start, min(start + rows, n_samples)) for start in range(0, n_samples, rows)]
     out = np.empty((n_samples, columns.shape[1]))
-    for (start, stop), counts in zip(blocks, _drawn_counts(n_segments, blocks, seed)):
+    for start, stop, counts in bootstrap_count_blocks(n_segments, n_samples, seed):
         if len(single):
             part = counts @ narrow
             high = np.flatnonzero((part >= _SINGLE_EXACT).any(axis=0))
@@ -218,6 +216,16 @@ def _bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int, seed: int
 
 
 _SINGLE_EXACT = 2.0 ** 24  # whole numbers below it, and sums of them below it, are exact in single precision
+
+
+def bootstrap_count_blocks(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"], seed: int | None = DEFAULT_SEED):
+    """sacrebleu's draw (:func:`bootstrap_indices`) of ``n_samples`` resamples of ``n_segments``, block by block:
+    ``(start, stop, counts)`` with ``counts`` the float32 ``(stop - start, n_segments)`` rows of the resample-count
+    matrix — the whole ``(B, n)`` matrix never exists at once (:func:`_drawn_counts`)."""
+    rows = min(n_samples, _block_rows(n_segments))
+    blocks = [(start, min(start + rows, n_samples)) for start in range(0, n_samples, rows)]
+    for (start, stop), counts in zip(blocks, _drawn_counts(n_segments, blocks, seed)):
+        yield start, stop, counts
 
 
 def _drawn_counts(n_segments: int, blocks: list[tuple[int, int]], seed: int | None):
@@ -699,7 +707,8 @@ def corrected(p_values: np.ndarray, correction: str) -> np.ndarray:
 
 __all__ = [
     "ALPHA", "COLUMNS", "CORRECTIONS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
-    "benjamini_hochberg", "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value", "bootstrap_sums",
+    "benjamini_hochberg", "bootstrap_count_blocks", "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value",
+    "bootstrap_sums",
     "compare_stats", "confidence_interval", "corrected", "holm", "paired_bootstrap", "pairwise_significance",
     "ranked_clusters", "paired_randomization", "p_value", "randomization_draws", "report_signatures",
     "resample_counts", "resampling_fields", "resampling_signature", "significance", "weighted_sums", "with_version",

@@ -35,6 +35,13 @@ rate × length beat both on every set (Spearman with MQM 0.21 / 0.46 / 0.35 agai
 rate and 0.14 / 0.38 / 0.32 for length). Without any of the three views every segment-level metric with a
 direction is used.
 
+**A suspect reference** (:mod:`mtdiag.checks.suspect_reference`: unrelated to the outputs, far longer or shorter
+than they and the source suggest, or repeating itself) is not charged to the systems: on a segment whose every
+reference is suspect, the error rate of its pairs comes from the reference-free views only (consensus, imported
+metrics; without any, the set's median rate: no evidence either way) and the length from the outputs (their median
+length, as without references); where only some references are suspect, the length is the others' mean. The
+checks that read the reference do not fire there (:func:`mtdiag.checks.fired`).
+
 **Order**: pairs with a *critical* check (:func:`mtdiag.checks.critical`: empty, truncated, a character flood, a
 repetition loop the source doesn't have, the wrong language, the source copied, an LLM's wrapper; named in the
 ``critical`` column) first, then by problem, ties by the pair's badness *relative to the
@@ -57,6 +64,7 @@ import pandas as pd
 
 from mtdiag import checks
 from mtdiag.api import missing_input
+from mtdiag.checks.suspect_reference import reference_at_fault, suspect_references
 from mtdiag.checks.tokens import reference_lengths
 from mtdiag.metrics import DerivedMetric, create_metric, metric_class, metric_info
 
@@ -119,30 +127,64 @@ def signals(report) -> str:
     length = ("mean reference length" if report.evalset.has_references
               else "median output length (no reference)")
     flags = ", ".join(c.name for c in checks.active_checks(report) if c.critical)
+    suspect = suspect_references(report)["seg"].nunique() if report.evalset.has_references else 0
+    discount = (f"; {suspect:,} segment{'s' if suspect != 1 else ''} with a suspect reference (suspect_reference: "
+                "not charged to the outputs)") if suspect else ""
     return (f"problem = percentile of error rate ({labels}) × {length}; critical checks first "
-            f"({flags or 'none applies'})")
+            f"({flags or 'none applies'}){discount}")
 
 
 def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics`` (default
-    :func:`ranking_metrics`), 0–1; 0 where no metric has a value."""
+    :func:`ranking_metrics`), 0–1; 0 where no metric has a value. On a segment whose every reference is suspect
+    (:func:`mtdiag.checks.suspect_reference.reference_at_fault`), over the reference-free views among them only
+    (consensus, imported metrics), or the set's median rate when there is none."""
     metrics = list(metrics or ranking_metrics(report))
     if not metrics:
         return pd.Series(0.0, index=report.segments.index)
     percentiles = pd.concat([badness_percentile(view_scores(report, m), m, report) for m in metrics], axis=1)
-    return np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
+    rate = np.exp(np.log(percentiles).mean(axis=1, skipna=True)).fillna(0.0)
+    at_fault = reference_at_fault(report) if report.evalset.has_references else None
+    if at_fault is None or not at_fault.any():
+        return rate
+    free = [i for i, m in enumerate(metrics) if "references" not in metric_info(m, report).needs]
+    if free:
+        fallback = np.exp(np.log(percentiles.iloc[:, free]).mean(axis=1, skipna=True)).fillna(0.0)
+    else:
+        fallback = pd.Series(float(rate[~at_fault].median()), index=rate.index)
+    return rate.where(~at_fault, fallback)
 
 
 def segment_length(report) -> pd.Series:
     """Per (system, seg): the length the penalty scales with — the segment's mean reference length in tokens;
     without references, the median length of the systems' outputs of the segment (the length a translation of
-    that source has in this set, robust to one system's truncation or loop). At least 1."""
+    that source has in this set, robust to one system's truncation or loop). A suspect reference
+    (:mod:`mtdiag.checks.suspect_reference`) does not count: the other references' mean, or where every reference
+    is suspect the outputs' median. At least 1."""
+    outputs = np.median([side.lengths for side in report.context.tokens.hyps.values()], axis=0)
     if report.evalset.has_references:
-        lengths = reference_lengths(report)
+        lengths = _trusted_reference_lengths(report, outputs)
     else:
-        lengths = np.median([side.lengths for side in report.context.tokens.hyps.values()], axis=0)
+        lengths = outputs
     lengths = np.maximum(lengths, 1.0)
     return pd.Series(lengths[report.segments.index.get_level_values("seg")], index=report.segments.index)
+
+
+def _trusted_reference_lengths(report, outputs: np.ndarray) -> np.ndarray:
+    """Per segment: the mean length of its references that are not suspect (all of them where none is); the
+    outputs' median length where every one is."""
+    lengths = reference_lengths(report)
+    suspect = suspect_references(report)
+    if suspect.empty:
+        return lengths
+    sides = report.context.tokens.refs
+    trusted = np.ones((len(sides), report.evalset.n_segments), dtype=bool)
+    names = list(sides)
+    trusted[[names.index(r) for r in suspect["reference"]], suspect["seg"].to_numpy(dtype=np.int64)] = False
+    counts = trusted.sum(axis=0)
+    totals = (np.stack([side.lengths for side in sides.values()]) * trusted).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, totals / np.maximum(counts, 1), outputs).astype(float)
 
 
 def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:

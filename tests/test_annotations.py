@@ -56,7 +56,7 @@ def test_esa_jsonl_scores_and_spans():
 
 def test_bad_severity_names_file_and_line():
     data = MQM.replace("\tMinor\n", "\tSevere\n", 1).encode()
-    with pytest.raises(InputError, match=r"errors.tsv: line 3: severity 'Severe'"):
+    with pytest.raises(InputError, match=r'errors.tsv: line 3: severity "Severe" \(category "Fluency/Grammar"\) has no weight'):
         read_error_annotations(("errors.tsv", data))
 
 

@@ -10,13 +10,15 @@ import gzip
 import io
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
-    DE, clear_caches, corpus_systems, no_data_argument, shown, sidebar_text, start, table_with, visit)
+    DE, clear_caches, corpus_systems, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with,
+    visit)
 from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_xml
 
 EVALSET = load_folder(DE)
@@ -222,3 +224,86 @@ def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
     visit(first, "overview").run()  # the first session still has its own, higher-is-better
     assert "comet ↑" in first.selectbox(key="ov_rank").options
     assert dict(REGISTRY) == before
+
+
+# ------------------------------------------------------------------ allocation errors never reach the page (issue 39)
+
+
+def _array_memory_error():
+    """What numpy raises when an array cannot be allocated (a ``MemoryError``): 8.94 GiB, as in the issue."""
+    from numpy._core._exceptions import _ArrayMemoryError
+
+    return _ArrayMemoryError((1_200_000_000,), np.dtype("float64"))
+
+
+def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypatch):
+    from mtdiag import significance
+    from mtdiag.ui import state
+
+    at = start()
+    real = significance.significance  # the paired tests of the Compare page's first table, not computed yet
+    monkeypatch.setattr(significance, "significance",
+                        lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    visit(at, "compare").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == [state.OUT_OF_MEMORY]
+    monkeypatch.setattr(significance, "significance", real)
+    visit(at, "segments").run()  # the session goes on: another page, then the same one again
+    assert not at.exception and not at.error
+    visit(at, "compare").run()
+    assert not at.exception and not at.error and at.dataframe
+
+
+def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatch):
+    from mtdiag.ui import state
+
+    at = start()  # the sample set, scored
+    real = state.evaluate
+    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("mine.txt", de_lines("ref.C.txt"))).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("Scoring uploaded files needs more memory than the server has "
+                                                     "free. Try a slice of the data")
+    assert errors[0].endswith("The data loaded before stays in use (wmt21.en-de).")
+    assert "6 systems" in sidebar_text(at) and len(table_with(at, "otem", "bleu")) == 6  # the sample set's
+    monkeypatch.setattr(state, "evaluate", real)
+    at.run()
+    assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
+
+
+WEIGHED = "\n".join([
+    "system\tseg_id\trater\ttarget\tcategory\tseverity",
+    "UEdin\t1\tr1\tx\tSource issue\tMajor",
+    "UEdin\t2\tr1\t<v>x</v>\tStyle/Awkward\tMinor",
+]) + "\n"
+
+
+def _human(at) -> dict:
+    data = at.session_state["_mtdiag_last_good"]
+    return {(r.system, r.seg + 1): r.score for r in data.evalset.human.itertuples()}
+
+
+def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keeps_the_data():
+    """Issue 35: error rows become human scores by the chosen scheme — WMT's releases (a Source issue weighs 0),
+    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line."""
+    from tests.test_app import de_lines, lines_file
+
+    at = upload_mode()
+    at.file_uploader(key="up_src").set_value(lines_file("src.txt", de_lines("src.txt")))
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("newstest2021.en-de.UEdin.txt",
+                                                         de_lines("newstest2021.en-de.UEdin.txt"))).run()
+    upload(at, "up_annotations", "mqm.errors.tsv", WEIGHED.encode())
+    assert _human(at) == {("UEdin", 1): 0.0, ("UEdin", 2): -1.0}
+    assert at.selectbox(key="up_error_weights").value == "wmt"
+    at.selectbox(key="up_error_weights").set_value("esa").run()
+    assert _human(at) == {("UEdin", 1): -5.0, ("UEdin", 2): -1.0}
+    at.selectbox(key="up_error_weights").set_value("file").run()
+    upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\n*\t*\t2\n")
+    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}
+    upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
+    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
+    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays

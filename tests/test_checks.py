@@ -275,7 +275,7 @@ def test_flags_follow_the_inputs():
     assert "number_mismatch" not in checks.flag_frame(no_source).columns
     only_bleu = evaluate(evalset_from_lists({"A": ["Ein Haus ."]}, {"sys": ["Ein Haus ."]}),
                          Options(metrics=("bleu",)))
-    assert list(checks.flag_frame(only_bleu).columns) == ["repetition"]
+    assert list(checks.flag_frame(only_bleu).columns) == ["repetition", "suspect_reference"]
 
 
 def test_flag_names_are_comma_joined_in_flag_order():

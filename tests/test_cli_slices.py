@@ -120,14 +120,16 @@ def test_buckets_and_report_on_a_slice(capsys, tmp_path):
 
 
 def test_slices_json_lists_expressions_that_score_where_reproduces(capsys):
-    code, out, err = run_cli(capsys, "slices", "--compare", A, B, "--testset", TED, "--format", "json", "--top", "0")
+    code, out, err = run_cli(capsys, "slices", "--compare", A, B, "--testset", TED, "--format", "json", "--top", "0",
+                             "--test", "gap")
     assert code == 0, err
     listed = json.loads(out)
-    assert "slices tried (at least 30 segments)" in err and "Benjamini-Hochberg" in err
+    assert "slices tried (at least 30 segments)" in err and "Benjamini-Hochberg" in err and "A − B ≠ 0 here" in err
     resamples = int(re.search(r"\), ([\d,]+) resamples each;", err).group(1).replace(",", ""))
     assert resamples > 1000  # enough for the slices tried (docs/slices.md)
-    assert listed and set(listed[0]) == {"expression", "size", "scores", "difference", "p_value", "p_corrected",
-                                         "correction", "significant"}
+    assert listed and set(listed[0]) == {"expression", "size", "scores", "difference", "rest_difference", "departure",
+                                         "direction", "test", "p_value", "p_corrected", "correction", "significant"}
+    assert all(row["test"] == "gap" for row in listed)
     assert all(row["correction"] == "bh" and row["p_corrected"] >= row["p_value"] * (1 - 1e-12) for row in listed)
     picks = listed[:3] + [next(r for r in listed if key in r["expression"])
                           for key in (" and ", "over_translation[", "errors[", "human[", "doc ==")]
@@ -147,10 +149,14 @@ def test_slices_tsv_and_argument_errors(capsys):
     code, out, _ = run_cli(capsys, "slices", "--compare", A, B, "--testset", TED, "--metric", "bleu", "--top", "4",
                            "--correction", "holm", "--min-size", "60")
     lines = out.splitlines()
-    header = ["expression", "size", A, B, "difference", "p_value", "p_corrected", "correction", "significant"]
+    header = ["expression", "size", A, B, "difference", "rest_difference", "departure", "direction", "p_value",
+              "p_corrected", "correction", "significant"]
     assert code == 0 and lines[0].split("\t") == header
-    assert len(lines) == 5 and all(line.split("\t")[7] == "holm" and int(line.split("\t")[1]) >= 60
+    assert len(lines) == 5 and all(line.split("\t")[10] == "holm" and int(line.split("\t")[1]) >= 60
                                    for line in lines[1:])
+    directions = {line.split("\t")[7] for line in lines[1:]}
+    assert directions and all(d.endswith(("wins here", "catches up", "lead grows", "lead doubles", "as elsewhere",
+                                          "ahead here")) for d in directions)
     for line in lines[1:]:  # the expressions are printed as written, ready to copy into --where
         parse(line.split("\t")[0])
     for args, message in ((("--compare", A, "X"), "--compare 'X' is not a system"),

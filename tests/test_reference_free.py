@@ -4,6 +4,7 @@ says so in one sentence."""
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import replace
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from mtdiag import triage
-from mtdiag.api import evaluate
+from mtdiag.api import Options, evaluate
 from mtdiag.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from tests.conftest import SAMPLE
@@ -91,7 +92,7 @@ def test_with_references_nothing_changes():
 # ------------------------------------------------------------------------------------------ the dashboard
 
 from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the dashboard tests apply here too)
-    clear_caches, de_lines, lines_file, start, visit)
+    clear_caches, de_lines, html_bodies, lines_file, shown, start, visit)
 
 UI = SAMPLE / "ui-strings.en-de"
 PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva")
@@ -192,3 +193,28 @@ def test_a_table_without_source_and_references_says_what_it_needs(tmp_path, text
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=said):
         load_testset(path)
+
+
+def test_compare_without_a_reference_never_says_closer_to_the_reference():
+    """Issue 35: without a reference Compare ranks by consensus; it says what the marked output is closer to (the
+    other systems' outputs), nowhere "closer to the reference" (captions, labels, helps, the marks)."""
+    from mtdiag.views import compare
+
+    at = start()
+    path = next(p for p in at.selectbox(key="data_set").options if p.endswith(UI.name))
+    at.selectbox(key="data_set").set_value(path).run()
+    visit(at, "compare").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [shown(c.value) for c in at.main.caption] + [shown(m.value) for m in at.main.markdown]  # as read
+    texts += [html.unescape(html_bodies(at))]
+    texts += [w.label + " " + (w.help or "") for w in at.main.selectbox]
+    closer = json.loads(at.dataframe(key="cmp_segs").proto.columns)["closer"]
+    texts.append(closer["help"])
+    every = " ".join(texts)
+    assert "reference" not in every.replace("(no reference)", "")
+    assert every.count("closer to the other systems' outputs (no reference)") >= 3  # caption, help, the mark
+    assert at.selectbox(key="cmp_metric").label == "Better output by"
+    free = evaluate(load_folder(UI))
+    assert compare.closer_to(free) == "closer to the other systems' outputs (no reference)"
+    assert compare.closer_to(evaluate(load_folder(SAMPLE / "wmt21.en-de"), Options(metrics=("chrf",)))) == \
+        "closer to the references"

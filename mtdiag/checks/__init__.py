@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.checks.base import Check, Finding
+from mtdiag.checks.suspect_reference import reference_at_fault
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 
 MODULES = (
@@ -51,6 +52,7 @@ MODULES = (
     "markup_mismatch",
     "unbalanced",
     "inconsistent",
+    "suspect_reference",
 )
 """The modules of the checks, in the order of the queue's flag columns: a new check is its module and its name
 here — the one line it adds (every check a module defines is registered, in the module's order)."""
@@ -111,10 +113,16 @@ def active_checks(report, requested: Mapping[str, Mapping[str, Any]] | Requested
 
 def fired(report, check: Check) -> pd.Series:
     """One check's flag over the report's pairs (memoised per report, check and options: a page that needs one
-    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one)."""
-    key = ("checks", check.name, tuple(sorted(check.options.items())))
-    return report.context.memo(key, lambda: check.fires(report).reindex(report.segments.index, fill_value=False)
-                               .astype(bool))
+    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one). A check whose evidence is the
+    reference (``reads_reference``) does not fire where every reference of the segment is suspect
+    (:func:`mtdiag.checks.suspect_reference.reference_at_fault`): the reference's fault is not the output's."""
+    def build() -> pd.Series:
+        flags = check.fires(report).reindex(report.segments.index, fill_value=False).astype(bool)
+        if check.reads_reference:
+            flags &= ~reference_at_fault(report)
+        return flags
+
+    return report.context.memo(("checks", check.name, tuple(sorted(check.options.items()))), build)
 
 
 def flag(report, name: str) -> pd.Series:

@@ -5,11 +5,13 @@ highlight span per run of marked tokens (:func:`runs`).
 A check is one module of :mod:`mtdiag.checks` with one :class:`Check` subclass and one line in the registry
 (``mtdiag/checks/__init__.py``). It declares its ``name``, ``label`` and ``help``; what it ``needs`` of the data
 (:data:`mtdiag.needs.NEEDS`: ``source``, ``references``, or ``metric:NAME`` for the scores it reads); whether a
-firing is ``critical`` (the output is plainly broken: the pair goes to the top of the queue); whether it is computed
-only ``on_request`` (with options, e.g. the n-gram order of ``mt_only_ngram``); which human error categories it
-``claims`` to find (MQM categories, measured by ``benchmarks/triage_vs_human.py``); how it fires
-(:meth:`Check.fires`: vectorised over all pairs) and how it explains one pair (:meth:`Check.explain`: sentences and
-highlight spans).
+firing is ``critical`` (the output is plainly broken: the pair goes to the top of the queue); what it is a claim
+``about`` (an output, or the segment's reference: counted apart) and whether its evidence is the reference
+(``reads_reference``: it does not fire where every reference of the segment is suspect,
+:mod:`mtdiag.checks.suspect_reference`); whether it is computed only ``on_request`` (with options, e.g. the n-gram
+order of ``mt_only_ngram``); which human error categories it ``claims`` to find (MQM categories, measured by
+``benchmarks/triage_vs_human.py``); how it fires (:meth:`Check.fires`: vectorised over all pairs) and how it
+explains one pair (:meth:`Check.explain`: sentences and highlight spans).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class Check(ABC):
     critical: ClassVar[bool] = False  # the output is plainly broken: the pair leads the queue
     on_request: ClassVar[bool] = False  # computed only when asked for (with options)
     claims: ClassVar[tuple[str, ...]] = ()  # MQM error categories (prefixes) this flag claims to find
+    about: ClassVar[str] = "output"  # what the flag is a claim about: "output", or "reference" (counted apart)
+    reads_reference: ClassVar[bool] = False  # its evidence is the reference: off where every reference is suspect
     marks: ClassVar[tuple[str, ...]] = ()  # highlight kinds (mtdiag.highlight.KINDS) its explanation uses
 
     def __init__(self, **options: Any):
@@ -78,6 +82,22 @@ class WorstByCount(Check):
     def fires(self, report) -> pd.Series:
         counts = self.counts(report)
         return worst_share_by(counts, report.segments[self.metric]) & (counts >= self.min_count)
+
+
+def modified_z_scores(values) -> np.ndarray:
+    """The modified z-score of each value (Iglewicz & Hoaglin 1993): its distance from the median over the median
+    absolute deviation scaled by 1.4826 (a normal's σ); when more than half the values equal the median (MAD 0),
+    the mean absolute deviation scaled by 1.2533 stands in for it. NaN stays NaN; values that never vary give 0."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return np.full(len(values), np.nan)
+    median = float(np.median(finite))
+    deviation = np.abs(finite - median)
+    scale = float(np.median(deviation)) * 1.4826 or float(np.mean(deviation)) * 1.253314
+    if not scale:
+        return np.where(np.isfinite(values), 0.0, np.nan)
+    return (values - median) / scale
 
 
 def has_source(report) -> bool:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from mtdiag.checks.base import Check, Finding, by_pair
+from mtdiag.checks.base import Check, Finding, by_pair, modified_z_scores
 from mtdiag.checks.tokens import reference_lengths
 
 LENGTH_Z = 3.5
@@ -29,16 +29,13 @@ class LengthOutlier(Check):
     help = ("output/reference length ratio far outside the set's range (references of at least "
             f"{MIN_REFERENCE_TOKENS} tokens)")
     needs = ("metric:length_ratio",)
+    reads_reference = True
     claims = ("Accuracy/Addition",)
 
     def fires(self, report) -> pd.Series:
         ratio = report.segments["length_ratio"].astype(float)
         logs = np.log(ratio.where(ratio > 0))
-        deviation = (logs - logs.median()).abs()
-        scale = float(deviation.median()) * 1.4826 or float(deviation.mean()) * 1.253314  # MeanAD when MAD is 0
-        if not scale or math.isnan(scale):
-            return pd.Series(False, index=ratio.index)
-        z = (logs - logs.median()) / scale
+        z = pd.Series(modified_z_scores(logs.to_numpy()), index=ratio.index)
         long_enough = by_pair(report, {s: reference_lengths(report) >= MIN_REFERENCE_TOKENS
                                        for s in report.evalset.systems})
         return ((z > LENGTH_Z) & (logs >= math.log(MIN_FACTOR))).fillna(False) & long_enough

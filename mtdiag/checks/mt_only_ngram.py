@@ -24,6 +24,7 @@ class MtOnlyNgram(Check):
     label = "MT-only n-gram"
     help = "the output contains an n-gram that never occurs in the human translation"
     needs = ("references",)
+    reads_reference = True
     on_request = True
 
     def fires(self, report) -> pd.Series:

@@ -159,6 +159,7 @@ class WordOrder(Check):
     help = ("shared words in an order no reference has, in two or more places: how the output's order differs, "
             "not a measured error (docs/triage.md)")
     needs = ("references",)
+    reads_reference = True
     on_request = True
     claims = ("Fluency/Grammar",)
     marks = ("moved",)

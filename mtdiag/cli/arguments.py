@@ -68,6 +68,11 @@ def add_scores_option(parser: argparse.ArgumentParser) -> None:
                         help="human error annotations: an MQM error TSV (system, seg_id, rater, target with <v>...</v>, "
                         "category, severity) or ESA scores with error_spans (JSONL/TSV); their segment scores become the "
                         "human scores when there are none, their spans are shown (repeatable)")
+    parser.add_argument("--error-weights", metavar="SCHEME|FILE",
+                        help="how human error rows (MQM/ESA, of --annotations, --human or a --testset folder) become "
+                        "segment scores: wmt (default: the weights of Google's WMT MQM releases), esa (severity only: "
+                        "minor 1, major 5), or a TSV of rules severity, category, weight (* for any; the most "
+                        "specific rule applies); docs/inputs.md lists every rule and its source")
     parser.add_argument("--metric-spans", action="append", metavar="[METRIC=]SPANS.json",
                         help="error spans a metric predicted (xCOMET): a JSON list or JSONL of {system, seg_id, "
                         "error_spans: [{start, end, severity, text, confidence}]}, or comet-score --to_json output; "

@@ -30,6 +30,19 @@ def limits(args) -> "Limits":
     return Limits.from_environment(**given)
 
 
+def error_weights(args):
+    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file, read
+    once per command), else the default (:mod:`mtdiag.io.error_weights`)."""
+    from mtdiag.io.error_weights import SCHEMES, error_weights as resolve
+
+    if getattr(args, "_error_weights", None) is None:
+        given = getattr(args, "error_weights", None)
+        if given is not None and given not in SCHEMES and not Path(given).is_file():
+            raise CliError(f"--error-weights {given!r}: neither a scheme ({', '.join(SCHEMES)}) nor a weights file")
+        args._error_weights = resolve(given, limits=limits(args))
+    return args._error_weights
+
+
 def metric_list(text: str | None) -> tuple[str, ...] | None:
     """``--metrics`` as a tuple of names (None: every metric the inputs allow); an empty list is an error."""
     if text is None:
@@ -72,13 +85,13 @@ def load(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp") -> "EvalSet":
     evalset = _testset(args, ref_flag, hyp_flag, refs, hyps)
     if evalset is None:
         evalset = _files(args, refs or (), hyps)
-    bounds, read = limits(args), _read_with_the_testset(args)
+    bounds, read, weights = limits(args), _read_with_the_testset(args), error_weights(args)
     for path in getattr(args, "scores", None) or ():
         if Path(path).resolve() not in read:
             evalset = with_metric_scores(evalset, path, limits=bounds)
     for path in getattr(args, "annotations", None) or ():
         if Path(path).resolve() not in read:
-            evalset = with_error_annotations(evalset, path, limits=bounds)
+            evalset = with_error_annotations(evalset, path, limits=bounds, error_weights=weights)
     for given in getattr(args, "metric_spans", None) or ():
         evalset = _with_metric_spans(evalset, given, bounds)
     for path in getattr(args, "comet_checkpoint", None) or ():
@@ -105,7 +118,7 @@ def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
                                       ("--terms", getattr(args, "terms", None))) if value]
     if given:
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
-    evalset = load_testset(args.testset, limits=limits(args))
+    evalset = load_testset(args.testset, limits=limits(args), error_weights=error_weights(args))
     if getattr(args, "tgt_lang", None):
         from dataclasses import replace
 
@@ -129,7 +142,7 @@ def _files(args, refs: Sequence[str], hyps: Sequence[tuple[str, str]]) -> "EvalS
     paths = [*refs, *systems.values(), *([src] if src else [])]
     return load_files(src=src, refs=ref_entries(refs), hyps=list(systems.items()), name="cli",
                       lang_pair=lang_pair(getattr(args, "tgt_lang", None), paths), terms=getattr(args, "terms", None),
-                      limits=limits(args))
+                      limits=limits(args), error_weights=error_weights(args))
 
 
 def ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -191,7 +204,8 @@ def report(args, *, scoring: "Options | None" = None, before=None,
     where = getattr(args, "where", None)
     evalset = load(args, *flags)
     if getattr(args, "human", None):
-        evalset = inputs.with_human(evalset, args.human, limits=limits(args), say=note)
+        evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
+                                     say=note)
     inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
     print_warnings(evalset)
     if before is not None:

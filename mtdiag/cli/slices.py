@@ -1,7 +1,8 @@
-"""``mtdiag slices --compare A B``: the slices where two systems differ most (:mod:`mtdiag.slices.finder`,
-``docs/slices.md``), each printed as the ``--where`` expression that defines it. An alias of ``mtdiag view slices``
-(:mod:`mtdiag.cli.view`): its flags are the view's options (``--a``/``--b``, ``--metric``, ``--min-size``,
-``--correction``, ``--samples``, ``--seed``), ``--compare A B`` kept as ``--a A --b B``; its rows the view's."""
+"""``mtdiag slices --compare A B``: the slices where the gap between two systems is unusual
+(:mod:`mtdiag.slices.finder`, ``docs/slices.md``), each printed as the ``--where`` expression that defines it and
+which way it departs. An alias of ``mtdiag view slices`` (:mod:`mtdiag.cli.view`): its flags are the view's options
+(``--a``/``--b``, ``--metric``, ``--min-size``, ``--correction``, ``--test``, ``--samples``, ``--seed``),
+``--compare A B`` kept as ``--a A --b B``; its rows the view's."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from mtdiag.cli.base import CliError, json_value, note
 
 def add(commands) -> None:
     slices = commands.add_parser(
-        "slices", help="where do two systems differ most? candidate slices ranked, as --where expressions",
+        "slices", help="where is the gap between two systems unusual? candidate slices ranked, as --where expressions",
         description="Every bucket, label value, flag, human-score band and error category, and their pairwise "
-                    "intersections, ranked by how much system A and B differ there, with paired bootstrap p-values "
-                    "corrected for the number of slices tried (docs/slices.md). Each slice is printed as the "
-                    "expression that defines it: score --where EXPR reproduces its scores. An alias of mtdiag view "
-                    "slices.")
+                    "intersections, ranked by how far the gap between system A and B there departs from the gap on "
+                    "the rest of the set (or, with --test gap, by the gap itself), with paired bootstrap p-values "
+                    "corrected for the number of slices tried; each row says which way (docs/slices.md). Each slice "
+                    "is printed as the expression that defines it: score --where EXPR reproduces its scores. An "
+                    "alias of mtdiag view slices.")
     slices.add_argument("--compare", nargs=2, metavar=("A", "B"), help="the two systems (the same as --a A --b B)")
     arguments.add_input_options(slices)
     arguments.add_human_option(slices, ": their bands become candidates")
@@ -49,6 +51,7 @@ def _before(args, a: str, b: str, metric: str | None):
 
 def run(args) -> str:
     from mtdiag.significance import CORRECTIONS
+    from mtdiag.slices.finder import TESTS
     from mtdiag.views import REGISTRY
 
     given = arguments.view_options_given(args)
@@ -69,22 +72,26 @@ def run(args) -> str:
     note(f"slices: {metric} on all {facts['segments']:,} segments: {a} {facts['score_a']:.4f}, {b} "
          f"{facts['score_b']:.4f}; {facts['tried']:,} slices tried (at least {chosen['min_size']} segments), "
          f"{facts['n']:,} resamples each; {facts['significant']:,} significant after "
-         f"{CORRECTIONS[chosen['correction']]}")
+         f"{CORRECTIONS[chosen['correction']]}, testing {TESTS[chosen['test']]}")
     if args.top:
         table = table.head(args.top)
     if args.format == "json":
         return json.dumps([{"expression": row.expression, "size": int(row.size),
                             "scores": {a: json_value(float(row.score_a)), b: json_value(float(row.score_b))},
                             "difference": json_value(float(row.difference)),
-                            "p_value": json_value(float(row.p_value)),
+                            "rest_difference": json_value(float(row.rest_difference)),
+                            "departure": json_value(float(row.departure)), "direction": row.direction,
+                            "test": chosen["test"], "p_value": json_value(float(row.p_value)),
                             "p_corrected": json_value(float(row.p_corrected)), "correction": row.correction,
                             "significant": bool(row.significant)} for row in table.itertuples(index=False)],
                           ensure_ascii=False)
     # written by hand: a TSV writer would quote the expressions' double quotes, and they are to be copied as shown
-    from mtdiag.export import for_people as number
-    lines = ["\t".join(["expression", "size", a, b, "difference", "p_value", "p_corrected", "correction",
-                        "significant"])]
+    from mtdiag.export import for_people as number, tsv_cell
+    lines = ["\t".join(["expression", "size", a, b, "difference", "rest_difference", "departure", "direction",
+                        "p_value", "p_corrected", "correction", "significant"])]
     lines += ["\t".join([row.expression, str(row.size), number(row.score_a), number(row.score_b),
-                         number(row.difference), number(row.p_value), number(row.p_corrected), row.correction,
-                         str(bool(row.significant)).lower()]) for row in table.itertuples(index=False)]
+                         number(row.difference), number(row.rest_difference), number(row.departure),
+                         tsv_cell(row.direction), number(row.p_value), number(row.p_corrected),
+                         row.correction, str(bool(row.significant)).lower()])
+              for row in table.itertuples(index=False)]
     return "\n".join(lines)

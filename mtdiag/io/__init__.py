@@ -7,7 +7,8 @@ Inputs (``docs/inputs.md``):
 - tables where the header names the roles (:mod:`.tables`: ``read_table`` / ``load_table``): TSV (no quoting, as
   in WMT files), CSV (standard quoting) and JSONL (one object per line);
 - human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``), and human error spans
-  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``), and error spans a metric
+  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``, weighed by a scheme of
+  :mod:`.error_weights`: ``error_weights``, ``read_error_weights``), and error spans a metric
   predicted, xCOMET-style JSON (:mod:`.metric_spans`: ``read_metric_spans``);
 - terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
 - whole test sets in the field's formats — WMT XML, SGML, TSV/CSV/JSONL, gzip (:mod:`.testsets`: ``load_testset``);
@@ -22,6 +23,9 @@ that outputs nothing, human scores for systems that are not loaded) become warni
 
 from mtdiag.errors import InputError
 from mtdiag.io.annotations import read_error_annotations, with_error_annotations
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS as DEFAULT_ERROR_WEIGHTS
+from mtdiag.io.error_weights import SCHEMES as ERROR_WEIGHT_SCHEMES
+from mtdiag.io.error_weights import ErrorWeights, error_weights, read_error_weights
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
 from mtdiag.io.human_scores import read_human_scores
@@ -46,6 +50,11 @@ from mtdiag.io.text import DEFAULT_LIMITS, LIMIT_SETTINGS, Limits, decode_text, 
 
 __all__ = [
     "InputError",
+    "DEFAULT_ERROR_WEIGHTS",
+    "ERROR_WEIGHT_SCHEMES",
+    "ErrorWeights",
+    "error_weights",
+    "read_error_weights",
     "Limits",
     "DEFAULT_LIMITS",
     "LIMIT_SETTINGS",

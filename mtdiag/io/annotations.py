@@ -5,9 +5,9 @@ target, category, severity``; one row per error, the erroneous span marked ``<v>
 ``source`` for source-side errors such as omissions; the columns may also be called ``target_with_error_span`` and
 ``source_with_error_span``, as in the WMT21 TED files), and a ``No-error`` row for a segment a rater found clean.
 A segment's score is the negated weighted sum of its errors, averaged over the raters who rated it — as the
-``mqm.seg.tsv`` files report it. Weights (Freitag et al. 2021, "Experts, Errors, and Context", TACL, Table 2):
-major 5, minor 1, a minor Fluency/Punctuation error 0.1, Non-translation 25 (whatever the severity), neutral and
-No-error 0.
+``mqm.seg.tsv`` files report it — by :func:`mtdiag.io.error_weights.segment_scores`, under a weighting scheme
+(``error_weights``: by default ``wmt``, the weights of Google's WMT MQM releases; ``esa``; or a user's weights
+file; every rule and its source in ``docs/inputs.md``). A row is an error when its weight is above 0.
 
 **ESA** (Error Span Annotation, Kocmi et al. 2024): JSONL, one object per (system, segment[, rater]) with ``system``,
 ``seg_id``, a 0–100 ``score`` (or ``esa_score``) and ``error_spans``/``errors``: a list of ``{"start", "end",
@@ -35,9 +35,10 @@ import json
 import pandas as pd
 
 from mtdiag.errors import InputError
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.pearmut import read_pearmut_log, sniff_log
-from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, mqm_weight, rated_frame, spans_frame
+from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
@@ -56,25 +57,27 @@ def _marked_span(text: str) -> tuple[int, int] | None:
 
 
 def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                           limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, pd.DataFrame]:
+                           limits: Limits = DEFAULT_LIMITS,
+                           error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) from an MQM error
-    TSV or an ESA JSONL/TSV file (told apart by their columns)."""
-    return read_error_annotations_rated(source, name, n_segments, limits=limits)[:2]
+    TSV or an ESA JSONL/TSV file (told apart by their columns), errors weighed by ``error_weights``."""
+    return read_error_annotations_rated(source, name, n_segments, limits=limits, error_weights=error_weights)[:2]
 
 
 def read_error_annotations_rated(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                                 limits: Limits = DEFAULT_LIMITS, outputs: pd.DataFrame | None = None
+                                 limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS,
+                                 outputs: pd.DataFrame | None = None
                                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per system, segment
-    and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
+    """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per
+    system, segment and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
     (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
-        return read_pearmut_log(*log, n_segments, outputs)
+        return read_pearmut_log(*log, n_segments, outputs, error_weights)
     table = parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
     if is_error_table(table.header) or "score" in lowered:
-        return _scores_spans_rated(table, n_segments)
+        return _scores_spans_rated(table, n_segments, error_weights)
     raise InputError(table.name, f"found columns {quote_names(table.header)}; expected an MQM error table (system, seg_id, "
                                  "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
 
@@ -86,16 +89,18 @@ def is_error_table(header: list[str]) -> bool:
     return {"severity", "category"} <= lowered or bool(lowered & {"error_spans", "errors", "esa_score"})
 
 
-def error_table_scores_and_spans(table: Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def error_table_scores_and_spans(table: Table, n_segments: int | None, error_weights: ErrorWeights = DEFAULT_WEIGHTS
+                                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(human scores, error spans) of a parsed MQM error table (``category`` and ``severity``), else ESA."""
-    return _scores_spans_rated(table, n_segments)[:2]
+    return _scores_spans_rated(table, n_segments, error_weights)[:2]
 
 
-def _scores_spans_rated(table: Table, n_segments: int | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _scores_spans_rated(table: Table, n_segments: int | None, error_weights: ErrorWeights
+                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     lowered = [h.strip().lower() for h in table.header]
     if "severity" in lowered and "category" in lowered:
-        return _read_mqm(table, lowered, n_segments)
-    return _read_esa(table, lowered, n_segments)
+        return _read_mqm(table, lowered, n_segments, error_weights)
+    return _read_esa(table, lowered, n_segments, error_weights)
 
 
 def _column(lowered: list[str], table: Table, *names: str, required: bool = True) -> int | None:
@@ -107,14 +112,26 @@ def _column(lowered: list[str], table: Table, *names: str, required: bool = True
     return None
 
 
-def _read_mqm(table: Table, lowered: list[str], n_segments: int | None
+def _row_weight(error_weights: ErrorWeights, known: dict, category: str, severity: str, table: Table, line: int
+                ) -> float:
+    """The weight of one row (each distinct category and severity looked up once); a row the scheme has no
+    weight for is an error naming its line."""
+    key = (category, severity)
+    if key not in known:
+        try:
+            known[key] = error_weights.weight(category, severity)
+        except ValueError as exc:
+            raise InputError(table.name, str(exc), line) from None
+    return known[key]
+
+
+def _read_mqm(table: Table, lowered: list[str], n_segments: int | None, error_weights: ErrorWeights
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
     rater_at = _column(lowered, table, "rater", required=False)
     target_at = _column(lowered, table, "target", "target_with_error_span", required=False)
     source_at = _column(lowered, table, "source", "source_with_error_span", required=False)
-    penalties: dict[tuple[str, int, str], float] = {}
-    spans = []
+    rows, spans, known = [], [], {}
     for row, line in zip(table.rows, table.lines):
         system = row[at["system"]].strip()
         if not system:
@@ -122,26 +139,19 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None
         seg = parse_seg_id(row[at["seg_id"]], table, line, n_segments) - 1
         rater = row[rater_at].strip() if rater_at is not None else ""
         category, severity = row[at["category"]].strip(), row[at["severity"]].strip()
-        try:
-            weight = mqm_weight(category, severity)
-        except ValueError as exc:
-            raise InputError(table.name, str(exc), line) from None
-        key = (system, seg, rater)
-        penalties[key] = penalties.get(key, 0.0) + weight
+        weight = _row_weight(error_weights, known, category, severity, table, line)
+        rows.append((system, seg, rater, weight))
         if weight > 0:  # an error: located by its <v> mark in the target, else in the source, else nowhere
             marked = [(side, _marked_span(row[column])) for side, column in (("target", target_at), ("source", source_at))
                       if column is not None]
             side, span = next(((side, span) for side, span in marked if span is not None), ("", (-1, -1)))
             spans.append((seg, system, rater, side, span[0], span[1], severity, category, weight))
-    by_pair: dict[tuple[str, int], list[float]] = {}
-    for (system, seg, _), penalty in penalties.items():
-        by_pair.setdefault((system, seg), []).append(-penalty)
-    scores = pd.DataFrame([(seg, system, sum(v) / len(v) + 0.0) for (system, seg), v in by_pair.items()],
-                          columns=["seg", "system", "score"])
-    return scores.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(penalties)
+    errors = pd.DataFrame(rows, columns=["system", "seg", "rater", "weight"])
+    scores = segment_scores(errors, error_weights)
+    return scores, spans_frame(spans), rated_frame((system, seg, rater) for system, seg, rater, _ in rows)
 
 
-def _read_esa(table: Table, lowered: list[str], n_segments: int | None
+def _read_esa(table: Table, lowered: list[str], n_segments: int | None, error_weights: ErrorWeights
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     system_at = _column(lowered, table, "system")
     seg_at = _column(lowered, table, "seg_id", "line_id", "segment_id")
@@ -161,14 +171,15 @@ def _read_esa(table: Table, lowered: list[str], n_segments: int | None
         rater = row[rater_at].strip() if rater_at is not None else ""
         rated.append((system, seg, rater))
         raw = row[spans_at].strip() if spans_at is not None else ""
-        for span in _esa_spans(raw, table, line):
+        for span in _esa_spans(raw, table, line, error_weights):
             spans.append((seg, system, rater, "target", *span))
     frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in scores.items()],
                          columns=["seg", "system", "score"])
     return frame.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(rated)
 
 
-def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, str, float]]:
+def _esa_spans(raw: str, table: Table, line: int, error_weights: ErrorWeights
+               ) -> list[tuple[int, int, str, str, float]]:
     if not raw or raw in ("[]", "null"):
         return []
     try:
@@ -188,22 +199,19 @@ def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, s
                                          "offsets with start <= end", line)
         severity = str(item.get("severity", "minor"))
         category = str(item.get("category", ""))
-        try:
-            weight = mqm_weight(category, severity)
-        except ValueError as exc:
-            raise InputError(table.name, str(exc), line) from None
-        out.append((start, end, severity, category, weight))
+        out.append((start, end, severity, category, _row_weight(error_weights, {}, category, severity, table, line)))
     return out
 
 
-def with_error_annotations(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
+def with_error_annotations(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
+                           error_weights: ErrorWeights = DEFAULT_WEIGHTS):
     """``evalset`` with the error spans of an MQM/ESA file (``EvalSet.annotations``, the rated outputs in
-    ``EvalSet.rated``) and, when it has no human scores yet, the segment scores they give (``EvalSet.human``);
-    systems that are not loaded give a warning."""
+    ``EvalSet.rated``) and, when it has no human scores yet, the segment scores they give under ``error_weights``
+    (``EvalSet.human``); systems that are not loaded give a warning."""
     from dataclasses import replace
 
     scores, spans, rated = read_error_annotations_rated(source, name, evalset.n_segments, limits=limits,
-                                                        outputs=evalset.hyps)
+                                                        error_weights=error_weights, outputs=evalset.hyps)
     display = name or (source[0] if isinstance(source, tuple) else str(source))
     warnings = list(evalset.warnings)
     unknown = sorted(set(scores["system"]) - set(evalset.systems))

@@ -11,6 +11,7 @@ import pandas as pd
 from mtdiag import terms as term_inputs
 from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.human_scores import read_human_scores, unknown_score_systems
 from mtdiag.io.naming import clean_name
 from mtdiag.io.tables import is_table_name, read_text_column
@@ -164,14 +165,15 @@ def _display_of(source: Source, fallback: str) -> str:
 def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[tuple[str, Source]] = (),
                hyps: Mapping[str, Source] | Iterable[tuple[str, Source]] = (), *, name: str = "data",
                lang_pair: str | None = None, human: Source | None = None, terms: Source | None = None,
-               limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+               limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
     """An :class:`EvalSet` from named files: uploads (bytes or ``(file_name, bytes)``) or paths (the CLI).
 
     ``refs``/``hyps`` map a reference/system name to a source; a list of ``(name, source)`` pairs is accepted
     too, so that a name given twice is reported (names are stripped of surrounding whitespace first). Every file
     must have as many lines as the first reference. A ``.tsv``/``.csv``/``.jsonl`` file is read as a table with
     one text column (:func:`read_text_file`). Human scores for systems that are not loaded give a warning.
-    ``human`` is an optional human-score TSV (see :func:`read_human_scores`); ``terms`` an optional terms TSV
+    ``human`` is an optional human-score TSV (see :func:`read_human_scores`; an error file's rows weighed by
+    ``error_weights``); ``terms`` an optional terms TSV
     (``seg_id, src_term, tgt_term``) or glossary TSV (``source, target``); inline ``<term>`` tags in the source
     and reference lines are read without it (:mod:`mtdiag.terms`).
     """
@@ -191,7 +193,8 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
     scores = None
     if human is not None:
         display = _display_of(human, "human scores")
-        scores = read_human_scores(human, display, len((ref_files or [src_file])[0].lines), limits=limits)
+        scores = read_human_scores(human, display, len((ref_files or [src_file])[0].lines), limits=limits,
+                                   error_weights=error_weights)
         warnings += unknown_score_systems(scores, [f.role for f in ref_files], [f.role for f in hyp_files], display)
     term_files = [] if term_source is None else [
         read_term_file(term_source, _display_of(term_source, "terms"), limits=limits)]

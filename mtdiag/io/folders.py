@@ -11,6 +11,7 @@ from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble, check_names, read_text_file
 from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
 from mtdiag.io.human_scores import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
 from mtdiag.io.labels import SEGMENT_LABELS_FILE, with_segment_labels
@@ -59,13 +60,15 @@ def folder_inputs(path: str | os.PathLike[str]) -> FolderInputs:
                         [f for f in files if not f.name.startswith(".")])
 
 
-def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS,
+                error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
     """An :class:`EvalSet` from a folder: ``src.txt`` (optional), ``ref.txt``/``ref.NAME.txt`` (one or more),
     every other ``*.txt`` a system named by its stem without a ``testset.xx-yy.`` prefix (the rule of
     :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
     ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
     elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error spans from ``mqm.errors.tsv`` /
-    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`); segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
+    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`, weighed by ``error_weights`` where they give the human scores);
+    segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
     ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
     Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.terms`)."""
@@ -90,7 +93,7 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     human = None
     if (folder / HUMAN_SCORES_FILE).is_file():
         human = read_human_scores(folder / HUMAN_SCORES_FILE, HUMAN_SCORES_FILE,
-                                  len((ref_files or [src_file])[0].lines), limits=limits)
+                                  len((ref_files or [src_file])[0].lines), limits=limits, error_weights=error_weights)
         warnings += unknown_score_systems(human, [f.role for f in ref_files], [f.role for f in hyp_files],
                                           HUMAN_SCORES_FILE, absent="not in the folder")
         if human.empty:
@@ -114,7 +117,8 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
         evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)
     for file_name in ANNOTATION_FILES:
         if (folder / file_name).is_file():
-            evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits)
+            evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits,
+                                             error_weights=error_weights)
     if (folder / SEGMENT_LABELS_FILE).is_file():
         evalset = with_segment_labels(evalset, folder / SEGMENT_LABELS_FILE, SEGMENT_LABELS_FILE, limits=limits)
     return evalset
@@ -128,10 +132,11 @@ def extra_files(path: str | os.PathLike[str]) -> list[Path]:
     return [folder / name for name in names if (folder / name).is_file()]
 
 
-def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS,
+              error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
     """A folder (:func:`load_folder`) or a ``.tsv``/``.csv``/``.jsonl`` table (:func:`load_table`)."""
     if Path(path).is_dir():
-        return load_folder(path, limits=limits)
+        return load_folder(path, limits=limits, error_weights=error_weights)
     if not Path(path).exists():
         raise InputError(str(path), "no such file or folder")
     return load_table(path, limits=limits)

@@ -6,6 +6,7 @@ import pandas as pd
 
 from mtdiag.errors import InputError
 from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
 from mtdiag.io.pearmut import read_pearmut_log, sniff_log
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote_names
@@ -32,7 +33,7 @@ def _score_column(table: Table, lowered: list[str]) -> int:
 
 
 def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                      limits: Limits = DEFAULT_LIMITS) -> pd.DataFrame:
+                      limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
     """Human judgements from a long TSV into a frame ``seg`` (0-based), ``system``, ``score``.
 
     The header has ``system``, ``seg_id`` (1-based, checked against ``n_segments`` when given) and a score
@@ -41,16 +42,16 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
     segment is an error.
 
     An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
-    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them (the file
-    users have is often the error file, and ``--human`` is where they give human judgements); so does a Pearmut
-    annotation log (:mod:`mtdiag.io.pearmut`).
+    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them under
+    ``error_weights`` (the file users have is often the error file, and ``--human`` is where they give human
+    judgements); so does a Pearmut annotation log (:mod:`mtdiag.io.pearmut`).
     """
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
-        return read_pearmut_log(*log, n_segments)[0]
+        return read_pearmut_log(*log, n_segments, error_weights=error_weights)[0]
     table = parse_table(source, name, "tsv", limits)
     if is_error_table(table.header):
-        return error_table_scores_and_spans(table, n_segments)[0]
+        return error_table_scores_and_spans(table, n_segments, error_weights)[0]
     lowered = [h.lower() for h in table.header]
     for required in ("system", "seg_id"):
         if required not in lowered:

@@ -26,9 +26,10 @@ holds the ids mtdiag's export put into every item (:data:`IDS_KEY`: ``{"seg_id",
 and the output the annotator saw must be the loaded set's (else the log is of another test set: an error).
 
 **Scores.** Under ESA (Kocmi et al. 2024) the annotator's 0–100 score is the segment score; under MQM (Freitag et
-al. 2021) the segment score is minus the weighted sum of the annotator's errors, weighted as an MQM error file
-is (:func:`mtdiag.io.annotations.mqm_weight`). A segment's human score is the mean over its annotators (as for MQM
-and ESA files); each annotator's errors are kept apart under their Pearmut user id as the rater, so the per-rater
+al. 2021) the segment score is minus the weighted sum of the annotator's errors, weighted and scored as an MQM
+error file is (the chosen scheme of :mod:`mtdiag.io.error_weights`, by its one scoring function
+:func:`~mtdiag.io.error_weights.segment_scores`). A segment's human score is the mean over its annotators (as for
+MQM and ESA files); each annotator's errors are kept apart under their Pearmut user id as the rater, so the per-rater
 statistics work as for MQM files.
 """
 
@@ -42,8 +43,9 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.errors import InputError
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import json_line
-from mtdiag.io.ratings import mqm_weight, rated_frame, spans_frame
+from mtdiag.io.ratings import rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, split_lines, unpack
 
 IDS_KEY = "mtdiag"
@@ -170,12 +172,15 @@ def answers(entries: list[Entry], display: str) -> list[Entry]:
 
 
 def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None = None,
-                     outputs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                     outputs: pd.DataFrame | None = None, error_weights: ErrorWeights = DEFAULT_WEIGHTS
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(human scores ``seg, system, score``, error spans, rated outputs ``seg, system, rater``) of a Pearmut log's
     entries (:func:`sniff_log`), in the frames of :mod:`mtdiag.io.annotations`; ``outputs`` (the loaded set's
-    ``hyps``) checks that each annotated output is the set's. Every problem names the file and the line."""
+    ``hyps``) checks that each annotated output is the set's; MQM errors weighed by ``error_weights``. Every
+    problem names the file and the line."""
 
-    scores: dict[tuple[str, int, str], float] = {}
+    scores: dict[tuple[str, int, str], float] = {}  # ESA: the annotator's score
+    weighed: dict[tuple[str, int, str], list[float]] = {}  # MQM: the weight of each of the annotator's errors
     spans: list[tuple] = []
     for entry in answers(entries, display):
         items, annotation = entry.value.get("item"), entry.value["annotation"]
@@ -200,20 +205,25 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
                 marked = response.get("error_spans") or []
                 if not isinstance(marked, list):
                     raise entry.error(display, f"the error spans of {quote(key)} must be a list")
-                weights, bounds = 0.0, utf16_boundaries(text)
-                for span in marked:
-                    row = _span_row(span, text, bounds, protocol, entry, display)
-                    spans.append((seg, system, rater, *row))
-                    weights += row[-1]
-                score = -weights if protocol == "MQM" else _score(response.get("score"), entry, display)
-                if score is not None:
-                    scores[(system, seg, rater)] = score + 0.0
+                bounds = utf16_boundaries(text)
+                rows = [_span_row(span, text, bounds, protocol, entry, display, error_weights) for span in marked]
+                spans += [(seg, system, rater, *row) for row in rows]
+                if protocol == "MQM":
+                    weighed[(system, seg, rater)] = [row[-1] for row in rows]
+                else:
+                    score = _score(response.get("score"), entry, display)
+                    if score is not None:
+                        scores[(system, seg, rater)] = score + 0.0
+    errors = pd.DataFrame([(system, seg, rater, w) for (system, seg, rater), ws in weighed.items() for w in [0.0, *ws]],
+                          columns=["system", "seg", "rater", "weight"])  # a 0 per rated output: rated, maybe clean
     by_pair: dict[tuple[str, int], list[float]] = {}
     for (system, seg, _), score in scores.items():
         by_pair.setdefault((system, seg), []).append(score)
-    frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in by_pair.items()],
-                         columns=["seg", "system", "score"]).astype({"seg": "int64", "score": "float64"})
-    return frame.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(scores)
+    esa = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in by_pair.items()],
+                       columns=["seg", "system", "score"])
+    frame = pd.concat([segment_scores(errors, error_weights), esa], ignore_index=True)
+    frame = frame.astype({"seg": "int64", "score": "float64"}).sort_values(["system", "seg"], ignore_index=True)
+    return frame, spans_frame(spans), rated_frame([*scores, *weighed])
 
 
 def _ids(item: object, entry: Entry, display: str, n_segments: int | None) -> tuple[int, dict, str]:
@@ -252,10 +262,10 @@ def _score(value: object, entry: Entry, display: str) -> float | None:
     return float(value)
 
 
-def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str) -> tuple:
+def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str,
+              error_weights: ErrorWeights) -> tuple:
     """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text`` (``bounds``:
-    its :func:`utf16_boundaries`)."""
-
+    its :func:`utf16_boundaries`; the weight by ``error_weights``)."""
     if not isinstance(span, dict):
         raise entry.error(display, "an error span must be an object {start_i, end_i, severity, category}")
     start_i, end_i = span.get("start_i"), span.get("end_i")
@@ -272,7 +282,7 @@ def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry:
     if protocol == "ESA":
         category = ""  # ESA has no categories (Kocmi et al. 2024)
     try:
-        weight = mqm_weight(category, severity)
+        weight = error_weights.weight(category, severity)
     except ValueError as exc:
         raise entry.error(display, str(exc)) from None
     return "target", *located, severity.lower(), category, weight

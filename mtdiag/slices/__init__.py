@@ -6,7 +6,8 @@ The entry points, for the command line and the dashboard alike:
 - :func:`segment_mask` — an expression evaluated into a boolean mask over the report's segments; every problem is
   an :class:`ExpressionError`, one line naming the column;
 - :func:`slice_report` / :func:`where` — the report of a slice, from the statistics already computed;
-- :func:`find_slices` — the slices where two systems differ most, each given as the expression that defines it.
+- :func:`find_slices` — the slices where the gap between two systems departs from the rest of the set (or, as an
+  option, where they differ at all), each given as the expression that defines it.
 """
 
 from mtdiag.slices.expression import ExpressionError, parse

@@ -18,23 +18,47 @@ A candidate is tried when it keeps at least ``min_size`` segments and fewer than
 segments as one found before (an intersection equal to one of its parts) is the same slice and is tried once.
 
 **Test.** On each slice: A's and B's corpus scores by the metric's corpus formula on the slice's summed
-statistics, their difference ``A − B``, and the paired bootstrap p-value of :mod:`mtdiag.significance` (Koehn 2004;
-sacrebleu's draw of ``n`` resamples from ``seed``, B as the baseline) — the very p-value ``mtdiag score --where
-EXPR --paired-bs --baseline B`` gives for that metric. The p-values are corrected for the number of slices tried:
-Benjamini–Hochberg (1995), which bounds the expected share of false findings among the slices reported (the
-default: a finder explores, and a few false leads among many true ones cost little), or Holm (1979), which bounds
-the chance of any false finding. The method is named in every row. A bootstrap of ``n`` resamples cannot give a
-p-value below ``1 / (n + 1)``, and either correction multiplies the smallest p by the number ``m`` of slices tried:
-with sacrebleu's 1,000 resamples and ~100 slices nothing could ever be significant, however large the difference.
-So the number of resamples follows the number of slices (:func:`resamples_for`): at least 1,000 and at least
-``2 m / 0.05`` (twice what the smallest p needs to survive either correction alone), unless given (``--samples``).
+statistics and their difference ``A − B`` (the *gap*); the same on the rest of the set (every segment outside the
+slice) and the **departure** ``(A − B on the slice) − (A − B on the rest)``. Two tests (``test``):
+
+- ``departure`` (the default): is the gap on this slice unusual — does B catch up, win, or fall further behind
+  here than on the rest of the set? The paired bootstrap of the difference of differences: sacrebleu's draw of
+  ``n`` resamples of the **whole set** from ``seed`` (Koehn 2004), each resample summed over the slice's segments
+  and over the rest's, the departure recomputed from the four corpus scores, and the p-value of
+  :func:`mtdiag.significance.bootstrap_p_value` (the resampled departures centred, against the observed one).
+  One draw serves every slice. A system ahead everywhere by a similar margin has few slices that depart (the
+  question "is A − B ≠ 0 here?" was significant on every slice of such a pair and so said nothing about *where*);
+  two systems that differ only on a few documents depart exactly there. Decision: resampling the whole set keeps
+  every slice's share of it random, as it is (a slice is a property of segments, not a fixed design); a
+  stratified draw per slice and rest would cost one draw of the rest per slice size.
+- ``gap``: is ``A − B ≠ 0`` on the slice? The paired bootstrap p-value of :mod:`mtdiag.significance` on the
+  slice's segments (sacrebleu's draw of ``n`` resamples of the slice from ``seed``, B as the baseline) — the very
+  p-value ``mtdiag score --where EXPR --paired-bs --baseline B`` gives for that metric. Slices of one size share
+  one draw and one matrix product.
+
+The p-values are corrected for the number of slices tried: Benjamini–Hochberg (1995), which bounds the expected
+share of false findings among the slices reported (the default: a finder explores, and a few false leads among
+many true ones cost little), or Holm (1979), which bounds the chance of any false finding. The method is named in
+every row. A bootstrap of ``n`` resamples cannot give a p-value below ``1 / (n + 1)``, and either correction
+multiplies the smallest p by the number ``m`` of slices tried: with sacrebleu's 1,000 resamples and ~100 slices
+nothing could ever be significant, however large the difference. So the number of resamples follows the number of
+slices (:func:`resamples_for`): at least 1,000 and at least ``2 m / 0.05`` (twice what the smallest p needs to
+survive either correction alone), unless given (``--samples``).
+
+**Direction.** Each row says which way the slice departs (:func:`direction`), in the metric's better direction:
+with A ahead on the rest, "B wins here" (B ahead on the slice), "B catches up" (A's lead smaller), "A's lead grows"
+(larger, up to twice), "A's lead doubles" (twice or more), "as elsewhere" (equal); the same with the roles swapped
+when B is ahead on the rest; "A ahead here"/"B ahead here" when the rest is even.
 
 **Ranking.** Slices significant after correction (corrected p < 0.05) come first, then the others; within each,
-the larger the absolute difference in the metric's points, the earlier (then the larger slice, then the
-expression). The difference is the quantity a user acts on; significance says whether it is real.
+by the tested quantity in the metric's points, largest first — the absolute departure (``departure``) or the
+absolute gap (``gap``) — then the larger slice, then the expression. That quantity is what a user acts on;
+significance says whether it is real.
 
-Speed: the two systems' statistics are stacked once; slices of the same size share one bootstrap draw (the draw
-depends only on the size and the seed) and one matrix product.
+Speed: the two systems' statistics are stacked once; the departure test draws the whole set once (block by
+block, :func:`mtdiag.significance.bootstrap_count_blocks`) and sums each slice over its own segments only; the gap
+test's slices of the same size share one bootstrap draw (the draw depends only on the size and the seed) and one
+matrix product.
 """
 
 from __future__ import annotations
@@ -45,8 +69,9 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import buckets, checks
-from mtdiag.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_p_value, bootstrap_sums,
-                            corrected)
+from mtdiag.metrics import metric_info
+from mtdiag.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_count_blocks,
+                                 bootstrap_p_value, bootstrap_sums, corrected, one_blas_thread)
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.selection import segment_mask
@@ -54,8 +79,11 @@ from mtdiag.tags import tag_names
 
 DEFAULT_MIN_SIZE = 30
 DEFAULT_CORRECTION = "bh"  # the finder explores: a few false leads among many true ones cost little
-COLUMNS = ("expression", "size", "score_a", "score_b", "difference", "p_value", "p_corrected", "correction",
-           "significant")
+TESTS = {"departure": "departure from the rest of the set: (A − B here) − (A − B elsewhere) ≠ 0",
+         "gap": "a gap on the slice: A − B ≠ 0 here"}
+DEFAULT_TEST = "departure"  # where the gap is unusual; "gap" is significant on every slice of a pair apart everywhere
+COLUMNS = ("expression", "size", "score_a", "score_b", "difference", "rest_difference", "departure", "direction",
+           "p_value", "p_corrected", "correction", "significant")
 
 
 @dataclass(frozen=True)
@@ -208,14 +236,16 @@ def resamples_for(tried: int) -> int:
 
 
 def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int = DEFAULT_MIN_SIZE,
-                correction: str = DEFAULT_CORRECTION, n: int | None = None, seed: int | None = DEFAULT_SEED,
-                top: int | None = None) -> pd.DataFrame:
-    """The candidate slices (:func:`candidate_slices`) ranked by how much ``a`` and ``b`` differ there (see the
-    module docstring): columns :data:`COLUMNS` — ``expression``, ``size``, ``score_a``, ``score_b``,
-    ``difference`` (``score_a − score_b``), ``p_value`` (paired bootstrap, ``b`` as the baseline), ``p_corrected``,
-    ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all). ``n`` bootstrap
-    resamples per slice (None: :func:`resamples_for` the number of slices tried). ``attrs`` hold the systems, the
-    metric, the whole set's scores, the number of slices tried and of resamples drawn."""
+                correction: str = DEFAULT_CORRECTION, test: str = DEFAULT_TEST, n: int | None = None,
+                seed: int | None = DEFAULT_SEED, top: int | None = None) -> pd.DataFrame:
+    """The candidate slices (:func:`candidate_slices`) ranked by ``test`` (see the module docstring): columns
+    :data:`COLUMNS` — ``expression``, ``size``, ``score_a``, ``score_b``, ``difference`` (``score_a − score_b``),
+    ``rest_difference`` (A − B on the segments outside the slice), ``departure`` (``difference −
+    rest_difference``), ``direction`` (:func:`direction`), ``p_value`` (``departure``: the paired bootstrap of the
+    difference of differences; ``gap``: the paired bootstrap on the slice, ``b`` as the baseline),
+    ``p_corrected``, ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all). ``n``
+    bootstrap resamples (None: :func:`resamples_for` the number of slices tried). ``attrs`` hold the systems, the
+    metric, the test, the whole set's scores, the number of slices tried and of resamples drawn."""
     systems = report.evalset.systems
     for system in (a, b):
         if system not in systems:
@@ -228,6 +258,8 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
         raise ValueError(f"the minimum slice size must be at least 1, got {min_size}")
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; choose {', '.join(TESTS)}")
     if n is not None and n < 1:
         raise ValueError(f"the number of resamples must be at least 1, got {n}")
     scorer = report.metric(metric)
@@ -235,35 +267,110 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
     stacked = np.stack([np.asarray(report.result(metric, s).stats, dtype=np.float64) for s in (b, a)], axis=1)
     candidates = candidate_slices(report, a, b, min_size)
     n = resamples_for(len(candidates)) if n is None else n
-    rows = _tested(scorer, stacked, candidates, n, seed)
-    table = pd.DataFrame(rows, columns=["expression", "size", "score_a", "score_b", "p_value"])
+    table = pd.DataFrame(_observed(scorer, stacked, candidates),
+                         columns=["expression", "size", "score_a", "score_b", "rest_a", "rest_b"])
     table["difference"] = table["score_a"] - table["score_b"]
+    table["rest_difference"] = table["rest_a"] - table["rest_b"]
+    table["departure"] = table["difference"] - table["rest_difference"]
+    tested, ranked_by = (_departures, "departure") if test == "departure" else (_gaps, "difference")
+    table["p_value"] = tested(scorer, stacked, candidates, n, seed, table[ranked_by].abs().to_numpy())
+    sign = metric_info(metric, report).sign
+    table["direction"] = [direction(sign * gap, sign * rest, a, b)
+                          for gap, rest in zip(table["difference"], table["rest_difference"])]
     table["p_corrected"] = corrected(table["p_value"].to_numpy(), correction)
     table["correction"] = correction
     table["significant"] = table["p_corrected"] < ALPHA
-    table = table.assign(_gap=table["difference"].abs()).sort_values(
+    table = table.assign(_gap=table[ranked_by].abs()).sort_values(
         ["significant", "_gap", "size", "expression"], ascending=[False, False, False, True], kind="stable",
         na_position="last").drop(columns="_gap").reset_index(drop=True)[list(COLUMNS)]
     whole = np.asarray(scorer.corpus_score(stacked.sum(axis=0)), dtype=float)
-    table.attrs.update(a=a, b=b, metric=metric, tried=len(candidates), significant=int(table["significant"].sum()),
-                       min_size=min_size, correction=correction, n=n, seed=seed, score_a=float(whole[1]),
-                       score_b=float(whole[0]), segments=report.evalset.n_segments)
+    table.attrs.update(a=a, b=b, metric=metric, test=test, tried=len(candidates),
+                       significant=int(table["significant"].sum()), min_size=min_size, correction=correction, n=n,
+                       seed=seed, score_a=float(whole[1]), score_b=float(whole[0]),
+                       segments=report.evalset.n_segments)
     return table if top is None else table.head(top)
 
 
-def _tested(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None) -> list[tuple]:
-    """Per candidate: expression, size, score of a, score of b, bootstrap p-value. Candidates of one size share
-    the draw and one matrix product (:func:`mtdiag.significance.bootstrap_sums`)."""
+def direction(gap: float, rest: float, a: str, b: str) -> str:
+    """Which way a slice departs from the rest of the set, in words (module docstring): ``gap`` and ``rest`` are
+    A's advantage over B on the slice and on the rest, in the metric's better direction (positive: A better)."""
+    if not (np.isfinite(gap) and np.isfinite(rest)):
+        return ""
+    if rest == 0:
+        return f"{a} ahead here" if gap > 0 else f"{b} ahead here" if gap < 0 else "as elsewhere"
+    leader, trailer = (a, b) if rest > 0 else (b, a)
+    ratio = gap / rest  # > 1: the leader's lead grows here; < 0: the trailer wins here
+    if ratio < 0:
+        return f"{trailer} wins here"
+    if ratio < 1:
+        return f"{trailer} catches up"
+    if ratio == 1:
+        return "as elsewhere"
+    return f"{leader}'s lead doubles" if ratio >= 2 else f"{leader}'s lead grows"
+
+
+def _observed(scorer, stacked: np.ndarray, candidates: list[Candidate]) -> list[tuple]:
+    """Per candidate: expression, size, A's and B's scores on the slice and on the rest of the set."""
+    total = stacked.sum(axis=0)
+    rows = []
+    for candidate in candidates:
+        inside = stacked[candidate.mask].sum(axis=0)
+        here = np.asarray(scorer.corpus_score(inside), dtype=float)  # (2,): b, a
+        rest = np.asarray(scorer.corpus_score(total - inside), dtype=float)
+        rows.append((candidate.expression, int(candidate.mask.sum()), float(here[1]), float(here[0]),
+                     float(rest[1]), float(rest[0])))
+    return rows
+
+
+def _departures(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None,
+                observed: np.ndarray) -> np.ndarray:
+    """Per candidate: the paired bootstrap p-value of its departure, ``observed`` its absolute value on the set
+    (module docstring). One draw of the whole set, block by block; each slice summed over its own segments, the
+    rest as the resample's total minus the slice."""
+    n_segments, _, k = stacked.shape
+    flat = stacked.reshape(n_segments, 2 * k)
+    whole = bool(np.all(flat >= 0) and np.all(flat == np.floor(flat)))
+    narrow = flat.astype(np.float32) if whole else None  # whole numbers: exact in single precision below 2^24
+    members = [np.flatnonzero(c.mask) for c in candidates]
+    resampled = np.empty((len(candidates), n))
+    with one_blas_thread():  # tall, thin products: OpenBLAS's threads only spin (significance.one_blas_thread)
+        for start, stop, counts in bootstrap_count_blocks(n_segments, n, seed):
+            totals = _exact_product(counts, narrow, flat).reshape(-1, 2, k)
+            by_segment = np.ascontiguousarray(counts.T)  # a slice's segments are then whole rows, read in one sweep
+            for j, inside in enumerate(members):
+                here = _exact_product(by_segment[inside].T, None if narrow is None else narrow[inside],
+                                      flat[inside]).reshape(-1, 2, k)
+                slice_scores = np.asarray(scorer.corpus_score(here), dtype=float)  # (rows, 2): b, a
+                rest_scores = np.asarray(scorer.corpus_score(totals - here), dtype=float)
+                resampled[j, start:stop] = ((slice_scores[:, 1] - slice_scores[:, 0])
+                                            - (rest_scores[:, 1] - rest_scores[:, 0]))
+    return bootstrap_p_value(resampled, np.zeros(n), observed)
+
+
+def _exact_product(counts: np.ndarray, narrow: np.ndarray | None, wide: np.ndarray) -> np.ndarray:
+    """``counts @ wide``: in single precision (``narrow``, ``wide`` as float32, given when its values are whole
+    numbers ≥ 0) where every sum stays below 2^24 and so is exact — as :func:`mtdiag.significance.bootstrap_sums`
+    multiplies — else in double precision."""
+    if narrow is not None:
+        product = counts @ narrow
+        if np.all(product < 2.0 ** 24):
+            return product.astype(np.float64)
+    return counts.astype(np.float64) @ wide
+
+
+def _gaps(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed: int | None,
+          observed: np.ndarray) -> np.ndarray:
+    """Per candidate: the paired bootstrap p-value of A − B on the slice (B the baseline), ``observed`` the absolute
+    gap on the slice. Candidates of one size share the draw and one matrix product
+    (:func:`mtdiag.significance.bootstrap_sums`)."""
     by_size: dict[int, list[int]] = {}
     for i, candidate in enumerate(candidates):
         by_size.setdefault(int(candidate.mask.sum()), []).append(i)
-    results: dict[int, tuple] = {}
+    p_values = np.empty(len(candidates))
     for size, members in by_size.items():
         rows = {i: stacked[candidates[i].mask] for i in members}
         sums = bootstrap_sums(rows, n, seed)
         for i in members:
-            observed = np.asarray(scorer.corpus_score(rows[i].sum(axis=0)), dtype=float)  # (2,): b, a
-            scores = np.asarray(scorer.corpus_score(sums[i]), dtype=float)  # (n, 2)
-            p = bootstrap_p_value(scores[:, 1], scores[:, 0], np.abs(observed[1] - observed[0]))
-            results[i] = (candidates[i].expression, size, float(observed[1]), float(observed[0]), float(p))
-    return [results[i] for i in range(len(candidates))]
+            scores = np.asarray(scorer.corpus_score(sums[i]), dtype=float)  # (n, 2): b, a
+            p_values[i] = bootstrap_p_value(scores[:, 1], scores[:, 0], observed[i])
+    return p_values

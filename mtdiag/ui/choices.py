@@ -46,6 +46,8 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
     if option.type is bool:
         return where.toggle(label, value=default, key=key, **kwargs)
     if option.type is str:
+        if option.upper(report) is not None:
+            kwargs.setdefault("max_chars", int(option.upper(report)))
         value = where.text_input(label, value=default or "", key=key, **kwargs)
         if option.check is not None and value:
             try:

@@ -2,7 +2,8 @@
 :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several at once;
 each system named after its file, editable), optional terms/glossary and human scores; system outputs added to a
 test-set folder; and, in both modes, **MQM/ESA error annotations** and Pearmut's annotation logs
-(:func:`mtdiag.io.with_error_annotations`),
+(:func:`mtdiag.io.with_error_annotations`, weighed by the chosen scheme, :func:`error_weights_widgets`: WMT, ESA-style
+or the user's own weights file),
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
@@ -29,6 +30,42 @@ TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # 
 ANNOTATION_TYPES = ["tsv", "jsonl", "json"]
 METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
+WEIGHTS_KEY, WEIGHTS_FILE_KEY = "up_error_weights", "up_error_weights_file"
+OWN_WEIGHTS = "file"
+WEIGHT_CHOICES = {**{name: f"{name}: {scheme.about}" for name, scheme in mio.ERROR_WEIGHT_SCHEMES.items()},
+                  OWN_WEIGHTS: "my own weights file (severity, category, weight)"}
+
+
+def error_weights_spec() -> tuple:
+    """The chosen weighting of human error rows as a cache key: ``(scheme name,)`` or ``("file", file name,
+    bytes)`` (read from the session: the widgets are drawn after the data is loaded, their values are known
+    before)."""
+    choice = st.session_state.get(WEIGHTS_KEY, mio.DEFAULT_ERROR_WEIGHTS.name)
+    uploaded = st.session_state.get(WEIGHTS_FILE_KEY)
+    if choice == OWN_WEIGHTS and uploaded is not None:
+        return (OWN_WEIGHTS, uploaded.name, uploaded.getvalue())
+    return (choice if choice in mio.ERROR_WEIGHT_SCHEMES else mio.DEFAULT_ERROR_WEIGHTS.name,)
+
+
+def resolve_error_weights(spec: tuple) -> "mio.ErrorWeights":
+    """The scheme of :func:`error_weights_spec`'s key (a weights file is read here: a bad one is an InputError)."""
+    if spec[0] == OWN_WEIGHTS:
+        return mio.read_error_weights((spec[1], spec[2]), limits=state.session_limits())
+    return mio.error_weights(spec[0])
+
+
+def error_weights_widgets() -> None:
+    """How human error rows become segment scores: a scheme, or the user's own weights file (docs/inputs.md)."""
+    choice = st.selectbox("Error weights (MQM/ESA rows → human scores)", list(WEIGHT_CHOICES),
+                          format_func=WEIGHT_CHOICES.get, key=WEIGHTS_KEY,
+                          help="How error rows (uploaded annotations, a folder's mqm.errors.tsv without mqm.seg.tsv) "
+                               "become human segment scores. wmt: the weights of Google's WMT MQM releases (major 5, "
+                               "minor 1, minor punctuation 0.1, non-translation 25, source issues and creative "
+                               "reinterpretations 0); esa: severity only; or a TSV of rules severity, category, weight "
+                               "(* for any; the most specific rule applies). Every rule and its source: docs/inputs.md.")
+    if choice == OWN_WEIGHTS:
+        st.file_uploader("Weights file (TSV: severity, category, weight)", type=TABLE_TYPES + ["csv", "jsonl"],
+                         key=WEIGHTS_FILE_KEY)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=state.REPORT_TTL_S)
@@ -61,8 +98,9 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
-                 lang_pair: str | None) -> state.Dataset:
-    """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content."""
+                 lang_pair: str | None, weights: tuple) -> state.Dataset:
+    """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content
+    (``weights``: :func:`error_weights_spec`)."""
     evalset = mio.load_files(
         src=(src[1], src[2]) if src else None,
         refs=[(name, (file_name, data)) for name, file_name, data in refs],
@@ -72,6 +110,7 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
         name="upload",
         lang_pair=lang_pair,
         limits=state.session_limits(),
+        error_weights=resolve_error_weights(weights),
     )
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
 
@@ -85,12 +124,13 @@ def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
 
 @st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric_spans: tuple[str, bytes] | None,
-                    scores: tuple[str, bytes] | None, _base: state.Dataset) -> state.Dataset:
-    """The base data with human error spans (MQM/ESA), metric error spans (xCOMET) and/or imported metric scores
-    added."""
+                    scores: tuple[str, bytes] | None, weights: tuple, _base: state.Dataset) -> state.Dataset:
+    """The base data with human error spans (MQM/ESA, weighed by ``weights``: :func:`error_weights_spec`),
+    metric error spans (xCOMET) and/or imported metric scores added."""
     evalset, added, limits = _base.evalset, [], state.session_limits()
     if annotations is not None:
-        evalset = mio.with_error_annotations(evalset, annotations, limits=limits)
+        evalset = mio.with_error_annotations(evalset, annotations, limits=limits,
+                                             error_weights=resolve_error_weights(weights))
         added.append(annotations[0])
     if metric_spans is not None:
         evalset = mio.with_metric_spans(evalset, metric_spans, limits=limits)
@@ -186,6 +226,7 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
             _file_tuple(terms) if terms else None,
             _file_tuple(human) if human else None,
             lang,
+            error_weights_spec(),
         )
     except InputError as error:
         return None, [str(error)]
@@ -234,12 +275,13 @@ def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, 
             "Metric scores (COMET, MetricX, …)", type=SCORE_TYPES, key="up_scores",
             help="Long (system, seg_id, metric, score[, higher_is_better]) or wide (system, seg_id, one column per "
                  "metric); seg_id 1-based. Each metric becomes a column in every view.")
+        error_weights_widgets()
     if base is None or (annotations is None and scores is None and metric_spans is None):
         return base, []
     try:
         return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
                                (metric_spans.name, metric_spans.getvalue()) if metric_spans else None,
-                               (scores.name, scores.getvalue()) if scores else None, base), []
+                               (scores.name, scores.getvalue()) if scores else None, error_weights_spec(), base), []
     except InputError as error:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:

@@ -217,7 +217,9 @@ class ViewOption:
     (``metric``: metric names). ``needs``: what the data must have for the option to apply (:data:`NEEDS`; two
     systems for a second system): without it the option is left out, its value None. ``check``: for a free value
     (a text), a test that raises ``ValueError`` with a one-line reason when the value cannot be used (a search
-    pattern that is no regular expression): the command line refuses it, a page says why and uses the default."""
+    pattern that is no regular expression): the command line refuses it, a page says why and uses the default.
+    ``minimum``/``maximum``: the bounds of a number; for a text, ``maximum`` is its most characters (the widget
+    takes no more, the command line refuses more)."""
 
     name: str
     label: str
@@ -317,6 +319,8 @@ class ViewOption:
             if (self.minimum is not None and not value >= self.minimum) or (upper is not None and not value <= upper):
                 low = "" if self.minimum is None else f"{self.minimum:g}"
                 raise ValueError(f"{self.flag} {value}: must be in {low}..{'' if upper is None else f'{upper:g}'}")
+        elif self.type is str and self.upper(report) is not None and len(value) > self.upper(report):
+            raise ValueError(f"{self.flag}: {len(value):,} characters; at most {self.upper(report):,.0f}")
         return values if self.many else value
 
 

@@ -14,8 +14,8 @@ from mtdiag.views.detail import SideTokens, side_tokens
 
 
 def closeness_metrics(report) -> list[str]:
-    """The metrics that can say which of two outputs is closer to the reference: segment scores with a better
-    direction."""
+    """The metrics that can say which of two outputs is better (closer to the reference, or without one to the
+    other systems' outputs): segment scores with a better direction."""
     return [m for m in report.metrics if metric_info(m, report).has_direction and metric_info(m, report).segment_level
             and m in report.segments.columns]
 
@@ -48,8 +48,18 @@ def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) ->
     return frame
 
 
+def closer_to(report) -> str:
+    """What the ``closer`` column's output is closer to, in words: the reference(s), or — without one, where the
+    only metric is consensus — the other systems' outputs. The page never says "reference" of data that has
+    none."""
+    if report.evalset.has_references:
+        return "closer to the reference" + ("s" if len(report.evalset.ref_names) > 1 else "")
+    return "closer to the other systems' outputs (no reference)"
+
+
 def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
-    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s) — ``a``,
+    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s) (without
+    one: to the other systems' outputs, :func:`closer_to`) — ``a``,
     ``b``, or ``"tie"`` (equal scores, or a score undefined on either side). Direction-aware (:class:`MetricInfo`);
     a metric without a better direction (the length ratio) says ``"tie"`` everywhere."""
     seg = report.segments[metric]
@@ -74,11 +84,11 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     span weighs it less still). Figures: ``docs/dashboard.md`` (Compare), ``benchmarks/compare_ranking.py``.
 
     Columns: ``seg``, ``closer`` (:func:`closer_to_reference` by ``metric``: which output is closer to the
-    reference), ``problem A``/``problem B`` (named ``problem <system>``), ``problem_difference`` (A − B; > 0: A
-    is worse), ``metric`` of both (``<metric> <system>``), ``difference`` (A − B) and ``advantage`` (positive = A
-    better, direction-aware), then the source, the first reference (when there is one) and both outputs (``src``,
-    ``ref``, ``hyp <system>``; whole: a table cell shows :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties
-    keep segment order."""
+    reference, or without one to the other systems' outputs), ``problem A``/``problem B`` (named ``problem
+    <system>``), ``problem_difference`` (A − B; > 0: A is worse), ``metric`` of both (``<metric> <system>``),
+    ``difference`` (A − B) and ``advantage`` (positive = A better, direction-aware), then the source, the first
+    reference (when there is one) and both outputs (``src``, ``ref``, ``hyp <system>``; whole: a table cell shows
+    :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties keep segment order."""
     from mtdiag.triage import problem_scores
 
     problem = problem_scores(report)["problem"]
@@ -130,11 +140,12 @@ def _difference(report, chosen):
     return difference_area(segment_differences(report, a, b, chosen["metric"]), a, b, seg_ids=report.evalset.seg_ids)
 
 
-SEGMENTS_CAPTION = ("Largest difference of the two outputs' problem scores first (each output's badness among every "
-                    "output of this set, as in the Segments queue): one output fine and the other bad comes first, not "
-                    "a two-word greeting whose single-metric score swings from 0 to 100. 'closer' names the output the "
-                    "chosen metric puts closer to the reference(s); the chart shows that metric's advantage per "
-                    "segment.")
+def _segments_caption(report, chosen, frame) -> str:
+    return ("Largest difference of the two outputs' problem scores first (each output's badness among every output of "
+            "this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
+            "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
+            f"puts {closer_to(report)}; the chart shows that metric's advantage per segment.")
+
 
 VIEW = View(
     name="compare", title="Compare",
@@ -148,7 +159,8 @@ VIEW = View(
         ViewOption("b", "System B", choices=other_system("a")),
         ViewOption("method", "Test", "the paired test, B as the baseline", choices=tuple(TEST_METHODS),
                    describe=TEST_METHODS),
-        ViewOption("metric", "Closer to the reference by", "the metric that says which output is closer",
+        ViewOption("metric", "Better output by", "the metric that says which of the two outputs is better: the one "
+                   "closer to the reference(s), or without a reference to the other systems' outputs (consensus)",
                    choices=lambda report, chosen: closeness_metrics(report), of="metric",
                    default=first_metric(lambda report, chosen: closeness_metrics(report)),
                    empty="No segment metric with a better direction was computed for this data."),
@@ -161,9 +173,9 @@ VIEW = View(
                       "the metric prefers (p < 0.05: significant)."),
         Table("segments", "Segments where they differ most",
               lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"]),
-              uses=("a", "b", "metric"), caption=SEGMENTS_CAPTION),
+              uses=("a", "b", "metric"), caption=_segments_caption),
     ),
     charts=(Chart("difference", "Advantage per segment", _difference, uses=("a", "b", "metric")),),
-    details={"differences": hypothesis_diff},
+    details={"differences": hypothesis_diff, "closer_to": closer_to},
     in_report=False,
 )

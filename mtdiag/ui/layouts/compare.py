@@ -1,6 +1,6 @@
 """Compare: two systems — per-metric difference with significance, the segments where their outputs differ most
-with the one closer to the reference marked, and both outputs side by side under the source and references with
-their differences highlighted — :mod:`mtdiag.views.compare`, laid out."""
+with the better one marked (closer to the reference, or without one to the other systems), and both outputs side by
+side under the source and references with their differences highlighted — :mod:`mtdiag.views.compare`, laid out."""
 
 import streamlit as st
 
@@ -30,8 +30,8 @@ page.table("metrics", key="cmp_metrics", spinner=SIGNIFICANCE_SPINNER,
                    b: st.column_config.NumberColumn(f"B: {b}", format="%.4f")})
 
 st.subheader(page.view.table("segments").title)
-page.caption("segments")
 metric = page.choose("metric", key="cmp_metric", help=None)
+page.caption("segments")
 segs = page.frame("segments")
 page.chart("difference", key="cmp_bars")
 text = st.column_config.TextColumn
@@ -41,8 +41,7 @@ picked = page.table(
     column_order=["seg_id", "closer", "problem_difference", f"{metric} {a}", f"{metric} {b}", "ref", f"hyp {a}",
                   f"hyp {b}"],
     config={"closer": text("closer", help=f"the output {highlight.escape_markdown(widgets.metric_label(metric))} "
-                                          "puts closer to the reference"
-                                          + ("" if ev.has_references else " (without one: to the other systems)")),
+                                          f"puts {page.detail('closer_to')}"),
             "problem_difference": st.column_config.NumberColumn(
                 "problem A − B", format="%.3f", help="> 0: A's output is the worse one (problem score, 0–1)"),
             f"{metric} {a}": st.column_config.NumberColumn(f"{widgets.metric_label(metric)} A",
@@ -67,8 +66,7 @@ if len(segs):
     widgets.html("".join(parts))
     label = widgets.metric_label(metric)
     for side, (name, tokens, spans) in zip(st.columns(2), ((a, ta, spans_a), (b, tb, spans_b))):
-        mark = (" ✔ closer to the reference" if ev.has_references else " ✔ closer to the other systems") \
-            if row["closer"] == name else ""
+        mark = f" ✔ {page.detail('closer_to')}" if row["closer"] == name else ""
         score = widgets.metric_value(metric, row[f"{metric} {name}"])
         caption = (f"{'A' if name == a else 'B'}: {name}{mark} · {label} {score} · problem "
                    f"{row[f'problem {name}']:.3f}")

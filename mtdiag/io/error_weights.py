@@ -1,0 +1,209 @@
+"""How human error rows become a segment score: the weighting schemes of MQM/ESA error annotations
+(:class:`ErrorWeights`), the one scoring function every reader of error rows uses (:func:`segment_scores`), and a
+user's own weights file (:func:`read_error_weights`). The rules of every scheme, each with its source, are the
+table of ``docs/inputs.md`` ("Error weights").
+
+A scheme is a list of rules ``(severity, category, weight)``. A row's weight is that of the **most specific**
+rule that matches it — the longest category path first, then a named severity before "any severity" — as
+google-research/mt-metrics-eval's ``score_mqm.py`` chooses ("the most specific match is applied to each error").
+Categories match by path prefix (``Fluency`` covers ``Fluency/Punctuation``); category levels and severities are
+compared case-insensitively on their letters and digits only, so ``Non-translation!``, ``Non-translation`` and
+``non translation`` are one category. A row no rule matches is an error of the file (a severity the scheme does
+not know), never a silent zero.
+
+A segment's score is minus the sum of a rater's weights, averaged over the raters who rated the output — as the
+``mqm.seg.tsv`` files of Google's WMT MQM releases report it (``tests/test_error_weights.py`` checks every rated
+output of every dev set that has both files).
+
+Schemes (:data:`SCHEMES`):
+
+- ``wmt`` (default) — the segment scores Google's WMT MQM releases publish (google/wmt-mqm-human-evaluation):
+  Freitag et al. (2021, "Experts, Errors, and Context", §3.3 and the release README) — major 5, minor 1, a minor
+  Fluency/Punctuation error 0.1, Non-translation 25, neutral 0 — and the rules its later releases apply (Marot's
+  default weights, google-research/google-research ``marot/marot.js``): a *Source issue* (the source's fault, not
+  the translation's) and an *Accuracy/Creative Reinterpretation* (a change that keeps the source's intent) weigh
+  0, a *trivial* error 0.1; rater attention checks (severity ``HOTW-test``) weigh 0; a critical error 25 (MQM's
+  scoring model; Google's templates have no critical severity). The WMT20–21 releases name a source problem
+  *Source error* and their published scores weigh it by its severity: no rule changes that.
+- ``esa`` — severity only: minor 1, major 5, critical 25, neutral 0, whatever the category; for error spans that
+  carry a severity and no category (ESA, Kocmi et al. 2024), or to count every error alike.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.errors import InputError
+from mtdiag.io.parsing import parse_table
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
+
+ANY = "*"
+WEIGHTS_COLUMNS = ("severity", "category", "weight")
+_NOT_A_LETTER = re.compile(r"[\W_]+")
+
+
+def normal_name(text: str) -> str:
+    """A severity or one category level as the rules compare it: case-folded, letters and digits only."""
+    return _NOT_A_LETTER.sub("", str(text).casefold())
+
+
+def category_path(category: str) -> tuple[str, ...]:
+    """A category as the rules compare it: its levels (split at ``/``) normalised, empty levels left out
+    (``Source error/-`` is ``("sourceerror",)``)."""
+    return tuple(level for level in map(normal_name, str(category).split("/")) if level)
+
+
+@dataclass(frozen=True)
+class WeightRule:
+    """One rule: rows of ``severity`` (``*``: any) whose category lies under ``category`` (``*``: any) weigh
+    ``weight``; ``source`` says where the rule comes from."""
+
+    severity: str
+    category: str
+    weight: float
+    source: str = ""
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """(normalised severity or ``*``, category path; empty for any)."""
+        severity = ANY if self.severity.strip() in ("", ANY) else normal_name(self.severity)
+        category = () if self.category.strip() in ("", ANY) else category_path(self.category)
+        return severity, category
+
+
+@dataclass(frozen=True)
+class ErrorWeights:
+    """A weighting scheme: its ``name``, one sentence on what it is (``about``) and its rules."""
+
+    name: str
+    about: str
+    rules: tuple[WeightRule, ...]
+
+    def __post_init__(self):
+        keys = [rule.key for rule in self.rules]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"scheme {self.name!r}: two rules for the same severity and category")
+
+    def weight(self, category: str, severity: str) -> float:
+        """The weight of one row: the most specific matching rule's (module docstring). A ``ValueError`` when
+        no rule matches."""
+        severity_key, path = normal_name(severity), category_path(category)
+        best, chosen = None, None
+        for rule in self.rules:
+            rule_severity, rule_path = rule.key
+            if rule_severity not in (ANY, severity_key) or path[:len(rule_path)] != rule_path:
+                continue
+            specificity = (len(rule_path), rule_severity != ANY)
+            if best is None or specificity > best:
+                best, chosen = specificity, rule
+        if chosen is None:
+            known = sorted({r.severity for r in self.rules if r.severity.strip() not in ("", ANY)})
+            raise ValueError(f"severity {quote(severity)} (category {quote(category)}) has no weight in the "
+                             f"{self.name} weights; they weigh the severities {quote_names(known)}")
+        return chosen.weight
+
+    def weights(self, categories, severities) -> np.ndarray:
+        """:meth:`weight` of every row, each distinct (category, severity) looked up once."""
+        pairs = pd.MultiIndex.from_arrays([pd.Index(categories, dtype=object).astype(str),
+                                           pd.Index(severities, dtype=object).astype(str)])
+        codes, distinct = pd.factorize(pairs)
+        looked_up = np.array([self.weight(c, s) for c, s in distinct], dtype=np.float64)
+        return looked_up[codes] if len(codes) else np.zeros(0)
+
+    def table(self) -> pd.DataFrame:
+        """The rules as a frame ``severity, category, weight, source`` (for the docs and the dashboard)."""
+        return pd.DataFrame([(r.severity or ANY, r.category or ANY, r.weight, r.source) for r in self.rules],
+                            columns=[*WEIGHTS_COLUMNS, "source"])
+
+
+_FREITAG = "Freitag et al. 2021 (TACL), §3.3; wmt-mqm-human-evaluation README"
+_MAROT = "Marot's default weights (google-research marot/marot.js), WMT22+ releases"
+WMT = ErrorWeights("wmt", "the segment scores of Google's WMT MQM releases (google/wmt-mqm-human-evaluation)", (
+    WeightRule("major", ANY, 5.0, _FREITAG),
+    WeightRule("minor", ANY, 1.0, _FREITAG),
+    WeightRule("neutral", ANY, 0.0, _FREITAG + " (score_mqm.py: Neutral 0)"),
+    WeightRule("minor", "Fluency/Punctuation", 0.1, _FREITAG),
+    WeightRule(ANY, "Non-translation", 25.0, _FREITAG + " (a singleton category: five major errors)"),
+    WeightRule(ANY, "No-error", 0.0, "the releases' marker of an output rated clean"),
+    WeightRule("no-error", ANY, 0.0, "the releases' marker of an output rated clean"),
+    WeightRule(ANY, "Source issue", 0.0, _MAROT + " ('Source': the source's fault, not the translation's)"),
+    WeightRule(ANY, "Accuracy/Creative Reinterpretation", 0.0,
+               _MAROT + " ('Creative': the source's intent is kept)"),
+    WeightRule("trivial", ANY, 0.1, _MAROT + " ('Trivial')"),
+    WeightRule("HOTW-test", ANY, 0.0, "WMT23 releases: rater attention checks (Found/Missed), no error"),
+    WeightRule("critical", ANY, 25.0, "MQM scoring model (Lommel et al. 2024); Google's templates have none"),
+))
+ESA = ErrorWeights("esa", "severity only, whatever the category (ESA-style spans, Kocmi et al. 2024)", (
+    WeightRule("major", ANY, 5.0, "MQM's major weight (Freitag et al. 2021)"),
+    WeightRule("minor", ANY, 1.0, "MQM's minor weight (Freitag et al. 2021)"),
+    WeightRule("critical", ANY, 25.0, "MQM scoring model (Lommel et al. 2024)"),
+    WeightRule("neutral", ANY, 0.0, "no error"),
+    WeightRule("no-error", ANY, 0.0, "no error"),
+    WeightRule(ANY, "No-error", 0.0, "no error"),
+))
+SCHEMES = {scheme.name: scheme for scheme in (WMT, ESA)}
+DEFAULT_WEIGHTS = WMT
+
+
+def segment_scores(errors: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
+    """Human segment scores from error rows: ``errors`` holds one row per annotation row — ``system``, ``seg``
+    (0-based), ``rater``, ``category``, ``severity``, rows that mark an output clean included (they make it rated)
+    — and optionally a ``weight`` column already computed by :meth:`ErrorWeights.weights` (else it is). Per
+    (system, segment): minus the sum of each rater's weights, averaged over its raters. Columns ``seg, system,
+    score``, sorted by system and segment."""
+    if not len(errors):
+        return pd.DataFrame({"seg": pd.Series(dtype="int64"), "system": pd.Series(dtype=object),
+                             "score": pd.Series(dtype="float64")})
+    weight = errors["weight"] if "weight" in errors else weights.weights(errors["category"], errors["severity"])
+    frame = pd.DataFrame({"system": errors["system"].to_numpy(), "seg": errors["seg"].to_numpy(dtype=np.int64),
+                          "rater": errors["rater"].astype(str).to_numpy(), "weight": np.asarray(weight, float)})
+    per_rater = frame.groupby(["system", "seg", "rater"], sort=False)["weight"].sum()
+    score = -per_rater.groupby(level=["system", "seg"], sort=False).mean() + 0.0
+    scores = score.rename("score").reset_index()[["seg", "system", "score"]]
+    return scores.sort_values(["system", "seg"], ignore_index=True)
+
+
+def read_error_weights(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> ErrorWeights:
+    """A user's weighting scheme from a TSV/CSV/JSONL table with the columns ``severity``, ``category`` and
+    ``weight``: one rule per row, ``*`` or an empty cell for any severity or category, a weight a finite number
+    of at least 0. The scheme is named after the file."""
+    table = parse_table(source, name, None, limits)
+    lowered = [h.strip().lower() for h in table.header]
+    missing = [c for c in WEIGHTS_COLUMNS if c not in lowered]
+    if missing:
+        raise InputError(table.name, f"missing column {missing[0]}; found columns {quote_names(table.header)}; "
+                                     "expected severity, category, weight (one rule per row, * for any)", 1)
+    at = {c: lowered.index(c) for c in WEIGHTS_COLUMNS}
+    rules, seen = [], {}
+    for row, line in zip(table.rows, table.lines):
+        raw = row[at["weight"]].strip()
+        try:
+            weight = float(raw)
+        except ValueError:
+            raise InputError(table.name, f"weight {quote(raw)} is not a number", line) from None
+        if not math.isfinite(weight) or weight < 0:
+            raise InputError(table.name, f"weight {quote(raw)} must be a finite number of at least 0", line)
+        rule = WeightRule(row[at["severity"]].strip() or ANY, row[at["category"]].strip() or ANY, weight,
+                          f"{table.name} line {line}")
+        if rule.key in seen:
+            raise InputError(table.name, f"a second rule for severity {quote(rule.severity)} and category "
+                                         f"{quote(rule.category)} (the first is on line {seen[rule.key]})", line)
+        seen[rule.key] = line
+        rules.append(rule)
+    return ErrorWeights(table.name, f"the weights of {table.name}", tuple(rules))
+
+
+def error_weights(spec: str | ErrorWeights | None, *, limits: Limits = DEFAULT_LIMITS) -> ErrorWeights:
+    """A scheme by name (:data:`SCHEMES`), a weights file's path, or the scheme itself; None: the default."""
+    if spec is None:
+        return DEFAULT_WEIGHTS
+    if isinstance(spec, ErrorWeights):
+        return spec
+    if spec in SCHEMES:
+        return SCHEMES[spec]
+    return read_error_weights(spec, limits=limits)
