@@ -17,6 +17,7 @@ import pandas as pd
 
 from mtdiag.chunks import Execution, chunked_statistics, step_message
 from mtdiag.evalset import EvalSet
+from mtdiag.needs import NEEDS, lacking
 from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
                             metric_classes, metric_info)
 from mtdiag.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
@@ -113,18 +114,8 @@ def no_metric_reason(evalset: EvalSet) -> str:
 
 def missing_input(evalset: EvalSet, name: str) -> str | None:
     """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
-    info = metric_classes(evalset)[name].info
-    if info.needs_terms and (evalset.terms is None or len(evalset.terms) == 0):
-        return "term annotations (--terms)"
-    if info.needs_source and "src" not in evalset.segments.columns:
-        return "the source (--src)"
-    if info.needs_references and not evalset.has_references:
-        return "a human reference (--ref)"
-    if len(evalset.systems) < info.min_systems:
-        return f"at least {info.min_systems} system outputs"
-    if not evalset.has_references and len(evalset.systems) < info.min_systems_without_references:
-        return f"a human reference (--ref) or at least {info.min_systems_without_references} system outputs"
-    return None
+    absent = lacking(evalset, None, metric_classes(evalset)[name].info.needs)
+    return None if not absent else f"{NEEDS[absent[0]].what} ({NEEDS[absent[0]].given})"
 
 
 @dataclass(frozen=True)
@@ -180,6 +171,9 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
     processed once for all systems. ``progress(fraction, message)`` is called as the work advances.
 
+    ``options.metrics == ()`` asks for no score: the report then holds the set, the options and the scoring context
+    (tokens, n-gram tables) for what reads no score (the HT/MT n-gram tables, ORANGE/KING/QUEEN).
+
     ``execution`` (:class:`~mtdiag.chunks.Execution`) says how, never what: a set larger than one slice, or large
     enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
     the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.chunks`). A small set is
@@ -188,7 +182,7 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
-    if not names and (options.metrics is not None or evalset.has_references):
+    if not names and options.metrics is None and evalset.has_references:
         raise ValueError("no metric to compute: name at least one")
     known = metric_classes(evalset)
     for name in names:

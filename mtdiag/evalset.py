@@ -66,7 +66,7 @@ class EvalSet:
     warnings: tuple[str, ...] = field(default=())
     scores: pd.DataFrame | None = None
     imported: tuple["ImportedMetricInfo", ...] = field(default=())
-    annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.annotations.SPAN_COLUMNS
+    annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.ratings.SPAN_COLUMNS
     rated: pd.DataFrame | None = None  # seg, system, rater: every output an annotation file rated
     metric_spans: pd.DataFrame | None = None  # metric-predicted spans: mtdiag.io.metric_spans.METRIC_SPAN_COLUMNS
     tags: pd.DataFrame | None = None  # the user's tags (mtdiag.tags.TAG_COLUMNS); not part of content_hash

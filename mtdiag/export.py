@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from mtdiag.significance import ALPHA, METHODS
+from mtdiag.significance import ALPHA, METHODS, pairwise_matrix
 from mtdiag.metrics import metric_info
 
 EXCEL_MAX_ROWS = 1_048_575  # a sheet's rows below the header
@@ -317,17 +317,6 @@ def export_comparison(frame: pd.DataFrame, fmt: str, rounded: bool = False, **la
 
 
 # ------------------------------------------------------------------------ significance without a baseline
-
-
-def pairwise_matrix(pairwise: pd.DataFrame) -> pd.DataFrame:
-    """The system × system p-value matrix per metric of :func:`mtdiag.significance.pairwise_significance`: index
-    ``(metric, system)``, one column per other system holding the p of the paired test of the row system with
-    the column system as baseline (NaN on the diagonal)."""
-    systems = list(dict.fromkeys(pairwise.index.get_level_values("system")))
-    matrix = pairwise["p"].unstack("other")
-    rows = pd.MultiIndex.from_tuples([(m, s) for m in dict.fromkeys(pairwise.index.get_level_values("metric"))
-                                      for s in systems], names=["metric", "system"])
-    return matrix.reindex(index=rows, columns=systems)
 
 
 def pairwise_json(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> dict:

@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from mtdiag import __version__, charts, significance, errorstats, highlight, triage, views
-from mtdiag import human as human_scores
+from mtdiag import __version__, errorstats, highlight, significance, triage, views
 from mtdiag.metrics import metric_info
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
 from mtdiag.tags import tag_labels, tag_summary
-from mtdiag.views import buckets, human, overview, segments
+from mtdiag.views import human, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
@@ -102,109 +101,141 @@ def _primary(report) -> str | None:
     return views.default_metric(overview.ranking_metrics(report))
 
 
-def _overview(report) -> str:
-    """The corpus scores, the systems ranked by the human score when there is one, else by the primary metric; the
-    bar charts in the table's order (they were in the set's order while the table was ranked, issue 37)."""
-    corpus = overview.corpus_table(report)
-    primary = _primary(report)
-    shown = overview.ranked_by_people(report, primary)
-    ranked = corpus.reindex(shown.index)
-    for metric in shown.columns:
-        shown[metric] = ([human_scores.format_score(v) for v in shown[metric]] if metric == "human"
-                         else [metric_info(metric, report).format(v) for v in shown[metric]])
-    best = overview.best_systems(corpus, report)
-    by = ("the human score (each system's mean over its rated outputs; higher is better)" if "human" in shown
-          else highlight.escape(metric_info(primary, report).label if primary else "name"))
-    return ("<h2 id=\"overview\">Overview: corpus scores</h2>"
-            f"<p>Systems ranked by {by}. Best per metric:</p>"
-            + _table(best, index=False, name="best_per_metric")
-            + _table(shown.rename(columns=lambda m: "human ↑" if m == "human" else metric_info(m, report).arrow_label),
-                     index=True, name="corpus_scores")
-            + _figure(charts.corpus_bars(ranked, overview.best_mask(ranked, report), within=report)))
+# ------------------------------------------------------------------------------------------------ what a section holds
 
 
-def _significance(report, method: str, n: int | None, seed: int | None) -> str:
+@dataclass(frozen=True)
+class Declared:
+    """One table or chart a view declares (``view``, ``name``), as a section shows it: with the options ``given``
+    over the view's defaults (and the report's paired-test choices), under ``title`` (default: its declared title),
+    its caption, and — ``fold`` — behind a fold of that name; ``rows``: the column whose values head the rows."""
+
+    view: str
+    name: str
+    given: Mapping[str, Any] = field(default_factory=dict)
+    title: str | None = None
+    fold: str | None = None
+    rows: str | None = None
+
+
+Prose = Callable[["Any", "Writing"], str]
+"""A piece of a section that is no table: HTML made from the report (escaped there)."""
+
+
+def _chosen(report, view, given: Mapping[str, Any], writing: "Writing") -> dict:
+    """The options a section shows ``view`` with: ``given``, then the report's paired-test choices for the view's
+    options named so, then the view's defaults."""
+    asked = {"method": writing.method, "samples": writing.n, "seed": writing.seed,
+             "span_threshold": writing.span_threshold}
+    return view.resolve(report, {**{k: v for k, v in asked.items() if k in {o.name for o in view.options}
+                                    and v is not None}, **given})
+
+
+def _shown(report, item: Declared, writing: "Writing") -> str:
+    """A declared table or chart as HTML: its title, its caption, the table (:func:`_frame`) or the figure; nothing
+    when the data or the options give none."""
+    view = views.REGISTRY[item.view]
+    piece = next(p for p in (*view.tables, *view.charts) if p.name == item.name)
+    if views.missing(report, piece.needs):
+        return ""
+    chosen = _chosen(report, view, item.given, writing)
+    built = piece.make(report, chosen)
+    if built is None:
+        return ""
+    caption = piece.describe(report, chosen, built)
+    body = (_frame(report, built, name=f"{item.view}_{item.name}", rows=item.rows) if isinstance(built, pd.DataFrame)
+            else _figure(built))
+    html = (f"<h3>{highlight.escape(item.title or piece.title)}</h3>"
+            + (f"<p>{highlight.escape(caption)}</p>" if caption else "") + body)
+    return (f'<details><summary class="small">{highlight.escape(item.fold)}</summary>{html}</details>'
+            if item.fold else html)
+
+
+def _frame(report, frame: pd.DataFrame, *, name: str, rows: str | None = None) -> str:
+    """A view's table as the report shows it (:func:`_table`): each metric's scores with its places under its
+    label and arrow (:class:`mtdiag.metrics.MetricInfo`), human scores with two places, other numbers with four; the
+    values of column ``rows`` as row headers."""
+    shown = frame.copy()
+    headers = {}
+    for column in shown.columns:
+        if views.is_metric(column, report) and pd.api.types.is_numeric_dtype(shown[column]):
+            info = metric_info(column, report)
+            shown[column] = [info.format(v) if pd.notna(v) else "" for v in shown[column]]
+            headers[column] = info.arrow_label
+        elif column == "human" and pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = [views.format_score(v) for v in shown[column]]
+            headers[column] = "human ↑"
+    shown = shown.rename(columns=headers)
+    if rows is not None:
+        return _table(shown.set_index(rows), index=True, name=name)
+    return _table(shown, name=name)
+
+
+def _part(report, items, writing: "Writing") -> str:
+    return "".join(_shown(report, item, writing) if isinstance(item, Declared) else item(report, writing)
+                   for item in items)
+
+
+def _significance_intro(report, writing: "Writing") -> str:
     if len(report.evalset.systems) < 2:
-        return "<h2 id=\"significance\">Ranked significance</h2><p>One system: nothing to compare.</p>"
-    pairwise = significance.pairwise_significance(report, method, n, seed)
-    clusters = significance.ranked_clusters(report, pairwise)
-    attrs = pairwise.attrs
-    parts = ["<h2 id=\"significance\">Ranked significance</h2>",
-             f"<p>Per metric, systems best first; a system opens a new cluster when it is significantly worse than "
-             f"the one above it (paired {'bootstrap' if method == 'bs' else 'approximate randomisation'}, "
-             f"{attrs['n']:,} samples, p &lt; {attrs['alpha']}). The matrix gives the p-value of each pair.</p>"]
-    from mtdiag.export import pairwise_matrix
-
-    matrix = pairwise_matrix(pairwise)
-    for metric, rows in clusters.groupby("metric", sort=False):
-        info = metric_info(metric, report)
-        rows = rows.assign(score=[info.format(v) for v in rows["score"]])
-        parts.append(f"<h3>{highlight.escape(info.arrow_label)}</h3>")
-        parts.append(_table(rows.drop(columns="metric"), places=3, name=f"clusters_{metric}"))
-        parts.append('<details><summary class="small">p-values, system × system</summary>'
-                     + _table(matrix.loc[metric], places=3, index=True, name=f"pvalues_{metric}") + "</details>")
-    return "".join(parts)
+        return "<p>One system: nothing to compare.</p>"
+    method = "bootstrap" if writing.method == "bs" else "approximate randomisation"
+    samples = writing.n if writing.n is not None else significance.DEFAULT_SAMPLES[writing.method]
+    return (f"<p>Per metric, systems best first; a system opens a new cluster when it is significantly worse than the "
+            f"one above it (paired {method}, {samples:,} samples, p &lt; {significance.ALPHA}). The matrix gives the "
+            "p-value of each pair.</p>")
 
 
-def _buckets(report) -> str:
-    parts = ["<h2 id=\"buckets\">Buckets</h2>",
-             "<p>Every metric per group of segments, by its corpus formula inside the group.</p>"]
-    metric = _primary(report)
+def _significance_items(report, writing: "Writing") -> list:
+    if len(report.evalset.systems) < 2:
+        return [_significance_intro]
+    return [_significance_intro, *(item for metric in overview.ranking_metrics(report) for item in (
+        Declared("overview", "clusters", {"rank_by": metric}, title=metric_info(metric, report).arrow_label),
+        Declared("overview", "pvalues", {"rank_by": metric}, fold="p-values, system × system")))]
+
+
+def _bucket_items(report, writing: "Writing") -> list:
     dimensions = ["src_length"] if "src" in report.evalset.segments.columns else ["ref_length"]
     if "doc" in report.evalset.segments.columns:
         dimensions.append("label:doc")
+    metric = _primary(report)
+    items: list = [lambda report, writing: "<p>Every metric per group of segments, by its corpus formula inside "
+                                           "the group.</p>"]
     for by in dimensions:
-        table = buckets.bucket_table(report, by)
-        parts.append(f"<h3>By {highlight.escape(by.replace('label:', '').replace('_', ' '))}</h3>")
-        parts.append(_table(table, places=2, name=f"buckets_{by.replace(':', '_')}"))
+        items.append(Declared("buckets", "buckets", {"by": by},
+                              title=f"By {by.replace('label:', '').replace('_', ' ')}"))
         if metric is not None:
-            parts.append(_figure(charts.bucket_bars(table, metric, within=report)))
-    return "".join(parts)
+            items.append(Declared("buckets", "bucket_bars", {"by": by, "metric": metric}))
+    return items
 
 
-def _errors(report) -> str:
-    """The human error statistics (:mod:`mtdiag.errorstats`) when annotations are loaded: errors per system and
-    top-level category, per rater, and the categories where two systems differ significantly."""
-    ev = report.evalset
-    counts = errorstats.category_counts(ev, "top")
-    raters = errorstats.rater_table(ev)
-    category_tests = errorstats.category_significance(ev, "top")
-    attrs = category_tests.attrs
-    shown = category_tests[category_tests["significant"]]
-    note = f" Note: {raters.attrs['note']}." if raters.attrs.get("note") else ""
-    return ('<h2 id="errors">Human errors per category and rater</h2>'
-            "<p>Errors of every rater per system and top-level category; per_100: errors per 100 rated segments.</p>"
-            + _table(counts, places=2, name="errors_per_category")
-            + f"<h3>Per rater</h3><p>Mean MQM score: minus the summed error weights of each rated output.{highlight.escape(note)}</p>"
-            + _table(raters, places=2, name="errors_per_rater")
-            + "<h3>Significant differences per category</h3>"
-            f"<p>Exact paired permutation test (sign flip) of the per-segment error count, Holm-corrected over "
-            f"{attrs['tests']:,} tests; "
-            f"{len(shown)} pair(s) differ at p_holm &lt; {attrs['alpha']}.</p>"
-            + (_table(shown, places=4, name="significant_categories") if len(shown) else "")
-            + '<details><summary class="small">every pair and category</summary>'
-            + _table(category_tests, places=4, name="category_tests") + "</details>")
+def _errors_summary(report, writing: "Writing") -> str:
+    tests = human.error_significance(report, "top")
+    return (f"<p>{int(tests['significant'].sum()):,} pair(s) of systems differ in a category at p_holm &lt; "
+            f"{tests.attrs['alpha']} (every pair and category below).</p>")
 
 
 def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
     spans mtdiag predicts with a confidence of at least ``threshold``."""
-    queue = segments.queue(report).head(top)
+    view = views.REGISTRY["segments"]
+    queue = view.table("queue").make(report, view.resolve(report)).head(top)  # the Segments page's queue
     predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
-    labels = (tag_labels(ev.tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
+    positions = views.positions(report, queue["seg_id"])
+    labels = (tag_labels(ev.tags, positions + 1, queue["system"].astype(str).to_numpy())
               if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
     boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
-        system, seg = str(row["system"]), int(row["seg_id"]) - 1
+        system, seg = str(row["system"]), int(positions[i])
         detail = segment_detail(report, system, seg, threshold)
         kinds.update(span.kind for span in detail.hyp_spans)
         kinds.update(span.kind for spans in detail.ref_spans.values() for span in spans)
         scores = ", ".join(f"{metric_info(m, report).label} {metric_info(m, report).format(row[m])}"
                            for m in score_metrics
                            if pd.notna(row[m]))
-        human = f" · human {human_scores.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
+        human = f" · human {views.format_score(row['human'])}" if pd.notna(row.get("human")) else ""
         flags = f'<div class="flags">flags: {highlight.escape(row["flags"])}</div>' if row.get("flags") else ""
         if row.get("critical"):
             flags += (f'<div class="flags">critical: {highlight.escape(row["critical"])} (ahead of outputs with a '
@@ -228,17 +259,6 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
             + highlight.render_legend([kind for kind in highlight.KINDS if kind in kinds])
             + "".join(boxes[:WORST_OPEN])
             + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
-
-
-def _span_counts(report, threshold: float) -> str:
-    """Error spans per system and severity: predicted by mtdiag at ``threshold`` and by imported metrics."""
-    return ('<h2 id="spans">Error spans per system and severity</h2>'
-            f"<p>Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, confidence "
-            f"at least {threshold:.2f}), those the raters marked (human, over the rated outputs) and those each "
-            "imported metric predicted (e.g. xCOMET). mqm: the predicted MQM of mtdiag's spans (minus the "
-            "confidence-weighted count, minor 1, major 5, critical 10, and the missing reference words, per output) "
-            "beside the human MQM score.</p>"
-            + _table(human.span_counts(report, threshold), name="span_counts"))
 
 
 def _has_tags(report) -> bool:
@@ -284,12 +304,18 @@ class Writing:
     span_threshold: float = DEFAULT_THRESHOLD
 
 
+def _section(anchor: str, label: str, heading: str, items, report, writing: Writing) -> Section:
+    """A section of a heading and its items: declared tables and charts (:class:`Declared`) and prose."""
+    writing.say(label.lower())
+    return Section(anchor, label, f'<h2 id="{anchor}">{highlight.escape(heading)}</h2>' + _part(report, items, writing))
+
+
 def _overview_sections(report, view, writing: Writing) -> list[Section]:
-    writing.say("overview")
-    sections = [Section("overview", "Overview", _overview(report))]
-    writing.say("ranked significance")
-    return sections + [Section("significance", "Significance",
-                               _significance(report, writing.method, writing.n, writing.seed))]
+    return [_section("overview", "Overview", "Overview: corpus scores",
+                     [Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
+                      Declared("overview", "people_bars")], report, writing),
+            _section("significance", "Significance", "Ranked significance", _significance_items(report, writing),
+                     report, writing)]
 
 
 def _segments_sections(report, view, writing: Writing) -> list[Section]:
@@ -299,33 +325,23 @@ def _segments_sections(report, view, writing: Writing) -> list[Section]:
 
 
 def _buckets_sections(report, view, writing: Writing) -> list[Section]:
-    writing.say("buckets")
-    return [Section("buckets", "Buckets", _buckets(report))]
-
-
-def _span_agreement(report, threshold: float) -> str:
-    """mtdiag's predicted spans at ``threshold`` measured against the human error spans of the rated outputs
-    (:func:`mtdiag.views.human.span_agreement`)."""
-    return ('<h2 id="span-agreement">Predicted spans against the human spans</h2>'
-            f"<p>The error spans mtdiag predicts (confidence at least {threshold:.2f}) measured against the human "
-            "error spans of the rated outputs, per system and over all: precision (share of predicted spans that "
-            "overlap a human span), major recall, character precision, recall and F1, the share of characters "
-            "marked, the WMT23 character F1 with severity (sev_*), and the predicted MQM of those outputs beside "
-            "their human score. Where the annotators saw mtdiag's spans "
-            "pre-filled (a Pearmut campaign of mtdiag's), a kept span counts as agreement: an upper bound of what "
-            "independent annotators would confirm.</p>"
-            + _table(human.span_agreement(report, threshold), places=3, name="span_agreement"))
+    return [_section("buckets", "Buckets", "Buckets", _bucket_items(report, writing), report, writing)]
 
 
 def _human_sections(report, view, writing: Writing) -> list[Section]:
     sections = []
     if errorstats.has_annotations(report.evalset):
-        writing.say("human error statistics")
-        sections.append(Section("errors", "Human errors", _errors(report)))
-        writing.say("predicted spans against the human spans")
-        sections.append(Section("span-agreement", "Spans vs humans", _span_agreement(report, writing.span_threshold)))
-    writing.say("error spans per severity")
-    return sections + [Section("spans", "Error spans", _span_counts(report, writing.span_threshold))]
+        sections.append(_section(
+            "errors", "Human errors", "Human errors per category and rater",
+            [Declared("human", "error_counts", {"level": "top"}), Declared("human", "error_raters"), _errors_summary,
+             Declared("human", "error_significance", {"level": "top"}, fold="every pair and category")],
+            report, writing))
+        sections.append(_section("span-agreement", "Spans vs humans", "Predicted spans against the human spans",
+                                 [Declared("human", "span_agreement")], report, writing))
+    return sections + [_section("spans", "Error spans", "Error spans per system and severity",
+                                [Declared("human", "span_counts", title="Predicted by mtdiag, marked by the raters and "
+                                                                        "predicted by imported metrics")],
+                                report, writing)]
 
 
 def _view_sections(report, view, writing: Writing) -> list[Section]:
@@ -333,19 +349,10 @@ def _view_sections(report, view, writing: Writing) -> list[Section]:
     its page starts from; nothing when the data lacks what the view needs."""
     if view.missing(report):
         return []
-    writing.say(view.title)
-    chosen = view.resolve(report)
-    parts = [f'<h2 id="{highlight.escape(view.name)}">{highlight.escape(view.title)}</h2>',
-             f"<p>{highlight.escape(view.help[0].upper() + view.help[1:])}.</p>"]
-    frames = view.frames(report, chosen)
-    for table in view.tables:
-        if table.name in frames:
-            parts.append(f"<h3>{highlight.escape(table.title)}</h3>"
-                         + _table(frames[table.name], name=f"{view.name}_{table.name}"))
-    titles = {chart.name: chart.title for chart in view.charts}
-    for name, figure in view.figures(report, chosen).items():
-        parts.append(f"<h3>{highlight.escape(titles[name])}</h3>" + _figure(figure))
-    return [Section(view.name, view.title, "".join(parts))]
+    about = f"<p>{highlight.escape(view.introduction)}</p>"
+    return [_section(view.name, view.title, view.title,
+                     [lambda report, writing: about, *(Declared(view.name, t.name) for t in view.tables),
+                      *(Declared(view.name, c.name) for c in view.charts)], report, writing)]
 
 
 SECTIONS: dict[str, Callable[..., list[Section]]] = {

@@ -561,6 +561,17 @@ def pairwise_significance(report, method: str = "bs", n: int | None = None, seed
     return table
 
 
+def pairwise_matrix(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The system × system p-value matrix per metric of :func:`mtdiag.significance.pairwise_significance`: index
+    ``(metric, system)``, one column per other system holding the p of the paired test of the row system with
+    the column system as baseline (NaN on the diagonal)."""
+    systems = list(dict.fromkeys(pairwise.index.get_level_values("system")))
+    matrix = pairwise["p"].unstack("other")
+    rows = pd.MultiIndex.from_tuples([(m, s) for m in dict.fromkeys(pairwise.index.get_level_values("metric"))
+                                      for s in systems], names=["metric", "system"])
+    return matrix.reindex(index=rows, columns=systems)
+
+
 def _pairwise_bootstrap(report, systems: list[str], names: list[str], n: int, seed: int | None) -> pd.DataFrame:
     """The paired bootstrap of every ordered pair from one draw: each system's resampled scores do not depend on
     the baseline (the same resamples, and integer sums that are exact in any order), so they are computed once

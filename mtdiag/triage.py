@@ -147,7 +147,7 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     at_fault = reference_at_fault(report) if report.evalset.has_references else None
     if at_fault is None or not at_fault.any():
         return rate
-    free = [i for i, m in enumerate(metrics) if not metric_info(m, report).needs_references]
+    free = [i for i, m in enumerate(metrics) if "references" not in metric_info(m, report).needs]
     if free:
         fallback = np.exp(np.log(percentiles.iloc[:, free]).mean(axis=1, skipna=True)).fillna(0.0)
     else:

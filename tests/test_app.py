@@ -265,18 +265,6 @@ def test_segment_numbers_are_shown_from_1_like_the_file_lines():
     assert sorted(set(at.dataframe(key="wn_table").value["seg_id"])) == list(range(1, N_DE + 1))
 
 
-def test_for_display_renumbers_segments_from_1():
-    from mtdiag.ui.widgets import for_display
-
-    frame = pd.DataFrame({"seg": [0, 4], "missed_in": ["0, 2", ""], "x": [1.5, 2.5]})
-    shown_frame = for_display(frame)
-    assert list(shown_frame.columns) == ["seg_id", "missed_in", "x"]
-    assert list(shown_frame["seg_id"]) == [1, 5] and list(shown_frame["missed_in"]) == ["1, 3", ""]
-    assert list(frame["seg"]) == [0, 4]  # the core's frame is not changed
-    indexed = for_display(pd.DataFrame({"king": [0.5, 1.0]}, index=pd.Index([0, 1], name="seg")))
-    assert indexed.index.name == "seg_id" and list(indexed.index) == [1, 2]
-
-
 @pytest.mark.parametrize("page, filter_key, table_columns, start_set", [
     ("segments", "seg_systems", ("system", "seg_id", "problem"), "wmt21.en-de"),
     ("waft_neva", "wn_systems", ("system", "seg_id", "neva_minus_waft"), "wmt21.en-de"),
@@ -298,7 +286,7 @@ def test_switching_sets_resets_the_system_filters(page, filter_key, table_column
     assert set(table["system"]) == set(tico_systems) and len(table) > 0
     if page == "segments":
         assert len(table) == 200 and sorted(table["seg_id"]) == list(range(1, 201))
-        assert "200 of 200 rows, worst first" in [c.value for c in at.caption]
+        assert "200 of 200 rows, worst first" in [shown(c.value) for c in at.caption]
 
 
 def test_segment_filters_and_flags():

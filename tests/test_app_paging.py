@@ -13,7 +13,7 @@ def _script():
     from mtdiag.ui import widgets
 
     n = st.session_state.get("n_rows", 25)
-    frame = pd.DataFrame({"seg": range(n), "text": [f"row {i}" for i in range(n)]})
+    frame = pd.DataFrame({"seg_id": range(1, n + 1), "text": [f"row {i}" for i in range(n)]})  # a view's: the set's ids
     picked = widgets.table(frame, key="paged", select=True, page_size=10)
     st.text(f"picked={picked}")
 
@@ -29,7 +29,7 @@ def test_pages_show_a_slice_and_selections_map_back_to_the_whole_frame():
     assert "Rows 1–10 of 25; the downloads have them all." in [c.value for c in at.caption]
     at.number_input(key="paged_page").set_value(3).run()
     page = at.dataframe(key="paged_page3").value
-    assert page["seg_id"].tolist() == [21, 22, 23, 24, 25]  # shown 1-based
+    assert page["seg_id"].tolist() == [21, 22, 23, 24, 25]
     at.session_state["paged_page3"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
     at.run()
     assert _picked(at) == "picked=21"  # position 21 of the whole frame: row "row 21"

@@ -106,7 +106,7 @@ def test_import_mtdiag_is_light():
 # Each layer lists its modules (a name covers its package's modules); a module of no layer fails the test.
 LAYERS = {
     "foundation": ("mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.offsets", "mtdiag.highlight",
-                   "mtdiag.tags", "mtdiag.search"),
+                   "mtdiag.tags", "mtdiag.search", "mtdiag.needs"),
     "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngram_index", "mtdiag.ht_mt_ngrams"),
     "metrics": ("mtdiag.metrics",),
     "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace", "mtdiag.report_cache"),
@@ -118,6 +118,7 @@ LAYERS = {
     "slices": ("mtdiag.slices",),
     "views": ("mtdiag.views",),
     "report/export": ("mtdiag.html_report", "mtdiag.export", "mtdiag.campaign"),
+    "inputs": ("mtdiag.inputs",),
     "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
 
@@ -193,12 +194,19 @@ def test_architecture_doc_names_every_layer():
 LAYOUTS = UI / "layouts"
 
 
+def _declares_a_view(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VIEW" for t in node.targets)
+               for node in tree.body)
+
+
 def test_every_view_module_is_registered_and_every_layout_draws_a_view():
-    """A view is one module of ``mtdiag/views/`` and one entry of ``mtdiag.views.REGISTRY`` (named as its module);
-    a page with a layout of its own is ``mtdiag/ui/layouts/NAME.py`` for a registered view NAME."""
+    """A view is one module of ``mtdiag/views/`` that declares ``VIEW`` and one entry of ``mtdiag.views.REGISTRY``
+    (named as its module); a page with a layout of its own is ``mtdiag/ui/layouts/NAME.py`` for a registered view
+    NAME. (What views share — ``base``, ``columns``, ``detail`` — declares no view.)"""
     from mtdiag import views
 
-    modules = {p.stem for p in (PKG / "views").glob("*.py")} - {"__init__", "base", "detail"}
+    modules = {p.stem for p in (PKG / "views").glob("*.py") if _declares_a_view(p)}
     assert modules == set(views.REGISTRY), "a view module without a registry entry, or an entry without a module"
     for name, view in views.REGISTRY.items():
         assert view.name == name and view.tables, name
@@ -206,18 +214,117 @@ def test_every_view_module_is_registered_and_every_layout_draws_a_view():
     assert layouts <= set(views.REGISTRY), f"layouts of no view: {sorted(layouts - set(views.REGISTRY))}"
 
 
-def test_every_layout_imports_its_own_view_only():
-    """A layout imports its own view (and :mod:`mtdiag.views.detail`, one segment's evidence), never another
-    page's: its tables are all in its view."""
+def test_every_layout_draws_its_own_view():
+    """A layout draws its own view, by name, through :class:`mtdiag.ui.page.Page` (``Page("NAME")``), and imports
+    no view's module: its tables, charts and options are all in its view (``tests/test_pages_are_views.py``)."""
     bad = []
     for path in sorted(LAYOUTS.glob("*.py")):
         if path.stem == "__init__":
             continue
-        imported = {m.split(".")[2] for m in _imported_modules(path) if m.startswith("mtdiag.views.")}
-        if path.stem not in imported:
-            bad.append(f"layouts/{path.name} does not import its view mtdiag.views.{path.stem}")
-        bad += [f"layouts/{path.name} imports another page's view mtdiag.views.{other}"
-                for other in imported - {path.stem, "detail", "base"}]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        pages = [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and getattr(node.func, "id", None) == "Page" and node.args and isinstance(node.args[0], ast.Constant)]
+        if pages != [path.stem]:
+            bad.append(f"layouts/{path.name} draws {pages}, not Page({path.stem!r})")
+        bad += [f"layouts/{path.name} imports {m}" for m in _imported_modules(path) if m.startswith("mtdiag.views")]
+    assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------------------- the review's findings
+
+
+def _graph() -> dict[str, set[str]]:
+    """Every mtdiag module and the mtdiag modules it imports (at any depth in the file; a package's ``__init__``
+    is its package's name)."""
+    files = _mtdiag_modules()
+    modules = {_module_name(p) for p in files}
+
+    def module_of(name: str) -> str:
+        while name not in modules and "." in name:
+            name = name.rpartition(".")[0]
+        return name
+
+    return {_module_name(p): {module_of(n) for n in _imported_modules(p) if n == "mtdiag" or n.startswith("mtdiag.")}
+            - {_module_name(p)} for p in files}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on.add(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _package_faces(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph without the edges from a package's ``__init__`` (its face, which hands its modules' names on) to
+    the modules inside it: a module importing its own package's face is a cycle only through another module."""
+    return {module: {t for t in targets if not (t.startswith(module + ".") and (PKG / Path(*module.split(".")[1:])
+                                                                                 / "__init__.py").is_file())}
+            for module, targets in graph.items()}
+
+
+def test_no_import_cycle_anywhere():
+    """Modules import each other one way only, also inside a layer and through imports inside functions (the
+    review found ``compare`` ↔ ``charts``): a cycle of two modules or more fails here, named."""
+    cycles = _cycles(_package_faces(_graph()))
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_a_cycle_inside_a_layer_is_found():
+    assert _cycles({"mtdiag.charts": {"mtdiag.significance"}, "mtdiag.significance": {"mtdiag.charts"},
+                    "mtdiag.api": set()}) == [["mtdiag.charts", "mtdiag.significance"]]
+
+
+def test_the_command_line_and_the_dashboard_do_not_import_each_other():
+    graph = _graph()
+    bad = [f"{m} imports {t}" for m, targets in graph.items() for t in targets
+           if (m.startswith("mtdiag.ui") and t.startswith("mtdiag.cli"))
+           or (m.startswith("mtdiag.cli") and t.startswith("mtdiag.ui"))]
+    assert not bad, bad
+
+
+UI_DOORS = {
+    **{name: "the data model and pure helpers" for name in LAYERS["foundation"] if name != "mtdiag"},
+    "mtdiag.io": "reading the files a user gives",
+    "mtdiag.workspace": "saved runs",
+    "mtdiag.views": "the registry of views and what their pages share (the package's face, no view's module)",
+    "mtdiag.inputs": "the one input path: options, scoring, the slice",
+    "mtdiag.export": "writers", "mtdiag.html_report": "the HTML report", "mtdiag.campaign": "a Pearmut campaign file",
+}
+"""What the dashboard may import of the core, and why: never a view's module or the computing core (metrics,
+scoring, statistics, checks, triage, spans, slices) — the pages get their tables and charts through the registry."""
+
+
+def test_the_dashboard_reaches_the_core_through_its_doors_only():
+    graph = _graph()
+    bad = [f"{module} imports {target}" for module, targets in graph.items() if module.startswith("mtdiag.ui")
+           for target in targets if not target.startswith("mtdiag.ui") and target != "mtdiag"
+           and not any(target == d or (d != "mtdiag.views" and target.startswith(d + ".")) for d in UI_DOORS)]
     assert not bad, "\n".join(bad)
 
 

@@ -96,4 +96,4 @@ def test_buckets_cli_contract(tmp_path, capsys):
     assert lines[0] == "by\tbucket\tsystem\tsegments\tbleu\tter" and lines[5] == ""
     assert lines[6] == "by\tbucket\tmetric\tsegments\tt\ts\tdelta\tp\tsignificant\tbetter" and len(lines) == 11
     assert cli.main(base + ["--by", "label:doc"]) == 1
-    assert "no label column 'doc'" in capsys.readouterr().err
+    assert "--by 'label:doc': choose one of ref_length, ref_freq" in capsys.readouterr().err  # the view's choices

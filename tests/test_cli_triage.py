@@ -28,7 +28,7 @@ def test_tsv_columns_order_and_one_based_ids(capsys, queue):
     code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split("\t") == ["system", "seg_id", "problem", "flags", *METRICS]
+    assert lines[0].split("\t") == ["system", "seg_id", "problem", "flags", *METRICS, "human"]  # the folder's MQM
     rows = [line.split("\t") for line in lines[1:]]
     assert len(rows) == 6 * 117
     assert {int(r[1]) for r in rows} == set(range(1, 118))  # 1-based, every segment
@@ -50,7 +50,7 @@ def test_json_and_top(capsys, queue):
     code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--format", "json", "--top", "5")
     records = json.loads(out)
     assert code == 0 and len(records) == 5
-    assert list(records[0]) == ["system", "seg_id", "problem", "flags", *METRICS]
+    assert list(records[0]) == ["system", "seg_id", "problem", "flags", *METRICS, "human"]
     first = queue.iloc[0]
     assert (records[0]["system"], records[0]["seg_id"]) == (first["system"], int(first["seg_id"]))
     assert records[0]["problem"] == pytest.approx(first["problem"])
@@ -92,7 +92,7 @@ def test_with_text_adds_source_references_and_output_whole(capsys, queue):
     code, out, _ = run_cli(capsys, "triage", "--testset", str(FOLDER), "--with-text", "--top", "4")
     assert code == 0
     header, *rows = [line.split("\t") for line in out.splitlines()]
-    assert header == ["system", "seg_id", "problem", "flags", *METRICS, "src", "ref:A", "ref:C", "ref:D", "hyp"]
+    assert header == ["system", "seg_id", "problem", "flags", *METRICS, "human", "src", "ref:A", "ref:C", "ref:D", "hyp"]
     assert len(rows) == 4 and all(len(r) == len(header) for r in rows)
     folder_lines = {name: (FOLDER / name).read_text(encoding="utf-8").split("\n") for name in
                     ("src.txt", "ref.A.txt", "ref.D.txt", f"newstest2021.en-de.{rows[0][0]}.txt")}

@@ -97,7 +97,7 @@ def test_a_derived_metric_is_not_computed_from_tokens():
 def test_it_needs_a_reference_or_three_systems():
     two = evalset_from_lists({}, {"A": ["a b"], "B": ["a c"]}, src=["x y"])
     assert "predicted_mqm" not in available_metrics(two)
-    assert missing_input(two, "predicted_mqm") == "a human reference (--ref) or at least 3 system outputs"
+    assert missing_input(two, "predicted_mqm") == "a reference or three systems (--ref, or three --hyp)"  # mtdiag.needs
     three = evalset_from_lists({}, {"A": ["a b"], "B": ["a c"], "C": ["a d"]}, src=["x y"])
     assert "predicted_mqm" in available_metrics(three)
     assert "predicted_mqm" in available_metrics(evalset_from_lists({"ref": ["a b"]}, {"A": ["a b"]}))

@@ -92,7 +92,7 @@ def test_with_references_nothing_changes():
 # ------------------------------------------------------------------------------------------ the dashboard
 
 from tests.test_app import (  # noqa: E402,F401  (the autouse fixtures of the dashboard tests apply here too)
-    clear_caches, de_lines, html_bodies, lines_file, start, visit)
+    clear_caches, de_lines, html_bodies, lines_file, shown, start, visit)
 
 UI = SAMPLE / "ui-strings.en-de"
 PAGES_NEEDING_A_REFERENCE = ("over_under", "waft_neva")
@@ -205,7 +205,8 @@ def test_compare_without_a_reference_never_says_closer_to_the_reference():
     at.selectbox(key="data_set").set_value(path).run()
     visit(at, "compare").run()
     assert not at.exception, [e.value for e in at.exception]
-    texts = [c.value for c in at.main.caption] + [m.value for m in at.main.markdown] + [html.unescape(html_bodies(at))]
+    texts = [shown(c.value) for c in at.main.caption] + [shown(m.value) for m in at.main.markdown]  # as read
+    texts += [html.unescape(html_bodies(at))]
     texts += [w.label + " " + (w.help or "") for w in at.main.selectbox]
     closer = json.loads(at.dataframe(key="cmp_segs").proto.columns)["closer"]
     texts.append(closer["help"])

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from mtdiag import html_report as html, significance
+from mtdiag import html_report as html, significance, views
 from mtdiag.api import evaluate
 from mtdiag.evalset import evalset_from_lists
 from tests.conftest import SAMPLE
@@ -131,7 +131,8 @@ def test_the_reports_bar_charts_rank_the_systems_like_its_table():
     from mtdiag.io import load_folder
 
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"))
-    section = html._overview(report)
+    writing = html.Writing(top=0, method="bs", n=200, seed=0, say=lambda step: None)
+    section = html._overview_sections(report, views.REGISTRY["overview"], writing)[0].html
     table = re.search(r"human ↑.*?</table>", section, flags=re.S).group(0)
     ranked = [s for s in re.findall(r"<th>([^<]+)</th>\s*<td>", table) if s in report.evalset.systems]
     assert ranked != sorted(ranked)  # the human ranking is not the alphabetical order, so the test can tell them apart

@@ -5,8 +5,8 @@ Every check is one module of this package with one :class:`~mtdiag.checks.base.C
 :data:`REGISTRY`; the queue (:mod:`mtdiag.triage`), the Segments page, the HTML report, the exports and
 ``benchmarks/triage_vs_human.py`` discover them here. A check computes one boolean per (system, segment) pair for
 all pairs at once (pandas merges and group-bys over token ids, vectorised regular expressions — no loop over
-pairs) and explains one pair with sentences and marks in the output. Adding a check = one module + one line in
-:data:`REGISTRY` (or :func:`register` at run time).
+pairs) and explains one pair with sentences and marks in the output. Adding a check = one module + its name in
+:data:`MODULES` (or :func:`register` at run time).
 
 Thresholds are relative to the test set being looked at (the worst 10 %, a robust z-score, the set's median
 length ratio) or structural (a number present or not), never constants fitted to one dev set.
@@ -23,38 +23,49 @@ when asked for, with its options: ``requested={"mt_only_ngram": {"order": 2}}``.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from importlib import import_module
+from inspect import isabstract
 from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from mtdiag.checks.base import Check, Finding
-from mtdiag.checks.broken import Empty, Flood, Truncated
-from mtdiag.checks.inconsistent import Inconsistent
-from mtdiag.checks.length_outlier import LengthOutlier
-from mtdiag.checks.llm_artefact import LlmArtefact
-from mtdiag.checks.markup_mismatch import MarkupMismatch
-from mtdiag.checks.missed_term import MissedTerm
-from mtdiag.checks.mixed_language import MixedLanguage
-from mtdiag.checks.mt_only_ngram import MtOnlyNgram
-from mtdiag.checks.number_mismatch import NumberMismatch
-from mtdiag.checks.over_translation import OverTranslation
-from mtdiag.checks.repetition import Repetition
-from mtdiag.checks.source_copy import SourceCopy
-from mtdiag.checks.suspect_reference import SuspectReference, reference_at_fault
-from mtdiag.checks.unbalanced import Unbalanced
-from mtdiag.checks.under_translation import UnderTranslation
-from mtdiag.checks.untranslated import Untranslated
-from mtdiag.checks.word_order import WordOrder
-from mtdiag.checks.wrong_language import WrongLanguage
+from mtdiag.checks.suspect_reference import reference_at_fault
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 
-REGISTRY: dict[str, type[Check]] = {
-    cls.name: cls
-    for cls in (Empty, Truncated, Flood, Repetition, WrongLanguage, SourceCopy, LlmArtefact, OverTranslation,
-                UnderTranslation, WordOrder, Untranslated, NumberMismatch, LengthOutlier, MissedTerm, MtOnlyNgram,
-                MixedLanguage, MarkupMismatch, Unbalanced, Inconsistent, SuspectReference)
-}
+MODULES = (
+    "broken",
+    "repetition",
+    "wrong_language",
+    "source_copy",
+    "llm_artefact",
+    "over_translation",
+    "under_translation",
+    "word_order",
+    "untranslated",
+    "number_mismatch",
+    "length_outlier",
+    "missed_term",
+    "mt_only_ngram",
+    "mixed_language",
+    "markup_mismatch",
+    "unbalanced",
+    "inconsistent",
+    "suspect_reference",
+)
+"""The modules of the checks, in the order of the queue's flag columns: a new check is its module and its name
+here — the one line it adds (every check a module defines is registered, in the module's order)."""
+
+
+def _checks_of(name: str) -> list[type[Check]]:
+    """The checks module ``name`` defines (its :class:`Check` subclasses that are not abstract), in its order."""
+    module = import_module(f"mtdiag.checks.{name}")
+    return [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Check)
+            and obj.__module__ == module.__name__ and not isabstract(obj)]
+
+
+REGISTRY: dict[str, type[Check]] = {cls.name: cls for name in MODULES for cls in _checks_of(name)}
 
 Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
 

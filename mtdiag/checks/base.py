@@ -3,15 +3,15 @@ pair from per-system arrays (:func:`by_pair`), the set-relative "worst share" ru
 highlight span per run of marked tokens (:func:`runs`).
 
 A check is one module of :mod:`mtdiag.checks` with one :class:`Check` subclass and one line in the registry
-(``mtdiag/checks/__init__.py``). It declares its ``name``, ``label`` and ``help``; what it ``needs`` (``source``,
-``references``, or the names of the metrics whose segment scores it reads); whether a firing is ``critical``
-(the output is plainly broken: the pair goes to the top of the queue); what it is a claim ``about`` (an output, or
-the segment's reference: counted apart) and whether its evidence is the reference (``reads_reference``: it does not
-fire where every reference of the segment is suspect, :mod:`mtdiag.checks.suspect_reference`); whether it is
-computed only ``on_request``
-(with options, e.g. the n-gram order of ``mt_only_ngram``); which human error categories it ``claims`` to find
-(MQM categories, measured by ``benchmarks/triage_vs_human.py``); how it fires (:meth:`Check.fires`: vectorised
-over all pairs) and how it explains one pair (:meth:`Check.explain`: sentences and highlight spans).
+(``mtdiag/checks/__init__.py``). It declares its ``name``, ``label`` and ``help``; what it ``needs`` of the data
+(:data:`mtdiag.needs.NEEDS`: ``source``, ``references``, or ``metric:NAME`` for the scores it reads); whether a
+firing is ``critical`` (the output is plainly broken: the pair goes to the top of the queue); what it is a claim
+``about`` (an output, or the segment's reference: counted apart) and whether its evidence is the reference
+(``reads_reference``: it does not fire where every reference of the segment is suspect,
+:mod:`mtdiag.checks.suspect_reference`); whether it is computed only ``on_request`` (with options, e.g. the n-gram
+order of ``mt_only_ngram``); which human error categories it ``claims`` to find (MQM categories, measured by
+``benchmarks/triage_vs_human.py``); how it fires (:meth:`Check.fires`: vectorised over all pairs) and how it
+explains one pair (:meth:`Check.explain`: sentences and highlight spans).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.highlight import Span, char_span_tokens, token_offsets
+from mtdiag.needs import NEEDS, lacking
 
 WORST_SHARE = 0.10  # the score flags mark the worst 10 % of the set
 
@@ -42,7 +43,7 @@ class Check(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
     help: ClassVar[str]
-    needs: ClassVar[tuple[str, ...]] = ()  # "source", "references", or metric names read from report.segments
+    needs: ClassVar[tuple[str, ...]] = ()  # mtdiag.needs.NEEDS: "source", "references", "metric:NAME" (scores it reads)
     critical: ClassVar[bool] = False  # the output is plainly broken: the pair leads the queue
     on_request: ClassVar[bool] = False  # computed only when asked for (with options)
     claims: ClassVar[tuple[str, ...]] = ()  # MQM error categories (prefixes) this flag claims to find
@@ -55,14 +56,7 @@ class Check(ABC):
 
     def applies(self, report) -> bool:
         """True when the report has everything the check needs."""
-        for need in self.needs:
-            if need == "source" and not has_source(report):
-                return False
-            if need == "references" and not report.evalset.ref_names:
-                return False
-            if need not in ("source", "references") and need not in report.segments.columns:
-                return False
-        return True
+        return not lacking(report.evalset, report.metrics, self.needs)
 
     @abstractmethod
     def fires(self, report) -> pd.Series:
@@ -107,8 +101,8 @@ def modified_z_scores(values) -> np.ndarray:
 
 
 def has_source(report) -> bool:
-    """True when the set has a non-empty source text."""
-    return bool(report.evalset.src.astype(str).str.len().gt(0).any())
+    """True when the set has a non-empty source text (:data:`mtdiag.needs.NEEDS` ``["source"]``)."""
+    return NEEDS["source"].test(report.evalset)
 
 
 def by_pair(report, flagged: dict[str, np.ndarray]) -> pd.Series:

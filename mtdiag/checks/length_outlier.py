@@ -28,7 +28,7 @@ class LengthOutlier(Check):
     label = "length outlier"
     help = ("output/reference length ratio far outside the set's range (references of at least "
             f"{MIN_REFERENCE_TOKENS} tokens)")
-    needs = ("length_ratio",)
+    needs = ("metric:length_ratio",)
     reads_reference = True
     claims = ("Accuracy/Addition",)
 

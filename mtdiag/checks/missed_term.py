@@ -12,7 +12,7 @@ class MissedTerm(Check):
     name = "missed_term"
     label = "missed term"
     help = "a term of the segment is not translated as annotated"
-    needs = ("term_exact",)
+    needs = ("metric:term_exact",)
     claims = ("Terminology",)
 
     def fires(self, report) -> pd.Series:

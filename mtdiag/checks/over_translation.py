@@ -24,7 +24,7 @@ class OverTranslation(WorstByCount):
     label = "over-translation"
     help = (f"among the set's 10 % of outputs with the most words repeated beyond the references (OTEM's "
             f"over-matched words; at least {MIN_WORDS})")
-    needs = ("otem",)
+    needs = ("metric:otem",)
     reads_reference = True
     claims = ("Accuracy/Addition",)
     metric, statistic, min_count = "otem", "matched_1", MIN_WORDS  # OTEM's over-matched unigrams

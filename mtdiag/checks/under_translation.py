@@ -20,7 +20,7 @@ class UnderTranslation(WorstByCount):
     label = "under-translation"
     help = (f"among the set's 10 % of outputs that leave out the most reference words (UTEM's under-matched "
             f"words; at least {MIN_WORDS})")
-    needs = ("utem",)
+    needs = ("metric:utem",)
     reads_reference = True
     claims = ("Accuracy/Omission",)
     metric, statistic, min_count = "utem", "matched_1", MIN_WORDS  # UTEM's under-matched unigrams

@@ -182,13 +182,13 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
 
 
 
-def add_view_option(parser, option, flag: str | None = None) -> None:
+def add_view_option(parser, option, flag: str | None = None, help_text: str | None = None) -> None:
     """One flag for one option a view declares (:class:`mtdiag.views.ViewOption`), its help and parsing from the
     declaration: ``--NAME VALUE`` (or ``flag``; comma-separated for several), booleans as ``--NAME``/``--no-NAME``.
-    The value lands in ``view_option:NAME`` (None: not given)."""
+    The value lands in ``view_option:NAME`` (None: not given); ``help_text`` replaces the declared help."""
     dest = f"view_option:{option.name}"
     fixed = option.offered(None, {}) if option.choices is not None and not callable(option.choices) else None
-    text = option.help or option.label
+    text = help_text or option.help or option.label
     if fixed is not None:
         text += f"; one of {', '.join(map(str, fixed))}"
     elif option.type is float and all(isinstance(v, float) for v in (option.minimum, option.maximum, option.default)):
@@ -219,7 +219,7 @@ def fixed_view_option(args, option, flag: str | None = None):
 
 
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:
-    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.cli.inputs.with_human`), for
+    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.inputs.with_human`), for
     ``use``."""
     parser.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}{use}")
 

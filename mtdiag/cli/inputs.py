@@ -188,49 +188,26 @@ def _read_with_the_testset(args) -> set[Path]:
     return {path.resolve() for path in extra_files(args.testset)}
 
 
-def with_human(args, evalset) -> "EvalSet":
-    """``evalset`` with the human scores of ``--human`` (when given) — a human-score TSV, or an MQM/ESA error file
-    whose segment scores are derived as for ``--annotations`` (:func:`mtdiag.io.read_human_scores`) — read before
-    scoring, so a slice keeps its own; a warning for each rated system that is not loaded."""
-    if not getattr(args, "human", None):
-        return evalset
-    from dataclasses import replace
-
-    from mtdiag.io import read_human_scores
-    from mtdiag.io.human_scores import unknown_score_systems
-
-    path = args.human
-    human = read_human_scores(path, n_segments=evalset.n_segments, limits=limits(args),
-                              error_weights=error_weights(args))
-    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, path):
-        note(f"warning: {warning}")
-    return replace(evalset, human=human)
-
-
-def check_where(args, evalset, scoring) -> None:
-    """``--where``'s syntax and field names, checked before anything is scored."""
-    if getattr(args, "where", None) is None:
-        return
-    from mtdiag.api import available_metrics
-    from mtdiag.slices import check
-
-    check(args.where, evalset, scoring.metrics if scoring.metrics is not None else available_metrics(evalset))
-
-
-def evaluate(args, evalset, scoring) -> "Report":
-    """The report of ``evalset`` under ``scoring`` (on the Dask cluster of ``--dask`` when given)."""
-    from mtdiag.api import evaluate as score
+def report(args, *, scoring: "Options | None" = None, before=None,
+           flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
+    """The one input path of a command (:mod:`mtdiag.inputs`): the test set (:func:`load`), its human scores (the
+    folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
+    warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
+    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of
+    ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to stderr.
+    ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
+    flags of the references and the systems (:func:`load`)."""
+    from mtdiag import inputs
     from mtdiag.chunks import Execution
 
-    return score(evalset, scoring, execution=Execution(dask=getattr(args, "dask", None)))
-
-
-def sliced(args, report):
-    """The report of ``--where``'s segments (``report`` itself without it); how many it keeps goes to stderr."""
-    if getattr(args, "where", None) is None:
-        return report
-    from mtdiag.slices import where
-
-    part = where(report, args.where)
-    note(f"where: {part.evalset.n_segments:,} of {report.evalset.n_segments:,} segments")
-    return part
+    scoring = scoring if scoring is not None else options(args)
+    where = getattr(args, "where", None)
+    evalset = load(args, *flags)
+    if getattr(args, "human", None):
+        evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
+                                     say=note)
+    inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
+    print_warnings(evalset)
+    if before is not None:
+        before(evalset)
+    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note)

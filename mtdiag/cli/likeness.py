@@ -1,11 +1,15 @@
 """``mtdiag likeness``: ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006 §2.2, §3.1;
-:mod:`mtdiag.likeness`), from several references."""
+:mod:`mtdiag.likeness`), from several references. An alias of ``mtdiag view human`` (``mtdiag view likeness``;
+:mod:`mtdiag.cli.view`): its numbers are the view's ``orange_king`` and ``queen`` tables; ``--metrics`` (kept) is the
+view's ``--similarity``, ``--pool`` its option. Nothing is scored but the similarities between the references and
+the outputs."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, inputs, view
 from mtdiag.cli.base import json_value, note
 
 
@@ -16,25 +20,42 @@ def add(commands) -> None:
                           help="system output (repeatable)")
     arguments.add_testset_option(likeness)
     from mtdiag.likeness import DEFAULT_QUEEN_METRICS  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.views import REGISTRY
 
     likeness.add_argument("--metrics", dest="similarity", default=",".join(DEFAULT_QUEEN_METRICS),
-                          help="comma-separated similarity metrics (default: %(default)s)")
+                          help="comma-separated similarity metrics (default: %(default)s; the same as --similarity)")
     arguments.add_tokenize_options(likeness)
     arguments.add_format(likeness)
+    view.add_options(likeness, REGISTRY["human"], exclude=("similarity", "metric", "level", "span_threshold"))
     likeness.set_defaults(handler=run)
 
 
 def run(args) -> str:
-    from mtdiag.likeness import likeness_scores, orange_king, queen
+    from mtdiag.likeness import likeness_metrics
+    from mtdiag.metrics import metric_classes
+    from mtdiag.views import REGISTRY
 
-    metrics = inputs.metric_list(args.similarity)
-    evalset = inputs.load(args)
-    inputs.print_warnings(evalset)
-    scores = likeness_scores(evalset, metrics, inputs.options(args))
-    ok, qu = orange_king(scores), queen(scores)
-    for explanation in dict.fromkeys(e for e in (ok.explanation, qu.explanation) if e):
-        note(f"note: {explanation}")
-    out = {"orange": ok.table["orange"].to_dict(), "king": ok.table["king"].to_dict(), "queen": qu.systems.to_dict()}
+    human = REGISTRY["human"]
+    metrics = list(inputs.metric_list(args.similarity))
+
+    def known(evalset) -> None:  # the names checked before anything is computed
+        classes, allowed = metric_classes(evalset), likeness_metrics(evalset)
+        for m in metrics:
+            if m not in classes:
+                raise ValueError(f"unknown metric {m!r}; known: {', '.join(classes)}")
+            if m not in allowed:
+                raise ValueError(f"metric {m!r} cannot be a similarity here (it is not segment-level, or needs terms)")
+
+    report = view.evaluated(args, human, scoring=replace(inputs.options(args), metrics=()), before=known)
+    chosen, frames = view.shown(args, human, report, ["orange_king", "queen"], given={"similarity": metrics},
+                                quiet=True)
+    for name in ("orange_king", "queen"):
+        if name not in frames:
+            note(f"note: {human.table(name).why_empty(report, chosen)}")
+    ok = frames.get("orange_king")
+    out = {"orange": {} if ok is None else dict(zip(ok["metric"], ok["orange"])),
+           "king": {} if ok is None else dict(zip(ok["metric"], ok["king"])),
+           "queen": {} if "queen" not in frames else dict(zip(frames["queen"]["system"], frames["queen"]["queen"]))}
     out = {measure: {k: json_value(float(v)) for k, v in values.items()} for measure, values in out.items()}
     if args.format == "json":
         return json.dumps(out, ensure_ascii=False)

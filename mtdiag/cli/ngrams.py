@@ -1,12 +1,19 @@
 """``mtdiag ngrams``: HT-only / MT-only n-gram tables (Aikawa & Rarrick §2.2: the n-grams only the human translation
-or only a system uses, :mod:`mtdiag.ht_mt_ngrams`)."""
+or only a system uses, :mod:`mtdiag.ht_mt_ngrams`). An alias of ``mtdiag view ngrams`` (:mod:`mtdiag.cli.view`):
+its tables are the view's ``ngrams`` table for each system, kind and order (``--order 1,2,3,4``: several orders
+on one tokenisation), its flags the view's options (``--min-count``, ``--ht-ref``, ``--hide-function-words``, …),
+``--ht``/``--mt`` the reference and the systems; every n-gram is listed unless ``--hide-function-words``. Nothing
+is scored: the tables are counts of tokens."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, inputs, view
 from mtdiag.cli.base import CliError
+
+KINDS = ("ht_only", "mt_only")
 
 
 def add(commands) -> None:
@@ -15,13 +22,11 @@ def add(commands) -> None:
     ngrams.add_argument("--mt", action="append", type=arguments.named_file, metavar="NAME=FILE",
                         help="system output (repeatable)")
     arguments.add_testset_option(ngrams, "its first reference is the human translation")
-    from mtdiag.ht_mt_ngrams import DEFAULT_MIN_COUNT  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.views import REGISTRY  # only for this command (see mtdiag.cli.base.Unfilled)
 
     ngrams.add_argument("--order", type=arguments.orders, default=(3,), metavar="N[,N...]",
                         help="n-gram order 1-4, or several comma-separated (1,2,3,4: one tokenisation shared; the "
                         "output then has one table set per order) (default: 3)")
-    ngrams.add_argument("--min-count", type=int, default=DEFAULT_MIN_COUNT, help="minimum count k in the corpus that "
-                        "has the n-gram (default: %(default)s)")
     ngrams.add_argument("--top", type=int, default=50, help="rows per table, 0 = all (default: %(default)s)")
     arguments.add_tokenize_options(ngrams)
     ngrams.add_argument("--tgt-lang", help="target language code: chooses the default tokeniser (default: read "
@@ -29,34 +34,33 @@ def add(commands) -> None:
     ngrams.add_argument("--dask", metavar="ADDRESS", help="count on a Dask cluster, one task per system: a "
                         "scheduler address (tcp://host:8786), or local / local:N; the tables are identical")
     arguments.add_format(ngrams)
+    view.add_options(ngrams, REGISTRY["ngrams"], exclude=("against", "system", "order", "kind", "other", "side"))
     ngrams.set_defaults(handler=run)
 
 
 def run(args) -> str:
-    from mtdiag.ht_mt_ngrams import ngram_tables
+    from mtdiag.views import REGISTRY
 
-    if args.min_count < 1:
-        raise CliError(f"--min-count {args.min_count}: must be at least 1")
     if args.top < 0:
         raise CliError(f"--top {args.top}: must be 0 (all rows) or more")
-    evalset = inputs.load(args, ref_flag="--ht", hyp_flag="--mt")
-    inputs.print_warnings(evalset)
-    options = inputs.options(args).resolved(evalset).tokenize_options
+    ngrams = REGISTRY["ngrams"]
+    given = {"against": "human", "hide_function_words": False, **arguments.view_options_given(args)}
+    given["min_count"] = ngrams.option("min_count").resolve(None, {}, given.get("min_count"))  # before scoring
+    report = view.evaluated(args, ngrams, scoring=replace(inputs.options(args), metrics=()), flags=("--ht", "--mt"))
     if args.dask:
-        from mtdiag.chunks import ngram_tables_on_dask
-
-        tables = ngram_tables_on_dask(evalset, args.dask, orders=args.order, min_count=args.min_count,
-                                      options=options)
-    else:
-        tables = ngram_tables(evalset, orders=args.order, min_count=args.min_count, options=options)
+        _counted_on_dask(args, ngrams, report, given)
 
     def rows(system: str, order: int) -> dict:
-        table = tables.table(system, order)
-        frames = {kind: getattr(table, kind)[["ngram", "ht_count", "mt_count"]] for kind in ("ht_only", "mt_only")}
-        return {kind: frame.head(args.top) if args.top else frame for kind, frame in frames.items()}
+        out = {}
+        for kind in KINDS:
+            _, frames = view.shown(args, ngrams, report, ["ngrams"], quiet=True,
+                                   given={**given, "system": system, "order": order, "kind": kind})
+            frame = frames["ngrams"][["ngram", "ht_count", "mt_count"]]
+            out[kind] = frame.head(args.top) if args.top else frame
+        return out
 
     # one order: {"order": n, "tables": {system: ...}} as before; several: {"orders": [...], "tables": {"n": ...}}
-    per_order = {order: {system: rows(system, order) for system in tables.systems} for order in args.order}
+    per_order = {order: {system: rows(system, order) for system in report.evalset.systems} for order in args.order}
     single = len(args.order) == 1
     if args.format == "json":
         def records(by_system: dict) -> dict:
@@ -77,3 +81,15 @@ def run(args) -> str:
             for kind, frame in kinds.items():
                 lines += [f"{lead}{system}\t{kind}\t{g}\t{h}\t{m}" for g, h, m in frame.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def _counted_on_dask(args, ngrams, report, given: dict) -> None:
+    """``--dask``: the n-gram tables of every order counted on the cluster, kept in the report's context where the
+    view reads them (:func:`mtdiag.ht_mt_ngrams.context_ngram_tables`): the view then shows the cluster's counts."""
+    from mtdiag.chunks import ngram_tables_on_dask
+
+    ht_ref = ngrams.option("ht_ref").resolve(report, {}, given.get("ht_ref"))
+    tables = ngram_tables_on_dask(report.evalset, args.dask, orders=args.order, min_count=given["min_count"],
+                                  options=report.context.options, ht_ref=ht_ref)
+    for order in args.order:
+        report.context.memo(("ngram_tables", (order,), given["min_count"], ht_ref), lambda: tables)

@@ -60,11 +60,7 @@ def run(args) -> str:
     for flag, value in (("--top", args.top), ("--users", args.users)):
         if value < 1:
             raise CliError(f"{flag} must be at least 1, got {value}")
-    scoring = inputs.options(args)
-    evalset = inputs.load(args)
-    inputs.check_where(args, evalset, scoring)
-    inputs.print_warnings(evalset)
-    report = inputs.sliced(args, inputs.evaluate(args, evalset, scoring))
+    _, report = inputs.report(args)
     campaign = pearmut_campaign(report, top=args.top, users=args.users, protocol=args.protocol,
                                 threshold=threshold, campaign_id=args.campaign_id,
                                 with_reference=args.with_reference, strict=args.strict)

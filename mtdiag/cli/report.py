@@ -37,18 +37,11 @@ def run(args) -> str:
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD)
-    evalset = inputs.load(args)
-    scoring = inputs.options(args)
-    inputs.check_where(args, evalset, scoring)
-    evalset = inputs.with_human(args, evalset)
-    inputs.print_warnings(evalset)
-    note("scoring …")
-    whole = inputs.evaluate(args, evalset, scoring)
-    report = inputs.sliced(args, whole)
+    whole, report = inputs.report(args, before=lambda evalset: note("scoring …"))
     title = args.title
     if title is None and args.where is not None:
-        title = (f"mtdiag report: {evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "
-                 f"{evalset.n_segments:,} segments)")
+        title = (f"mtdiag report: {whole.evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "
+                 f"{whole.evalset.n_segments:,} segments)")
     page = html_report(report, top=args.top, title=title, progress=lambda step: note(f"writing {step} …"),
                        span_threshold=threshold)
     output = Path(args.output)

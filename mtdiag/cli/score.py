@@ -83,7 +83,7 @@ def _check_human_args(args) -> None:
 
 def _human_json(args, report) -> dict:
     """``{METRIC: {seg_pearson, seg_kendall, sys_pearson, sys_kendall, n_seg, n_sys}}`` against the human scores
-    of ``--human``, attached to the report's set before scoring (:func:`mtdiag.cli.inputs.with_human`; positive =
+    of ``--human``, attached to the report's set before scoring (:func:`mtdiag.inputs.with_human`; positive =
     agrees with the humans; see :mod:`mtdiag.human`)."""
     from mtdiag.human import human_agreement
 
@@ -93,20 +93,13 @@ def _human_json(args, report) -> dict:
 
 
 def run(args) -> str:
-    scoring = inputs.options(args)
     _check_significance_args(args)
     _check_human_args(args)
-    evalset = inputs.load(args)
-    _check_baseline(args, evalset.systems)
-    inputs.check_where(args, evalset, scoring)
-    inputs.print_warnings(evalset)
-    evalset = inputs.with_human(args, evalset)
-    whole = inputs.evaluate(args, evalset, scoring)
-    report = inputs.sliced(args, whole)
+    whole, report = inputs.report(args, before=lambda evalset: _check_baseline(args, evalset.systems))
     if not whole.metrics:
         from mtdiag.api import no_metric_reason
 
-        raise CliError(no_metric_reason(evalset))
+        raise CliError(no_metric_reason(whole.evalset))
     from mtdiag.significance import report_signatures
     from mtdiag.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json,
                                pairwise_tsv, significance_json)

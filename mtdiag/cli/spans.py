@@ -37,11 +37,7 @@ def run(args) -> str:
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
-    scoring = inputs.options(args)
-    evalset = inputs.load(args)
-    inputs.check_where(args, evalset, scoring)
-    inputs.print_warnings(evalset)
-    report = inputs.sliced(args, inputs.evaluate(args, evalset, scoring))
+    _, report = inputs.report(args)
     predicted = predict_spans(report, threshold)
     records = span_records(report, predicted)
     marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})

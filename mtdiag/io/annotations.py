@@ -38,11 +38,10 @@ from mtdiag.errors import InputError
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.pearmut import read_pearmut_log, sniff_log
+from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
-SPAN_COLUMNS = ["seg", "system", "rater", "side", "start", "end", "severity", "category", "weight"]
-RATED_COLUMNS = ["seg", "system", "rater"]
 _OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
 
 
@@ -57,16 +56,11 @@ def _marked_span(text: str) -> tuple[int, int] | None:
     return start, end - len(_OPEN_MARK)
 
 
-def _empty_spans() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("seg", "start", "end") else "float64" if c == "weight"
-                                      else object) for c in SPAN_COLUMNS})
-
-
 def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
                            limits: Limits = DEFAULT_LIMITS,
                            error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(human scores ``seg, system, score``, error spans :data:`SPAN_COLUMNS`) from an MQM error TSV or an ESA
-    JSONL/TSV file (told apart by their columns), errors weighed by ``error_weights``."""
+    """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) from an MQM error
+    TSV or an ESA JSONL/TSV file (told apart by their columns), errors weighed by ``error_weights``."""
     return read_error_annotations_rated(source, name, n_segments, limits=limits, error_weights=error_weights)[:2]
 
 
@@ -74,8 +68,8 @@ def read_error_annotations_rated(source: Source, name: str | None = None, n_segm
                                  limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS,
                                  outputs: pd.DataFrame | None = None
                                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """:func:`read_error_annotations` and the rated outputs (:data:`RATED_COLUMNS`: one row per system, segment
-    and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
+    """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per
+    system, segment and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
     (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
@@ -155,19 +149,6 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None, error_we
     errors = pd.DataFrame(rows, columns=["system", "seg", "rater", "weight"])
     scores = segment_scores(errors, error_weights)
     return scores, spans_frame(spans), rated_frame((system, seg, rater) for system, seg, rater, _ in rows)
-
-
-def rated_frame(keys) -> pd.DataFrame:
-    """The rated outputs ``seg, system, rater`` of ``(system, seg, rater)`` keys (each once, in file order)."""
-    rows = [(seg, system, rater) for system, seg, rater in dict.fromkeys(keys)]
-    return pd.DataFrame(rows, columns=RATED_COLUMNS).astype({"seg": "int64", "system": object, "rater": object})
-
-
-def spans_frame(rows: list[tuple]) -> pd.DataFrame:
-    if not rows:
-        return _empty_spans()
-    return pd.DataFrame(rows, columns=SPAN_COLUMNS).astype({"seg": "int64", "start": "int64", "end": "int64",
-                                                            "weight": "float64"})
 
 
 def _read_esa(table: Table, lowered: list[str], n_segments: int | None, error_weights: ErrorWeights

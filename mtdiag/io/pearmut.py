@@ -45,6 +45,7 @@ import pandas as pd
 from mtdiag.errors import InputError
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import json_line
+from mtdiag.io.ratings import rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, split_lines, unpack
 
 IDS_KEY = "mtdiag"
@@ -177,7 +178,6 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
     entries (:func:`sniff_log`), in the frames of :mod:`mtdiag.io.annotations`; ``outputs`` (the loaded set's
     ``hyps``) checks that each annotated output is the set's; MQM errors weighed by ``error_weights``. Every
     problem names the file and the line."""
-    from mtdiag.io.annotations import rated_frame, spans_frame  # annotations reads logs through this module
 
     scores: dict[tuple[str, int, str], float] = {}  # ESA: the annotator's score
     weighed: dict[tuple[str, int, str], list[float]] = {}  # MQM: the weight of each of the annotator's errors

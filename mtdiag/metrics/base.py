@@ -24,6 +24,7 @@ import pandas as pd
 from mtdiag import __version__
 from mtdiag.evalset import EvalSet
 from mtdiag.highlight import Span
+from mtdiag.needs import check_names
 from mtdiag.tokenize import TokenizedSet, TokenizeOptions, tokenize_evalset
 
 
@@ -126,17 +127,21 @@ class MetricInfo:
     scale: float  # 100 for 0-100 metrics, 1 for 0-1 metrics (OTEM/UTEM may exceed 100: LP > 1)
     higher_is_better: bool | None  # None: no better direction (e.g. a length ratio: 1 is ideal)
     segment_level: bool = True
-    needs_terms: bool = False
-    needs_source: bool = False
-    needs_references: bool = True  # False: computed from the source and the outputs alone (reference-free)
-    min_systems: int = 1  # consensus-style metrics compare each output with the other systems' outputs
-    min_systems_without_references: int = 1  # systems needed where the set has no reference (predicted MQM)
+    needs: tuple[str, ...] = ("references",)  # what the data must have (mtdiag.needs.NEEDS); () : reference-free
     compares_systems: bool = False  # one system's statistics depend on the other systems' outputs (consensus)
     default_max_pairs: int | None = None  # computed by default only up to this many (system, segment) pairs
     default_with_references: bool = True  # False: computed by default only where there is no reference
     options: tuple[OptionSpec, ...] = ()
     decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale
     range_text: str | None = None  # how the scale reads when it is not 0 to ``scale`` (e.g. MQM's "−25–0")
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
+
+    @property
+    def min_systems(self) -> int:
+        """The fewest system outputs the metric scores (consensus compares each with the others)."""
+        return 3 if "three_systems" in self.needs else 2 if "two_systems" in self.needs else 1
 
     @property
     def places(self) -> int:

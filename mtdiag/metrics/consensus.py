@@ -80,7 +80,7 @@ class Consensus(Metric):
 
     info = MetricInfo(
         name="consensus", label="Consensus", paper=_PAPER, scale=100, higher_is_better=True,
-        needs_references=False, min_systems=3, default_with_references=False, compares_systems=True,
+        needs=("three_systems",), default_with_references=False, compares_systems=True,
         description="Agreement of the output with the other systems' outputs of the same source (word n-gram F1 "
                     "against them as pseudo-references); reference-free.",
         options=(OptionSpec("order", 2, "maximum word n-gram order N", minimum=1, maximum=4),),

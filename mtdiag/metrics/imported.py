@@ -43,7 +43,7 @@ def imported_metric(name: str, higher_is_better: bool) -> type[Metric]:
         cls = globals().get(key)
         if cls is None:
             info = MetricInfo(
-                name=name, label=name, scale=1, higher_is_better=higher_is_better, decimals=4, needs_references=False,
+                name=name, label=name, scale=1, higher_is_better=higher_is_better, decimals=4, needs=(),
                 description=f"{name}: segment scores imported from a file (computed elsewhere); corpus = mean of the "
                             "segment scores",
                 paper="imported scores (e.g. COMET: Rei et al. 2020; MetricX: Juraska et al. 2023)",

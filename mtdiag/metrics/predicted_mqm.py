@@ -46,8 +46,8 @@ class PredictedMQM(DerivedMetric):
     """Minus the expected severity-weighted count of an output's predicted error spans; higher is better."""
 
     info = MetricInfo(
-        name="predicted_mqm", label="Predicted MQM", scale=25, higher_is_better=True, needs_references=False,
-        min_systems_without_references=3,  # without a reference, the other systems are the evidence (consensus)
+        name="predicted_mqm", label="Predicted MQM", scale=25, higher_is_better=True,
+        needs=("references_or_three_systems",),  # without a reference, the other systems are the evidence
         compares_systems=True,  # a word's support counts the other systems
         default_max_pairs=DEFAULT_MAX_PAIRS,
         range_text="≤ 0 (0: no predicted error)",

@@ -157,7 +157,7 @@ class TermExactMatch(Metric):
 
     info = MetricInfo(
         name="term_exact", label="Term exact", paper=_PAPER + ", exact-match accuracy", scale=100,
-        higher_is_better=True, needs_terms=True,
+        higher_is_better=True, needs=("terms", "references"),
         description="Share of term occurrences whose required target term appears in the output.",
     )
     stat_names = ("correct", "occurrences")
@@ -222,7 +222,7 @@ class TermWindowOverlap(Metric):
 def _window_metric(width: int) -> type[TermWindowOverlap]:
     info = MetricInfo(
         name=f"term_window{width}", label=f"Term window {width}", paper=_PAPER + ", window overlap", scale=100,
-        higher_is_better=True, needs_terms=True,
+        higher_is_better=True, needs=("terms", "references"),
         description=f"For correctly translated terms: share of the {width} content words on each side of the term "
                     "in the reference that also surround it in the output (is the term in the right context?).",
     )
@@ -238,7 +238,7 @@ class TermTER(Metric):
 
     info = MetricInfo(
         name="term_ter", label="1-TERm", paper=_PAPER + ", TERm", scale=100, higher_is_better=True,
-        needs_terms=True,
+        needs=("terms", "references"),
         description="(1 - TERm) x 100: TER where reference words of target terms cost 2 when substituted or missing.",
         options=(OptionSpec("cost", TERM_COST, "edit cost of a reference word inside a target term",
                             minimum=0.0),),

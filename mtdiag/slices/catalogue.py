@@ -30,6 +30,7 @@ import numpy as np
 
 from mtdiag import buckets, checks, triage
 from mtdiag.metrics import metric_info
+from mtdiag.needs import NEEDS
 from mtdiag.slices.expression import ExpressionError, Field, is_name, key_text
 from mtdiag.tags import tag_values
 
@@ -118,9 +119,9 @@ def field_catalogue(evalset, metrics) -> list[FieldInfo]:
     return _segment_fields(evalset) + _pair_fields(evalset, metrics)
 
 
-_NEEDS = {"human": "human scores (mqm.seg.tsv or --human)",
-          "errors": "human error annotations (mqm.errors.tsv or --annotations)",
-          "src": "the source (--src)", "src_len": "the source (--src)"}
+FIELD_NEEDS = {"human": "human", "errors": "annotations", "src": "source", "src_len": "source",
+               "ref": "references", "ref_len": "references", "rare_freq": "references"}
+"""What a field the data may lack needs (:data:`mtdiag.needs.NEEDS`)."""
 
 
 def field_list(fields: list[FieldInfo], systems) -> str:
@@ -136,9 +137,9 @@ def resolve(field: Field, evalset, metrics) -> FieldInfo:
     by_name = {f.name: f for f in fields}
     info = by_name.get(field.name)
     if info is None:
-        if field.name in _NEEDS:
-            raise ExpressionError(f"{field.written} needs {_NEEDS[field.name]}",
-                                  field.column)
+        if field.name in FIELD_NEEDS:
+            need = NEEDS[FIELD_NEEDS[field.name]]
+            raise ExpressionError(f"{field.written} needs {need.what} ({need.given})", field.column)
         close = difflib.get_close_matches(field.name, list(by_name), n=1)
         hint = (f"did you mean {by_name[close[0]].written}? " if close else "") + field_list(fields, evalset.systems)
         raise ExpressionError(f"unknown field {field.name!r}", field.column, hint)

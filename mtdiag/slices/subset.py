@@ -15,6 +15,7 @@ tokens tokenise only the slice's texts, when first asked.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
 
 import numpy as np
 
@@ -33,24 +34,29 @@ def _positions(report, segments) -> np.ndarray:
     return positions.astype(np.int64, copy=False)
 
 
-def slice_report(report: Report, segments) -> Report:
+def slice_report(report: Report, segments, metrics: Sequence[str] | None = None) -> Report:
     """``report`` restricted to ``segments`` (a boolean mask over its segments, or ascending 0-based positions):
     a :class:`~mtdiag.api.Report` of the sliced :class:`~mtdiag.evalset.EvalSet`
     (:meth:`~mtdiag.evalset.EvalSet.segment_subset`: renumbered, original ids kept) whose results are the rows of
-    ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula. ``ValueError`` for
-    an empty slice."""
+    ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula; of ``metrics`` only
+    when given (a metric computed only to select the slice, :func:`mtdiag.inputs.scoring`, is left out).
+    ``ValueError`` for an empty slice."""
     positions = _positions(report, segments)
     if len(positions) == 0:
         raise ValueError("the slice keeps no segment")
     evalset = report.evalset.segment_subset(positions)
+    kept = report.metrics if metrics is None else tuple(m for m in report.metrics if m in metrics)
     results = {}
     for (name, system), result in report.results.items():
+        if name not in kept:
+            continue
         stats = result.stats[positions]
         corpus = float(report.metric(name).corpus_score(stats.sum(axis=0)))
         results[(name, system)] = replace(result, corpus=corpus, segments=result.segments[positions], stats=stats)
     context = ScoringContext(evalset, report.context.options, tgt_lang=report.context.tgt_lang)
-    return Report(evalset=evalset, options=report.options, metrics=report.metrics, results=results, context=context,
-                  metric_objects=report.metric_objects)
+    options = report.options if metrics is None else replace(report.options, metrics=kept)
+    return Report(evalset=evalset, options=options, metrics=kept, results=results, context=context,
+                  metric_objects={name: report.metric_objects[name] for name in kept})
 
 
 def where(report: Report, expression: str) -> Report:

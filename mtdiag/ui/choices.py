@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
+from mtdiag.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 from mtdiag.views import View, ViewOption
 
@@ -45,7 +46,16 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
     if option.type is bool:
         return where.toggle(label, value=default, key=key, **kwargs)
     if option.type is str:
-        return where.text_input(label, value=default or "", key=key, **kwargs)
+        if option.upper(report) is not None:
+            kwargs.setdefault("max_chars", int(option.upper(report)))
+        value = where.text_input(label, value=default or "", key=key, **kwargs)
+        if option.check is not None and value:
+            try:
+                option.check(value)
+            except ValueError as error:  # said once, and the page goes on with the default
+                st.error(escape_markdown(str(error)), icon=":material/error:")
+                return default
+        return value
     upper = option.upper(report)
     if option.type is int:
         return int(where.number_input(label, min_value=None if option.minimum is None else int(option.minimum),

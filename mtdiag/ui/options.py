@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mtdiag.api import Options
-from mtdiag.metrics import REGISTRY
+from mtdiag.inputs import METRICS, Options
 from mtdiag.tokenize import TOKENIZERS, default_tokenizer
 from mtdiag.ui import state
 
@@ -34,7 +33,7 @@ def option_widgets(data: state.Dataset) -> Options:
                                   "finding. BLEU, chrF and TER always see the texts as written.")
     chosen: dict[str, dict] = {}
     with sb.expander("Metric options"):
-        for name, cls in REGISTRY.items():
+        for name, cls in METRICS.items():
             for spec in cls.info.options:
                 value = _option_widget(cls.info, spec)
                 if value is not None and value != spec.default:

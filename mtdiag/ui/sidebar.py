@@ -18,10 +18,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag import highlight, inputs
 from mtdiag.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, state, tagging, testsets, uploads
+from mtdiag.ui import runs, slicing, state, tagging, testsets, uploads
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -61,11 +61,13 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         return None, [highlight.escape_markdown(p) for p in problems]
     problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
                 f"({highlight.escape_markdown(data.label)})." for p in problems]
-    options = option_widgets.option_widgets(data)
+    chosen = option_widgets.option_widgets(data)
+    options = _scoring(data, chosen)
     report, too_large = _scored(data, options, problems)
     previous = st.session_state.get(LAST_GOOD)
     if too_large and previous is not None and previous.data_key != data.data_key:  # the data before stays
         refusal = len(problems) - 1
+        options = _scoring(previous, chosen)
         report, _ = _scored(previous, options, problems)
         if report is not None:
             problems[refusal] += (f"  \nThe data loaded before stays in use "
@@ -78,6 +80,15 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     current = tagging.apply(state.Current(data, options, report))
     problems += [highlight.escape_markdown(p) for p in runs.saved_runs(current, folder)]
     return current, problems
+
+
+def _scoring(data: state.Dataset, options):
+    """``options`` with the metrics the slice's flags read, in the input path's order (:func:`mtdiag.inputs.scoring`);
+    an expression that cannot be read leaves them as they are (the slice box says why, every segment is shown)."""
+    try:
+        return inputs.scoring(data.evalset, options, slicing.current_expression())
+    except ValueError:
+        return options
 
 
 def _scored(data: state.Dataset, options, problems: list[str]):

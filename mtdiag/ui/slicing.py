@@ -2,7 +2,8 @@
 
 The box holds a slice expression (:mod:`mtdiag.slices`: comparisons, ``and``/``or``/``not``, ``in``, ``~``
 regular expressions over segment fields and ``metric[SYSTEM]`` values). :func:`apply` turns the loaded run into
-the slice's: its report is :func:`mtdiag.slices.where` of the whole report — corpus scores by each metric's corpus
+the slice's: its report is :func:`mtdiag.inputs.sliced` of the whole report (the input path every command takes:
+the whole report scored with the metrics the expression's flags read) — corpus scores by each metric's corpus
 formula on the slice's summed statistics, nothing scored again — so every page, chart, significance test and
 download of this session shows the slice, and says how many segments it keeps (:func:`banner`).
 
@@ -25,9 +26,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from mtdiag import highlight, slices
-from mtdiag.slices import ExpressionError
-from mtdiag.slices.expression import MAX_CHARS
+from mtdiag import highlight, inputs
+from mtdiag.inputs import MAX_CHARS, ExpressionError
 from mtdiag.ui import navigation, state
 
 WHERE_KEY = "slice_where"  # the text box's session key
@@ -42,6 +42,12 @@ def open_slice(expression: str) -> None:
     st.session_state[_PENDING] = expression
 
 
+def within(where: str, expression: str) -> str:
+    """The expression that selects ``expression``'s segments inside the slice ``where`` (a slice found on a slice is
+    the intersection of both; the whole set's when ``where`` is empty)."""
+    return f"({where}) and ({expression})" if where else expression
+
+
 def slice_link(view: str, expression: str, label: str, help: str | None = None) -> None:
     """A link to view ``view``'s page that opens it with ``expression`` in the slice box."""
     navigation.link_to(view, label, help=help, query_params={PARAMETER: expression})
@@ -50,21 +56,29 @@ def slice_link(view: str, expression: str, label: str, help: str | None = None) 
 def _field_help(report) -> str:
     """The fields an expression may read on ``report``, as the box's help text (escaped: label names are data)."""
     lines = [f"- **{highlight.escape_markdown(f.written)}** ({f.kind}): {highlight.escape_markdown(f.description)}"
-             for f in slices.fields(report)]
+             for f in inputs.fields(report)]
     systems = ", ".join(highlight.escape_markdown(s) for s in report.evalset.systems)
     return ("Keep only the segments where the expression holds; every page follows. Comparisons (`<`, `<=`, `==`, "
             "`!=`, `>=`, `>`), `and`, `or`, `not`, `in (..)`, `~` (regular expression on a text); texts in double "
             "quotes. Fields:\n\n" + "\n".join(lines) + f"\n\nSystems: {systems}")
 
 
-def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
-    """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
-    box, or one that cannot be used, leaves ``current`` as it is."""
+def current_expression() -> str | None:
+    """The slice this run shows (None: every segment), read before the box is drawn — the loader scores with the
+    metrics its flags read (:func:`mtdiag.inputs.scoring`): a page link's slice (``?where=``, then taken off the
+    address), else one a button put (:func:`open_slice`), else the box's."""
     if PARAMETER in st.query_params:  # a page link that carries a slice (slice_link), or an address typed so
         st.session_state[WHERE_KEY] = st.query_params[PARAMETER][:MAX_CHARS]
         del st.query_params[PARAMETER]
     if _PENDING in st.session_state:
         st.session_state[WHERE_KEY] = st.session_state.pop(_PENDING)
+    return (st.session_state.get(WHERE_KEY) or "").strip() or None
+
+
+def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
+    """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
+    box, or one that cannot be used, leaves ``current`` as it is."""
+    current_expression()
     sb = st.sidebar
     text = sb.text_input("Slice: only segments where …", key=WHERE_KEY, max_chars=MAX_CHARS,
                          placeholder=EXAMPLE.replace("SYSTEM", current.evalset.systems[0]),
@@ -75,7 +89,7 @@ def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     whole = current.evalset.n_segments
     sliced = replace(current, where=expression)
     try:
-        report = state.stored_report(sliced.key, lambda: slices.where(current.report, expression))
+        report = state.stored_report(sliced.key, lambda: inputs.sliced(current.report, expression))
     except (ExpressionError, ValueError) as error:
         return current, (f"The slice cannot be used: {highlight.escape_markdown(error)}  \n"
                          f"Every segment is shown ({whole:,}).")

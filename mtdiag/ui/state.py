@@ -36,9 +36,9 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from mtdiag import highlight, report_cache
-from mtdiag.api import Options, Report, clear_caches, evaluate
+from mtdiag import highlight
 from mtdiag.evalset import EvalSet
+from mtdiag.inputs import Options, Report, clear_caches, evaluate, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"

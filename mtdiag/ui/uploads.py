@@ -171,12 +171,12 @@ def _guess_lang_pair(file_names: list[str]) -> str:
 @st.cache_resource(show_spinner=False)
 def _load_kernels() -> threading.Thread:
     """Once per server, when the upload form is first shown: load the compiled TER kernel in a background thread
-    (:func:`mtdiag.metrics.ter_engine.load_kernel`) while the user picks the files, so that scoring the upload does
+    (:func:`mtdiag.inputs.warm_up`) while the user picks the files, so that scoring the upload does
     not wait 1-3 s for numba. Not at the first page: the sample sets open from disk without it
     (:mod:`mtdiag.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
-    from mtdiag.metrics.ter_engine import load_kernel
+    from mtdiag.inputs import warm_up
 
-    thread = threading.Thread(target=load_kernel, name="mtdiag-load-kernels", daemon=True)
+    thread = threading.Thread(target=warm_up, name="mtdiag-load-kernels", daemon=True)
     thread.start()
     return thread
 

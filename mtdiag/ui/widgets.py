@@ -7,10 +7,10 @@ input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners
 and need nothing; the options of radio buttons and segmented controls are Markdown, and :func:`radio` and
 :func:`segmented` escape them (:func:`as_text`): pages draw those controls through them.
 
-Segment numbers: the core counts segments from 0 (``seg``), and a view's ``seg_id`` is that position from 1; people
-see the segment's id in the whole set (:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id``
-of terms and human-score TSVs — in a slice the original segment's, not its place in the slice).
-:func:`segment_number` converts one number and :func:`for_display` a table, at the display edge only.
+Segment numbers: the core counts segments from 0 (``seg``); people see the segment's id in the whole set
+(:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id`` of terms and human-score TSVs — in a
+slice the original segment's, not its place in the slice). A view's tables already name segments so
+(:func:`mtdiag.views.with_set_ids`); :func:`segment_number` converts one position for a caption.
 
 A widget's ``format_func`` stays in the session's widget state for the life of the session (Streamlit keeps it
 with the widget): pages pass a dict's ``__getitem__`` or a function of this module, never a lambda defined in the
@@ -27,13 +27,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mtdiag import checks, export, highlight, human, triage
-from mtdiag.api import NO_REFERENCE
-from mtdiag.metrics import MetricInfo, metric_classes, metric_info
+from mtdiag import export, highlight, views
+from mtdiag.inputs import NO_REFERENCE
 from mtdiag.ui import state, tagging
-from mtdiag import views
-from mtdiag.views import segments
-from mtdiag.views.detail import SegmentDetail, segment_detail, side_tokens
+from mtdiag.views import MetricInfo, SegmentDetail, flag_columns, metric_info
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -71,35 +68,6 @@ def segment_number(seg: int) -> int:
     return int(_shown_ids([int(seg)], _segment_ids())[0])
 
 
-def for_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table as people see and download it: the 0-based ``seg`` column (or index) becomes ``seg_id``, a view's
-    ``seg_id`` (position from 1) and the 0-based segment lists of ``missed_in`` become the ids people see
-    (module doc: in a slice, the whole set's)."""
-    ids = _segment_ids()
-    sliced = ids is not None and not np.array_equal(ids, np.arange(1, len(ids) + 1))
-    if ("seg" not in frame.columns and "seg" not in frame.index.names and "missed_in" not in frame.columns
-            and not (sliced and "seg_id" in frame.columns)):
-        return frame
-    out = frame.copy()
-    if "seg_id" in out.columns and sliced:
-        out["seg_id"] = _shown_ids(out["seg_id"].to_numpy() - 1, ids)
-    if "seg" in out.columns:
-        out["seg"] = _shown_ids(out["seg"].to_numpy(), ids)
-        out = out.rename(columns={"seg": "seg_id"})
-    if "seg" in out.index.names:
-        out = out.rename_axis(index={"seg": "seg_id"})
-        if out.index.nlevels == 1:
-            out.index = pd.Index(_shown_ids(out.index.to_numpy(), ids), name="seg_id")
-        else:
-            level = out.index.names.index("seg_id")
-            values = out.index.levels[level].to_numpy()
-            out.index = out.index.set_levels(_shown_ids(values, ids), level=level)
-    if "missed_in" in out.columns:
-        out["missed_in"] = out["missed_in"].map(
-            lambda v: ", ".join(str(segment_number(int(s))) for s in str(v).split(", ") if s.strip()) if v else v)
-    return out
-
-
 def _info(metric: str) -> MetricInfo:
     """A metric's metadata, an imported metric's through this session's report (never the process's: one session's
     imported metrics are not another's)."""
@@ -108,7 +76,7 @@ def _info(metric: str) -> MetricInfo:
 
 def is_metric(column: str) -> bool:
     """Whether ``column`` names a metric: registered, or imported by this session's data."""
-    return column in metric_classes(state.current_report())
+    return views.is_metric(column, state.current_report())
 
 
 def metric_label(metric: str, arrow: bool = True) -> str:
@@ -123,6 +91,11 @@ def metric_help(metric: str) -> str:
     """A metric column's help (Markdown, escaped: an imported metric's description names it and its file)."""
     info = _info(metric)
     return highlight.escape_markdown(f"{info.description} ({info.scale_text}, {info.direction}; {info.paper})")
+
+
+def metric_value(metric: str, value) -> str:
+    """A score as people read it: the metric's places (:meth:`mtdiag.metrics.MetricInfo.format`)."""
+    return _info(metric).format(value)
 
 
 def number_format(metric: str) -> str:
@@ -152,17 +125,16 @@ def column_config(frame: pd.DataFrame, wrap: bool = False) -> dict:
         if is_metric(column):
             config[column] = st.column_config.NumberColumn(metric_label(column), help=metric_help(column),
                                                            format=number_format(column))
-        elif column in checks.REGISTRY:
-            flag = checks.REGISTRY[column]
-            config[column] = st.column_config.CheckboxColumn(flag.label, help=flag.help)
+        elif views.is_flag(column):
+            config[column] = st.column_config.CheckboxColumn(views.flag_label(column), help=views.flag_help(column))
         elif column == "neva_minus_waft":
             config[column] = st.column_config.NumberColumn("NEVA − WAFT", format="%.4f",
                                                            help="positive: NEVA > WAFT (shared n-grams, not the references' order; see the WAFT vs NEVA page)")
         elif column == "problem":
             config[column] = st.column_config.ProgressColumn("problem", min_value=0.0, max_value=1.0, format="%.3f",
-                                                             width=PROBLEM_WIDTH, help=triage.PROBLEM_TEXT)
+                                                             width=PROBLEM_WIDTH, help=views.PROBLEM_TEXT)
         elif column == "human":
-            config[column] = st.column_config.NumberColumn("human", format=f"%.{human.SCORE_PLACES}f",
+            config[column] = st.column_config.NumberColumn("human", format=f"%.{views.SCORE_PLACES}f",
                                                            help="the human score (as loaded; a mean where several "
                                                                 "ratings meet)")
         elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
@@ -303,11 +275,10 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
     table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
     ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
     ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.views.segments.segment_export`: then
-    CSV, Excel and JSON). Segment numbers are shown and downloaded 1-based (:func:`for_display`);
-    ``column_order`` may name ``seg``."""
-    frame = tagging.with_tags_column(for_display(frame))
+    CSV, Excel and JSON)."""
+    frame = tagging.with_tags_column(frame)
     if column_order is not None:
-        column_order = ["seg_id" if c == "seg" else c for c in column_order]
+        column_order = list(column_order)
         if "tags" in frame.columns and "tags" not in column_order:
             column_order.insert(column_order.index("seg_id") + 1 if "seg_id" in column_order else 0, "tags")
     if download is not None:
@@ -329,6 +300,8 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
         frame = frame.iloc[offset:offset + page_size]
         table_key = key if page == 1 else f"{key}_page{page}"  # a selection belongs to its page
     frame = views.for_table(frame)  # a cell shows the first TABLE_TEXT characters; the downloads hold every text
+    frame = frame.assign(**{c: frame[c].str.replace(",", ", ") for c in ("flags", "critical")  # wrap at the names
+                            if c in frame.columns and pd.api.types.is_string_dtype(frame[c])})
     cfg = column_config(frame, wrap=row_height is not None and row_height > WRAP_PX)
     cfg.update(config or {})
     shown = frame
@@ -462,8 +435,13 @@ def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
             if evidence.alignment:
                 html(highlight.render_legend(["match", "substitute", "insert", "delete"]))
                 html(highlight.render_alignment(evidence.frame[["op", "hyp", "ref"]].itertuples(index=False)))
-            table(evidence.frame, key=f"{key}_{name}",
-                  name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
+            evidence_table(detail, name, key=f"{key}_{name}")
+
+
+def evidence_table(detail: SegmentDetail, name: str, *, key: str) -> None:
+    """One evidence table of one output (``alignment``, ``over``, ``terms``, …: :class:`mtdiag.views.SegmentDetail`)
+    with its downloads, named for the table, the system and the segment."""
+    table(detail.table(name), key=key, name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
 
 
 def sort_label(key: str) -> str:
@@ -479,27 +457,27 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
     if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
         parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
     if "human" in row.index and pd.notna(row["human"]):
-        parts.append(f"human {human.format_score(row['human'])}")
-    fired = [checks.REGISTRY[f].label for f in flags if bool(row[f])]
+        parts.append(f"human {views.format_score(row['human'])}")
+    fired = [views.flag_label(f) for f in flags if bool(row[f])]
     if fired:
         parts.append("flags: " + ", ".join(fired))
     return " · ".join(parts)
 
 
-def source_view(current: state.Current, seg_id: int, selected: str | None = None, *, key: str,
-                threshold: float) -> None:
-    """One source with every system: the source and every reference, then every system's output
+def source_view(page, seg: int, selected: str | None = None, *, key: str, threshold: float) -> None:
+    """One source with every system (the Segments page's :class:`~mtdiag.ui.page.Page`: its view's ``source``,
+    ``sort_keys`` and ``score_columns`` details): the source and every reference, then every system's output
     stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
     error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
     marked, its under-matched n-grams marked in the references, followed by its evidence tables
     (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
-    ``threshold`` (the view option :data:`mtdiag.views.detail.SPAN_THRESHOLD`)."""
-    report, ev = current.report, current.evalset
-    seg = int(seg_id) - 1
-    keys = segments.sort_keys(report)
-    sort_by = select("Sort systems by", keys, key=f"{key}_sort", format_func=sort_label,
+    ``threshold`` (the view option :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg`` is the segment's 0-based
+    position."""
+    ev = page.current.evalset
+    seg = int(seg)
+    sort_by = select("Sort systems by", page.detail("sort_keys"), key=f"{key}_sort", format_func=sort_label,
                      help="worst first by this score (direction-aware)")
-    rows = state.view(segments.source_view)(current, int(seg_id), sort_by)
+    rows = page.detail("source", seg + 1, sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
     else:
@@ -507,11 +485,11 @@ def source_view(current: state.Current, seg_id: int, selected: str | None = None
     st.markdown(f"#### Segment {segment_number(seg)} · {highlight.escape_markdown(selected)}")
     st.caption(f"The source, every reference and all {len(rows)} systems' outputs, sorted by "
                f"{highlight.escape_markdown(sort_label(sort_by))} (worst first); the selected system comes first.")
-    flags = checks.flag_columns(rows)
+    flags = flag_columns(rows)
     table(rows.drop(columns="hyp"), key=f"{key}_systems", name=f"segment_{segment_number(seg)}_systems",
-          column_order=[c for c in ["system", "flags", "problem", "human", *segments.score_columns(report), *flags]
+          column_order=[c for c in ["system", "flags", "problem", "human", *page.detail("score_columns"), *flags]
                         if c in rows.columns])
-    details = {s: state.view(segment_detail)(current, s, seg, threshold) for s in rows["system"]}
+    details = {s: page.segment_detail(s, seg, threshold) for s in rows["system"]}
     legend = list(dict.fromkeys(k for d in details.values() for k in d.legend))
     html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
@@ -549,8 +527,8 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
     parts = []
     for seg in segments[:limit]:
         hyp_spans, ref_spans = spans_for(seg) if spans_for else ([], [])
-        hyp_tokens = side_tokens(current.report, system, seg).shown
-        ref_tokens = side_tokens(current.report, ref, seg).shown
+        hyp_tokens = views.side_tokens(current.report, system, seg).shown
+        ref_tokens = views.side_tokens(current.report, ref, seg).shown
         block = [f'<div class="mtd-note">segment {segment_number(seg)}</div>']
         if str(ev.src.iat[seg]).strip():
             block.append(highlight.render_text(ev.src.iat[seg], label="Source", max_chars=600))
@@ -569,17 +547,18 @@ def segment_list(current: state.Current, system: str, segments: Sequence[int], *
 BEST_STYLE = "background-color: rgba(37, 99, 235, 0.22); font-weight: 700;"
 
 
-def overview_styler(corpus: pd.DataFrame, best: pd.DataFrame, marks: pd.DataFrame):
-    """The corpus table as a pandas Styler: scores with their significance mark, the best per metric shaded.
-    (Sorting in the grid still uses the numbers.)"""
+def overview_styler(corpus: pd.DataFrame, best: dict, marks: dict):
+    """The corpus table (index system) as a pandas Styler: scores with their significance mark (``marks``: per metric
+    and system ``▲``/``▼``/``=``), the best per metric shaded (``best``: per metric its best systems). (Sorting in
+    the grid still uses the numbers.)"""
     styler = corpus.style
     for metric in corpus.columns:
         places = _info(metric).places
         for system in corpus.index:
-            mark = marks.at[system, metric]
+            mark = marks.get(metric, {}).get(system, "")
             styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",
                                    subset=pd.IndexSlice[[system], [metric]])
-    return styler.apply(lambda col: [BEST_STYLE if best.at[s, col.name] else "" for s in col.index], axis=0)
+    return styler.apply(lambda col: [BEST_STYLE if s in best.get(col.name, ()) else "" for s in col.index], axis=0)
 
 
 def overview_config(corpus: pd.DataFrame) -> dict:
@@ -587,6 +566,15 @@ def overview_config(corpus: pd.DataFrame) -> dict:
     for metric in corpus.columns:
         config[metric] = st.column_config.Column(metric_label(metric), help=metric_help(metric))
     return config
+
+
+def corpus_table(current: state.Current, frame: pd.DataFrame, *, key: str, params: Sequence) -> None:
+    """The Overview's corpus scores (its view's ``corpus`` table: ``system`` and a column per metric, what is best
+    and what is significant in its ``attrs``), styled (:func:`overview_styler`, built once per ``params``)."""
+    corpus = frame.set_index("system")
+    st.dataframe(state.memo("overview_styler", current.key, tuple(params),
+                            lambda: overview_styler(corpus, frame.attrs["best"], frame.attrs["marks"])),
+                 column_config=overview_config(corpus), key=key)
 
 
 # --------------------------------------------------------------------------------------------- sharing

@@ -6,7 +6,7 @@ name (the page's address, ``mtdiag view NAME``), title, options, named tables, c
 Everything else reads the registry: the dashboard's navigation and pages (a view without a layout of its own gets
 a generic page: its option widgets, its tables with their downloads, its charts), the ``mtdiag view`` command
 (every view's tables as JSON or TSV), the HTML report's sections and table of contents, and the page tests. A new
-view is one module and one entry here (or :func:`register` at run time).
+view is one module and its name in :data:`PAGES` (or :func:`register` at run time).
 
 Besides the pages' views, :mod:`mtdiag.views.detail` is one (system, segment) with its evidence, which every page
 that opens a segment shows. A view may take what it shares with another view from it and hand it on under its own
@@ -21,19 +21,33 @@ people see :attr:`mtdiag.evalset.EvalSet.seg_ids` (1-based, in a slice the segme
 from __future__ import annotations
 
 from contextlib import contextmanager
+from importlib import import_module
 from typing import Iterator
 
 from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
-                               default_metric, fit_lines, for_table, missing, preview, wide_script)
-from mtdiag.views import (buckets, compare, distributions, human, ngrams, over_under, overview, segments, slices,
-                          terminology, waft_neva)
+                               default_metric, fit_lines, for_table, missing, position, positions, preview,
+                               wide_script, with_set_ids)
+from mtdiag.views.columns import (PROBLEM_TEXT, SCORE_PLACES, MetricInfo, flag_columns, flag_help, flag_label,
+                                  format_score, is_flag, is_metric, metric_info)
+from mtdiag.views.detail import SPAN_THRESHOLD, SegmentDetail, SideTokens, segment_detail, side_tokens
+PAGES = (
+    "overview",
+    "segments",
+    "buckets",
+    "distributions",
+    "over_under",
+    "waft_neva",
+    "terminology",
+    "ngrams",
+    "human",
+    "compare",
+    "slices",
+)
+"""The views' modules, in the order of the dashboard's navigation and the report's sections: a new view is its
+module and its name here — the one line it adds."""
 
-REGISTRY: dict[str, View] = {
-    view.name: view
-    for view in (overview.VIEW, segments.VIEW, buckets.VIEW, distributions.VIEW, over_under.VIEW, waft_neva.VIEW,
-                 terminology.VIEW, ngrams.VIEW, human.VIEW, compare.VIEW, slices.VIEW)
-}
-"""Every view, in the order of the dashboard's navigation and the report's sections."""
+REGISTRY: dict[str, View] = {view.name: view for view in (import_module(f"mtdiag.views.{page}").VIEW for page in PAGES)}
+"""Every view, in the order of :data:`PAGES`."""
 
 
 def register(view: View) -> View:
@@ -61,6 +75,8 @@ def registered(view: View) -> Iterator[View]:
         unregister(view.name)
 
 
-__all__ = ["DEFAULT_METRICS", "REGISTRY", "TABLE_TEXT", "TEST_METHODS", "Chart", "Table", "View", "ViewOption",
-           "default_metric", "fit_lines", "for_table", "missing", "preview", "register", "registered", "unregister",
-           "wide_script"]
+__all__ = ["DEFAULT_METRICS", "PROBLEM_TEXT", "REGISTRY", "SCORE_PLACES", "format_score", "SPAN_THRESHOLD", "TABLE_TEXT", "TEST_METHODS", "Chart",
+           "MetricInfo", "SegmentDetail", "SideTokens", "Table", "View", "ViewOption", "default_metric", "fit_lines",
+           "flag_columns", "flag_help", "flag_label", "for_table", "is_flag", "is_metric", "metric_info", "missing",
+           "position", "positions", "preview", "register", "registered", "segment_detail", "side_tokens",
+           "unregister", "wide_script", "with_set_ids"]

@@ -5,10 +5,10 @@ A :class:`View` names itself (``name``, the page's address and the ``mtdiag view
 ``help``), declares the choices it takes (:class:`ViewOption`, like a metric's
 :class:`~mtdiag.metrics.OptionSpec`: the dashboard draws a widget from it and ``mtdiag view`` a flag, with the one
 default), the named tables it computes (:class:`Table`) and its charts (:class:`Chart`), and what the data must
-have (``needs``: a reference, two systems, human scores, …; :data:`NEEDS`). The dashboard's navigation and pages,
-the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and the page
-tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or writes
-HTML.
+have (``needs``: a reference, two systems, human scores, …; :data:`mtdiag.needs.NEEDS`). The dashboard's navigation
+and pages, the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and
+the page tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or
+writes HTML.
 
 Two rules every view follows are kept here once: :func:`default_metric` (the metric a view shows first) and
 :func:`preview` / :func:`for_table` (what a table cell shows of a long text; :func:`fit_lines` and
@@ -18,11 +18,14 @@ Two rules every view follows are kept here once: :func:`default_metric` (the met
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from mtdiag.needs import NEEDS, check_names
+from mtdiag.needs import missing_in as missing
 
 DEFAULT_METRICS = ("chrf", "bleu")
 """The metrics a page shows first, in order of preference: chrF (character n-gram F-score, robust on short and
@@ -118,51 +121,80 @@ def fit_lines(texts: pd.Series, width_px: float, lines: int) -> pd.Series:
     return out
 
 
+# ----------------------------------------------------------------------------------------------- segment ids
+
+
+def with_set_ids(report, frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """``frame`` as people read it: every segment named by its id in the set (:attr:`mtdiag.evalset.EvalSet.seg_ids`:
+    the line of the files; in a slice, the segment's id in the whole set — never its place in the slice).
+
+    A view's builders name segments by position in the report: ``seg`` (0-based, a column or an index level),
+    ``seg_id`` (1-based), ``segments`` (a list of 0-based positions in each cell) and ``missed_in`` (0-based
+    positions joined by ``", "``). Each becomes the set's ids, ``seg`` under the name ``seg_id``. Every table of
+    every view passes here (:meth:`Table.make`), so the page, ``mtdiag view``, the report and the downloads name a
+    segment alike; :func:`positions` turns an id a page reads back into its position."""
+    if frame is None:
+        return None
+    ids = report.evalset.seg_ids
+    columns = set(frame.columns)
+    if not columns & {"seg", "seg_id", "segments", "missed_in"} and "seg" not in frame.index.names:
+        return frame
+    out = frame.copy()
+    if "seg_id" in columns:
+        out["seg_id"] = ids[out["seg_id"].to_numpy(dtype=np.int64) - 1]
+    if "seg" in columns:
+        out["seg"] = ids[out["seg"].to_numpy(dtype=np.int64)]
+        out = out.rename(columns={"seg": "seg_id"})
+    if "segments" in columns and out["segments"].map(lambda v: isinstance(v, (list, tuple, np.ndarray))).all():
+        out["segments"] = out["segments"].map(lambda segs: [int(ids[int(s)]) for s in segs])
+    if "missed_in" in columns:
+        out["missed_in"] = out["missed_in"].map(
+            lambda v: ", ".join(str(ids[int(s)]) for s in str(v).split(", ") if s.strip()) if v else v)
+    if "seg" in out.index.names:
+        if out.index.nlevels == 1:
+            out.index = pd.Index(ids[out.index.to_numpy(dtype=np.int64)], name="seg_id")
+        else:
+            level = out.index.names.index("seg")
+            out.index = out.index.set_levels(ids[out.index.levels[level].to_numpy(dtype=np.int64)], level=level)
+            out = out.rename_axis(index={"seg": "seg_id"})
+    return out
+
+
+def positions(report, seg_ids) -> np.ndarray:
+    """The 0-based positions in ``report`` of segments named by their ids in the set (:func:`with_set_ids`);
+    ``ValueError`` for an id the report does not have."""
+    wanted = np.asarray(seg_ids, dtype=np.int64).reshape(-1)
+    found = pd.Index(report.evalset.seg_ids).get_indexer(wanted)
+    if (found < 0).any():
+        raise ValueError(f"segment {int(wanted[found < 0][0])} is not in this data")
+    return found
+
+
+def position(report, seg_id: int) -> int:
+    """The 0-based position of the segment with id ``seg_id`` (:func:`positions`)."""
+    return int(positions(report, [seg_id])[0])
+
+
 # ----------------------------------------------------------------------------------------------- what data has
 
 
 def has_human_scores(report) -> bool:
-    """True when the data has human scores for at least one of the report's systems."""
-    human = report.evalset.human
-    return human is not None and len(human) > 0 and bool(human["system"].isin(report.evalset.systems).any())
+    """True when the data has human scores for at least one of the report's systems (:data:`mtdiag.needs.NEEDS`)."""
+    return NEEDS["human"].test(report.evalset)
 
 
 def has_error_annotations(report) -> bool:
     """True when the data has human error annotations (MQM/ESA) with at least one error of a loaded system."""
-    from mtdiag.errorstats import has_annotations
-
-    return has_annotations(report.evalset)
+    return NEEDS["annotations"].test(report.evalset)
 
 
 def has_terms(report) -> bool:
     """True when the data has term occurrences and the term metrics were computed."""
-    terms = report.evalset.terms
-    return terms is not None and len(terms) > 0 and "term_exact" in report.metrics
+    return missing(report, TERMS) is None
 
 
-NEEDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "references": (lambda report: report.evalset.has_references, "a reference"),
-    "several_references": (lambda report: len(report.evalset.ref_names) >= 2, "two or more references"),
-    "two_systems": (lambda report: len(report.evalset.systems) >= 2, "two systems"),
-    "human": (has_human_scores, "human scores of its systems"),
-    "annotations": (has_error_annotations, "human error annotations (MQM/ESA) of its systems"),
-    "terms": (has_terms, "term annotations"),
-    "documents": (lambda report: "doc" in report.evalset.segments.columns, "document ids"),
-}
-"""What a view or a table may need of the data: a test on the report, and what it is called in a message."""
-
-
-def missing(report, needs: Sequence[str]) -> str | None:
-    """What of ``needs`` the report's data lacks, as ``needs …`` (None when it has everything). A need is a key of
-    :data:`NEEDS`, or ``metric:NAME``: the report computed metric ``NAME``."""
-    lacking = []
-    for need in needs:
-        if need.startswith("metric:"):
-            if need.split(":", 1)[1] not in report.metrics:
-                lacking.append(f"the {need.split(':', 1)[1]} scores")
-        elif not NEEDS[need][0](report):
-            lacking.append(NEEDS[need][1])
-    return f"needs {' and '.join(lacking)}" if lacking else None
+TERMS = ("terms", "metric:term_exact")
+"""What the term views need: term occurrences, and the term metrics computed from them."""
 
 
 # ----------------------------------------------------------------------------------------------- declarations
@@ -183,7 +215,11 @@ class ViewOption:
     value or a function of (report, chosen); None is the first choice. ``empty``: why the view shows nothing when
     no choice is offered (e.g. a metric it needs was not computed). ``of``: what the values are, for how they read
     (``metric``: metric names). ``needs``: what the data must have for the option to apply (:data:`NEEDS`; two
-    systems for a second system): without it the option is left out, its value None."""
+    systems for a second system): without it the option is left out, its value None. ``check``: for a free value
+    (a text), a test that raises ``ValueError`` with a one-line reason when the value cannot be used (a search
+    pattern that is no regular expression): the command line refuses it, a page says why and uses the default.
+    ``minimum``/``maximum``: the bounds of a number; for a text, ``maximum`` is its most characters (the widget
+    takes no more, the command line refuses more)."""
 
     name: str
     label: str
@@ -198,6 +234,10 @@ class ViewOption:
     of: str = ""
     needs: tuple[str, ...] = ()
     empty: str = ""
+    check: Callable[[Any], None] | None = None
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
 
     @property
     def flag(self) -> str:
@@ -264,6 +304,11 @@ class ViewOption:
             return self.default_for(report, chosen)
         offered = self.offered(report, chosen)
         values = list(value) if self.many else [value]
+        if self.check is not None:
+            try:
+                self.check(value)
+            except ValueError as error:
+                raise ValueError(f"{self.flag} {value!r}: {error}") from None
         if offered is not None:
             for v in values:
                 if v not in offered:
@@ -274,35 +319,79 @@ class ViewOption:
             if (self.minimum is not None and not value >= self.minimum) or (upper is not None and not value <= upper):
                 low = "" if self.minimum is None else f"{self.minimum:g}"
                 raise ValueError(f"{self.flag} {value}: must be in {low}..{'' if upper is None else f'{upper:g}'}")
+        elif self.type is str and self.upper(report) is not None and len(value) > self.upper(report):
+            raise ValueError(f"{self.flag}: {len(value):,} characters; at most {self.upper(report):,.0f}")
         return values if self.many else value
 
 
-@dataclass(frozen=True)
-class Table:
-    """A named table of a view: ``build(report, chosen)`` returns it — a frame, or None when the choices made show
-    none (e.g. no baseline chosen). ``needs``: what the data must have for it (:data:`NEEDS`)."""
-
-    name: str
-    title: str
-    build: Callable[[Any, Chosen], pd.DataFrame | None]
-    needs: tuple[str, ...] = ()
+Caption = str | Callable[[Any, Chosen, Any], str]
 
 
 @dataclass(frozen=True)
-class Chart:
-    """A named chart of a view: ``build(report, chosen)`` returns a plotly figure (:mod:`mtdiag.charts`), or None
-    when the choices made show none."""
+class Shown:
+    """What a view shows by name — a table or a chart: ``build(report, chosen)`` makes it, or returns None when the
+    choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it
+    (:data:`mtdiag.needs.NEEDS`).
+    ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
+    it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
+    reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
+    text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
+    chosen and what was built (counts in a caption are then those of the frame shown). ``empty``: why nothing is
+    shown when ``build`` returns None (plain text, or a function of the report and the options chosen)."""
 
     name: str
     title: str
     build: Callable[[Any, Chosen], Any]
     needs: tuple[str, ...] = ()
+    uses: tuple[str, ...] | None = None
+    caption: Caption = ""
+    empty: str | Callable[[Any, Chosen], str] = ""
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
+
+    def given(self, chosen: Chosen) -> dict[str, Any]:
+        """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen)."""
+        return dict(chosen) if self.uses is None else {name: chosen[name] for name in self.uses}
+
+    def make(self, report, chosen: Chosen) -> Any:
+        """``build`` on ``report`` with the options it reads (:meth:`given`)."""
+        return self.build(report, self.given(chosen))
+
+    def describe(self, report, chosen: Chosen, built: Any = None) -> str:
+        """The caption on ``report`` with ``chosen`` and what was built (plain text; "" when there is none)."""
+        return self.caption(report, self.given(chosen), built) if callable(self.caption) else self.caption
+
+    def why_empty(self, report, chosen: Chosen) -> str:
+        """Why ``build`` gave nothing on ``report`` with ``chosen`` (plain text; a generic sentence when the
+        declaration says nothing)."""
+        text = self.empty(report, self.given(chosen)) if callable(self.empty) else self.empty
+        return text or "Nothing to show with these choices."
+
+
+@dataclass(frozen=True)
+class Table(Shown):
+    """A named table of a view (:class:`Shown`): a pandas frame, its segments named by their ids in the set
+    (:func:`with_set_ids`)."""
+
+    def make(self, report, chosen: Chosen) -> pd.DataFrame | None:
+        return with_set_ids(report, self.build(report, self.given(chosen)))
+
+
+@dataclass(frozen=True)
+class Chart(Shown):
+    """A named chart of a view (:class:`Shown`): a plotly figure of :mod:`mtdiag.charts`."""
 
 
 @dataclass(frozen=True)
 class View:
-    """One analysis of a report (see the module docstring). ``in_report``: whether the HTML report has a section
-    of it."""
+    """One analysis of a report (see the module docstring). ``about``: what the page says under its title, before any
+    choice (plain text; default: ``help``). ``in_report``: whether the HTML report has a section of it.
+    ``details``: what the page opens from a selected row, by name — functions of the report and the row's keys (the
+    segments an n-gram occurs in, its highlights, two outputs' differences) that no table holds; the page calls
+    them through the registry too (the command line and the report show tables and charts only). ``notes``:
+    ``(title, text)`` pairs of prose a reader may open beside the tables (plain text; the page and the report
+    show them)."""
 
     name: str
     title: str
@@ -312,12 +401,26 @@ class View:
     charts: tuple[Chart, ...] = ()
     needs: tuple[str, ...] = ()
     in_report: bool = True
+    about: str = ""
+    details: Mapping[str, Callable[..., Any]] = field(default_factory=dict, compare=False)
+    notes: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_names(self.needs)
+
+    @property
+    def introduction(self) -> str:
+        """What the view is, as a sentence: ``about``, else ``help`` as a sentence."""
+        return self.about or self.help[0].upper() + self.help[1:] + "."
 
     def option(self, name: str) -> ViewOption:
         return next(o for o in self.options if o.name == name)
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
+
+    def chart(self, name: str) -> Chart:
+        return next(c for c in self.charts if c.name == name)
 
     def missing(self, report) -> str | None:
         """Why the view shows nothing on ``report`` (what the data lacks, or an option with nothing to offer), else
@@ -352,7 +455,7 @@ class View:
         out = {}
         for table in self.tables:
             if missing(report, table.needs) is None:
-                frame = table.build(report, chosen)
+                frame = table.make(report, chosen)
                 if frame is not None:
                     out[table.name] = frame
         return out
@@ -362,7 +465,7 @@ class View:
         out = {}
         for chart in self.charts:
             if missing(report, chart.needs) is None:
-                figure = chart.build(report, chosen)
+                figure = chart.make(report, chosen)
                 if figure is not None:
                     out[chart.name] = figure
         return out
@@ -374,6 +477,11 @@ class View:
 def systems(report, chosen: Chosen) -> list[str]:
     """The report's systems."""
     return list(report.evalset.systems)
+
+
+SYSTEMS = ViewOption("systems", "Systems", "the systems whose rows are listed", choices=systems, many=True,
+                     default=systems)
+"""The systems a table lists (every system by default): one option, the same on every page that filters by system."""
 
 
 def other_system(of: str) -> Callable[[Any, Chosen], list[str]]:

@@ -40,10 +40,18 @@ def _chart(report, chosen):
     return bucket_bars(bucket_table(report, chosen["by"]), chosen["metric"], within=report)
 
 
+def _comparison_caption(report, chosen, frame) -> str:
+    return (f"{metric_info(chosen['metric'], report).arrow_label} of A and B in each bucket; better: +1 A is better, "
+            "-1 B is better (p < 0.05 marks it significant).")
+
+
 VIEW = View(
     name="buckets", title="Buckets",
     help="every metric per group of segments (lengths, rare words, labels, human-score bands, error categories), "
          "and two systems compared bucket by bucket",
+    about="Where does each system do well or badly? Segments grouped along one dimension; every metric is computed "
+          "by its corpus formula inside each group (statistics summed, not segment scores averaged), as compare-mt "
+          "does.",
     options=(
         ViewOption("by", "Group segments by", "the dimension the segments are grouped along",
                    choices=lambda report, chosen: dimensions(report), describe=describe),
@@ -57,11 +65,12 @@ VIEW = View(
                    describe=TEST_METHODS, needs=("two_systems",)),
     ),
     tables=(
-        Table("buckets", "Every metric per bucket", lambda report, chosen: bucket_table(report, chosen["by"])),
+        Table("buckets", "Every metric per bucket", lambda report, chosen: bucket_table(report, chosen["by"]),
+              uses=("by",)),
         Table("comparison", "Two systems, bucket by bucket",
               lambda report, chosen: bucket_comparison(report, chosen["by"], chosen["a"], chosen["b"],
                                                        chosen["method"], chosen["metric"]),
-              needs=("two_systems",)),
+              needs=("two_systems",), uses=("by", "a", "b", "method", "metric"), caption=_comparison_caption),
     ),
-    charts=(Chart("bucket_bars", "The metric per bucket", _chart),),
+    charts=(Chart("bucket_bars", "The metric per bucket", _chart, uses=("by", "metric")),),
 )

@@ -84,11 +84,11 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     span weighs it less still). Figures: ``docs/dashboard.md`` (Compare), ``benchmarks/compare_ranking.py``.
 
     Columns: ``seg``, ``closer`` (:func:`closer_to_reference` by ``metric``: which output is closer to the
-    reference, or without one to the other systems' outputs), ``problem A``/``problem B`` (named ``problem <system>``), ``problem_difference`` (A − B; > 0: A
-    is worse), ``metric`` of both (``<metric> <system>``), ``difference`` (A − B) and ``advantage`` (positive = A
-    better, direction-aware), then the source, the first reference (when there is one) and both outputs (``src``,
-    ``ref``, ``hyp <system>``; whole: a table cell shows :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties
-    keep segment order."""
+    reference, or without one to the other systems' outputs), ``problem A``/``problem B`` (named ``problem
+    <system>``), ``problem_difference`` (A − B; > 0: A is worse), ``metric`` of both (``<metric> <system>``),
+    ``difference`` (A − B) and ``advantage`` (positive = A better, direction-aware), then the source, the first
+    reference (when there is one) and both outputs (``src``, ``ref``, ``hyp <system>``; whole: a table cell shows
+    :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties keep segment order."""
     from mtdiag.triage import problem_scores
 
     problem = problem_scores(report)["problem"]
@@ -140,10 +140,19 @@ def _difference(report, chosen):
     return difference_area(segment_differences(report, a, b, chosen["metric"]), a, b, seg_ids=report.evalset.seg_ids)
 
 
+def _segments_caption(report, chosen, frame) -> str:
+    return ("Largest difference of the two outputs' problem scores first (each output's badness among every output of "
+            "this set, as in the Segments queue): one output fine and the other bad comes first, not a two-word "
+            "greeting whose single-metric score swings from 0 to 100. 'closer' names the output the chosen metric "
+            f"puts {closer_to(report)}; the chart shows that metric's advantage per segment.")
+
+
 VIEW = View(
     name="compare", title="Compare",
     help="two systems: every metric's difference with its paired test, and the segments where their outputs "
          "differ most",
+    about="Two systems side by side: the difference of every metric with its paired test, the segments where their "
+          "outputs differ most, and both outputs of a segment with their differences marked.",
     needs=("two_systems",),
     options=(
         ViewOption("a", "System A", choices=systems),
@@ -158,10 +167,15 @@ VIEW = View(
     ),
     tables=(
         Table("metrics", "Per metric", lambda report, chosen: metric_differences(report, chosen["a"], chosen["b"],
-                                                                                chosen["method"])),
+                                                                                chosen["method"]),
+              uses=("a", "b", "method"),
+              caption="difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
+                      "the metric prefers (p < 0.05: significant)."),
         Table("segments", "Segments where they differ most",
-              lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"])),
+              lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"]),
+              uses=("a", "b", "metric"), caption=_segments_caption),
     ),
-    charts=(Chart("difference", "Advantage per segment", _difference),),
+    charts=(Chart("difference", "Advantage per segment", _difference, uses=("a", "b", "metric")),),
+    details={"differences": hypothesis_diff, "closer_to": closer_to},
     in_report=False,
 )

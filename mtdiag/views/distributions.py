@@ -98,9 +98,22 @@ def _metrics(report, chosen) -> list[str]:
     return segment_metrics(report)
 
 
+def _scatter_caption(report, chosen, figure) -> str:
+    total = int(report.segments[list(dict.fromkeys([chosen["x"], chosen["y"]]))].notna().all(axis=1).sum())
+    shown = min(total, SCATTER_POINTS)
+    return f"Showing {shown:,} of {total:,} segments" + (" (a random sample)." if shown < total else ".")
+
+
+BOX_CAPTION = ("Box: median and quartiles, whiskers at 1.5 × the interquartile range, points beyond them drawn, dashed "
+               "line = mean. When a few scores lie far out, the axis stops at their 1st/99th percentile and they are "
+               "drawn at its edge (▲/▼, hover for the value), so one outlier cannot squash every box; the boxes and "
+               "the table below use every score.")
+
 VIEW = View(
     name="distributions", title="Distributions",
     help="every segment metric per system (box or violin plots), and any two metrics against each other",
+    about="How each system's segment scores spread, not only their corpus value: a system can win on average and "
+          "still have more disasters.",
     options=(
         ViewOption("metric", "Metric", choices=_metrics, of="metric",
                    default=lambda report, chosen: spread_metric(report),
@@ -112,7 +125,9 @@ VIEW = View(
                    default=lambda report, chosen: scatter_axes(segment_metrics(report))[1]),
     ),
     tables=(Table("summary", "Per system",
-                  lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),),
-    charts=(Chart("box", "Segment scores per system", _box), Chart("scatter", "One metric against another", _scatter)),
+                  lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index(),
+                  uses=("metric",)),),
+    charts=(Chart("box", "Segment scores per system", _box, uses=("metric", "plot"), caption=BOX_CAPTION),
+            Chart("scatter", "One metric against another", _scatter, uses=("x", "y"), caption=_scatter_caption)),
     in_report=False,
 )

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.human import human_agreement, human_ranking
+from mtdiag.metrics import metric_info
 from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
 from mtdiag.metrics.predicted_mqm import PredictedMQM
@@ -31,10 +32,12 @@ __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_signi
 
 
 def similarity_metrics(report) -> list[str]:
-    """The report's metrics ORANGE, KING and QUEEN can score references with
-    (:func:`mtdiag.likeness.likeness_metrics`), the terminology scores left out."""
-    allowed = likeness_metrics(report.evalset)
-    return [m for m in report.metrics if m in allowed and not m.startswith("term_")]
+    """The metrics ORANGE, KING and QUEEN can score references with on the report's set
+    (:func:`mtdiag.likeness.likeness_metrics`: they score references and outputs themselves, whether or not the
+    report computed them) — those that compare a text with a reference, the terminology scores left out."""
+    evalset = report.evalset
+    return [m for m in likeness_metrics(evalset)
+            if not m.startswith("term_") and "references" in metric_info(m, evalset).needs]
 
 
 def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -147,17 +150,67 @@ def _similarity(report, chosen) -> list[str]:
     return similarity_metrics(report)
 
 
+def _orange_king(report, chosen):
+    return report_orange_king(report, tuple(chosen["similarity"])) if chosen["similarity"] else None
+
+
+def _queen(report, chosen):
+    return report_queen(report, tuple(chosen["similarity"]), chosen["pool"]) if chosen["similarity"] else None
+
+
 def orange_king(report, chosen) -> pd.DataFrame | None:
     """ORANGE and KING per metric of the chosen similarity metrics, None when the set cannot give them (fewer
     than two references)."""
-    result = report_orange_king(report, tuple(chosen["similarity"])) if chosen["similarity"] else None
+    result = _orange_king(report, chosen)
     return None if result is None or result.explanation else result.table.reset_index()
+
+
+def king_segments(report, chosen) -> pd.DataFrame | None:
+    """KING per segment (``seg``, one column per metric), None when the set cannot give it."""
+    result = _orange_king(report, chosen)
+    return None if result is None or result.explanation else result.segments.reset_index()
 
 
 def queen_table(report, chosen) -> pd.DataFrame | None:
     """QUEEN per system over the chosen similarity metrics, None when the set cannot give it."""
-    result = report_queen(report, tuple(chosen["similarity"]), chosen["pool"]) if chosen["similarity"] else None
+    result = _queen(report, chosen)
     return None if result is None or result.explanation else result.systems.rename("queen").reset_index()
+
+
+def queen_segments(report, chosen) -> pd.DataFrame | None:
+    """QUEEN per segment and system, None when the set cannot give it."""
+    result = _queen(report, chosen)
+    return None if result is None or result.explanation else result.segments.reset_index()
+
+
+def _unavailable(result_of):
+    def why(report, chosen) -> str:
+        if not chosen["similarity"]:
+            return "Choose at least one metric."
+        refs = len(report.evalset.ref_names)
+        return (f"{result_of(report, chosen).explanation}. This set has {refs} reference{'s' if refs != 1 else ''}; "
+                "pick a set with several (e.g. wmt21.en-de).")
+
+    return why
+
+
+def _orange_king_caption(report, chosen, frame) -> str:
+    n = len(report.evalset.systems)
+    return (f"A random metric has ORANGE 0.5 and KING 1/{n} = {1 / n:.3f}. tie_share: comparisons where human and "
+            "system score exactly the same (ties count for the human).")
+
+
+def _raters_caption(report, chosen, frame) -> str:
+    note = frame.attrs.get("note") if frame is not None else None
+    return ("Per rater and system: rated segments, errors, errors per 100 segments and the mean MQM score (minus the "
+            "summed error weights; a clean output scores 0)." + (f" Note: {note}." if note else ""))
+
+
+def _significance_caption(report, chosen, frame) -> str:
+    attrs = frame.attrs
+    return (f"Exact paired permutation test (sign flip) of the per-segment error count over the segments both "
+            f"systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × pairs with "
+            f"an error); significant: p_holm < {attrs['alpha']}: {int(frame['significant'].sum()):,} of them.")
 
 
 def _likeness_chart(value: str, x: str, title: str, table):
@@ -182,11 +235,30 @@ def _human_chart(which: int):
     return build
 
 
+def plain(report, table: pd.DataFrame) -> list[str]:
+    """The ORANGE/KING table (:func:`orange_king`) in plain words (:func:`mtdiag.likeness.plain_words`)."""
+    return plain_words(table.set_index("metric"), len(report.evalset.systems), report.evalset)
+
+
+LIKENESS, QUEEN = ("similarity",), ("similarity", "pool")
+SPAN_AGREEMENT_TEXT = (
+    "The error spans mtdiag predicts (at the confidence on the right) measured against the human spans of the rated "
+    "outputs, per system and over all — the measures of docs/spans.md: precision (share of predicted spans that "
+    "overlap a human span), major recall, character precision/recall/F1 and the share of characters marked, and "
+    "the WMT23 character F1 with severity (sev_*); beside them the predicted MQM of those outputs and their human "
+    "score (MQM: minus the weighted errors; ESA: 0–100). After a Pearmut campaign with mtdiag's spans pre-filled, the "
+    "annotators saw the predictions: a kept span counts as agreement, so these figures are an upper bound of what "
+    "independent annotators would confirm (docs/pearmut.md).")
+
 VIEW = View(
     name="human", title="Human scores & likeness",
     help="ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006), agreement of every metric with human "
          "scores, the human error statistics per category and rater, and the predicted error spans per system and "
          "severity",
+    about="With several references, a good metric should score a human translation at least as high as the systems "
+          "(ORANGE: how often; KING: how often above every system), and a human-like system should be as close to a "
+          "reference as the other references are (QUEEN) — Amigó et al. 2006. With human scores, how well each "
+          "metric agrees with them.",
     options=(
         ViewOption("similarity", "Similarity metrics", "the metrics ORANGE, KING and QUEEN score references with",
                    choices=_similarity, many=True, of="metric",
@@ -196,38 +268,62 @@ VIEW = View(
                    default=False),
         ViewOption("metric", "Metric", "the metric drawn against the human scores",
                    choices=lambda report, chosen: list(report.metrics), of="metric",
-                   default=lambda report, chosen: default_metric(report.metrics)),
+                   default=lambda report, chosen: default_metric(report.metrics), needs=("human",)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
                    describe=LEVELS),
         SPAN_THRESHOLD,
     ),
     tables=(
-        Table("orange_king", "ORANGE / KING per metric", orange_king, needs=("several_references",)),
-        Table("queen", "QUEEN per system", queen_table, needs=("several_references",)),
+        Table("orange_king", "ORANGE / KING per metric", orange_king, needs=("references",), uses=LIKENESS,
+              caption=_orange_king_caption, empty=_unavailable(_orange_king)),
+        Table("king_segments", "KING per segment", king_segments, needs=("references",), uses=LIKENESS,
+              empty=_unavailable(_orange_king)),
+        Table("queen", "QUEEN per system", queen_table, needs=("references",), uses=QUEEN,
+              caption="QUEEN: share of reference triples ⟨r, r′, r″⟩ where the system is at least as close to r as "
+                      "r′ is to r″ on every metric of X.", empty=_unavailable(_queen)),
+        Table("queen_segments", "QUEEN per segment", queen_segments, needs=("references",), uses=QUEEN,
+              empty=_unavailable(_queen)),
         Table("agreement", "Agreement with the human scores",
-              lambda report, chosen: human_agreement(report).reset_index(), needs=("human",)),
+              lambda report, chosen: human_agreement(report).reset_index(), needs=("human",), uses=(),
+              caption="Pearson and Kendall correlation; positive = agrees with the humans (lower-is-better metrics "
+                      "are negated). Segment level pools every rated (system, segment); system level compares each "
+                      "system's mean human score with its corpus score."),
         Table("ranking", "Human ranking", lambda report, chosen: human_ranking(report).reset_index(),
-              needs=("human",)),
+              needs=("human",), uses=(),
+              caption="Mean human score per rated system (references included when rated), best first."),
         Table("error_counts", "Errors per system and category",
-              lambda report, chosen: error_counts(report, chosen["level"]), needs=("annotations",)),
+              lambda report, chosen: error_counts(report, chosen["level"]), needs=("annotations",), uses=("level",),
+              caption="Every rater's errors (No-error and neutral rows are no errors); per_100: errors per 100 rated "
+                      "segments of the system; one column per severity."),
         Table("error_raters", "Errors per rater", lambda report, chosen: error_raters(report),
-              needs=("annotations",)),
+              needs=("annotations",), uses=(), caption=_raters_caption),
         Table("error_significance", "Significance between systems, per category",
-              lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",)),
+              lambda report, chosen: error_significance(report, chosen["level"]), needs=("annotations",),
+              uses=("level",), caption=_significance_caption),
         Table("span_agreement", "mtdiag's predicted spans against the human error spans",
-              lambda report, chosen: span_agreement(report, chosen["span_threshold"]), needs=("annotations",)),
+              lambda report, chosen: span_agreement(report, chosen["span_threshold"]), needs=("annotations",),
+              uses=("span_threshold",), caption=SPAN_AGREEMENT_TEXT),
         Table("span_counts", "Error spans per system and severity, with predicted and human MQM: predicted by "
                              "mtdiag, marked by the raters, predicted by imported metrics",
-              lambda report, chosen: span_counts(report, chosen["span_threshold"])),
+              lambda report, chosen: span_counts(report, chosen["span_threshold"]), uses=("span_threshold",),
+              caption="Critical, major and minor error spans per system: those mtdiag predicts (metric mtdiag, at the "
+                      "confidence set on the right; docs/spans.md), those the raters marked (human, over the rated "
+                      "outputs) and those each imported metric predicted (e.g. xCOMET, uploaded under 'Human error "
+                      "spans and metric scores'). mqm: predicted MQM of mtdiag's spans (minus the confidence-weighted "
+                      "count, minor 1, major 5, critical 10, and the missing reference words, per output) beside the "
+                      "human MQM score."),
     ),
     charts=(
         Chart("orange", "ORANGE per metric", _likeness_chart("orange", "metric", "ORANGE", orange_king),
-              needs=("several_references",)),
+              needs=("several_references",), uses=LIKENESS),
         Chart("king", "KING per metric", _likeness_chart("king", "metric", "KING", orange_king),
-              needs=("several_references",)),
+              needs=("several_references",), uses=LIKENESS),
         Chart("queen", "QUEEN per system", _likeness_chart("queen", "system", "QUEEN", queen_table),
-              needs=("several_references",)),
-        Chart("human_segments", "Segments: the metric against the human scores", _human_chart(0), needs=("human",)),
-        Chart("human_systems", "Systems: mean human score against corpus score", _human_chart(1), needs=("human",)),
+              needs=("several_references",), uses=QUEEN),
+        Chart("human_segments", "Segments: the metric against the human scores", _human_chart(0), needs=("human",),
+              uses=("metric",)),
+        Chart("human_systems", "Systems: mean human score against corpus score", _human_chart(1), needs=("human",),
+              uses=("metric",)),
     ),
+    details={"plain_words": plain, "sections": lambda report: dict(SECTIONS), "opening_section": opening_section},
 )

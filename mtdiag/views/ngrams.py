@@ -13,7 +13,7 @@ import pandas as pd
 from mtdiag.highlight import Span, ngram_spans
 from mtdiag.ht_mt_ngrams import DEFAULT_MIN_COUNT
 from mtdiag.metrics.terminology import stop_words
-from mtdiag.views.base import Table, View, ViewOption, references, systems
+from mtdiag.views.base import Table, View, ViewOption, other_system, references, systems
 from mtdiag.views.detail import side_tokens
 
 # Markers of the HT/MT tables (Aikawa & Rarrick: sentence start, out-of-list word, punctuation): never content.
@@ -122,24 +122,75 @@ def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = D
 # ----------------------------------------------------------------------------------------------- the view
 
 KINDS = {"ht_only": "HT-only", "mt_only": "MT-only", "skewed": "Skewed"}
+AGAINST = {"human": "a system with the human translation",
+           "system": "two systems (n-grams one produces and the other never does)"}
+SIDES = {"only_a": "only the system", "only_b": "only the other system"}
+
+
+def _against(report, chosen) -> list[str]:
+    return list(AGAINST) if report.evalset.has_references else ["system"]
+
+
+def human_ngrams(report, chosen) -> pd.DataFrame | None:
+    """The chosen n-gram table of the system against the human translation (:func:`ngram_rows`); None when two
+    systems are compared."""
+    if chosen["against"] != "human":
+        return None
+    return ngram_rows(report, chosen["system"], chosen["order"], chosen["kind"], min_count=chosen["min_count"],
+                      ht_ref=chosen["ht_ref"], hide_function_words=chosen["hide_function_words"])
+
+
+def between_systems(report, chosen) -> pd.DataFrame | None:
+    """The n-grams one of two systems uses and the other never does (:func:`system_ngram_rows`, the chosen
+    ``side``); None when the system is compared with the human translation, or there is no other system."""
+    if chosen["against"] != "system" or chosen["other"] is None:
+        return None
+    return system_ngram_rows(report, chosen["system"], chosen["other"], chosen["order"], min_count=chosen["min_count"],
+                             hide_function_words=chosen["hide_function_words"])[chosen["side"]]
+
+
+def _human_caption(report, chosen, frame) -> str:
+    return f"{len(frame):,} n-grams. Select one to see its segments."
+
+
+def _between_caption(report, chosen, frame) -> str:
+    owner, other = ((chosen["system"], chosen["other"]) if chosen["side"] == "only_a"
+                    else (chosen["other"], chosen["system"]))
+    return (f"{len(frame):,} n-grams that {owner} uses at least {chosen['min_count']}× and {other} never does. Select "
+            "one to see its segments.")
+
+
+COUNTING = ("against", "system", "order", "min_count", "hide_function_words")
 
 VIEW = View(
     name="ngrams", title="N-grams",
-    help="HT-only, MT-only and skewed n-grams of a system against a human translation (Aikawa & Rarrick), each "
-         "with the segments that have it",
-    needs=("references",),
+    help="HT-only, MT-only and skewed n-grams of a system against a human translation (Aikawa & Rarrick), or the "
+         "n-grams one system uses and another never does, each with the segments that have it",
+    about="Corpus n-gram counts of a human translation (a reference) against each system (Aikawa & Rarrick). HT-only: "
+          "frequent in the human translation, never in the system (what it fails to say); MT-only: the reverse (its "
+          "tics); skewed: much more frequent in one. Orders 3–4 keep the 100 most frequent human words; other words "
+          "become <UNK>, punctuation <PUNC>; <s> marks the sentence start.",
     options=(
+        ViewOption("against", "Compare", "the system's n-grams against the human translation or another system",
+                   choices=_against, describe=AGAINST),
         ViewOption("system", "System", choices=systems),
         ViewOption("order", "Order", "the n-gram order", choices=(1, 2, 3, 4), type=int),
         ViewOption("min_count", "Minimum count k", "the fewest occurrences an n-gram needs in the corpus that has it",
                    type=int, default=DEFAULT_MIN_COUNT, minimum=1, maximum=100),
-        ViewOption("ht_ref", "Human translation", "the reference read as the human translation", choices=references),
-        ViewOption("kind", "Table", choices=tuple(KINDS), describe=KINDS),
         ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out n-grams made only of "
                    "punctuation, symbols and stop words of the target language.", type=bool, default=True),
+        ViewOption("ht_ref", "Human translation", "the reference read as the human translation", choices=references,
+                   needs=("references",)),
+        ViewOption("kind", "Table", choices=tuple(KINDS), describe=KINDS),
+        ViewOption("other", "Other system", "the system compared with (against another system)",
+                   choices=other_system("system"), needs=("two_systems",)),
+        ViewOption("side", "Table", "whose n-grams are listed (against another system)", choices=tuple(SIDES),
+                   describe=SIDES),
     ),
-    tables=(Table("ngrams", "N-grams", lambda report, chosen: ngram_rows(
-        report, chosen["system"], chosen["order"], chosen["kind"], min_count=chosen["min_count"],
-        ht_ref=chosen["ht_ref"], hide_function_words=chosen["hide_function_words"])),),
+    tables=(Table("ngrams", "N-grams", human_ngrams, needs=("references",),
+                  uses=(*COUNTING, "ht_ref", "kind"), caption=_human_caption),
+            Table("between", "N-grams one system uses and the other never does", between_systems,
+                  uses=(*COUNTING, "other", "side"), caption=_between_caption)),
+    details={"highlights": ngram_highlights},
     in_report=False,
 )

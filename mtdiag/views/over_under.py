@@ -70,9 +70,22 @@ def _mp(report, chosen):
     return mp_bars(mp_per_order(report, chosen["metric"]), chosen["metric"])
 
 
+def segments_of(report, metric: str, system: str, ngram: str, order: int) -> list[int]:
+    """The segments (0-based, ascending) where ``system``'s output has ``ngram`` (of ``order``) over- or
+    under-matched by ``metric``."""
+    return ngram_segments(report.evidence(metric, system), ngram, order)
+
+
+def _word(chosen) -> str:
+    return "over" if chosen["metric"] == "otem" else "under"
+
+
 VIEW = View(
     name="over_under", title="Over/under-translation",
     help="OTEM/UTEM per segment and system, mp_n per order, and the over- or under-matched n-grams behind them",
+    about="OTEM counts repeated (over-matched) n-grams of the output; UTEM counts reference n-grams the output misses "
+          "(under-matched). Both 0–100, lower is better (Yang et al. 2018). A segment's score is 0 as soon as one "
+          "order has nothing over/under-matched, so read the n-grams, not only the score.",
     needs=("references",),
     options=(
         ViewOption("metric", "Metric", of="metric", empty="OTEM and UTEM were not computed for this data.",
@@ -83,12 +96,19 @@ VIEW = View(
     ),
     tables=(
         Table("summary", "Per system",
-              lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index()),
-        Table("mp_per_order", "mp_n per order", lambda report, chosen: mp_per_order(report, chosen["metric"])),
+              lambda report, chosen: distribution_summary(report, chosen["metric"]).reset_index(), uses=("metric",)),
+        Table("mp_per_order", "mp_n per order", lambda report, chosen: mp_per_order(report, chosen["metric"]),
+              uses=("metric",)),
         Table("ngrams", "Most frequent over- or under-matched n-grams",
               lambda report, chosen: evidence_ngrams(report, chosen["metric"], chosen["system"],
-                                                     hide_function_words=chosen["hide_function_words"])),
+                                                     hide_function_words=chosen["hide_function_words"]),
+              uses=("metric", "system", "hide_function_words"),
+              caption=lambda report, chosen, frame: f"{len(frame):,} distinct n-grams. Select one to see its "
+                                                    "segments."),
     ),
-    charts=(Chart("box", "Segment scores", _box), Chart("mp_bars", "mp_n per order", _mp)),
+    charts=(Chart("box", "Segment scores (one box per system: median, quartiles, outliers; dashed = mean)", _box,
+                  uses=("metric",)),
+            Chart("mp_bars", "mp_n per order (share of over- or under-matched n-grams)", _mp, uses=("metric",))),
+    details={"segments": segments_of, "highlights": ngram_highlights},
     in_report=False,
 )

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics import metric_info
+from mtdiag.significance import DEFAULT_SEED
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
@@ -128,22 +129,63 @@ def _first_baseline(report, chosen) -> str:
 
 
 def baseline_significance(report, chosen) -> pd.DataFrame | None:
-    """The paired test of every system against the chosen baseline (:func:`mtdiag.significance.significance`), None
-    without a baseline."""
+    """The paired test of every system against the chosen baseline (:func:`mtdiag.significance.significance`: the
+    chosen method, samples and seed; computed once per report and choices), None without a baseline."""
     if chosen["baseline"] in (None, NO_BASELINE):
         return None
     from mtdiag.significance import significance
 
-    return significance(report, chosen["baseline"], chosen["method"])
+    key = ("overview", "significance", chosen["baseline"], chosen["method"], chosen["samples"], chosen["seed"])
+    return report.context.memo(key, lambda: significance(report, chosen["baseline"], chosen["method"],
+                                                         chosen["samples"], chosen["seed"]))
+
+
+def pairwise(report, chosen) -> pd.DataFrame:
+    """Every pair of systems' paired test on the chosen metric (:func:`mtdiag.significance.pairwise_significance`:
+    the chosen method, samples and seed; computed once per report and choices)."""
+    from mtdiag.significance import pairwise_significance
+
+    key = ("overview", "pairwise", chosen["method"], chosen["rank_by"], chosen["samples"], chosen["seed"])
+    return report.context.memo(key, lambda: pairwise_significance(report, chosen["method"], chosen["samples"],
+                                                                  chosen["seed"], metrics=[chosen["rank_by"]]))
 
 
 def clusters(report, chosen) -> pd.DataFrame:
     """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.significance.ranked_clusters` of
-    every pair's paired test, :func:`mtdiag.significance.pairwise_significance`)."""
-    from mtdiag.significance import DEFAULT_SEED, pairwise_significance, ranked_clusters
+    every pair's paired test, :func:`pairwise`)."""
+    from mtdiag.significance import ranked_clusters
 
-    pairwise = pairwise_significance(report, chosen["method"], None, DEFAULT_SEED, metrics=[chosen["rank_by"]])
-    return ranked_clusters(report, pairwise)
+    return ranked_clusters(report, pairwise(report, chosen)).drop(columns="metric")
+
+
+def pvalues(report, chosen) -> pd.DataFrame:
+    """The p-value of every pair on the chosen metric, system × system, the systems ranked as :func:`clusters`
+    (:func:`mtdiag.significance.pairwise_matrix`; the row system tested against the column system)."""
+    from mtdiag.significance import pairwise_matrix
+
+    order = list(clusters(report, chosen)["system"])
+    matrix = pairwise_matrix(pairwise(report, chosen)).loc[chosen["rank_by"]].reindex(index=order, columns=order)
+    return matrix.rename_axis(index="system", columns=None).reset_index()
+
+
+def by_people(report, chosen) -> pd.DataFrame:
+    """The corpus scores ranked as people judged them: with human scores, a ``human`` column first (each system's
+    mean over its rated outputs) and the systems best first by it (:func:`ranked_by_people`); without, by the
+    chosen metric."""
+    return ranked_by_people(report, chosen["rank_by"]).reset_index()
+
+
+def corpus_scores(report, chosen) -> pd.DataFrame:
+    """The corpus scores ranked by the chosen metric (``system`` and one column per metric), with what a reader sees
+    on them in ``attrs``: ``best`` — per metric the best systems (:func:`best_mask`) — and ``marks`` — per metric
+    and system ``▲``/``▼``/``=`` against the baseline (:func:`significance_marks`; empty without one)."""
+    corpus = ranked(report, chosen["rank_by"])
+    best = best_mask(corpus, report)
+    marks = significance_marks(corpus, baseline_significance(report, chosen))
+    frame = corpus.reset_index()
+    frame.attrs["best"] = {m: [s for s in corpus.index if best.at[s, m]] for m in corpus.columns}
+    frame.attrs["marks"] = {m: {s: marks.at[s, m] for s in corpus.index if marks.at[s, m]} for m in corpus.columns}
+    return frame
 
 
 def _significance_table(report, chosen) -> pd.DataFrame | None:
@@ -151,16 +193,50 @@ def _significance_table(report, chosen) -> pd.DataFrame | None:
     return None if sig is None else significance_table(sig)
 
 
+def signatures(report, chosen) -> pd.DataFrame:
+    """Per metric its signature (:func:`mtdiag.significance.report_signatures`: with the paired test's resampling
+    fields when a baseline is chosen)."""
+    from mtdiag.significance import report_signatures
+
+    found = report_signatures(report, baseline_significance(report, chosen))
+    return pd.DataFrame({"metric": list(found), "signature": list(found.values())})
+
+
 def _corpus_bars(report, chosen):
     from mtdiag.charts import corpus_bars
 
     corpus = ranked(report, chosen["rank_by"])
+    sig = baseline_significance(report, chosen)
+    return corpus_bars(corpus, best_mask(corpus, report), None if sig is None else intervals(sig), within=report)
+
+
+def _people_bars(report, chosen):
+    from mtdiag.charts import corpus_bars
+
+    corpus = corpus_table(report).reindex(ranked_by_people(report, chosen["rank_by"]).index)
     return corpus_bars(corpus, best_mask(corpus, report), within=report)
 
+
+def _pvalue_heatmap(report, chosen):
+    from mtdiag.charts import pvalue_heatmap
+
+    matrix = pvalues(report, chosen).set_index("system")
+    return pvalue_heatmap(matrix, clusters(report, chosen))
+
+
+def _bars_caption(report, chosen, figure) -> str:
+    return ("Error bars: 95% paired-bootstrap confidence intervals."
+            if chosen["baseline"] not in (None, NO_BASELINE) else "")
+
+
+BASELINE = ("baseline", "method", "samples", "seed")
+PAIRS = ("method", "rank_by", "samples", "seed")
 
 VIEW = View(
     name="overview", title="Overview",
     help="every corpus score per system, the best per metric, significance against a baseline and ranked clusters",
+    about="One row per system, every corpus score. ↑ higher is better, ↓ lower is better; the best system per "
+          "metric is shaded. ▲/▼: significantly better/worse than the baseline (p < 0.05), = the baseline.",
     options=(
         ViewOption("rank_by", "Rank systems by", "the metric systems are ranked and clustered by",
                    choices=lambda report, chosen: ranking_metrics(report), default=first_metric(
@@ -169,12 +245,35 @@ VIEW = View(
         ViewOption("baseline", "Baseline", "Paired significance test of every system against this one.",
                    choices=_baselines, default=_first_baseline),
         ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
+        ViewOption("samples", "Samples", "resamples (bootstrap) or trials (randomisation) of the paired tests "
+                   "(default: 1000 and 10000)", type=int, minimum=1),
+        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED),
     ),
     tables=(
-        Table("corpus", "Corpus scores", lambda report, chosen: ranked(report, chosen["rank_by"]).reset_index()),
-        Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report)),
-        Table("significance", "Significance against the baseline", _significance_table),
-        Table("clusters", "Ranked significance", clusters, needs=("two_systems",)),
+        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE)),
+        Table("by_people", "Corpus scores, ranked as people judged", by_people, uses=("rank_by",),
+              caption=lambda report, chosen, frame: "Systems ranked by " + (
+                  "the human score (each system's mean over its rated outputs; higher is better)"
+                  if "human" in frame.columns else metric_info(chosen["rank_by"], report).label) + "."),
+        Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report),
+              uses=()),
+        Table("significance", "Significance against the baseline", _significance_table, uses=BASELINE,
+              empty="Choose a baseline to test every system against it.",
+              caption="Every system against the baseline: its score, the 95% bootstrap interval, the difference "
+                      "(delta), p and whether it is significant (p < 0.05); better: +1 better, -1 worse."),
+        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=PAIRS,
+              caption="Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) "
+                      "than the one above it (WMT-style clusters); the matrix gives the p-value of every pair (row "
+                      "system tested against the column system)."),
+        Table("pvalues", "p-values of every pair", pvalues, needs=("two_systems",), uses=PAIRS,
+              caption="The p-value of the paired test of the row system against the column system."),
+        Table("signatures", "Metric signatures", signatures, uses=BASELINE),
     ),
-    charts=(Chart("corpus_bars", "Corpus scores", _corpus_bars),),
+    charts=(
+        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE),
+              caption=_bars_caption),
+        Chart("people_bars", "Corpus scores, ranked as people judged", _people_bars, uses=("rank_by",),
+              caption="The systems in the order of the table above: by their mean human score when one is loaded."),
+        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS),
+    ),
 )

@@ -19,7 +19,8 @@ import pandas as pd
 
 from mtdiag import checks, search, triage
 from mtdiag.metrics import metric_info
-from mtdiag.views.base import Table, View, ViewOption, has_human_scores
+from mtdiag.views.base import SYSTEMS, Table, View, ViewOption, has_human_scores
+from mtdiag.views.columns import flag_label
 from mtdiag.views.detail import SPAN_THRESHOLD
 
 
@@ -78,30 +79,15 @@ def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
     return out
 
 
-def queue_columns(report, frame: pd.DataFrame) -> list[str]:
-    """The columns of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
+def queue_columns(report, columns: Sequence[str]) -> list[str]:
+    """The ``columns`` of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
     what a reader scans first — ``critical`` (why a row is ahead of rows with a higher problem score), ``flags``
     (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every segment score, one check
-    box per flag, ``relative`` and ``doc``; only those ``frame`` has."""
+    box per flag, ``relative`` and ``doc``; only those of ``columns``."""
+    flags = [name for name in checks.REGISTRY if name in columns]
     order = ["system", "seg_id", "critical", "flags", "problem", "src", "hyp", "human", *score_columns(report),
-             *checks.flag_columns(frame), "relative", "doc"]
-    return [c for c in order if c in frame.columns]
-
-
-def with_texts(report, frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` — rows with a 1-based ``seg_id`` and, for (system, segment) pairs, a ``system`` — with the full
-    texts appended, as the segment export names them (:func:`segment_export`): ``src``, one
-    ``ref:NAME`` per reference, and ``hyp`` (the row's system's output) when there is a ``system`` column."""
-    evalset = report.evalset
-    seg = frame["seg_id"].to_numpy() - 1
-    texts = {"src": evalset.src.astype(str).to_numpy()[seg]}
-    for ref in evalset.ref_names:
-        texts[f"ref:{ref}"] = evalset.refs[ref].astype(str).to_numpy()[seg]
-    if "system" in frame.columns:
-        hyps = evalset.hyps.astype(str)
-        column = {s: i for i, s in enumerate(hyps.columns)}
-        texts["hyp"] = hyps.to_numpy()[seg, frame["system"].map(column).to_numpy()]
-    return frame.reset_index(drop=True).assign(**texts)
+             *flags, "relative", "doc"]
+    return [c for c in order if c in columns]
 
 
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -129,7 +115,8 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
 
 def sources(report) -> pd.DataFrame:
     """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
-    worst_system, worst_problem``, hardest first) with ``doc`` (when present) and the full ``src``."""
+    worst_system, worst_problem``, hardest first) with ``doc`` (when present), the full ``src`` and one
+    ``ref:NAME`` per reference."""
     frame = triage.source_difficulty(report)
     evalset = report.evalset
     seg = frame["seg_id"].to_numpy() - 1
@@ -138,6 +125,8 @@ def sources(report) -> pd.DataFrame:
         frame.insert(position, "doc", evalset.segments["doc"].astype(str).to_numpy()[seg])
         position += 1
     frame.insert(position, "src", evalset.src.astype(str).to_numpy()[seg])
+    for i, ref in enumerate(evalset.ref_names):
+        frame.insert(position + 1 + i, f"ref:{ref}", evalset.refs[ref].astype(str).to_numpy()[seg])
     return frame
 
 
@@ -209,16 +198,104 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------------------------- the view
 
+ALL_DOCUMENTS = "(all documents)"
+ORDERS = {0: "off", **{order: f"{order}-grams" for order in (1, 2, 3, 4)}}
+SOURCE_ORDER = {"difficulty": "difficulty (mean problem over systems)", "spread": "spread (systems disagree)"}
+
+
+def requested(mt_order: int) -> checks.Requested | None:
+    """The on-request checks of a queue: MT-only n-grams of order ``mt_order`` (0: none)."""
+    return checks.freeze({"mt_only_ngram": {"order": mt_order}} if mt_order else None)
+
+
+def _flags(report, chosen) -> list[str]:
+    return [check.name for check in checks.active_checks(report, requested(chosen["mt_order"]))]
+
+
+def _documents(report, chosen) -> list[str]:
+    return [ALL_DOCUMENTS, *documents(report)]
+
+
+def _check_pattern(pattern: str) -> None:
+    search.text_matches(pattern.strip(), [])  # ValueError for a pattern that is no regular expression
+
+
+def _kept(report, frame: pd.DataFrame, chosen) -> pd.DataFrame:
+    """``frame``'s rows in the chosen document whose texts match the chosen search."""
+    if chosen["doc"] not in (None, ALL_DOCUMENTS):
+        frame = frame[frame["doc"] == chosen["doc"]]
+    if chosen["search"].strip():
+        frame = text_filter(report, frame, chosen["search"].strip())
+    return frame.reset_index(drop=True)
+
+
+def worst_first(report, chosen) -> pd.DataFrame:
+    """The queue (:func:`queue`) of the chosen systems, with any of the chosen flags, in the chosen document, whose
+    texts match the chosen search."""
+    rows = queue(report, requested=requested(chosen["mt_order"]), strict=chosen["strict"])
+    rows = rows[rows["system"].isin(chosen["systems"])]
+    if chosen["flags"]:
+        rows = rows[rows[list(chosen["flags"])].any(axis=1)]
+    return _kept(report, rows, chosen)
+
+
+def hardest_sources(report, chosen) -> pd.DataFrame:
+    """The sources (:func:`sources`) by the chosen order, hardest first (ties: segment order), in the chosen
+    document, whose texts match the chosen search."""
+    frame = sources(report).sort_values([chosen["sort_sources"], "seg_id"], ascending=[False, True], kind="stable")
+    return _kept(report, frame, chosen)
+
+
+def export(report, chosen) -> pd.DataFrame:
+    """:func:`segment_export` of the rows :func:`worst_first` keeps: what the Segments page's downloads write."""
+    return segment_export(report, worst_first(report, chosen))
+
+
+def _queue_caption(report, chosen, frame) -> str:
+    return f"{len(frame):,} of {report.evalset.n_segments * len(report.evalset.systems):,} rows, worst first"
+
+
+def _sources_caption(report, chosen, frame) -> str:
+    return f"{len(frame):,} of {report.evalset.n_segments:,} sources"
+
+
+QUEUE = ("systems", "flags", "doc", "search", "mt_order", "strict")
+
 VIEW = View(
     name="segments", title="Segments",
     help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
-    options=(ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
-                        "source (its worst system), then every pair in order. On: every pair in problem order "
-                        "(`mtdiag triage --strict`).", type=bool, default=False), SPAN_THRESHOLD),
-    tables=(
-        Table("queue", "Worst first", lambda report, chosen: queue(report, strict=chosen["strict"])),
-        Table("sources", "Sources, hardest first", lambda report, chosen: sources(report)),
-        Table("documents", "Per document: corpus scores", lambda report, chosen: document_scores(report),
-              needs=("documents",)),
+    about=f"Worst first: {triage.PROBLEM_TEXT}; the same order as mtdiag triage. A row whose critical column names a "
+          "check is a plainly broken output and comes before rows of higher problem. Select a row to open its source "
+          "with every system's output.",
+    options=(
+        SYSTEMS,
+        ViewOption("doc", "Document", "only the segments of this document", choices=_documents,
+                   needs=("documents",)),
+        ViewOption("search", "Search source, references and outputs (regular expression)",
+                   "Case-insensitive; a plain word matches anywhere in a text.", type=str, default="",
+                   maximum=search.MAX_PATTERN_CHARS, check=_check_pattern),
+        ViewOption("mt_order", "MT-only n-grams of order", "Flag outputs containing an n-gram the system uses ≥ 2 "
+                   "times and the human translation (first reference) never uses.", choices=tuple(ORDERS), type=int,
+                   describe=ORDERS, needs=("references",)),
+        ViewOption("flags", "Flags (any of)", "only the outputs where any of these checks fired", choices=_flags,
+                   many=True, default=(), describe=flag_label),
+        ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
+                   "source (its worst system), then every pair in order. On: every pair in problem order "
+                   "(`mtdiag triage --strict`).", type=bool, default=False),
+        ViewOption("sort_sources", "Sort sources by", "the order of the sources", choices=tuple(SOURCE_ORDER),
+                   describe=SOURCE_ORDER),
+        SPAN_THRESHOLD,
     ),
+    tables=(
+        Table("queue", "Worst first", worst_first, uses=QUEUE, caption=_queue_caption),
+        Table("sources", "Sources, hardest first", hardest_sources, uses=("doc", "search", "sort_sources"),
+              caption=_sources_caption),
+        Table("documents", "Per document: corpus scores", lambda report, chosen: document_scores(report),
+              needs=("documents",), uses=(),
+              caption="Every metric by its corpus formula on the document's segments (statistics summed, not "
+                      "segment scores averaged)."),
+        Table("export", "Every shown pair with its texts", export, uses=QUEUE),
+    ),
+    details={"columns": queue_columns, "signals": triage.signals, "source": source_view, "sort_keys": sort_keys,
+             "score_columns": score_columns},
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.highlight import Span
-from mtdiag.views.base import Table, View, ViewOption, has_terms, systems
+from mtdiag.views.base import SYSTEMS, TERMS, Table, View, ViewOption, has_terms, systems
 
 TERM_METRICS = ("term_exact", "term_window2", "term_window3", "term_ter")
 
@@ -61,26 +61,57 @@ def term_scores(report) -> pd.DataFrame:
     return report.corpus[[m for m in TERM_METRICS if m in report.metrics]].reset_index()
 
 
-def occurrences(report, system: str, window: int) -> pd.DataFrame:
-    """Every term occurrence of one system as the page lists it: ``seg, src_term, tgt_terms, k, correct`` and the
-    ``window``-token overlap."""
-    return term_table(report, system)[["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]]
+def occurrences(report, system: str, window: int, only_missed: bool = False) -> pd.DataFrame:
+    """Every term occurrence of one system as the page lists it (only the missed ones with ``only_missed``):
+    ``seg, src_term, tgt_terms, k, correct`` and the ``window``-token overlap."""
+    table = term_table(report, system)
+    if only_missed:
+        table = table[~table["correct"]]
+    return table[["seg", "src_term", "tgt_terms", "k", "correct", f"window{window}"]].reset_index(drop=True)
+
+
+def occurrence_spans(report, system: str, seg: int, src_term: str, tgt_terms: str, k: int,
+                     window: int) -> tuple[list[Span], list[Span], bool]:
+    """One occurrence (segment ``seg``, 0-based; the ``k``-th of its term there) of ``system``: its
+    :func:`term_spans` and whether the output has the term."""
+    table = term_table(report, system)
+    row = table[(table["seg"] == seg) & (table["src_term"] == src_term) & (table["tgt_terms"] == tgt_terms)
+                & (table["k"] == k)].iloc[0]
+    return (*term_spans(report, system, row, window), bool(row["correct"]))
+
+
+def _terms(report, chosen) -> pd.DataFrame:
+    summary = term_summary(report)
+    return summary[summary["system"].isin(chosen["systems"])].reset_index(drop=True)
+
+
+def _terms_caption(report, chosen, frame) -> str:
+    terms = frame[["src_term", "tgt_terms"]].drop_duplicates().shape[0]
+    return f"{terms:,} terms; least often right first. 'missed_in' lists the segments where the term is missing."
 
 
 VIEW = View(
     name="terminology", title="Terminology",
     help="per-system term scores, per-term accuracy, and every term occurrence in context",
-    needs=("terms",),
+    about="Exact match: share of term occurrences whose target term (or an alternative) is in the output. Window "
+          "overlap (2, 3): how much of the term's context in the reference the output keeps around it. TERm: TER "
+          "where a missed term word costs 2 (Alam et al. 2021). All 0–100, higher is better.",
+    needs=TERMS,
     options=(
+        SYSTEMS,
         ViewOption("system", "System", "the system whose occurrences are listed", choices=systems),
         ViewOption("window", "Window", "the context window around a term", choices=(2, 3), type=int,
                    describe={2: "2 words", 3: "3 words"}),
+        ViewOption("only_missed", "Only missed terms", "List only the occurrences the output misses.", type=bool,
+                   default=False),
     ),
     tables=(
-        Table("scores", "Per system", lambda report, chosen: term_scores(report)),
-        Table("terms", "Per term", lambda report, chosen: term_summary(report)),
+        Table("scores", "Per system", lambda report, chosen: term_scores(report), uses=()),
+        Table("terms", "Per term", _terms, uses=("systems",), caption=_terms_caption),
         Table("occurrences", "Occurrences in context",
-              lambda report, chosen: occurrences(report, chosen["system"], chosen["window"])),
+              lambda report, chosen: occurrences(report, chosen["system"], chosen["window"], chosen["only_missed"]),
+              uses=("system", "window", "only_missed")),
     ),
+    details={"spans": occurrence_spans},
     in_report=False,
 )

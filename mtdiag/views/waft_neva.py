@@ -9,8 +9,9 @@ import pandas as pd
 
 from mtdiag import checks
 from mtdiag.checks.word_order import NEVA_ABOVE_WAFT
-from mtdiag.views.base import Chart, Table, View, ViewOption, systems
-from mtdiag.views.distributions import sample_rows
+from mtdiag.views.base import SYSTEMS, Chart, Table, View, ViewOption, systems
+from mtdiag.views.detail import segment_detail
+from mtdiag.views.distributions import SCATTER_POINTS, sample_rows
 from mtdiag.views.ngrams import content_only
 
 __all__ = ["NEVA_ABOVE_WAFT", "disagreement", "word_order_table", "edit_tables", "op_counts", "sample_rows"]
@@ -66,10 +67,32 @@ def op_counts(report) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------- the view
 
 
+def disagreeing(report, chosen) -> pd.DataFrame:
+    """:func:`word_order_table` of the chosen systems, in its order (word-order rows first, largest NEVA − WAFT
+    first) or, with ``reverse``, the other way round (the largest WAFT − NEVA first)."""
+    frame = word_order_table(report, chosen["systems"])
+    return frame.iloc[::-1].reset_index(drop=True) if chosen["reverse"] else frame
+
+
 def _scatter(report, chosen):
     from mtdiag.charts import waft_neva_scatter
 
-    return waft_neva_scatter(sample_rows(word_order_table(report)), seg_ids=report.evalset.seg_ids)
+    return waft_neva_scatter(sample_rows(word_order_table(report, chosen["systems"])), seg_ids=report.evalset.seg_ids)
+
+
+def _scatter_caption(report, chosen, figure) -> str:
+    rows = int(report.segments.index.get_level_values("system").isin(chosen["systems"]).sum())
+    if rows <= SCATTER_POINTS:
+        return ""
+    return (f"Showing a random sample of {SCATTER_POINTS:,} of {rows:,} segments (one mass otherwise); the table "
+            "below has them all.")
+
+
+def _segments_caption(report, chosen, frame) -> str:
+    counts = disagreement(frame)
+    return (f"{counts['neva_above']:,} of {counts['rows']:,} rows have NEVA > WAFT (the shaded half of the chart); "
+            f"{counts['word_order']:,} have shared words in an order no reference has, in two or more places "
+            "(word_order: they come first). Select a row for its alignment.")
 
 
 def _ops(report, chosen):
@@ -83,23 +106,36 @@ def _edits(op: str):
                                               hide_function_words=chosen["hide_function_words"])[op]
 
 
+EDITS = ("system", "hide_function_words")
+
 VIEW = View(
     name="waft_neva", title="WAFT vs NEVA",
     help="per-segment WAFT against NEVA (NEVA > WAFT: the right words in the wrong order), the word-order flag, "
          "and the corpus's edit operations",
+    about="WAFT (1 − word edit distance / longer length) punishes words in the wrong place; NEVA (mean n-gram "
+          "precision) does not. Forsbom (2003 §5) reads NEVA > WAFT as the right words in the wrong order; measured "
+          "against human judgements, that reading does not hold for today's systems.",
+    notes=(("What NEVA > WAFT does and does not mean (measured)", NEVA_ABOVE_WAFT),),
     needs=("references", "metric:waft", "metric:neva"),
     options=(
+        SYSTEMS,
+        ViewOption("reverse", "WAFT > NEVA first (the opposite disagreement, e.g. short outputs)",
+                   "List the segments where WAFT is furthest above NEVA first.", type=bool, default=False),
         ViewOption("system", "System", "the system whose edit operations are listed", choices=systems),
         ViewOption("hide_function_words", "Hide punctuation and stop words", "Leave out edits whose words are all "
                    "punctuation, symbols or stop words of the target language.", type=bool, default=True),
     ),
     tables=(
-        Table("segments", "Disagreeing segments", lambda report, chosen: word_order_table(report)),
-        Table("operations", "Edit operations per system", lambda report, chosen: op_counts(report).reset_index()),
-        Table("substitute", "Confusion pairs (hyp → ref)", _edits("substitute")),
-        Table("insert", "Insertions (only in the output)", _edits("insert")),
-        Table("delete", "Deletions (reference words missing)", _edits("delete")),
+        Table("segments", "Disagreeing segments", disagreeing, uses=("systems", "reverse"),
+              caption=_segments_caption),
+        Table("operations", "Edit operations per system", lambda report, chosen: op_counts(report).reset_index(),
+              uses=()),
+        Table("substitute", "Confusion pairs (hyp → ref)", _edits("substitute"), uses=EDITS),
+        Table("insert", "Insertions (only in the output)", _edits("insert"), uses=EDITS),
+        Table("delete", "Deletions (reference words missing)", _edits("delete"), uses=EDITS),
     ),
-    charts=(Chart("scatter", "NEVA against WAFT", _scatter), Chart("op_bars", "Edit operations", _ops)),
+    charts=(Chart("scatter", "NEVA against WAFT", _scatter, uses=("systems",), caption=_scatter_caption),
+            Chart("op_bars", "Edit operations over the corpus", _ops, uses=())),
+    details={"segment": segment_detail},
     in_report=False,
 )

@@ -1,62 +1,43 @@
-"""Over/under-translation: OTEM/UTEM per segment and system, mp_n per order, and the n-grams behind them."""
+"""Over/under-translation: OTEM/UTEM per segment and system, mp_n per order, and the n-grams behind them —
+:mod:`mtdiag.views.over_under`, laid out; an n-gram opens the segments it is over- or under-matched in."""
 
 import streamlit as st
 
-from mtdiag import charts, highlight
-from mtdiag.ui import choices, state, widgets
-from mtdiag.views import over_under
+from mtdiag import highlight
+from mtdiag.ui import widgets
+from mtdiag.ui.page import Page
 
-current = state.current()
-report, ev = current.report, current.evalset
-st.title(over_under.VIEW.title)
-st.caption("OTEM counts repeated (over-matched) n-grams of the output; UTEM counts reference n-grams the output "
-           "misses (under-matched). Both 0–100, lower is better (Yang et al. 2018). A segment's score is 0 as "
-           "soon as one order has nothing over/under-matched, so read the n-grams, not only the score.")
-
-if widgets.reference_needed(current):
+page = Page("over_under")
+page.header()
+if not page.ready():
     st.stop()
-why = over_under.VIEW.missing(report)
-if why:
-    widgets.explain(why)
-    st.stop()
-chosen: dict = {}
-metric = choices.choose(over_under.VIEW, "metric", current, chosen, key="ou_metric", widget="segmented")
+metric = page.choose("metric", key="ou_metric", widget="segmented")
 word = "over" if metric == "otem" else "under"
 
-st.subheader("Per system")
-widgets.table(state.view(over_under.distribution_summary)(current, metric).reset_index(), key="ou_summary",
-              name=f"{metric}_summary")
+page.table("summary", key="ou_summary", caption=False)
 left, right = st.columns(2)
 with left:
-    st.markdown("**Segment scores** (one box per system: median, quartiles, outliers; dashed = mean)")
-    scores = state.view(over_under.segment_scores)(current, metric)
-    widgets.chart(current, "metric_box", (metric, "box"), lambda: charts.metric_box(scores, metric, seg_ids=current.evalset.seg_ids), key="ou_dist")
+    st.markdown(f"**{page.view.chart('box').title}**")
+    page.chart("box", key="ou_dist")
 with right:
     st.markdown(f"**mp_n per order** (share of {word}-matched n-grams)")
-    mp = state.view(over_under.mp_per_order)(current, metric)
-    widgets.chart(current, "mp_bars", (metric,), lambda: charts.mp_bars(mp, metric), key="ou_mp")
-with widgets.panel("mp_n table", key="ou_mp_panel") as mp_table:
-    if mp_table.open:
-        widgets.table(mp, key="ou_mp_table", name=f"{metric}_mp_per_order")
+    page.chart("mp_bars", key="ou_mp")
+with widgets.panel("mp_n table", key="ou_mp_panel") as panel:
+    if panel.open:  # drawn only while open (widgets.panel)
+        page.table("mp_per_order", key="ou_mp_table", title=False)
 
 st.subheader(f"Most frequent {word}-matched n-grams")
 c1, c2 = st.columns([3, 2])
-system = choices.choose(over_under.VIEW, "system", current, chosen, key="ou_system", where=c1, help=None)
-hide = choices.choose(over_under.VIEW, "hide_function_words", current, chosen, key="ou_hide", where=c2)
-grams = state.view(over_under.evidence_ngrams)(current, metric, system, hide_function_words=hide)
-st.caption(f"{len(grams):,} distinct n-grams. Select one to see its segments.")
-picked = widgets.table(grams, key=f"ou_grams_{metric}", name=f"{metric}_ngrams_{system}", select=True, max_height=320,
-                       page_size=1000)
+system = page.choose("system", key="ou_system", where=c1, help=None)
+page.choose("hide_function_words", key="ou_hide", where=c2)
+grams = page.frame("ngrams")
+picked = page.table("ngrams", key=f"ou_grams_{metric}", title=False, select=True, max_height=320, page_size=1000)
 if picked is not None:
     gram = grams.iloc[picked]
-    evidence = report.evidence(metric, system)
-    segments = over_under.ngram_segments(evidence, gram["ngram"], int(gram["order"]))
+    segments = page.detail("segments", metric, system, gram["ngram"], int(gram["order"]))
     st.markdown(f"**Segments with “{highlight.escape_markdown(gram['ngram'])}”** ({len(segments)})")
-
-    def spans(seg):
-        return over_under.ngram_highlights(report, system, seg, gram["ngram"])
-
     widgets.html(highlight.render_legend(["ngram"]))
-    widgets.segment_list(current, system, segments, spans_for=spans)
+    widgets.segment_list(page.current, system, segments,
+                         spans_for=lambda seg: page.detail("highlights", system, seg, gram["ngram"]))
 else:
     widgets.explain("Select an n-gram in the table to list the segments where it is " + word + "-matched.")

@@ -1,0 +1,203 @@
+"""A view's page: what a layout draws, taken by name from its view's declaration (:class:`mtdiag.views.View`).
+
+A layout (``mtdiag/ui/layouts/NAME.py``) keeps presentation only — where each choice sits, column settings, which
+row opens which detail — and gets every table, chart and caption through :class:`Page`: the choices from the
+declared options (:mod:`mtdiag.ui.choices`), each table and chart from its declaration, built on this run's report
+with the options it reads (:attr:`mtdiag.views.Table.uses`) and cached per data, options and slice
+(:func:`mtdiag.ui.state.view`, :func:`mtdiag.ui.state.memo`). So a change to a view is a change to its page, and the
+page, ``mtdiag view NAME``, the HTML report and the downloads show the same frames.
+
+A test may ask a page what it drew (:data:`RECORD`): ``tests/test_pages_are_views.py`` compares every frame a page
+shows with :meth:`mtdiag.views.View.frames` of the same data and options.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from mtdiag import needs, views
+from mtdiag.highlight import escape_markdown
+from mtdiag.ui import choices, state, widgets
+
+RECORD = "_mtdiag_record_pages"
+"""Session key: when a test sets it to a list, every page appends ``{"view", "chosen", "tables", "charts"}`` — the
+options chosen, the frames it drew by table name and the charts it drew — at each table and chart it draws."""
+
+
+class Page:
+    """One run of view ``name``'s page on this run's data (the sidebar's slice when one is set)."""
+
+    def __init__(self, name: str):
+        self.view = views.REGISTRY[name]
+        self.current = state.current()
+        self.report = self.current.report
+        self.chosen: dict[str, Any] = {}
+        self._record = None
+        self._problems: set[str] = set()  # the tables whose build said what the data lacks (shown once)
+        record = st.session_state.get(RECORD)
+        if isinstance(record, list):
+            self._record = {"view": name, "chosen": self.chosen, "tables": {}, "charts": []}
+            record.append(self._record)
+
+    # ------------------------------------------------------------------------------------------- text
+
+    def header(self) -> None:
+        """The view's title and what it is (:attr:`mtdiag.views.View.introduction`)."""
+        st.title(self.view.title)
+        st.caption(escape_markdown(self.view.introduction))
+
+    def notes(self) -> None:
+        """The view's notes (:attr:`mtdiag.views.View.notes`), each in an expander under its title."""
+        for title, text in self.view.notes:
+            with st.expander(escape_markdown(title)):
+                st.markdown(escape_markdown(text))
+
+    def ready(self) -> bool:
+        """True when the data has what the view needs; else what it lacks and how to give it, and False (the layout
+        stops)."""
+        absent = needs.lacking(self.report.evalset, self.report.metrics, self.view.needs)
+        if absent:
+            need = absent[0]
+            if need == "references":
+                widgets.reference_needed(self.current)
+            else:
+                widgets.explain(escape_markdown(needs.NEEDS[need].lacking() if need in needs.NEEDS
+                                                else f"This page {needs.missing_in(self.report, absent)}."))
+            return False
+        why = self.view.missing(self.report)  # an option with nothing to offer
+        if why:
+            widgets.explain(escape_markdown(why))
+        return why is None
+
+    def caption(self, name: str, built: Any = None, where=st) -> None:
+        """The caption the view declares for its table or chart ``name`` (escaped: it may name systems)."""
+        piece = self._piece(name)
+        text = piece.describe(self.report, self.chosen, built)
+        if text:
+            where.caption(escape_markdown(text))
+
+    # ------------------------------------------------------------------------------------------- one segment
+
+    def segment_detail(self, system: str, seg: int, threshold: float | None = None) -> views.SegmentDetail:
+        """One output's evidence (:func:`mtdiag.views.segment_detail`: texts, tokens, highlights, evidence tables),
+        cached; ``seg`` 0-based."""
+        args = (system, int(seg)) if threshold is None else (system, int(seg), threshold)
+        return state.view(views.segment_detail)(self.current, *args)
+
+    def position(self, seg_id) -> int:
+        """The 0-based position in this run's report of the segment a table names ``seg_id`` (its id in the set)."""
+        return views.position(self.report, int(seg_id))
+
+    def positions(self, seg_ids) -> list[int]:
+        """:meth:`position` of each id."""
+        return [int(p) for p in views.positions(self.report, list(seg_ids))]
+
+    def tokens(self, side: str, seg: int) -> views.SideTokens:
+        """One text of a segment as tokens, for display (:func:`mtdiag.views.side_tokens`); ``seg`` 0-based."""
+        return views.side_tokens(self.report, side, int(seg))
+
+    # ------------------------------------------------------------------------------------------- choices
+
+    def choose(self, name: str, **kwargs) -> Any:
+        """The widget of the view's option ``name`` (:func:`mtdiag.ui.choices.view_option`; ``key=`` and the
+        widget's placement from the layout); its value joins :attr:`chosen`."""
+        return choices.choose(self.view, name, self.current, self.chosen, **kwargs)
+
+    def set(self, name: str, value: Any) -> Any:
+        """Choose ``value`` for option ``name`` without a widget of its own (the layout offers it another way),
+        checked as the command line checks it."""
+        self.chosen[name] = self.view.option(name).resolve(self.report, self.chosen, value)
+        return self.chosen[name]
+
+    # ------------------------------------------------------------------------------------------- what it shows
+
+    def _with_defaults(self, piece) -> dict[str, Any]:
+        """The options chosen so far, with the view's default for each option ``piece`` reads that the page offers
+        no widget for (as ``mtdiag view`` takes the default of a flag not given)."""
+        for option in self.view.options:
+            if option.name not in self.chosen and (piece.uses is None or option.name in piece.uses):
+                self.chosen[option.name] = option.resolve(self.report, self.chosen)
+        return self.chosen
+
+    def _piece(self, name: str):
+        names = {t.name: t for t in self.view.tables} | {c.name: c for c in self.view.charts}
+        return names[name]
+
+    def frame(self, name: str, *, spinner: str | bool = False) -> pd.DataFrame | None:
+        """The view's table ``name`` on this run's data with the options chosen so far (cached; None when the data
+        lacks what it needs or the choices show none; a ``ValueError`` of the build is shown as one message)."""
+        table = self.view.table(name)
+        if views.missing(self.report, table.needs):
+            return None
+        given = table.given(self._with_defaults(table))
+        try:
+            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
+        except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
+            if name not in self._problems:
+                self._problems.add(name)
+                st.error(escape_markdown(str(error)), icon=":material/error:")
+            return None
+        if self._record is not None and frame is not None:
+            self._record["tables"][name] = frame
+        return frame
+
+    def figure(self, name: str) -> Any:
+        """The view's chart ``name`` (a plotly figure built once per data, options and the options it reads), None
+        when the data lacks what it needs or the choices show none."""
+        chart = self.view.chart(name)
+        if views.missing(self.report, chart.needs):
+            return None
+        given = chart.given(self._with_defaults(chart))
+        return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
+                          lambda: chart.make(self.report, given))
+
+    def detail(self, name: str, *args, **kwargs) -> Any:
+        """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``) on this run's
+        report with ``args``, cached per data, options and arguments."""
+        return state.view(self.view.details[name], name=f"{self.view.name}.{name}")(self.current, *args, **kwargs)
+
+    def table(self, name: str, *, key: str, title: bool = True, caption: bool = True, where=st,
+              spinner: str | bool = False, **kwargs) -> int | None:
+        """Draw the view's table ``name``: its title (``title``), its caption (``caption``) and the grid with its
+        downloads (``VIEW_TABLE.csv``…; :func:`mtdiag.ui.widgets.table`, whose settings ``kwargs`` pass on).
+        Returns the selected row's position (``select=True``), else None; a table the data or the choices cannot
+        give says why (:meth:`mtdiag.views.Table.why_empty`)."""
+        table = self.view.table(name)
+        with _inside(where):
+            if title:
+                st.subheader(table.title)
+            frame = self.frame(name, spinner=spinner)
+            if frame is None and name in self._problems:
+                return None
+            if frame is None:
+                lacking = views.missing(self.report, table.needs)
+                widgets.explain(escape_markdown(f"This table {lacking}." if lacking
+                                                else table.why_empty(self.report, self.chosen)))
+                return None
+            if caption:
+                self.caption(name, frame)
+            return widgets.table(frame, key=key, name=f"{self.view.name}_{name}", **kwargs)
+
+    def chart(self, name: str, *, key: str, title: bool = False, caption: bool = False, where=st) -> None:
+        """Draw the view's chart ``name`` (nothing when it has none for this data and these choices)."""
+        chart = self.view.chart(name)
+        figure = self.figure(name)
+        if figure is None:
+            return
+        if self._record is not None:
+            self._record["charts"].append(name)
+        with _inside(where):
+            if title:
+                st.subheader(chart.title)
+            st.plotly_chart(figure, key=key)
+            if caption:
+                self.caption(name, figure)
+
+
+def _inside(where):
+    """A ``with`` block that draws into ``where`` (a column or container; the page itself for ``st``)."""
+    return nullcontext() if where is st else where
