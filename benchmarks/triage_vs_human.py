@@ -21,7 +21,8 @@ have a human score, it prints
 - queue / best single metric for both kinds;
 - the share of the first 10 and first 50 rows with a major error (MQM ≤ −5, or ESA ≤ 33 on a 0–100 scale) and
   how many distinct sources the first 10 rows show;
-- the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md;
+- the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md, the ways
+  predicted MQM could join the problem score among them (read from the report, never computed twice);
 - for each flag of ``mtdiag.checks``: its firing rate over all pairs and over the rated pairs, its lift against
   the human-worst 10 %, and — where the set has one row per human error (``mqm.errors.tsv``, read with mtdiag's
   own MQM reader) — its lift against the error categories it claims (``Check.claims``): the share of flagged
@@ -84,6 +85,7 @@ from mtdiag.checks.tokens import reference_lengths, word_ids  # noqa: E402
 from mtdiag.highlight import token_offsets  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
+from mtdiag.metrics.predicted_mqm import STAT_NAMES  # noqa: E402
 
 MAJOR_MQM = -5.0  # an MQM segment score at or below this carries a major error
 MAJOR_ESA = 33.0  # an ESA score (0-100) at or below this
@@ -239,12 +241,45 @@ def candidate_table(report, rated: pd.DataFrame, index: pd.MultiIndex) -> list[s
     for label, metrics in (("rate of " + ", ".join(without), without), ("rate of " + ", ".join(views), views)):
         rate = triage.error_rate(report, metrics)
         rows += [(label, rate), (label + " × length", rate * length)]
+    rows += predicted_mqm_candidates(report, views, rate, length)
     lines = ["Problem-score candidates (bare scores, no critical tier):", "",
              "| candidate | " + " | ".join(label for _, label in KINDS) + " |", "|---|---|---|---|"]
     for label, score in dict(rows).items():
         values = lifts(score.reindex(index).to_numpy(), rated)
         lines.append(f"| {label} | " + " | ".join(f"{values[k]:.2f}" for k, _ in KINDS) + " |")
     return lines
+
+
+def predicted_mqm_candidates(report, views: list[str], rate: pd.Series, length: pd.Series) -> list[tuple]:
+    """Ways the predicted MQM (``predicted_mqm``, the report's own column: never computed here) could join the
+    problem score, every one measured in docs/triage.md ("Predicted MQM and the queue"): as a further view of the
+    rank product — its predicted penalty per reference token, per output token, its spans' penalty (no omissions)
+    per output token, or the raw count —, as one factor against the whole rate, or at the penalty level (the
+    geometric or arithmetic mean of the percentiles of rate × length and of the predicted penalty; or every view as
+    a count, rate × length, with the predicted penalty). None where the report has no predicted MQM."""
+    if "predicted_mqm" not in report.segments.columns:
+        return []
+    pct = lambda values: values.rank(method="average", pct=True)  # noqa: E731
+    product = lambda *factors: np.exp(sum(np.log(f) for f in factors) / len(factors))  # noqa: E731
+    share = len(views) / (len(views) + 1)  # the rate's weight once one more view joins the rank product
+    penalty = -report.segments["predicted_mqm"]
+    stats = np.concatenate([report.result("predicted_mqm", s).stats for s in report.evalset.systems])
+    spans = pd.Series(stats[:, STAT_NAMES.index("penalty")], index=report.segments.index)
+    outputs = pd.Series(np.concatenate([report.context.tokens.hyps[s].lengths for s in report.evalset.systems]),
+                        index=report.segments.index).clip(lower=1)
+    with_view = lambda view: rate ** share * pct(view) ** (1 - share) * length  # noqa: E731
+    counts = [pct(triage.badness_percentile(triage.view_scores(report, m), m, report) * length) for m in views]
+    ranked = pct(rate * length)
+    rates = "rate of " + ", ".join(views)
+    return [(f"{rates}, predicted MQM per reference token × length", with_view(penalty / length)),
+            (f"{rates}, predicted MQM per output token × length", with_view(penalty / outputs)),
+            (f"{rates}, predicted spans' penalty per output token × length", with_view(spans / outputs)),
+            (f"{rates}, predicted MQM as a count × length", with_view(penalty)),
+            ("rank product of the rate and predicted MQM per reference token, × length",
+             product(rate, pct(penalty / length)) * length),
+            ("rank product of rate × length and predicted MQM", product(ranked, pct(penalty))),
+            ("mean of the percentiles of rate × length and predicted MQM", (ranked + pct(penalty)) / 2),
+            ("rank product of every view × length and predicted MQM", product(*counts, pct(penalty)))]
 
 
 def flag_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str]:
