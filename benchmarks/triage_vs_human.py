@@ -253,10 +253,11 @@ def candidate_table(report, rated: pd.DataFrame, index: pd.MultiIndex) -> list[s
 def predicted_mqm_candidates(report, views: list[str], rate: pd.Series, length: pd.Series) -> list[tuple]:
     """Ways the predicted MQM (``predicted_mqm``, the report's own column: never computed here) could join the
     problem score, every one measured in docs/triage.md ("Predicted MQM and the queue"): as a further view of the
-    rank product — its predicted penalty per reference token, per output token, its spans' penalty (no omissions)
-    per output token, or the raw count —, as one factor against the whole rate, or at the penalty level (the
-    geometric or arithmetic mean of the percentiles of rate × length and of the predicted penalty; or every view as
-    a count, rate × length, with the predicted penalty). None where the report has no predicted MQM."""
+    rank product — its predicted penalty per token of the length factor (reference tokens; without references the
+    outputs' median), per output token, its spans' penalty (no omissions) per output token, or the raw count —, as
+    one factor against the whole rate, or at the penalty level (the geometric or arithmetic mean of the percentiles
+    of rate × length and of the predicted penalty; or every view as a count, rate × length, with the predicted
+    penalty). None where the report has no predicted MQM."""
     if "predicted_mqm" not in report.segments.columns:
         return []
     pct = lambda values: values.rank(method="average", pct=True)  # noqa: E731
@@ -271,11 +272,11 @@ def predicted_mqm_candidates(report, views: list[str], rate: pd.Series, length: 
     counts = [pct(triage.badness_percentile(triage.view_scores(report, m), m, report) * length) for m in views]
     ranked = pct(rate * length)
     rates = "rate of " + ", ".join(views)
-    return [(f"{rates}, predicted MQM per reference token × length", with_view(penalty / length)),
+    return [(f"{rates}, predicted MQM per token of the length × length", with_view(penalty / length)),
             (f"{rates}, predicted MQM per output token × length", with_view(penalty / outputs)),
             (f"{rates}, predicted spans' penalty per output token × length", with_view(spans / outputs)),
             (f"{rates}, predicted MQM as a count × length", with_view(penalty)),
-            ("rank product of the rate and predicted MQM per reference token, × length",
+            ("rank product of the rate and predicted MQM per token of the length, × length",
              product(rate, pct(penalty / length)) * length),
             ("rank product of rate × length and predicted MQM", product(ranked, pct(penalty))),
             ("mean of the percentiles of rate × length and predicted MQM", (ranked + pct(penalty)) / 2),

@@ -61,7 +61,7 @@ def test_predicted_mqm_candidates_are_rank_products_of_the_reports_own_column(be
     penalty = -report.segments["predicted_mqm"]
     assert (penalty > 0).any()  # the loop and the dropped words are predicted errors
     share = len(views) / (len(views) + 1)  # one view among len(views) + 1: the predicted penalty as a rate
-    np.testing.assert_allclose(rows[f"rate of {', '.join(views)}, predicted MQM per reference token × length"],
+    np.testing.assert_allclose(rows[f"rate of {', '.join(views)}, predicted MQM per token of the length × length"],
                                rate ** share * (penalty / length).rank(pct=True) ** (1 - share) * length)
     # at the penalty level: the percentiles of rate × length and of the predicted penalty
     both = np.sqrt((rate * length).rank(pct=True) * penalty.rank(pct=True))
