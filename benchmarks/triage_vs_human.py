@@ -18,7 +18,8 @@ have a human score, it prints
     alone scores about 1 by construction). The MQM score per output word is printed as a third, extreme bound
     (it makes one error in a 3-word line worse than five in a 30-word one);
 
-- queue / best single metric for both kinds;
+- queue / best single metric for both kinds, and how noisy it is on the error sum: its 95 % interval over 1,000
+  bootstrap resamples of the rated pairs by source segment (paired);
 - the share of the first 10 and first 50 rows with a major error (MQM ≤ −5, or ESA ≤ 33 on a 0–100 scale) and
   how many distinct sources the first 10 rows show;
 - the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md, the ways
@@ -93,6 +94,7 @@ BANDS = 10  # the holistic proxy compares pairs within tenths of the set by refe
 GRAMMAR = ("Fluency/Grammar",)  # where MQM puts words in the wrong order (Freitag et al. 2021, Table 1)
 AWKWARD = ("Fluency/Grammar", "Style/Awkward")
 SWAP_MIN_WORDS = 12  # planted swaps: outputs of at least this many words, two 2-word phrases 4+ words apart
+RESAMPLES = 1000  # bootstrap resamples of the source segments for the interval of queue / best single metric
 KINDS = (("mqm", "error sum (MQM)"), ("holistic", "holistic proxy (MQM within length tenths)"),
          ("per_word", "MQM per output word (bound)"))
 
@@ -130,6 +132,25 @@ def lifts(badness: np.ndarray, rated: pd.DataFrame) -> dict[str, float]:
     return {"mqm": triage.lift(badness, human),
             "holistic": float(sum(v * n for v, n in within) / sum(n for _, n in within)),
             "per_word": triage.lift(badness, rated["per_word"].to_numpy())}
+
+
+def resampled_ratio(ours: np.ndarray, theirs: np.ndarray, rated: pd.DataFrame,
+                    resamples: int | None = None) -> tuple[float, float, float]:
+    """How noisy "queue / best single metric" is: over ``resamples`` (default :data:`RESAMPLES`) bootstrap
+    resamples of the rated pairs by source segment (a segment drawn brings all its rated pairs; both rankings
+    judged on the same resample), the 2.5 % and 97.5 % quantiles of lift(``ours``) / lift(``theirs``) against the
+    error sum, and the share of resamples where it is at least 1. A segment is the unit because its systems' outputs
+    share a source and a length: resampling pairs would understate the noise."""
+    rng = np.random.default_rng(0)
+    human = rated["human_bad"].to_numpy()
+    groups = list(rated.groupby("seg").indices.values())
+    ratios = np.empty(resamples or RESAMPLES)
+    for i in range(len(ratios)):
+        pick = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
+        theirs_lift = triage.lift(theirs[pick], human[pick])
+        ratios[i] = triage.lift(ours[pick], human[pick]) / theirs_lift if theirs_lift > 0 else np.inf
+    low, high = np.quantile(ratios, [0.025, 0.975])
+    return float(low), float(high), float((ratios >= 1).mean())
 
 
 def claimed_errors(report, rated: pd.DataFrame) -> pd.DataFrame | None:
@@ -187,18 +208,20 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     figures["major10"], figures["major50"] = ordered.head(10)["major"].mean(), ordered.head(50)["major"].mean()
     figures["sources10"] = int(queue.head(10)["seg_id"].nunique())
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
-    singles = {}
+    singles, badness = {}, {}
     for metric in dict.fromkeys([*report.metrics, *triage.ranking_metrics(report)]):
         info = metric_info(metric, report)
         if info.segment_level and info.has_direction:
             values = triage.view_scores(report, metric).reindex(index).to_numpy()
-            singles[metric] = lifts(-info.oriented(pd.Series(values)).to_numpy(), rated)
+            badness[metric] = -info.oriented(pd.Series(values)).to_numpy()
+            singles[metric] = lifts(badness[metric], rated)
     length = triage.segment_length(report).reindex(index).to_numpy()
     length_lifts = lifts(length, rated)
     best = {kind: max(singles.items(), key=lambda item: item[1][kind]) for kind, _ in KINDS}
     for kind, _ in KINDS:
         figures[f"best_{kind}"] = best[kind]
         figures[f"ratio_{kind}"] = figures["queue"][kind] / best[kind][1][kind]
+    figures["interval_mqm"] = resampled_ratio(positions(queue, rated), badness[best["mqm"][0]], rated)
     if not references:
         with_rated = human_frame(with_refs, bands_by)
         figures["with_refs"] = lifts(positions(triage.worst_first(with_refs), with_rated), with_rated)
@@ -220,6 +243,9 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     lines += [f"Signals: {triage.signals(report)}.", ""]
     lines += [" ".join(f"Best single metric, {label}: {best[kind][0]} ({best[kind][1][kind]:.2f}); queue / best = "
                        f"**{figures[f'ratio_{kind}']:.3f}×**." for kind, label in KINDS[:2]), "",
+              "Queue / best single metric on the error sum over {:,} resamples of the rated pairs by source segment "
+              "(paired): 95 % interval [{:.3f}, {:.3f}], at least 1 in {:.0%} of them.".format(
+                  RESAMPLES, *figures["interval_mqm"]), "",
               f"First 10 rows: {figures['sources10']} distinct sources, {figures['major10']:.0%} with a major error; "
               f"first 50 rows: {figures['major50']:.0%} with a major error "
               f"(all rated pairs: {rated['major'].mean():.0%}).", ""]

@@ -84,3 +84,15 @@ def test_the_data_folder_comes_from_the_environment(bench, tmp_path, capsys, mon
     monkeypatch.setenv(bench.DATA_ENV, str(tmp_path))
     assert bench.main([]) == 2
     assert capsys.readouterr().err.startswith(str(tmp_path / "wmt21" / "en-de") + ": not found")
+
+
+def test_the_interval_of_queue_over_best_single_metric_resamples_source_segments(bench):
+    rng = np.random.default_rng(1)
+    rated = pd.DataFrame({"seg": np.repeat(np.arange(60), 5), "human_bad": rng.random(300)})
+    human = rated["human_bad"].to_numpy()
+    low, high, at_least_one = bench.resampled_ratio(human, human, rated, resamples=50)
+    assert low == high == 1.0 and at_least_one == 1.0  # the same ranking: 1 on every resample
+    low, high, at_least_one = bench.resampled_ratio(human, human + rng.normal(0, 0.3, 300), rated, resamples=200)
+    assert 1.0 <= low < high and at_least_one == 1.0  # the human order itself beats any noisy copy of it
+    low, high, at_least_one = bench.resampled_ratio(rng.random(300), human, rated, resamples=200)
+    assert high < 0.5 and at_least_one == 0.0  # a random order against the perfect one
