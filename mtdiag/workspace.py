@@ -57,6 +57,15 @@ CREATE TABLE IF NOT EXISTS statistics (
     run TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, metric TEXT NOT NULL, system TEXT NOT NULL,
     stats BLOB NOT NULL, PRIMARY KEY (run, metric, system));
 """ + _TAGS_SCHEMA
+BUSY_TIMEOUT_S = 30.0  # how long an operation waits for another writer (SQLite's busy timeout)
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+class WorkspaceBusy(InputError):
+    """The workspace is healthy but another writer held it past :data:`BUSY_TIMEOUT_S`: try again, never set it
+    aside (issue 39: a busy workspace was called "not a readable workspace database")."""
+
+
 _FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans")
 # (the tags: their own table; a run saved before ``rated``/``metric_spans`` existed has neither)
 
@@ -173,16 +182,25 @@ class Workspace:
             if self.read_only:
                 db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
             else:
-                db = sqlite3.connect(self.path, timeout=30)
+                db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
                 db.execute("PRAGMA foreign_keys=ON")
             with db:  # a transaction: committed, or rolled back on an error
                 yield db
-        except sqlite3.DatabaseError as error:  # every sqlite3 failure but programming errors
-            raise InputError(str(self.path), f"is not a readable workspace database ({error}); start a new "
-                                             "workspace (the dashboard offers it) or move the file away") from None
+        except sqlite3.OperationalError as error:
+            if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in _BUSY:  # a healthy file another writer holds
+                raise WorkspaceBusy(str(self.path), f"is busy: another session or process has been writing to it "
+                                                    f"for over {BUSY_TIMEOUT_S:g} s; try again in a moment (nothing "
+                                                    "was changed)") from None
+            raise self._unreadable(error) from None
+        except sqlite3.DatabaseError as error:  # every other sqlite3 failure but programming errors
+            raise self._unreadable(error) from None
         finally:
             if db is not None:
                 db.close()
+
+    def _unreadable(self, error: sqlite3.DatabaseError) -> InputError:
+        return InputError(str(self.path), f"is not a readable workspace database ({error}); start a new workspace "
+                                          "(the dashboard offers it) or move the file away")
 
     def save(self, report: Report, label: str | None = None) -> str:
         """Store a report (its test set, options and statistics); returns the run id. With a size limit, the

@@ -12,9 +12,11 @@ and the call the dashboard makes with it (``mtdiag/ui/uploads.py``: :func:`~mtdi
 Input ``i`` of a kind is its seed with one to three mutations drawn by ``random.Random(f"{seed}:{kind}:{i}")`` —
 so any input is rebuilt from its kind and number (:func:`fuzz_input`): byte flips, truncation, junk bytes,
 re-encodings, byte-order marks, NUL bytes, giant lines, lines dropped or repeated, deep nesting, unicode tricks
-(lone surrogate escapes, direction marks, line separators, non-ASCII digits), huge numbers, gzip and gzip bombs.
+(lone surrogate escapes, direction marks, line separators, non-ASCII digits), huge numbers, gzip and gzip bombs —
+and structural mutations that multiply the work rather than the bytes (:data:`STRUCTURAL`, issue 39): many gzip
+members, valid deep nesting, thousands of distinct system or metric names, very long single fields.
 Every input must load or raise :class:`~mtdiag.errors.InputError` with a one-line message naming a file
-(:func:`run_input`).
+(:func:`run_input`), and take at most :data:`MAX_SECONDS` of CPU (:func:`timed_input`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import random
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -317,8 +320,113 @@ def gzip_bomb(rng, name, data):
     return name + ".gz", gzip.compress(data.split(b"\n")[0] + b"\n") + _compressed_block(index) * repeats
 
 
+# ------------------------------------------------------------- structural mutations: they multiply work, not bytes
+
+
+EMPTY_MEMBER = gzip.compress(b"")  # 20 bytes
+
+
+def gzip_members(rng, name, data):
+    """A gzip file of many members (issue 39: each member cost the inflater a copy of the rest of the file): the
+    seed then thousands of empty members, the seed cut into members of a few bytes, or members between runs of
+    zero padding."""
+    what = rng.randrange(3)
+    if what == 0:
+        members = gzip.compress(data) + EMPTY_MEMBER * rng.choice([3_000, 50_000, 200_000])
+    elif what == 1:  # at most 50,000 members (a mutation before may have made the data large)
+        size = max(rng.choice([1, 4, 16]), -(-len(data) // 50_000))
+        members = b"".join(gzip.compress(data[i:i + size]) for i in range(0, len(data), size))
+    else:  # at most 8 MB of padding in all
+        parts = data.split(b"\n")
+        pad = b"\x00" * min(rng.choice([1, 1_000, 1_000_000]), 8_000_000 // len(parts))
+        members = pad.join(gzip.compress(part) for part in parts)
+    return name + ".gz", members
+
+
+def deep_json(rng, name, data):
+    """Nesting that is valid: a JSON string value replaced by lists nested ``depth`` deep (JSON files), or elements
+    nested ``depth`` deep inside a segment (markup), or ``[`` runs in a cell (tables)."""
+    depth = rng.choice([100, 1_000, 10_000, 100_000])
+    if name.endswith((".json", ".jsonl")):
+        strings = list(re.finditer(rb'"[^"\\]*"', data))
+        if strings:
+            match = rng.choice(strings)
+            return name, data[:match.start()] + b"[" * depth + b"]" * depth + data[match.end():]
+    if name.endswith((".xml", ".sgm")):
+        return name, data.replace(b"</seg>", b"<x>" * depth + b"</x>" * depth + b"</seg>", 1)
+    return name, _insert(rng, data, b"[" * depth)
+
+
+NAME_COUNTS = [1_001, 5_000, 20_000]  # past the column limit (1,000), and far past it
+
+
+GENERATED_BYTES = 25_000_000  # what one structural mutation may make, at most: an input, not a memory test
+
+
+def _varied(block: bytes, pattern: bytes, count: int) -> bytes:
+    """``block`` repeated ``count`` times (fewer when that would pass :data:`GENERATED_BYTES`), the first match of
+    ``pattern`` (a regular expression with one group: a name) numbered in each copy."""
+    count = max(1, min(count, GENERATED_BYTES // max(len(block), 1)))
+    return b"".join(re.sub(pattern, lambda m: m.group(0).replace(m.group(1), m.group(1) + b"%d" % i), block, count=1)
+                    for i in range(count))
+
+
+def many_names(rng, name, data):
+    """Thousands of distinct systems, metrics or columns — each a column of its own, with work of its own (issue 39:
+    5,000 XML systems kept a server busy for 600 s; 16,000 span metrics slowed a report 3.4 times): the header
+    widened (tables), records repeated with a name numbered (``system``, ``metric``), ``<hyp system>`` or
+    ``<tstset sysid>`` elements repeated."""
+    count = rng.choice(NAME_COUNTS)
+    if name.endswith(".xml"):
+        found = re.search(rb"<hyp [^>]*>.*?</hyp>", data, re.S)
+        if found:
+            return name, data[:found.end()] + _varied(found.group(0), rb'system="([^"]*)"', count) + data[found.end():]
+    if name.endswith(".sgm"):
+        found = re.search(rb"<tstset [^>]*>.*?</tstset>\n?", data, re.S)
+        if found:
+            return name, data + _varied(found.group(0), rb'sysid="([^"]*)"', count)
+    lines = data.split(b"\n")
+    if name.endswith((".json", ".jsonl")):
+        key = rng.choice([b"system", b"metric"])
+        records = [line for line in lines if line.startswith(b"{")]
+        if records:
+            record = records[0].rstrip(b",")
+            if b'"metric"' not in record:
+                record = record.replace(b"{", b'{"metric": "m", ', 1)
+            copies = _varied(record + b"\n", b'"' + key + b'": "([^"]*)"', count).split(b"\n")[:-1]
+            joiner = b",\n" if name.endswith(".json") else b"\n"
+            return name, data.replace(records[0], joiner.join(copies) + (b"," if records[0].endswith(b",") else b""), 1)
+    if name.endswith((".tsv", ".csv")) and len(lines) > 1:
+        delimiter = b"," if name.endswith(".csv") else b"\t"
+        if rng.random() < 0.5:  # the header widened: one more column per name, a cell for it in every row
+            count = max(1, min(count, GENERATED_BYTES // (2 * len(lines))))
+            extra = delimiter.join(b"c%d" % i for i in range(count))
+            filler = delimiter.join([b"x"] * count)
+            return name, b"\n".join([lines[0] + delimiter + extra]
+                                    + [line + delimiter + filler if line else line for line in lines[1:]])
+        return name, b"\n".join([lines[0], _varied(lines[1] + b"\n", rb"^([^\t,]*)", count).rstrip(b"\n"),
+                                 *lines[2:]])
+    return name, b"\n".join(lines + [b"line %d" % i for i in range(min(count, GENERATED_BYTES // 16))])
+
+
+LONG_FIELDS = [10_000, 100_000, 1_000_001]  # characters; the last is over the segment limit
+
+
+def long_field(rng, name, data):
+    """One name, key, tag or value made very long (a system name, a metric, a JSON key, an XML attribute …): a
+    word of the file repeated to tens of thousands or a million characters, in place."""
+    words = list(re.finditer(rb"[A-Za-z_][A-Za-z0-9_.-]*", data))
+    if not words:
+        return name, data
+    match = rng.choice(words)
+    size = rng.choice(LONG_FIELDS)
+    word = match.group(0)
+    return name, data[:match.start()] + (word * (size // len(word) + 1))[:size] + data[match.end():]
+
+
 MUTATIONS = [flip, truncate, junk, reencode, bom, nul, giant_line, line_count, deep_nesting, unicode_trick,
-             huge_number, gzipped, gzip_bomb]
+             huge_number, gzipped, gzip_bomb, gzip_members, deep_json, many_names, long_field]
+STRUCTURAL = [gzip_members, deep_json, many_names, long_field]
 
 
 def fuzz_input(kind: Kind, number: int, seed: int = 0) -> tuple[tuple[str, bytes], str]:
@@ -327,11 +435,21 @@ def fuzz_input(kind: Kind, number: int, seed: int = 0) -> tuple[tuple[str, bytes
     name, data = kind.file_name, seed_of(kind.name)
     applied = []
     for mutation in rng.sample(MUTATIONS, rng.choice([1, 1, 2, 3])):
-        if mutation in (gzipped, gzip_bomb) and name.endswith(".gz"):
+        if mutation in (gzipped, gzip_bomb, gzip_members) and name.endswith(".gz"):
             continue
         name, data = mutation(rng, name, data)
         applied.append(mutation.__name__)
     return (name, data), " + ".join(applied)
+
+
+MAX_SECONDS = 2.0  # of CPU, per input (issue 39)
+
+
+def timed_input(kind: Kind, upload: tuple[str, bytes]) -> tuple[str, float]:
+    """:func:`run_input` and the CPU seconds it took (this process's: the machine may be shared)."""
+    start = time.process_time()
+    outcome = run_input(kind, upload)
+    return outcome, time.process_time() - start
 
 
 def run_input(kind: Kind, upload: tuple[str, bytes]) -> str:

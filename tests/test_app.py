@@ -636,24 +636,27 @@ def test_an_upload_over_the_session_budget_is_refused_before_parsing(monkeypatch
     assert not at.exception and parsed == []  # refused from the bytes: nothing was parsed
     size = sum(len(line.encode()) + 1 for f in ("ref.A.txt", "ref.C.txt") for line in de_lines(f)) / 2**20
     lines = 2 * (len(de_lines("ref.A.txt")) + 1)  # line breaks + 1 per file: an upper bound of the segments
-    expected = (f"These uploads are too large to score in the dashboard: {size:,.2f} MB of text in 2 files of "
-                f"{lines:,} lines needs about {state.footprint_megabytes(size, lines):,.0f} MB to score, over this "
+    expected = (f"These uploads are too large for the dashboard: {size:,.2f} MB of text in 2 files of {lines:,} lines "
+                f"needs about {state.footprint_megabytes(size, lines // 2, 2):,.0f} MB with every page drawn, over this "
                 "session's memory budget of 0.25 MB (set by the server's MTDIAG_SESSION_BUDGET_MB).")
     errors = [shown(e.value) for e in at.error]
     assert any(e.startswith(expected) and "--dask local:2" in e for e in errors), errors
 
 
 def test_a_loaded_set_over_the_session_budget_is_not_scored():
-    """The check before scoring (a folder set, or one with added systems): text x FOOTPRINT_FACTOR plus
-    PAIR_BYTES per (system, segment)."""
+    """The check before scoring (a folder set, or one with added systems): SESSION_MB, text x FOOTPRINT_FACTOR,
+    SEGMENT_BYTES per segment, PAIR_BYTES per (system, segment) and SYSTEM_BYTES per system (issue 39: systems x
+    segments, measured on every page)."""
     from mtdiag.io import load_folder
     from mtdiag.ui import state
 
     evalset = load_folder(DE)
     data = state.Dataset(evalset, "k", "folder", "de")
     size = state.text_megabytes(evalset)
-    need = size * state.FOOTPRINT_FACTOR + evalset.n_segments * 6 * state.PAIR_BYTES / 2**20
+    need = (state.SESSION_MB + size * state.FOOTPRINT_FACTOR + (evalset.n_segments * state.SEGMENT_BYTES
+                                                                 + evalset.n_segments * 6 * state.PAIR_BYTES
+                                                                 + 6 * state.SYSTEM_BYTES) / 2**20)
     assert state.over_budget(data, budget_mb=need + 0.01) is None
     message = state.over_budget(data, budget_mb=need - 0.01)
-    assert message.startswith(f"This data is too large to score in the dashboard: {size:,.2f} MB of text (6 systems, "
-                              f"3 references, 117 segments) needs about {need:,.0f} MB to score")
+    assert message.startswith(f"This data is too large for the dashboard: {size:,.2f} MB of text (6 systems, "
+                              f"3 references, 117 segments) needs about {need:,.0f} MB with every page drawn")

@@ -156,3 +156,31 @@ def test_one_sessions_tags_never_reach_another_sessions_slice_finder(workspace_f
     assert 'tag == "secretA-note"' in finder_expressions(a)  # A's own tags are slices of A's data
     b = start()
     assert not any("secretA-note" in e for e in finder_expressions(b))
+
+
+def test_tagging_a_busy_saved_run_says_try_again_and_offers_nothing_drastic(workspace_folder, monkeypatch):
+    """Issue 39, finding 9: another writer holds the workspace past the busy timeout. The click says the workspace
+    is busy and to try again — not that it is unreadable, and no button offers to set a healthy file aside."""
+    import sqlite3
+
+    from mtdiag import workspace as ws
+
+    at = start()
+    save(at, "news")
+    at.button(key="run_open").click().run()
+    visit(at, SEGMENTS).run()
+    select_rows(at, "seg_table", [0])
+    monkeypatch.setattr(ws, "BUSY_TIMEOUT_S", 0.2)
+    other = sqlite3.connect(workspace_folder / "workspace.sqlite", timeout=1)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        tag(at, "seg_table", "later")
+        errors = [shown(e.value) for e in at.error]
+        assert any("The tag was not changed" in e and "is busy" in e and "try again" in e for e in errors), errors
+        assert not any("not a readable workspace" in e for e in errors)
+        assert not [b for b in at.button if b.key == "run_new_workspace"]
+    finally:
+        other.rollback()
+        other.close()
+    tag(at, "seg_table", "later")
+    assert any("Tagged 1 output" in shown(s.value) for s in at.success)

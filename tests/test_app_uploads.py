@@ -10,13 +10,15 @@ import gzip
 import io
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from mtdiag.api import evaluate
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
-    DE, clear_caches, corpus_systems, no_data_argument, shown, sidebar_text, start, table_with, visit)
+    DE, clear_caches, corpus_systems, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with,
+    visit)
 from tests.testset_formats import write_jsonl, write_sgml, write_tsv, write_wmt_xml
 
 EVALSET = load_folder(DE)
@@ -222,6 +224,54 @@ def test_two_dashboard_sessions_keep_their_imported_metrics_apart():
     visit(first, "overview").run()  # the first session still has its own, higher-is-better
     assert "comet ↑" in first.selectbox(key="ov_rank").options
     assert dict(REGISTRY) == before
+
+
+# ------------------------------------------------------------------ allocation errors never reach the page (issue 39)
+
+
+def _array_memory_error():
+    """What numpy raises when an array cannot be allocated (a ``MemoryError``): 8.94 GiB, as in the issue."""
+    from numpy._core._exceptions import _ArrayMemoryError
+
+    return _ArrayMemoryError((1_200_000_000,), np.dtype("float64"))
+
+
+def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypatch):
+    from mtdiag import significance
+    from mtdiag.ui import state
+
+    at = start()
+    real = significance.pairwise_significance
+    monkeypatch.setattr(significance, "pairwise_significance",
+                        lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == [state.OUT_OF_MEMORY]
+    monkeypatch.setattr(significance, "pairwise_significance", real)
+    visit(at, "segments").run()  # the session goes on: another page, then the same one again
+    assert not at.exception and not at.error
+    visit(at, "overview").run()
+    assert not at.exception and not at.error and at.dataframe
+
+
+def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatch):
+    from mtdiag.ui import state
+
+    at = start()  # the sample set, scored
+    real = state.evaluate
+    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    at.file_uploader(key="up_hyps").set_value(lines_file("mine.txt", de_lines("ref.C.txt"))).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("Scoring uploaded files needs more memory than the server has "
+                                                     "free. Try a slice of the data")
+    assert errors[0].endswith("The data loaded before stays in use (wmt21.en-de).")
+    assert "6 systems" in sidebar_text(at) and len(table_with(at, "otem", "bleu")) == 6  # the sample set's
+    monkeypatch.setattr(state, "evaluate", real)
+    at.run()
+    assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
 
 
 WEIGHED = "\n".join([

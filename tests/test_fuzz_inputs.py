@@ -7,7 +7,9 @@ Two fuzzers, seeded and bounded (the file runs in about a minute):
   term files, MQM and ESA error files, score files, metric-span JSON, human scores; a new loader is one row
   there), its seed from ``tests/data`` loads, and :data:`INPUTS_PER_KIND` mutated copies (byte flips, truncation,
   junk, re-encodings, BOMs, NULs, giant lines, line-count changes, deep nesting, unicode tricks, huge numbers, gzip
-  and gzip bombs) go through the call the dashboard makes with that upload, under its limits.
+  and gzip bombs; and the structural ones that multiply work: many gzip members, valid deep nesting, thousands of
+  names, very long fields) go through the call the dashboard makes with that upload, under its limits, each in at
+  most ``tests.fuzzing.MAX_SECONDS`` (2 s) of CPU.
   ``benchmarks/fuzz_inputs.py`` runs 10,000 per kind with the same generator.
 - **grammar** (Hypothesis): 300 examples per reader of random bytes, documents built from hostile fragments in
   several encodings, and tables shaped like the real inputs, through every public reader of :mod:`mtdiag.io` and
@@ -37,7 +39,7 @@ from mtdiag.io import (
     read_table,
     read_term_file,
 )
-from tests.fuzzing import KINDS, fuzz_input, run_input
+from tests.fuzzing import KINDS, MAX_SECONDS, STRUCTURAL, fuzz_input, run_input, timed_input
 
 INPUTS_PER_KIND = 300
 
@@ -50,14 +52,36 @@ def test_every_seed_loads(kind):
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
 def test_every_mutated_input_loads_or_is_refused(kind):
     outcomes = {"loaded": 0, "refused": 0}
+    slowest = (0.0, -1)
     for number in range(INPUTS_PER_KIND):
         upload, applied = fuzz_input(kind, number)
         try:
-            outcomes[run_input(kind, upload)] += 1
+            outcome, seconds = timed_input(kind, upload)
         except Exception as error:  # noqa: BLE001  (the reproducer is the kind and the input's number)
             raise AssertionError(f"{kind.name} input {number} ({applied}, {upload[0]}): "
                                  f"{type(error).__name__}: {str(error)[:300]}") from error
+        outcomes[outcome] += 1
+        slowest = max(slowest, (seconds, number))
     assert outcomes["loaded"] >= INPUTS_PER_KIND // 20 and outcomes["refused"] >= INPUTS_PER_KIND // 2, outcomes
+    assert slowest[0] <= MAX_SECONDS, f"{kind.name} input {slowest[1]} took {slowest[0]:.2f} s of CPU"
+
+
+@pytest.mark.parametrize("mutation", STRUCTURAL, ids=[m.__name__ for m in STRUCTURAL])
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+def test_structural_mutations_load_or_are_refused_in_bounded_time(kind, mutation):
+    """Issue 39: inputs that multiply the work rather than the bytes — many gzip members, valid deep nesting,
+    thousands of system or metric names, very long single fields — each of the mutation's sizes, alone."""
+    import random
+
+    for number in range(12):
+        rng = random.Random(f"structural:{kind.name}:{mutation.__name__}:{number}")
+        upload = mutation(rng, kind.file_name, kind.seed())
+        try:
+            _, seconds = timed_input(kind, upload)
+        except Exception as error:  # noqa: BLE001
+            raise AssertionError(f"{kind.name}, {mutation.__name__} {number} ({upload[0]}): "
+                                 f"{type(error).__name__}: {str(error)[:300]}") from error
+        assert seconds <= MAX_SECONDS, f"{kind.name}, {mutation.__name__} {number}: {seconds:.2f} s of CPU"
 
 
 FUZZ = settings(max_examples=300, deadline=None, database=None,

@@ -9,6 +9,7 @@ import gzip
 import importlib
 import json
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -157,7 +158,8 @@ def test_the_dashboard_limits_follow_the_session_budget(monkeypatch):
 
     monkeypatch.delenv("MTDIAG_MAX_ROWS", raising=False)
     limits = state.session_limits(budget_mb=100)
-    assert limits.max_rows == int(100 * 2**20 / state.PAIR_BYTES) == limits.max_cells
+    assert limits.max_rows == int(100 * 2**20 / state.SEGMENT_BYTES)  # a line is at least a segment
+    assert limits.max_cells == int(100 * 2**20 / state.PAIR_BYTES)  # a cell at most a pair
     assert limits.max_file_bytes == int(100 * 2**20 / state.FOOTPRINT_FACTOR)
     error = pytest.raises(InputError, load_testset, ("bomb.tsv.gz", bomb(*TSV_BOMB)), limits=limits).value
     assert str(error) == (f"bomb.tsv.gz: line {limits.max_rows + 1}: too many lines (the limit is "
@@ -173,6 +175,167 @@ def test_a_gzip_that_is_cut_or_padded(tmp_path):
     error = pytest.raises(InputError, load_testset, ("cut.tsv.gz", whole[:-12])).value
     assert str(error).startswith("cut.tsv.gz: is not a readable gzip file")
     assert load_testset(("padded.tsv.gz", whole + b"\x00" * 8)).n_segments == 1
+
+
+# ------------------------------------------------------------------------- gzip members (issue 39, finding 1)
+
+REAL_MEMBER = gzip.compress(b"src\tref\tA\n" + b"a b c\td e f\tg h i\n" * 100)
+EMPTY_MEMBER = gzip.compress(b"")  # 20 bytes that inflate to nothing
+
+
+def members_file(members: int) -> bytes:
+    """One real member followed by ``members`` empty ones: the issue's 4 MB file for 200,000."""
+    return REAL_MEMBER + EMPTY_MEMBER * members
+
+
+def test_a_file_of_200k_gzip_members_is_refused_in_milliseconds():
+    data = members_file(200_000)
+    assert 4_000_000 <= len(data) < 4_100_000
+    error, seconds, peak = measured(lambda: load_testset(("members.tsv.gz", data)))
+    assert str(error) == ("members.tsv.gz: more than 3,051 gzip members, each counted as at least 64 KiB against the "
+                          "file-size limit (the limit is 200,000,000 bytes per file; raise it with --max-file-mb N on "
+                          "the command line, or MTDIAG_MAX_FILE_MB for the dashboard)")
+    assert seconds < 1 and peak < 8, (seconds, peak)  # before: 11.4 s of one core
+
+
+def test_the_cli_refuses_200k_gzip_members_within_3_s_at_256_mib(tmp_path):
+    """The issue's bar, in a process of its own (interpreter and pandas included; VmHWM, as for the table bomb)."""
+    path = tmp_path / "members.tsv.gz"
+    path.write_bytes(members_file(200_000))
+    script = ("import re, sys\nfrom mtdiag.cli import main\ncode = main(sys.argv[1:])\n"
+              "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+              "print(code, int(peak) // 1024)")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-c", script, "score", "--testset", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)  # the command's CPU, start-up too
+    code, peak_mb = map(int, done.stdout.split())
+    assert code == 1 and "members.tsv.gz: more than 3,051 gzip members" in done.stderr
+    assert cpu < 3 and peak_mb <= 256, (cpu, peak_mb)
+
+
+def test_inflating_is_linear_in_the_members():
+    """With the member limit raised past them (a file-size limit of 16 GiB allows 262,144 members), 200,000 members
+    inflate in well under a second of CPU: before, every member copied the rest of the file (quadratic)."""
+    limits = Limits(max_file_bytes=2**34)
+    start = time.process_time()
+    assert load_testset(("members.tsv.gz", members_file(200_000)), limits=limits).n_segments == 100
+    assert time.process_time() - start < 2
+
+
+def test_a_member_limit_follows_the_file_size_limit_and_padding_is_skipped_in_windows():
+    few = Limits(max_file_bytes=4 * 2**16)  # 4 members
+    assert load_testset(("ok.tsv.gz", members_file(3)), limits=few).n_segments == 100
+    error = pytest.raises(InputError, load_testset, ("many.tsv.gz", members_file(4)), limits=few).value
+    assert "more than 4 gzip members" in error.detail
+    start = time.process_time()
+    padded = REAL_MEMBER + b"\x00" * 20_000_000 + EMPTY_MEMBER  # 20 MB of zero padding between two members
+    assert load_testset(("padded.tsv.gz", padded)).n_segments == 100
+    assert time.process_time() - start < 1
+
+
+def test_the_dashboards_upload_refuses_400k_gzip_members_at_once():
+    """Finding 10: the uploader took 58 s of CPU for an 8 MB .tsv.gz of 400,000 members (the same inflater)."""
+    from mtdiag.ui import state
+    start = time.process_time()
+    error = pytest.raises(InputError, load_testset, ("upload.tsv.gz", members_file(400_000)),
+                          limits=state.session_limits()).value
+    assert error.file == "upload.tsv.gz" and "gzip members" in error.detail and "memory budget" in error.detail
+    assert time.process_time() - start < 1
+
+
+# ------------------------------------------- names that each make a column (issue 39, findings 2 and 7)
+
+
+def span_metrics_file(metrics: int) -> bytes:
+    """The issue's metric-spans file: ``metrics`` records, each naming its own metric, one span each, all on one
+    output (1.9 MB for 16,000)."""
+    return "".join(json.dumps({"system": "A", "seg_id": 1, "metric": f"m{i}",
+                               "error_spans": [{"start": 0, "end": 5, "severity": "minor", "text": "hello"}]}) + "\n"
+                   for i in range(metrics)).encode()
+
+
+def test_a_span_file_of_16000_metrics_is_refused_at_the_first_past_the_limit():
+    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.io import with_metric_spans
+
+    evalset = evalset_from_lists({"ref": ["hello world"]}, {"A": ["hello there"]})
+    data = span_metrics_file(16_000)
+    error, seconds, _ = measured(lambda: with_metric_spans(evalset, ("spans.jsonl", data)))
+    assert str(error) == ("spans.jsonl: line 1001: too many metrics: 1,001, each a column of its own (the limit is "
+                          "1,000 columns per table; raise it with --max-columns N on the command line, or "
+                          "MTDIAG_MAX_COLUMNS for the dashboard)")
+    assert seconds < 1
+    kept = with_metric_spans(evalset, ("spans.jsonl", span_metrics_file(1_000)))
+    assert kept.metric_spans["metric"].nunique() == 1_000
+
+
+def test_a_long_score_file_of_many_metrics_is_refused_like_a_wide_one():
+    rows = "".join(f"A\t1\tm{i}\t0.5\n" for i in range(1_001))
+    with pytest.raises(InputError) as caught:
+        from mtdiag.io import read_metric_scores
+        read_metric_scores(("scores.tsv", f"system\tseg_id\tmetric\tscore\n{rows}".encode()))
+    assert (caught.value.file, caught.value.line) == ("scores.tsv", 1002)
+    assert caught.value.detail.startswith("too many metrics: 1,001, each a column of its own")
+
+
+def wmt_xml(systems: int, references: int = 1) -> bytes:
+    """One document of one segment with ``systems`` outputs (the issue's: 20,000 systems in 1.9 MB)."""
+    refs = "".join(f'<ref lang="de" translator="T{i}"><p><seg id="1">Hallo Welt</seg></p></ref>' for i in range(references))
+    hyps = "".join(f'<hyp system="s{i}" lang="de"><p><seg id="1">Hallo {i}</seg></p></hyp>' for i in range(systems))
+    return (f'<?xml version="1.0"?><dataset><collection id="c"><doc id="d" origlang="en"><src lang="en"><p>'
+            f'<seg id="1">hello world</seg></p></src>{refs}{hyps}</doc></collection></dataset>').encode()
+
+
+@pytest.mark.parametrize("systems", [5_000, 20_000])
+def test_an_xml_set_of_thousands_of_systems_is_refused_in_under_a_second(systems):
+    """Before: 20,000 systems took `mtdiag score` 71.5 s at 4.73 GB; 5,000 uploaded kept the dashboard busy past
+    600 s at 7.9 GB."""
+    data = wmt_xml(systems)
+    start = time.process_time()
+    error = pytest.raises(InputError, load_testset, ("many.xml", data)).value
+    seconds = time.process_time() - start  # CPU: the machine is shared
+    assert error.file == "many.xml" and error.detail.startswith(
+        f"too many systems and references: {systems + 1:,} ({systems:,} systems and 1 reference), each a column")
+    assert "--max-columns" in error.detail and seconds < 1
+
+
+def test_sgml_systems_are_bounded_and_the_limit_admits_what_it_allows():
+    src = '<srcset setid="t" srclang="en">\n<doc docid="d" sysid="ref">\n<seg id="1">a</seg>\n</doc>\n</srcset>\n'
+    tst = ('<tstset setid="t" srclang="en" trglang="de">\n<doc docid="d" sysid="s{}">\n<seg id="1">b</seg>\n</doc>\n'
+           '</tstset>\n')
+    data = (src + "".join(tst.format(i) for i in range(4))).encode()
+    with pytest.raises(InputError, match="too many systems: 4, each a column of its own"):
+        load_testset(("set.sgm", data), limits=Limits(max_columns=3))
+    assert len(load_testset(("set.sgm", data), limits=Limits(max_columns=4)).systems) == 4
+    assert len(load_testset(("set.xml", wmt_xml(3)), limits=Limits(max_columns=4)).systems) == 3
+
+
+# ------------------------------------------------------- a compressed file is named as given (issue 39, finding 3)
+
+
+def _gz(text: str) -> bytes:
+    return gzip.compress(text.encode())
+
+
+@pytest.mark.parametrize("name, data, detail", [
+    ("header_bomb.tsv.gz", _gz("a\t" * 99 + "a\n"), "the file has a header"),
+    ("set.tsv.gz", _gz("src\tref\tA\na\tb\n"), "has 2 fields but the header has 3 columns"),
+    ("set.csv.gz", _gz("src,ref,A\n"), "the file has a header"),
+    ("set.jsonl.gz", _gz('{"src": "a", "ref": "b", "A": "c"}\n{"src": "a"}\n'), "missing key"),
+    ("set.xml.gz", _gz("<dataset><collection"), "not"),
+    ("set.sgm.gz", _gz("<srcset>\n"), "no <tstset>"),
+], ids=["tsv-header", "tsv", "csv", "jsonl", "xml", "sgml"])
+def test_a_compressed_file_is_named_as_given_in_every_message(name, data, detail):
+    with pytest.raises(InputError) as caught:
+        load_testset((name, data))
+    assert caught.value.file == name and detail in caught.value.detail, str(caught.value)
+
+
+def test_a_compressed_table_set_is_named_without_its_extensions(tmp_path):
+    evalset = load_testset(("newstest.en-de.tsv.gz", _gz("src\tref\tA\na\tb\tc\n")))
+    assert (evalset.name, evalset.lang_pair) == ("newstest.en-de", "en-de")
 
 
 # --------------------------------------------------------------------------- linear parsers and patterns
@@ -452,7 +615,7 @@ def _set_of_one_segment():
     (lambda: load_table(("set.jsonl", b'{"src": "a", "ref": "b", "A": "c"}\n{"src": "a", "ref": "b", "A": "'
                          + SURROGATE + b'"}\n')), "set.jsonl", 2),
     (lambda: load_testset(("set.jsonl.gz", gzip.compress(b'{"src": "' + SURROGATE + b'", "ref": "b", "A": "c"}\n'))),
-     "set.jsonl", 1),
+     "set.jsonl.gz", 1),
     (lambda: load_files(refs={"R": ("ref.jsonl", b'{"text": "' + SURROGATE + b'"}\n')},
                         hyps={"A": ("a.txt", b"x\n")}), "ref.jsonl", 1),
     (lambda: mio_annotations(b'{"system": "A", "seg_id": 1, "score": 50, "rater": "r1", "error_spans": []}\n'
@@ -561,7 +724,7 @@ def test_a_header_of_ten_million_columns_is_refused_at_bounded_memory():
     data = gzip.compress(b"a\t" * (WIDE_HEADER - 1) + b"a\n", compresslevel=9)
     assert len(data) < 30_000
     error, _, peak = measured(lambda: load_testset(("wide.tsv.gz", data)))
-    assert error.file == "wide.tsv" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
+    assert error.file == "wide.tsv.gz" and error.detail == ("the file has a header (a, a, a, a, a, a, a, a, a, a, "
                                                          "… 10,000,000 in all) but no rows")
     assert peak < 120  # MB: the inflated bytes and their text, never a Python string per cell (about 630 MB)
 
@@ -645,3 +808,29 @@ def test_the_column_limit_is_the_header_width():
     with pytest.raises(InputError, match="too many columns: 3"):
         load_table(("t.tsv", text), limits=Limits(max_columns=2))
     assert load_table(("t.tsv", text), limits=Limits(max_columns=3)).n_segments == 1
+
+
+# --------------------------------------------------------- a table's columns cost nothing each (issue 39, finding 11)
+
+
+def test_a_table_of_1000_columns_is_measured_once_not_once_per_column(monkeypatch):
+    """The warnings of a one-row table of 1,000 columns (the column limit) came from one Arrow pass per column
+    (1–2.5 ms each); now every cell is measured in one pass, and a column costs only its share of the cells."""
+    from mtdiag.io import text
+
+    calls = []
+    real = text.blank_mask
+    monkeypatch.setattr(text, "blank_mask", lambda values: calls.append(len(values)) or real(values))
+    header = "src\tref\t" + "\t".join(f"s{i}" for i in range(998))
+    row = "a b\t\t" + "\t".join("" if i % 2 else "x y" for i in range(998))  # the reference and 499 systems empty
+    evalset = load_table(("wide.tsv", f"{header}\n{row}\n".encode()))
+    assert len(evalset.systems) == 998 and calls == [1_000]
+    assert evalset.warnings == ('wide.tsv: 500 columns have empty values, kept as empty segments ("ref", "s1", "s3", '
+                                '"s5", "s7", "s9", "s11", "s13", "s15", "s17", … 500 in all; 500 cells)',)
+
+
+def test_a_few_columns_with_empty_values_keep_a_line_each():
+    text_ = "src\tref\tA\tB\na\t\tc\t\nd\te\tf\t\n"
+    evalset = load_table(("t.tsv", text_.encode()))
+    assert evalset.warnings == ('t.tsv: column "ref": 1 empty value (line 2) kept as an empty segment',
+                                't.tsv: column "B": 2 empty values (lines 2 and 3) kept as empty segments')

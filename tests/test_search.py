@@ -68,3 +68,93 @@ def test_the_slice_operator_refuses_the_recursive_pattern_with_its_column():
     assert str(caught.value) == ("where: the search '(?R)?x': not supported: recursion ((?R), (?1), (?&name)) "
                                  "at column 17")
     assert segment_mask(report, 'hyp[Online-W] ~ "(a+)+ x"').tolist() == [True, False]
+
+
+# ------------------------------------------------------------------------- the work of a pattern (issue 39)
+
+
+def _unicode_classes_before(pattern: str) -> str:
+    """The rewriting as it was (quadratic: the rest of the pattern searched at every ``[:``), for equality."""
+    out, i, n, in_class = [], 0, len(pattern), False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            letter = pattern[i + 1]
+            if letter == "Q":
+                end = pattern.find("\\E", i + 2)
+                end = n if end < 0 else end + 2
+                out.append(pattern[i:end])
+                i = end
+                continue
+            body = search._CLASSES.get(letter.lower())
+            if body is None or (in_class and letter.isupper()):
+                out.append(pattern[i : i + 2])
+            else:
+                out.append(body if in_class else f"[{body}]" if letter.islower() else f"[^{body}]")
+            i += 2
+            continue
+        if in_class and pattern.startswith("[:", i) and ":]" in pattern[i + 2 :]:
+            end = pattern.index(":]", i + 2) + 2
+            out.append(pattern[i:end])
+            i = end
+            continue
+        if not in_class and ch == "[":
+            start = i + 1 + (pattern.startswith("^", i + 1))
+            in_class = True
+            if pattern.startswith("]", start):
+                start += 1
+            out.append(pattern[i:start])
+            i = start
+            continue
+        if in_class and ch == "]":
+            in_class = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"[[:alpha:]]+", r"[[:alpha:][:digit:]\w]", r"[[:a]b[:c:]]", r"[[:[:x:]]", r"[^]\d[:space:]]\W", r"\Q[[:\E[\s]",
+    "[" + "[:" * 50, "[" + "[:" * 50 + ":]]", r"[[:alpha:]][[:x][[:y:]]", r"a[[:upper:]]\S\D[\W]",
+])
+def test_the_unicode_class_rewriting_is_unchanged(pattern):
+    assert search._unicode_classes(pattern) == _unicode_classes_before(pattern)
+
+
+def test_preparing_a_pattern_is_linear():
+    """Issue 39, finding 6: ``[`` and ``[:`` repeated n times, no closing ``:]``: 40,000 (80 KB) took 5.7 s."""
+    import time
+
+    start = time.process_time()
+    for n in (10_000, 40_000, 100_000):
+        search._unicode_classes("[" + "[:" * n)
+    assert time.process_time() - start < 0.5
+
+
+def test_a_search_pattern_is_bounded_like_a_slice_expression():
+    """Finding 8: the search box had no length limit (a 200 KB pattern cost 188 s of CPU per Enter)."""
+    from mtdiag.slices.expression import MAX_CHARS
+
+    assert search.MAX_PATTERN_CHARS == MAX_CHARS == 2_000
+    with pytest.raises(ValueError) as caught:
+        search.text_matches("[" + "[:" * 100_000, ["x"])
+    assert str(caught.value) == "the search pattern has 200,001 characters; at most 2,000"
+    long_ok = "a|" * 999 + "b"  # 1,999 characters: compiled and searched
+    assert search.text_matches(long_ok, ["xbx", "c"]).tolist() == [True, False]
+    message = str(pytest.raises(ValueError, search.text_matches, "[" + "[:" * 999, ["x"]).value)
+    assert len(message) < 400 and "\n" not in message  # one line, the pattern and the reason shortened
+
+
+def test_the_segments_search_compiles_its_pattern_once_for_every_column(monkeypatch):
+    from mtdiag.views import segments
+
+    report = evaluate(evalset_from_lists({"A": ["a x", "b"], "B": ["c", "d x"]},
+                                         {f"s{i}": ["x", "y"] for i in range(10)}, src=["s x", "t"]))
+    compiled = []
+    real = search.compile_pattern
+    monkeypatch.setattr(search, "compile_pattern", lambda pattern: compiled.append(pattern) or real(pattern))
+    queue = segments.queue(report)
+    found = segments.text_filter(report, queue, "x")
+    assert compiled == ["x"]  # 13 columns (source, 2 references, 10 systems), one compilation
+    assert len(found) == 20  # every pair: segment 1 by its source and outputs, segment 2 by its reference B
+    assert len(segments.text_filter(report, queue, "y")) == 10  # the outputs of segment 2 only

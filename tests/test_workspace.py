@@ -162,6 +162,34 @@ def test_a_damaged_or_foreign_workspace_is_named_in_one_line_and_never_written(t
     assert path.read_bytes() == before  # nothing written into it (no tables added to another program's database)
 
 
+def test_a_busy_workspace_says_it_is_busy_never_that_it_is_unreadable(tmp_path, small_report, monkeypatch):
+    """Issue 39, finding 9: another writer holding the tag transaction past the busy timeout was reported as "not a
+    readable workspace database … move the file away". A held write lock: every writer waits, then is told to try
+    again; the file is untouched and works once the other writer is done."""
+    import sqlite3
+
+    from mtdiag import workspace as ws
+    from mtdiag.errors import InputError
+
+    workspace, ids = saved_workspace(tmp_path, small_report)
+    monkeypatch.setattr(ws, "BUSY_TIMEOUT_S", 0.2)
+    other = sqlite3.connect(workspace.path, timeout=1)
+    other.execute("BEGIN IMMEDIATE")  # another process's tag transaction, not finished
+    try:
+        for call in (lambda: workspace.add_tags(ids[0], [0], None, "t"), lambda: workspace.save(small_report),
+                     lambda: workspace.delete(ids[0])):
+            with pytest.raises(ws.WorkspaceBusy) as caught:
+                call()
+            assert isinstance(caught.value, InputError)
+            assert str(caught.value) == (f"{workspace.path}: is busy: another session or process has been writing "
+                                         "to it for over 0.2 s; try again in a moment (nothing was changed)")
+        assert len(workspace.runs()) == len(ids)  # readers are not held up (WAL)
+    finally:
+        other.rollback()
+        other.close()
+    assert workspace.add_tags(ids[0], [0], None, "t") == 1  # free again: nothing was set aside
+
+
 def test_a_damaged_workspace_is_set_aside_for_a_new_one(tmp_path, small_report):
     from mtdiag.workspace import set_aside
 

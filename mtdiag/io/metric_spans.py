@@ -39,7 +39,7 @@ from typing import Iterator, Mapping, Sequence
 import pandas as pd
 
 from mtdiag.errors import InputError
-from mtdiag.io.parsing import json_line, parse_seg_id, refuse_lone_surrogates
+from mtdiag.io.parsing import check_columns, json_line, parse_seg_id, refuse_lone_surrogates
 from mtdiag.io.scores import metric_key
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, quote_names, read_counted
 
@@ -225,6 +225,8 @@ def read_metric_spans(source: Source, name: str | None = None,
     scored = False
     cells = 0
     seg_table = _Named(display)
+    metrics: dict[str, None] = {}  # each a column of the span tables: bounded like a table's columns
+    keys: dict[str, str] = {}  # each metric name made a key once, not once per record
     for record, line, key, index in _records(text, display):
         if not isinstance(record, dict):
             raise InputError(display, "expected a JSON object {system, seg_id, error_spans}", line)
@@ -254,7 +256,11 @@ def read_metric_spans(source: Source, name: str | None = None,
         if cells > limits.max_cells:
             raise limits.exceeded(display, "max_cells", f"more than {limits.max_cells:,} records and spans", line)
         name_here = lowered.get("metric")
-        span_metric = metric_key(name_here) if isinstance(name_here, str) and name_here.strip() else default_metric
+        span_metric = (keys.get(name_here) or keys.setdefault(name_here, metric_key(name_here))
+                       if isinstance(name_here, str) and name_here.strip() else default_metric)
+        if span_metric not in metrics:
+            metrics[span_metric] = None
+            check_columns(display, len(metrics), limits, line, what="metrics")
         mt = lowered.get("mt")
         if mt is not None and not isinstance(mt, str):
             raise InputError(display, "mt must be the output text (a string)", line)

@@ -33,7 +33,7 @@ import pandas as pd
 
 from mtdiag.errors import InputError
 from mtdiag.evalset import ImportedMetricInfo
-from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
+from mtdiag.io.parsing import Table, all_numbers, check_columns, parse_score, parse_seg_id, parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 METRIC_SCORES_FILE = "metric_scores.tsv"  # read from a test-set folder automatically
@@ -82,6 +82,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
     direction_at = lowered.index("higher_is_better") if "higher_is_better" in lowered else None
     records, system_level, directions, seen = [], {}, {}, {}
     keys: dict[str, str] = {}  # each metric name made a key once, not once per row (a name may be a long cell)
+    named: dict[str, None] = {}
     for row, line in zip(table.rows, table.lines):
         system = row[system_at].strip()
         if not system:
@@ -93,7 +94,11 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
         for raw_metric, raw_score in cells:
             if not raw_metric.strip():
                 raise InputError(table.name, "the metric name is empty", line)
-            metric = keys.get(raw_metric) or keys.setdefault(raw_metric, metric_key(raw_metric))
+            metric = keys.get(raw_metric)
+            if metric is None:
+                metric = keys.setdefault(raw_metric, metric_key(raw_metric))
+                named[metric] = None  # each metric is a column of every view: bounded like a table's columns
+                check_columns(table.name, len(named), limits, line, what="metrics")
             if direction_at is not None and row[direction_at].strip():
                 higher = _direction(row[direction_at], table, line)
                 if directions.setdefault(metric, (higher, line))[0] != higher:

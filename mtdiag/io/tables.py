@@ -13,7 +13,7 @@ from mtdiag.errors import InputError
 from mtdiag.evalset import EvalSet
 from mtdiag.io.naming import lang_pair_from_name, ref_name_from_column
 from mtdiag.io.parsing import TABLE_FORMATS, Table, all_numbers, parse_table
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names, segment_warnings
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, column_warnings, quote, quote_names
 
 META_COLUMNS = frozenset({"seg_id", "doc", "doc_id", "id"})
 DOC_COLUMNS = ("doc", "doc_id")
@@ -107,9 +107,8 @@ def load_table(source: Source, name: str | None = None, *, fmt: str | None = Non
         segments["doc"] = table.column(roles.doc)
     text_columns = ([] if roles.src is None else [roles.src]) + list(roles.refs.values()) + list(
         roles.systems.values())
-    for column in text_columns:
-        warnings += segment_warnings(table.name, table.column(column), table.lines, limits,
-                                      column=table.header[column])
+    warnings += column_warnings(table.name, [table.header[i] for i in text_columns],
+                                [row[i] for row in table.rows for i in text_columns], table.lines, limits)
     if not roles.refs and not any(text.strip() for text in segments["src"]):
         raise InputError(table.name, f"column {quote(table.header[roles.src])} is empty and there is no reference "
                                      "column: the outputs have nothing to be checked against", 1)

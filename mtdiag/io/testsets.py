@@ -40,7 +40,7 @@ from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
-from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS
+from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS, check_columns
 from mtdiag.io.tables import load_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, unpack
 
@@ -89,9 +89,12 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
     if kind.endswith(SGML_SUFFIXES):
         return load_sgml([(display, source)], limits=limits)
     if kind.endswith(tuple(TABLE_FORMATS)):
-        delimiter = DELIMITERS.get(TABLE_FORMATS[Path(kind).suffix])
+        fmt = TABLE_FORMATS[Path(kind).suffix]
+        delimiter = DELIMITERS.get(fmt)
         data, shown = read_maybe_gzip(source, display, limits=limits, delimiter=delimiter and delimiter.encode())
-        return load_table((_inner_name(shown), data), limits=limits)
+        stem = Path(_inner_name(shown)).stem  # messages name the file as given (x.tsv.gz), the set is x
+        evalset = load_table((shown, data), fmt=fmt, lang_pair=lang_pair_from_name(stem), limits=limits)
+        return replace(evalset, name=stem)
     raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
                               "(optionally .gz)")
 
@@ -131,6 +134,18 @@ def _segments(element, where: str, display: str, limits: Limits) -> dict[int, st
     return out
 
 
+def _check_width(display: str, systems: int, references: int, limits: Limits) -> None:
+    """Refuse a set of more systems and references than a table may have columns (``limits.max_columns``): each is a
+    column of its own, scored, tested and drawn — counted from the parsed tree (XML) or the sets (SGML), before any
+    segment is read into a frame."""
+    if references:
+        check_columns(display, systems + references, limits, what="systems and references",
+                      detail=f" ({systems:,} system{'s' * (systems != 1)} and {references:,} "
+                             f"reference{'s' * (references != 1)})")
+    else:
+        check_columns(display, systems, limits, what="systems")
+
+
 def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """An :class:`EvalSet` from a WMT21+ XML test set (see the module docstring)."""
     from defusedxml import ElementTree as SafeTree
@@ -161,6 +176,7 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
         raise InputError(display, "has no <hyp system=…> element: there is no system output to score")
     if "" in systems:
         raise InputError(display, "a <hyp> element has no system attribute")
+    _check_width(display, len(systems), len(translators), limits)
     rows, skipped = [], 0
     for doc in root.iter("doc"):
         if "testsuite" in doc.attrib:
@@ -324,6 +340,7 @@ def load_sgml(files: list[tuple[str, Source]], *, name: str | None = None, limit
                                       "checks) or a reference")
     if not tsts:
         raise InputError(files[0][0], "no <tstset>: there is no system output to score")
+    _check_width(name or files[0][0], len(tsts), len(refs), limits)
     anchor = srcs[0] if srcs else refs[0]
     order = anchor.order
 

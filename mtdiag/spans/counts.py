@@ -37,36 +37,42 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     spans = predict_spans(report, threshold)
     predicted_mqm = PredictedMQM().corpus_score(report_statistics(report, threshold).sum(axis=1))
     every = {s: evalset.n_segments for s in systems}
-    rows = _rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
-                 {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})
+    frames = [_rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
+                    {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})]
     if evalset.annotations is not None:
-        rows += _rows(evalset.annotations.assign(metric=HUMAN_NAME), [HUMAN_NAME], systems, _rated(evalset),
-                      _human_mqm(evalset))
+        frames.append(_rows(evalset.annotations.assign(metric=HUMAN_NAME), [HUMAN_NAME], systems, _rated(evalset),
+                            _human_mqm(evalset)))
     elif evalset.human is not None:  # scores without error rows: the score beside, no counts
         scored, human = evalset.human.groupby("system").size().to_dict(), _human_mqm(evalset)
-        rows += [{"metric": HUMAN_NAME, "system": s, "outputs": int(scored.get(s, 0)),
-                  "mqm": human.get((HUMAN_NAME, s), np.nan)} for s in systems]
-    rows = [r for r in rows if r["metric"] != HUMAN_NAME or r["outputs"]]  # systems no one rated: no human row
+        frames.append(pd.DataFrame([{"metric": HUMAN_NAME, "system": s, "outputs": int(scored.get(s, 0)),
+                                     "mqm": human.get((HUMAN_NAME, s), np.nan)} for s in systems]))
     imported = evalset.metric_spans
     if imported is not None:
         imported = imported[["metric", "system", "severity"]].replace({"metric": {METRIC_NAME: IMPORTED_NAME}})
-        rows += _rows(imported, sorted(set(imported["metric"])), systems, every, {})
+        frames.append(_rows(imported, sorted(set(imported["metric"])), systems, every, {}))
+    table = pd.concat([f for f in frames if len(f)], ignore_index=True).reindex(columns=COUNT_COLUMNS)
+    table = table[(table["metric"] != HUMAN_NAME) | (table["outputs"] > 0)]  # systems no one rated: no human row
     counts = [*reversed(SEVERITIES), "spans"]
-    return pd.DataFrame(rows, columns=COUNT_COLUMNS).astype({c: "Int64" for c in ["outputs", *counts]})
+    return table.reset_index(drop=True).astype({c: "Int64" for c in ["outputs", *counts]})
 
 
 def _rows(spans: pd.DataFrame, metrics: list[str], systems: list[str], outputs: dict[str, int],
-          mqm: dict[tuple[str, str], float]) -> list[dict]:
+          mqm: dict[tuple[str, str], float]) -> pd.DataFrame:
+    """One row per (metric, system) of ``metrics`` x ``systems``: the outputs, the spans of each severity, their
+    sum and the MQM score — built by one reindex of the counts over that grid, not a loop over both (a span file
+    may name up to a thousand metrics, issue 39)."""
+    severities = list(reversed(SEVERITIES))
     severity = spans["severity"].astype(str).str.strip().str.lower()
     counted = spans.assign(severity=severity)[spans["system"].isin(systems)].groupby(
         ["metric", "system", "severity"]).size()
-    rows = []
-    for metric in metrics:
-        for system in systems:
-            by_severity = {s: int(counted.get((metric, system, s), 0)) for s in reversed(SEVERITIES)}
-            rows.append({"metric": metric, "system": system, "outputs": int(outputs.get(system, 0)), **by_severity,
-                         "spans": sum(by_severity.values()), "mqm": float(mqm.get((metric, system), np.nan))})
-    return rows
+    grid = pd.MultiIndex.from_product([metrics, systems], names=["metric", "system"])
+    table = counted.unstack("severity", fill_value=0) if len(counted) else pd.DataFrame(index=grid)
+    table = table.reindex(index=grid, columns=severities, fill_value=0).fillna(0).astype("int64")
+    table.columns.name = None
+    table.insert(0, "outputs", np.tile([int(outputs.get(s, 0)) for s in systems], len(metrics)))
+    table["spans"] = table[severities].sum(axis=1)
+    table["mqm"] = pd.Series(mqm, dtype="float64").reindex(grid).to_numpy()
+    return table.reset_index()
 
 
 def _rated(evalset) -> dict[str, int]:

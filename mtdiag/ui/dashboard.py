@@ -11,7 +11,7 @@ live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, e
 
 import streamlit as st
 
-from mtdiag.ui import navigation, sidebar, slicing, widgets
+from mtdiag.ui import navigation, sidebar, slicing, state, widgets
 
 
 def main() -> None:
@@ -31,7 +31,11 @@ def main() -> None:
         st.warning(problem, icon=":material/filter_alt_off:")
     widgets.style()
     slicing.banner(current, whole)
-    page.run()
+    try:
+        page.run()
+    except MemoryError:  # numpy's _ArrayMemoryError too: the page says so, the session and the server go on
+        state.release_memory()
+        st.error(state.OUT_OF_MEMORY, icon=":material/memory:")
 
 
 if __name__ == "__main__":  # streamlit run mtdiag/ui/dashboard.py (mtdiag serve)

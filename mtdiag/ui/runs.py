@@ -17,7 +17,7 @@ from mtdiag.io.files import read_text_file
 from mtdiag.ui import state
 from mtdiag.ui.testsets import script_argument
 from mtdiag.ui.uploads import TEXT_TYPES
-from mtdiag.workspace import DB_FILE, Workspace, default_folder, set_aside
+from mtdiag.workspace import DB_FILE, Workspace, WorkspaceBusy, default_folder, set_aside
 
 OPEN_RUN = "_mtdiag_open_run"  # the saved run shown instead of the loaded data: its id
 WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callback, shown in Saved runs on the next run
@@ -56,6 +56,9 @@ def opened_run(folder: Path) -> state.Current | None:
     try:
         report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
         runs = _runs(folder)
+    except WorkspaceBusy as error:  # another writer holds it: the run stays chosen, the next run tries again
+        st.session_state[WORKSPACE_NOTE] = ("error", str(error))
+        return None
     except (KeyError, InputError):  # deleted by another session, or the file is damaged
         del st.session_state[OPEN_RUN]
         return None
@@ -77,6 +80,9 @@ def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
             (st.error if note[0] == "error" else st.info)(highlight.escape_markdown(note[1]))
         try:
             runs = _runs(folder)
+        except WorkspaceBusy as error:  # healthy, held by another writer: try again, never set it aside
+            st.error(highlight.escape_markdown(str(error)))
+            return problems
         except InputError as error:
             _offer_a_new_workspace(folder, error)
             return problems

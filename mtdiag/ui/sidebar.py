@@ -61,21 +61,44 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         return None, [highlight.escape_markdown(p) for p in problems]
     problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
                 f"({highlight.escape_markdown(data.label)})." for p in problems]
-    st.session_state[LAST_GOOD] = data
     options = option_widgets.option_widgets(data)
-    _summary(data)
-    too_large = state.over_budget(data)
-    if too_large:  # refused before scoring: the server stays up for the other sessions
-        problems.append(too_large)
+    report, too_large = _scored(data, options, problems)
+    previous = st.session_state.get(LAST_GOOD)
+    if too_large and previous is not None and previous.data_key != data.data_key:  # the data before stays
+        refusal = len(problems) - 1
+        report, _ = _scored(previous, options, problems)
+        if report is not None:
+            problems[refusal] += (f"  \nThe data loaded before stays in use "
+                                  f"({highlight.escape_markdown(previous.label)}).")
+            data = previous
+    _summary(data)  # the data the pages show (or the data refused)
+    if report is None:
         return None, problems
-    try:
-        report = state.report_for(data, options)
-    except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
-        problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
-        return None, problems
+    st.session_state[LAST_GOOD] = data
     current = tagging.apply(state.Current(data, options, report))
     problems += [highlight.escape_markdown(p) for p in runs.saved_runs(current, folder)]
     return current, problems
+
+
+def _scored(data: state.Dataset, options, problems: list[str]):
+    """(the report of ``data`` under ``options`` or None, whether it was refused for the memory it needs); a
+    problem is appended to ``problems`` (escaped) when there is no report. A set over the session's budget is
+    refused before scoring (:func:`mtdiag.ui.state.over_budget`: the server stays up for the other sessions), and
+    an allocation that fails while scoring (``MemoryError``, numpy's ``_ArrayMemoryError``) is said in one line."""
+    too_large = state.over_budget(data)
+    if too_large:
+        problems.append(too_large)
+        return None, True
+    try:
+        return state.report_for(data, options), False
+    except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
+        problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
+        return None, False
+    except MemoryError:
+        state.release_memory()
+        problems.append(f"Scoring {highlight.escape_markdown(data.label)} needs more memory than the server has "
+                        f"free. {state.OUT_OF_MEMORY_HINT}")
+        return None, True
 
 
 def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current, list[str]]:

@@ -50,15 +50,25 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
-FOOTPRINT_FACTOR = 13.0
-"""Peak memory of scoring per byte of loaded text (UTF-8), default metrics: measured by
-``benchmarks/bench_scale.py`` — 100k segments x 4 systems + source + reference are 102 MB of text and peak at
-1,297 MB (12.7x; docs/scaling.md). Smaller sets have a lower factor (the interpreter's ~100 MB is shared), so the
-estimate errs on the safe side."""
-PAIR_BYTES = 1_200
-"""Peak memory of scoring per (system, segment) beyond its text, default metrics (a set of tiny rows has almost
-no text but costs per row): 200k segments x 2 systems of one-character texts peak 457 MB over the start
-(1.14 KB per pair), 100k x 6 systems 622 MB (1.04 KB); docs/inputs.md."""
+SESSION_MB = 256.0
+"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB: fitted at 96, then
+measured again after issues 34b, 36 and 37 landed — every set cost 105-140 MB more whatever its shape (2 x 500 x 8:
+26 -> 131 MB; 12 x 2,800 x 16 words: 454 -> 574, over its 512 MB budget) — and raised by 160."""
+FOOTPRINT_FACTOR = 45.0
+"""Peak memory of a session per byte of loaded text (UTF-8), scoring and every page drawn from it."""
+SEGMENT_BYTES = 23_000
+"""Peak memory of a session per segment, whatever its systems: the sources table, the references' and the source's
+tokens and evidence, the slices' fields, their cached copies."""
+PAIR_BYTES = 4_200
+"""Peak memory of a session per (system, segment) pair beyond its text (scoring with the default metrics, the queue
+and its cached copies, buckets, the slice finder …)."""
+SYSTEM_BYTES = 1_450_000
+"""Peak memory of a session per system beyond its pairs: the paired bootstrap against a baseline resamples every
+system's statistics at once (1,000 resamples of every statistic), the ranked significance tests every pair."""
+# The five are measured, not guessed: benchmarks/bench_session_memory.py opens every page of uploaded sets (2 to 998
+# systems, 100 to 40,000 segments, 1 to 400 words per output) under AppTest and reads the peak RSS above a warm
+# start; these are the smallest coefficients (a linear program) that put the estimate of each of nineteen such sets
+# at least 20 % above its measured peak (docs/inputs.md: the table, and sets admitted at a 512 MB budget).
 
 
 def text_megabytes(evalset: EvalSet) -> float:
@@ -75,10 +85,13 @@ def text_megabytes(evalset: EvalSet) -> float:
     return total / 2**20
 
 
-def footprint_megabytes(text_mb: float, pairs: int) -> float:
-    """The estimated peak of scoring ``text_mb`` MB of text in ``pairs`` (system, segment) pairs:
-    :data:`FOOTPRINT_FACTOR` per byte of text plus :data:`PAIR_BYTES` per pair."""
-    return text_mb * FOOTPRINT_FACTOR + pairs * PAIR_BYTES / 2**20
+def footprint_megabytes(text_mb: float, segments: int, systems: int) -> float:
+    """The estimated peak of a session on ``text_mb`` MB of text in ``segments`` segments of ``systems`` systems,
+    every page drawn: :data:`SESSION_MB`, :data:`FOOTPRINT_FACTOR` per byte of text, :data:`SEGMENT_BYTES` per
+    segment, :data:`PAIR_BYTES` per (system, segment) pair — systems x segments, with the statistics of the default
+    metrics — and :data:`SYSTEM_BYTES` per system; measured (``benchmarks/bench_session_memory.py``)."""
+    work = segments * SEGMENT_BYTES + segments * systems * PAIR_BYTES + systems * SYSTEM_BYTES
+    return SESSION_MB + text_mb * FOOTPRINT_FACTOR + work / 2**20
 
 
 def _count(n: int, noun: str) -> str:
@@ -86,7 +99,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _too_large(what: str, need: float, budget: float) -> str:
-    return (f"{what} needs about {need:,.0f} MB to score, over this session's memory budget of {budget:,g} MB "
+    return (f"{what} needs about {need:,.0f} MB with every page drawn, over this session's memory budget of "
+            f"{budget:,g} MB "
             "(set by the server's MTDIAG_SESSION_BUDGET_MB). Score it with the command line, which works in slices "
             "of segments and can use a Dask cluster: `mtdiag score --ref REF --hyp NAME=FILE ... --dask local:2`; "
             "or upload fewer systems or segments.")
@@ -100,36 +114,38 @@ def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     evalset = data.evalset
     size = text_megabytes(evalset)
-    need = footprint_megabytes(size, evalset.n_segments * len(evalset.systems))
+    need = footprint_megabytes(size, evalset.n_segments, len(evalset.systems))
     if need <= budget:
         return None
-    return _too_large(f"This data is too large to score in the dashboard: {size:,.2f} MB of text "
+    return _too_large(f"This data is too large for the dashboard: {size:,.2f} MB of text "
                       f"({_count(len(evalset.systems), 'system')}, {_count(len(evalset.ref_names), 'reference')}, "
                       f"{evalset.n_segments:,} segments)", need, budget)
 
 
 def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None = None) -> str | None:
-    """A message when uploaded text files would need more memory to score than the session budget, judged before
-    any of them is parsed: their bytes as text, every line as a (system, segment) pair (an upper bound; counting
-    is C: ``bytes.count``), else None."""
+    """A message when uploaded text files would need more memory than the session budget, judged before any of
+    them is parsed: their bytes as text, the longest file's lines as the segments and every file as a system (upper
+    bounds; counting is C: ``bytes.count``), else None."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     size = sum(len(data) for _, data in files) / 2**20
-    lines = sum(data.count(b"\n") + 1 for _, data in files)
-    need = footprint_megabytes(size, lines)
+    counts = [data.count(b"\n") + 1 for _, data in files]
+    lines = sum(counts)
+    need = footprint_megabytes(size, max(counts, default=0), len(files))
     if need <= budget:
         return None
-    return _too_large(f"These uploads are too large to score in the dashboard: {size:,.2f} MB of text in "
+    return _too_large(f"These uploads are too large for the dashboard: {size:,.2f} MB of text in "
                       f"{_count(len(files), 'file')} of {lines:,} lines", need, budget)
 
 
 def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
-    lowered to what the session's memory budget can score by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
-    and cells by :data:`PAIR_BYTES` — so a file too large for the budget is refused while it is read or inflated,
+    lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
+    by :data:`SEGMENT_BYTES` (a line is at least a segment), cells by :data:`PAIR_BYTES` (a cell is at most a
+    pair) — so a file too large for the budget is refused while it is read or inflated,
     before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
-    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / PAIR_BYTES,
+    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / SEGMENT_BYTES,
             "max_cells": budget * 2**20 / PAIR_BYTES}
     lowered = {name: max(int(value), 1) for name, value in fits.items() if value < getattr(limits, name)}
     how = ("this session's memory budget of {budget:,g} MB allows no more (the server's MTDIAG_SESSION_BUDGET_MB); "
@@ -247,6 +263,22 @@ def sweep(store: "_ReportStore", now: float | None = None) -> int:
         gc.collect()
         _malloc_trim()
     return dropped
+
+
+OUT_OF_MEMORY_HINT = ("Try a slice of the data (the sidebar's slice box), fewer systems, or the command line, which "
+                      "works in slices of segments and can use a Dask cluster (`mtdiag score … --dask local:2`).")
+OUT_OF_MEMORY = ("This page needs more memory than the server has free: nothing more was drawn, and the data stays "
+                 "loaded. " + OUT_OF_MEMORY_HINT)
+"""What a page says when an allocation fails (``MemoryError``, numpy's ``_ArrayMemoryError``): never a traceback."""
+
+
+def release_memory() -> None:
+    """After a failed allocation: drop this process's derived frames and drawn objects (they are rebuilt on demand)
+    and hand the freed memory back to the system, so the next run — this session's or another's — starts clean."""
+    st.cache_data.clear()
+    _memo.clear()
+    gc.collect()
+    _malloc_trim()
 
 
 def _malloc_trim() -> None:

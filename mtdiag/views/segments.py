@@ -191,15 +191,16 @@ def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFram
 
 def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     """Rows of a :func:`queue` (or of :func:`sources`) whose source, any reference or hypothesis — a pair's own,
-    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.search.text_matches`: regular
-    expression, case-insensitive; ``ValueError`` for an invalid pattern)."""
+    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.search.columns_matching`: regular
+    expression, case-insensitive, compiled once, one time budget for every column; ``ValueError`` for an invalid
+    pattern or one longer than :data:`mtdiag.search.MAX_PATTERN_CHARS`)."""
     evalset = report.evalset
-    seg_hit = search.text_matches(pattern, evalset.src.astype(str).tolist())
-    for ref in evalset.ref_names:
-        seg_hit |= search.text_matches(pattern, evalset.refs[ref].astype(str).tolist())
-    seg = frame["seg_id"].to_numpy() - 1
     hyps = evalset.hyps.astype(str)
-    hyp_hit = np.column_stack([search.text_matches(pattern, hyps[s].tolist()) for s in hyps.columns])
+    sides = [evalset.src.astype(str).tolist(), *(evalset.refs[r].astype(str).tolist() for r in evalset.ref_names)]
+    found = search.columns_matching(pattern, sides + [hyps[s].tolist() for s in hyps.columns])  # compiled once
+    seg_hit = np.logical_or.reduce(found[:len(sides)])
+    seg = frame["seg_id"].to_numpy() - 1
+    hyp_hit = np.column_stack(found[len(sides):])
     if "system" in frame.columns:
         column = {s: i for i, s in enumerate(hyps.columns)}
         return frame[seg_hit[seg] | hyp_hit[seg, frame["system"].map(column).to_numpy()]]

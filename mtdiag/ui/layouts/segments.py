@@ -3,7 +3,7 @@ full exports, and one source with every system's output."""
 
 import streamlit as st
 
-from mtdiag import checks, triage
+from mtdiag import checks, search, triage
 from mtdiag.highlight import escape_markdown
 from mtdiag.ui import choices, pearmut, state, widgets
 from mtdiag.views import segments
@@ -54,6 +54,7 @@ systems = widgets.multiselect("Systems", ev.systems, default=ev.systems, key="se
 chosen_flags = widgets.multiselect("Flags (any of)", flags, key="seg_flags", where=c3, disabled=view_as == "sources",
                                    format_func={f: checks.REGISTRY[f].label for f in flags}.__getitem__)
 pattern = c4.text_input("Search source, references and outputs (regular expression)", key="seg_text",
+                        max_chars=search.MAX_PATTERN_CHARS,
                         placeholder="a word, or a pattern such as Pandemie|Virus or \\d+ %",
                         help="Case-insensitive; a plain word matches anywhere in a text.")
 
