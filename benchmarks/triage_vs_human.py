@@ -18,10 +18,12 @@ have a human score, it prints
     alone scores about 1 by construction). The MQM score per output word is printed as a third, extreme bound
     (it makes one error in a 3-word line worse than five in a 30-word one);
 
-- queue / best single metric for both kinds;
+- queue / best single metric for both kinds, and how noisy it is on the error sum: its 95 % interval over 1,000
+  bootstrap resamples of the rated pairs by source segment (paired);
 - the share of the first 10 and first 50 rows with a major error (MQM ≤ −5, or ESA ≤ 33 on a 0–100 scale) and
   how many distinct sources the first 10 rows show;
-- the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md;
+- the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md, the ways
+  predicted MQM could join the problem score among them (read from the report, never computed twice);
 - for each flag of ``mtdiag.checks``: its firing rate over all pairs and over the rated pairs, its lift against
   the human-worst 10 %, and — where the set has one row per human error (``mqm.errors.tsv``, read with mtdiag's
   own MQM reader) — its lift against the error categories it claims (``Check.claims``): the share of flagged
@@ -84,6 +86,7 @@ from mtdiag.checks.tokens import reference_lengths, word_ids  # noqa: E402
 from mtdiag.highlight import token_offsets  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
+from mtdiag.metrics.predicted_mqm import STAT_NAMES  # noqa: E402
 
 MAJOR_MQM = -5.0  # an MQM segment score at or below this carries a major error
 MAJOR_ESA = 33.0  # an ESA score (0-100) at or below this
@@ -91,6 +94,7 @@ BANDS = 10  # the holistic proxy compares pairs within tenths of the set by refe
 GRAMMAR = ("Fluency/Grammar",)  # where MQM puts words in the wrong order (Freitag et al. 2021, Table 1)
 AWKWARD = ("Fluency/Grammar", "Style/Awkward")
 SWAP_MIN_WORDS = 12  # planted swaps: outputs of at least this many words, two 2-word phrases 4+ words apart
+RESAMPLES = 1000  # bootstrap resamples of the source segments for the interval of queue / best single metric
 KINDS = (("mqm", "error sum (MQM)"), ("holistic", "holistic proxy (MQM within length tenths)"),
          ("per_word", "MQM per output word (bound)"))
 
@@ -128,6 +132,25 @@ def lifts(badness: np.ndarray, rated: pd.DataFrame) -> dict[str, float]:
     return {"mqm": triage.lift(badness, human),
             "holistic": float(sum(v * n for v, n in within) / sum(n for _, n in within)),
             "per_word": triage.lift(badness, rated["per_word"].to_numpy())}
+
+
+def resampled_ratio(ours: np.ndarray, theirs: np.ndarray, rated: pd.DataFrame,
+                    resamples: int | None = None) -> tuple[float, float, float]:
+    """How noisy "queue / best single metric" is: over ``resamples`` (default :data:`RESAMPLES`) bootstrap
+    resamples of the rated pairs by source segment (a segment drawn brings all its rated pairs; both rankings
+    judged on the same resample), the 2.5 % and 97.5 % quantiles of lift(``ours``) / lift(``theirs``) against the
+    error sum, and the share of resamples where it is at least 1. A segment is the unit because its systems' outputs
+    share a source and a length: resampling pairs would understate the noise."""
+    rng = np.random.default_rng(0)
+    human = rated["human_bad"].to_numpy()
+    groups = list(rated.groupby("seg").indices.values())
+    ratios = np.empty(resamples or RESAMPLES)
+    for i in range(len(ratios)):
+        pick = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
+        theirs_lift = triage.lift(theirs[pick], human[pick])
+        ratios[i] = triage.lift(ours[pick], human[pick]) / theirs_lift if theirs_lift > 0 else np.inf
+    low, high = np.quantile(ratios, [0.025, 0.975])
+    return float(low), float(high), float((ratios >= 1).mean())
 
 
 def claimed_errors(report, rated: pd.DataFrame) -> pd.DataFrame | None:
@@ -185,18 +208,20 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     figures["major10"], figures["major50"] = ordered.head(10)["major"].mean(), ordered.head(50)["major"].mean()
     figures["sources10"] = int(queue.head(10)["seg_id"].nunique())
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
-    singles = {}
+    singles, badness = {}, {}
     for metric in dict.fromkeys([*report.metrics, *triage.ranking_metrics(report)]):
         info = metric_info(metric, report)
         if info.segment_level and info.has_direction:
             values = triage.view_scores(report, metric).reindex(index).to_numpy()
-            singles[metric] = lifts(-info.oriented(pd.Series(values)).to_numpy(), rated)
+            badness[metric] = -info.oriented(pd.Series(values)).to_numpy()
+            singles[metric] = lifts(badness[metric], rated)
     length = triage.segment_length(report).reindex(index).to_numpy()
     length_lifts = lifts(length, rated)
     best = {kind: max(singles.items(), key=lambda item: item[1][kind]) for kind, _ in KINDS}
     for kind, _ in KINDS:
         figures[f"best_{kind}"] = best[kind]
         figures[f"ratio_{kind}"] = figures["queue"][kind] / best[kind][1][kind]
+    figures["interval_mqm"] = resampled_ratio(positions(queue, rated), badness[best["mqm"][0]], rated)
     if not references:
         with_rated = human_frame(with_refs, bands_by)
         figures["with_refs"] = lifts(positions(triage.worst_first(with_refs), with_rated), with_rated)
@@ -218,6 +243,9 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     lines += [f"Signals: {triage.signals(report)}.", ""]
     lines += [" ".join(f"Best single metric, {label}: {best[kind][0]} ({best[kind][1][kind]:.2f}); queue / best = "
                        f"**{figures[f'ratio_{kind}']:.3f}×**." for kind, label in KINDS[:2]), "",
+              "Queue / best single metric on the error sum over {:,} resamples of the rated pairs by source segment "
+              "(paired): 95 % interval [{:.3f}, {:.3f}], at least 1 in {:.0%} of them.".format(
+                  RESAMPLES, *figures["interval_mqm"]), "",
               f"First 10 rows: {figures['sources10']} distinct sources, {figures['major10']:.0%} with a major error; "
               f"first 50 rows: {figures['major50']:.0%} with a major error "
               f"(all rated pairs: {rated['major'].mean():.0%}).", ""]
@@ -239,12 +267,46 @@ def candidate_table(report, rated: pd.DataFrame, index: pd.MultiIndex) -> list[s
     for label, metrics in (("rate of " + ", ".join(without), without), ("rate of " + ", ".join(views), views)):
         rate = triage.error_rate(report, metrics)
         rows += [(label, rate), (label + " × length", rate * length)]
+    rows += predicted_mqm_candidates(report, views, rate, length)
     lines = ["Problem-score candidates (bare scores, no critical tier):", "",
              "| candidate | " + " | ".join(label for _, label in KINDS) + " |", "|---|---|---|---|"]
     for label, score in dict(rows).items():
         values = lifts(score.reindex(index).to_numpy(), rated)
         lines.append(f"| {label} | " + " | ".join(f"{values[k]:.2f}" for k, _ in KINDS) + " |")
     return lines
+
+
+def predicted_mqm_candidates(report, views: list[str], rate: pd.Series, length: pd.Series) -> list[tuple]:
+    """Ways the predicted MQM (``predicted_mqm``, the report's own column: never computed here) could join the
+    problem score, every one measured in docs/triage.md ("Predicted MQM and the queue"): as a further view of the
+    rank product — its predicted penalty per token of the length factor (reference tokens; without references the
+    outputs' median), per output token, its spans' penalty (no omissions) per output token, or the raw count —, as
+    one factor against the whole rate, or at the penalty level (the geometric or arithmetic mean of the percentiles
+    of rate × length and of the predicted penalty; or every view as a count, rate × length, with the predicted
+    penalty). None where the report has no predicted MQM."""
+    if "predicted_mqm" not in report.segments.columns:
+        return []
+    pct = lambda values: values.rank(method="average", pct=True)  # noqa: E731
+    product = lambda *factors: np.exp(sum(np.log(f) for f in factors) / len(factors))  # noqa: E731
+    share = len(views) / (len(views) + 1)  # the rate's weight once one more view joins the rank product
+    penalty = -report.segments["predicted_mqm"]
+    stats = np.concatenate([report.result("predicted_mqm", s).stats for s in report.evalset.systems])
+    spans = pd.Series(stats[:, STAT_NAMES.index("penalty")], index=report.segments.index)
+    outputs = pd.Series(np.concatenate([report.context.tokens.hyps[s].lengths for s in report.evalset.systems]),
+                        index=report.segments.index).clip(lower=1)
+    with_view = lambda view: rate ** share * pct(view) ** (1 - share) * length  # noqa: E731
+    counts = [pct(triage.badness_percentile(triage.view_scores(report, m), m, report) * length) for m in views]
+    ranked = pct(rate * length)
+    rates = "rate of " + ", ".join(views)
+    return [(f"{rates}, predicted MQM per token of the length × length", with_view(penalty / length)),
+            (f"{rates}, predicted MQM per output token × length", with_view(penalty / outputs)),
+            (f"{rates}, predicted spans' penalty per output token × length", with_view(spans / outputs)),
+            (f"{rates}, predicted MQM as a count × length", with_view(penalty)),
+            ("rank product of the rate and predicted MQM per token of the length, × length",
+             product(rate, pct(penalty / length)) * length),
+            ("rank product of rate × length and predicted MQM", product(ranked, pct(penalty))),
+            ("mean of the percentiles of rate × length and predicted MQM", (ranked + pct(penalty)) / 2),
+            ("rank product of every view × length and predicted MQM", product(*counts, pct(penalty)))]
 
 
 def flag_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str]:

@@ -90,7 +90,12 @@ def ranking_metrics(report) -> list[str]:
     """The metrics the problem score averages: :data:`VIEWS` present in the report plus every imported metric
     with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
     own), else every segment-level metric with a direction; and :data:`CONSENSUS` wherever the set has the
-    systems it needs (:func:`view_scores` computes it when the report has not)."""
+    systems it needs (:func:`view_scores` computes it when the report has not).
+
+    Predicted MQM (``predicted_mqm``, derived from the predicted spans) is not a view: no way of joining it —
+    as a further view of the rank product (a rate or a count) or at the penalty level — scored at least this
+    score's lift on every dev set and kind of human score, with and without references (``docs/triage.md``,
+    "Predicted MQM and the queue")."""
     imported = {info.name for info in report.evalset.imported}
     chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
     if not chosen:  # a metric derived from the spans (predicted MQM) reads the checks the queue already has
