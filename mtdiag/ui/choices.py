@@ -46,8 +46,11 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
     if option.type is bool:
         return where.toggle(label, value=default, key=key, **kwargs)
     if option.type is str:
-        if option.upper(report) is not None:
+        if option.upper(report) is not None and option.check is None:
             kwargs.setdefault("max_chars", int(option.upper(report)))
+        # An option with a check is not capped in the browser: Streamlit drops a paste longer than ``max_chars``
+        # without a word, while the check names the limit (e.g. "the search pattern has 2,001 characters; at most
+        # 2,000", issue 39) and the page goes on with the default.
         value = where.text_input(label, value=default or "", key=key, **kwargs)
         if option.check is not None and value:
             try:

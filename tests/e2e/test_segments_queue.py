@@ -40,3 +40,18 @@ def test_segments_page_shows_the_queue_and_its_strict_order(streamlit_server, pa
     expect(page.get_by_role("heading", name=f"Segment {top['seg_id']} · {top['system']}")).to_be_visible(
         timeout=60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_a_search_pattern_over_the_limit_is_refused_with_a_message(streamlit_server, page, wait_for_app):
+    """Issue 39: a pasted pattern longer than the limit was dropped by the browser's text box without a word; now
+    the page says how long it is and what the limit is, and the queue stays."""
+    page.goto(f"{streamlit_server}/segments", wait_until="domcontentloaded")
+    wait_for_app(page)
+    box = page.get_by_role("textbox", name="Search source, references and outputs (regular expression)")
+    box.fill("a" * 2_001)
+    box.press("Enter")
+    wait_for_app(page)
+    expect(page.get_by_test_id("stAlertContentError")).to_contain_text(
+        "the search pattern has 2,001 characters; at most 2,000", timeout=60_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_role("heading", name="Segments", exact=True)).to_be_visible()
