@@ -199,6 +199,32 @@ def wait_for_app(page, timeout: int = 60_000) -> None:
     )
 
 
+def grid_box(page, timeout: int = 60_000) -> dict:
+    """The on-screen box of the page's first data grid, once the grid is attached and has stopped moving.
+
+    A grid is a canvas clicked by position, and a rerun may replace its element between the moment it is found and
+    the moment it is scrolled to ("Element is not attached to the DOM"): find it again until two reads, 250 ms apart,
+    give the same box.
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + timeout / 1000
+    last = None
+    while time.monotonic() < deadline:
+        grid = page.get_by_test_id("stDataFrame").first
+        try:
+            grid.wait_for(state="visible", timeout=max(1, int((deadline - time.monotonic()) * 1000)))
+            grid.scroll_into_view_if_needed(timeout=5_000)
+            box = grid.bounding_box(timeout=5_000)
+        except PlaywrightError:
+            box = None
+        if box is not None and box == last:
+            return box
+        last = box
+        page.wait_for_timeout(250)
+    raise AssertionError(f"no data grid stood still within {timeout} ms")
+
+
 @pytest.fixture(name="wait_for_app")
 def wait_for_app_fixture():
     """The :func:`wait_for_app` helper as a fixture."""

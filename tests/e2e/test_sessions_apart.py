@@ -13,6 +13,8 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import grid_box
+
 
 SECRET = "secretA-note"
 HEADER_PX = 35  # the grid's header row (Streamlit's default): its select-all marker sits in the middle
@@ -56,9 +58,7 @@ def test_one_sessions_tags_never_reach_another_session(streamlit_server, browser
         _open(a, "Segments", wait_for_app)
         _slice(a, "seg_id <= 99", wait_for_app)
         expect(a.get_by_text(re.compile(r"The slice keeps 99 of 117 segments"))).to_be_visible()
-        grid = a.get_by_test_id("stDataFrame").first
-        grid.scroll_into_view_if_needed()
-        box = grid.bounding_box()
+        box = grid_box(a)
         a.mouse.click(box["x"] + 18, box["y"] + HEADER_PX / 2)  # select every row of the table
         wait_for_app(a, timeout=180_000)
         expect(a.get_by_text(re.compile(r"Tag the [\d,]+ selected rows"))).to_be_visible()

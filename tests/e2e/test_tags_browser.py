@@ -8,6 +8,8 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import grid_box
+
 HEADER_PX = 35  # the grid's header row (Streamlit's default)
 ROW_PX = 72  # pages/segments.py ROW_HEIGHT
 
@@ -18,10 +20,7 @@ def test_tag_two_rows_and_filter_by_the_tag(streamlit_server, page, wait_for_app
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Segments", exact=True).click()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Segments", exact=True)).to_be_visible(timeout=60_000)
-    grid = page.get_by_test_id("stDataFrame").first
-    expect(grid).to_be_visible(timeout=60_000)
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
+    box = grid_box(page)
     for row in (0, 1):  # the row-marker column: a checkbox per row in a multi-row selection
         page.mouse.click(box["x"] + 18, box["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2)
         wait_for_app(page)
