@@ -41,7 +41,7 @@ def test_a_slice_opened_from_the_finder_keeps_the_uploaded_data(streamlit_server
     expect(page.get_by_role("heading", name="Slice finder", exact=True)).to_be_visible(timeout=60_000)
     found = page.get_by_text(re.compile(r"slices tried on 529 segments; \d+ significant")).first
     expect(found).to_be_visible(timeout=120_000)
-    assert "Largest departure from the rest of the set first" in found.inner_text()  # the default test (issue 35)
+    expect(found).to_contain_text("Largest departure from the rest of the set first")  # the default test (issue 35)
     expect(page.get_by_text("(^|", exact=False)).to_have_count(0)  # slices read as said, no regular expressions
     screenshot_path = screenshot_dir / "slice_finder_upload.png"
     page.screenshot(path=str(screenshot_path))
