@@ -158,7 +158,7 @@ def test_the_dashboard_limits_follow_the_session_budget(monkeypatch):
 
     monkeypatch.delenv("MTDIAG_MAX_ROWS", raising=False)
     limits = state.session_limits(budget_mb=100)
-    assert limits.max_rows == int(100 * 2**20 / state.SEGMENT_BYTES)  # a line is at least a segment
+    assert limits.max_rows == int(100 * 2**20 / (state.SEGMENT_BYTES + state.PAIR_BYTES))  # a segment and an output
     assert limits.max_cells == int(100 * 2**20 / state.PAIR_BYTES)  # a cell at most a pair
     assert limits.max_file_bytes == int(100 * 2**20 / state.FOOTPRINT_FACTOR)
     error = pytest.raises(InputError, load_testset, ("bomb.tsv.gz", bomb(*TSV_BOMB)), limits=limits).value

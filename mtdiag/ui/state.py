@@ -51,24 +51,26 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
 SESSION_MB = 256.0
-"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB: fitted at 96, then
-measured again after issues 34b, 36 and 37 landed — every set cost 105-140 MB more whatever its shape (2 x 500 x 8:
-26 -> 131 MB; 12 x 2,800 x 16 words: 454 -> 574, over its 512 MB budget) — and raised by 160."""
-FOOTPRINT_FACTOR = 45.0
+"""What a session's pages cost whatever the data (tables, figures, their cached copies), in MB: measured as the
+shift of every set after issues 34b, 36 and 37 landed (105-140 MB whatever the shape; 96 before), with a margin."""
+FOOTPRINT_FACTOR = 67.0
 """Peak memory of a session per byte of loaded text (UTF-8), scoring and every page drawn from it."""
-SEGMENT_BYTES = 23_000
+SEGMENT_BYTES = 3_800
 """Peak memory of a session per segment, whatever its systems: the sources table, the references' and the source's
 tokens and evidence, the slices' fields, their cached copies."""
-PAIR_BYTES = 4_200
-"""Peak memory of a session per (system, segment) pair beyond its text (scoring with the default metrics, the queue
-and its cached copies, buckets, the slice finder …)."""
-SYSTEM_BYTES = 1_450_000
+PAIR_BYTES = 9_800
+"""Peak memory of a session per (system, segment) pair beyond its text (scoring with the default metrics, predicted
+MQM's spans, the queue and its cached copies, buckets, the slice finder …)."""
+SYSTEM_BYTES = 2_350_000
 """Peak memory of a session per system beyond its pairs: the paired bootstrap against a baseline resamples every
 system's statistics at once (1,000 resamples of every statistic), the ranked significance tests every pair."""
 # The five are measured, not guessed: benchmarks/bench_session_memory.py opens every page of uploaded sets (2 to 998
-# systems, 100 to 40,000 segments, 1 to 400 words per output) under AppTest and reads the peak RSS above a warm
-# start; these are the smallest coefficients (a linear program) that put the estimate of each of nineteen such sets
-# at least 20 % above its measured peak (docs/inputs.md: the table, and sets admitted at a 512 MB budget).
+# systems, 80 to 40,000 segments, 1 to 400 words per output) under AppTest and reads the peak RSS above a warm
+# start. With SESSION_MB held at 256, the other four are the smallest (a linear program minimising the sum of the
+# estimates, then rounded up) that put the estimate of each of nineteen such sets at least 20 % above its peak
+# measured on main at the end of round 5 (docs/inputs.md: the table, and sets admitted just under a budget).
+# Refitted then: the fit of mid-round-5 (45 x text, 23,000 per segment, 4,200 per pair, 1.45 MB per system)
+# estimated 300 systems x 300 segments at 0.72 of its new peak.
 
 
 def text_megabytes(evalset: EvalSet) -> float:
@@ -140,12 +142,12 @@ def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None 
 def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
     lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
-    by :data:`SEGMENT_BYTES` (a line is at least a segment), cells by :data:`PAIR_BYTES` (a cell is at most a
-    pair) — so a file too large for the budget is refused while it is read or inflated,
+    by :data:`SEGMENT_BYTES` + :data:`PAIR_BYTES` (a line is at least a segment with one system's output: a set
+    has a system), cells by :data:`PAIR_BYTES` (a cell is at most a pair) — so a file too large for the budget is refused while it is read or inflated,
     before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
-    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / SEGMENT_BYTES,
+    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / (SEGMENT_BYTES + PAIR_BYTES),
             "max_cells": budget * 2**20 / PAIR_BYTES}
     lowered = {name: max(int(value), 1) for name, value in fits.items() if value < getattr(limits, name)}
     how = ("this session's memory budget of {budget:,g} MB allows no more (the server's MTDIAG_SESSION_BUDGET_MB); "
