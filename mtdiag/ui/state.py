@@ -143,12 +143,12 @@ def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
     lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
     by :data:`SEGMENT_BYTES` + :data:`PAIR_BYTES` (a line is at least a segment with one system's output: a set
-    has a system), cells by :data:`PAIR_BYTES` (a cell is at most a pair) — so a file too large for the budget is refused while it is read or inflated,
-    before it is parsed, and its message says the budget is what bounds it."""
+    has a system), cells by :data:`PAIR_BYTES` (a cell is at most a pair) — so a file too large for the budget is
+    refused while it is read or inflated, before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
-    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR, "max_rows": budget * 2**20 / (SEGMENT_BYTES + PAIR_BYTES),
-            "max_cells": budget * 2**20 / PAIR_BYTES}
+    fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR,
+            "max_rows": budget * 2**20 / (SEGMENT_BYTES + PAIR_BYTES), "max_cells": budget * 2**20 / PAIR_BYTES}
     lowered = {name: max(int(value), 1) for name, value in fits.items() if value < getattr(limits, name)}
     how = ("this session's memory budget of {budget:,g} MB allows no more (the server's MTDIAG_SESSION_BUDGET_MB); "
            "the command line reads larger files ({flag} N)")
