@@ -32,8 +32,8 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -r requirements-dev.txt -e .
 	# compile the TER kernel once now (numba caches it on disk) and score the sample sets (their reports are kept
-	# on disk, mtdiag/report_cache.py), so the dashboard's first page neither compiles nor scores
-	$(VPY) -m mtdiag.report_cache mtdiag/sample_data
+	# on disk, mtdiag/scoring/report_cache.py), so the dashboard's first page neither compiles nor scores
+	$(VPY) -m mtdiag.scoring.report_cache mtdiag/sample_data
 	@touch $@
 
 # MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")

@@ -30,7 +30,7 @@ def _peak_mb() -> float:
 
 def _dev_tables() -> str:
     from mtdiag.io import load_folder
-    from mtdiag.ht_mt_ngrams import ngram_tables
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
 
     evalset = load_folder(ZH_EN)
     start = time.perf_counter()
@@ -45,9 +45,9 @@ def _scaling(n_segments: int) -> str:
     import numpy as np
     import pandas as pd
 
-    from mtdiag.evalset import EvalSet
+    from mtdiag.core.evalset import EvalSet
     from mtdiag.io import load_folder
-    from mtdiag.ht_mt_ngrams import ngram_tables
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
 
     dev = load_folder(ZH_EN)
     system = dev.systems[0]

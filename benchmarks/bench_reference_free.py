@@ -3,7 +3,7 @@
 
 The set is WMT21 zh-en from the development data (``benchmarks/devdata.py``) with its reference withheld: its 1,948 segments and the first 52
 again (2,000), 12 systems. Timed from the loaded set: ``evaluate`` (tokenisation and consensus), then each check
-of ``mtdiag.checks`` that applies without references, then the queue. Each run is a fresh report (nothing cached);
+of ``mtdiag.triage.checks`` that applies without references, then the queue. Each run is a fresh report (nothing cached);
 the fastest and median of ``--runs`` runs are printed.
 
 Run from the repository root: ``python benchmarks/bench_reference_free.py [--runs 5]``.
@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 ZH_EN = devdata.folder("wmt21/zh-en")
 sys.path.insert(0, str(REPO))
 
-from mtdiag import checks, triage  # noqa: E402
-from mtdiag.api import evaluate  # noqa: E402
+from mtdiag.triage import checks, ranking  # noqa: E402
+from mtdiag.scoring.evaluate import evaluate  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
 
 SEGMENTS = 2000
@@ -56,7 +56,7 @@ def one_run(evalset) -> dict[str, float]:
         checks.fired(report, check)
         times[check.name] = time.perf_counter() - t
     t = time.perf_counter()
-    triage.worst_first(report)
+    ranking.worst_first(report)
     times["queue (problem score, order)"] = time.perf_counter() - t
     times["total"] = time.perf_counter() - start
     return times

@@ -1,7 +1,7 @@
 """Benchmark: paired significance for every metric, 12 WMT21 en-de systems (3 references) against a baseline.
 
-Times, separately: scoring (``mtdiag.api.evaluate``: tokenisation, statistics), the paired bootstrap itself
-(1,000 resamples, every metric, every system: :func:`mtdiag.significance.paired_bootstrap`; target < 2 s) and the
+Times, separately: scoring (``mtdiag.scoring.evaluate.evaluate``: tokenisation, statistics), the paired bootstrap itself
+(1,000 resamples, every metric, every system: :func:`mtdiag.analysis.significance.paired_bootstrap`; target < 2 s) and the
 paired approximate randomisation (10,000 trials); then, side by side, sacrebleu's own ``--paired-bs`` for BLEU and
 chrF on the same files (its CLI, through ``subprocess``: scoring + resampling, as a user runs it) and mtdiag's
 equivalent (BLEU + chrF scoring + bootstrap).
@@ -24,8 +24,8 @@ import devdata
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from mtdiag.api import Options, evaluate  # noqa: E402
-from mtdiag.significance import paired_bootstrap, paired_randomization  # noqa: E402
+from mtdiag.scoring.evaluate import Options, evaluate  # noqa: E402
+from mtdiag.analysis.significance import paired_bootstrap, paired_randomization  # noqa: E402
 from mtdiag.io import load_files  # noqa: E402
 from mtdiag.metrics import REGISTRY  # noqa: E402
 

@@ -10,7 +10,7 @@ slice's: a slice reuses these statistics). Then, for slices of several sizes, ea
 - ``slice``: the sliced report with every corpus score (rows of the statistics taken, corpus formulas on their
   sums: ``slice_report`` and ``Report.corpus``);
 - ``bootstrap``: the paired bootstrap of every system against a baseline for every metric (1,000 resamples,
-  ``mtdiag.significance.significance``), and of the two systems the Compare page and the slice finder compare, on chrF;
+  ``mtdiag.analysis.significance.significance``), and of the two systems the Compare page and the slice finder compare, on chrF;
 - ``total``: mask + slice + the every-metric bootstrap — what ``score --where EXPR --paired-bs`` adds to scoring.
 
 Each figure is the fastest of ``--repeat`` runs and, in brackets, their median (the machine is shared: the
@@ -36,8 +36,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import devdata  # noqa: E402
 from bench_scale import SYSTEMS, build  # noqa: E402
 
-from mtdiag.api import evaluate  # noqa: E402
-from mtdiag.significance import significance  # noqa: E402
+from mtdiag.scoring.evaluate import evaluate  # noqa: E402
+from mtdiag.analysis.significance import significance  # noqa: E402
 from mtdiag.io import load_files  # noqa: E402
 from mtdiag.slices import find_slices, segment_mask, slice_report  # noqa: E402
 from mtdiag.slices.finder import TESTS  # noqa: E402

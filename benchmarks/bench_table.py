@@ -16,7 +16,7 @@ Rows (``--rows``, default all; the development data: :mod:`devdata`):
 - ``bleu-2k``: ``mtdiag score --metrics bleu``, one system of 2,000 segments (``wmt21/zh-en`` lines, the last 52
   repeated) against ``sacrebleu -m bleu`` — target <= 0.3 s (start-up included);
 - ``bootstrap-100k``: on the ``scale-100k`` set, every system against the first on every default metric, 1,000
-  paired bootstrap resamples (``mtdiag.significance.significance``), timed in one process after scoring — target
+  paired bootstrap resamples (``mtdiag.analysis.significance.significance``), timed in one process after scoring — target
   <= 3 s; the line also prints a digest of every p-value and score, which must not change when the code does;
 - ``server-memory``: ``benchmarks/bench_sessions.py`` (a dashboard server, 10 browser sessions each uploading a set
   of its own and opening four pages, then closing) — the server's resident memory at the start, at the peak and
@@ -110,8 +110,8 @@ def cpu_ratio(result) -> float:
 def bootstrap_child(workdir: Path, runs: int) -> None:
     """In this process (mtdiag imported here, so PYTHONPATH may point at another checkout): score the 100k set,
     then time the paired bootstrap of every system against the first, every metric; print JSON."""
-    from mtdiag.api import evaluate
-    from mtdiag.significance import significance
+    from mtdiag.scoring.evaluate import evaluate
+    from mtdiag.analysis.significance import significance
     from mtdiag.io import load_files
 
     paths = {p.name.split(".")[1]: p for p in workdir.glob("100000.*.txt")}

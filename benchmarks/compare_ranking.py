@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 DEV = devdata.folder("wmt21")
 sys.path.insert(0, str(REPO))
 
-from mtdiag.api import evaluate  # noqa: E402
+from mtdiag.scoring.evaluate import evaluate  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
 from mtdiag.views import compare  # noqa: E402
 

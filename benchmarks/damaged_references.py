@@ -1,4 +1,4 @@
-"""Suspect references measured (``mtdiag.checks.suspect_reference``; figures in docs/triage.md, "Suspect references").
+"""Suspect references measured (``mtdiag.triage.checks.suspect_reference``; figures in docs/triage.md, "Suspect references").
 
 On every dev set with a reference (default: ``wmt21/en-de``, ``wmt21/zh-en``, ``wmt21/en-ja``, ``ted/zh-en``,
 ``ted/en-de``, ``terminology/tico19-en-fr`` in the data folder), with a fixed seed, three rounds — one per kind
@@ -40,9 +40,9 @@ sys.path.insert(0, str(REPO))
 
 import devdata  # noqa: E402
 
-from mtdiag import checks, triage  # noqa: E402
-from mtdiag.api import Options, evaluate  # noqa: E402
-from mtdiag.checks import suspect_reference  # noqa: E402
+from mtdiag.triage import checks, ranking  # noqa: E402
+from mtdiag.scoring.evaluate import Options, evaluate  # noqa: E402
+from mtdiag.triage.checks import suspect_reference  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
 
 DEFAULT_SETS = ("wmt21/en-de", "wmt21/zh-en", "wmt21/en-ja", "ted/zh-en", "ted/en-de", "terminology/tico19-en-fr")
@@ -135,7 +135,7 @@ def queue_effect(evalset, share: float, seed: int) -> str | None:
     damaged_pairs = {(s, seg) for s in broken.systems for seg in which}
 
     def placed(report) -> tuple[float, float]:
-        queue = triage.worst_first(report, strict=True)
+        queue = ranking.worst_first(report, strict=True)
         rank = np.arange(len(queue)) / len(queue)
         mine = np.array([(s, g - 1) in damaged_pairs for s, g in zip(queue["system"], queue["seg_id"])])
         top = int(0.1 * len(queue))

@@ -69,9 +69,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import devdata  # noqa: E402
 
-from mtdiag import checks  # noqa: E402
-from mtdiag.api import Options, default_metrics, evaluate  # noqa: E402
-from mtdiag.errors import InputError  # noqa: E402
+from mtdiag.triage import checks  # noqa: E402
+from mtdiag.scoring.evaluate import Options, default_metrics, evaluate  # noqa: E402
+from mtdiag.core.errors import InputError  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402

@@ -5,7 +5,7 @@ For each test set with human segment scores (default: the three dev sets ``wmt21
 have a human score, it prints
 
 - the **lift at 10 %** (share of the human-worst 10 % found in the worst 10 %, over 0.10; random = 1, perfect =
-  10; ties counted fractionally, ``mtdiag.triage.lift``) of the queue as the user sees it (``mtdiag.triage
+  10; ties counted fractionally, ``mtdiag.triage.ranking.lift``) of the queue as the user sees it (``mtdiag.triage.ranking
   .worst_first``: critical checks first, one pair per source on the first screen) and in strict order, of every
   single segment metric the queue reads (consensus included), and of segment length alone — against **two kinds
   of human score**:
@@ -24,7 +24,7 @@ have a human score, it prints
   how many distinct sources the first 10 rows show;
 - the problem-score candidates (bare scores, no critical tier) behind the choice in docs/triage.md, the ways
   predicted MQM could join the problem score among them (read from the report, never computed twice);
-- for each flag of ``mtdiag.checks``: its firing rate over all pairs and over the rated pairs, its lift against
+- for each flag of ``mtdiag.triage.checks``: its firing rate over all pairs and over the rated pairs, its lift against
   the human-worst 10 %, and — where the set has one row per human error (``mqm.errors.tsv``, read with mtdiag's
   own MQM reader) — its lift against the error categories it claims (``Check.claims``): the share of flagged
   pairs with such an error over the share of all rated pairs with one;
@@ -79,11 +79,11 @@ WHERE_TO_GET = ("the dev sets with human scores (WMT21 news en-de and zh-en, WMT
                 f"lays out); give their folder with --data DIR or {DATA_ENV}")
 sys.path.insert(0, str(REPO))
 
-from mtdiag import checks, triage  # noqa: E402
-from mtdiag.api import evaluate  # noqa: E402
-from mtdiag.checks import word_order  # noqa: E402
-from mtdiag.checks.tokens import reference_lengths, word_ids  # noqa: E402
-from mtdiag.highlight import token_offsets  # noqa: E402
+from mtdiag.triage import checks, ranking  # noqa: E402
+from mtdiag.scoring.evaluate import evaluate  # noqa: E402
+from mtdiag.triage.checks import word_order  # noqa: E402
+from mtdiag.triage.checks.tokens import reference_lengths, word_ids  # noqa: E402
+from mtdiag.core.highlight import token_offsets  # noqa: E402
 from mtdiag.io import load_folder, with_metric_scores  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 from mtdiag.metrics.predicted_mqm import STAT_NAMES  # noqa: E402
@@ -128,10 +128,10 @@ def lifts(badness: np.ndarray, rated: pd.DataFrame) -> dict[str, float]:
     badness = np.asarray(badness, dtype=float)
     human = rated["human_bad"].to_numpy()
     bands = rated["band"].to_numpy()
-    within = [(triage.lift(badness[bands == b], human[bands == b]), (bands == b).sum()) for b in np.unique(bands)]
-    return {"mqm": triage.lift(badness, human),
+    within = [(ranking.lift(badness[bands == b], human[bands == b]), (bands == b).sum()) for b in np.unique(bands)]
+    return {"mqm": ranking.lift(badness, human),
             "holistic": float(sum(v * n for v, n in within) / sum(n for _, n in within)),
-            "per_word": triage.lift(badness, rated["per_word"].to_numpy())}
+            "per_word": ranking.lift(badness, rated["per_word"].to_numpy())}
 
 
 def resampled_ratio(ours: np.ndarray, theirs: np.ndarray, rated: pd.DataFrame,
@@ -147,8 +147,8 @@ def resampled_ratio(ours: np.ndarray, theirs: np.ndarray, rated: pd.DataFrame,
     ratios = np.empty(resamples or RESAMPLES)
     for i in range(len(ratios)):
         pick = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
-        theirs_lift = triage.lift(theirs[pick], human[pick])
-        ratios[i] = triage.lift(ours[pick], human[pick]) / theirs_lift if theirs_lift > 0 else np.inf
+        theirs_lift = ranking.lift(theirs[pick], human[pick])
+        ratios[i] = ranking.lift(ours[pick], human[pick]) / theirs_lift if theirs_lift > 0 else np.inf
     low, high = np.quantile(ratios, [0.025, 0.975])
     return float(low), float(high), float((ratios >= 1).mean())
 
@@ -202,20 +202,20 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
         return "\n".join(lines), {}
     bands_by = reference_lengths(with_refs)  # the proxy's yardstick: every reference's mean length, whatever the queue
     rated = human_frame(report, bands_by)
-    queue, strict = triage.worst_first(report), triage.worst_first(report, strict=True)
+    queue, strict = ranking.worst_first(report), ranking.worst_first(report, strict=True)
     figures = {"queue": lifts(positions(queue, rated), rated), "strict": lifts(positions(strict, rated), rated)}
     ordered = rated.assign(position=-positions(queue, rated)).sort_values("position")
     figures["major10"], figures["major50"] = ordered.head(10)["major"].mean(), ordered.head(50)["major"].mean()
     figures["sources10"] = int(queue.head(10)["seg_id"].nunique())
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
     singles, badness = {}, {}
-    for metric in dict.fromkeys([*report.metrics, *triage.ranking_metrics(report)]):
+    for metric in dict.fromkeys([*report.metrics, *ranking.ranking_metrics(report)]):
         info = metric_info(metric, report)
         if info.segment_level and info.has_direction:
-            values = triage.view_scores(report, metric).reindex(index).to_numpy()
+            values = ranking.view_scores(report, metric).reindex(index).to_numpy()
             badness[metric] = -info.oriented(pd.Series(values)).to_numpy()
             singles[metric] = lifts(badness[metric], rated)
-    length = triage.segment_length(report).reindex(index).to_numpy()
+    length = ranking.segment_length(report).reindex(index).to_numpy()
     length_lifts = lifts(length, rated)
     best = {kind: max(singles.items(), key=lambda item: item[1][kind]) for kind, _ in KINDS}
     for kind, _ in KINDS:
@@ -224,7 +224,7 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     figures["interval_mqm"] = resampled_ratio(positions(queue, rated), badness[best["mqm"][0]], rated)
     if not references:
         with_rated = human_frame(with_refs, bands_by)
-        figures["with_refs"] = lifts(positions(triage.worst_first(with_refs), with_rated), with_rated)
+        figures["with_refs"] = lifts(positions(ranking.worst_first(with_refs), with_rated), with_rated)
         figures["ratio_refs"] = figures["queue"]["mqm"] / figures["with_refs"]["mqm"]
     header = " | ".join(label for _, label in KINDS)
     lines = [f"## {name}", "",
@@ -240,7 +240,7 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
         lines += [f"Reference-based queue on the same set: {figures['with_refs']['mqm']:.2f} (holistic "
                   f"{figures['with_refs']['holistic']:.2f}); reference-free / reference-based = "
                   f"**{figures['ratio_refs']:.2f}×**.", ""]
-    lines += [f"Signals: {triage.signals(report)}.", ""]
+    lines += [f"Signals: {ranking.signals(report)}.", ""]
     lines += [" ".join(f"Best single metric, {label}: {best[kind][0]} ({best[kind][1][kind]:.2f}); queue / best = "
                        f"**{figures[f'ratio_{kind}']:.3f}×**." for kind, label in KINDS[:2]), "",
               "Queue / best single metric on the error sum over {:,} resamples of the rated pairs by source segment "
@@ -260,12 +260,12 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
 
 def candidate_table(report, rated: pd.DataFrame, index: pd.MultiIndex) -> list[str]:
     """The bare problem-score candidates: the error rate with and without consensus, with and without length."""
-    views = triage.ranking_metrics(report)
-    without = [m for m in views if m != triage.CONSENSUS] or views
-    length = triage.segment_length(report)
+    views = ranking.ranking_metrics(report)
+    without = [m for m in views if m != ranking.CONSENSUS] or views
+    length = ranking.segment_length(report)
     rows = []
     for label, metrics in (("rate of " + ", ".join(without), without), ("rate of " + ", ".join(views), views)):
-        rate = triage.error_rate(report, metrics)
+        rate = ranking.error_rate(report, metrics)
         rows += [(label, rate), (label + " × length", rate * length)]
     rows += predicted_mqm_candidates(report, views, rate, length)
     lines = ["Problem-score candidates (bare scores, no critical tier):", "",
@@ -295,7 +295,7 @@ def predicted_mqm_candidates(report, views: list[str], rate: pd.Series, length: 
     outputs = pd.Series(np.concatenate([report.context.tokens.hyps[s].lengths for s in report.evalset.systems]),
                         index=report.segments.index).clip(lower=1)
     with_view = lambda view: rate ** share * pct(view) ** (1 - share) * length  # noqa: E731
-    counts = [pct(triage.badness_percentile(triage.view_scores(report, m), m, report) * length) for m in views]
+    counts = [pct(ranking.badness_percentile(ranking.view_scores(report, m), m, report) * length) for m in views]
     ranked = pct(rate * length)
     rates = "rate of " + ", ".join(views)
     return [(f"{rates}, predicted MQM per token of the length × length", with_view(penalty / length)),
@@ -323,7 +323,7 @@ def flag_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str]:
         if flag in about_references:
             continue
         fired = rated[flag].to_numpy(dtype=bool)
-        rate, value = triage.flag_lift(fired, rated["human_bad"].to_numpy())
+        rate, value = ranking.flag_lift(fired, rated["human_bad"].to_numpy())
         shown = "never fires" if not fired.any() else f"{value:.2f}"
         row = f"| {flag} | {flags[flag].mean():.1%} | {rate:.1%} | {int(fired.sum())} | {shown} |"
         if claimed is not None:
@@ -346,7 +346,7 @@ def critical_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str
     """Each critical check: pairs fired (all, rated), lift vs the human-worst 10 %, share of its rated pairs with a
     major error (against all rated pairs'), and the median problem percentile of the pairs it fires on — where the
     problem score alone would have put them (1 = the top)."""
-    problem = triage.problem_scores(report)["problem"]
+    problem = ranking.problem_scores(report)["problem"]
     joined = rated.join(flags, on=["system", "seg"], how="inner").reset_index(drop=True)
     base = joined["major"].mean()
     lines = ["Critical checks:", "",
@@ -355,7 +355,7 @@ def critical_table(report, flags: pd.DataFrame, rated: pd.DataFrame) -> list[str
     for flag in checks.critical_columns(flags):
         fired = joined[flag].to_numpy(dtype=bool)
         n_all = int(flags[flag].sum())
-        lift = f"{triage.flag_lift(fired, joined['human_bad'].to_numpy())[1]:.2f}" if fired.any() else "—"
+        lift = f"{ranking.flag_lift(fired, joined['human_bad'].to_numpy())[1]:.2f}" if fired.any() else "—"
         major = f"{joined['major'][fired].mean():.0%} ({int(joined['major'][fired].sum())} of {int(fired.sum())})" \
             if fired.any() else "—"
         where = f"{problem[flags[flag]].median():.3f}" if n_all else "—"
@@ -410,10 +410,10 @@ def planted_broken(evalset, report) -> list[str]:
             hyps.at[seg, system] = BROKEN[name](str(hyps.at[seg, system]), src[seg], other)
     broken = evaluate(evalset.with_hyps(hyps), report.options)
     flags = checks.flag_frame(broken)
-    queue = triage.worst_first(broken, strict=True)
+    queue = ranking.worst_first(broken, strict=True)
     n = len(queue)
     place = pd.Series(np.arange(n) / n, index=pd.MultiIndex.from_arrays([queue["system"], queue["seg_id"] - 1]))
-    problem = triage.problem_scores(broken)["problem"]
+    problem = ranking.problem_scores(broken)["problem"]
     alone = 1.0 - problem.rank(method="average", pct=True)  # the share of pairs the problem score puts above
     lines = [f"Planted broken outputs ({PLANTED} per critical check, outputs of 100+ characters):", "",
              "| critical check | found | median place in the queue (share of pairs above) | in the first 1 % | "
@@ -439,7 +439,7 @@ def word_order_section(report, rated: pd.DataFrame, evalset) -> list[str]:
         gap = (report.segments["neva"] - report.segments["waft"]).reindex(index).to_numpy()
         rules["NEVA > WAFT"] = gap > 0
     human = rated["human_bad"].to_numpy()
-    worst = triage.top_weights(human)
+    worst = ranking.top_weights(human)
     bands = rated["band"].to_numpy()
     errors = has_error_rows(report)
     head = "| rule | fires on (rated) | lift vs human-worst 10 % | same length |"
@@ -453,7 +453,7 @@ def word_order_section(report, rated: pd.DataFrame, evalset) -> list[str]:
     for label, fired in rules.items():
         fired = fired.astype(bool)
         row = (f"| {label} | {fired.mean():.1%} ({int(fired.sum())}) | "
-               f"{triage.flag_lift(fired, human)[1]:.2f} | {same_length_lift(worst, fired, bands):.2f} |")
+               f"{ranking.flag_lift(fired, human)[1]:.2f} | {same_length_lift(worst, fired, bands):.2f} |")
         if errors:
             row += (f" {grammar[fired].mean() / grammar.mean():.2f} | {same_length_lift(grammar, fired, bands):.2f} |"
                     f" {moved_in_spans(report, rated[fired], GRAMMAR)} |"

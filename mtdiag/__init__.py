@@ -1,7 +1,7 @@
 """mtdiag — diagnostic evaluation of machine-translation output.
 
 The core (everything outside :mod:`mtdiag.ui`) is pure Python + numpy/pandas and never imports Streamlit.
-Entry point: :func:`mtdiag.api.evaluate`.
+Entry point: :func:`mtdiag.scoring.evaluate.evaluate`.
 
 Importing mtdiag makes the system allocator Arrow's default memory pool, unless ``ARROW_DEFAULT_MEMORY_POOL`` is
 already set: pandas keeps every text in Arrow strings, and Arrow's own default (mimalloc) holds about 20 MB more

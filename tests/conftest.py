@@ -53,7 +53,7 @@ def clean_streamlit():
 
 @pytest.fixture(autouse=True, scope="session")
 def report_cache_folder(tmp_path_factory):
-    """The dashboard keeps the reports of test-set folders on disk (:mod:`mtdiag.report_cache`): the tests', and
+    """The dashboard keeps the reports of test-set folders on disk (:mod:`mtdiag.scoring.report_cache`): the tests', and
     those of the servers they start, go to a folder of this session, never the user's cache."""
     folder = tmp_path_factory.mktemp("report-cache")
     before = os.environ.get("MTDIAG_CACHE_DIR")

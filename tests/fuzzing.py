@@ -15,7 +15,7 @@ re-encodings, byte-order marks, NUL bytes, giant lines, lines dropped or repeate
 (lone surrogate escapes, direction marks, line separators, non-ASCII digits), huge numbers, gzip and gzip bombs —
 and structural mutations that multiply the work rather than the bytes (:data:`STRUCTURAL`, issue 39): many gzip
 members, valid deep nesting, thousands of distinct system or metric names, very long single fields.
-Every input must load or raise :class:`~mtdiag.errors.InputError` with a one-line message naming a file
+Every input must load or raise :class:`~mtdiag.core.errors.InputError` with a one-line message naming a file
 (:func:`run_input`), and take at most :data:`MAX_SECONDS` of CPU (:func:`timed_input`).
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from mtdiag import io as mio
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.ui import state
 from tests import testset_formats
 
@@ -135,11 +135,11 @@ def _esa() -> bytes:
 
 
 def _pearmut_log() -> bytes:
-    """Pearmut's annotation log of a campaign of the WMT seed (:func:`mtdiag.campaign.pearmut_campaign`): an
+    """Pearmut's annotation log of a campaign of the WMT seed (:func:`mtdiag.report.campaign.pearmut_campaign`): an
     annotator answering every page (its pre-filled spans kept, ``[missing]`` marked once, a page answered twice),
     another's reset."""
-    from mtdiag.api import Options, evaluate
-    from mtdiag.campaign import pearmut_campaign
+    from mtdiag.scoring.evaluate import Options, evaluate
+    from mtdiag.report.campaign import pearmut_campaign
 
     campaign = pearmut_campaign(evaluate(base_set(WMT), Options()), top=100)
     lines = [{"user_id": "calm-heron-002", "annotation": "__RESET__"}]

@@ -134,7 +134,7 @@ def small_set():
     """A small set whose outputs hold characters outside the Basic Multilingual Plane (emoji, a CJK Extension B
     character) before and inside predicted spans, a repetition loop (a critical check mark overlapping a phrase),
     and system names Pearmut refuses (``12``: only digits) or would put into its markup unescaped (``x"y``)."""
-    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.core.evalset import evalset_from_lists
 
     src = ["Le chat est assis sur le tapis.", "Il pleut beaucoup aujourd'hui.", "Nous aimons les pommes rouges.",
            "Le train part à midi.", "Elle lit un livre ancien.", "Les enfants jouent dehors."]

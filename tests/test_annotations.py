@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from mtdiag import buckets
-from mtdiag.api import Options, evaluate
-from mtdiag.errors import InputError
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.analysis import segment_groups
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import read_error_annotations, with_error_annotations
 from mtdiag.views.detail import segment_detail
 
@@ -77,11 +77,11 @@ def test_spans_are_drawn_in_the_segment_detail(report):
 
 
 def test_error_categories_are_a_bucket_dimension(report):
-    groups = buckets.bucketing(report, "error_category")
+    groups = segment_groups.bucketing(report, "error_category")
     assert groups.order == ("Accuracy", "Non-translation!", "no error")
     assert list(groups.labels[0]) == ["Accuracy", "Non-translation!"]  # the heaviest error of each output
     assert list(groups.labels[1]) == ["no error", "Accuracy"]
-    table = buckets.bucket_scores(report, groups).set_index(["bucket", "system"])
+    table = segment_groups.bucket_scores(report, groups).set_index(["bucket", "system"])
     assert table.loc[("no error", "B"), "segments"] == 1
 
 
@@ -148,7 +148,7 @@ def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, ca
     import shutil
 
     from mtdiag import cli
-    from mtdiag.cli import inputs
+    from mtdiag.cli import load
 
     folder, errors = _sample_without_human_scores(tmp_path)
     shutil.copy(errors, folder / "mqm.errors.tsv")
@@ -159,4 +159,4 @@ def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, ca
                         "match no output"]
     args = cli.build_parser("triage").parse_args(["triage", "--testset", str(folder), "--annotations",
                                                   str(folder / "mqm.errors.tsv")])
-    assert len(inputs.load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice
+    assert len(load.load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice

@@ -362,7 +362,7 @@ def test_ngram_table_opens_its_segments():
 
 def test_ngram_with_markup_is_shown_escaped_in_markdown():
     """Issue 11: an n-gram of uploaded text reaches st.markdown escaped (the browser test cannot select a row)."""
-    from mtdiag.highlight import escape_markdown
+    from mtdiag.core.highlight import escape_markdown
 
     at = start()
     lines = de_lines("ref.D.txt")
@@ -490,7 +490,7 @@ def test_data_argument_opens_that_folder(tmp_path, monkeypatch):
 
 
 def test_data_argument_parsing():
-    from mtdiag.ui.testsets import data_argument
+    from mtdiag.ui.offered_sets import data_argument
 
     assert data_argument(["--data", "/x"]) == "/x"
     assert data_argument(["--data=/y"]) == "/y"
@@ -498,7 +498,7 @@ def test_data_argument_parsing():
 
 
 def test_table_exports():
-    from mtdiag.export import to_csv, to_excel
+    from mtdiag.report.export import to_csv, to_excel
 
     frame = pd.DataFrame({"seg": [0, 1], "hyp": ["a\x01b", "<c>"], "segments": [[1, 2], [3]]})
     assert to_csv(frame).decode().splitlines() == ["seg,hyp,segments", "0,a\x01b,1 2", "1,<c>,3"]
@@ -510,17 +510,17 @@ def test_table_exports():
 def test_folder_scan_uses_the_io_naming_rule(tmp_path):
     """The dashboard's folder scan counts what load_folder reads: README/LICENSE/notes are not systems, a prefixed
     ``testset.xx-yy.ref.B.txt`` is a reference; upload names and the language pair come from mtdiag.io too."""
-    from mtdiag.ui import testsets, uploads
+    from mtdiag.ui import offered_sets, uploads
 
     for name in ("ref.txt", "newstest2021.en-de.ref.B.txt", "README.txt", "LICENSE.txt", "notes.txt",
                  "newstest2021.en-de.Sys.txt", "src.txt", "src.annotated.txt"):
         (tmp_path / name).write_text("a\n", encoding="utf-8")
-    assert testsets._is_set(tmp_path) and testsets._richness(tmp_path) == (2, 1)
+    assert offered_sets._is_set(tmp_path) and offered_sets._richness(tmp_path) == (2, 1)
     (tmp_path / "ref.txt").unlink()
     (tmp_path / "newstest2021.en-de.ref.B.txt").unlink()
-    assert testsets._is_set(tmp_path) and testsets._richness(tmp_path) == (0, 1)  # source + output: reference-free
+    assert offered_sets._is_set(tmp_path) and offered_sets._richness(tmp_path) == (0, 1)  # source + output: reference-free
     (tmp_path / "src.txt").unlink()
-    assert not testsets._is_set(tmp_path)
+    assert not offered_sets._is_set(tmp_path)
     assert uploads._guess_lang_pair(["HW-TSC.txt", "generaltest2022.en-ja.X.txt"]) == "en-ja"
     assert uploads._guess_lang_pair(["HW-TSC.txt"]) == ""
 
@@ -549,9 +549,9 @@ def test_report_store_drops_unused_reports_and_the_sweep_clears_what_derives_fro
 
 
 def test_clearing_the_scoring_caches_forgets_every_text():
-    from mtdiag.api import clear_caches
+    from mtdiag.scoring.evaluate import clear_caches
     from mtdiag.metrics.ter import _reference_set, reference_set
-    from mtdiag.tokenize import TokenizeOptions, _tokenize_cased, _tokenize_lowered, tokenize_text
+    from mtdiag.core.tokenize import TokenizeOptions, _tokenize_cased, _tokenize_lowered, tokenize_text
 
     assert tokenize_text("Hello, World!", TokenizeOptions(lowercase=True)) == ("hello", ",", "world", "!")
     reference_set([["Hello, World!"]])
@@ -589,7 +589,7 @@ def test_no_page_passes_a_lambda_as_format_func():
 def test_one_cached_view_per_function_never_shared_and_not_recomputed():
     """state.view: each wrapped function has its own cache (Streamlit keys on the qualified name), and a second
     call with the same data, options and arguments is served from the cache."""
-    from mtdiag.api import evaluate
+    from mtdiag.scoring.evaluate import evaluate
     from mtdiag.io import load_folder
     from mtdiag.ui import state
 
@@ -603,7 +603,7 @@ def test_one_cached_view_per_function_never_shared_and_not_recomputed():
         calls.append(("second", n))
         return f"second {n}"
 
-    report = evaluate(load_folder(SAMPLE / "tico19.en-fr"), __import__("mtdiag.api").api.Options(metrics=("bleu",)))
+    report = evaluate(load_folder(SAMPLE / "tico19.en-fr"), __import__("mtdiag.scoring.evaluate").scoring.evaluate.Options(metrics=("bleu",)))
     current = state.Current(state.Dataset(report.evalset, "k", "folder", "tico"), report.options, report)
     assert state.view(first)(current, 1) == "first 1" and state.view(second)(current, 1) == "second 1"
     assert state.view(first)(current, 1) == "first 1" and state.view(second)(current, n=1) == "second 1"

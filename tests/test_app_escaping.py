@@ -3,8 +3,8 @@ system, reference and document names are Markdown links and images is uploaded, 
 N-grams page in both of its modes. Every string the page sends to the browser is read from the elements' protos:
 wherever Streamlit renders Markdown (bodies of markdown, captions, headings and banners; labels, help texts and the
 options of radio buttons and segmented controls; tabs, expanders, progress texts) a name must arrive escaped
-(:func:`mtdiag.highlight.escape_markdown`); it may arrive as written only where Streamlit shows plain text (select-box
-options, tables, code, HTML built by :mod:`mtdiag.highlight`, plotly figures).
+(:func:`mtdiag.core.highlight.escape_markdown`); it may arrive as written only where Streamlit shows plain text (select-box
+options, tables, code, HTML built by :mod:`mtdiag.core.highlight`, plotly figures).
 
 Before, the N-grams page's "two systems" caption rendered a live link and an image, and its table toggle read
 "only login" (the browser test ``tests/e2e/test_injection.py`` covers the same in Chromium)."""
@@ -20,7 +20,7 @@ import pytest
 from google.protobuf.message import Message
 
 from mtdiag import views
-from mtdiag.highlight import escape_markdown
+from mtdiag.core.highlight import escape_markdown
 from tests.test_app import de_lines, shown, start, visit
 from tests.test_app import clear_caches, no_data_argument  # noqa: F401 - the dashboard tests' autouse fixtures
 

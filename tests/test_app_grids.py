@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import streamlit as st
 
-from mtdiag import triage
-from mtdiag.api import evaluate
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 from mtdiag.ui.widgets import fitted_height
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
@@ -81,7 +81,7 @@ def test_compare_ranks_by_the_problem_score_difference_and_marks_the_closer_outp
     segs = at.dataframe(key="cmp_segs").value
     assert len(segs) == N_DE
     report = evaluate(load_folder(DE))  # the page's numbers, recomputed outside the app
-    problem = triage.problem_scores(report)["problem"]
+    problem = ranking.problem_scores(report)["problem"]
     expected = (problem.xs(a, level="system") - problem.xs(b, level="system")).loc[segs["seg_id"] - 1].to_numpy()
     assert np.allclose(segs["problem_difference"], expected)
     assert segs["problem_difference"].abs().is_monotonic_decreasing

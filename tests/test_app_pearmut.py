@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from mtdiag.io.pearmut import IDS_KEY
-from mtdiag.ui import pearmut as ui_pearmut
+from mtdiag.io.pearmut_log import IDS_KEY
+from mtdiag.ui import campaign_download as ui_pearmut
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     SAMPLE, clear_caches, no_data_argument, shown, sidebar_text, start, table_with, visit)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from mtdiag import checks, triage
+from mtdiag.triage import checks, ranking
 
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
     SAMPLE, SETS, clear_caches, html_bodies, no_data_argument, shown, start, table_with, visit)
@@ -39,7 +39,7 @@ def test_pairs_sources_and_the_one_source_view_on_every_sample_set(sample):
     systems = at.multiselect(key="seg_systems").value
     table = at.dataframe(key="seg_table").value
     assert list(table.columns[:4]) == ["system", "seg_id", "src", "hyp"]  # text first
-    screen = min(triage.FIRST_SCREEN, len(table) // len(systems))
+    screen = min(ranking.FIRST_SCREEN, len(table) // len(systems))
     assert table["seg_id"].head(screen).is_unique and table["seg_id"].min() == 1  # one pair per source first
     first = table.iloc[0]
     assert headers(at) == [f"#### Segment {first['seg_id']} · {first['system']}"]

@@ -8,7 +8,7 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from mtdiag.api import evaluate
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io.folders import load_folder
 from mtdiag.slices import where
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
@@ -57,7 +57,7 @@ def test_chart_hovers_name_segments_as_the_whole_set_does():
     import numpy as np
     import pandas as pd
 
-    from mtdiag import charts
+    from mtdiag.views import charts
 
     assert charts.segment_numbers(pd.Series([0, 2]), np.array([7, 9, 12])).tolist() == [7, 12]
     assert charts.segment_numbers(pd.Series([0, 2])).tolist() == [1, 3]

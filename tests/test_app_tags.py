@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
     clear_caches, no_data_argument, shown, start, table_with, visit)
 from tests.test_app_workspace import restart, save, workspace_folder  # noqa: F401 - the workspace fixture
@@ -163,7 +163,7 @@ def test_tagging_a_busy_saved_run_says_try_again_and_offers_nothing_drastic(work
     is busy and to try again — not that it is unreadable, and no button offers to set a healthy file aside."""
     import sqlite3
 
-    from mtdiag import workspace as ws
+    from mtdiag.scoring import workspace as ws
 
     at = start()
     save(at, "news")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import evaluate
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
     DE, clear_caches, corpus_systems, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with,
@@ -237,7 +237,7 @@ def _array_memory_error():
 
 
 def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypatch):
-    from mtdiag import significance
+    from mtdiag.analysis import significance
     from mtdiag.ui import state
 
     at = start()

@@ -120,7 +120,7 @@ def test_one_number_format_per_column_and_one_for_every_human_score():
     human scores two decimals everywhere (tables, the outputs' labels), any other number four (as the command line)."""
     import re
 
-    from mtdiag.human import SCORE_PLACES
+    from mtdiag.analysis.human_agreement import SCORE_PLACES
 
     at = start()
     visit(at, "human").run()

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-import mtdiag.api
+import mtdiag.scoring.evaluate
 import mtdiag.ui.state as ui_state
-import mtdiag.workspace
+import mtdiag.scoring.workspace
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.ui import runs
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
     PAGES, clear_caches, de_lines, lines_file, no_data_argument, shown, sidebar_text, start, table_with, visit)
 from tests.test_workspace import _metric_classes
@@ -48,7 +48,7 @@ def refuse_scoring(monkeypatch) -> list[str]:
         calls.append("scored")
         raise AssertionError("scored again")
 
-    for module in (mtdiag.api, ui_state, mtdiag.workspace):
+    for module in (mtdiag.scoring.evaluate, ui_state, mtdiag.scoring.workspace):
         monkeypatch.setattr(module, "evaluate", refuse)
     for cls in _metric_classes():
         if cls is not Consensus:
@@ -205,7 +205,7 @@ def test_serve_passes_the_workspace_to_the_app(monkeypatch, tmp_path):
 @pytest.mark.parametrize("kind", ["corrupt", "header-only", "truncated", "foreign"])
 def test_a_damaged_workspace_is_named_the_app_keeps_working_and_a_new_one_can_start(workspace_folder, tmp_path,
                                                                                     kind):
-    from mtdiag.api import Options, evaluate
+    from mtdiag.scoring.evaluate import Options, evaluate
     from mtdiag.io import load_folder
     from tests.conftest import SAMPLE
     from tests.test_workspace import damaged

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,22 +104,20 @@ def test_import_mtdiag_is_light():
 
 
 # The layers of docs/architecture.md, bottom up: a module may import its own layer and the layers below, never above.
-# Each layer lists its modules (a name covers its package's modules); a module of no layer fails the test.
+# A layer is a folder of the package (its name covers every module in it); the package's face (``mtdiag``, its
+# ``__init__``) and ``__main__`` are the only modules outside a folder, and a module of no layer fails the test.
 LAYERS = {
-    "foundation": ("mtdiag", "mtdiag.errors", "mtdiag.evalset", "mtdiag.tokenize", "mtdiag.offsets", "mtdiag.highlight",
-                   "mtdiag.tags", "mtdiag.search", "mtdiag.needs"),
-    "io": ("mtdiag.io", "mtdiag.terms", "mtdiag.ngram_index", "mtdiag.ht_mt_ngrams"),
+    "foundation": ("mtdiag", "mtdiag.core"),
+    "io": ("mtdiag.io",),
     "metrics": ("mtdiag.metrics",),
-    "scoring": ("mtdiag.api", "mtdiag.chunks", "mtdiag.workspace", "mtdiag.report_cache"),
-    "statistics": ("mtdiag.significance", "mtdiag.human", "mtdiag.likeness", "mtdiag.buckets", "mtdiag.errorstats",
-                   "mtdiag.charts"),
-    "checks": ("mtdiag.checks",),
+    "scoring": ("mtdiag.scoring",),
+    "analysis": ("mtdiag.analysis",),
     "triage": ("mtdiag.triage",),
     "spans": ("mtdiag.spans",),
     "slices": ("mtdiag.slices",),
     "views": ("mtdiag.views",),
-    "report/export": ("mtdiag.html_report", "mtdiag.export", "mtdiag.campaign"),
-    "inputs": ("mtdiag.inputs",),
+    "report": ("mtdiag.report",),
+    "pipeline": ("mtdiag.pipeline",),
     "cli/ui": ("mtdiag.cli", "mtdiag.__main__", "mtdiag.ui"),
 }
 
@@ -154,7 +153,7 @@ def test_layers_point_one_way():
     modules = {_module_name(p) for p in files}
     names = list(LAYERS)
 
-    def module_of(name: str) -> str:  # `mtdiag.api.Options` -> `mtdiag.api` (the longest prefix that is a module)
+    def module_of(name: str) -> str:  # `mtdiag.scoring.evaluate.Options` -> `mtdiag.scoring.evaluate` (the longest prefix that is a module)
         while name not in modules and "." in name:
             name = name.rpartition(".")[0]
         return name
@@ -181,7 +180,7 @@ def test_a_derived_metric_declares_a_provider_above_the_scoring_layer():
     assert derived, "no derived metric registered"
     for name, cls in derived.items():
         module, _, function = cls.provider.partition(":")
-        assert layer_of(module) > layer_of("mtdiag.api"), f"{name}: provider {module} is not above scoring"
+        assert layer_of(module) > layer_of("mtdiag.scoring.evaluate"), f"{name}: provider {module} is not above scoring"
         assert callable(getattr(importlib.import_module(module), function)), f"{name}: no {cls.provider}"
 
 
@@ -296,8 +295,8 @@ def test_no_import_cycle_anywhere():
 
 
 def test_a_cycle_inside_a_layer_is_found():
-    assert _cycles({"mtdiag.charts": {"mtdiag.significance"}, "mtdiag.significance": {"mtdiag.charts"},
-                    "mtdiag.api": set()}) == [["mtdiag.charts", "mtdiag.significance"]]
+    assert _cycles({"mtdiag.views.charts": {"mtdiag.analysis.significance"}, "mtdiag.analysis.significance": {"mtdiag.views.charts"},
+                    "mtdiag.scoring.evaluate": set()}) == [["mtdiag.analysis.significance", "mtdiag.views.charts"]]
 
 
 def test_the_command_line_and_the_dashboard_do_not_import_each_other():
@@ -311,26 +310,36 @@ def test_the_command_line_and_the_dashboard_do_not_import_each_other():
 UI_DOORS = {
     **{name: "the data model and pure helpers" for name in LAYERS["foundation"] if name != "mtdiag"},
     "mtdiag.io": "reading the files a user gives",
-    "mtdiag.workspace": "saved runs",
+    "mtdiag.scoring.workspace": "saved runs",
     "mtdiag.views": "the registry of views and what their pages share (the package's face, no view's module)",
-    "mtdiag.inputs": "the one input path: options, scoring, the slice",
-    "mtdiag.export": "writers", "mtdiag.html_report": "the HTML report", "mtdiag.campaign": "a Pearmut campaign file",
+    "mtdiag.pipeline.inputs": "the one input path: options, scoring, the slice",
+    "mtdiag.report.export": "writers", "mtdiag.report.html_report": "the HTML report", "mtdiag.report.campaign": "a Pearmut campaign file",
 }
 """What the dashboard may import of the core, and why: never a view's module or the computing core (metrics,
 scoring, statistics, checks, triage, spans, slices) — the pages get their tables and charts through the registry."""
+
+
+def _bare_face(module: str) -> bool:
+    """A package whose ``__init__`` holds its docstring only: importing a module from it opens no door of its own."""
+    init = REPO_ROOT.joinpath(*module.split("."), "__init__.py")
+    if not init.is_file():
+        return False
+    body = ast.parse(init.read_text(encoding="utf-8")).body
+    return all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) for node in body)
 
 
 def test_the_dashboard_reaches_the_core_through_its_doors_only():
     graph = _graph()
     bad = [f"{module} imports {target}" for module, targets in graph.items() if module.startswith("mtdiag.ui")
            for target in targets if not target.startswith("mtdiag.ui") and target != "mtdiag"
+           and not _bare_face(target)
            and not any(target == d or (d != "mtdiag.views" and target.startswith(d + ".")) for d in UI_DOORS)]
     assert not bad, "\n".join(bad)
 
 
 def test_export_only_writes():
-    """``mtdiag.export`` holds writers only: it builds no table from a report, so it imports no view."""
-    imported = _imported_modules(PKG / "export.py")
+    """``mtdiag.report.export`` holds writers only: it builds no table from a report, so it imports no view."""
+    imported = _imported_modules(PKG / "report" / "export.py")
     assert not {m for m in imported if m.startswith("mtdiag.views")}, imported
 
 
@@ -338,7 +347,76 @@ def test_the_default_metric_rule_lives_once():
     """"chrF when present, else BLEU" is :func:`mtdiag.views.default_metric`: no page, widget or report names chrF
     as a default of its own."""
     bad = []
-    for path in [*LAYOUTS.glob("*.py"), *UI.glob("*.py"), PKG / "html_report.py"]:
+    for path in [*LAYOUTS.glob("*.py"), *UI.glob("*.py"), PKG / "report" / "html_report.py"]:
         if '"chrf"' in path.read_text(encoding="utf-8"):
             bad.append(str(path.relative_to(REPO_ROOT)))
     assert not bad, bad
+
+
+def _tree_lines(text: str) -> dict[str, list[str]]:
+    """The folder tree of ``docs/architecture.md``: ``{folder: [the module names its line and the lines under it
+    list]}`` — a word counts as a module name when the folder holds a module or package of that name."""
+    block = text.split("```\nmtdiag/\n", 1)[1].split("```", 1)[0]
+    folders: dict[str, list[str]] = {}
+    current = None
+    for line in block.splitlines():
+        entry = re.match(r"[├└]── (\S+)", line)
+        if entry:
+            current = entry.group(1)
+            folders[current] = line.split()[3:]
+        elif current and line.startswith("│"):
+            folders[current] += line.split()[1:]
+    return folders
+
+
+def test_the_tree_in_the_docs_is_the_package():
+    """``docs/architecture.md`` draws the package as it is: one line per folder (a layer of :data:`LAYERS`), the
+    modules it names exist, and the folders whose line lists modules name all of them."""
+    tree = _tree_lines((REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    on_disk = {p.name + "/" for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    loose = {p.name for p in PKG.glob("*.py")}
+    assert loose == {"__init__.py", "__main__.py"}, f"modules outside a layer's folder: {sorted(loose)}"
+    drawn = {name for name in tree if name.endswith("/")}
+    assert drawn == on_disk, f"folders drawn {sorted(drawn)} but the package has {sorted(on_disk)}"
+    layer_folders = {name.split(".")[1] + "/" for names in LAYERS.values() for name in names if name.count(".") == 1
+                     and not name.endswith("__main__")}
+    assert layer_folders == on_disk, f"LAYERS names {sorted(layer_folders)}, the package has {sorted(on_disk)}"
+    listed = {"core/", "scoring/", "analysis/", "report/", "pipeline/"}  # their lines name every module
+    for folder, words in tree.items():
+        if not folder.endswith("/"):
+            continue
+        here = {p.stem for p in (PKG / folder).glob("*.py") if p.stem != "__init__"} | {
+            p.name for p in (PKG / folder).iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+        named = {w.rstrip("/") for w in words if w.rstrip("/") in here}
+        if folder in listed:
+            assert named == here, f"{folder}: the tree names {sorted(named)}, the folder holds {sorted(here)}"
+
+
+def test_the_readme_layout_is_the_package():
+    """The README's "Layout" names every folder of the package, and every ``mtdiag/…`` path it names exists."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    folders = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    missing = [f for f in sorted(folders) if not re.search(rf"(?<![\w/]){f}/", layout)]
+    assert not missing, f"README Layout does not name {missing}"
+    for path in re.findall(r"mtdiag/[\w/.]+", layout):
+        assert (REPO_ROOT / path.rstrip("/")).exists(), f"README Layout names {path}, which does not exist"
+
+
+def test_one_name_one_meaning():
+    """A module name is used once in the package, but for a view's two faces (``views/NAME``, ``ui/layouts/NAME``),
+    the page of a paper's metrics (``metrics/NAME``, ``views/NAME``), the command line's modules (``cli/NAME`` is the
+    command ``mtdiag NAME``) and ``__init__``/``base``
+    (docs/architecture.md)."""
+    from collections import defaultdict
+
+    views = {p.stem for p in (PKG / "views").glob("*.py")}
+    faces = {"views", "layouts"}
+    where = defaultdict(list)
+    for path in _mtdiag_modules():
+        if path.stem not in ("__init__", "base", "__main__") and path.parent.name != "cli":
+            where[path.stem].append(path.parent.name)
+    metrics = {p.stem for p in (PKG / "metrics").glob("*.py")}
+    twice = {name: folders for name, folders in where.items() if len(folders) > 1
+             and not (name in views and set(folders) <= faces | ({"metrics"} if name in metrics else set()))}
+    assert not twice, f"module names used for more than one thing: {twice}"

@@ -1,5 +1,5 @@
 """Plainly broken outputs lead the queue (issue 23): empty, truncated, a character flood, a repetition loop the
-source doesn't have — flagged by the critical checks of mtdiag.checks and among the first 1 % of the queue, on
+source doesn't have — flagged by the critical checks of mtdiag.triage.checks and among the first 1 % of the queue, on
 hand-made cases and on real WMT21 zh-en data (which has two empty Online-W lines)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtdiag import checks, triage
-from mtdiag.api import evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.triage import checks, ranking
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.views.detail import segment_detail
 from tests.conftest import DEV
@@ -64,7 +64,7 @@ def test_a_repetition_the_source_has_is_not_the_outputs_fault(report):
 
 
 def test_broken_outputs_lead_the_queue(report):
-    queue = triage.worst_first(report, strict=True)
+    queue = ranking.worst_first(report, strict=True)
     top = dict(zip(zip(queue["system"].head(4), queue["seg_id"].head(4)), queue["critical"].head(4)))
     assert top == {("broken", 1): "empty", ("broken", 2): "flood", ("broken", 5): "truncated",
                    ("loop", 5): "repetition"}  # the column says why each row stands above higher problems
@@ -104,7 +104,7 @@ def test_on_real_data_every_broken_output_is_in_the_first_percent():
     empty = [(s, g) for s in evalset.systems for g in np.flatnonzero(hyps[s].str.strip().eq("").to_numpy())]
     assert ("Online-W", 514) in empty and ("Online-W", 1487) in empty
     planted = empty + [("Online-B", long_src[0]), ("Online-G", long_src[1]), ("SMU", long_src[2])]
-    queue = triage.worst_first(report)
+    queue = ranking.worst_first(report)
     position = {(s, g - 1): i for i, (s, g) in enumerate(zip(queue["system"], queue["seg_id"]))}
     first_percent = len(queue) // 100
     for pair in planted:

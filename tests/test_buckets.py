@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import buckets
-from mtdiag.api import Options, evaluate
-from mtdiag.errors import InputError
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.analysis import segment_groups
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import evalset_from_lists
 
 REFS = ["a b", "a b c d e f g h i j k l", "x y z", "one two three four five six seven eight nine ten eleven"]
 HYPS = {"s": ["a b", "a b c d e f g x i j k l", "x x", "one two three"],
@@ -29,9 +29,9 @@ def report():
 
 
 def test_length_buckets_count_segments_and_use_the_corpus_formula(report):
-    b = buckets.bucketing(report, "ref_length")
+    b = segment_groups.bucketing(report, "ref_length")
     assert b.order == ("1-9", "10-19")
-    table = buckets.bucket_scores(report, b).set_index(["bucket", "system"])
+    table = segment_groups.bucket_scores(report, b).set_index(["bucket", "system"])
     assert table.loc[("1-9", "s"), "segments"] == 2 and table.loc[("10-19", "s"), "segments"] == 2
     # inside a bucket: the corpus score of exactly those segments (summed statistics, not a mean of segments)
     for bucket, segs in (("1-9", [0, 2]), ("10-19", [1, 3])):
@@ -45,31 +45,31 @@ def test_length_buckets_count_segments_and_use_the_corpus_formula(report):
 
 
 def test_label_and_human_buckets(report):
-    docs = buckets.bucket_scores(report, buckets.bucketing(report, "label:doc"))
+    docs = segment_groups.bucket_scores(report, segment_groups.bucketing(report, "label:doc"))
     assert list(docs["bucket"].unique()) == ["d1", "d2"] and set(docs["segments"]) == {2}
-    human = buckets.bucketing(report, "human")
+    human = segment_groups.bucketing(report, "human")
     assert human.order == ("0", "-0.1…-4.9", "-5…-9.9", "-10…-24.9", "≤ -25")
-    table = buckets.bucket_scores(report, human).set_index(["bucket", "system"])
+    table = segment_groups.bucket_scores(report, human).set_index(["bucket", "system"])
     assert table.loc[("0", "s"), "segments"] == 1 and table.loc[("0", "t"), "segments"] == 1
     assert table.loc[("≤ -25", "t"), "segments"] == 0 and np.isnan(table.loc[("≤ -25", "t"), "bleu"])
     with pytest.raises(ValueError, match="no label column 'domain'; label columns: doc"):
-        buckets.bucketing(report, "label:domain")
+        segment_groups.bucketing(report, "label:domain")
 
 
 def test_rarest_word_buckets_from_the_test_set_and_from_a_file(report, tmp_path):
-    within = buckets.bucketing(report, "ref_freq")
+    within = segment_groups.bucketing(report, "ref_freq")
     assert list(within.labels[0]) == ["2", "1", "1", "1"]  # "a"/"b" occur twice in the references
     counts = tmp_path / "counts.tsv"
     counts.write_text("a\t5000\nb\t2000\nx\t7\n", encoding="utf-8")
-    from_file = buckets.bucketing(report, "ref_freq", word_counts=buckets.read_word_counts(counts))
+    from_file = segment_groups.bucketing(report, "ref_freq", word_counts=segment_groups.read_word_counts(counts))
     assert list(from_file.labels[0]) == ["1000+", "0", "0", "0"]
     counts.write_text("a\tmany\n", encoding="utf-8")
     with pytest.raises(InputError, match="line 1"):
-        buckets.read_word_counts(counts)
+        segment_groups.read_word_counts(counts)
 
 
 def test_pairwise_test_inside_each_bucket(report):
-    table = buckets.bucket_significance(report, buckets.bucketing(report, "label:doc"), "t", "s", n=100)
+    table = segment_groups.bucket_significance(report, segment_groups.bucketing(report, "label:doc"), "t", "s", n=100)
     row = table[(table["bucket"] == "d2") & (table["metric"] == "bleu")].iloc[0]
     assert row["segments"] == 2 and row["delta"] > 0 and row["better"] == 1
     assert set(table["bucket"]) == {"d1", "d2"}

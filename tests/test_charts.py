@@ -1,4 +1,4 @@
-"""mtdiag.charts: robust axes (issue 23: one OTEM of 231 squashed every box near 0) on hand-made outliers."""
+"""mtdiag.views.charts: robust axes (issue 23: one OTEM of 231 squashed every box near 0) on hand-made outliers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import charts
+from mtdiag.views import charts
 
 
 def scores(values_by_system: dict[str, list[float]]) -> pd.DataFrame:

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import checks, triage
-from mtdiag.api import evaluate
-from mtdiag.checks.base import Check, Finding, by_pair, character_spans
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.html_report import html_report
+from mtdiag.triage import checks, ranking
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.triage.checks.base import Check, Finding, by_pair, character_spans
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.report.html_report import html_report
 from mtdiag.views import segments
 from mtdiag.views.detail import segment_detail
 from tests.conftest import REPO
@@ -62,7 +62,7 @@ def _report():
 
 def test_a_registered_check_reaches_the_queue_detail_exports_and_report(shouting):
     report = _report()
-    queue = triage.worst_first(report)
+    queue = ranking.worst_first(report)
     assert "shouting" in queue.columns
     assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("loud", 6)  # critical: leads the queue
     assert "shouting" in queue.iloc[0]["flags"].split(",")

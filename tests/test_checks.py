@@ -1,4 +1,4 @@
-"""The triage checks (mtdiag.checks) on hand-made cases: each fires on the error it names and stays quiet on the
+"""The triage checks (mtdiag.triage.checks) on hand-made cases: each fires on the error it names and stays quiet on the
 near miss next to it (docs/triage.md)."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtdiag import checks
-from mtdiag.api import Options, evaluate
-from mtdiag.checks import number_mismatch, tokens, untranslated, word_order
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.triage import checks
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.triage.checks import number_mismatch, tokens, untranslated, word_order
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.views.detail import segment_detail
 
 FILLER_SRC = ["The weather is fine today .", "She reads a book .", "We go home now .", "He plays the piano ."]

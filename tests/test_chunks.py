@@ -1,5 +1,5 @@
 """Sliced, threaded and Dask scoring give exactly the numbers of scoring the whole set at once (every metric,
-corpus and every segment), because every metric's statistics are one row per segment (``mtdiag.chunks``)."""
+corpus and every segment), because every metric's statistics are one row per segment (``mtdiag.scoring.chunks``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.chunks import Execution, slices
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.scoring.chunks import Execution, slices
 from mtdiag.io import load_folder
 from tests.conftest import DEV, SAMPLE
 
@@ -127,8 +127,8 @@ def _assert_same_tables(single, other) -> int:
 def test_ngram_tables_from_slices_of_segments_equal_the_whole_set_tables(size):
     """Slices of 1, 37 and 250 segments (the last: one slice), summed in two passes, give every table exactly —
     also with another reference compared as a side and min_count 1."""
-    from mtdiag.chunks import slices
-    from mtdiag.ht_mt_ngrams import ngram_tables, partitioned_ngram_tables
+    from mtdiag.scoring.chunks import slices
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables, partitioned_ngram_tables
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     bounds = slices(evalset.n_segments, size)
@@ -143,8 +143,8 @@ def test_ngram_tables_from_slices_of_segments_equal_the_whole_set_tables(size):
 
 def test_ngram_tables_on_a_local_dask_cluster_equal_the_single_process_tables():
     """A real ``LocalCluster`` (two worker processes on loopback), tasks over slices of 40 segments."""
-    from mtdiag.chunks import ngram_tables_on_dask
-    from mtdiag.ht_mt_ngrams import ngram_tables
+    from mtdiag.scoring.chunks import ngram_tables_on_dask
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     single = ngram_tables(evalset, orders=(1, 2, 3, 4), min_count=2)

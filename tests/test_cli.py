@@ -112,7 +112,7 @@ def test_the_entry_point_flushes_everything_and_keeps_every_exit_code(tmp_path):
 
 def test_reference_file_names_follow_the_io_naming_rule(tmp_path):
     from mtdiag.cli import build_parser
-    from mtdiag.cli.inputs import load
+    from mtdiag.cli.load import load
 
     files = {"ref.A.txt": "a b\n", "ref.txt": "a b\n", "newstest2021.en-de.ref.B.txt": "a b\n",
              "newstest2021.en-de.Facebook-AI.txt": "a b\n"}

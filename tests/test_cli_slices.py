@@ -11,7 +11,7 @@ import re
 import pytest
 import sacrebleu
 
-import mtdiag.api
+import mtdiag.scoring.evaluate
 from mtdiag.cli import main
 from mtdiag.slices import parse
 from tests.conftest import DEV, read_lines
@@ -70,7 +70,7 @@ def test_where_equals_sacrebleu_on_exactly_those_segments(capsys, expression, ke
 ])
 def test_hostile_expressions_are_one_line_errors_that_touch_nothing(capsys, monkeypatch, tmp_path, expression, words):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(mtdiag.api, "evaluate", lambda *a, **k: pytest.fail("scored"))
+    monkeypatch.setattr(mtdiag.scoring.evaluate, "evaluate", lambda *a, **k: pytest.fail("scored"))
     code, out, err = run_cli(capsys, "score", "--testset", TED, "--where", expression)
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("mtdiag: error: where: ") and words in err

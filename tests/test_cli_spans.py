@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.cli import build_parser, inputs, main
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.cli import build_parser, load, main
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.spans import predict_spans, span_records
 
 SRC = ["die Katze saß auf der Matte nahe der Tür", "der Hund lief schnell", "wir trinken Tee"]
@@ -92,7 +92,7 @@ def test_the_file_is_read_back_by_score_as_a_metrics_spans(capsys, files, tmp_pa
     score = ["score", *inputs_of(files), "--metrics", "chrf", "--metric-spans", str(path)]
     code, out, err = run_cli(capsys, *score)
     assert code == 0 and "warning" not in err and "chrf" in json.loads(out)["corpus"]["A"]
-    evalset = inputs.load(build_parser("score").parse_args(score))
+    evalset = load.load(build_parser("score").parse_args(score))
     back = evalset.metric_spans
     predicted = predict_spans(evaluate(evalset, Options(metrics=("chrf",))))
     assert set(back["metric"]) == {"mtdiag"}

@@ -9,8 +9,8 @@ import sys
 import pandas as pd
 import pytest
 
-from mtdiag import checks, triage
-from mtdiag.api import evaluate
+from mtdiag.triage import checks, ranking
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 from tests.conftest import SAMPLE
 from tests.test_cli import run_cli
@@ -21,7 +21,7 @@ METRICS = list(evaluate(load_folder(FOLDER)).metrics)  # the default metrics the
 
 @pytest.fixture(scope="module")
 def queue():
-    return triage.worst_first(evaluate(load_folder(FOLDER)))
+    return ranking.worst_first(evaluate(load_folder(FOLDER)))
 
 
 def test_tsv_columns_order_and_one_based_ids(capsys, queue):
@@ -32,7 +32,7 @@ def test_tsv_columns_order_and_one_based_ids(capsys, queue):
     rows = [line.split("\t") for line in lines[1:]]
     assert len(rows) == 6 * 117
     assert {int(r[1]) for r in rows} == set(range(1, 118))  # 1-based, every segment
-    assert len({int(r[1]) for r in rows[:triage.FIRST_SCREEN]}) == triage.FIRST_SCREEN  # one pair per source first
+    assert len({int(r[1]) for r in rows[:ranking.FIRST_SCREEN]}) == ranking.FIRST_SCREEN  # one pair per source first
     assert [(r[0], int(r[1]), r[3]) for r in rows] == list(zip(queue["system"], queue["seg_id"], queue["flags"]))
 
 
@@ -84,7 +84,7 @@ def test_bad_top_is_a_one_line_error(capsys):
 
 
 def unescape_tsv(cell: str) -> str:
-    """The inverse of :func:`mtdiag.export.tsv_cell` (written independently: one pass, left to right)."""
+    """The inverse of :func:`mtdiag.report.export.tsv_cell` (written independently: one pass, left to right)."""
     return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[m.group(1)], cell)
 
 
@@ -119,7 +119,7 @@ def test_with_text_keeps_one_row_per_line_whatever_the_text(capsys, tmp_path):
 
 
 def test_tsv_cells_escape_newlines_tabs_and_backslashes():
-    from mtdiag.export import to_tsv
+    from mtdiag.report.export import to_tsv
 
     frame = pd.DataFrame({"seg_id": [1], "text": ["line one\nline two\r\tend \\n"]})
     lines = to_tsv(frame).splitlines()

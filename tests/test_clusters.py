@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.significance import pairwise_significance, ranked_clusters, significance
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.analysis.significance import pairwise_significance, ranked_clusters, significance
+from mtdiag.core.evalset import evalset_from_lists
 from tests.test_compare import HAND_METRICS, hand_made
 
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from mtdiag import cli
-from mtdiag.api import evaluate
-from mtdiag.errors import InputError
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.errors import InputError
 from mtdiag.io import load_folder
 from mtdiag.io.scores import comet_metric_name, with_comet_scores
 from tests.conftest import SAMPLE

@@ -1,4 +1,4 @@
-"""Paired significance (mtdiag.significance): certain answers on hand-made corpora, and agreement with sacrebleu.
+"""Paired significance (mtdiag.analysis.significance): certain answers on hand-made corpora, and agreement with sacrebleu.
 
 - Koehn 2004 (paired bootstrap resampling) and Riezler & Maxwell 2005 (approximate randomisation) as sacrebleu
   2.6 implements them (``sacrebleu/significance.py``): the expected numbers in the agreement tests are computed
@@ -20,21 +20,10 @@ import sacrebleu
 from sacrebleu.significance import PairedTest, estimate_ci
 
 from mtdiag import __version__
-from mtdiag.api import Options, evaluate
-from mtdiag.significance import (
-    bootstrap_counts,
-    bootstrap_indices,
-    compare_stats,
-    confidence_interval,
-    p_value,
-    paired_bootstrap,
-    paired_randomization,
-    randomization_draws,
-    resampling_signature,
-    significance,
-)
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.export import export_comparison, latex_escape
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.analysis.significance import (bootstrap_counts, bootstrap_indices, compare_stats, confidence_interval, p_value, paired_bootstrap, paired_randomization, randomization_draws, resampling_signature, significance)
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.report.export import export_comparison, latex_escape
 from mtdiag.metrics import REGISTRY, Signature, create_metric
 from tests.conftest import DEV, read_lines
 
@@ -358,7 +347,7 @@ def test_latex_escape():
 
 def test_bootstrap_sums_equal_the_count_matrix_product_with_repeated_columns():
     """bootstrap_sums makes the counts block by block and multiplies a repeated column once: the same sums."""
-    from mtdiag.significance import bootstrap_sums, weighted_sums
+    from mtdiag.analysis.significance import bootstrap_sums, weighted_sums
 
     rng = np.random.default_rng(5)
     base = rng.integers(0, 50, size=(3_001, 4)).astype(float)
@@ -394,7 +383,7 @@ def test_the_resampling_products_run_on_one_blas_thread_and_restore_it():
     core); the process's setting is restored after."""
     from threadpoolctl import threadpool_info
 
-    from mtdiag.significance import one_blas_thread
+    from mtdiag.analysis.significance import one_blas_thread
 
     def blas_threads() -> set[int]:
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

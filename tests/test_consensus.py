@@ -9,10 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mtdiag import significance
-from mtdiag.api import Options, available_metrics, default_metrics, evaluate
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.tokenize import TokenizeOptions, tokenize_text
+from mtdiag.analysis import significance
+from mtdiag.scoring.evaluate import Options, available_metrics, default_metrics, evaluate
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.core.tokenize import TokenizeOptions, tokenize_text
 
 HYPS = {"a": ["the cat sat on the mat", "x y z", "", "we go home"],
         "b": ["the cat sat on a mat", "x y", "hello", "we go home now"],
@@ -69,7 +69,7 @@ def test_reference_free_and_only_with_three_systems():
 
 
 def test_chunked_scoring_and_significance_treat_it_like_any_metric(report):
-    from mtdiag.chunks import Execution
+    from mtdiag.scoring.chunks import Execution
 
     chunked = evaluate(report.evalset, Options(), execution=Execution(chunk=1))
     np.testing.assert_allclose(chunked.segments["consensus"], report.segments["consensus"])

@@ -1,4 +1,4 @@
-"""mtdiag.views (the frames behind the pages) and mtdiag.search: problem flags, the worst-first ranking, evidence.
+"""mtdiag.views (the frames behind the pages) and mtdiag.core.search: problem flags, the worst-first ranking, evidence.
 
 The toy set uses the worked examples of METRICS.md §2 (Forsbom 2003: "Solenoid valves for injection timing" vs
 "Injection timing solenoid valves" has WAFT 0 and NEVA 0.325, the word-order flag; "Check the check valve." vs
@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import checks, search, triage
-from mtdiag.api import evaluate
-from mtdiag.checks.mt_only_ngram import mt_only_segments
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.triage import checks, ranking
+from mtdiag.core import search
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.triage.checks.mt_only_ngram import mt_only_segments
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.views import (compare, detail, distributions, ngrams, over_under, overview, segments, terminology,
                           waft_neva)
@@ -53,12 +54,12 @@ def test_queue_is_the_triage_order_with_full_texts(report, table):
         assert table[flag].dtype == bool
     assert "word_order" not in table.columns  # on request: it describes the order, it is no error flag
     assert table["problem"].between(0, 1).all()
-    strict = triage.worst_first(report, strict=True)
+    strict = ranking.worst_first(report, strict=True)
     critical = strict["repetition"].to_numpy()
     assert critical[: critical.sum()].all()  # the loop leads, then worst first
     assert strict["problem"][~critical].is_monotonic_decreasing
     assert table["seg_id"].head(4).nunique() == 4  # the first screen: one pair per source
-    queue = triage.worst_first(report)
+    queue = ranking.worst_first(report)
     assert list(zip(table["system"], table["seg_id"])) == list(zip(queue["system"], queue["seg_id"]))
     assert list(table["flags"]) == list(queue["flags"])
     assert _row(table, "rep", 0)["hyp"] == HYPS["rep"][0] and _row(table, "rep", 0)["src"] == SRC[0]
@@ -125,7 +126,7 @@ def test_best_systems_respect_direction(report):
 
 
 def test_significance_marks_from_a_significance_frame(report):
-    from mtdiag.significance import significance
+    from mtdiag.analysis.significance import significance
 
     sig = significance(report, "rep", n=50)
     marks = overview.significance_marks(report.corpus, sig)
@@ -194,7 +195,7 @@ def test_segment_differences_are_direction_aware(report):
 def test_segment_differences_rank_by_the_problem_score_difference(report):
     """Issue 23: ranked by |problem(A) − problem(B)| (triage.problem_scores), not by one metric's difference."""
     frame = compare.segment_differences(report, "rep", "good", "chrf")
-    problem = triage.problem_scores(report)["problem"]
+    problem = ranking.problem_scores(report)["problem"]
     expected = problem.xs("rep", level="system") - problem.xs("good", level="system")
     assert frame["problem_difference"].abs().is_monotonic_decreasing
     assert np.allclose(frame["problem_difference"], expected.loc[frame["seg"]].to_numpy())

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io import read_error_annotations, read_human_scores
 from mtdiag.io.error_weights import ESA, SCHEMES, WMT, error_weights, read_error_weights, segment_scores
 

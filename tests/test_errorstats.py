@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import errorstats
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.analysis import errorstats
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder, with_error_annotations
 
 from tests.conftest import DEV

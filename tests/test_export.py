@@ -8,7 +8,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from mtdiag.export import flatten, to_csv, to_excel, to_json_records, to_tsv
+from mtdiag.report.export import flatten, to_csv, to_excel, to_json_records, to_tsv
 
 DANGEROUS = ['=HYPERLINK("http://x","y")', "=1+1", "+1", "-1+2", "@SUM(A1)", "\t=1", "\r=1"]
 
@@ -65,7 +65,7 @@ def test_excel_says_where_it_cuts_a_text_longer_than_a_cell_holds():
 
 
 def _significance_frame() -> pd.DataFrame:
-    """A hand-made :func:`mtdiag.significance.significance` frame: ``up`` significantly better than ``base`` on BLEU,
+    """A hand-made :func:`mtdiag.analysis.significance.significance` frame: ``up`` significantly better than ``base`` on BLEU,
     ``down`` significantly worse, ``same`` neither."""
     rows = [("base", 30.0, float("nan"), False, 0), ("up", 33.0, 0.8, True, 1), ("down", 27.0, 0.9, True, -1),
             ("same", 30.2, 1.1, False, 1)]
@@ -78,7 +78,7 @@ def _significance_frame() -> pd.DataFrame:
 @pytest.mark.parametrize("mark, better, worse", [("dagger", r"$^{\dagger}$", r"$^{\ddagger}$"),
                                                  ("star", r"$^{*}$", r"$^{\circ}$")])
 def test_latex_marks_significantly_worse_systems_too(mark, better, worse):
-    from mtdiag.export import latex_table
+    from mtdiag.report.export import latex_table
 
     sig = _significance_frame()
     corpus = sig["score"].unstack("metric")
@@ -93,7 +93,7 @@ def test_latex_marks_significantly_worse_systems_too(mark, better, worse):
 
 
 def test_numbers_for_people_have_four_decimals_and_never_read_as_zero_when_they_are_not():
-    from mtdiag.export import for_people
+    from mtdiag.report.export import for_people
 
     assert [for_people(v) for v in (0.9965079365079365, 57.15984, 12, 0.0, -1.5, 0.00015625, 0.00004, 1.2e-07,
                                     None, float("nan"), float("inf"), True)] == \

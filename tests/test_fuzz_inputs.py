@@ -1,4 +1,4 @@
-"""Hostile inputs never crash a loader: every input either loads or raises :class:`~mtdiag.errors.InputError`, one
+"""Hostile inputs never crash a loader: every input either loads or raises :class:`~mtdiag.core.errors.InputError`, one
 line naming a file (``docs/inputs.md``, "Fuzzing"); any other exception fails the test.
 
 Two fuzzers, seeded and bounded (the file runs in about a minute):
@@ -13,7 +13,7 @@ Two fuzzers, seeded and bounded (the file runs in about a minute):
   ``benchmarks/fuzz_inputs.py`` runs 10,000 per kind with the same generator.
 - **grammar** (Hypothesis): 300 examples per reader of random bytes, documents built from hostile fragments in
   several encodings, and tables shaped like the real inputs, through every public reader of :mod:`mtdiag.io` and
-  ``mtdiag.api.evaluate`` on the sets they load.
+  ``mtdiag.scoring.evaluate.evaluate`` on the sets they load.
 
 The four crashes of an earlier probe are explicit regression cases at the end, as in ``tests/test_io.py``
 (``test_terms_seg_id_must_be_ascii_digits``, ``test_jsonl_number_over_the_digit_limit``,
@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mtdiag.api import Options, evaluate
+from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.io import (
     InputError,
     load_files,

@@ -1,4 +1,4 @@
-"""mtdiag.highlight: tokens + spans -> escaped HTML. Segment text must never become markup."""
+"""mtdiag.core.highlight: tokens + spans -> escaped HTML. Segment text must never become markup."""
 
 from __future__ import annotations
 
@@ -6,22 +6,8 @@ import re
 
 import pytest
 
-from mtdiag.highlight import (
-    KINDS,
-    MAX_TOKENS,
-    STYLE,
-    Span,
-    diff_spans,
-    escape,
-    ngram_spans,
-    render_alignment,
-    render_legend,
-    render_marked_text,
-    render_text,
-    render_tokens,
-    token_offsets,
-)
-from mtdiag.tokenize import tokenize_text
+from mtdiag.core.highlight import (KINDS, MAX_TOKENS, STYLE, Span, diff_spans, escape, ngram_spans, render_alignment, render_legend, render_marked_text, render_text, render_tokens, token_offsets)
+from mtdiag.core.tokenize import tokenize_text
 from tests.conftest import SAMPLE
 
 SCRIPT = "<script>window.__xss=1</script>"
@@ -146,7 +132,7 @@ def test_empty_text_says_so():
 
 
 def test_escape_markdown_escapes_every_markup_character_and_keeps_the_text():
-    from mtdiag.highlight import WORD_JOINER, escape_markdown
+    from mtdiag.core.highlight import WORD_JOINER, escape_markdown
 
     text = "![x](http://127.0.0.1:8000/img) [x](javascript:alert(1)) <script>f()</script> *a* _b_ `c` # h | t |"
     escaped = escape_markdown(text)
@@ -160,7 +146,7 @@ def test_escape_markdown_escapes_every_markup_character_and_keeps_the_text():
 
 
 def test_escape_markdown_neutralises_streamlit_extensions_and_indentation():
-    from mtdiag.highlight import WORD_JOINER, escape_markdown
+    from mtdiag.core.highlight import WORD_JOINER, escape_markdown
 
     assert escape_markdown(":red[x] :material/home: :smile: $x^2$") == (
         "\\:" + WORD_JOINER + "red\\[x\\] \\:" + WORD_JOINER + "material\\/home\\: \\:" + WORD_JOINER
@@ -171,7 +157,7 @@ def test_escape_markdown_neutralises_streamlit_extensions_and_indentation():
 
 
 def test_segment_number_is_one_based():
-    from mtdiag.highlight import segment_number
+    from mtdiag.core.highlight import segment_number
 
     assert [segment_number(s) for s in (0, 1, 199)] == [1, 2, 200]
 
@@ -188,7 +174,7 @@ def test_tokens_of_a_text_with_normalised_typography_are_found_in_the_text_as_wr
 def test_the_terminology_detail_shows_the_text_as_written_with_its_terms_marked():
     """Sample wmt21.en-de, segment 5 (0-based 4) of eTranslation: „Masken“ in a sentence with typographic quotes.
     Before, the tokens could not be located and the page fell back to lower-cased, tokenised text."""
-    from mtdiag.api import evaluate
+    from mtdiag.scoring.evaluate import evaluate
     from mtdiag.io import load_folder
     from mtdiag.views import detail, terminology as terms
 

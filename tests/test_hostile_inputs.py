@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mtdiag import cli
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io import Limits, load_files, load_table, load_testset, read_lines
 from mtdiag.io.text import LIMIT_SETTINGS
 from tests.conftest import REPO
@@ -257,7 +257,7 @@ def span_metrics_file(metrics: int) -> bytes:
 
 
 def test_a_span_file_of_16000_metrics_is_refused_at_the_first_past_the_limit():
-    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.core.evalset import evalset_from_lists
     from mtdiag.io import with_metric_spans
 
     evalset = evalset_from_lists({"ref": ["hello world"]}, {"A": ["hello there"]})
@@ -372,7 +372,7 @@ def test_an_unclosed_seg_is_named():
                                   '<term src="a" tgt="b">x' + "<term>" * 100_000 + "</term>", "<v>" * 100_000])
 def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
     from mtdiag.io import read_error_annotations
-    from mtdiag.terms import strip_term_tags
+    from mtdiag.io.term_matching import strip_term_tags
 
     start = time.perf_counter()
     try:
@@ -386,8 +386,8 @@ def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
 
 
 SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.parsing", "mtdiag.io.naming", "mtdiag.io.human_scores",
-           "mtdiag.io.terms", "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders",
-           "mtdiag.io.files", "mtdiag.terms", "mtdiag.tokenize", "mtdiag.highlight", "mtdiag.checks", "mtdiag.views"]
+           "mtdiag.io.term_files", "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders",
+           "mtdiag.io.files", "mtdiag.io.term_matching", "mtdiag.core.tokenize", "mtdiag.core.highlight", "mtdiag.triage.checks", "mtdiag.views"]
 """The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
 _RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}
 

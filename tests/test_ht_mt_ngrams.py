@@ -12,11 +12,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.ht_mt_ngrams import frequent_words, ngram_tables
-from mtdiag.tokenize import is_punctuation
-from mtdiag.tokenize import TokenizeOptions, tokenize_text
+from mtdiag.metrics.ht_mt_ngrams import frequent_words, ngram_tables
+from mtdiag.core.tokenize import is_punctuation
+from mtdiag.core.tokenize import TokenizeOptions, tokenize_text
 
 from tests.conftest import DEV, SAMPLE, read_lines
 

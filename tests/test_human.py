@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.human import human_agreement, human_system_scores, mqm_system_ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.analysis.human_agreement import human_agreement, human_system_scores, mqm_system_ranking
 from mtdiag.io import load_folder, read_human_scores
 
 from tests.conftest import DEV

@@ -9,11 +9,12 @@ import shutil
 import numpy as np
 import pytest
 
-from mtdiag import buckets, cli, significance
-from mtdiag.api import evaluate
-from mtdiag.chunks import Execution
-from mtdiag.errors import InputError
-from mtdiag.human import human_agreement
+from mtdiag.analysis import segment_groups, significance
+from mtdiag import cli
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.scoring.chunks import Execution
+from mtdiag.core.errors import InputError
+from mtdiag.analysis.human_agreement import human_agreement
 from mtdiag.io import load_folder, read_metric_scores, with_metric_scores
 from mtdiag.metrics.imported import system_score_mismatches
 from tests.conftest import SAMPLE
@@ -54,7 +55,7 @@ def test_imported_metrics_in_significance_buckets_and_human_correlation(report):
     sig = significance.significance(report, "Online-W", "bs", 200, metrics=["comet", "metricx"])
     assert sig.loc[("UEdin", "comet"), "better"] == 1 and sig.loc[("UEdin", "metricx"), "better"] == 1
     assert sig.loc[("UEdin", "comet"), "significant"]
-    table = buckets.bucket_scores(report, buckets.bucketing(report, "ref_length"), ["comet"])
+    table = segment_groups.bucket_scores(report, segment_groups.bucketing(report, "ref_length"), ["comet"])
     assert np.allclose(table.loc[table["system"] == "UEdin", "comet"], 0.9)
     agreement = human_agreement(report)
     assert {"comet", "metricx"} <= set(agreement.index)
@@ -97,12 +98,12 @@ def test_wide_files_directions_and_errors():
 
 
 def test_imported_metrics_join_the_triage_ranking_with_their_direction(report):
-    from mtdiag import triage
+    from mtdiag.triage import ranking
 
-    assert set(triage.ranking_metrics(report)) == {"otem", "chrf", "ter", "comet", "metricx", "consensus"}
-    queue = triage.worst_first(report)
+    assert set(ranking.ranking_metrics(report)) == {"otem", "chrf", "ter", "comet", "metricx", "consensus"}
+    queue = ranking.worst_first(report)
     assert {"comet", "metricx"} <= set(queue.columns)
-    plain = triage.worst_first(evaluate(load_folder(DE)))
+    plain = ranking.worst_first(evaluate(load_folder(DE)))
     gap = lambda q: (q.loc[q["system"] == "Online-W", "problem"].mean()  # noqa: E731
                      - q.loc[q["system"] == "UEdin", "problem"].mean())
     # comet says UEdin is best and Online-W worst (metricx, lower = better, says the same): the gap widens
@@ -124,7 +125,8 @@ def test_imported_metrics_belong_to_their_set_never_to_the_registry():
     """Two sets import a metric of the same name with opposite directions, one after the other (on a server: two
     sessions). Each keeps its own direction everywhere it is used; a third set without scores sees neither; the
     process-wide registry never changes."""
-    from mtdiag import export, triage
+    from mtdiag.report import export
+    from mtdiag.triage import ranking
     from mtdiag.views import overview
     from mtdiag.metrics import REGISTRY, metric_classes, metric_info
 
@@ -147,8 +149,8 @@ def test_imported_metrics_belong_to_their_set_never_to_the_registry():
     assert "qe" not in none.metrics and "qe" not in metric_classes(none)
     assert overview.best_systems(up.corpus, up).set_index("metric").at["qe", "best"] == "UEdin"
     assert "UEdin" not in overview.best_systems(down.corpus, down).set_index("metric").at["qe", "best"]
-    assert "qe" in triage.ranking_metrics(up) and "qe" in triage.ranking_metrics(down)
-    worst_up, worst_down = (triage.worst_first(r).groupby("system")["problem"].mean() for r in (up, down))
+    assert "qe" in ranking.ranking_metrics(up) and "qe" in ranking.ranking_metrics(down)
+    worst_up, worst_down = (ranking.worst_first(r).groupby("system")["problem"].mean() for r in (up, down))
     assert worst_up["UEdin"] < worst_up.drop("UEdin").min() and worst_down["UEdin"] > worst_down.drop("UEdin").max()
     assert r"qe $\uparrow$" in export.latex_table(up.corpus, within=up)
     assert r"qe $\downarrow$" in export.latex_table(down.corpus, within=down)

@@ -1,7 +1,7 @@
 """ORANGE, KING and QUEEN (Amigó et al. 2006 §2.2, §3.1, §3.3; shared/spec/METRICS.md §5).
 
 The small cases are worked by hand in the comments; the core-backed cases check that the similarities are the
-segment scores of ``mtdiag.api.evaluate`` (sacrebleu's sentence BLEU / TER) with the held-out reference as a
+segment scores of ``mtdiag.scoring.evaluate.evaluate`` (sacrebleu's sentence BLEU / TER) with the held-out reference as a
 system, oriented by ``MetricInfo.higher_is_better``.
 """
 
@@ -11,20 +11,9 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.likeness import (
-    DEFAULT_QUEEN_METRICS,
-    greedy_metric_set,
-    king_of_set,
-    likeness_scores,
-    orange_king,
-    orange_king_arrays,
-    queen,
-    queen_counts,
-    queen_values,
-    select_metrics,
-)
+from mtdiag.analysis.likeness import (DEFAULT_QUEEN_METRICS, greedy_metric_set, king_of_set, likeness_scores, orange_king, orange_king_arrays, queen, queen_counts, queen_values, select_metrics)
 
 from tests.conftest import SAMPLE
 
@@ -238,7 +227,7 @@ def test_unknown_or_unusable_metrics_are_value_errors():
 def test_plain_words_say_what_orange_and_king_mean_against_chance():
     import pandas as pd
 
-    from mtdiag.likeness import plain_words
+    from mtdiag.analysis.likeness import plain_words
 
     table = pd.DataFrame({"orange": [0.72, 0.5, 0.31], "king": [0.4, 0.1, 0.02], "tie_share": [0.0, 0.0, 0.6]},
                          index=pd.Index(["chrf", "bleu", "otem"], name="metric"))
@@ -252,7 +241,7 @@ def test_plain_words_say_what_orange_and_king_mean_against_chance():
 def test_two_references_evaluate_twice_and_both_measures_share_the_reports(monkeypatch):
     from dataclasses import replace
 
-    import mtdiag.likeness as likeness
+    import mtdiag.analysis.likeness as likeness
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     evalset = replace(evalset, refs=evalset.refs[["A", "C"]])

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import Limits, read_error_annotations, read_metric_spans, with_error_annotations, with_metric_spans
 
 OUTPUT = "😀 我们喜欢猫"  # 😀 is one character (4 UTF-8 bytes): 喜欢 is characters 4-6, bytes 11-17
@@ -165,8 +165,8 @@ def test_cli_metric_spans_option(tmp_path, capsys):
 def test_a_saved_run_keeps_metric_spans_and_rated_outputs(tmp_path):
     import pandas as pd
 
-    from mtdiag.api import Options, evaluate
-    from mtdiag.workspace import Workspace
+    from mtdiag.scoring.evaluate import Options, evaluate
+    from mtdiag.scoring.workspace import Workspace
 
     evalset = evalset_from_lists({"ref": ["我们喜欢猫", "猫很可爱。"]}, OUTPUTS, src=["We like cats", "Cats are cute."])
     evalset = with_error_annotations(evalset, ("mqm.errors.tsv", MQM.encode()))

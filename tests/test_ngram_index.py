@@ -1,12 +1,12 @@
-"""``mtdiag.ngram_index.NgramIndex``: n-gram ids within segments, per-segment counts, and the lookups of a side's
+"""``mtdiag.metrics.ngram_index.NgramIndex``: n-gram ids within segments, per-segment counts, and the lookups of a side's
 (segment, n-gram) keys in the references (merged once per order), by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mtdiag.ngram_index import NgramIndex
-from mtdiag.tokenize import TokenSide
+from mtdiag.metrics.ngram_index import NgramIndex
+from mtdiag.core.tokenize import TokenSide
 
 
 def _side(*segments: list[int]) -> TokenSide:

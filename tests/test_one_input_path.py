@@ -1,6 +1,6 @@
 """Every command reads its inputs one way (issue 38): the test set, its human scores (a folder's ``mqm.seg.tsv`` or
 ``--human``), its annotations, the options, the metrics the flags of a ``--where`` expression read, scoring, then
-``--where`` — :func:`mtdiag.cli.inputs.report` over :mod:`mtdiag.inputs`, the path the dashboard's loader takes too.
+``--where`` — :func:`mtdiag.cli.load.report` over :mod:`mtdiag.pipeline.inputs`, the path the dashboard's loader takes too.
 The four defects the review found, each a test: ``--where`` on human scores given with ``--human``, the human
 column of a folder's own scores, a slice's segment ids, and the slice finder's own flag expressions."""
 

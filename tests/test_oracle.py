@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from tests import oracle
 from tests.conftest import SAMPLE

@@ -1,5 +1,5 @@
-"""Pearmut campaigns of the queue (:mod:`mtdiag.campaign`) and Pearmut's annotation log read back
-(:mod:`mtdiag.io.pearmut`), without Pearmut itself (``tests/test_pearmut_real.py`` runs the real one): Pearmut's
+"""Pearmut campaigns of the queue (:mod:`mtdiag.report.campaign`) and Pearmut's annotation log read back
+(:mod:`mtdiag.io.pearmut_log`), without Pearmut itself (``tests/test_pearmut_real.py`` runs the real one): Pearmut's
 offsets (UTF-16 code units, end inclusive) against mtdiag's (code points, end exclusive), the campaign's items,
 spans and ids, and the log's answers, resets, revisions, scores and errors."""
 
@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.campaign import (MQM_SEVERITIES, campaign_id_for, merged_spans, model_keys, pearmut_campaign)
-from mtdiag.errors import InputError
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.report.campaign import MQM_SEVERITIES, campaign_id_for, merged_spans, model_keys, pearmut_campaign
+from mtdiag.core.errors import InputError
 from mtdiag.io import read_human_scores, with_error_annotations
-from mtdiag.io.pearmut import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
+from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
 from mtdiag.spans import predict_spans
-from mtdiag.triage import worst_first
+from mtdiag.triage.ranking import worst_first
 from tests.pearmut_env import small_set
 
 
@@ -424,7 +424,7 @@ def test_span_agreement_by_hand(monkeypatch):
     severity: the 3 shared characters earn ½ (major for minor), P = 1.5/7 (characters predicted, space included:
     WMT23 counts every character), R = 1.5/9; predicted MQM −0.5 · 5 (the span's confidence times major's weight)
     and the reference's 'a' the output lacks (an omission: OMISSION_WEIGHT)."""
-    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.core.evalset import evalset_from_lists
     from mtdiag.views import human as human_view
     from mtdiag.views.human import span_agreement
 
@@ -446,7 +446,7 @@ def test_span_agreement_by_hand(monkeypatch):
 
 
 def test_the_report_measures_the_spans_against_an_imported_log(report, tmp_path):
-    from mtdiag.html_report import Writing, sections
+    from mtdiag.report.html_report import Writing, sections
 
     items = campaign_items(report, top=3)
     kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})

@@ -15,14 +15,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.campaign import merged_spans, model_keys, pearmut_campaign
-from mtdiag.errorstats import rater_table
-from mtdiag.human import human_ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.report.campaign import merged_spans, model_keys, pearmut_campaign
+from mtdiag.analysis.errorstats import rater_table
+from mtdiag.analysis.human_agreement import human_ranking
 from mtdiag.io import load_testset, with_error_annotations
-from mtdiag.io.pearmut import IDS_KEY, from_pearmut, pearmut_log_path
+from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, pearmut_log_path
 from mtdiag.spans import predict_spans, span_records
-from mtdiag.triage import worst_first
+from mtdiag.triage.ranking import worst_first
 from tests.conftest import DEV
 from tests.pearmut_env import pearmut, pearmut_python, small_set
 

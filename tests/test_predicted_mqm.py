@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, available_metrics, evaluate, missing_input, report_from_statistics
-from mtdiag.chunks import Execution
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, available_metrics, evaluate, missing_input, report_from_statistics
+from mtdiag.scoring.chunks import Execution
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.metrics import REGISTRY, DerivedMetric
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, SEVERITY_WEIGHTS, STAT_NAMES
 from mtdiag.spans import predict_spans
@@ -97,7 +97,7 @@ def test_a_derived_metric_is_not_computed_from_tokens():
 def test_it_needs_a_reference_or_three_systems():
     two = evalset_from_lists({}, {"A": ["a b"], "B": ["a c"]}, src=["x y"])
     assert "predicted_mqm" not in available_metrics(two)
-    assert missing_input(two, "predicted_mqm") == "a reference or three systems (--ref, or three --hyp)"  # mtdiag.needs
+    assert missing_input(two, "predicted_mqm") == "a reference or three systems (--ref, or three --hyp)"  # mtdiag.core.needs
     three = evalset_from_lists({}, {"A": ["a b"], "B": ["a c"], "C": ["a d"]}, src=["x y"])
     assert "predicted_mqm" in available_metrics(three)
     assert "predicted_mqm" in available_metrics(evalset_from_lists({"ref": ["a b"]}, {"A": ["a b"]}))
@@ -128,7 +128,7 @@ def test_mean_score_agreement_is_the_agreement_of_the_segment_scores_and_their_m
 
 
 def test_by_default_up_to_a_bound_of_pairs_on_request_above(monkeypatch):
-    from mtdiag.api import default_metrics
+    from mtdiag.scoring.evaluate import default_metrics
     from mtdiag.metrics.predicted_mqm import DEFAULT_MAX_PAIRS, PredictedMQM
 
     evalset = evalset_from_lists(REFS, HYPS)  # 3 segments x 4 systems = 12 pairs

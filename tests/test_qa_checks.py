@@ -1,4 +1,4 @@
-"""The translator's QA checks (issue 20, mtdiag.checks): each fires on its probe and not on the clean control next
+"""The translator's QA checks (issue 20, mtdiag.triage.checks): each fires on its probe and not on the clean control next
 to it, from the source and the outputs alone — with and without references — and explains itself with marks in
 the output (CJK and emoji offsets included). Also: number_mismatch and untranslated without references, the
 critical checks on a set without references, bad input for the language identifier, linear patterns on a
@@ -11,13 +11,12 @@ import time
 import pandas as pd
 import pytest
 
-from mtdiag import checks, triage
-from mtdiag.api import evaluate
+from mtdiag.triage import checks, ranking
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.views.detail import segment_detail
-from mtdiag.checks import (inconsistent, languages, llm_artefact, markup_mismatch, number_mismatch, unbalanced,
-                           untranslated)
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.highlight import KINDS
+from mtdiag.triage.checks import (inconsistent, languages, llm_artefact, markup_mismatch, number_mismatch, unbalanced, untranslated)
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.core.highlight import KINDS
 
 NEW = ("wrong_language", "mixed_language", "source_copy", "llm_artefact", "markup_mismatch", "unbalanced",
        "inconsistent")
@@ -123,8 +122,8 @@ def test_french_output_for_an_en_de_source_is_the_wrong_language(references):
     assert _findings(report, name="wrong_language")[0].startswith("the output is in French (")
     assert "not in German" in _findings(report, name="wrong_language")[0]
     assert _marked(report, "language")[:3] == ["Le", "gouvernement", "a"]
-    if references:  # the queue without references is the reference-free problem score's (mtdiag.triage)
-        queue = triage.worst_first(report, strict=True)
+    if references:  # the queue without references is the reference-free problem score's (mtdiag.triage.ranking)
+        queue = ranking.worst_first(report, strict=True)
         assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("probe", 1)  # critical: leads the queue
 
 
@@ -312,7 +311,7 @@ def test_an_output_in_quotes_is_not_an_artefact(references):
     report = _report(src, probe, clean, references=references)
     assert not _flags(report)["llm_artefact"].any()
     assert "wrapping quotes" not in llm_artefact.KINDS
-    assert (triage.worst_first(report)["critical"] == "").all()  # nothing puts them ahead of worse outputs
+    assert (ranking.worst_first(report)["critical"] == "").all()  # nothing puts them ahead of worse outputs
 
 
 def test_an_answer_instead_of_a_translation():

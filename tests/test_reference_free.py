@@ -11,9 +11,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mtdiag import triage
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from tests.conftest import SAMPLE
 from tests.test_cli import run_cli
@@ -36,13 +36,13 @@ def report():
 
 def test_the_queue_is_built_from_consensus_and_output_length(report):
     assert report.metrics == ("consensus", "predicted_mqm")  # predicted MQM reads the checks: not a view of the queue
-    assert triage.ranking_metrics(report) == ["consensus"]
-    lengths = triage.segment_length(report).xs("a", level="system").to_numpy()
+    assert ranking.ranking_metrics(report) == ["consensus"]
+    lengths = ranking.segment_length(report).xs("a", level="system").to_numpy()
     np.testing.assert_allclose(lengths, [6, 9.5, 5.5, 7.5])  # median of the four outputs' token counts
-    queue = triage.worst_first(report, strict=True)
+    queue = ranking.worst_first(report, strict=True)
     assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("d", 2)  # empty: critical
     assert (queue.iloc[1]["system"], queue.iloc[1]["seg_id"]) == ("c", 2)  # disagrees with every other system
-    assert "median output length (no reference)" in triage.signals(report)
+    assert "median output length (no reference)" in ranking.signals(report)
 
 
 def _write(tmp_path):
@@ -169,7 +169,7 @@ def test_test_set_files_without_references_are_reference_free_sets(tmp_path, fmt
         assert loaded.hyps[system].tolist() == folder.hyps[system].tolist()
     if fmt in ("xml", "sgml"):
         assert loaded.lang_pair == "en-de"  # the outputs' language: <hyp lang=…> / <tstset trglang=…>
-    queue = triage.worst_first(evaluate(loaded))
+    queue = ranking.worst_first(evaluate(loaded))
     assert len(queue) == folder.n_segments * len(folder.systems)
 
 
@@ -186,7 +186,7 @@ def test_cli_triage_takes_a_reference_free_test_set_file(capsys, tmp_path):
     ("a\tb\nx\ty\n", "no reference or source column"),
 ])
 def test_a_table_without_source_and_references_says_what_it_needs(tmp_path, text, said):
-    from mtdiag.errors import InputError
+    from mtdiag.core.errors import InputError
     from mtdiag.io.testsets import load_testset
 
     path = tmp_path / "outputs.tsv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtdiag.api import Options, available_metrics, evaluate
+from mtdiag.scoring.evaluate import Options, available_metrics, evaluate
 from mtdiag.io import load_folder
 from mtdiag.metrics import REGISTRY, create_metric
 from tests.conftest import SAMPLE

@@ -11,10 +11,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtdiag import cli, significance, export
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.highlight import Span
+from mtdiag import cli
+from mtdiag.analysis import significance
+from mtdiag.report import export
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.core.highlight import Span
 from mtdiag.io import load_folder
 from mtdiag.metrics import (REGISTRY, EvidenceTable, Metric, MetricInfo, OptionSpec, SegmentEvidence, create_metric,
                             registered)

@@ -1,4 +1,4 @@
-"""The shareable HTML report (mtdiag.html_report, ``mtdiag report``): every system, the clusters, escaped user text,
+"""The shareable HTML report (mtdiag.report.html_report, ``mtdiag report``): every system, the clusters, escaped user text,
 nothing that points outside the file."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from mtdiag import html_report as html, significance, views
-from mtdiag.api import evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.report import html_report as html
+from mtdiag.analysis import significance
+from mtdiag import views
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from tests.conftest import SAMPLE
 from tests.test_cli import run_cli
 

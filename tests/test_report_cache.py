@@ -1,4 +1,4 @@
-"""Reports of test-set folders kept on disk (mtdiag.report_cache, issue 37): read back they are the report scoring
+"""Reports of test-set folders kept on disk (mtdiag.scoring.report_cache, issue 37): read back they are the report scoring
 gives; a changed text, option or file is never mistaken for another; a damaged file is scored again; the dashboard
 opens a folder from disk without scoring and never writes an upload there."""
 
@@ -10,8 +10,8 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from mtdiag import report_cache
-from mtdiag.api import Options, evaluate
+from mtdiag.scoring import report_cache
+from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.io import load_folder
 from tests.conftest import SAMPLE
 

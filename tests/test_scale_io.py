@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.text import (
     _PY_WHITESPACE,
     Limits,

@@ -1,4 +1,4 @@
-"""mtdiag.search: user regular expressions (the Segments page's search box and the slice operator ``~``) are matched
+"""mtdiag.core.search: user regular expressions (the Segments page's search box and the slice operator ``~``) are matched
 in linear time and bounded memory (RE2); what RE2 cannot do is refused with one line saying what is not supported.
 
 The catastrophic patterns are the classic ones (nested and overlapping quantifiers, a bounded repetition of a
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from mtdiag import search
-from mtdiag.api import evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core import search
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.slices import ExpressionError, segment_mask
 
 

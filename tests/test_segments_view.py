@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import export, triage
-from mtdiag.api import Options, evaluate
-from mtdiag.buckets import bucket_scores, bucketing
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.report import export
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.analysis.segment_groups import bucket_scores, bucketing
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.views import segments
 
 REFS = {"A": ["the cat sat on the mat", "a dog runs in the park", "it rains today", "we eat bread, \"fresh\""],
@@ -35,7 +36,7 @@ def report():
 
 def test_queue_is_worst_first_with_full_texts_documents_and_human_scores(report):
     q = segments.queue(report)
-    ranked = triage.worst_first(report)
+    ranked = ranking.worst_first(report)
     assert q[["system", "seg_id"]].equals(ranked[["system", "seg_id"]])
     assert list(q.columns[:5]) == ["system", "seg_id", "doc", "src", "hyp"]
     row = q[(q["system"] == "bad") & (q["seg_id"] == 4)].iloc[0]
@@ -48,7 +49,7 @@ def test_queue_is_worst_first_with_full_texts_documents_and_human_scores(report)
 
 def test_sources_follow_source_difficulty(report):
     frame = segments.sources(report)
-    expected = triage.source_difficulty(report)
+    expected = ranking.source_difficulty(report)
     assert frame["seg_id"].tolist() == expected["seg_id"].tolist()
     assert list(frame.columns[:3]) == ["seg_id", "doc", "src"]
     assert frame.set_index("seg_id").loc[3, "src"] == "es regnet"

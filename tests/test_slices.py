@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import buckets, significance, triage
-from mtdiag.api import evaluate
-from mtdiag.errors import InputError
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.analysis import segment_groups, significance
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.io.labels import read_segment_labels
 from mtdiag.slices import ExpressionError, fields, segment_mask, selection, slice_report, where
@@ -64,7 +65,7 @@ def test_pair_fields_read_the_reports_values(report):
     assert (segment_mask(report, f"chrf[{A}] < chrf[{B}]") == (chrf_a < chrf_b)).all()
     assert (segment_mask(report, f"chrf[{A}] < 40 and bleu[{B}] >= 20")
             == ((chrf_a < 40) & (report.segments.loc[B, "bleu"].to_numpy() >= 20))).all()
-    problem = triage.problem_scores(report)["problem"].loc[A].to_numpy()
+    problem = ranking.problem_scores(report)["problem"].loc[A].to_numpy()
     assert (segment_mask(report, f"problem[{A}] > 0.8") == (problem > 0.8)).all()
 
 
@@ -90,7 +91,7 @@ def test_ref_holds_when_any_reference_does(report):
 
 
 def test_flags_come_from_the_triage_checks(report):
-    from mtdiag import checks
+    from mtdiag.triage import checks
 
     flags = checks.flag_frame(report)
     for flag in flags.columns:
@@ -154,17 +155,17 @@ def test_the_finders_slices_read_as_a_person_says_them(report):
 
 def test_every_mqm_score_is_in_exactly_one_band():
     for score in (0.0, -0.05, -0.1, -4.99995, -5.0, -5.00001, -9.99995, -10.0, -24.99995, -25.0, -25.1, -300.0):
-        assert sum(buckets.in_mqm_band(score, lo, hi) for lo, hi, _ in buckets.MQM_BANDS) == 1, score
+        assert sum(segment_groups.in_mqm_band(score, lo, hi) for lo, hi, _ in segment_groups.MQM_BANDS) == 1, score
 
 
 def test_bucket_expressions_reproduce_the_buckets_exactly(report):
     for dimension, field, expressions in (("src_length", "src_len", length_band_expressions("src_len")),
                                           ("ref_length", "ref_len", length_band_expressions("ref_len")),
                                           ("ref_freq", "rare_freq", frequency_band_expressions())):
-        labels = buckets.bucketing(report, dimension).labels[0]
+        labels = segment_groups.bucketing(report, dimension).labels[0]
         for band, expression in expressions:
             assert (segment_mask(report, expression) == (labels == band)).all(), (dimension, band)
-    human = buckets.bucketing(report, "human")
+    human = segment_groups.bucketing(report, "human")
     for band, expression in human_band_expressions(report, A):
         assert (segment_mask(report, expression) == (human.labels[human.systems.index(A)] == band)).all(), band
 
@@ -175,7 +176,7 @@ def test_quartile_human_bands_reproduce_the_buckets(report):
     from dataclasses import replace
 
     other = evaluate(replace(report.evalset, human=human), report.options)
-    banded = buckets.bucketing(other, "human")
+    banded = segment_groups.bucketing(other, "human")
     assert banded.order[0] == "lowest quarter"
     for band, expression in human_band_expressions(other, B):
         assert (segment_mask(other, expression) == (banded.labels[banded.systems.index(B)] == band)).all(), band
@@ -259,15 +260,15 @@ def test_a_slice_keeps_the_original_segment_ids_and_its_own_extras(report):
                              for s, g, v in zip(kept["system"], kept["seg"], kept["score"]))
     assert set(twice.evalset.annotations["seg"]) <= set(range(twice.evalset.n_segments))
     assert "orig_seg" not in twice.evalset.label_columns
-    assert "label:orig_seg" not in buckets.dimensions(twice)
+    assert "label:orig_seg" not in segment_groups.dimensions(twice)
 
 
 def test_analyses_work_on_a_slice_unchanged(report):
     sliced = where(report, 'doc == "talk.2"')
     k, systems = sliced.evalset.n_segments, sliced.evalset.systems
-    queue = triage.worst_first(sliced)
+    queue = ranking.worst_first(sliced)
     assert len(queue) == k * len(systems) and queue["seg_id"].between(1, k).all()
-    table = buckets.bucket_scores(sliced, buckets.bucketing(sliced, "src_length"))
+    table = segment_groups.bucket_scores(sliced, segment_groups.bucketing(sliced, "src_length"))
     assert table.groupby("system")["segments"].sum().eq(k).all()
     assert ngram_tables(sliced, orders=(1,)).systems == systems
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control
 
-from mtdiag import significance
-from mtdiag.significance import ALPHA, benjamini_hochberg, holm
-from mtdiag.api import evaluate
+from mtdiag.analysis import significance
+from mtdiag.analysis.significance import ALPHA, benjamini_hochberg, holm
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 from mtdiag.slices import find_slices, segment_mask, where
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_TEST, candidate_slices, direction, resamples_for

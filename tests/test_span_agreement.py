@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import EvalSet
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import EvalSet
 from mtdiag.spans.agreement import (character_axis, human_spans, is_major, pairwise_accuracy, pearson, rated_pairs,
                                     score_agreement, severity_f1, span_measures, within_segment_accuracy)
 

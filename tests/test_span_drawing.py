@@ -10,12 +10,11 @@ import re
 
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, escape, render_marked_text, render_tokens,
-                              token_offsets)
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.core.highlight import (MAX_SPANS, MAX_TITLES, Span, char_span_tokens, escape, render_marked_text, render_tokens, token_offsets)
 from mtdiag.io import with_error_annotations, with_metric_spans
-from mtdiag.html_report import html_report
+from mtdiag.report.html_report import html_report
 from mtdiag.spans import DEFAULT_THRESHOLD, severity_counts
 from mtdiag.views.detail import SPAN_THRESHOLD, segment_detail
 

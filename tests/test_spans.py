@@ -12,18 +12,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import read_metric_spans, with_metric_spans
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
                                      lexical_confidence, phrase_severity)
-from mtdiag.offsets import span_characters, token_offsets
+from mtdiag.core.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import WordSupport, word_support
-from mtdiag.tokenize import TokenizeOptions, tokenize_text
+from mtdiag.core.tokenize import TokenizeOptions, tokenize_text
 from tests.conftest import SAMPLE
 
 REF = ["the cat sat on the mat near the door"]
@@ -387,7 +387,7 @@ def test_the_spans_of_some_segments_are_the_whole_reports_rows_for_them(folder, 
     frame is computed, a segment's spans are read from it."""
     from dataclasses import replace
 
-    from mtdiag.api import default_metrics
+    from mtdiag.scoring.evaluate import default_metrics
     from mtdiag.io import load_folder
 
     evalset = load_folder(SAMPLE / folder)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mtdiag.api import evaluate
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 from mtdiag.spans.predict import phrase_spans
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from tests.conftest import en_de_texts
 
 

@@ -1,4 +1,4 @@
-"""Suspect references (``mtdiag.checks.suspect_reference``, docs/triage.md "Suspect references"): references damaged
+"""Suspect references (``mtdiag.triage.checks.suspect_reference``, docs/triage.md "Suspect references"): references damaged
 on purpose in dev TED zh-en — replaced by another segment's, doubled, cut to a third — are flagged, naming the
 damaged reference, and the untouched ones are not; with one system the set's own unrelated references are the null;
 where every reference of a segment is suspect the queue charges the outputs nothing for it (reference-free
@@ -12,11 +12,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mtdiag import checks, triage
-from mtdiag.api import Options, evaluate
-from mtdiag.checks.base import modified_z_scores
-from mtdiag.checks.suspect_reference import (REASONS, every_reference_suspect, reference_at_fault, suspect_references,
-                                             suspect_segments)
+from mtdiag.triage import checks, ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.triage.checks.base import modified_z_scores
+from mtdiag.triage.checks.suspect_reference import (REASONS, every_reference_suspect, reference_at_fault, suspect_references, suspect_segments)
 from mtdiag.io import load_folder
 from tests.conftest import DEV, REPO, SAMPLE
 
@@ -96,11 +95,11 @@ def test_the_queue_does_not_charge_the_outputs_for_a_suspect_reference(single):
     at_fault = reference_at_fault(single)
     bad = [seg for seg in (10, 20, 30) if every_reference_suspect(single)[seg]]
     assert len(bad) == 3 and at_fault.groupby(level="seg").all()[bad].all()
-    rate = triage.error_rate(single)
-    consensus = triage.badness_percentile(triage.view_scores(single, "consensus"), "consensus", single)
+    rate = ranking.error_rate(single)
+    consensus = ranking.badness_percentile(ranking.view_scores(single, "consensus"), "consensus", single)
     mine = at_fault[at_fault].index
     np.testing.assert_allclose(rate[mine], consensus[mine])  # the reference-free view only
-    lengths = triage.segment_length(single)
+    lengths = ranking.segment_length(single)
     outputs = np.median([side.lengths for side in single.context.tokens.hyps.values()], axis=0)
     np.testing.assert_allclose(lengths[mine], np.maximum(outputs[[s for _, s in mine]], 1))
     flags = checks.flag_frame(single)
@@ -109,7 +108,7 @@ def test_the_queue_does_not_charge_the_outputs_for_a_suspect_reference(single):
             assert not flags.loc[mine, name].any(), name
     assert flags.loc[mine, "suspect_reference"].all()  # on every system's row of those segments
     count = int(suspect_segments(single).sum())  # the three replaced and the real ones of reference A
-    assert count >= 3 and f"{count} segments with a suspect reference" in triage.signals(single)
+    assert count >= 3 and f"{count} segments with a suspect reference" in ranking.signals(single)
 
 
 def test_the_flag_explains_itself_and_names_the_reference(ted, single):
@@ -143,7 +142,7 @@ def test_modified_z_scores_fall_back_on_the_mean_deviation():
 
 
 def test_peer_agreement_equals_consensus_counting(ted):
-    from mtdiag.checks.suspect_reference import _peer_matches
+    from mtdiag.triage.checks.suspect_reference import _peer_matches
     from mtdiag.metrics.consensus import _pairwise_matches
 
     report = evaluate(ted, CHRF)

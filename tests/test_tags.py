@@ -1,5 +1,5 @@
-"""Tags (issue 21 Build 4): the tag set (mtdiag.tags), tags as slice fields (``tag``, ``tag[SYSTEM]``), kept with a
-saved run in the workspace (mtdiag.workspace), and in the HTML report."""
+"""Tags (issue 21 Build 4): the tag set (mtdiag.core.tags), tags as slice fields (``tag``, ``tag[SYSTEM]``), kept with a
+saved run in the workspace (mtdiag.scoring.workspace), and in the HTML report."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import tags
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.html_report import html_report
+from mtdiag.core import tags
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.report.html_report import html_report
 from mtdiag.slices import ExpressionError, segment_mask, where
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 
 
 @pytest.fixture(scope="module")

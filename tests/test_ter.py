@@ -23,7 +23,7 @@ import sacrebleu
 from sacrebleu.metrics import TER as SacreTER
 from sacrebleu.metrics.lib_ter import translation_edit_rate as sacre_ter
 
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.metrics.base import ScoringContext
 from mtdiag.metrics.ter import TER, reference_set, ter_scores, ter_statistics
 from mtdiag.metrics.ter_engine import ReferenceSet, ter_words, translation_edit_rate

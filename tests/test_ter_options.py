@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import TER as SacreTER
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
 from mtdiag.metrics.base import ScoringContext
 from mtdiag.metrics.ter import TER, resolve_ter_tokenization, ter_scores, ter_statistics

@@ -6,12 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.errors import InputError
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_files, load_folder
-from mtdiag.terms import (TERM_COLUMNS, TermFile, build_terms, find_matches, find_source_term, strip_term_tags,
-                          terms_from_tags)
+from mtdiag.io.term_matching import (TERM_COLUMNS, TermFile, build_terms, find_matches, find_source_term, strip_term_tags, terms_from_tags)
 from tests.conftest import DEV, SAMPLE
 
 SPANISH_REF = ("De manera comparable , un estudio demográfico de 2012 demostró que los pacientes con MERS-CoV también "

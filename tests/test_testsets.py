@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from mtdiag import cli
-from mtdiag.api import Options, evaluate
-from mtdiag.errors import InputError
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.errors import InputError
 from mtdiag.io.testsets import load_testset
 from tests.conftest import DEV, SAMPLE
 from tests.testset_formats import gzipped, write_jsonl, write_sgml, write_tsv, write_wmt_xml

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mtdiag.evalset import evalset_from_lists
-from mtdiag.ht_mt_ngrams import ngram_tables
-from mtdiag.tokenize import TokenizeOptions, sacrebleu_tokenizer, tokenize_text
+from mtdiag.core.evalset import evalset_from_lists
+from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.core.tokenize import TokenizeOptions, sacrebleu_tokenizer, tokenize_text
 
 JA = "Ｇ７の首脳はVATについて議論した。"
 
@@ -31,7 +31,7 @@ def test_ht_mt_ngrams_on_japanese_keep_the_cased_segmentation():
 
 def test_lower_casing_leaves_bleu_chrf_and_ter_alone():
     """The sidebar says so beside its "Lower-case" box (issue 23): sacrebleu's defaults, whatever the option."""
-    from mtdiag.api import Options, evaluate
+    from mtdiag.scoring.evaluate import Options, evaluate
 
     refs = {"A": ["The Cat sat on the Mat .", "Berlin is in Germany ."]}
     hyps = {"mt": ["the cat sat on the mat .", "BERLIN IS IN GERMANY ."]}

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from mtdiag.tokenize import sacrebleu_tokenizer
+from mtdiag.core.tokenize import sacrebleu_tokenizer
 from tests.conftest import DEV, REPO, read_lines
 
 
@@ -38,7 +38,7 @@ def test_the_fast_post_tokenizer_gives_sacrebleus_tokens(name, module, cls):
 
 
 def test_folding_the_joined_tokens_is_folding_each_token():
-    from mtdiag.tokenize import TokenizeOptions, tokenize_text
+    from mtdiag.core.tokenize import TokenizeOptions, tokenize_text
 
     greek = ["ΟΔΟΣ ΚΑΙ ΣΟΦΙΑ.", "Σ. ΑΣ'Σ", "ΑΣ, Σ-Σ ΟΔΟΣ(ΣΑ)", "İSTANBUL ΣΑΣ."]
     for text in _texts()[::5] + greek + _tricky(2_000):
@@ -49,7 +49,7 @@ def test_folding_the_joined_tokens_is_folding_each_token():
 
 
 def test_the_typography_scan_matches_exactly_the_translated_characters():
-    from mtdiag.tokenize import _TYPOGRAPHIC, _TYPOGRAPHY
+    from mtdiag.core.tokenize import _TYPOGRAPHIC, _TYPOGRAPHY
 
     found = {c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and _TYPOGRAPHIC.search(chr(c))}
     assert found == set(_TYPOGRAPHY)
@@ -59,7 +59,7 @@ def test_no_letter_or_digit_is_punctuation_so_is_punctuation_may_skip_alphanumer
     import sys
     import unicodedata
 
-    from mtdiag.tokenize import is_punctuation
+    from mtdiag.core.tokenize import is_punctuation
 
     assert not [c for c in range(sys.maxunicode + 1) if chr(c).isalnum() and unicodedata.category(chr(c))[0] == "P"]
     assert is_punctuation("_") and is_punctuation("«...»") and not is_punctuation("a_b") and not is_punctuation("")

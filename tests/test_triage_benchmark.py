@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag import triage
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from tests.conftest import REPO
 
 
@@ -51,13 +51,13 @@ def test_predicted_mqm_candidates_are_rank_products_of_the_reports_own_column(be
             "bad": ["mat", "a dog runs in park", "rain today"]}
     evalset = evalset_from_lists({"ref": refs}, hyps, src=src)
     report = evaluate(evalset, Options(metrics=("ter", "chrf", "otem", "predicted_mqm")))
-    views = triage.ranking_metrics(report)
-    rate, length = triage.error_rate(report, views), triage.segment_length(report)
+    views = ranking.ranking_metrics(report)
+    rate, length = ranking.error_rate(report, views), ranking.segment_length(report)
     rows = dict(bench.predicted_mqm_candidates(report, views, rate, length))
     assert len(rows) == 8
     # predicted MQM as one more view of the rank product is what error_rate makes of it
     np.testing.assert_allclose(rows[f"rate of {', '.join(views)}, predicted MQM as a count × length"].to_numpy(),
-                               (triage.error_rate(report, [*views, "predicted_mqm"]) * length).to_numpy())
+                               (ranking.error_rate(report, [*views, "predicted_mqm"]) * length).to_numpy())
     penalty = -report.segments["predicted_mqm"]
     assert (penalty > 0).any()  # the loop and the dropped words are predicted errors
     share = len(views) / (len(views) + 1)  # one view among len(views) + 1: the predicted penalty as a rate

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.ht_mt_ngrams import ngram_tables
-from mtdiag.tokenize import TokenizeOptions, normalise_typography, tokenize_text
+from mtdiag.metrics.ht_mt_ngrams import ngram_tables
+from mtdiag.core.tokenize import TokenizeOptions, normalise_typography, tokenize_text
 from mtdiag.views import ngrams, over_under, waft_neva
 from mtdiag.views.detail import segment_detail
 from tests.conftest import DEV, SAMPLE

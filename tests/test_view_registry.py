@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from mtdiag import views
-from mtdiag.api import evaluate
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.cli import main
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import load_folder
-from mtdiag.html_report import html_report
+from mtdiag.report.html_report import html_report
 from mtdiag.ui.navigation import layout
 from mtdiag.views import Chart, Table, View, ViewOption
 from mtdiag.views.base import systems
@@ -159,7 +159,7 @@ def test_the_list_names_every_view(capsys):
 def test_every_view_prints_the_tables_of_its_page(name, capsys, sample_report):
     """``mtdiag view NAME --format json`` on the sample set: the options the page starts from and exactly the tables
     the view computes from them (the tables the data cannot give are named on stderr)."""
-    from mtdiag.export import to_json_records
+    from mtdiag.report.export import to_json_records
 
     code, out, err = run_cli(capsys, "view", name, "--testset", str(DE), "--format", "json")
     assert code == 0, err

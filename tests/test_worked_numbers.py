@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from tests.conftest import WORKED_NUMBERS, read_lines, spec_path
 
 TOL = 1e-9

@@ -11,17 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtdiag.api import Options, evaluate
+from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.io import load_folder
 from mtdiag.metrics.base import Metric
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 from tests.conftest import REPO, SAMPLE
 
 SAVE = """
 import sys
-from mtdiag.api import Options, evaluate
+from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.io import load_folder
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 report = evaluate(load_folder(sys.argv[2]), Options(metric_options={"chrf": {"word_order": 2}}))
 print(Workspace(sys.argv[1]).save(report, "saved by another process"))
 """
@@ -107,7 +107,7 @@ def test_several_sessions_write_at_once(tmp_path):
 
 @pytest.fixture(scope="module")
 def small_report():
-    from mtdiag.evalset import evalset_from_lists
+    from mtdiag.core.evalset import evalset_from_lists
 
     evalset = evalset_from_lists({"ref": [f"a b c {i}" for i in range(40)]},
                                  {"sys": [f"a b d {i}" for i in range(40)]})
@@ -142,7 +142,7 @@ def damaged(tmp_path, small_report, kind: str):
 
 @pytest.mark.parametrize("kind", ["corrupt", "header-only", "truncated", "foreign"])
 def test_a_damaged_or_foreign_workspace_is_named_in_one_line_and_never_written(tmp_path, small_report, kind):
-    from mtdiag.errors import InputError
+    from mtdiag.core.errors import InputError
 
     folder, path = damaged(tmp_path, small_report, kind)
     before = path.read_bytes()
@@ -168,8 +168,8 @@ def test_a_busy_workspace_says_it_is_busy_never_that_it_is_unreadable(tmp_path, 
     again; the file is untouched and works once the other writer is done."""
     import sqlite3
 
-    from mtdiag import workspace as ws
-    from mtdiag.errors import InputError
+    from mtdiag.scoring import workspace as ws
+    from mtdiag.core.errors import InputError
 
     workspace, ids = saved_workspace(tmp_path, small_report)
     monkeypatch.setattr(ws, "BUSY_TIMEOUT_S", 0.2)
@@ -191,7 +191,7 @@ def test_a_busy_workspace_says_it_is_busy_never_that_it_is_unreadable(tmp_path, 
 
 
 def test_a_damaged_workspace_is_set_aside_for_a_new_one(tmp_path, small_report):
-    from mtdiag.workspace import set_aside
+    from mtdiag.scoring.workspace import set_aside
 
     folder, path = damaged(tmp_path, small_report, "corrupt")
     before = path.read_bytes()
@@ -206,7 +206,7 @@ def test_a_read_only_workspace_is_listed_and_opened_and_saving_says_why_not(tmp_
     import os
     import stat
 
-    from mtdiag.errors import InputError
+    from mtdiag.core.errors import InputError
 
     workspace, ids = saved_workspace(tmp_path / "ro", small_report, runs=2)
     folder = workspace.folder
@@ -233,8 +233,8 @@ def test_a_read_only_workspace_is_listed_and_opened_and_saving_says_why_not(tmp_
 
 
 def test_a_size_limit_removes_the_oldest_runs(tmp_path, small_report, monkeypatch):
-    from mtdiag.errors import InputError
-    from mtdiag.workspace import _used_bytes
+    from mtdiag.core.errors import InputError
+    from mtdiag.scoring.workspace import _used_bytes
 
     import sqlite3
 

@@ -1,4 +1,4 @@
-"""Write a test set (an :class:`~mtdiag.evalset.EvalSet`) in the field's formats: WMT XML, WMT SGML (one file per
+"""Write a test set (an :class:`~mtdiag.core.evalset.EvalSet`) in the field's formats: WMT XML, WMT SGML (one file per
 set), TSV and JSONL — the converter behind ``tests/test_testsets.py`` (and usable by hand:
 ``python -m tests.testset_formats FOLDER OUTDIR``)."""
 

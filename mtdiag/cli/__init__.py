@@ -3,7 +3,7 @@
 :mod:`~mtdiag.cli.report`, :mod:`~mtdiag.cli.ngrams`, :mod:`~mtdiag.cli.likeness`, :mod:`~mtdiag.cli.buckets`,
 :mod:`~mtdiag.cli.slices`, :mod:`~mtdiag.cli.view` (any dashboard page's tables) and :mod:`~mtdiag.cli.serve` —
 each adding its parser (``add``) and running it (``run``); the options they share are declared once, generated from
-the registries (:mod:`mtdiag.cli.arguments`), and the inputs are read once (:mod:`mtdiag.cli.inputs`).
+the registries (:mod:`mtdiag.cli.arguments`), and the inputs are read once (:mod:`mtdiag.cli.load`).
 
 Every error is printed to stderr as one clear line and the exit status is non-zero; never a traceback.
 """

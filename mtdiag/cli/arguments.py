@@ -2,7 +2,7 @@
 (separate files or ``--testset``), the input limits, the scores and annotations added to them, the tokenisation,
 one ``--METRIC-OPTION`` flag per option of the metric registry, the paired tests, ``--where`` and ``--format``.
 
-Nothing here reads a file: :mod:`mtdiag.cli.inputs` does, once per run.
+Nothing here reads a file: :mod:`mtdiag.cli.load` does, once per run.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def named_file(value: str) -> tuple[str, str]:
 
 
 def add_tokenize_options(parser: argparse.ArgumentParser) -> None:
-    from mtdiag.tokenize import TOKENIZERS
+    from mtdiag.core.tokenize import TOKENIZERS
 
     parser.add_argument("--tokenize", default=None, choices=TOKENIZERS,
                         help="sacrebleu tokenizer (default: 13a; ja-mecab for Japanese and zh for Chinese targets)")
@@ -139,7 +139,7 @@ def add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), default
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
     """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests), or without
     it: every system against every other (ranked clusters and the p-value matrix, docs/significance.md)."""
-    from mtdiag.significance import DEFAULT_SAMPLES, DEFAULT_SEED
+    from mtdiag.analysis.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
     tests = parser.add_mutually_exclusive_group()
     tests.add_argument("--paired-bs", nargs="?", type=int, const=DEFAULT_SAMPLES["bs"], metavar="N",
@@ -219,7 +219,7 @@ def fixed_view_option(args, option, flag: str | None = None):
 
 
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:
-    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.inputs.with_human`), for
+    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.pipeline.inputs.with_human`), for
     ``use``."""
     parser.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}{use}")
 

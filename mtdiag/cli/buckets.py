@@ -1,4 +1,4 @@
-"""``mtdiag buckets --by LIST``: every metric per bucket of segments (compare-mt's analysis, :mod:`mtdiag.buckets`),
+"""``mtdiag buckets --by LIST``: every metric per bucket of segments (compare-mt's analysis, :mod:`mtdiag.analysis.segment_groups`),
 and a paired bootstrap of two systems inside each bucket. An alias of ``mtdiag view buckets``
 (:mod:`mtdiag.cli.view`): one view per dimension of ``--by`` (its option ``by``), ``--compare A B`` its options
 ``--a A --b B`` (kept as an alias), the comparison the view's for each metric with a direction."""
@@ -15,7 +15,7 @@ def add(commands) -> None:
     buckets = commands.add_parser("buckets", help="every metric per bucket of segments (length, rare words, "
                                   "labels, human-score bands)")
     arguments.add_input_options(buckets)
-    from mtdiag.buckets import BY  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.analysis.segment_groups import BY  # only for this command (see mtdiag.cli.base.Unfilled)
     from mtdiag.views import REGISTRY
 
     arguments.add_human_option(buckets, ": the human dimension")
@@ -34,7 +34,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.export import to_json_records, to_tsv
+    from mtdiag.report.export import to_json_records, to_tsv
     from mtdiag.views import REGISTRY
 
     dimensions = [d.strip() for d in args.by.split(",") if d.strip()]
@@ -82,9 +82,9 @@ def _comparison(args, report, given: dict):
 
 
 def _counted(args, report, by: str):
-    """``--word-counts``: the ref_freq buckets with word frequencies from a file (:func:`mtdiag.buckets.bucketing`)
+    """``--word-counts``: the ref_freq buckets with word frequencies from a file (:func:`mtdiag.analysis.segment_groups.bucketing`)
     instead of the references'."""
-    from mtdiag import buckets as bucketing
+    from mtdiag.analysis import segment_groups as bucketing
 
     counts = bucketing.read_word_counts(args.word_counts)
     return bucketing.bucket_scores(report, bucketing.bucketing(report, by, word_counts=counts))

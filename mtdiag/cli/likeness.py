@@ -1,5 +1,5 @@
 """``mtdiag likeness``: ORANGE/KING per metric and QUEEN per system (Amigó et al. 2006 §2.2, §3.1;
-:mod:`mtdiag.likeness`), from several references. An alias of ``mtdiag view human`` (``mtdiag view likeness``;
+:mod:`mtdiag.analysis.likeness`), from several references. An alias of ``mtdiag view human`` (``mtdiag view likeness``;
 :mod:`mtdiag.cli.view`): its numbers are the view's ``orange_king`` and ``queen`` tables; ``--metrics`` (kept) is the
 view's ``--similarity``, ``--pool`` its option. Nothing is scored but the similarities between the references and
 the outputs."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from mtdiag.cli import arguments, inputs, view
+from mtdiag.cli import arguments, load, view
 from mtdiag.cli.base import json_value, note
 
 
@@ -19,7 +19,7 @@ def add(commands) -> None:
     likeness.add_argument("--hyp", action="append", type=arguments.named_file, metavar="NAME=FILE",
                           help="system output (repeatable)")
     arguments.add_testset_option(likeness)
-    from mtdiag.likeness import DEFAULT_QUEEN_METRICS  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.analysis.likeness import DEFAULT_QUEEN_METRICS  # only for this command (see mtdiag.cli.base.Unfilled)
     from mtdiag.views import REGISTRY
 
     likeness.add_argument("--metrics", dest="similarity", default=",".join(DEFAULT_QUEEN_METRICS),
@@ -31,12 +31,12 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.likeness import likeness_metrics
+    from mtdiag.analysis.likeness import likeness_metrics
     from mtdiag.metrics import metric_classes
     from mtdiag.views import REGISTRY
 
     human = REGISTRY["human"]
-    metrics = list(inputs.metric_list(args.similarity))
+    metrics = list(load.metric_list(args.similarity))
 
     def known(evalset) -> None:  # the names checked before anything is computed
         classes, allowed = metric_classes(evalset), likeness_metrics(evalset)
@@ -46,7 +46,7 @@ def run(args) -> str:
             if m not in allowed:
                 raise ValueError(f"metric {m!r} cannot be a similarity here (it is not segment-level, or needs terms)")
 
-    report = view.evaluated(args, human, scoring=replace(inputs.options(args), metrics=()), before=known)
+    report = view.evaluated(args, human, scoring=replace(load.options(args), metrics=()), before=known)
     chosen, frames = view.shown(args, human, report, ["orange_king", "queen"], given={"similarity": metrics},
                                 quiet=True)
     for name in ("orange_king", "queen"):
@@ -59,7 +59,7 @@ def run(args) -> str:
     out = {measure: {k: json_value(float(v)) for k, v in values.items()} for measure, values in out.items()}
     if args.format == "json":
         return json.dumps(out, ensure_ascii=False)
-    from mtdiag.export import for_people
+    from mtdiag.report.export import for_people
 
     lines = ["measure\tname\tvalue"]
     for measure, values in out.items():

@@ -1,5 +1,5 @@
 """``mtdiag ngrams``: HT-only / MT-only n-gram tables (Aikawa & Rarrick §2.2: the n-grams only the human translation
-or only a system uses, :mod:`mtdiag.ht_mt_ngrams`). An alias of ``mtdiag view ngrams`` (:mod:`mtdiag.cli.view`):
+or only a system uses, :mod:`mtdiag.metrics.ht_mt_ngrams`). An alias of ``mtdiag view ngrams`` (:mod:`mtdiag.cli.view`):
 its tables are the view's ``ngrams`` table for each system, kind and order (``--order 1,2,3,4``: several orders
 on one tokenisation), its flags the view's options (``--min-count``, ``--ht-ref``, ``--hide-function-words``, …),
 ``--ht``/``--mt`` the reference and the systems; every n-gram is listed unless ``--hide-function-words``. Nothing
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from mtdiag.cli import arguments, inputs, view
+from mtdiag.cli import arguments, load, view
 from mtdiag.cli.base import CliError
 
 KINDS = ("ht_only", "mt_only")
@@ -46,7 +46,7 @@ def run(args) -> str:
     ngrams = REGISTRY["ngrams"]
     given = {"against": "human", "hide_function_words": False, **arguments.view_options_given(args)}
     given["min_count"] = ngrams.option("min_count").resolve(None, {}, given.get("min_count"))  # before scoring
-    report = view.evaluated(args, ngrams, scoring=replace(inputs.options(args), metrics=()), flags=("--ht", "--mt"))
+    report = view.evaluated(args, ngrams, scoring=replace(load.options(args), metrics=()), flags=("--ht", "--mt"))
     if args.dask:
         _counted_on_dask(args, ngrams, report, given)
 
@@ -85,8 +85,8 @@ def run(args) -> str:
 
 def _counted_on_dask(args, ngrams, report, given: dict) -> None:
     """``--dask``: the n-gram tables of every order counted on the cluster, kept in the report's context where the
-    view reads them (:func:`mtdiag.ht_mt_ngrams.context_ngram_tables`): the view then shows the cluster's counts."""
-    from mtdiag.chunks import ngram_tables_on_dask
+    view reads them (:func:`mtdiag.metrics.ht_mt_ngrams.context_ngram_tables`): the view then shows the cluster's counts."""
+    from mtdiag.scoring.chunks import ngram_tables_on_dask
 
     ht_ref = ngrams.option("ht_ref").resolve(report, {}, given.get("ht_ref"))
     tables = ngram_tables_on_dask(report.evalset, args.dask, orders=args.order, min_count=given["min_count"],

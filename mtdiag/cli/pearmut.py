@@ -1,13 +1,13 @@
 """``mtdiag pearmut export``: a Pearmut campaign of the worst-first queue's segments, every system's output in each
-item and mtdiag's predicted error spans pre-filled (:func:`mtdiag.campaign.pearmut_campaign`, ``docs/pearmut.md``).
-What the annotators mark comes back through ``--annotations`` (Pearmut's log, :mod:`mtdiag.io.pearmut`)."""
+item and mtdiag's predicted error spans pre-filled (:func:`mtdiag.report.campaign.pearmut_campaign`, ``docs/pearmut.md``).
+What the annotators mark comes back through ``--annotations`` (Pearmut's log, :mod:`mtdiag.io.pearmut_log`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, load
 from mtdiag.cli.base import CliError, note
 
 
@@ -27,8 +27,8 @@ def add(commands) -> None:
                     "ids in every item match the annotations back to the segments (docs/pearmut.md).")
     arguments.add_input_options(export)
     arguments.add_where_option(export)
-    from mtdiag.campaign import DEFAULT_TOP, DEFAULT_USERS  # only for this command (mtdiag.cli.base.Unfilled)
-    from mtdiag.io.pearmut import PROTOCOLS
+    from mtdiag.report.campaign import DEFAULT_TOP, DEFAULT_USERS  # only for this command (mtdiag.cli.base.Unfilled)
+    from mtdiag.io.pearmut_log import PROTOCOLS
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     export.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
@@ -53,14 +53,14 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.campaign import pearmut_campaign
+    from mtdiag.report.campaign import pearmut_campaign
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
     for flag, value in (("--top", args.top), ("--users", args.users)):
         if value < 1:
             raise CliError(f"{flag} must be at least 1, got {value}")
-    _, report = inputs.report(args)
+    _, report = load.report(args)
     campaign = pearmut_campaign(report, top=args.top, users=args.users, protocol=args.protocol,
                                 threshold=threshold, campaign_id=args.campaign_id,
                                 with_reference=args.with_reference, strict=args.strict)

@@ -1,10 +1,10 @@
-"""``mtdiag report``: one self-contained HTML file to share (:func:`mtdiag.html_report.html_report`, ``docs/report.md``)."""
+"""``mtdiag report``: one self-contained HTML file to share (:func:`mtdiag.report.html_report.html_report`, ``docs/report.md``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, load
 from mtdiag.cli.base import CliError, note
 
 
@@ -15,7 +15,7 @@ def add(commands) -> None:
                     "corpus scores, ranked significance clusters and p-values, buckets, and the worst segments with "
                     "their evidence highlighted.")
     arguments.add_input_options(report)
-    from mtdiag.html_report import DEFAULT_TOP  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.report.html_report import DEFAULT_TOP  # only for this command (see mtdiag.cli.base.Unfilled)
 
     report.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the file to write")
     report.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
@@ -30,14 +30,14 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.html_report import html_report
+    from mtdiag.report.html_report import html_report
 
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top}")
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD)
-    whole, report = inputs.report(args, before=lambda evalset: note("scoring …"))
+    whole, report = load.report(args, before=lambda evalset: note("scoring …"))
     title = args.title
     if title is None and args.where is not None:
         title = (f"mtdiag report: {whole.evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, load
 from mtdiag.cli.base import CliError, json_value
 
 
@@ -50,11 +50,11 @@ def _check_baseline(args, systems: list[str]) -> None:
 
 
 def _significance(args, report):
-    """The paired-test frame against ``--baseline`` (:func:`mtdiag.significance.significance`) when one was requested
+    """The paired-test frame against ``--baseline`` (:func:`mtdiag.analysis.significance.significance`) when one was requested
     with a baseline, else None."""
     if (args.paired_bs is None and args.paired_ar is None) or args.baseline is None:
         return None
-    from mtdiag.significance import significance
+    from mtdiag.analysis.significance import significance
 
     method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
     return significance(report, args.baseline, method, n, args.seed)
@@ -62,11 +62,11 @@ def _significance(args, report):
 
 def _pairwise(args, report):
     """``--paired-bs|--paired-ar`` without ``--baseline``: every system against every other, per metric
-    (:func:`mtdiag.significance.pairwise_significance`), its ranked clusters (:func:`~mtdiag.significance.ranked_clusters`)
+    (:func:`mtdiag.analysis.significance.pairwise_significance`), its ranked clusters (:func:`~mtdiag.analysis.significance.ranked_clusters`)
     and the signatures with the resampling fields; None when no such test was requested."""
     if (args.paired_bs is None and args.paired_ar is None) or args.baseline is not None:
         return None
-    from mtdiag.significance import pairwise_significance, ranked_clusters, resampling_signature
+    from mtdiag.analysis.significance import pairwise_significance, ranked_clusters, resampling_signature
 
     method, n = ("bs", args.paired_bs) if args.paired_bs is not None else ("ar", args.paired_ar)
     pairwise = pairwise_significance(report, method, n, args.seed)
@@ -83,9 +83,9 @@ def _check_human_args(args) -> None:
 
 def _human_json(args, report) -> dict:
     """``{METRIC: {seg_pearson, seg_kendall, sys_pearson, sys_kendall, n_seg, n_sys}}`` against the human scores
-    of ``--human``, attached to the report's set before scoring (:func:`mtdiag.inputs.with_human`; positive =
-    agrees with the humans; see :mod:`mtdiag.human`)."""
-    from mtdiag.human import human_agreement
+    of ``--human``, attached to the report's set before scoring (:func:`mtdiag.pipeline.inputs.with_human`; positive =
+    agrees with the humans; see :mod:`mtdiag.analysis.human_agreement`)."""
+    from mtdiag.analysis.human_agreement import human_agreement
 
     table = human_agreement(report, report.evalset.human)
     return {metric: {k: int(v) if k.startswith("n_") else json_value(float(v)) for k, v in row.items()}
@@ -95,14 +95,13 @@ def _human_json(args, report) -> dict:
 def run(args) -> str:
     _check_significance_args(args)
     _check_human_args(args)
-    whole, report = inputs.report(args, before=lambda evalset: _check_baseline(args, evalset.systems))
+    whole, report = load.report(args, before=lambda evalset: _check_baseline(args, evalset.systems))
     if not whole.metrics:
-        from mtdiag.api import no_metric_reason
+        from mtdiag.scoring.evaluate import no_metric_reason
 
         raise CliError(no_metric_reason(whole.evalset))
-    from mtdiag.significance import report_signatures
-    from mtdiag.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json,
-                               pairwise_tsv, significance_json)
+    from mtdiag.analysis.significance import report_signatures
+    from mtdiag.report.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json, pairwise_tsv, significance_json)
 
     comparison, pairwise = _significance(args, report), _pairwise(args, report)
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from mtdiag.cli import arguments, inputs, view
+from mtdiag.cli import arguments, load, view
 from mtdiag.cli.base import CliError, json_value, note
 
 
@@ -36,12 +36,12 @@ def _before(args, a: str, b: str, metric: str | None):
     """The systems and the metric checked on the loaded set, before anything is scored."""
 
     def check(evalset) -> None:
-        from mtdiag.api import default_metrics
+        from mtdiag.scoring.evaluate import default_metrics
 
         for system in (a, b):
             if system not in evalset.systems:
                 raise CliError(f"--compare {system!r} is not a system; systems: {', '.join(evalset.systems)}")
-        named = inputs.options(args).metrics
+        named = load.options(args).metrics
         metrics = list(named) if named is not None else list(default_metrics(evalset))
         if metric is not None and metric not in metrics:
             raise CliError(f"--metric {metric!r} is not computed; computed: {', '.join(metrics)}")
@@ -50,7 +50,7 @@ def _before(args, a: str, b: str, metric: str | None):
 
 
 def run(args) -> str:
-    from mtdiag.significance import CORRECTIONS
+    from mtdiag.analysis.significance import CORRECTIONS
     from mtdiag.slices.finder import TESTS
     from mtdiag.views import REGISTRY
 
@@ -86,7 +86,7 @@ def run(args) -> str:
                             "significant": bool(row.significant)} for row in table.itertuples(index=False)],
                           ensure_ascii=False)
     # written by hand: a TSV writer would quote the expressions' double quotes, and they are to be copied as shown
-    from mtdiag.export import for_people as number, tsv_cell
+    from mtdiag.report.export import for_people as number, tsv_cell
     lines = ["\t".join(["expression", "size", a, b, "difference", "rest_difference", "departure", "direction",
                         "p_value", "p_corrected", "correction", "significant"])]
     lines += ["\t".join([row.expression, str(row.size), number(row.score_a), number(row.score_b),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, load
 from mtdiag.cli.base import note
 
 
@@ -37,7 +37,7 @@ def run(args) -> str:
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
-    _, report = inputs.report(args)
+    _, report = load.report(args)
     predicted = predict_spans(report, threshold)
     records = span_records(report, predicted)
     marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})

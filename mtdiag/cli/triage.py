@@ -38,7 +38,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.export import to_json, to_tsv
+    from mtdiag.report.export import to_json, to_tsv
     from mtdiag.views import REGISTRY
 
     if args.top is not None and args.top < 1:
@@ -65,10 +65,10 @@ def run(args) -> str:
 
 def _note_lift(queue) -> None:
     """The queue's lift at 10 % over its human-rated pairs, on stderr (with ten or more rated)."""
-    from mtdiag import triage
+    from mtdiag.triage import ranking
 
     rated = queue["human"].notna().to_numpy()
     if rated.sum() >= 10:
         order = queue.reset_index(drop=True).index.to_numpy()
-        value = triage.lift(-order[rated].astype(float), -queue["human"].to_numpy()[rated])
+        value = ranking.lift(-order[rated].astype(float), -queue["human"].to_numpy()[rated])
         note(f"lift at 10 % of this queue over {int(rated.sum())} human-rated pairs: {value:.2f} (random = 1)")

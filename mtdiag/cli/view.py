@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Mapping
 
-from mtdiag.cli import arguments, inputs
+from mtdiag.cli import arguments, load
 from mtdiag.cli.base import CliError, note
 
 ALIASES = {"likeness": "human"}
@@ -83,9 +83,9 @@ def _list(args) -> str:
 
 def evaluated(args, view, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp")):
     """The report ``view`` is shown on: the command's inputs through the one input path
-    (:func:`mtdiag.cli.inputs.report`: ``scoring``, ``before`` and the input ``flags`` as it takes them), the report of
+    (:func:`mtdiag.cli.load.report`: ``scoring``, ``before`` and the input ``flags`` as it takes them), the report of
     ``--where``'s segments; an error when the data lacks what the view needs."""
-    _, report = inputs.report(args, scoring=scoring, before=before, flags=flags)
+    _, report = load.report(args, scoring=scoring, before=before, flags=flags)
     why = view.missing(report)
     if why:
         raise CliError(f"view {view.name} {why}")
@@ -120,7 +120,7 @@ def computed(args, view, tables=None, *, given: Mapping | None = None, quiet: bo
 
 
 def run(args) -> str:
-    from mtdiag.export import to_json_records, to_tsv
+    from mtdiag.report.export import to_json_records, to_tsv
     from mtdiag.views import REGISTRY
 
     if args.list:

@@ -1,4 +1,4 @@
-"""Read and validate every input into an :class:`~mtdiag.evalset.EvalSet`, at the edge, once (``docs/inputs.md``).
+"""Read and validate every input into an :class:`~mtdiag.core.evalset.EvalSet`, at the edge, once (``docs/inputs.md``).
 
 Inputs (``docs/inputs.md``):
 
@@ -21,7 +21,7 @@ that outputs nothing, human scores for systems that are not loaded) become warni
 ``EvalSet.warnings``.
 """
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS as DEFAULT_ERROR_WEIGHTS
 from mtdiag.io.error_weights import SCHEMES as ERROR_WEIGHT_SCHEMES
@@ -45,7 +45,7 @@ from mtdiag.io.naming import (
 from mtdiag.io.scores import read_metric_scores, with_metric_scores
 from mtdiag.io.testsets import load_testset
 from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
-from mtdiag.io.terms import read_term_file
+from mtdiag.io.term_files import read_term_file
 from mtdiag.io.text import DEFAULT_LIMITS, LIMIT_SETTINGS, Limits, decode_text, read_lines, split_lines
 
 __all__ = [

@@ -17,13 +17,13 @@ scores.
 
 **Pearmut** (the human evaluation tool of WMT): its annotation log ``data/annotations/<campaign>.jsonl`` (or the
 dashboard's ``annotations.json``) of a campaign ``mtdiag pearmut export`` made — ESA or MQM, each annotator a
-rater (:mod:`mtdiag.io.pearmut`).
+rater (:mod:`mtdiag.io.pearmut_log`).
 
 Both give (1) human scores per (system, segment) and (2) the spans, as a long frame ``seg, system, rater, side,
 start, end, severity, category, weight`` — one row per error (``side``: ``target``/``source``, or empty with offsets
 -1 when the error marks no span; offsets are characters of the text with the ``<v>`` marks removed), which the
 segment detail draws and lists and buckets group by category — and (3) every output each rater rated, with errors
-or without (``seg, system, rater``: ``EvalSet.rated``, the denominators of :mod:`mtdiag.errorstats`).
+or without (``seg, system, rater``: ``EvalSet.rated``, the denominators of :mod:`mtdiag.analysis.errorstats`).
 
 Error spans that a *metric* predicts (xCOMET) are read by :mod:`mtdiag.io.metric_spans` into their own frame.
 """
@@ -34,10 +34,10 @@ import json
 
 import pandas as pd
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
-from mtdiag.io.pearmut import read_pearmut_log, sniff_log
+from mtdiag.io.pearmut_log import read_pearmut_log, sniff_log
 from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, rated_frame, spans_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
@@ -69,7 +69,7 @@ def read_error_annotations_rated(source: Source, name: str | None = None, n_segm
                                  outputs: pd.DataFrame | None = None
                                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per
-    system, segment and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut`
+    system, segment and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut_log`
     (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.parsing import parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 

@@ -1,4 +1,4 @@
-"""Assembling an :class:`~mtdiag.evalset.EvalSet` from named files (:func:`load_files`): uploads or the CLI's
+"""Assembling an :class:`~mtdiag.core.evalset.EvalSet` from named files (:func:`load_files`): uploads or the CLI's
 paths; the checks every set gets (names, line counts, inline term tags) are shared with the folder loader."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from mtdiag import terms as term_inputs
-from mtdiag.errors import InputError
-from mtdiag.evalset import EvalSet
+from mtdiag.io import term_matching as term_inputs
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import EvalSet
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.human_scores import read_human_scores, unknown_score_systems
 from mtdiag.io.naming import clean_name
 from mtdiag.io.tables import is_table_name, read_text_column
-from mtdiag.io.terms import read_term_file
+from mtdiag.io.term_files import read_term_file
 from mtdiag.io.text import (
     DEFAULT_LIMITS,
     Limits,
@@ -175,7 +175,7 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
     ``human`` is an optional human-score TSV (see :func:`read_human_scores`; an error file's rows weighed by
     ``error_weights``); ``terms`` an optional terms TSV
     (``seg_id, src_term, tgt_term``) or glossary TSV (``source, target``); inline ``<term>`` tags in the source
-    and reference lines are read without it (:mod:`mtdiag.terms`).
+    and reference lines are read without it (:mod:`mtdiag.io.term_matching`).
     """
     term_source = terms
     ref_entries, hyp_entries = _entries(refs), _entries(hyps)

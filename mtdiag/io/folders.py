@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import EvalSet
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble, check_names, read_text_file
 from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
@@ -17,7 +17,7 @@ from mtdiag.io.human_scores import HUMAN_SCORES_FILE, read_human_scores, unknown
 from mtdiag.io.labels import SEGMENT_LABELS_FILE, with_segment_labels
 from mtdiag.io.naming import file_role, resolve_lang_pair
 from mtdiag.io.tables import load_table
-from mtdiag.io.terms import folder_term_files
+from mtdiag.io.term_files import folder_term_files
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, quote_names, read_lines
 
 
@@ -71,7 +71,7 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
     ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
-    Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.terms`)."""
+    Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.io.term_matching`)."""
     folder, display = Path(path), str(path)
     inputs = folder_inputs(folder)
     paths, src, refs, hyps = inputs.files, inputs.src, inputs.refs, inputs.systems

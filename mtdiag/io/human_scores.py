@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
-from mtdiag.io.pearmut import read_pearmut_log, sniff_log
+from mtdiag.io.pearmut_log import read_pearmut_log, sniff_log
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote_names
 
 HUMAN_SCORES_FILE = "mqm.seg.tsv"
@@ -44,7 +44,7 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
     An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
     scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them under
     ``error_weights`` (the file users have is often the error file, and ``--human`` is where they give human
-    judgements); so does a Pearmut annotation log (:mod:`mtdiag.io.pearmut`).
+    judgements); so does a Pearmut annotation log (:mod:`mtdiag.io.pearmut_log`).
     """
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:

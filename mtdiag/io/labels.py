@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import ORIGIN_COLUMN
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import ORIGIN_COLUMN
 from mtdiag.io.parsing import parse_seg_id, parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 

@@ -38,7 +38,7 @@ from typing import Iterator, Mapping, Sequence
 
 import pandas as pd
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.parsing import check_columns, json_line, parse_seg_id, refuse_lone_surrogates
 from mtdiag.io.scores import metric_key
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, quote_names, read_counted

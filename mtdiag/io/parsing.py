@@ -3,7 +3,7 @@
 line; bounded by :class:`~mtdiag.io.text.Limits` before it is parsed), and the cells every reader reads the same
 way — a 1-based segment id (:func:`parse_seg_id`), a score (:func:`parse_score`), a column of numbers
 (:func:`all_numbers`), and one JSON line (:func:`json_line`: a lone surrogate escape is refused, never replaced,
-:func:`refuse_lone_surrogates`). Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the
+:func:`refuse_lone_surrogates`). Every problem is an :class:`~mtdiag.core.errors.InputError` naming the file and the
 line."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.text import (
     SHOWN_NAMES,
     Limits,

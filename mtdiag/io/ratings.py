@@ -1,5 +1,5 @@
 """What every reader of human error annotations builds (MQM and ESA files, :mod:`mtdiag.io.annotations`; Pearmut's
-annotation logs, :mod:`mtdiag.io.pearmut`): the frames of error spans and rated outputs (an error's weight is
+annotation logs, :mod:`mtdiag.io.pearmut_log`): the frames of error spans and rated outputs (an error's weight is
 :mod:`mtdiag.io.error_weights`'). Both readers take them from here, so neither imports the other.
 """
 

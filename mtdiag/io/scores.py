@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import ImportedMetricInfo
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import ImportedMetricInfo
 from mtdiag.io.parsing import Table, all_numbers, check_columns, parse_score, parse_seg_id, parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
@@ -61,7 +61,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
                        systems: list[str] | None = None, limits: Limits = DEFAULT_LIMITS
                        ) -> tuple[pd.DataFrame, tuple[ImportedMetricInfo, ...], list[str]]:
     """(scores, metric infos, warnings): ``scores`` a long frame ``seg`` (0-based), ``system``, ``metric``,
-    ``score``; one :class:`~mtdiag.evalset.ImportedMetricInfo` per metric; warnings for assumed directions and
+    ``score``; one :class:`~mtdiag.core.evalset.ImportedMetricInfo` per metric; warnings for assumed directions and
     for systems that are not loaded (``systems``)."""
     table = parse_table(source, name, None, limits)
     lowered = [h.strip().lower() for h in table.header]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import EvalSet
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import EvalSet
 from mtdiag.io.naming import lang_pair_from_name, ref_name_from_column
 from mtdiag.io.parsing import TABLE_FORMATS, Table, all_numbers, parse_table
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, column_warnings, quote, quote_names

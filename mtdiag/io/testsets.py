@@ -24,7 +24,7 @@
 - Any of these **gzip**-compressed (``.gz``): decompressed with the same size limit as any file (a small
   compressed upload cannot expand past it).
 
-Every problem is an :class:`~mtdiag.errors.InputError` naming the file and the line or XML element.
+Every problem is an :class:`~mtdiag.core.errors.InputError` naming the file and the line or XML element.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mtdiag.errors import InputError
-from mtdiag.evalset import EvalSet
+from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.folders import load_folder

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 
 Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", BinaryIO, "tuple[str, Any]"]
 """Bytes (content), a ``str``/``PathLike`` (a path), a binary file-like object (``.read()``; its ``.name`` is

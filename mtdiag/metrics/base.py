@@ -2,7 +2,7 @@
 
 Modelled on sacrebleu's ``metrics/base.py``: a metric extracts per-segment *sufficient statistics* once (a numpy
 array ``stats`` of shape ``(n_segments, k)``), and both the corpus score and every resampled score (bootstrap,
-randomisation: :mod:`mtdiag.significance`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which
+randomisation: :mod:`mtdiag.analysis.significance`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which
 is vectorised over any leading axes. A segment score is, unless the metric's paper says otherwise, the same formula
 applied to one row (:meth:`Metric.segment_scores`).
 
@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from mtdiag import __version__
-from mtdiag.evalset import EvalSet
-from mtdiag.highlight import Span
-from mtdiag.needs import check_names
-from mtdiag.tokenize import TokenizedSet, TokenizeOptions, tokenize_evalset
+from mtdiag.core.evalset import EvalSet
+from mtdiag.core.highlight import Span
+from mtdiag.core.needs import check_names
+from mtdiag.core.tokenize import TokenizedSet, TokenizeOptions, tokenize_evalset
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ class MetricInfo:
     scale: float  # 100 for 0-100 metrics, 1 for 0-1 metrics (OTEM/UTEM may exceed 100: LP > 1)
     higher_is_better: bool | None  # None: no better direction (e.g. a length ratio: 1 is ideal)
     segment_level: bool = True
-    needs: tuple[str, ...] = ("references",)  # what the data must have (mtdiag.needs.NEEDS); () : reference-free
+    needs: tuple[str, ...] = ("references",)  # what the data must have (mtdiag.core.needs.NEEDS); () : reference-free
     compares_systems: bool = False  # one system's statistics depend on the other systems' outputs (consensus)
     default_max_pairs: int | None = None  # computed by default only up to this many (system, segment) pairs
     default_with_references: bool = True  # False: computed by default only where there is no reference
@@ -281,7 +281,7 @@ class SegmentEvidence:
 class ScoringContext:
     """Everything metrics share for one EvalSet and one tokenisation: tokens, n-gram counts, raw texts.
 
-    Built once per (data, options) by :func:`mtdiag.api.evaluate`; each shared structure is computed lazily on
+    Built once per (data, options) by :func:`mtdiag.scoring.evaluate.evaluate`; each shared structure is computed lazily on
     first use and then reused by every metric and every system (references are processed once, not per system).
     Anything else a metric wants to compute once per context goes through :meth:`memo`.
     """
@@ -340,7 +340,7 @@ class ScoringContext:
         return self._ngram_index("chrf_word", max_order)
 
     def _ngram_index(self, kind: str, max_order: int):
-        from mtdiag.ngram_index import NgramIndex, char_sides, chrf_word_sides
+        from mtdiag.metrics.ngram_index import NgramIndex, char_sides, chrf_word_sides
 
         # one index per kind, built at least to order 4 (6 for characters) so that n-gram ids handed out to one
         # metric stay valid for every other; a request above that builds a larger one
@@ -463,14 +463,14 @@ class DerivedMetric(Metric):
     report"). What its numbers mean stays here, in the metrics layer (:meth:`corpus_score`, :meth:`segment_scores`,
     the metadata: saved runs, slices and significance re-aggregate its statistics without computing anything);
     where its statistics come from is :attr:`provider`, ``"module:function"`` of a layer above the scoring layer,
-    which :func:`mtdiag.api.evaluate` calls once the other metrics are scored: ``function(report, metric) ->
+    which :func:`mtdiag.scoring.evaluate.evaluate` calls once the other metrics are scored: ``function(report, metric) ->
     {system: (n_segments, k) array}``. The import by name is the one place a lower layer reaches up, and it is
     declared: ``tests/test_architecture.py`` checks that every provider is a module of a layer above scoring."""
 
     provider: ClassVar[str]
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        raise TypeError(f"{self.info.name} is derived from a report of the other metrics: mtdiag.api.evaluate "
+        raise TypeError(f"{self.info.name} is derived from a report of the other metrics: mtdiag.scoring.evaluate.evaluate "
                         "computes it (DerivedMetric.derive)")
 
     def derive(self, report) -> dict[str, np.ndarray]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.highlight import Span
+from mtdiag.core.highlight import Span
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
 
 _PAPER = "Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus n-gram expectations)"

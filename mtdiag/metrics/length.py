@@ -1,7 +1,7 @@
 """Length ratio: hypothesis length / reference length on BLEU's tokens (Papineni et al. 2002 §2.2.2).
 
 Per segment, the hypothesis length divided by the *closest* reference length — the reference length BLEU's brevity
-penalty chooses (:func:`mtdiag.ngram_index.closest_ref_length`: nearest, the shorter on a tie); per corpus, summed
+penalty chooses (:func:`mtdiag.metrics.ngram_index.closest_ref_length`: nearest, the shorter on a tie); per corpus, summed
 hypothesis lengths over summed closest reference lengths, so the corpus value equals sacrebleu BLEU's
 ``sys_len / ref_len`` (whenever that is defined). Lengths are counted on BLEU's tokens (the user's tokeniser, case-sensitive; case does not
 change a length except where a tokeniser splits differently by case).
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.ngram_index import hyp_and_closest_ref_lengths
+from mtdiag.metrics.ngram_index import hyp_and_closest_ref_lengths
 
 
 class LengthRatio(Metric):

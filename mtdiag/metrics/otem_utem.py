@@ -26,9 +26,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag.highlight import Span, ngram_spans
+from mtdiag.core.highlight import Span, ngram_spans
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
-from mtdiag.ngram_index import hyp_and_closest_ref_lengths
+from mtdiag.metrics.ngram_index import hyp_and_closest_ref_lengths
 
 _PAPER = "Yang et al. 2018, Otem&Utem (eqs. 1-7)"
 

@@ -21,7 +21,7 @@ segments — so significance, buckets and slices re-aggregate it like any metric
 predicted and nothing missing.
 
 The statistics come from the spans, a layer above the metrics: this is a :class:`~mtdiag.metrics.base.
-DerivedMetric`, whose statistics :func:`mtdiag.api.evaluate` derives from the report of the other metrics through
+DerivedMetric`, whose statistics :func:`mtdiag.scoring.evaluate.evaluate` derives from the report of the other metrics through
 :attr:`PredictedMQM.provider` (``mtdiag.spans.mqm``; ``docs/architecture.md``).
 """
 

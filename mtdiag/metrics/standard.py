@@ -1,6 +1,6 @@
 """BLEU and chrF with sacrebleu's definitions and defaults, computed from mtdiag's shared n-gram statistics.
 
-The statistics are sacrebleu's own sufficient statistics, counted by :mod:`mtdiag.ngram_index` instead of per-segment
+The statistics are sacrebleu's own sufficient statistics, counted by :mod:`mtdiag.metrics.ngram_index` instead of per-segment
 Python ``Counter`` objects, and the scores are sacrebleu's formulas transcribed operation for operation into numpy
 (so they are vectorised over bootstrap samples as well). Tests check equality with sacrebleu on every segment.
 
@@ -12,7 +12,7 @@ Python ``Counter`` objects, and the scores are sacrebleu's formulas transcribed 
   beta 2, case-sensitive, effective order; stats ``[hyp, ref, match]`` per character order 1..6, then per word order;
   with several references each segment keeps the statistics of the reference with the best sentence chrF (first on
   a tie). Option ``word_order`` (default 0): word n-grams of orders 1..word_order on sacrebleu's chrF++ words
-  (:func:`mtdiag.ngram_index.chrf_words`) — ``word_order=2`` is chrF++ (Popović 2017), sacrebleu ``CHRF(word_order=2)``.
+  (:func:`mtdiag.metrics.ngram_index.chrf_words`) — ``word_order=2`` is chrF++ (Popović 2017), sacrebleu ``CHRF(word_order=2)``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.metrics.base import Metric, MetricInfo, OptionSpec, ScoringContext
-from mtdiag.ngram_index import clipped_ngram_statistics
+from mtdiag.metrics.ngram_index import clipped_ngram_statistics
 
 BLEU_ORDER = 4
 CHRF_ORDER = 6

@@ -53,7 +53,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag.tokenize import concat_ranges
+from mtdiag.core.tokenize import concat_ranges
 
 BEAM_WIDTH = 25
 MAX_SHIFT_SIZE = 10

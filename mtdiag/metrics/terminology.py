@@ -6,7 +6,7 @@ Per term occurrence (``EvalSet.terms``), against the first reference (the one te
   the hypothesis as a contiguous token sequence (the shared tokens: same tokeniser and case option). Every listed
   entry counts (WMT25's scoring script: a term listed again in another case is a second entry, found by the same
   match); the k-th occurrence of the same term (the same source term as written, the same alternatives) in a
-  segment is correct when the hypothesis has at least k matches (:func:`mtdiag.terms.find_matches`: leftmost,
+  segment is correct when the hypothesis has at least k matches (:func:`mtdiag.io.term_matching.find_matches`: leftmost,
   non-overlapping, longest alternative first) and is paired with the k-th match in the hypothesis and the k-th in
   the reference. Score = correct / all x 100.
 - **Window overlap** (w = 2, 3) — for each correct occurrence with a paired reference match: up to w tokens left
@@ -33,11 +33,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from mtdiag.highlight import Span
+from mtdiag.core.highlight import Span
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, ScoringContext, SegmentEvidence
 from mtdiag.metrics.ter import default_ter_tokenization, ter_scores, ter_statistics, ter_words
-from mtdiag.terms import alternatives, find_matches
-from mtdiag.tokenize import is_punctuation, tokenize_text
+from mtdiag.io.term_matching import alternatives, find_matches
+from mtdiag.core.tokenize import is_punctuation, tokenize_text
 
 _PAPER = "Alam et al. 2021, On the Evaluation of MT for Terminology Consistency, §2.2"
 TERM_COST = 2.0

@@ -10,7 +10,7 @@
   n-grams anywhere are left out of the mean — which on one segment is exactly ``N = min(4, c)``.
 
 The paper (§5) reads NEVA > WAFT as word-order trouble; measured against human judgements that reading does not
-hold for today's systems (:data:`mtdiag.checks.word_order.NEVA_ABOVE_WAFT`, ``docs/triage.md``). ``docs/metrics.md``
+hold for today's systems (:data:`mtdiag.triage.checks.word_order.NEVA_ABOVE_WAFT`, ``docs/triage.md``). ``docs/metrics.md``
 ("WAFT / NEVA") holds the decisions; the tests reproduce the worked numbers.
 """
 
@@ -23,8 +23,8 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
 from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, ScoringContext, SegmentEvidence
-from mtdiag.ngram_index import clipped_ngram_statistics
-from mtdiag.tokenize import TokenSide
+from mtdiag.metrics.ngram_index import clipped_ngram_statistics
+from mtdiag.core.tokenize import TokenSide
 
 _PAPER = "Forsbom 2003, Training a Super Model Look-Alike"
 NEVA_ORDER = 4

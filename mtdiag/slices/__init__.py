@@ -12,7 +12,7 @@ The entry points, for the command line and the dashboard alike:
 
 from mtdiag.slices.expression import ExpressionError, parse
 from mtdiag.slices.catalogue import FieldInfo, field_catalogue
-from mtdiag.significance import CORRECTIONS
+from mtdiag.analysis.significance import CORRECTIONS
 from mtdiag.slices.finder import find_slices
 from mtdiag.slices.selection import check, segment_mask
 from mtdiag.slices.subset import slice_report, where

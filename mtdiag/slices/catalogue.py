@@ -3,17 +3,17 @@ for error messages) and the values (:func:`column`), one per segment.
 
 Segment fields (one value per segment): ``seg_id`` (1-based; a slice keeps the original ids), every label column
 (``doc``, ``domain``, …: text), ``src_len`` / ``ref_len`` / ``rare_freq`` (the numbers behind the length and
-rare-word buckets, from :mod:`mtdiag.buckets`, so a bucket is exactly an expression), ``src`` and ``ref`` (texts;
+rare-word buckets, from :mod:`mtdiag.analysis.segment_groups`, so a bucket is exactly an expression), ``src`` and ``ref`` (texts;
 with several references ``ref`` holds each of them and a condition holds when it holds for any, ``ref[NAME]``
 names one).
 
 Pair fields, written ``name[SYSTEM]`` (one value per segment for that system): every segment-level metric of the
-report (imported ones too), ``problem`` (:func:`mtdiag.triage.problem_scores`), ``human`` (when human scores are
-loaded), every triage flag (:data:`mtdiag.checks.REGISTRY`, values from :func:`mtdiag.checks.flag_frame`), ``hyp``
+report (imported ones too), ``problem`` (:func:`mtdiag.triage.ranking.problem_scores`), ``human`` (when human scores are
+loaded), every triage flag (:data:`mtdiag.triage.checks.REGISTRY`, values from :func:`mtdiag.triage.checks.flag_frame`), ``hyp``
 (the output) and ``errors`` (the human error categories of the pair, joined by ``"; "``, when annotations are
 loaded).
 
-Tags (:mod:`mtdiag.tags`): ``tag`` holds every tag of the segment (its own and its outputs'), ``tag[SYSTEM]`` the
+Tags (:mod:`mtdiag.core.tags`): ``tag`` holds every tag of the segment (its own and its outputs'), ``tag[SYSTEM]`` the
 tags of one output (its own and the segment's); like ``ref``, a condition holds when it holds for any of them
 (``tag == "check"``; ``tag != "check"``: none of them is). Always offered: with no tag yet it holds ``""``.
 
@@ -28,11 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtdiag import buckets, checks, triage
+from mtdiag.analysis import segment_groups
+from mtdiag.triage import checks, ranking
 from mtdiag.metrics import metric_info
-from mtdiag.needs import NEEDS
+from mtdiag.core.needs import NEEDS
 from mtdiag.slices.expression import ExpressionError, Field, is_name, key_text
-from mtdiag.tags import tag_values
+from mtdiag.core.tags import tag_values
 
 NUMBER, TEXT, FLAG = "number", "text", "flag"
 SYSTEM, REFERENCE, ANY_SYSTEM = "system", "reference", "any system"
@@ -121,7 +122,7 @@ def field_catalogue(evalset, metrics) -> list[FieldInfo]:
 
 FIELD_NEEDS = {"human": "human", "errors": "annotations", "src": "source", "src_len": "source",
                "ref": "references", "ref_len": "references", "rare_freq": "references"}
-"""What a field the data may lack needs (:data:`mtdiag.needs.NEEDS`)."""
+"""What a field the data may lack needs (:data:`mtdiag.core.needs.NEEDS`)."""
 
 
 def field_list(fields: list[FieldInfo], systems) -> str:
@@ -218,11 +219,11 @@ def _one_per_segment(report, info: FieldInfo, field: Field) -> np.ndarray:
     if name == "seg_id":
         return evalset.seg_ids.astype(float)
     if name == "src_len":
-        return buckets.source_lengths(report).astype(float)
+        return segment_groups.source_lengths(report).astype(float)
     if name == "ref_len":
-        return buckets.reference_lengths(report).astype(float)
+        return segment_groups.reference_lengths(report).astype(float)
     if name == "rare_freq":
-        rarest = buckets.rarest_word_frequency(report)
+        rarest = segment_groups.rarest_word_frequency(report)
         return np.where(np.isinf(rarest), np.nan, rarest)
     if name == "src":
         return _text(evalset.src)
@@ -233,7 +234,7 @@ def _one_per_segment(report, info: FieldInfo, field: Field) -> np.ndarray:
     if name == "hyp":
         return _text(evalset.hyps[key])
     if name == "problem":
-        return _per_system(triage.problem_scores(report)["problem"], key).astype(float)
+        return _per_system(ranking.problem_scores(report)["problem"], key).astype(float)
     if name == "human":
         return _human(report, key)
     if name == "errors":

@@ -3,14 +3,14 @@
 **Candidates.** Every candidate is written as the expression that defines it, and its segments are what that
 expression selects (:func:`~mtdiag.slices.selection.segment_mask`), so ``--where EXPR`` reproduces its numbers:
 
-- every bucket of every segment dimension of :mod:`mtdiag.buckets` — source and reference length bands
+- every bucket of every segment dimension of :mod:`mtdiag.analysis.segment_groups` — source and reference length bands
   (``src_len >= 10 and src_len <= 19``), rare-word bands (``rare_freq >= 3 and rare_freq <= 4``; the ``no words``
   bucket has no value to compare and is left out), and every value of every label column (``doc == "talk.2"``);
 - every triage flag, every band of the human scores and every top-level human error category, each as the
   segments where it holds **for A or for B** (``repetition[A] or repetition[B]``). Either system's failure
   counts, so the slice is not chosen for one of the two systems; the difference then says which one suffers more
   there;
-- every tag the user gave (``tag == "check"``, :mod:`mtdiag.tags`);
+- every tag the user gave (``tag == "check"``, :mod:`mtdiag.core.tags`);
 - every pairwise intersection ``X and Y`` of two of those from different dimensions (buckets of one dimension
   are disjoint).
 
@@ -25,13 +25,13 @@ slice) and the **departure** ``(A − B on the slice) − (A − B on the rest)`
   here than on the rest of the set? The paired bootstrap of the difference of differences: sacrebleu's draw of
   ``n`` resamples of the **whole set** from ``seed`` (Koehn 2004), each resample summed over the slice's segments
   and over the rest's, the departure recomputed from the four corpus scores, and the p-value of
-  :func:`mtdiag.significance.bootstrap_p_value` (the resampled departures centred, against the observed one).
+  :func:`mtdiag.analysis.significance.bootstrap_p_value` (the resampled departures centred, against the observed one).
   One draw serves every slice. A system ahead everywhere by a similar margin has few slices that depart (the
   question "is A − B ≠ 0 here?" was significant on every slice of such a pair and so said nothing about *where*);
   two systems that differ only on a few documents depart exactly there. Decision: resampling the whole set keeps
   every slice's share of it random, as it is (a slice is a property of segments, not a fixed design); a
   stratified draw per slice and rest would cost one draw of the rest per slice size.
-- ``gap``: is ``A − B ≠ 0`` on the slice? The paired bootstrap p-value of :mod:`mtdiag.significance` on the
+- ``gap``: is ``A − B ≠ 0`` on the slice? The paired bootstrap p-value of :mod:`mtdiag.analysis.significance` on the
   slice's segments (sacrebleu's draw of ``n`` resamples of the slice from ``seed``, B as the baseline) — the very
   p-value ``mtdiag score --where EXPR --paired-bs --baseline B`` gives for that metric. Slices of one size share
   one draw and one matrix product.
@@ -56,7 +56,7 @@ absolute gap (``gap``) — then the larger slice, then the expression. That quan
 significance says whether it is real.
 
 Speed: the two systems' statistics are stacked once; the departure test draws the whole set once (block by
-block, :func:`mtdiag.significance.bootstrap_count_blocks`) and sums each slice over its own segments only; the gap
+block, :func:`mtdiag.analysis.significance.bootstrap_count_blocks`) and sums each slice over its own segments only; the gap
 test's slices of the same size share one bootstrap draw (the draw depends only on the size and the seed) and one
 matrix product.
 """
@@ -68,14 +68,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mtdiag import buckets, checks
+from mtdiag.analysis import segment_groups
+from mtdiag.triage import checks
 from mtdiag.metrics import metric_info
-from mtdiag.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_count_blocks,
-                                 bootstrap_p_value, bootstrap_sums, corrected, one_blas_thread)
+from mtdiag.analysis.significance import (ALPHA, CORRECTIONS, DEFAULT_SAMPLES, DEFAULT_SEED, bootstrap_count_blocks, bootstrap_p_value, bootstrap_sums, corrected, one_blas_thread)
 from mtdiag.slices.catalogue import ERROR_SEPARATOR
 from mtdiag.slices.expression import is_name, key_text, quote
 from mtdiag.slices.selection import segment_mask
-from mtdiag.tags import tag_names
+from mtdiag.core.tags import tag_names
 
 DEFAULT_MIN_SIZE = 30
 DEFAULT_CORRECTION = "bh"  # the finder explores: a few false leads among many true ones cost little
@@ -114,7 +114,7 @@ def _between(field: str, lo: float, hi: float) -> str:
 
 
 def _mqm_band(field: str, lo: float, hi: float) -> str:
-    """The expression of the :data:`~mtdiag.buckets.MQM_BANDS` band ``(lo, hi)`` over ``field``, as a person says
+    """The expression of the :data:`~mtdiag.analysis.segment_groups.MQM_BANDS` band ``(lo, hi)`` over ``field``, as a person says
     it: ``human[A] > -10 and human[A] <= -5``, ``human[A] == 0``, ``human[A] <= -25``."""
     if lo == hi:
         return f"{field} == {_number(hi)}"
@@ -123,27 +123,27 @@ def _mqm_band(field: str, lo: float, hi: float) -> str:
 
 
 def length_band_expressions(field: str) -> list[tuple[str, str]]:
-    """``(band label, expression)`` for every length band of :mod:`mtdiag.buckets` over ``field``."""
-    edges = buckets.LENGTH_EDGES
+    """``(band label, expression)`` for every length band of :mod:`mtdiag.analysis.segment_groups` over ``field``."""
+    edges = segment_groups.LENGTH_EDGES
     bands = [("0", 0, 0)] + [(f"{lo}-{hi - 1}", lo, hi - 1) for lo, hi in zip(edges, edges[1:])]
     bands.append((f"{edges[-1]}+", edges[-1], np.inf))
     return [(label, _between(field, lo, hi)) for label, lo, hi in bands]
 
 
 def frequency_band_expressions() -> list[tuple[str, str]]:
-    """``(band label, expression)`` for every rare-word band of :mod:`mtdiag.buckets` (``rare_freq``)."""
-    return [(label, _between("rare_freq", lo, hi)) for lo, hi, label in buckets.FREQ_BANDS]
+    """``(band label, expression)`` for every rare-word band of :mod:`mtdiag.analysis.segment_groups` (``rare_freq``)."""
+    return [(label, _between("rare_freq", lo, hi)) for lo, hi, label in segment_groups.FREQ_BANDS]
 
 
 def human_band_expressions(report, system: str) -> list[tuple[str, str]]:
-    """``(band label, expression)`` for every human-score band of :mod:`mtdiag.buckets` over ``human[system]``:
-    :data:`~mtdiag.buckets.MQM_BANDS` (both ends included), or the quartile bands (lower end included)."""
+    """``(band label, expression)`` for every human-score band of :mod:`mtdiag.analysis.segment_groups` over ``human[system]``:
+    :data:`~mtdiag.analysis.segment_groups.MQM_BANDS` (both ends included), or the quartile bands (lower end included)."""
     field = f"human[{key_text(system)}]"
-    quartiles = buckets.human_quartiles(report)
+    quartiles = segment_groups.human_quartiles(report)
     if quartiles is None:
-        return [(label, _mqm_band(field, lo, hi)) for lo, hi, label in buckets.MQM_BANDS]
+        return [(label, _mqm_band(field, lo, hi)) for lo, hi, label in segment_groups.MQM_BANDS]
     q = [_number(v) for v in quartiles]
-    return list(zip(buckets.QUARTER_NAMES, [f"{field} < {q[0]}", f"{field} >= {q[0]} and {field} < {q[1]}",
+    return list(zip(segment_groups.QUARTER_NAMES, [f"{field} < {q[0]}", f"{field} >= {q[0]} and {field} < {q[1]}",
                                             f"{field} >= {q[1]} and {field} < {q[2]}", f"{field} >= {q[2]}"]))
 
 
@@ -155,7 +155,7 @@ def _singles(report, a: str, b: str, min_size: int) -> list[tuple[str, str]]:
     """``(group, expression)`` of every candidate before intersections (see the module docstring)."""
     evalset = report.evalset
     found: list[tuple[str, str]] = []
-    for dimension in buckets.dimensions(report):
+    for dimension in segment_groups.dimensions(report):
         if dimension == "src_length":
             found += [(dimension, e) for _, e in length_band_expressions("src_len")]
         elif dimension == "ref_length":
@@ -349,7 +349,7 @@ def _departures(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int
 
 def _exact_product(counts: np.ndarray, narrow: np.ndarray | None, wide: np.ndarray) -> np.ndarray:
     """``counts @ wide``: in single precision (``narrow``, ``wide`` as float32, given when its values are whole
-    numbers ≥ 0) where every sum stays below 2^24 and so is exact — as :func:`mtdiag.significance.bootstrap_sums`
+    numbers ≥ 0) where every sum stays below 2^24 and so is exact — as :func:`mtdiag.analysis.significance.bootstrap_sums`
     multiplies — else in double precision."""
     if narrow is not None:
         product = counts @ narrow
@@ -362,7 +362,7 @@ def _gaps(scorer, stacked: np.ndarray, candidates: list[Candidate], n: int, seed
           observed: np.ndarray) -> np.ndarray:
     """Per candidate: the paired bootstrap p-value of A − B on the slice (B the baseline), ``observed`` the absolute
     gap on the slice. Candidates of one size share the draw and one matrix product
-    (:func:`mtdiag.significance.bootstrap_sums`)."""
+    (:func:`mtdiag.analysis.significance.bootstrap_sums`)."""
     by_size: dict[int, list[int]] = {}
     for i, candidate in enumerate(candidates):
         by_size.setdefault(int(candidate.mask.sum()), []).append(i)

@@ -9,7 +9,7 @@ Semantics (``docs/slices.md``):
   where the text contains those characters (case ignored, no pattern); ``not has`` is its negation;
 - texts compare with texts by ``==``/``!=`` (exact, case kept) and ``in``; ``~`` searches a text for a regular
   expression given as a quoted string (RE2 syntax, case-insensitive, as the dashboard's search:
-  :func:`mtdiag.search.text_matches`), with one time budget for every search of the expression together;
+  :func:`mtdiag.core.search.text_matches`), with one time budget for every search of the expression together;
 - a flag stands alone as a condition (``repetition[A]``) or compares with ``true``/``false``;
 - a negated operator (``!=``, ``!~``, ``not in``) is exactly ``not`` of its positive one, so with several
   references ``ref !~ "x"`` holds where no reference matches;
@@ -23,7 +23,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from mtdiag.search import SEARCH_SECONDS, text_matches
+from mtdiag.core.search import SEARCH_SECONDS, text_matches
 from mtdiag.slices.expression import (NEGATED, Comparison, Containment, ExpressionError, Field, Literal, Logical,
                                       Membership, Node, Not, Truth, fields_of, parse)
 from mtdiag.slices.catalogue import FLAG, LISTS, NUMBER, TEXT, Column, column, resolve

@@ -3,10 +3,10 @@
 A slice keeps segments and every system, so scores stay paired. Its report reuses the whole report's per-segment
 sufficient statistics — the rows of the slice's segments are taken, nothing is tokenised or scored again — and
 every corpus score is the metric's corpus formula on the slice's summed statistics (the statistics of a segment do
-not depend on the other segments: :mod:`mtdiag.chunks` relies on the same fact). Segment scores are the whole
+not depend on the other segments: :mod:`mtdiag.scoring.chunks` relies on the same fact). Segment scores are the whole
 report's values of those segments. The metric objects (and so the options and signatures) are the whole report's.
 
-Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.significance`), buckets,
+Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.analysis.significance`), buckets,
 the triage queue and flags, n-gram tables. Each treats the slice as a test set of its own: percentiles, the worst
 10 % of the flags and the rare-word frequencies are the slice's. The slice's context is fresh, so views that need
 tokens tokenise only the slice's texts, when first asked.
@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mtdiag.api import Report
+from mtdiag.scoring.evaluate import Report
 from mtdiag.metrics import ScoringContext
 from mtdiag.slices.expression import ExpressionError
 from mtdiag.slices.selection import segment_mask
@@ -36,10 +36,10 @@ def _positions(report, segments) -> np.ndarray:
 
 def slice_report(report: Report, segments, metrics: Sequence[str] | None = None) -> Report:
     """``report`` restricted to ``segments`` (a boolean mask over its segments, or ascending 0-based positions):
-    a :class:`~mtdiag.api.Report` of the sliced :class:`~mtdiag.evalset.EvalSet`
-    (:meth:`~mtdiag.evalset.EvalSet.segment_subset`: renumbered, original ids kept) whose results are the rows of
+    a :class:`~mtdiag.scoring.evaluate.Report` of the sliced :class:`~mtdiag.core.evalset.EvalSet`
+    (:meth:`~mtdiag.core.evalset.EvalSet.segment_subset`: renumbered, original ids kept) whose results are the rows of
     ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula; of ``metrics`` only
-    when given (a metric computed only to select the slice, :func:`mtdiag.inputs.scoring`, is left out).
+    when given (a metric computed only to select the slice, :func:`mtdiag.pipeline.inputs.scoring`, is left out).
     ``ValueError`` for an empty slice."""
     positions = _positions(report, segments)
     if len(positions) == 0:

@@ -7,7 +7,7 @@ xCOMET-style records that :mod:`mtdiag.io.metric_spans` reads back (``mtdiag sco
 :func:`severity_counts` counts them per system and severity beside the spans of imported metrics (xCOMET).
 
 Modules: :mod:`~mtdiag.spans.support` (how well the references and the other systems support each word),
-:mod:`~mtdiag.spans.phrases` (runs of unsupported words), :mod:`~mtdiag.offsets` (tokens located in the
+:mod:`~mtdiag.spans.phrases` (runs of unsupported words), :mod:`~mtdiag.core.offsets` (tokens located in the
 text as written), :mod:`~mtdiag.spans.confidence` (measured confidences and severities),
 :mod:`~mtdiag.spans.predict`, :mod:`~mtdiag.spans.records`, :mod:`~mtdiag.spans.counts`,
 :mod:`~mtdiag.spans.mqm` (the statistics of the ``predicted_mqm`` metric) and :mod:`~mtdiag.spans.agreement` (spans

@@ -11,7 +11,7 @@ marked.
   words it holds. One coefficient triple per kind of evidence (:data:`LEXICAL_MODELS`), fitted by maximum
   likelihood; more features (the phrase's reference support, rare words, the output's overall agreement) did not
   lower the held-out log-loss.
-- A span a triage check marks (``mtdiag.checks``: a loop, a copied source word, a wrong number, markup, an LLM
+- A span a triage check marks (``mtdiag.triage.checks``: a loop, a copied source word, a wrong number, markup, an LLM
   artefact, …): the check's measured precision, smoothed by Laplace's rule of succession — ``(hits + 1) / (spans
   + 2)`` with the counts of :data:`CHECK_EVIDENCE` — so a check the dev set never saw fire gets 0.5 and one that
   fired often gets its observed precision.

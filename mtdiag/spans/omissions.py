@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtdiag.checks.tokens import word_ids
+from mtdiag.triage.checks.tokens import word_ids
 from mtdiag.spans.support import token_keys
 
 

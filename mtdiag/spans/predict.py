@@ -1,10 +1,10 @@
 """Predicted error spans of every (system, segment) of a report: :func:`predict_spans`.
 
-Two sources of evidence, each located in the output as written (:mod:`mtdiag.offsets`):
+Two sources of evidence, each located in the output as written (:mod:`mtdiag.core.offsets`):
 
 - phrases the references and the other systems do not support (:mod:`mtdiag.spans.phrases`), kind
   ``unsupported``, ``no_reference`` or ``no_consensus``;
-- the marks of the triage checks that fired on the output (``mtdiag.checks``: ``repetition`` loops,
+- the marks of the triage checks that fired on the output (``mtdiag.triage.checks``: ``repetition`` loops,
   ``untranslated`` copied words, ``number_mismatch``, ``markup_mismatch``, ``llm_artefact``, ``wrong_language``,
   ``mixed_language``, ``word_order``, ``unbalanced``, …), kind = the check's name; a critical check that marks
   no words (``empty``, ``truncated``) gives one zero-width span at the output's end (what is missing).
@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag import checks
+from mtdiag.triage import checks
 from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, check_confidence, check_severity, lexical_confidence,
                                      phrase_severity)
-from mtdiag.offsets import span_characters, token_offsets
+from mtdiag.core.offsets import span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import word_support
 
@@ -122,7 +122,7 @@ def phrase_spans(report, segments: tuple[int, ...] | None = None) -> pd.DataFram
 
 
 def check_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """The marks of one check (``mtdiag.checks``) on every output it fired on (of ``segments`` only when given),
+    """The marks of one check (``mtdiag.triage.checks``) on every output it fired on (of ``segments`` only when given),
     located: :data:`SPAN_COLUMNS` but ``confidence``; kind = the check's name."""
     def build():
         fired = checks.fired(report, check)

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from mtdiag.checks.tokens import word_ids
+from mtdiag.triage.checks.tokens import word_ids
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.metrics.waft_neva import token_strings
-from mtdiag.tokenize import TokenSide, concat_ranges
+from mtdiag.core.tokenize import TokenSide, concat_ranges
 
 MIN_SYSTEMS = Consensus.info.min_systems  # with fewer, each output is the other's only pseudo-reference
 

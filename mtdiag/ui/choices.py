@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from mtdiag.highlight import escape_markdown
+from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import state, widgets
 from mtdiag.views import View, ViewOption
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mtdiag.inputs import METRICS, Options
-from mtdiag.tokenize import TOKENIZERS, default_tokenizer
+from mtdiag.pipeline.inputs import METRICS, Options
+from mtdiag.core.tokenize import TOKENIZERS, default_tokenizer
 from mtdiag.ui import state
 
 LOWERCASE_NOTE = ("BLEU, chrF and TER are not affected: they keep sacrebleu's defaults (BLEU and chrF case-sensitive, "
@@ -14,7 +14,7 @@ LOWERCASE_NOTE = ("BLEU, chrF and TER are not affected: they keep sacrebleu's de
 
 
 def option_widgets(data: state.Dataset) -> Options:
-    """The sidebar's options for ``data``: the :class:`~mtdiag.api.Options` the report is computed with."""
+    """The sidebar's options for ``data``: the :class:`~mtdiag.scoring.evaluate.Options` the report is computed with."""
     sb = st.sidebar
     sb.subheader("Options")
     auto = default_tokenizer(data.evalset.tgt_lang)

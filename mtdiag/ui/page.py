@@ -19,8 +19,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from mtdiag import needs, views
-from mtdiag.highlight import escape_markdown
+from mtdiag.core import needs
+from mtdiag import views
+from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import choices, state, widgets
 
 RECORD = "_mtdiag_record_pages"

@@ -1,5 +1,5 @@
-"""Saved runs (:mod:`mtdiag.workspace`, folder from ``--workspace DIR`` / ``MTDIAG_WORKSPACE`` /
-:func:`mtdiag.workspace.default_folder`): save the current report under a label, list, open (the report is rebuilt
+"""Saved runs (:mod:`mtdiag.scoring.workspace`, folder from ``--workspace DIR`` / ``MTDIAG_WORKSPACE`` /
+:func:`mtdiag.scoring.workspace.default_folder`): save the current report under a label, list, open (the report is rebuilt
 from the stored statistics and put into the report store: nothing is scored), delete (after a confirmation), and
 add a system to a saved run (only that system is scored). A workspace file that cannot be used is named in one line,
 with a button that sets it aside; every other part of the dashboard keeps working."""
@@ -10,14 +10,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag.core import highlight
 from mtdiag import io as mio
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.files import read_text_file
 from mtdiag.ui import state
-from mtdiag.ui.testsets import script_argument
+from mtdiag.ui.offered_sets import script_argument
 from mtdiag.ui.uploads import TEXT_TYPES
-from mtdiag.workspace import DB_FILE, Workspace, WorkspaceBusy, default_folder, set_aside
+from mtdiag.scoring.workspace import DB_FILE, Workspace, WorkspaceBusy, default_folder, set_aside
 
 OPEN_RUN = "_mtdiag_open_run"  # the saved run shown instead of the loaded data: its id
 WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callback, shown in Saved runs on the next run
@@ -25,7 +25,7 @@ WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callba
 
 def workspace_argument(argv: list[str] | None = None) -> Path:
     """The workspace folder: ``--workspace DIR`` from the script arguments (``mtdiag serve --workspace DIR``), else
-    :func:`mtdiag.workspace.default_folder` (``MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``)."""
+    :func:`mtdiag.scoring.workspace.default_folder` (``MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``)."""
     given = script_argument("--workspace", argv)
     return Path(given) if given else default_folder()
 
@@ -36,7 +36,7 @@ def _workspace(folder: str) -> Workspace:
 
 
 def _runs(folder: Path):
-    """The saved runs (:meth:`mtdiag.workspace.Workspace.runs`); none, without creating anything, when the
+    """The saved runs (:meth:`mtdiag.scoring.workspace.Workspace.runs`); none, without creating anything, when the
     folder has no workspace yet. A file that is no workspace raises :class:`InputError` (naming it)."""
     if not (folder / DB_FILE).exists():
         return None
@@ -45,7 +45,7 @@ def _runs(folder: Path):
 
 def opened_run(folder: Path) -> state.Current | None:
     """The saved run this session opened, from the report store or rebuilt by
-    :meth:`mtdiag.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open, it
+    :meth:`mtdiag.scoring.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open, it
     was deleted meanwhile, or the workspace cannot be read any more (the Saved runs section then says why)."""
     run = st.session_state.get(OPEN_RUN)
     if run is None:
@@ -166,7 +166,7 @@ def _delete_run(folder: Path, run: str) -> None:
 
 def _add_system(folder: Path, run: str, name: str, uploaded) -> str:
     """The saved run plus the uploaded system (checked like any uploaded output), scoring only that system
-    (:meth:`mtdiag.workspace.Workspace.add_system`); returns the new run's id."""
+    (:meth:`mtdiag.scoring.workspace.Workspace.add_system`); returns the new run's id."""
     name = mio.clean_name(name)
     if not name:
         raise InputError(uploaded.name, "the system name is empty")

@@ -1,9 +1,9 @@
-"""The sidebar: which data (a test-set folder, :mod:`mtdiag.ui.testsets`; or uploaded files,
+"""The sidebar: which data (a test-set folder, :mod:`mtdiag.ui.offered_sets`; or uploaded files,
 :mod:`mtdiag.ui.uploads`), the options (:mod:`mtdiag.ui.options`) and the saved runs (:mod:`mtdiag.ui.runs`).
 
 Every input problem (``mtdiag.io.InputError``: file and line) is shown as an ``st.error`` on the page; the data
 loaded before stays loaded. Those messages quote file names and values from the files, so :func:`sidebar` returns
-them Markdown-escaped (:func:`mtdiag.highlight.escape_markdown`), like every file, system and set name shown here.
+them Markdown-escaped (:func:`mtdiag.core.highlight.escape_markdown`), like every file, system and set name shown here.
 
 Switching to other data (another set, new uploads, an added system) puts every choice control of the pages
 (system, metric, reference, column and dimension pickers, filters) back to its default for the new data, and a
@@ -18,10 +18,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from mtdiag import highlight, inputs
-from mtdiag.errors import InputError
+from mtdiag.core import highlight
+from mtdiag.pipeline import inputs
+from mtdiag.core.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, slicing, state, tagging, testsets, uploads
+from mtdiag.ui import runs, slicing, state, tagging, offered_sets, uploads
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -41,7 +42,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         return _show_saved_run(opened, folder)
     mode = sb.radio("Data", MODES, key="data_mode", horizontal=True)
     if mode == MODES[0]:
-        data, problems = testsets.folder_widgets(testsets.available_sets())
+        data, problems = offered_sets.folder_widgets(offered_sets.available_sets())
         if data is not None:
             data, problems = uploads.extra_systems(data)
     else:
@@ -51,10 +52,10 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     if data is None:
         data = st.session_state.get(LAST_GOOD)
     if data is None:  # nothing loaded yet (e.g. upload mode from the start): fall back to the first set
-        sets = testsets.available_sets()
+        sets = offered_sets.available_sets()
         if sets:
             try:
-                data = testsets.load_folder(sets[0], testsets.stamp(sets[0]), uploads.error_weights_spec())
+                data = offered_sets.load_folder(sets[0], offered_sets.stamp(sets[0]), uploads.error_weights_spec())
             except InputError as error:
                 problems.append(str(error))
     if data is None:
@@ -83,7 +84,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
 
 
 def _scoring(data: state.Dataset, options):
-    """``options`` with the metrics the slice's flags read, in the input path's order (:func:`mtdiag.inputs.scoring`);
+    """``options`` with the metrics the slice's flags read, in the input path's order (:func:`mtdiag.pipeline.inputs.scoring`);
     an expression that cannot be read leaves them as they are (the slice box says why, every segment is shown)."""
     try:
         return inputs.scoring(data.evalset, options, slicing.current_expression())

@@ -2,7 +2,7 @@
 
 The box holds a slice expression (:mod:`mtdiag.slices`: comparisons, ``and``/``or``/``not``, ``in``, ``~``
 regular expressions over segment fields and ``metric[SYSTEM]`` values). :func:`apply` turns the loaded run into
-the slice's: its report is :func:`mtdiag.inputs.sliced` of the whole report (the input path every command takes:
+the slice's: its report is :func:`mtdiag.pipeline.inputs.sliced` of the whole report (the input path every command takes:
 the whole report scored with the metrics the expression's flags read) — corpus scores by each metric's corpus
 formula on the slice's summed statistics, nothing scored again — so every page, chart, significance test and
 download of this session shows the slice, and says how many segments it keeps (:func:`banner`).
@@ -26,8 +26,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from mtdiag import highlight, inputs
-from mtdiag.inputs import MAX_CHARS, ExpressionError
+from mtdiag.core import highlight
+from mtdiag.pipeline import inputs
+from mtdiag.pipeline.inputs import MAX_CHARS, ExpressionError
 from mtdiag.ui import navigation, state
 
 WHERE_KEY = "slice_where"  # the text box's session key
@@ -65,7 +66,7 @@ def _field_help(report) -> str:
 
 def current_expression() -> str | None:
     """The slice this run shows (None: every segment), read before the box is drawn — the loader scores with the
-    metrics its flags read (:func:`mtdiag.inputs.scoring`): a page link's slice (``?where=``, then taken off the
+    metrics its flags read (:func:`mtdiag.pipeline.inputs.scoring`): a page link's slice (``?where=``, then taken off the
     address), else one a button put (:func:`open_slice`), else the box's."""
     if PARAMETER in st.query_params:  # a page link that carries a slice (slice_link), or an address typed so
         st.session_state[WHERE_KEY] = st.query_params[PARAMETER][:MAX_CHARS]

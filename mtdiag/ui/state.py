@@ -2,7 +2,7 @@
 
 Caching rules (``docs/architecture.md``, ``docs/dashboard.md``):
 
-- The :class:`~mtdiag.api.Report` is computed once per (data, options): the key is ``EvalSet.content_hash()`` plus
+- The :class:`~mtdiag.scoring.evaluate.Report` is computed once per (data, options): the key is ``EvalSet.content_hash()`` plus
   ``repr(Options)``. It lives in a small LRU held by ``st.cache_resource`` (shared by every session, cleared by
   ``st.cache_resource.clear()``). We keep the LRU ourselves instead of decorating ``evaluate`` because the
   computation draws a progress bar: a cached function that writes to an element created outside it cannot be
@@ -18,7 +18,7 @@ Memory (figures in ``docs/dashboard.md``): a session holds no report between run
 A report unused for :data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every
 :data:`SWEEP_PERIOD_S` seconds) drops such reports and then clears the derived frames (``st.cache_data``), the drawn
 objects (:func:`_memo`), the registered per-upload resources (:func:`register_per_upload`) and scoring's own caches
-(:func:`mtdiag.api.clear_caches`: tokenisations, TER references, Arrow's pool), and hands the freed memory back to the system
+(:func:`mtdiag.scoring.evaluate.clear_caches`: tokenisations, TER references, Arrow's pool), and hands the freed memory back to the system
 (``malloc_trim``). Active sessions recompute only the views they draw next.
 """
 
@@ -36,9 +36,9 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from mtdiag import highlight
-from mtdiag.evalset import EvalSet
-from mtdiag.inputs import Options, Report, clear_caches, evaluate, report_cache
+from mtdiag.core import highlight
+from mtdiag.core.evalset import EvalSet
+from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"
@@ -163,7 +163,7 @@ class Dataset:
     evalset: EvalSet
     data_key: str
     origin: str  # "folder" (read wholly from a test-set folder on the server), "upload" (holds uploaded data) or
-    # "saved" (a run from the workspace); only a folder's report is kept on disk (mtdiag.report_cache)
+    # "saved" (a run from the workspace); only a folder's report is kept on disk (mtdiag.scoring.report_cache)
     label: str
     saved_in: tuple[str, str] | None = None  # (workspace folder, run id) of a saved run: where its tags are kept
 
@@ -316,7 +316,7 @@ def _report_store() -> _ReportStore:
 
 def report_for(data: Dataset, options: Options) -> Report:
     """The report of ``data`` under ``options``: from the store; for a test-set folder from its file on disk
-    (:mod:`mtdiag.report_cache`: the sample sets open without scoring once a server or ``make install`` scored them);
+    (:mod:`mtdiag.scoring.report_cache`: the sample sets open without scoring once a server or ``make install`` scored them);
     else computed now with a progress bar (and a folder's written to disk). Uploads are never written to disk."""
     store = _report_store()
     key = report_key(data, options)
@@ -341,7 +341,7 @@ def report_for(data: Dataset, options: Options) -> Report:
 
 def stored_report(key: str, build: Callable[[], Report]) -> Report:
     """A report that is not computed here — a saved run that ``build`` rebuilds from its stored statistics
-    (:meth:`mtdiag.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
+    (:meth:`mtdiag.scoring.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
     (so it expires and is swept like any other)."""
     store = _report_store()
     report = store.get(key)

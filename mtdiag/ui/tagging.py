@@ -1,9 +1,9 @@
 """Tagging in the dashboard: select rows of any table that lists segments, give them a tag, find them again with a
-slice (``tag == "check"``) — ``docs/slices.md``; the tags themselves are :mod:`mtdiag.tags`.
+slice (``tag == "check"``) — ``docs/slices.md``; the tags themselves are :mod:`mtdiag.core.tags`.
 
 Where the tags live:
 
-- on a saved run (Saved runs → Open), in the workspace with the run (:meth:`mtdiag.workspace.Workspace.add_tags`):
+- on a saved run (Saved runs → Open), in the workspace with the run (:meth:`mtdiag.scoring.workspace.Workspace.add_tags`):
   each click one transaction (inserts or deletes only, so two sessions tagging at once lose nothing), read again on
   every run of the script, so they survive a restart and every session sees them; the message counts what was
   stored;
@@ -22,10 +22,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from mtdiag import highlight, tags
-from mtdiag.errors import InputError
+from mtdiag.core import highlight, tags
+from mtdiag.core.errors import InputError
 from mtdiag.ui import state
-from mtdiag.workspace import Workspace
+from mtdiag.scoring.workspace import Workspace
 
 SESSION_TAGS = "_mtdiag_tags"  # session key: {data key: tag frame} for data that is not a saved run
 _APPLIED = "_mtdiag_tags_applied"  # session key: this run's tags (whole set), for the tables' tags column
@@ -70,7 +70,7 @@ def _current() -> state.Current | None:
 
 def with_tags_column(frame: pd.DataFrame) -> pd.DataFrame:
     """A displayed table (``seg_id`` as people see it, maybe ``system``) with a ``tags`` column after ``seg_id``
-    when the run has tags (:func:`mtdiag.tags.tag_labels`); the table as it is otherwise."""
+    when the run has tags (:func:`mtdiag.core.tags.tag_labels`); the table as it is otherwise."""
     if _current() is None or "seg_id" not in frame.columns or "tags" in frame.columns:
         return frame
     found = st.session_state.get(_APPLIED)

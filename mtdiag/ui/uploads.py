@@ -8,7 +8,7 @@ or the user's own weights file),
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
 Every reader's result is cached by the files' bytes and goes with the reports
-(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.errors.InputError`)."""
+(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.core.errors.InputError`)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag.core import highlight
 from mtdiag import io as mio
-from mtdiag.errors import InputError
+from mtdiag.core.errors import InputError
 from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.io.testsets import TESTSET_SUFFIXES
 from mtdiag.ui import state
@@ -171,10 +171,10 @@ def _guess_lang_pair(file_names: list[str]) -> str:
 @st.cache_resource(show_spinner=False)
 def _load_kernels() -> threading.Thread:
     """Once per server, when the upload form is first shown: load the compiled TER kernel in a background thread
-    (:func:`mtdiag.inputs.warm_up`) while the user picks the files, so that scoring the upload does
+    (:func:`mtdiag.pipeline.inputs.warm_up`) while the user picks the files, so that scoring the upload does
     not wait 1-3 s for numba. Not at the first page: the sample sets open from disk without it
-    (:mod:`mtdiag.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
-    from mtdiag.inputs import warm_up
+    (:mod:`mtdiag.scoring.report_cache`), and a loading thread then took CPU from the browser drawing that page."""
+    from mtdiag.pipeline.inputs import warm_up
 
     thread = threading.Thread(target=warm_up, name="mtdiag-load-kernels", daemon=True)
     thread.start()

@@ -1,14 +1,14 @@
 """Shared widgets: tables with downloads and row selection, HTML blocks, the segment detail, pickers.
 
-HTML shown here is built only by :mod:`mtdiag.highlight` (which escapes every piece of text) and rendered with
+HTML shown here is built only by :mod:`mtdiag.core.highlight` (which escapes every piece of text) and rendered with
 ``st.html`` (no JavaScript runs). Every user-derived string (system, reference and file names, terms, n-grams,
 input messages) that reaches Markdown — ``st.markdown``/``st.caption``/banners/widget labels and help — goes through
-:func:`mtdiag.highlight.escape_markdown`. Select-box and multiselect *options* are shown as plain text by Streamlit
+:func:`mtdiag.core.highlight.escape_markdown`. Select-box and multiselect *options* are shown as plain text by Streamlit
 and need nothing; the options of radio buttons and segmented controls are Markdown, and :func:`radio` and
 :func:`segmented` escape them (:func:`as_text`): pages draw those controls through them.
 
 Segment numbers: the core counts segments from 0 (``seg``); people see the segment's id in the whole set
-(:attr:`mtdiag.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id`` of terms and human-score TSVs — in a
+(:attr:`mtdiag.core.evalset.EvalSet.seg_ids`: the line of the files, the ``seg_id`` of terms and human-score TSVs — in a
 slice the original segment's, not its place in the slice). A view's tables already name segments so
 (:func:`mtdiag.views.with_set_ids`); :func:`segment_number` converts one position for a caption.
 
@@ -27,8 +27,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mtdiag import export, highlight, views
-from mtdiag.inputs import NO_REFERENCE
+from mtdiag.report import export
+from mtdiag.core import highlight
+from mtdiag import views
+from mtdiag.pipeline.inputs import NO_REFERENCE
 from mtdiag.ui import state, tagging
 from mtdiag.views import MetricInfo, SegmentDetail, flag_columns, metric_info
 
@@ -49,7 +51,7 @@ BORDER_PX = 1
 
 
 def _segment_ids() -> np.ndarray | None:
-    """The ids people see of this run's segments (:attr:`mtdiag.evalset.EvalSet.seg_ids`), None before a report."""
+    """The ids people see of this run's segments (:attr:`mtdiag.core.evalset.EvalSet.seg_ids`), None before a report."""
     report = state.current_report()
     return None if report is None else report.evalset.seg_ids
 
@@ -163,7 +165,7 @@ def style() -> None:
 
 
 def html(body: str) -> None:
-    """Render HTML built by :mod:`mtdiag.highlight` (escaped there)."""
+    """Render HTML built by :mod:`mtdiag.core.highlight` (escaped there)."""
     st.html(body)
 
 
@@ -386,7 +388,7 @@ def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = 
 
 
 def _as_text(format_func: Callable, option) -> str:
-    """``format_func(option)`` escaped for Markdown (:func:`mtdiag.highlight.escape_markdown`)."""
+    """``format_func(option)`` escaped for Markdown (:func:`mtdiag.core.highlight.escape_markdown`)."""
     return highlight.escape_markdown(format_func(option))
 
 
@@ -445,14 +447,14 @@ def evidence_table(detail: SegmentDetail, name: str, *, key: str) -> None:
 
 
 def sort_label(key: str) -> str:
-    """A sort key of :func:`mtdiag.segments.sort_keys` as people read it."""
+    """A sort key of :func:`mtdiag.views.segments.sort_keys` as people read it."""
     return {"problem": "problem score", "human": "human score"}.get(key, metric_label(key))
 
 
 def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: bool) -> str:
     """``Hypothesis (system) ◀ selected · problem 0.930 · chrF ↑ 41.2 · human -5.00 · flags: a, b`` — the problem
     score, the score the outputs are sorted by, the human score and the flags (every score is in the table above
-    the outputs); plain text, escaped by :mod:`mtdiag.highlight`."""
+    the outputs); plain text, escaped by :mod:`mtdiag.core.highlight`."""
     parts = [f"Hypothesis ({row['system']}){' ◀ selected' if selected else ''}", f"problem {row['problem']:.3f}"]
     if sort_by not in ("problem", "human") and pd.notna(row[sort_by]):
         parts.append(f"{metric_label(sort_by)} {_info(sort_by).format(row[sort_by])}")
@@ -581,14 +583,14 @@ def corpus_table(current: state.Current, frame: pd.DataFrame, *, key: str, param
 
 
 def report_download(current: state.Current, *, key: str) -> None:
-    """A button that downloads the self-contained HTML report (:func:`mtdiag.html_report.html_report`) of the current
+    """A button that downloads the self-contained HTML report (:func:`mtdiag.report.html_report.html_report`) of the current
     data and options; built on click, on Streamlit's download thread (the report's module is imported there too:
     it is not needed to draw the button)."""
     report = current.report
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
 
     def build() -> str:
-        from mtdiag.html_report import html_report
+        from mtdiag.report.html_report import html_report
 
         return html_report(report)
 

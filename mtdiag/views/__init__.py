@@ -12,10 +12,10 @@ Besides the pages' views, :mod:`mtdiag.views.detail` is one (system, segment) wi
 that opens a segment shows. A view may take what it shares with another view from it and hand it on under its own
 name, so that a page's tables are all in its view.
 
-Every function takes a :class:`~mtdiag.api.Report` — the whole test set's, or a slice's
+Every function takes a :class:`~mtdiag.scoring.evaluate.Report` — the whole test set's, or a slice's
 (:func:`mtdiag.slices.slice_report`: a slice is a report of its own) — and returns pandas frames; nothing here
 scores anything, imports Streamlit or writes HTML. Inside a report a segment is its 0-based position ``seg``;
-people see :attr:`mtdiag.evalset.EvalSet.seg_ids` (1-based, in a slice the segment's id in the whole set).
+people see :attr:`mtdiag.core.evalset.EvalSet.seg_ids` (1-based, in a slice the segment's id in the whole set).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""What a view is: one analysis of a :class:`~mtdiag.api.Report`, declared once, that shows itself everywhere — the
+"""What a view is: one analysis of a :class:`~mtdiag.scoring.evaluate.Report`, declared once, that shows itself everywhere — the
 way compare-mt's reports both print themselves for the command line and write their own HTML (Neubig et al. 2019).
 
 A :class:`View` names itself (``name``, the page's address and the ``mtdiag view NAME`` argument; ``title``;
 ``help``), declares the choices it takes (:class:`ViewOption`, like a metric's
 :class:`~mtdiag.metrics.OptionSpec`: the dashboard draws a widget from it and ``mtdiag view`` a flag, with the one
 default), the named tables it computes (:class:`Table`) and its charts (:class:`Chart`), and what the data must
-have (``needs``: a reference, two systems, human scores, …; :data:`mtdiag.needs.NEEDS`). The dashboard's navigation
+have (``needs``: a reference, two systems, human scores, …; :data:`mtdiag.core.needs.NEEDS`). The dashboard's navigation
 and pages, the ``mtdiag view`` command, the HTML report's sections and their table of contents, the downloads and
 the page tests all read these declarations from :data:`mtdiag.views.REGISTRY`; nothing here imports Streamlit or
 writes HTML.
@@ -24,8 +24,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag.needs import NEEDS, check_names
-from mtdiag.needs import missing_in as missing
+from mtdiag.core.needs import NEEDS, check_names
+from mtdiag.core.needs import missing_in as missing
 
 DEFAULT_METRICS = ("chrf", "bleu")
 """The metrics a page shows first, in order of preference: chrF (character n-gram F-score, robust on short and
@@ -125,7 +125,7 @@ def fit_lines(texts: pd.Series, width_px: float, lines: int) -> pd.Series:
 
 
 def with_set_ids(report, frame: pd.DataFrame | None) -> pd.DataFrame | None:
-    """``frame`` as people read it: every segment named by its id in the set (:attr:`mtdiag.evalset.EvalSet.seg_ids`:
+    """``frame`` as people read it: every segment named by its id in the set (:attr:`mtdiag.core.evalset.EvalSet.seg_ids`:
     the line of the files; in a slice, the segment's id in the whole set — never its place in the slice).
 
     A view's builders name segments by position in the report: ``seg`` (0-based, a column or an index level),
@@ -179,7 +179,7 @@ def position(report, seg_id: int) -> int:
 
 
 def has_human_scores(report) -> bool:
-    """True when the data has human scores for at least one of the report's systems (:data:`mtdiag.needs.NEEDS`)."""
+    """True when the data has human scores for at least one of the report's systems (:data:`mtdiag.core.needs.NEEDS`)."""
     return NEEDS["human"].test(report.evalset)
 
 
@@ -331,7 +331,7 @@ Caption = str | Callable[[Any, Chosen, Any], str]
 class Shown:
     """What a view shows by name — a table or a chart: ``build(report, chosen)`` makes it, or returns None when the
     choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it
-    (:data:`mtdiag.needs.NEEDS`).
+    (:data:`mtdiag.core.needs.NEEDS`).
     ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
     it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
     reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
@@ -380,7 +380,7 @@ class Table(Shown):
 
 @dataclass(frozen=True)
 class Chart(Shown):
-    """A named chart of a view (:class:`Shown`): a plotly figure of :mod:`mtdiag.charts`."""
+    """A named chart of a view (:class:`Shown`): a plotly figure of :mod:`mtdiag.views.charts`."""
 
 
 @dataclass(frozen=True)
@@ -500,4 +500,4 @@ def first_metric(metrics: Callable[[Any, Chosen], Sequence[str]]) -> Callable[[A
 
 
 TEST_METHODS = {"bs": "paired bootstrap (1000)", "ar": "approx. randomisation (10000)"}
-"""The paired tests a view offers (:mod:`mtdiag.significance`, default samples), as a person reads them."""
+"""The paired tests a view offers (:mod:`mtdiag.analysis.significance`, default samples), as a person reads them."""

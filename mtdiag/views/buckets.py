@@ -1,12 +1,12 @@
 """The Buckets page: every metric per bucket of one dimension, and two systems compared bucket by bucket (the
-bucketing and the scores are :mod:`mtdiag.buckets`')."""
+bucketing and the scores are :mod:`mtdiag.analysis.segment_groups`')."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag.buckets import bucket_scores, bucket_significance, bucketing, describe, dimensions
-from mtdiag.significance import DEFAULT_SEED
+from mtdiag.analysis.segment_groups import bucket_scores, bucket_significance, bucketing, describe, dimensions
+from mtdiag.analysis.significance import DEFAULT_SEED
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
                                systems)
@@ -20,14 +20,14 @@ def chart_metrics(report) -> list[str]:
 
 
 def bucket_table(report, by: str) -> pd.DataFrame:
-    """Every metric per bucket of dimension ``by`` and system (:func:`mtdiag.buckets.bucket_scores`: corpus formula
+    """Every metric per bucket of dimension ``by`` and system (:func:`mtdiag.analysis.segment_groups.bucket_scores`: corpus formula
     on each bucket's summed statistics); ``ValueError`` when the data lacks the dimension."""
     return bucket_scores(report, bucketing(report, by))
 
 
 def bucket_comparison(report, by: str, a: str, b: str, method: str, metric: str) -> pd.DataFrame:
     """Systems ``a`` and ``b`` on ``metric`` inside every bucket of ``by``, with the paired test (``method``
-    ``bs``/``ar``, default samples and seed: :func:`mtdiag.buckets.bucket_significance`)."""
+    ``bs``/``ar``, default samples and seed: :func:`mtdiag.analysis.segment_groups.bucket_significance`)."""
     return bucket_significance(report, bucketing(report, by), a, b, method, None, DEFAULT_SEED, [metric])
 
 
@@ -35,7 +35,7 @@ def bucket_comparison(report, by: str, a: str, b: str, method: str, metric: str)
 
 
 def _chart(report, chosen):
-    from mtdiag.charts import bucket_bars
+    from mtdiag.views.charts import bucket_bars
 
     return bucket_bars(bucket_table(report, chosen["by"]), chosen["metric"], within=report)
 

@@ -1,7 +1,7 @@
 """What a column of a view's frame is, for a surface that draws or writes it: a metric's label, places, direction
 and help (:class:`mtdiag.metrics.MetricInfo`, the one source of number formats), a check's label and help (the
-flag columns, :data:`mtdiag.checks.REGISTRY`), what the problem score means (:data:`mtdiag.triage.PROBLEM_TEXT`) and
-how a human score reads (:func:`mtdiag.human.format_score`).
+flag columns, :data:`mtdiag.triage.checks.REGISTRY`), what the problem score means (:data:`mtdiag.triage.ranking.PROBLEM_TEXT`) and
+how a human score reads (:func:`mtdiag.analysis.human_agreement.format_score`).
 
 A page reads these through :mod:`mtdiag.views` (its only door into the core), never the registries themselves.
 Metrics imported with a set (COMET, MetricX) are resolved through ``within`` — the report or set that carries them
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag import checks
-from mtdiag.human import SCORE_PLACES, format_score
+from mtdiag.triage import checks
+from mtdiag.analysis.human_agreement import SCORE_PLACES, format_score
 from mtdiag.metrics import MetricInfo, metric_classes, metric_info
-from mtdiag.triage import PROBLEM_TEXT
+from mtdiag.triage.ranking import PROBLEM_TEXT
 
 
 def is_metric(column: str, within=None) -> bool:
@@ -39,7 +39,7 @@ def flag_help(name: str) -> str:
 
 
 def flag_columns(frame: pd.DataFrame) -> list[str]:
-    """The flag columns of ``frame``, in the registry's order (:func:`mtdiag.checks.flag_columns`)."""
+    """The flag columns of ``frame``, in the registry's order (:func:`mtdiag.triage.checks.flag_columns`)."""
     return checks.flag_columns(frame)
 
 

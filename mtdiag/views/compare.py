@@ -1,12 +1,12 @@
 """The Compare page: two systems per metric, the segments where their outputs differ most, and the words where
-the two outputs differ (the paired tests themselves are :mod:`mtdiag.significance`'s)."""
+the two outputs differ (the paired tests themselves are :mod:`mtdiag.analysis.significance`'s)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from mtdiag.highlight import Span
+from mtdiag.core.highlight import Span
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
                                systems)
@@ -38,7 +38,7 @@ def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
 
 def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per metric: A's and B's corpus scores, ``difference`` (A − B), and — given ``sig``, a frame of
-    :func:`mtdiag.significance.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
+    :func:`mtdiag.analysis.significance.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
     ``better`` names the system the metric prefers ("tie" when equal)."""
     frame = corpus_differences(report, a, b)
     if sig is not None:
@@ -76,7 +76,7 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     """The segments where systems ``a`` and ``b`` differ most, first, with both outputs side by side.
 
     **Ranking**: largest ``|problem_difference|`` first, the difference of the two outputs' problem scores
-    (:func:`mtdiag.triage.problem_scores`: each output's badness among every output of this test set, the score
+    (:func:`mtdiag.triage.ranking.problem_scores`: each output's badness among every output of this test set, the score
     the worst-first queue sorts by) — "one output is fine, the other one is bad". Not the difference of one segment
     metric: a segment score swings from 0 to 100 on a two-word greeting ("Good day" vs "Hello": chrF 0 against 100),
     so ranking by |ΔchrF| filled the top with short segments, while the problem score's percentiles weigh a
@@ -89,7 +89,7 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
     ``difference`` (A − B) and ``advantage`` (positive = A better, direction-aware), then the source, the first
     reference (when there is one) and both outputs (``src``, ``ref``, ``hyp <system>``; whole: a table cell shows
     :data:`mtdiag.views.TABLE_TEXT` characters of them). Ties keep segment order."""
-    from mtdiag.triage import problem_scores
+    from mtdiag.triage.ranking import problem_scores
 
     problem = problem_scores(report)["problem"]
     pa, pb = problem.xs(a, level="system"), problem.xs(b, level="system")
@@ -115,7 +115,7 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
 def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideTokens, list[Span], list[Span]]:
     """The two systems' tokens for one segment and spans marking the tokens the other system does not share
     (a word-level Levenshtein alignment of the two hypotheses)."""
-    from mtdiag.highlight import diff_spans
+    from mtdiag.core.highlight import diff_spans
     from mtdiag.metrics.waft_neva import aligned_tokens
 
     ta, tb = side_tokens(report, a, seg), side_tokens(report, b, seg)
@@ -128,13 +128,13 @@ def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideT
 
 def metric_differences(report, a: str, b: str, method: str) -> pd.DataFrame:
     """:func:`pair_differences` of ``a`` and ``b`` with the paired test (``method``, B as the baseline)."""
-    from mtdiag.significance import significance
+    from mtdiag.analysis.significance import significance
 
     return pair_differences(report, a, b, significance(report, b, method, systems=(a,)))
 
 
 def _difference(report, chosen):
-    from mtdiag.charts import difference_area
+    from mtdiag.views.charts import difference_area
 
     a, b = chosen["a"], chosen["b"]
     return difference_area(segment_differences(report, a, b, chosen["metric"]), a, b, seg_ids=report.evalset.seg_ids)

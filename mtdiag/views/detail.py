@@ -3,7 +3,7 @@ fired, the human error spans, the error spans a metric predicted and those mtdia
 one-source view, the WAFT vs NEVA alignment, the report).
 
 Error spans are drawn on the output's tokens they overlap (offsets are characters of the output;
-:func:`mtdiag.highlight.char_span_tokens`): human spans (MQM/ESA) with a wavy underline coloured by severity —
+:func:`mtdiag.core.highlight.char_span_tokens`): human spans (MQM/ESA) with a wavy underline coloured by severity —
 ``human_critical``, ``human_major`` (or any error weighing 5 or more, e.g. a Non-translation), ``human_minor`` —,
 titled ``severity category (rater)``; metric spans (xCOMET, ``EvalSet.metric_spans``) with a dashed bottom border
 — ``metric_critical``, ``metric_major``, ``metric_minor`` —, titled ``metric: severity, confidence c``; the spans
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from mtdiag import checks
-from mtdiag.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Span
+from mtdiag.triage import checks
+from mtdiag.core.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Span
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
 from mtdiag.views.base import ViewOption
@@ -73,7 +73,7 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
     """Source, references and hypothesis of one segment with every computed metric's evidence
     (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
     each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
-    triage checks fired (:func:`mtdiag.checks.check_evidence`), the human error spans and a metric's error spans
+    triage checks fired (:func:`mtdiag.triage.checks.check_evidence`), the human error spans and a metric's error spans
     when loaded, and the error spans mtdiag predicts with a confidence of at least ``threshold`` (computed once per
     report, threshold and segment — for this segment's outputs alone unless every output's are computed already:
     :func:`mtdiag.spans.predict_spans`)."""
@@ -109,8 +109,8 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
 
 def _spans_of_output(report, spans: pd.DataFrame, system: str, seg: int):
     """The span rows of one output, its text, and ``tokens_of(start, end)``: the shown tokens a character span
-    covers (:func:`mtdiag.highlight.char_span_tokens`; None when the tokens do not line up with the text)."""
-    from mtdiag.highlight import char_span_tokens, token_offsets
+    covers (:func:`mtdiag.core.highlight.char_span_tokens`; None when the tokens do not line up with the text)."""
+    from mtdiag.core.highlight import char_span_tokens, token_offsets
 
     rows = spans[(spans["system"] == system) & (spans["seg"] == seg)].reset_index(drop=True)
     text = str(report.evalset.hyps.at[seg, system])

@@ -81,14 +81,14 @@ def segment_scores(report, metric: str) -> pd.DataFrame:
 
 
 def _box(report, chosen):
-    from mtdiag.charts import metric_box
+    from mtdiag.views.charts import metric_box
 
     return metric_box(segment_scores(report, chosen["metric"]), chosen["metric"], chosen["plot"], within=report,
                       seg_ids=report.evalset.seg_ids)
 
 
 def _scatter(report, chosen):
-    from mtdiag.charts import metric_scatter
+    from mtdiag.views.charts import metric_scatter
 
     return metric_scatter(metric_pairs(report, chosen["x"], chosen["y"]), chosen["x"], chosen["y"], within=report,
                           seg_ids=report.evalset.seg_ids)

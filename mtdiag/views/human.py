@@ -1,7 +1,7 @@
-"""The Human page (human scores and likeness): ORANGE/KING per metric and QUEEN per system (:mod:`mtdiag.likeness`),
-the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.human`), and what the
+"""The Human page (human scores and likeness): ORANGE/KING per metric and QUEEN per system (:mod:`mtdiag.analysis.likeness`),
+the agreement of every metric with the human scores and the human ranking (:mod:`mtdiag.analysis.human_agreement`), and what the
 metric-vs-human scatter plots draw (:func:`human_points`), and when error annotations are loaded the error
-statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.errorstats`:
+statistics per category, per rater and the significance between systems per category (:mod:`mtdiag.analysis.errorstats`:
 :func:`error_counts`, :func:`error_raters`, :func:`error_significance`) and the spans mtdiag predicts measured
 against those human spans (:func:`span_agreement`: after a Pearmut campaign, the tool's claims checked against the
 people who looked), beside the error spans per system and severity that mtdiag predicts (with their predicted MQM),
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.human import human_agreement, human_ranking
+from mtdiag.analysis.human_agreement import human_agreement, human_ranking
 from mtdiag.metrics import metric_info
-from mtdiag.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
+from mtdiag.analysis.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
 from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans, rated_pairs,
@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_signi
 
 def similarity_metrics(report) -> list[str]:
     """The metrics ORANGE, KING and QUEEN can score references with on the report's set
-    (:func:`mtdiag.likeness.likeness_metrics`: they score references and outputs themselves, whether or not the
+    (:func:`mtdiag.analysis.likeness.likeness_metrics`: they score references and outputs themselves, whether or not the
     report computed them) — those that compare a text with a reference, the terminology scores left out."""
     evalset = report.evalset
     return [m for m in likeness_metrics(evalset)
@@ -43,7 +43,7 @@ def similarity_metrics(report) -> list[str]:
 def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """What the metric-vs-human scatter plots draw: per rated (system, segment) ``system, seg, human, <metric>``,
     and per system ``system, human`` (mean over its rated segments) and ``<metric>`` (its corpus score)."""
-    from mtdiag.human import rated_segments
+    from mtdiag.analysis.human_agreement import rated_segments
 
     segments = rated_segments(report, report.evalset.human)[["human", metric]].reset_index()
     means = segments.groupby("system", sort=False)["human"].mean()
@@ -54,24 +54,24 @@ def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def error_counts(report, level: str = "full") -> pd.DataFrame:
     """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity
-    (:func:`mtdiag.errorstats.category_counts`)."""
-    from mtdiag.errorstats import category_counts
+    (:func:`mtdiag.analysis.errorstats.category_counts`)."""
+    from mtdiag.analysis.errorstats import category_counts
 
     return category_counts(report.evalset, level)
 
 
 def error_raters(report) -> pd.DataFrame:
     """Per rater × system: rated segments, errors, errors per 100 segments, mean MQM score
-    (:func:`mtdiag.errorstats.rater_table`)."""
-    from mtdiag.errorstats import rater_table
+    (:func:`mtdiag.analysis.errorstats.rater_table`)."""
+    from mtdiag.analysis.errorstats import rater_table
 
     return rater_table(report.evalset)
 
 
 def error_significance(report, level: str = "top") -> pd.DataFrame:
     """Every pair of systems per error category: the exact paired permutation test of the per-segment error count,
-    Holm-corrected (:func:`mtdiag.errorstats.category_significance`)."""
-    from mtdiag.errorstats import category_significance
+    Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`)."""
+    from mtdiag.analysis.errorstats import category_significance
 
     return category_significance(report.evalset, level)
 
@@ -215,7 +215,7 @@ def _significance_caption(report, chosen, frame) -> str:
 
 def _likeness_chart(value: str, x: str, title: str, table):
     def build(report, chosen):
-        from mtdiag.charts import likeness_bars
+        from mtdiag.views.charts import likeness_bars
 
         frame = table(report, chosen)
         reference = {"orange": 0.5, "king": 1 / len(report.evalset.systems)}.get(value)
@@ -226,7 +226,7 @@ def _likeness_chart(value: str, x: str, title: str, table):
 
 def _human_chart(which: int):
     def build(report, chosen):
-        from mtdiag.charts import human_scatter
+        from mtdiag.views.charts import human_scatter
 
         frame = human_points(report, chosen["metric"])[which]
         seg_ids = report.evalset.seg_ids if which == 0 else None
@@ -236,7 +236,7 @@ def _human_chart(which: int):
 
 
 def plain(report, table: pd.DataFrame) -> list[str]:
-    """The ORANGE/KING table (:func:`orange_king`) in plain words (:func:`mtdiag.likeness.plain_words`)."""
+    """The ORANGE/KING table (:func:`orange_king`) in plain words (:func:`mtdiag.analysis.likeness.plain_words`)."""
     return plain_words(table.set_index("metric"), len(report.evalset.systems), report.evalset)
 
 

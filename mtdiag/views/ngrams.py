@@ -10,8 +10,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag.highlight import Span, ngram_spans
-from mtdiag.ht_mt_ngrams import DEFAULT_MIN_COUNT
+from mtdiag.core.highlight import Span, ngram_spans
+from mtdiag.metrics.ht_mt_ngrams import DEFAULT_MIN_COUNT
 from mtdiag.metrics.terminology import stop_words
 from mtdiag.views.base import Table, View, ViewOption, other_system, references, systems
 from mtdiag.views.detail import side_tokens
@@ -50,7 +50,7 @@ def content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) 
 def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = DEFAULT_MIN_COUNT, ht_ref: str | None = None):
     """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
     (computed once per report and arguments)."""
-    from mtdiag.ht_mt_ngrams import context_ngram_tables
+    from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
 
     return context_ngram_tables(report.context, orders, min_count, ht_ref)
 
@@ -86,7 +86,7 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = DE
     ``b`` as the corpus of reference)."""
     from dataclasses import replace
 
-    from mtdiag.ht_mt_ngrams import ngram_tables as build
+    from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
 
     if a == b:
         raise ValueError("choose two different systems")

@@ -59,13 +59,13 @@ def ngram_segments(evidence: pd.DataFrame, ngram: str, order: int | None = None)
 
 
 def _box(report, chosen):
-    from mtdiag.charts import metric_box
+    from mtdiag.views.charts import metric_box
 
     return metric_box(segment_scores(report, chosen["metric"]), chosen["metric"], seg_ids=report.evalset.seg_ids)
 
 
 def _mp(report, chosen):
-    from mtdiag.charts import mp_bars
+    from mtdiag.views.charts import mp_bars
 
     return mp_bars(mp_per_order(report, chosen["metric"]), chosen["metric"])
 

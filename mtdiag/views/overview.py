@@ -1,5 +1,5 @@
 """The Overview page: corpus scores, the best system per metric, significance marks and intervals against a
-baseline (the significance itself is :mod:`mtdiag.significance`'s)."""
+baseline (the significance itself is :mod:`mtdiag.analysis.significance`'s)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
@@ -86,7 +86,7 @@ def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
 def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.DataFrame:
     """Per (system, metric) of ``corpus``: ``"▲"`` significantly better than the baseline, ``"▼"`` significantly
     worse, ``"="`` the baseline itself, ``""`` not significant or not tested. ``sig`` is a frame of
-    :func:`mtdiag.significance.significance`."""
+    :func:`mtdiag.analysis.significance.significance`."""
     marks = pd.DataFrame("", index=corpus.index, columns=corpus.columns)
     if sig is None:
         return marks
@@ -129,11 +129,11 @@ def _first_baseline(report, chosen) -> str:
 
 
 def baseline_significance(report, chosen) -> pd.DataFrame | None:
-    """The paired test of every system against the chosen baseline (:func:`mtdiag.significance.significance`: the
+    """The paired test of every system against the chosen baseline (:func:`mtdiag.analysis.significance.significance`: the
     chosen method, samples and seed; computed once per report and choices), None without a baseline."""
     if chosen["baseline"] in (None, NO_BASELINE):
         return None
-    from mtdiag.significance import significance
+    from mtdiag.analysis.significance import significance
 
     key = ("overview", "significance", chosen["baseline"], chosen["method"], chosen["samples"], chosen["seed"])
     return report.context.memo(key, lambda: significance(report, chosen["baseline"], chosen["method"],
@@ -141,9 +141,9 @@ def baseline_significance(report, chosen) -> pd.DataFrame | None:
 
 
 def pairwise(report, chosen) -> pd.DataFrame:
-    """Every pair of systems' paired test on the chosen metric (:func:`mtdiag.significance.pairwise_significance`:
+    """Every pair of systems' paired test on the chosen metric (:func:`mtdiag.analysis.significance.pairwise_significance`:
     the chosen method, samples and seed; computed once per report and choices)."""
-    from mtdiag.significance import pairwise_significance
+    from mtdiag.analysis.significance import pairwise_significance
 
     key = ("overview", "pairwise", chosen["method"], chosen["rank_by"], chosen["samples"], chosen["seed"])
     return report.context.memo(key, lambda: pairwise_significance(report, chosen["method"], chosen["samples"],
@@ -151,17 +151,17 @@ def pairwise(report, chosen) -> pd.DataFrame:
 
 
 def clusters(report, chosen) -> pd.DataFrame:
-    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.significance.ranked_clusters` of
+    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.analysis.significance.ranked_clusters` of
     every pair's paired test, :func:`pairwise`)."""
-    from mtdiag.significance import ranked_clusters
+    from mtdiag.analysis.significance import ranked_clusters
 
     return ranked_clusters(report, pairwise(report, chosen)).drop(columns="metric")
 
 
 def pvalues(report, chosen) -> pd.DataFrame:
     """The p-value of every pair on the chosen metric, system × system, the systems ranked as :func:`clusters`
-    (:func:`mtdiag.significance.pairwise_matrix`; the row system tested against the column system)."""
-    from mtdiag.significance import pairwise_matrix
+    (:func:`mtdiag.analysis.significance.pairwise_matrix`; the row system tested against the column system)."""
+    from mtdiag.analysis.significance import pairwise_matrix
 
     order = list(clusters(report, chosen)["system"])
     matrix = pairwise_matrix(pairwise(report, chosen)).loc[chosen["rank_by"]].reindex(index=order, columns=order)
@@ -194,16 +194,16 @@ def _significance_table(report, chosen) -> pd.DataFrame | None:
 
 
 def signatures(report, chosen) -> pd.DataFrame:
-    """Per metric its signature (:func:`mtdiag.significance.report_signatures`: with the paired test's resampling
+    """Per metric its signature (:func:`mtdiag.analysis.significance.report_signatures`: with the paired test's resampling
     fields when a baseline is chosen)."""
-    from mtdiag.significance import report_signatures
+    from mtdiag.analysis.significance import report_signatures
 
     found = report_signatures(report, baseline_significance(report, chosen))
     return pd.DataFrame({"metric": list(found), "signature": list(found.values())})
 
 
 def _corpus_bars(report, chosen):
-    from mtdiag.charts import corpus_bars
+    from mtdiag.views.charts import corpus_bars
 
     corpus = ranked(report, chosen["rank_by"])
     sig = baseline_significance(report, chosen)
@@ -211,14 +211,14 @@ def _corpus_bars(report, chosen):
 
 
 def _people_bars(report, chosen):
-    from mtdiag.charts import corpus_bars
+    from mtdiag.views.charts import corpus_bars
 
     corpus = corpus_table(report).reindex(ranked_by_people(report, chosen["rank_by"]).index)
     return corpus_bars(corpus, best_mask(corpus, report), within=report)
 
 
 def _pvalue_heatmap(report, chosen):
-    from mtdiag.charts import pvalue_heatmap
+    from mtdiag.views.charts import pvalue_heatmap
 
     matrix = pvalues(report, chosen).set_index("system")
     return pvalue_heatmap(matrix, clusters(report, chosen))

@@ -1,13 +1,13 @@
 """The frames of the Segments page and of the segment export: the worst-first queue with full texts, one source
 with every system, and the per-document scores (``docs/dashboard.md``).
 
-Everything is built on :func:`mtdiag.triage.worst_first` — the one ranking of (system, segment) pairs, the same
+Everything is built on :func:`mtdiag.triage.ranking.worst_first` — the one ranking of (system, segment) pairs, the same
 order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
-(``seg_id``) in every frame of this module. Flag columns are the checks of :data:`mtdiag.checks.REGISTRY` the
-ranking computed (:func:`mtdiag.checks.flag_columns`), plus ``flags`` (the fired ones, comma-joined).
+(``seg_id``) in every frame of this module. Flag columns are the checks of :data:`mtdiag.triage.checks.REGISTRY` the
+ranking computed (:func:`mtdiag.triage.checks.flag_columns`), plus ``flags`` (the fired ones, comma-joined).
 
 Texts are never cut here: the queue holds the full source and hypothesis; a table cell shows the first
-:data:`mtdiag.views.TABLE_TEXT` characters (:func:`mtdiag.views.for_table`), the export writes them whole (Excel's cell limit is handled by :func:`mtdiag.export.to_excel`).
+:data:`mtdiag.views.TABLE_TEXT` characters (:func:`mtdiag.views.for_table`), the export writes them whole (Excel's cell limit is handled by :func:`mtdiag.report.export.to_excel`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from mtdiag import checks, search, triage
+from mtdiag.triage import checks, ranking
+from mtdiag.core import search
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import SYSTEMS, Table, View, ViewOption, has_human_scores
 from mtdiag.views.columns import flag_label
@@ -40,12 +41,12 @@ def score_columns(report) -> list[str]:
 
 
 def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
-    """Every (system, segment) pair worst first (:func:`mtdiag.triage.worst_first`, one pair per source on the
+    """Every (system, segment) pair worst first (:func:`mtdiag.triage.ranking.worst_first`, one pair per source on the
     first screen unless ``strict``) with what a translator reads: ``system, seg_id, doc`` (when the data has
     documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
     critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
     then every segment score. ``requested``: on-request checks with their options (e.g.
-    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.checks.freeze`). Computed once per report and
+    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). Computed once per report and
     arguments (:func:`source_view` reads it for every segment opened): do not modify the frame."""
     requested = checks.freeze(requested)
     return report.context.memo(("segments", "queue", requested, bool(strict)),
@@ -53,7 +54,7 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
 
 
 def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
-    ranked = triage.worst_first(report, requested=requested, strict=strict)
+    ranked = ranking.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
     seg = ranked["seg_id"].to_numpy() - 1
     out = ranked[["system", "seg_id"]].copy()
@@ -93,7 +94,7 @@ def queue_columns(report, columns: Sequence[str]) -> list[str]:
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """The segment export: ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
     current view; all pairs when None) — with every reference added after the source, written by
-    :func:`mtdiag.export.to_csv`, :func:`~mtdiag.export.to_excel` or :func:`~mtdiag.export.to_json`.
+    :func:`mtdiag.report.export.to_csv`, :func:`~mtdiag.report.export.to_excel` or :func:`~mtdiag.report.export.to_json`.
 
     *Long* format — one row per (system, segment), in the queue's worst-first order — because a row is then one
     thing to read and judge (a source, its references, one output, that output's scores and flags) and
@@ -114,10 +115,10 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def sources(report) -> pd.DataFrame:
-    """The queue viewed as sources (:func:`mtdiag.triage.source_difficulty`: ``seg_id, difficulty, spread,
+    """The queue viewed as sources (:func:`mtdiag.triage.ranking.source_difficulty`: ``seg_id, difficulty, spread,
     worst_system, worst_problem``, hardest first) with ``doc`` (when present), the full ``src`` and one
     ``ref:NAME`` per reference."""
-    frame = triage.source_difficulty(report)
+    frame = ranking.source_difficulty(report)
     evalset = report.evalset
     seg = frame["seg_id"].to_numpy() - 1
     position = 1
@@ -171,8 +172,8 @@ def documents(report) -> list[str]:
 
 def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Per document and system: ``doc, system, segments`` and every metric by its *corpus* formula on the
-    document's summed statistics (:func:`mtdiag.buckets.bucket_scores` over ``label:doc``), in document order."""
-    from mtdiag.buckets import bucket_scores, bucketing
+    document's summed statistics (:func:`mtdiag.analysis.segment_groups.bucket_scores` over ``label:doc``), in document order."""
+    from mtdiag.analysis.segment_groups import bucket_scores, bucketing
 
     frame = bucket_scores(report, bucketing(report, "label:doc"), metrics)
     return frame.rename(columns={"bucket": "doc"})
@@ -180,9 +181,9 @@ def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFram
 
 def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     """Rows of a :func:`queue` (or of :func:`sources`) whose source, any reference or hypothesis — a pair's own,
-    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.search.columns_matching`: regular
+    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.core.search.columns_matching`: regular
     expression, case-insensitive, compiled once, one time budget for every column; ``ValueError`` for an invalid
-    pattern or one longer than :data:`mtdiag.search.MAX_PATTERN_CHARS`)."""
+    pattern or one longer than :data:`mtdiag.core.search.MAX_PATTERN_CHARS`)."""
     evalset = report.evalset
     hyps = evalset.hyps.astype(str)
     sides = [evalset.src.astype(str).tolist(), *(evalset.refs[r].astype(str).tolist() for r in evalset.ref_names)]
@@ -264,7 +265,7 @@ QUEUE = ("systems", "flags", "doc", "search", "mt_order", "strict")
 VIEW = View(
     name="segments", title="Segments",
     help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
-    about=f"Worst first: {triage.PROBLEM_TEXT}; the same order as mtdiag triage. A row whose critical column names a "
+    about=f"Worst first: {ranking.PROBLEM_TEXT}; the same order as mtdiag triage. A row whose critical column names a "
           "check is a plainly broken output and comes before rows of higher problem. Select a row to open its source "
           "with every system's output.",
     options=(
@@ -279,7 +280,7 @@ VIEW = View(
                    describe=ORDERS, needs=("references",)),
         ViewOption("flags", "Flags (any of)", "only the outputs where any of these checks fired", choices=_flags,
                    many=True, default=(), describe=flag_label),
-        ViewOption("strict", "Strict pair order", f"Off: the first {triage.FIRST_SCREEN} rows show one pair per "
+        ViewOption("strict", "Strict pair order", f"Off: the first {ranking.FIRST_SCREEN} rows show one pair per "
                    "source (its worst system), then every pair in order. On: every pair in problem order "
                    "(`mtdiag triage --strict`).", type=bool, default=False),
         ViewOption("sort_sources", "Sort sources by", "the order of the sources", choices=tuple(SOURCE_ORDER),
@@ -296,6 +297,6 @@ VIEW = View(
                       "segment scores averaged)."),
         Table("export", "Every shown pair with its texts", export, uses=QUEUE),
     ),
-    details={"columns": queue_columns, "signals": triage.signals, "source": source_view, "sort_keys": sort_keys,
+    details={"columns": queue_columns, "signals": ranking.signals, "source": source_view, "sort_keys": sort_keys,
              "score_columns": score_columns},
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED
 from mtdiag.slices import CORRECTIONS, find_slices
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE, DEFAULT_TEST, TESTS
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems

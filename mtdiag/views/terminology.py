@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtdiag.highlight import Span
+from mtdiag.core.highlight import Span
 from mtdiag.views.base import SYSTEMS, TERMS, Table, View, ViewOption, has_terms, systems
 
 TERM_METRICS = ("term_exact", "term_window2", "term_window3", "term_ter")

@@ -7,8 +7,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from mtdiag import checks
-from mtdiag.checks.word_order import NEVA_ABOVE_WAFT
+from mtdiag.triage import checks
+from mtdiag.triage.checks.word_order import NEVA_ABOVE_WAFT
 from mtdiag.views.base import SYSTEMS, Chart, Table, View, ViewOption, systems
 from mtdiag.views.detail import segment_detail
 from mtdiag.views.distributions import SCATTER_POINTS, sample_rows
@@ -18,7 +18,7 @@ __all__ = ["NEVA_ABOVE_WAFT", "disagreement", "word_order_table", "edit_tables",
 
 
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order`` (:mod:`mtdiag.checks.word_order`:
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order`` (:mod:`mtdiag.triage.checks.word_order`:
     shared words in an order no reference has, in two or more places); those rows first, each group by largest
     NEVA − WAFT; ``hyp`` holds the output whole."""
     frame = report.segments[["waft", "neva"]].copy()
@@ -75,7 +75,7 @@ def disagreeing(report, chosen) -> pd.DataFrame:
 
 
 def _scatter(report, chosen):
-    from mtdiag.charts import waft_neva_scatter
+    from mtdiag.views.charts import waft_neva_scatter
 
     return waft_neva_scatter(sample_rows(word_order_table(report, chosen["systems"])), seg_ids=report.evalset.seg_ids)
 
@@ -96,7 +96,7 @@ def _segments_caption(report, chosen, frame) -> str:
 
 
 def _ops(report, chosen):
-    from mtdiag.charts import op_bars
+    from mtdiag.views.charts import op_bars
 
     return op_bars(op_counts(report))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-WORD_JOINER = "\u2060"  # mtdiag.highlight.escape_markdown puts one after a colon: invisible, removed before comparing
+WORD_JOINER = "\u2060"  # mtdiag.core.highlight.escape_markdown puts one after a colon: invisible, removed before comparing
 
 
 class _Counter(http.server.BaseHTTPRequestHandler):

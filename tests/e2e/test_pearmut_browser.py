@@ -17,12 +17,12 @@ import urllib.request
 
 import pytest
 
-from mtdiag.api import Options, evaluate
-from mtdiag.campaign import model_keys, pearmut_campaign
+from mtdiag.scoring.evaluate import Options, evaluate
+from mtdiag.report.campaign import model_keys, pearmut_campaign
 from mtdiag.io import with_error_annotations
-from mtdiag.io.pearmut import pearmut_log_path, to_pearmut
+from mtdiag.io.pearmut_log import pearmut_log_path, to_pearmut
 from mtdiag.spans import predict_spans
-from mtdiag.triage import worst_first
+from mtdiag.triage.ranking import worst_first
 from tests.e2e.conftest import _stop
 from tests.pearmut_env import pearmut, pearmut_python, small_set
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from mtdiag import html_report as html
-from mtdiag.api import evaluate
-from mtdiag.evalset import evalset_from_lists
+from mtdiag.report import html_report as html
+from mtdiag.scoring.evaluate import evaluate
+from mtdiag.core.evalset import evalset_from_lists
 from tests.e2e.conftest import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e

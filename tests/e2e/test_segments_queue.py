@@ -1,4 +1,4 @@
-"""The Segments page in a real Chromium shows the worst-first queue of mtdiag.triage (issue 19): its first row opens
+"""The Segments page in a real Chromium shows the worst-first queue of mtdiag.triage.ranking (issue 19): its first row opens
 in the one-source view (the heading is the core's first row), and *Strict pair order* reruns the page in the pair
 order without error (the first row of both orders is the same pair; the row order itself is asserted in
 tests/test_app_segments.py, where the grid's rows can be read)."""
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from mtdiag import triage
-from mtdiag.api import evaluate
+from mtdiag.triage import ranking
+from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ DE = REPO / "sample_data" / "wmt21.en-de"
 @pytest.fixture(scope="module")
 def queues():
     report = evaluate(load_folder(DE))
-    return triage.worst_first(report), triage.worst_first(report, strict=True)
+    return ranking.worst_first(report), ranking.worst_first(report, strict=True)
 
 
 def test_segments_page_shows_the_queue_and_its_strict_order(streamlit_server, page, wait_for_app, queues):

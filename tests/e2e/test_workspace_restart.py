@@ -2,7 +2,7 @@
 
 Server 1 (``streamlit run app.py -- --workspace DIR``, as ``mtdiag serve --workspace DIR`` starts it) saves the
 sample set's run; it is stopped; server 2 starts on the same workspace with a test-only ``sitecustomize`` (on
-``PYTHONPATH``, nothing in the product) that counts every call of ``mtdiag.api.evaluate`` into a file. Opening the
+``PYTHONPATH``, nothing in the product) that counts every call of ``mtdiag.scoring.evaluate.evaluate`` into a file. Opening the
 run must show its systems and add no call: the only scoring in server 2 is the sample set it opens on.
 """
 
@@ -27,9 +27,9 @@ SERVER_START_TIMEOUT_S = 60.0
 SYSTEMS = ["eTranslation", "Facebook-AI", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT"]
 COUNTING_HOOK = """
 import os
-import mtdiag.api
+import mtdiag.scoring.evaluate
 
-_evaluate = mtdiag.api.evaluate
+_evaluate = mtdiag.scoring.evaluate.evaluate
 
 
 def evaluate(*args, **kwargs):
@@ -38,7 +38,7 @@ def evaluate(*args, **kwargs):
     return _evaluate(*args, **kwargs)
 
 
-mtdiag.api.evaluate = evaluate
+mtdiag.scoring.evaluate.evaluate = evaluate
 """
 
 
@@ -117,7 +117,7 @@ def test_a_saved_run_reopens_after_a_server_restart_without_scoring(page, blocke
     calls = tmp_path / "evaluate.log"
     # the repository first: the hook imports mtdiag before streamlit puts the working folder on sys.path
     path = [str(hook), str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])]
-    # an empty report cache (mtdiag.report_cache): the sample set the app opens on is scored once, so the count
+    # an empty report cache (mtdiag.scoring.report_cache): the sample set the app opens on is scored once, so the count
     # below proves the hook works
     env2 = dict(env, PYTHONPATH=os.pathsep.join(path),
                 MTDIAG_TEST_EVALUATE_LOG=str(calls), MTDIAG_CACHE_DIR=str(tmp_path / "report-cache"))

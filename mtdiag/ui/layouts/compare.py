@@ -4,7 +4,7 @@ side under the source and references with their differences highlighted — :mod
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag.core import highlight
 from mtdiag.ui import widgets
 from mtdiag.ui.page import Page
 from mtdiag.ui.state import SIGNIFICANCE_SPINNER

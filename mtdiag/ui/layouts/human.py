@@ -3,8 +3,8 @@ statistics and the error spans per severity — :mod:`mtdiag.views.human`, laid 
 
 import streamlit as st
 
-from mtdiag import needs
-from mtdiag.highlight import escape_markdown
+from mtdiag.core import needs
+from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import widgets
 from mtdiag.ui.page import Page
 

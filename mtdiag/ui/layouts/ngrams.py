@@ -3,7 +3,7 @@ never does — :mod:`mtdiag.views.ngrams`, laid out; each n-gram opens the segme
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag.core import highlight
 from mtdiag.ui import widgets
 from mtdiag.ui.page import Page
 

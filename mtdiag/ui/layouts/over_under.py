@@ -3,7 +3,7 @@
 
 import streamlit as st
 
-from mtdiag import highlight
+from mtdiag.core import highlight
 from mtdiag.ui import widgets
 from mtdiag.ui.page import Page
 

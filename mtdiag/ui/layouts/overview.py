@@ -3,8 +3,8 @@ tables and charts of :mod:`mtdiag.views.overview`, laid out."""
 
 import streamlit as st
 
-from mtdiag import export
-from mtdiag.highlight import escape_markdown
+from mtdiag.report import export
+from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import widgets
 from mtdiag.ui.state import SIGNIFICANCE_SPINNER
 from mtdiag.ui.page import Page

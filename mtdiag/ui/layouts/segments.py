@@ -1,10 +1,10 @@
-"""Segments: the worst-first queue (mtdiag.triage) as (system, segment) pairs or as sources, filters, documents,
+"""Segments: the worst-first queue (mtdiag.triage.ranking) as (system, segment) pairs or as sources, filters, documents,
 full exports, and one source with every system's output — :mod:`mtdiag.views.segments`, laid out."""
 
 import streamlit as st
 
-from mtdiag.highlight import escape_markdown
-from mtdiag.ui import pearmut, widgets
+from mtdiag.core.highlight import escape_markdown
+from mtdiag.ui import campaign_download, widgets
 from mtdiag.ui.page import Page
 
 VIEWS = {"pairs": "pairs", "sources": "sources"}
@@ -88,4 +88,4 @@ else:
 with more:  # the queue as filtered, as a Pearmut campaign (drawn last: it needs the rows and the span threshold)
     rows = page.frame("queue") if view_as == "pairs" else page.frame("export")
     pairs = rows[["system", "seg_id"]].assign(seg_id=[p + 1 for p in page.positions(rows["seg_id"])])  # positions
-    pearmut.campaign_download(page.current, pairs, page.chosen["span_threshold"], key="seg_pearmut")
+    campaign_download.campaign_download(page.current, pairs, page.chosen["span_threshold"], key="seg_pearmut")

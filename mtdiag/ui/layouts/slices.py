@@ -4,7 +4,7 @@ defines it and which way it departs, with paired significance corrected for the 
 
 import streamlit as st
 
-from mtdiag.highlight import escape_markdown
+from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import slicing, widgets
 from mtdiag.ui.page import Page
 

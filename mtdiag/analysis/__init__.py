@@ -1,0 +1,1 @@
+"""Analyses of a Report: significance, agreement with humans, human likeness, segment groups, error statistics."""

@@ -1,0 +1,1 @@
+"""The foundation: the data model, tokens, and pure helpers every layer may use."""

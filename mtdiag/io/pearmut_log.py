@@ -1,0 +1,293 @@
+"""Pearmut (Zouhar & Kocmi 2026, PyPI ``pearmut``; the human evaluation tool of WMT): its error-span offsets and
+the annotation log it writes, read as human scores and human error spans (:func:`read_pearmut_log`).
+
+**Offsets.** Pearmut draws a text one element per character of the JavaScript string (``contentToCharSpans`` in
+its ``web/src/utils.ts``: ``/(.)/g`` without the ``u`` flag, ``data-i`` = the match's offset), so its offsets are
+**UTF-16 code units**, and an error span ``{"start_i", "end_i"}`` covers the elements ``start_i <= i <= end_i``:
+**the end is inclusive** (``annotate.ts``). mtdiag's offsets are Python string indices — code points, the end
+exclusive. The two agree on text inside the Basic Multilingual Plane except for the end (``end_i = end - 1``); a
+character outside it (an emoji, a rare CJK character) is two code units in Pearmut and one in mtdiag
+(:func:`to_pearmut`, :func:`from_pearmut`). Pearmut's special tokens (``[missing]``: an omission) are drawn after
+the text with ``data-i = len(text) + k``; a span on one is the zero-width span at the output's end — where WMT23's
+error spans and mtdiag's predictions (an empty or truncated output) put an omission — and the reverse.
+
+**The log.** ``PEARMUT_ROOT/data/annotations/<campaign>.jsonl``, one line per submitted document (``app.py``,
+``_log_response``): the page's payload ``{"annotation": [per item {model: {"score", "error_spans": [{"start_i",
+"end_i", "severity", "category"}], …}}], "item": [the items as the campaign has them], "actions": […]}`` with the
+server's ``"user_id"`` and ``"item_i"``. A reset of a user's task writes ``{"user_id", "annotation": "__RESET__"}``
+and voids that user's earlier lines; an annotator who goes back and submits a document again writes a new line,
+and the last line of a (user, document) is the answer — as Pearmut's own results take it (``utils.py``,
+``get_active_db_log``; ``results_export.py``). The management dashboard's download (``annotations.json``) is
+``{campaign_id: [the lines]}``; both are read.
+
+**Matching.** Pearmut keeps every extra key of an item, and a page's payload carries the items, so each log line
+holds the ids mtdiag's export put into every item (:data:`IDS_KEY`: ``{"seg_id", "systems": {model key: system},
+"protocol"}``, :mod:`mtdiag.report.campaign`): the item is matched back to its segment and each model key to its system,
+and the output the annotator saw must be the loaded set's (else the log is of another test set: an error).
+
+**Scores.** Under ESA (Kocmi et al. 2024) the annotator's 0–100 score is the segment score; under MQM (Freitag et
+al. 2021) the segment score is minus the weighted sum of the annotator's errors, weighted and scored as an MQM
+error file is (the chosen scheme of :mod:`mtdiag.io.error_weights`, by its one scoring function
+:func:`~mtdiag.io.error_weights.segment_scores`). A segment's human score is the mean over its annotators (as for
+MQM and ESA files); each annotator's errors are kept apart under their Pearmut user id as the rater, so the per-rater
+statistics work as for MQM files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.core.errors import InputError
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
+from mtdiag.io.parsing import json_line
+from mtdiag.io.ratings import rated_frame, spans_frame
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, split_lines, unpack
+
+IDS_KEY = "mtdiag"
+"""The key of the ids mtdiag's export puts into every Pearmut item (Pearmut stores any extra key in its log)."""
+PROTOCOLS = {"esa": "ESA", "mqm": "MQM"}
+"""mtdiag's protocol names and Pearmut's (``info.protocol``)."""
+RESET_MARKER = "__RESET__"  # pearmut.utils.RESET_MARKER
+LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
+_NOT_CAMPAIGN_ITEMS = ("welcome_", "random_", "goodbye_")  # Pearmut's tutorial, attention-check and goodbye pages
+
+
+# --------------------------------------------------------------------------------------------------- offsets
+
+
+def utf16_boundaries(text: str) -> np.ndarray:
+    """The UTF-16 offset of every code-point boundary of ``text``: ``len(text) + 1`` values, from 0 to the text's
+    length in UTF-16 code units (a character outside the Basic Multilingual Plane is two units)."""
+    wide = np.frombuffer(text.encode("utf-32-le"), dtype="<u4") > 0xFFFF
+    return np.concatenate([[0], np.cumsum(1 + wide.astype(np.int64))])
+
+
+def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
+    """mtdiag's character spans of ``text`` (code points, ``end`` exclusive; scalars or arrays) as Pearmut's
+    ``(start_i, end_i)``: UTF-16 code units, ``end_i`` inclusive — the last unit of the span's last character. A
+    zero-width span (an omission) marks the one unit at its start, as WMT23's rule marks a zero-width span's start
+    (:mod:`mtdiag.spans.agreement`): at the text's end that is Pearmut's ``[missing]`` token."""
+    bounds = utf16_boundaries(text)
+    start, end = np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64)
+    return bounds[start], np.where(end > start, bounds[end] - 1, bounds[start])
+
+
+def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int]:
+    """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
+    points, end exclusive): every character a unit of the span belongs to. A span on a special token
+    (``[missing]``, drawn after the text: an omission) is the zero-width span at the text's end, where WMT23 and
+    mtdiag's predictions put an omission. ``ValueError`` for offsets that are not a span. ``bounds``: the text's
+    :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
+    if start_i < 0 or end_i < start_i:
+        raise ValueError(f"start_i {start_i} and end_i {end_i} are not a span (0 <= start_i <= end_i)")
+    bounds = utf16_boundaries(text) if bounds is None else bounds
+    if start_i >= bounds[-1]:
+        return len(text), len(text)
+    start = int(np.searchsorted(bounds, start_i, side="right")) - 1
+    end = int(np.searchsorted(bounds, min(end_i, int(bounds[-1]) - 1), side="right"))
+    return start, end
+
+
+# --------------------------------------------------------------------------------------------------- the log
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a Pearmut log: its object and where it is (``line`` of the file, or for the dashboard's download
+    ``where``: the campaign and the entry's position)."""
+
+    value: dict
+    line: int | None
+    where: str = ""
+
+    def error(self, display: str, detail: str) -> InputError:
+        return InputError(display, f"{self.where}: {detail}" if self.where else detail, self.line)
+
+
+def is_log_object(value: object) -> bool:
+    """Whether one JSON object is a line of a Pearmut annotation log (an ``annotation`` and the ``user_id`` the
+    server adds)."""
+    return isinstance(value, dict) and "annotation" in value and "user_id" in value
+
+
+def sniff_log(source: Source, name: str | None = None, *,
+              limits: Limits = DEFAULT_LIMITS) -> tuple[Source, tuple[str, list[Entry]] | None]:
+    """``(source, log)``: when ``source`` (named ``.jsonl``, ``.ndjson`` or ``.json``) is a Pearmut annotation log
+    or the dashboard's ``annotations.json``, ``log`` is ``(display name, its entries)``; else None, and ``source``
+    is what to parse instead (the bytes already read, so a file is read once; any other source unread)."""
+    display = name or unpack(source, "input")[1]
+    if not display.lower().endswith(LOG_SUFFIXES):
+        return source, None
+    data, display, _ = read_counted(source, name, limits)
+    text = decode_text(data, display)
+    read = (display, data)
+    if display.lower().endswith(".json"):
+        return read, _downloaded(text, display)
+    lines = [(number, raw) for number, raw in enumerate(split_lines(text), start=1) if raw.strip()]
+    try:
+        first = json.loads(lines[0][1]) if lines else None
+    except (ValueError, RecursionError):
+        return read, None  # not this format: the table reader says what is wrong
+    if not is_log_object(first):
+        return read, None
+    return read, (display, [Entry(json_line(raw, display, number), number) for number, raw in lines])
+
+
+def _downloaded(text: str, display: str) -> tuple[str, list[Entry]] | None:
+    """The entries of the dashboard's ``annotations.json`` (``{campaign_id: [lines]}``), None for other JSON."""
+    value = json_line(text, display, None)
+    if not isinstance(value, dict) or not value or not all(isinstance(v, list) for v in value.values()):
+        return None
+    entries = [Entry(entry, None, f"campaign {quote(campaign)}, entry {k}") for campaign, lines in value.items()
+               for k, entry in enumerate(lines, start=1)]
+    if not all(is_log_object(entry.value) for entry in entries):
+        return None
+    return display, entries
+
+
+def answers(entries: list[Entry], display: str) -> list[Entry]:
+    """The entries that are answers: every user's lines after their last reset (the reset lines dropped), and of
+    several lines of one (user, document) the last; Pearmut's tutorial, attention-check and goodbye pages left
+    out. In log order."""
+    for entry in entries:
+        if not is_log_object(entry.value):
+            raise entry.error(display, "not a line of a Pearmut annotation log (expected an object with "
+                                       "'annotation' and 'user_id')")
+    last_reset = {str(e.value["user_id"]): i for i, e in enumerate(entries) if e.value["annotation"] == RESET_MARKER}
+    latest: dict[tuple[str, str], int] = {}
+    for i, entry in enumerate(entries):
+        user = str(entry.value["user_id"])
+        if entry.value["annotation"] == RESET_MARKER or i <= last_reset.get(user, -1):
+            continue
+        item_i = entry.value.get("item_i")
+        if isinstance(item_i, str) and item_i.startswith(_NOT_CAMPAIGN_ITEMS):
+            continue
+        latest[(user, json.dumps(item_i))] = i
+    return [entries[i] for i in sorted(latest.values())]
+
+
+def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None = None,
+                     outputs: pd.DataFrame | None = None, error_weights: ErrorWeights = DEFAULT_WEIGHTS
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(human scores ``seg, system, score``, error spans, rated outputs ``seg, system, rater``) of a Pearmut log's
+    entries (:func:`sniff_log`), in the frames of :mod:`mtdiag.io.annotations`; ``outputs`` (the loaded set's
+    ``hyps``) checks that each annotated output is the set's; MQM errors weighed by ``error_weights``. Every
+    problem names the file and the line."""
+
+    scores: dict[tuple[str, int, str], float] = {}  # ESA: the annotator's score
+    weighed: dict[tuple[str, int, str], list[float]] = {}  # MQM: the weight of each of the annotator's errors
+    spans: list[tuple] = []
+    for entry in answers(entries, display):
+        items, annotation = entry.value.get("item"), entry.value["annotation"]
+        if not isinstance(items, list) or not isinstance(annotation, list) or len(items) != len(annotation):
+            raise entry.error(display, "'item' and 'annotation' must be lists of the same length (one per item of "
+                                       "the page)")
+        rater = str(entry.value["user_id"])
+        for item, answer in zip(items, annotation):
+            if answer is None:  # a skipped item
+                continue
+            seg, systems, protocol = _ids(item, entry, display, n_segments)
+            if not isinstance(answer, dict):
+                raise entry.error(display, "an item's annotation must be an object {model: {score, error_spans}}")
+            for key, response in answer.items():
+                system, text = _output(item, systems, key, entry, display)
+                if outputs is not None and system in outputs.columns and str(outputs.at[seg, system]) != text:
+                    raise entry.error(display, f"the campaign showed {quote(system)}'s output of segment {seg + 1} "
+                                               f"as {quote(text)}, the loaded set has "
+                                               f"{quote(str(outputs.at[seg, system]))}: a log of another test set?")
+                if not isinstance(response, dict):
+                    raise entry.error(display, f"the annotation of {quote(key)} must be an object")
+                marked = response.get("error_spans") or []
+                if not isinstance(marked, list):
+                    raise entry.error(display, f"the error spans of {quote(key)} must be a list")
+                bounds = utf16_boundaries(text)
+                rows = [_span_row(span, text, bounds, protocol, entry, display, error_weights) for span in marked]
+                spans += [(seg, system, rater, *row) for row in rows]
+                if protocol == "MQM":
+                    weighed[(system, seg, rater)] = [row[-1] for row in rows]
+                else:
+                    score = _score(response.get("score"), entry, display)
+                    if score is not None:
+                        scores[(system, seg, rater)] = score + 0.0
+    errors = pd.DataFrame([(system, seg, rater, w) for (system, seg, rater), ws in weighed.items() for w in [0.0, *ws]],
+                          columns=["system", "seg", "rater", "weight"])  # a 0 per rated output: rated, maybe clean
+    by_pair: dict[tuple[str, int], list[float]] = {}
+    for (system, seg, _), score in scores.items():
+        by_pair.setdefault((system, seg), []).append(score)
+    esa = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in by_pair.items()],
+                       columns=["seg", "system", "score"])
+    frame = pd.concat([segment_scores(errors, error_weights), esa], ignore_index=True)
+    frame = frame.astype({"seg": "int64", "score": "float64"}).sort_values(["system", "seg"], ignore_index=True)
+    return frame, spans_frame(spans), rated_frame([*scores, *weighed])
+
+
+def _ids(item: object, entry: Entry, display: str, n_segments: int | None) -> tuple[int, dict, str]:
+    """(0-based segment, {model key: system}, Pearmut protocol) of an item mtdiag's export made."""
+    ids = item.get(IDS_KEY) if isinstance(item, dict) else None
+    if not isinstance(ids, dict):
+        raise entry.error(display, f"an item without mtdiag's ids ({quote(IDS_KEY)}): only the log of a campaign "
+                                   "made by 'mtdiag pearmut export' (or the Segments page) can be matched to segments")
+    seg_id, systems, protocol = ids.get("seg_id"), ids.get("systems"), ids.get("protocol")
+    if not isinstance(seg_id, int) or isinstance(seg_id, bool) or seg_id < 1 or (
+            n_segments is not None and seg_id > n_segments):
+        limit = f" (the set has {n_segments} segments)" if n_segments is not None else ""
+        raise entry.error(display, f"seg_id {json.dumps(seg_id)[:40]} is not a segment{limit}")
+    if not isinstance(systems, dict) or not all(isinstance(v, str) for v in systems.values()):
+        raise entry.error(display, "the ids' 'systems' must map each model key to a system name")
+    if protocol not in PROTOCOLS.values():
+        raise entry.error(display, f"protocol {quote(json.dumps(protocol))}: expected one of "
+                                   f"{', '.join(PROTOCOLS.values())}")
+    return seg_id - 1, systems, protocol
+
+
+def _output(item: dict, systems: dict, key: str, entry: Entry, display: str) -> tuple[str, str]:
+    """(system, the output the annotator saw) of one model key of an item."""
+    tgt = item.get("tgt")
+    if key not in systems or not isinstance(tgt, dict) or not isinstance(tgt.get(key), str):
+        raise entry.error(display, f"model {quote(key)} is not an output of the item (its 'tgt' and mtdiag's ids)")
+    return systems[key], tgt[key]
+
+
+def _score(value: object, entry: Entry, display: str) -> float | None:
+    """An ESA score: a number from 0 to 100, None when not given."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+        raise entry.error(display, f"score {quote(json.dumps(value))} is not a number from 0 to 100")
+    return float(value)
+
+
+def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str,
+              error_weights: ErrorWeights) -> tuple:
+    """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text`` (``bounds``:
+    its :func:`utf16_boundaries`; the weight by ``error_weights``)."""
+    if not isinstance(span, dict):
+        raise entry.error(display, "an error span must be an object {start_i, end_i, severity, category}")
+    start_i, end_i = span.get("start_i"), span.get("end_i")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start_i, end_i)):
+        raise entry.error(display, f"error span {quote(json.dumps(span))}: start_i and end_i must be whole numbers")
+    try:
+        located = from_pearmut(text, start_i, end_i, bounds)
+    except ValueError as exc:
+        raise entry.error(display, f"error span {quote(json.dumps(span))}: {exc}") from None
+    severity, category = span.get("severity"), span.get("category")
+    if not isinstance(severity, str) or not severity:
+        raise entry.error(display, f"error span {quote(json.dumps(span))} has no severity")
+    category = category if isinstance(category, str) else ""
+    if protocol == "ESA":
+        category = ""  # ESA has no categories (Kocmi et al. 2024)
+    try:
+        weight = error_weights.weight(category, severity)
+    except ValueError as exc:
+        raise entry.error(display, str(exc)) from None
+    return "target", *located, severity.lower(), category, weight
+
+
+def pearmut_log_path(root: str | Path, campaign_id: str) -> Path:
+    """Where Pearmut writes the log of a campaign: ``PEARMUT_ROOT/data/annotations/<campaign_id>.jsonl``."""
+    return Path(root) / "data" / "annotations" / f"{campaign_id}.jsonl"

@@ -1,0 +1,132 @@
+"""The one input path: from the data a run is given to the evaluated report of its slice, in one order for every
+command of the command line (:func:`mtdiag.cli.load.report`) and for the dashboard's loader
+(:mod:`mtdiag.ui.sidebar`, :mod:`mtdiag.ui.slicing`):
+
+1. the test set — a folder, a test-set file or separate files, read by :mod:`mtdiag.io` (a folder brings its own
+   ``mqm.seg.tsv``, ``mqm.errors.tsv``, metric scores);
+2. its human scores — the folder's, or a file given apart (:func:`with_human`: ``--human``, the dashboard's upload);
+3. its annotations, metric scores and metric spans (the command line's ``--annotations`` …, the dashboard's uploads);
+4. the options: the metrics named (or the defaults), and those a ``--where`` expression's flags read
+   (:func:`scoring`: ``over_translation[A]`` reads OTEM, so ``score --metrics chrf --where 'over_translation[A]'``
+   computes OTEM for the expression — the slice finder's expressions always work as ``--where``);
+5. the expression checked on that set — its fields, the human scores among them — before anything is scored
+   (:func:`check`);
+6. scoring (:func:`mtdiag.scoring.evaluate.evaluate`: threads, a Dask cluster or the dashboard's progress bar);
+7. the slice: the expression evaluated on the whole report (its flags computed there), and the report of its
+   segments with the metrics asked for (:func:`sliced`).
+
+:func:`report` runs steps 4 to 7. Segment ids stay the set's in a slice (:attr:`mtdiag.core.evalset.EvalSet.seg_ids`).
+
+The dashboard reads through this module (and :mod:`mtdiag.views`) only: it re-exports what a loader needs of the
+scoring core — :class:`~mtdiag.scoring.evaluate.Options`, :class:`~mtdiag.scoring.evaluate.Report`, :data:`METRICS` (the metric registry, for
+the option widgets), :mod:`mtdiag.scoring.report_cache` (folders' reports kept on disk), :func:`warm_up`, the slice
+expressions' fields and errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Sequence
+
+from mtdiag.scoring import report_cache
+from mtdiag.scoring.evaluate import NO_REFERENCE, Options, Report, available_metrics, clear_caches, default_metrics, evaluate
+from mtdiag.scoring.chunks import Execution
+from mtdiag.core.evalset import EvalSet
+from mtdiag.io import Limits, read_human_scores
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
+from mtdiag.io.text import DEFAULT_LIMITS
+from mtdiag.metrics import REGISTRY as METRICS
+from mtdiag.core.needs import METRIC
+from mtdiag.slices import ExpressionError, fields, parse, slice_report
+from mtdiag.slices.expression import MAX_CHARS, fields_of
+from mtdiag.slices.selection import check as check_fields
+from mtdiag.slices.selection import segment_mask
+
+Say = Callable[[str], None]
+
+
+def with_human(evalset: EvalSet, path, *, limits: Limits = DEFAULT_LIMITS,
+               error_weights: ErrorWeights = DEFAULT_WEIGHTS, say: Say | None = None) -> EvalSet:
+    """``evalset`` with the human scores of the file ``path`` — a human-score TSV, or an MQM/ESA error file whose
+    segment scores are derived as for annotations, under ``error_weights`` (:func:`mtdiag.io.read_human_scores`) —
+    in place of any it had (the dashboard's upload is read with the set, :func:`mtdiag.io.load_files`); ``say`` is
+    told of each rated system that is not loaded."""
+    from mtdiag.io.human_scores import unknown_score_systems
+
+    human = read_human_scores(path, n_segments=evalset.n_segments, limits=limits, error_weights=error_weights)
+    for warning in unknown_score_systems(human, evalset.ref_names, evalset.systems, str(path)):
+        if say is not None:
+            say(f"warning: {warning}")
+    return replace(evalset, human=human)
+
+
+def flag_metrics(where: str | None) -> list[str]:
+    """The metrics the flags of expression ``where`` read (a check's ``metric:NAME`` needs,
+    :attr:`mtdiag.triage.checks.Check.needs`), in reading order; none without an expression."""
+    if not where:
+        return []
+    from mtdiag.triage import checks
+
+    read = []
+    for field in fields_of(parse(where)):
+        check = checks.REGISTRY.get(field.name)
+        if check is not None:
+            read += [need[len(METRIC):] for need in check.needs if need.startswith(METRIC)]
+    return list(dict.fromkeys(read))
+
+
+def scoring(evalset: EvalSet, options: Options, where: str | None = None) -> Options:
+    """``options`` with the metrics ``where``'s flags read added where these inputs allow them (the metrics named,
+    or the defaults, otherwise unchanged)."""
+    extra = [m for m in flag_metrics(where) if m in available_metrics(evalset)]
+    names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
+    missing = [m for m in extra if m not in names]
+    return replace(options, metrics=(*names, *missing)) if missing else options
+
+
+def check(evalset: EvalSet, options: Options, where: str | None) -> None:
+    """``where``'s syntax and fields on ``evalset`` scored with ``options`` (:func:`scoring`'s), before anything is
+    scored: :class:`~mtdiag.slices.ExpressionError`, one line, for a field these inputs lack."""
+    if where is None:
+        return
+    scored = scoring(evalset, options, where)
+    check_fields(where, evalset, scored.metrics if scored.metrics is not None else available_metrics(evalset))
+
+
+def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = None) -> Report:
+    """The report of ``where``'s segments (``whole`` itself without an expression): the expression is evaluated on
+    ``whole`` — its flags computed there — and the slice keeps ``metrics`` (default: every metric of ``whole``)."""
+    if where is None:
+        return whole
+    mask = segment_mask(whole, where)
+    if not mask.any():
+        raise ExpressionError(f"the expression keeps none of the {whole.evalset.n_segments:,} segments")
+    return slice_report(whole, mask, metrics=metrics)
+
+
+def report(evalset: EvalSet, options: Options, where: str | None = None, *, execution: Execution | None = None,
+           progress=None, say: Say | None = None) -> tuple[Report, Report]:
+    """Steps 4 to 7 of the input path on a loaded set (human scores and annotations attached): the whole report
+    and the report of ``where``'s segments (the same without an expression), which keeps the metrics ``options``
+    name. ``say`` is told how many segments the slice keeps."""
+    check(evalset, options, where)
+    scored = scoring(evalset, options, where)
+    whole = evaluate(evalset, scored, progress=progress, execution=execution)
+    shown = None if scored is options else (options.metrics or default_metrics(evalset))
+    part = sliced(whole, where, shown)
+    if where is not None and say is not None:
+        say(f"where: {part.evalset.n_segments:,} of {whole.evalset.n_segments:,} segments")
+    return whole, part
+
+
+def warm_up() -> None:
+    """Load what scoring compiles (the TER kernel, :func:`mtdiag.metrics.ter_engine.load_kernel`) before it is needed:
+    the dashboard calls it in the background while a user chooses files."""
+    from mtdiag.metrics.ter_engine import load_kernel
+
+    load_kernel()
+
+
+__all__ = ["MAX_CHARS", "METRICS", "NO_REFERENCE", "EvalSet", "Execution", "ExpressionError", "Limits", "Options",
+           "Report", "check", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
+           "sliced", "warm_up", "with_human"]

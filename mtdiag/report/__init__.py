@@ -1,0 +1,1 @@
+"""What leaves the tool: the HTML report, the table writers, the Pearmut campaign."""

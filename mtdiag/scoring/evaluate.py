@@ -1,0 +1,281 @@
+"""The one entry point of the core: ``evaluate(EvalSet, Options) -> Report``.
+
+The CLI and the dashboard both call :func:`evaluate`; a :class:`Report` holds every score as the two frames of the
+data model (``docs/architecture.md``): corpus scores indexed by ``system`` and segment scores indexed by
+``(system, seg)``, one column per metric, plus lazily computed evidence (over-/under-matched n-grams, edit
+operations) for the dashboard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mtdiag.scoring.chunks import Execution, chunked_statistics, step_message
+from mtdiag.core.evalset import EvalSet
+from mtdiag.core.needs import NEEDS, lacking
+from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
+                            metric_classes, metric_info)
+from mtdiag.core.tokenize import DEFAULT_LOWERCASE, DEFAULT_TYPOGRAPHY, TokenizeOptions, default_tokenizer
+
+ProgressCallback = Callable[[float, str], None]
+
+
+MetricOptions = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+
+def _freeze_metric_options(value: Mapping[str, Mapping[str, Any]] | MetricOptions | None) -> MetricOptions:
+    """``{metric: {option: value}}`` as a sorted, hashable tuple (so ``Options`` stays frozen and its ``repr`` is a
+    stable cache key); options equal to their declared default are dropped."""
+    items = dict(value or ())
+    frozen = []
+    for metric in sorted(items):
+        spec_of = {spec.name: spec for spec in metric_info(metric).options}
+        chosen = dict(items[metric])
+        unknown = sorted(set(chosen) - set(spec_of))
+        if unknown:
+            raise ValueError(f"{metric} has no option {', '.join(unknown)}")
+        kept = tuple((name, spec_of[name].validate(v)) for name, v in sorted(chosen.items())
+                     if spec_of[name].validate(v) != spec_of[name].default)
+        if kept:
+            frozen.append((metric, kept))
+    return tuple(frozen)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes a number. Defaults follow ``docs/metrics.md`` and the command line's.
+
+    ``metric_options`` maps a metric name to its options (``{"otem": {"order": 3}, "chrf": {"word_order": 2}}``),
+    validated against each metric's declared :class:`~mtdiag.metrics.OptionSpec`; a mapping is accepted and stored
+    as a sorted tuple.
+    """
+
+    tokenize: str | None = None  # None: by target language (ja-mecab for ja, zh for zh, else 13a), as sacrebleu
+    lowercase: bool = DEFAULT_LOWERCASE
+    metrics: tuple[str, ...] | None = None  # None: every metric the inputs allow
+    metric_options: MetricOptions = ()
+    tgt_lang: str | None = None  # stop words of term window overlap; None: read from the EvalSet's lang pair
+    typography: bool = DEFAULT_TYPOGRAPHY  # normalise quotes/dashes/widths for the diagnostic metrics
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metric_options", _freeze_metric_options(self.metric_options))
+
+    @property
+    def tokenize_options(self) -> TokenizeOptions:
+        return TokenizeOptions(self.tokenize or default_tokenizer(self.tgt_lang), self.lowercase, self.typography)
+
+    def resolved(self, evalset: EvalSet) -> "Options":
+        """These options with the target language and the tokeniser made explicit for ``evalset``."""
+        tgt_lang = self.tgt_lang or evalset.tgt_lang
+        return replace(self, tgt_lang=tgt_lang, tokenize=self.tokenize or default_tokenizer(tgt_lang))
+
+    def options_for(self, metric: str) -> dict[str, Any]:
+        """The options given for ``metric`` (the metric fills in its declared defaults)."""
+        return dict(dict(self.metric_options).get(metric, ()))
+
+
+def available_metrics(evalset: EvalSet) -> list[str]:
+    """The metrics these inputs allow: the registered ones, then the set's own imported metrics
+    (:func:`mtdiag.metrics.metric_classes`) — term metrics only when the set has terms, source-reading metrics only
+    when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only with
+    enough systems."""
+    return [name for name in metric_classes(evalset) if missing_input(evalset, name) is None]
+
+
+def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
+    """The metrics computed when none are named: every available one — with references, those whose
+    ``default_with_references`` is set (reference-free signals such as consensus are then on request) — and a
+    metric with ``default_max_pairs`` only on a set of at most that many (system, segment) pairs (above, on
+    request: predicted MQM, whose spans are computed on the whole set, not slice by slice)."""
+    classes = metric_classes(evalset)
+    pairs = evalset.n_segments * len(evalset.systems)
+    return tuple(name for name in available_metrics(evalset)
+                 if (not evalset.has_references or classes[name].info.default_with_references)
+                 and (classes[name].info.default_max_pairs is None or pairs <= classes[name].info.default_max_pairs))
+
+
+NO_REFERENCE = ("no reference: OTEM/UTEM, WAFT/NEVA, BLEU, chrF, TER and the HT/MT n-grams compare an output with a "
+                "human reference — give one (--ref, or a ref.*.txt file in the folder or upload) to see them")
+
+
+def no_metric_reason(evalset: EvalSet) -> str:
+    """One sentence on why no metric can be computed for these inputs and what to add."""
+    if evalset.has_references:
+        return "no metric can be computed for these inputs"
+    return (f"{NO_REFERENCE}; without one, a score needs three or more system outputs (consensus: each output "
+            f"against the others; these inputs have {len(evalset.systems)}) or scores computed elsewhere "
+            "(--scores, e.g. CometKiwi)")
+
+
+def missing_input(evalset: EvalSet, name: str) -> str | None:
+    """What the inputs lack for metric ``name`` (a phrase naming what to give), None when it can be computed."""
+    absent = lacking(evalset, None, metric_classes(evalset)[name].info.needs)
+    return None if not absent else f"{NEEDS[absent[0]].what} ({NEEDS[absent[0]].given})"
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every score of every system for one EvalSet under one set of options."""
+
+    evalset: EvalSet
+    options: Options
+    metrics: tuple[str, ...]
+    results: dict[tuple[str, str], MetricResult] = field(repr=False)
+    context: ScoringContext = field(repr=False, compare=False)
+    metric_objects: dict[str, Metric] = field(repr=False, compare=False)
+
+    @cached_property
+    def corpus(self) -> pd.DataFrame:
+        """Corpus scores: index ``system``, one column per metric."""
+        frame = pd.DataFrame(
+            {m: [self.results[(m, s)].corpus for s in self.evalset.systems] for m in self.metrics},
+            index=pd.Index(self.evalset.systems, name="system"),
+        )
+        return frame
+
+    @cached_property
+    def segments(self) -> pd.DataFrame:
+        """Segment scores: index ``(system, seg)``, one column per metric (NaN where undefined)."""
+        n = self.evalset.n_segments
+        index = pd.MultiIndex.from_product([self.evalset.systems, range(n)], names=["system", "seg"])
+        data = {
+            m: np.concatenate([self.results[(m, s)].segments for s in self.evalset.systems]) for m in self.metrics
+        }
+        return pd.DataFrame(data, index=index)
+
+    def result(self, metric: str, system: str) -> MetricResult:
+        return self.results[(metric, system)]
+
+    def evidence(self, metric: str, system: str):
+        """Metric-specific per-system detail (computed on first request, then kept in the scoring context)."""
+        return self.metric(metric).cached_evidence(self.context, system)
+
+    def metric(self, name: str) -> Metric:
+        """The metric object (with its options) that computed this report's ``name`` scores."""
+        return self.metric_objects[name]
+
+    def signatures(self) -> dict[str, Signature]:
+        first = self.evalset.systems[0]
+        return {m: self.results[(m, first)].sig for m in self.metrics}
+
+
+def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None,
+             execution: Execution | None = None) -> Report:
+    """Score every system of ``evalset`` with every requested metric.
+
+    Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
+    processed once for all systems. ``progress(fraction, message)`` is called as the work advances.
+
+    ``options.metrics == ()`` asks for no score: the report then holds the set, the options and the scoring context
+    (tokens, n-gram tables) for what reads no score (the HT/MT n-gram tables, ORANGE/KING/QUEEN).
+
+    ``execution`` (:class:`~mtdiag.scoring.chunks.Execution`) says how, never what: a set larger than one slice, or large
+    enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
+    the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`). A small set is
+    scored in one piece on the report's own context, whose tokens and n-gram indexes the evidence views then reuse.
+    """
+    options = options.resolved(evalset)
+    allowed = available_metrics(evalset)
+    names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
+    if not names and options.metrics is None and evalset.has_references:
+        raise ValueError("no metric to compute: name at least one")
+    known = metric_classes(evalset)
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r}; known: {', '.join(known)}")
+        if name not in allowed:
+            raise ValueError(f"metric {name!r} needs {missing_input(evalset, name)}, and these inputs have none")
+    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
+    derived = {name: metric for name, metric in metric_objects.items() if isinstance(metric, DerivedMetric)}
+    scored = {name: metric for name, metric in metric_objects.items() if name not in derived}
+    stats = _scored_statistics(evalset, options, scored, context, execution, progress)
+    if derived:  # metrics derived from the report of the others (DerivedMetric), on the same context
+        base = _report(evalset, options, tuple(scored), stats, context, scored)
+        for name, metric in derived.items():
+            if progress:
+                progress(1.0, f"deriving {metric.info.label}")
+            stats.update({(name, system): values for system, values in metric.derive(base).items()})
+    if progress:
+        progress(1.0, "done")
+    return _report(evalset, options, names, stats, context, metric_objects)
+
+
+def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[str, Metric],
+                       context: ScoringContext, execution: Execution | None,
+                       progress: ProgressCallback | None) -> dict[tuple[str, str], np.ndarray]:
+    """Every (metric, system)'s statistics of metrics computed from tokens, in one piece or slice by slice."""
+    names = tuple(metric_objects)
+    if not names:
+        return {}
+    execution = execution or Execution()
+    workers = execution.n_workers(evalset.n_segments * len(evalset.systems))
+    chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
+    if workers > 1:
+        chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
+    if execution.dask or workers > 1 or evalset.n_segments > chunk:
+        stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
+                                   [(name, metric.options) for name, metric in metric_objects.items()],
+                                   replace(execution, chunk=chunk, workers=workers), progress)
+    else:
+        stats = {}
+        steps = max(len(names) * len(evalset.systems), 1)
+        for i, (name, metric) in enumerate(metric_objects.items()):
+            for j, system in enumerate(evalset.systems):
+                if progress:
+                    progress((i * len(evalset.systems) + j) / steps,
+                             step_message(metric.info.label, j + 1, len(evalset.systems)))
+                stats[(name, system)] = metric.statistics(context, system)
+    return stats
+
+
+def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,
+            metric_objects: dict[str, Metric]) -> Report:
+    results = {(name, system): metric_objects[name].result(system, stats[(name, system)], context)
+               for name in names for system in evalset.systems}
+    return Report(evalset=evalset, options=options, metrics=names, results=results, context=context,
+                  metric_objects=metric_objects)
+
+
+def clear_caches() -> None:
+    """Forget what scoring keeps between calls for speed: the tokenisations of every text seen
+    (:func:`mtdiag.core.tokenize.clear_token_caches`), TER's encoded references (:func:`mtdiag.metrics.ter.
+    clear_reference_sets`), and the unused memory of Arrow's pool (pandas keeps texts in Arrow strings; its
+    allocator does not give freed memory back by itself). A long-running server calls it when its reports expire
+    (:func:`mtdiag.ui.state.sweep`): ten sessions' uploads of 4 systems × 2,000 lines left 1,229 MB held after they
+    closed (425 MB at the start) without it (``benchmarks/bench_hostile_load.py``, ``docs/scaling.md``)."""
+    import pyarrow as pa
+
+    from mtdiag.metrics.ter import clear_reference_sets
+    from mtdiag.core.tokenize import clear_token_caches
+
+    clear_token_caches()
+    clear_reference_sets()
+    pa.default_memory_pool().release_unused()
+
+
+def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[str, ...],
+                           statistics: Mapping[tuple[str, str], np.ndarray]) -> Report:
+    """A report from per-segment statistics computed before (a saved run, a Dask job): corpus and segment scores
+    by the metrics' formulas, nothing tokenised or counted again. ``options`` are the ones the statistics were
+    computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)`` array."""
+    options = options.resolved(evalset)
+    missing = [(m, s) for m in metrics for s in evalset.systems if (m, s) not in statistics]
+    if missing:
+        raise ValueError(f"no statistics for {missing[0][0]} of {missing[0][1]}")
+    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
+    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in metrics}
+    for name in metrics:  # statistics of another layout (a run saved by another version) are refused, not misread
+        expected = len(metric_objects[name].stat_names)
+        for system in evalset.systems:
+            found = np.shape(statistics[(name, system)])
+            if len(found) != 2 or found[1] != expected:
+                raise ValueError(f"the statistics of {name} for {system} have the shape {found}, this version of "
+                                 f"mtdiag computes {expected} per segment: saved by another version — score the "
+                                 "set again")
+    return _report(evalset, options, tuple(metrics), statistics, context, metric_objects)
