@@ -21,7 +21,7 @@ from mtdiag.metrics.base import (DerivedMetric, EvidenceTable, Metric, MetricInf
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.metrics.length import LengthRatio
 from mtdiag.metrics.otem_utem import OTEM, UTEM
-from mtdiag.metrics.predicted_mqm import PredictedMQM
+from mtdiag.metrics.predicted_mqm import PredictedESA, PredictedMQM
 from mtdiag.metrics.standard import BLEU, CHRF
 from mtdiag.metrics.ter import TER
 from mtdiag.metrics.terminology import TermExactMatch, TermTER, TermWindow2, TermWindow3
@@ -30,7 +30,7 @@ from mtdiag.metrics.waft_neva import NEVA, WAFT
 REGISTRY: dict[str, type[Metric]] = {
     cls.info.name: cls
     for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF, TER, LengthRatio, TermExactMatch, TermWindow2, TermWindow3,
-                TermTER, Consensus, PredictedMQM)
+                TermTER, Consensus, PredictedMQM, PredictedESA)
 }
 
 
