@@ -44,7 +44,8 @@ from mtdiag.metrics import metric_info  # noqa: E402
 from mtdiag.scoring.evaluate import evaluate  # noqa: E402
 from mtdiag.spans import predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (character_axis, human_spans, pairwise_accuracy, pearson,  # noqa: E402
-                                    rated_pairs, score_agreement, severity_f1, within_segment_accuracy)
+                                    rated_pairs, score_agreement, severity_f1, system_accuracy_interval,
+                                    within_segment_accuracy)
 from mtdiag.spans.judge import FIGURES_FILE, judged, stored_model  # noqa: E402
 from mtdiag.spans.judge_training import fit_model, training_rows  # noqa: E402
 from mtdiag.spans.protocol import operating_point  # noqa: E402
@@ -77,25 +78,6 @@ def score_measures(rated: pd.DataFrame, values: np.ndarray) -> dict[str, float]:
             "system": pairwise_accuracy(means["v"], means["h"])[0], "pearson": pearson(values, rated["human"])}
 
 
-def system_interval(rated: pd.DataFrame, values: np.ndarray, resamples: int) -> tuple[float, float]:
-    """95 % bootstrap interval of the system pairwise accuracy over resamples of the set's sources (a source brings
-    all its rated outputs; seed 0)."""
-    rng = np.random.default_rng(0)
-    segs = rated["seg"].to_numpy()
-    unique, inverse = np.unique(segs, return_inverse=True)
-    systems, system_of = np.unique(rated["system"].to_numpy(), return_inverse=True)
-    found = []
-    for _ in range(resamples):
-        weight = np.bincount(rng.integers(0, len(unique), len(unique)), minlength=len(unique))[inverse]
-        total = np.bincount(system_of, weights=weight, minlength=len(systems))
-        with np.errstate(invalid="ignore"):
-            v = np.bincount(system_of, weights=weight * values, minlength=len(systems)) / total
-            h = np.bincount(system_of, weights=weight * rated["human"].to_numpy(), minlength=len(systems)) / total
-        found.append(pairwise_accuracy(v, h)[0])
-    low, high = np.nanquantile(found, [0.025, 0.975])
-    return float(low), float(high)
-
-
 def judge_score(judge: pd.DataFrame, protocol: str) -> pd.Series:
     """The judge's score on the protocol's scale; a model fitted on the other protocol alone has that one's only
     (the rankings are the same on either scale)."""
@@ -109,7 +91,8 @@ def scores_section(report, protocol: str, judge: pd.DataFrame, resamples: int) -
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
     values = judge_score(judge, protocol).reindex(index).to_numpy()
     figures = {"judge": score_measures(rated, values)}
-    figures["judge"]["interval"] = system_interval(rated, values, resamples)
+    figures["judge"]["interval"] = system_accuracy_interval(rated["seg"], rated["system"], values, rated["human"],
+                                                            resamples)
     chrf = score_measures(rated, report.segments["chrf"].reindex(index).to_numpy())
     chrf["system"] = score_agreement(report, "chrf", human=rated.rename(columns={"human": "score"}))["sys_accuracy"]
     figures["chrf"] = chrf

@@ -25,6 +25,13 @@ def add(commands) -> None:
     from mtdiag.views.detail import SPAN_THRESHOLD  # only for this command (see mtdiag.cli.base.Unfilled)
 
     arguments.add_view_option(spans, SPAN_THRESHOLD, "--threshold")
+    from mtdiag.spans.protocol import DEFAULT_PROTOCOL, OPERATING_POINTS, PROTOCOLS
+
+    spans.add_argument("--protocol", choices=PROTOCOLS, default=DEFAULT_PROTOCOL,
+                       help="the human-evaluation protocol whose raters the spans should match: its operating point "
+                            "(" + ", ".join(f"{p}: confidence at least {OPERATING_POINTS[p]['threshold']:g}"
+                                            for p in PROTOCOLS) + "; ESA raters mark fewer spans) unless --threshold "
+                            "is given (docs/spans.md)")
     arguments.add_format(spans, ("jsonl", "json"), default="jsonl")
     spans.add_argument("-o", "--output", metavar="SPANS.jsonl", help="write the records to this file (default: "
                        "print them)")
@@ -36,7 +43,11 @@ def run(args) -> str:
 
     from mtdiag.views.detail import SPAN_THRESHOLD
 
-    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
+    from mtdiag.spans.protocol import operating_point
+
+    given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None
+    threshold = (arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given
+                 else operating_point(args.protocol)["threshold"])
     _, report = load.report(args)
     predicted = predict_spans(report, threshold)
     records = span_records(report, predicted)

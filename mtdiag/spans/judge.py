@@ -50,6 +50,33 @@ def stored_model() -> dict:
     return json.loads(resources.files("mtdiag.spans").joinpath(MODEL_FILE).read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=1)
+def dev_figures() -> dict:
+    """The judge's figures on the dev sets held out by language pair (``judge_figures.json``, written by
+    ``benchmarks/judge_vs_human.py --write-figures``): per set, the within-segment and system pairwise accuracy of
+    the judge, chrF and the length baseline."""
+    return json.loads(resources.files("mtdiag.spans").joinpath(FIGURES_FILE).read_text(encoding="utf-8"))
+
+
+def _span(values: list[float], places: int) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.{places}f}" if f"{low:.{places}f}" == f"{high:.{places}f}" else f"{low:.{places}f}–{high:.{places}f}"
+
+
+def caption(label: str = "Predicted MQM") -> str:
+    """What a predicted score column is good for and how well it ranks, in the dev sets' own figures
+    (:func:`dev_figures`): one sentence for the dashboard and the report."""
+    sets = dev_figures()["sets"]
+    judge = [f["judge"] for f in sets.values()]
+    chrf = [f["chrf"] for f in sets.values()]
+    return (f"{label} is the learned judge's estimate on the human scale (docs/spans.md): good for finding bad "
+            f"outputs and for comparing the systems' outputs of one source. On {len(sets)} dev sets, each scored by a "
+            f"model fitted without its language pair, it orders {_span([j['system'] for j in judge], 2)} of the "
+            f"system pairs as the humans do (chrF {_span([c['system'] for c in chrf], 2)}) and "
+            f"{_span([j['within'] for j in judge], 3)} of the pairs of outputs of one source (chrF "
+            f"{_span([c['within'] for c in chrf], 3)}); its level is mostly the output's length.")
+
+
 def variant(report) -> str:
     """Which of the model's variants applies: ``references`` when the set has a reference, else
     ``no_references``."""

@@ -11,6 +11,7 @@ held-out sets never enter (``benchmarks/judge_vs_human.py``).
 
 from __future__ import annotations
 
+from mtdiag.core.needs import human_protocol
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD
 
 PROTOCOLS = ("mqm", "esa")
@@ -24,3 +25,16 @@ def operating_point(protocol: str = DEFAULT_PROTOCOL) -> dict[str, float]:
     if protocol not in OPERATING_POINTS:
         raise ValueError(f"protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}")
     return dict(OPERATING_POINTS[protocol])
+
+
+def protocol_of(report) -> str:
+    """The protocol the loaded human scores follow (:func:`mtdiag.core.needs.human_protocol`), else
+    :data:`DEFAULT_PROTOCOL`; None (no report yet: a command checking its flags) gives the default."""
+    found = human_protocol(report.evalset) if report is not None else None
+    return found or DEFAULT_PROTOCOL
+
+
+def default_threshold(report, chosen=None) -> float:
+    """The spans' confidence threshold at the operating point of :func:`protocol_of` ``report`` (the default of
+    the span threshold wherever it is offered)."""
+    return operating_point(protocol_of(report))["threshold"]
