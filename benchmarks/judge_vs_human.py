@@ -42,13 +42,12 @@ sys.path.insert(0, str(REPO / "scripts"))
 import train_judge  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 from mtdiag.scoring.evaluate import evaluate  # noqa: E402
-from mtdiag.spans import predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (character_axis, human_spans, pairwise_accuracy, pearson,  # noqa: E402
                                     rated_pairs, score_agreement, severity_f1, system_accuracy_interval,
                                     within_segment_accuracy)
 from mtdiag.spans.judge import FIGURES_FILE, judged, stored_model  # noqa: E402
 from mtdiag.spans.judge_training import fit_model, training_rows  # noqa: E402
-from mtdiag.spans.protocol import operating_point  # noqa: E402
+from mtdiag.spans.protocol import protocol_spans  # noqa: E402
 from mtdiag.spans.support import word_support  # noqa: E402
 from mtdiag.spans.predict import locator  # noqa: E402
 from mtdiag.triage import ranking  # noqa: E402
@@ -115,15 +114,16 @@ def reference_diff(report) -> pd.DataFrame:
     return locator(report).frame(tokens)
 
 
-def spans_section(report, protocol: str) -> dict:
-    """Severity F1 of the protocol's spans and of the four trivial strategies on the rated outputs."""
+def spans_section(report, protocol: str, judge: pd.DataFrame) -> dict:
+    """Severity F1 of the protocol's spans (gated by ``judge``, the fold's scores) and of the four trivial
+    strategies on the rated outputs."""
     evalset = report.evalset
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
     human = human_spans(axis, evalset.annotations)
     every = pd.DataFrame({"system": [s for s, _ in axis.pairs], "seg": [g for _, g in axis.pairs],
                           "start": 0, "end": axis.lengths})
     diff = reference_diff(report)
-    strategies = {"ours": predict_spans(report, **operating_point(protocol)),
+    strategies = {"ours": protocol_spans(report, protocol, judge),
                   "every character minor": every.assign(severity="minor"),
                   "every character major": every.assign(severity="major"),
                   "reference diff minor": diff.assign(severity="minor"),
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append({"name": dev.name, "protocol": dev.protocol,
                         "scores": {fold: scores_section(report, dev.protocol, j, args.resamples)
                                    for fold, j in folds.items()},
-                        "spans": spans_section(report, dev.protocol),
+                        "spans": spans_section(report, dev.protocol, main_judge),
                         "lifts": queue_section(report, dev.protocol, main_judge)})
     print("\n".join(tables(results)))
     if args.write_figures and not args.heldout:

@@ -17,7 +17,8 @@ from mtdiag.scoring.evaluate import Options, default_metrics, evaluate
 from mtdiag.spans.judge import MODEL_FILE, caption, judged, model_inputs, stored_model
 from mtdiag.spans.judge_features import FEATURES, character_consensus, judge_features
 from mtdiag.spans.judge_training import _pairs, fit_model, fit_ranking, training_rows
-from mtdiag.spans.protocol import OPERATING_POINTS, default_threshold, operating_point
+from mtdiag.spans import predict_spans
+from mtdiag.spans.protocol import OPERATING_POINTS, default_threshold, operating_point, protocol_spans
 
 REFS = {"ref": ["the cat sat on the mat near the door", "we like the green house", "it is raining today"]}
 HYPS = {"A": ["the cat sat on the mat near the door", "we like the green house", "it is raining today"],
@@ -173,7 +174,7 @@ def test_human_protocol_and_the_operating_points():
     esa = replace(base, human=human_esa)
     assert human_protocol(esa) == "esa"
     assert "predicted_esa" in default_metrics(esa) and "predicted_esa" not in default_metrics(base)
-    assert operating_point("mqm") == {"threshold": OPERATING_POINTS["mqm"]["threshold"]}
+    assert operating_point("mqm") == {"threshold": 0.10, "share": 1.0} == OPERATING_POINTS["mqm"]
     assert default_threshold(None) == OPERATING_POINTS["mqm"]["threshold"]
     with pytest.raises(ValueError, match="protocol 'dqm'"):
         operating_point("dqm")
@@ -183,3 +184,21 @@ def test_the_caption_quotes_the_benchmarks_figures():
     text = caption()
     assert text.startswith("Predicted MQM is the learned judge's estimate on the human scale")
     assert "chrF" in text and "of the system pairs" in text
+
+
+def test_the_esa_operating_point_marks_only_the_worst_outputs(report, monkeypatch):
+    import mtdiag.spans.protocol as protocol
+
+    monkeypatch.setitem(protocol.OPERATING_POINTS, "esa", {"threshold": 0.10, "share": 1 / 3})
+    # by hand: four outputs score 10, 20, 30, 40, the eight others 100 — the worst third (the 1/3 quantile of the
+    # 12, linear between the 4th and 5th values: 40 + 2/3 · 60 = 80) are those four; every span of theirs stays
+    # (C's of segment 0), no other (B's and C's of segments 1 and 2 go)
+    worst = {("C", 0), ("A", 1), ("A", 2), ("D", 0)}
+    scores = pd.DataFrame({"esa": 100.0}, index=report.segments.index)
+    scores.loc[sorted(worst), "esa"] = [10.0, 20.0, 30.0, 40.0]
+    every = predict_spans(report, 0.10)
+    gated = protocol_spans(report, "esa", scores)
+    expected = every[[(s, g) in worst for s, g in zip(every["system"], every["seg"])]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(gated, expected)
+    assert len(gated) and len(gated) < len(every)
+    pd.testing.assert_frame_equal(protocol_spans(report, "mqm"), every)  # MQM: every output

@@ -388,13 +388,13 @@ def test_cli_export_then_read_back(tmp_path, capsys):
 def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kept(report, tmp_path):
     """After a campaign: annotators who keep every pre-filled span and mark nothing else agree with mtdiag
     completely (precision, character and severity F1 of 1 — ESA's major for a critical span is the same major);
-    annotators who remove every span agree nowhere; only the rated outputs count. The campaign pre-fills the spans
-    at its protocol's operating point (ESA's), and the measure reads them at the same."""
-    from mtdiag.spans.protocol import operating_point
+    annotators who remove every span agree nowhere; only the rated outputs count. The campaign pre-fills every span
+    from the confidence the measure reads them at (a threshold given: not the protocol's operating point)."""
     from mtdiag.views.human import span_agreement
 
-    threshold = operating_point("esa")["threshold"]
-    items = campaign_items(report, top=3)  # some segments only: the others are not rated
+    threshold = 0.1
+    items = [page[0] for page in pearmut_campaign(report, top=3, protocol="esa", threshold=threshold).data["data"][0]]
+    # some segments only: the others are not rated
     kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})
             for i, item in enumerate(items)]
     annotated = evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options())
