@@ -30,11 +30,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.consensus import _pairwise_matches
+from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS
 from mtdiag.metrics.standard import CHRF, chrf_from_stats
-from mtdiag.metrics.ngram_index import NgramCounts
+from mtdiag.spans.confidence import DEFAULT_THRESHOLD
 from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.phrases import word_flags
+from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.support import MIN_SYSTEMS, word_support
 from mtdiag.triage import checks
 
@@ -54,16 +55,21 @@ def judge_features(report) -> pd.DataFrame:
     return report.context.memo(("judge", "features"), lambda: _features(report))
 
 
-def _char_counts(report, side) -> list[NgramCounts]:
-    index = report.context.char_ngrams(CHAR_ORDER)
-    return [index.counts(side, n) for n in range(1, CHAR_ORDER + 1)]
-
-
 def _pooled_chrf(match: np.ndarray, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """chrF's F-score from per-order ``match``, ``hyp`` and ``ref`` counts stacked on the last axis in chrF's
     statistic order (``[hyp, ref, match]`` per order)."""
     stats = np.stack([hyp, ref, match], axis=-1)  # (..., order, 3)
     return chrf_from_stats(stats.reshape(*stats.shape[:-2], -1))
+
+
+def _matches_with_the_others(rows: np.ndarray) -> np.ndarray:
+    """Per side (row) and n-gram (column) of the index's table: ``Σ_{j≠s} min(c_s, c_j)``, the counts clipped
+    against each other side summed (the consensus metric's matches, :mod:`mtdiag.metrics.consensus`) — one
+    ``minimum`` of the whole table per side, minus the side's own count."""
+    total = np.zeros(rows.shape, dtype=np.int32)
+    for row in rows:
+        total += np.minimum(rows, row)
+    return total - rows
 
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
@@ -75,18 +81,35 @@ def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
         n_seg = report.evalset.n_segments
         outputs = np.full((len(systems), n_seg), np.nan)
         reference = np.full(n_seg, np.nan)
-        sides = [_char_counts(report, ("hyp", s)) for s in systems]
+        with_reference = report.evalset.has_references and len(systems) >= 2
+        if len(systems) < MIN_SYSTEMS and not with_reference:
+            return outputs, reference
+        index = report.context.char_ngrams(CHAR_ORDER)
+        hyps = [("hyp", s) for s in systems]
+        orders = range(1, CHAR_ORDER + 1)
+        totals = np.stack([index.segment_totals(hyps, n) for n in orders], axis=-1)  # (system, segment, order)
+        rows = {n: index.rows(hyps, n).astype(np.int32) for n in orders}
         if len(systems) >= MIN_SYSTEMS:
-            parts = [_pairwise_matches([side[n] for side in sides], n_seg) for n in range(CHAR_ORDER)]
-            outputs = _pooled_chrf(*(np.stack([p[i] for p in parts], axis=-1) for i in range(3)))
-        if report.evalset.has_references and len(systems) >= 2:
-            ref = _char_counts(report, ("ref", report.evalset.ref_names[0]))
-            parts = [_pairwise_matches([ref[n]] + [side[n] for side in sides], n_seg) for n in range(CHAR_ORDER)]
-            match, hyp, other = (np.stack([p[i][0] for p in parts], axis=-1) for i in range(3))
-            reference = _pooled_chrf(match, hyp, other)
+            match = np.stack([index.segment_sums(_matches_with_the_others(rows[n]), n) for n in orders], axis=-1)
+            outputs = _pooled_chrf(match, totals * (len(systems) - 1), totals.sum(axis=0) - totals)
+        if with_reference:
+            ref = ("ref", report.evalset.ref_names[0])
+            match = np.stack([index.segment_sums(np.minimum(index.rows([ref], n).astype(np.int32), rows[n]).sum(
+                axis=0, keepdims=True), n)[0] for n in orders], axis=-1)
+            own = np.stack([index.segment_totals([ref], n)[0] for n in orders], axis=-1)
+            reference = _pooled_chrf(match, own * len(systems), totals.sum(axis=0))
         return outputs, reference
 
     return report.context.memo(("judge", "character_consensus"), build)
+
+
+def _sentence_chrf(report) -> np.ndarray:
+    """Sentence chrF of every output, ``(n_systems, n_segments)``: the report's own scores when it computed chrF
+    with its defaults (the same numbers), else from chrF's statistics on the report's context."""
+    systems = report.evalset.systems
+    if "chrf" in report.metrics and report.metric("chrf").options == CHRF().options:
+        return report.segments["chrf"].to_numpy(dtype=float).reshape(len(systems), -1)
+    return np.stack([chrf_from_stats(CHRF().statistics(report.context, s)) for s in systems])
 
 
 def _per_output(support, values: np.ndarray, n_systems: int, n_seg: int) -> np.ndarray:
@@ -123,17 +146,24 @@ def _word_evidence(report, n_systems: int, n_seg: int) -> dict[str, np.ndarray]:
     return evidence
 
 
-def _features(report) -> pd.DataFrame:
-    from mtdiag.spans.mqm import report_statistics
-    from mtdiag.metrics.predicted_mqm import STAT_NAMES
+def _span_penalty(report, n_systems: int, n_seg: int) -> np.ndarray:
+    """Per output, the expected MQM penalty of its predicted spans at the default threshold: ``Σ confidence ·
+    weight`` (the weights of :data:`mtdiag.metrics.predicted_mqm.SEVERITY_WEIGHTS`)."""
+    spans = predict_spans(report, DEFAULT_THRESHOLD)
+    penalty = np.zeros((n_systems, n_seg))
+    system = spans["system"].map({s: i for i, s in enumerate(report.evalset.systems)}).to_numpy(dtype=np.int64)
+    weight = spans["severity"].map(SEVERITY_WEIGHTS).to_numpy(dtype=float) * spans["confidence"].to_numpy(dtype=float)
+    np.add.at(penalty, (system, spans["seg"].to_numpy(dtype=np.int64)), weight)
+    return penalty
 
+
+def _features(report) -> pd.DataFrame:
     evalset = report.evalset
     systems, n_seg = list(evalset.systems), evalset.n_segments
     k = len(systems)
     nan = np.full((k, n_seg), np.nan)
     has_refs = evalset.has_references
-    chrf = (np.stack([chrf_from_stats(CHRF().statistics(report.context, s)) for s in systems])
-            if has_refs else nan)
+    chrf = _sentence_chrf(report) if has_refs else nan
     consensus, reference = character_consensus(report)
     words = _word_evidence(report, k, n_seg)
     hyp_len, ref_len, src_len = _lengths(report)
@@ -144,7 +174,7 @@ def _features(report) -> pd.DataFrame:
     flags = checks.flag_frame(report)
     fired = flags.to_numpy(dtype=float).sum(axis=1).reshape(k, n_seg) if flags.shape[1] else np.zeros((k, n_seg))
     broken = checks.critical(flags).to_numpy(dtype=float).reshape(k, n_seg)
-    penalty = report_statistics(report, 0.10)[..., STAT_NAMES.index("penalty")]
+    penalty = _span_penalty(report, k, n_seg)
     columns = {
         "chrf": chrf, "consensus": consensus,
         "ref_consensus": np.broadcast_to(reference, (k, n_seg)),
