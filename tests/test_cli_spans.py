@@ -140,3 +140,21 @@ def test_the_report_takes_a_span_threshold(capsys, files, tmp_path):
     assert 'title="mtdiag: unsupported, minor, confidence 0.26"' not in text  # below the threshold
     code, _, err = run_cli(capsys, "report", *inputs_of(files), "-o", page, "--span-threshold", "2")
     assert code == 1 and err == "mtdiag: error: --span-threshold 2.0: must be in 0..1\n"
+
+
+def test_the_protocol_sets_the_operating_point(files, capsys, monkeypatch):
+    import mtdiag.spans.protocol as protocol
+
+    code, out, _ = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "mqm")
+    mqm = [(r["system"], r["seg_id"], s["text"]) for r in map(json.loads, out.splitlines()) for s in r["error_spans"]]
+    assert code == 0 and mqm == EXPECTED  # MQM: every span from 0.10, as without the flag
+    # ESA: from its threshold, in the worst share of the outputs by the judge — here from 0.30 in the worst 25 %
+    # (3 of 12 outputs): C's "jumped quickly" (0.34) is in C's output of segment 1, the set's worst
+    monkeypatch.setitem(protocol.OPERATING_POINTS, "esa", {"threshold": 0.30, "share": 0.25})
+    code, out, err = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "esa")
+    esa = [(r["system"], r["seg_id"], s["text"]) for r in map(json.loads, out.splitlines()) for s in r["error_spans"]]
+    assert code == 0 and esa == [("C", 1, "jumped quickly")]
+    code, out, _ = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "esa", "--threshold", "0.1")
+    assert sum(len(json.loads(line)["error_spans"]) for line in out.splitlines()) == len(EXPECTED)  # --threshold
+    code, _, err = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "dqm")
+    assert code == 2 and "invalid choice: 'dqm'" in err

@@ -64,12 +64,17 @@ def _pooled_chrf(match: np.ndarray, hyp: np.ndarray, ref: np.ndarray) -> np.ndar
 
 def _matches_with_the_others(rows: np.ndarray) -> np.ndarray:
     """Per side (row) and n-gram (column) of the index's table: ``Σ_{j≠s} min(c_s, c_j)``, the counts clipped
-    against each other side summed (the consensus metric's matches, :mod:`mtdiag.metrics.consensus`) — one
-    ``minimum`` of the whole table per side, minus the side's own count."""
-    total = np.zeros(rows.shape, dtype=np.int32)
-    for row in rows:
-        total += np.minimum(rows, row)
-    return total - rows
+    against each other side summed (the consensus metric's matches, :mod:`mtdiag.metrics.consensus`) — over the
+    n-grams two sides or more share (elsewhere it is 0), one ``minimum`` of those columns per side, minus the side's
+    own count."""
+    found = np.zeros(rows.shape, dtype=np.int32)
+    shared = np.flatnonzero((rows > 0).sum(axis=0) >= 2)
+    part = rows[:, shared]
+    total = np.zeros(part.shape, dtype=np.int32)
+    for row in part:
+        total += np.minimum(part, row)
+    found[:, shared] = total - part
+    return found
 
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
