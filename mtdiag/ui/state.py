@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from mtdiag.core import highlight
+from mtdiag.core import highlight, registry
 from mtdiag.core.evalset import EvalSet
 from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits
@@ -199,7 +199,9 @@ class Current:
 
 
 def report_key(data: Dataset, options: Options) -> str:
-    return f"{data.data_key}|{options!r}"
+    """The key of ``data``'s report under ``options``: with the registered metrics and checks
+    (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered one"."""
+    return f"{data.data_key}|{options!r}|registered:{registry.fingerprint()}"
 
 
 class _ReportStore:
