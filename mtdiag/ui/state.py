@@ -185,7 +185,7 @@ class Current:
         the data, the options, the user's tags and the slice. The frames are shared by every session of the server,
         and the tags are a session's own (or a saved run's) while the data key (``EvalSet.content_hash``) leaves
         them out: a frame that reads them (the slice finder's ``tag == "…"`` candidates, a slice of ``tag ==
-        "x"``) keyed without them showed one session's tags in another's (issue 39). With no tags the key is the
+        "x"``) keyed without them showed one session's tags in another's. With no tags the key is the
         data's and options', shared by every session of that data."""
         key = report_key(self.data, self.options)
         if self.tags:
