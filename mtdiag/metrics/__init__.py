@@ -29,6 +29,7 @@ MODULES = (
     "length",
     "terminology",
     "consensus",
+    "chrf_consensus",
     "predicted_mqm",
 )
 """The modules of the metrics, in the order of the command line's choices and the dashboard's columns: a new metric

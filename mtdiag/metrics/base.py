@@ -131,6 +131,7 @@ class MetricInfo:
     compares_systems: bool = False  # one system's statistics depend on the other systems' outputs (consensus)
     default_max_pairs: int | None = None  # computed by default only up to this many (system, segment) pairs
     default_with_references: bool = True  # False: computed by default only where there is no reference
+    on_request: bool = False  # True: never by default — when named, or read by a derived metric (DerivedMetric.reads)
     options: tuple[OptionSpec, ...] = ()
     decimals: int | None = None  # places shown; None: 2 on a 0-100 scale, 4 on a 0-1 scale
     range_text: str | None = None  # how the scale reads when it is not 0 to ``scale`` (e.g. MQM's "−25–0")
@@ -468,6 +469,9 @@ class DerivedMetric(Metric):
     declared: ``tests/test_architecture.py`` checks that every provider is a module of a layer above scoring."""
 
     provider: ClassVar[str]
+    # registered metrics whose statistics the provider reads from the report: scored with the others (slice by slice
+    # where the set is) wherever the inputs allow, even when not asked for; the report keeps the metrics asked for
+    reads: ClassVar[tuple[str, ...]] = ()
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
         raise TypeError(f"{self.info.name} is derived from a report of the other metrics: mtdiag.scoring.evaluate.evaluate "

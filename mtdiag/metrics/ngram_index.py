@@ -225,6 +225,10 @@ class NgramIndex:
         """Each side's count of every order-``n`` n-gram (one row per side; unsigned, the order's table type)."""
         return self._order(n).table[[self._row[s] for s in sides]]
 
+    def seg_start(self, n: int) -> np.ndarray:
+        """The first column of each segment in the order-``n`` table (:meth:`rows`), then the table's width."""
+        return self._order(n).seg_start
+
     def reference_extremes(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Each order-``n`` n-gram's largest and smallest count over the references (0 where one lacks it)."""
         return self._order(n).reference_extremes

@@ -62,6 +62,7 @@ class PredictedMQM(DerivedMetric):
                             maximum=1.0),),
     )
     provider = "mtdiag.spans.mqm:predicted_mqm_statistics"
+    reads = ("chrf_consensus",)  # the judge's character consensus, counted where chrF's n-grams are
     stat_names = STAT_NAMES
     protocol = "mqm"
 

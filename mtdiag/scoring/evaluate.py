@@ -91,11 +91,12 @@ def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
     """The metrics computed when none are named: every available one — with references, those whose
     ``default_with_references`` is set (reference-free signals such as consensus are then on request) — and a
     metric with ``default_max_pairs`` only on a set of at most that many (system, segment) pairs (above, on
-    request: predicted MQM, whose spans are computed on the whole set, not slice by slice)."""
+    request: predicted MQM, whose spans are computed on the whole set, not slice by slice); never a metric
+    ``on_request``."""
     classes = metric_classes(evalset)
     pairs = evalset.n_segments * len(evalset.systems)
-    return tuple(name for name in available_metrics(evalset)
-                 if (not evalset.has_references or classes[name].info.default_with_references)
+    return tuple(name for name in available_metrics(evalset) if not classes[name].info.on_request
+                 and (not evalset.has_references or classes[name].info.default_with_references)
                  and (classes[name].info.default_max_pairs is None or pairs <= classes[name].info.default_max_pairs))
 
 
@@ -194,8 +195,10 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
     derived = {name: metric for name, metric in metric_objects.items() if isinstance(metric, DerivedMetric)}
     scored = {name: metric for name, metric in metric_objects.items() if name not in derived}
+    read = [name for metric in derived.values() for name in metric.reads if name in allowed and name not in scored]
+    scored |= {name: create_metric(name, evalset, **options.options_for(name)) for name in dict.fromkeys(read)}
     stats = _scored_statistics(evalset, options, scored, context, execution, progress)
-    if derived:  # metrics derived from the report of the others (DerivedMetric), on the same context
+    if derived:  # metrics derived from the report of the others and of what they read, on the same context
         base = _report(evalset, options, tuple(scored), stats, context, scored)
         for name, metric in derived.items():
             if progress:

@@ -1,8 +1,8 @@
 """The evidence the learned judge reads, one row per (system, segment) of a report (``docs/spans.md``, "The
 learned judge").
 
-Everything is computed from what the report already has — its tokens, the character n-gram index chrF counts,
-the words' support of the spans (:mod:`mtdiag.spans.support`), the missing reference words
+Everything is computed from what the report already has — its tokens, chrF's statistics and chrF consensus's
+(:mod:`mtdiag.metrics.chrf_consensus`, counted with chrF's: predicted MQM has the scoring compute it), the words' support of the spans (:mod:`mtdiag.spans.support`), the missing reference words
 (:mod:`mtdiag.spans.omissions`), the predicted spans and the checks — vectorised over every output at once, and
 memoised per report (no text is tokenised again):
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.metrics.chrf_consensus import ChrfConsensus
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS
 from mtdiag.metrics.standard import CHRF, chrf_from_stats
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD
@@ -38,8 +39,6 @@ from mtdiag.spans.phrases import word_flags
 from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.support import MIN_SYSTEMS, word_support
 from mtdiag.triage import checks
-
-CHAR_ORDER = 6  # chrF's character orders
 
 FEATURES = (
     "chrf", "consensus", "ref_consensus", "ref_trust", "chrf_over_consensus",
@@ -55,66 +54,38 @@ def judge_features(report) -> pd.DataFrame:
     return report.context.memo(("judge", "features"), lambda: _features(report))
 
 
-def _pooled_chrf(match: np.ndarray, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """chrF's F-score from per-order ``match``, ``hyp`` and ``ref`` counts stacked on the last axis in chrF's
-    statistic order (``[hyp, ref, match]`` per order)."""
-    stats = np.stack([hyp, ref, match], axis=-1)  # (..., order, 3)
-    return chrf_from_stats(stats.reshape(*stats.shape[:-2], -1))
-
-
-def _matches_with_the_others(rows: np.ndarray) -> np.ndarray:
-    """Per side (row) and n-gram (column) of the index's table: ``Σ_{j≠s} min(c_s, c_j)``, the counts clipped
-    against each other side summed (the consensus metric's matches, :mod:`mtdiag.metrics.consensus`) — over the
-    n-grams two sides or more share (elsewhere it is 0), one ``minimum`` of those columns per side, minus the side's
-    own count."""
-    found = np.zeros(rows.shape, dtype=np.int32)
-    shared = np.flatnonzero((rows > 0).sum(axis=0) >= 2)
-    part = rows[:, shared]
-    total = np.zeros(part.shape, dtype=np.int32)
-    for row in part:
-        total += np.minimum(part, row)
-    found[:, shared] = total - part
-    return found
+def report_statistics(report, metric) -> np.ndarray:
+    """``(system, segment, statistic)`` of ``metric`` (an instance) on the report: the report's own statistics when
+    it computed that metric with these options (predicted MQM has the scoring compute what the judge reads:
+    :attr:`~mtdiag.metrics.base.DerivedMetric.reads`), else computed on the report's context."""
+    systems = report.evalset.systems
+    name = metric.info.name
+    if name in report.metrics and report.metric(name).options == metric.options:
+        return np.stack([report.results[(name, s)].stats for s in systems]).astype(float)
+    return np.stack([metric.statistics(report.context, s) for s in systems]).astype(float)
 
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
     """``(outputs, reference)``: per (system, segment) the output's character consensus against the other
-    outputs (module docstring), and per segment the first reference's against all outputs; NaN with fewer than
+    outputs (chrF consensus, :mod:`mtdiag.metrics.chrf_consensus`), and per segment the reference's against all
+    outputs — chrF's counts of every output against its reference pooled, the reference's n-grams as the
+    hypothesis (with several references, each output's own, the one chrF scores it against); NaN with fewer than
     :data:`MIN_SYSTEMS` systems (the reference's: without a reference or with fewer than two systems)."""
-    def build():
-        systems = report.evalset.systems
-        n_seg = report.evalset.n_segments
-        outputs = np.full((len(systems), n_seg), np.nan)
-        reference = np.full(n_seg, np.nan)
-        with_reference = report.evalset.has_references and len(systems) >= 2
-        if len(systems) < MIN_SYSTEMS and not with_reference:
-            return outputs, reference
-        index = report.context.char_ngrams(CHAR_ORDER)
-        hyps = [("hyp", s) for s in systems]
-        orders = range(1, CHAR_ORDER + 1)
-        totals = np.stack([index.segment_totals(hyps, n) for n in orders], axis=-1)  # (system, segment, order)
-        rows = {n: index.rows(hyps, n).astype(np.int32) for n in orders}
-        if len(systems) >= MIN_SYSTEMS:
-            match = np.stack([index.segment_sums(_matches_with_the_others(rows[n]), n) for n in orders], axis=-1)
-            outputs = _pooled_chrf(match, totals * (len(systems) - 1), totals.sum(axis=0) - totals)
-        if with_reference:
-            ref = ("ref", report.evalset.ref_names[0])
-            match = np.stack([index.segment_sums(np.minimum(index.rows([ref], n).astype(np.int32), rows[n]).sum(
-                axis=0, keepdims=True), n)[0] for n in orders], axis=-1)
-            own = np.stack([index.segment_totals([ref], n)[0] for n in orders], axis=-1)
-            reference = _pooled_chrf(match, own * len(systems), totals.sum(axis=0))
-        return outputs, reference
-
-    return report.context.memo(("judge", "character_consensus"), build)
+    systems = report.evalset.systems
+    outputs = np.full((len(systems), report.evalset.n_segments), np.nan)
+    reference = np.full(report.evalset.n_segments, np.nan)
+    if len(systems) >= MIN_SYSTEMS:
+        outputs = chrf_from_stats(report_statistics(report, ChrfConsensus()))
+    if report.evalset.has_references and len(systems) >= 2:
+        pooled = report_statistics(report, CHRF()).sum(axis=0).reshape(report.evalset.n_segments, -1, 3)
+        reference = chrf_from_stats(pooled[..., [1, 0, 2]].reshape(report.evalset.n_segments, -1))
+    return outputs, reference
 
 
 def _sentence_chrf(report) -> np.ndarray:
-    """Sentence chrF of every output, ``(n_systems, n_segments)``: the report's own scores when it computed chrF
-    with its defaults (the same numbers), else from chrF's statistics on the report's context."""
-    systems = report.evalset.systems
-    if "chrf" in report.metrics and report.metric("chrf").options == CHRF().options:
-        return report.segments["chrf"].to_numpy(dtype=float).reshape(len(systems), -1)
-    return np.stack([chrf_from_stats(CHRF().statistics(report.context, s)) for s in systems])
+    """Sentence chrF of every output, ``(n_systems, n_segments)``, from chrF's statistics (the report's when it
+    computed chrF with its defaults: the same numbers)."""
+    return chrf_from_stats(report_statistics(report, CHRF()))
 
 
 def _per_output(support, values: np.ndarray, n_systems: int, n_seg: int) -> np.ndarray:
@@ -123,16 +94,19 @@ def _per_output(support, values: np.ndarray, n_systems: int, n_seg: int) -> np.n
     return np.bincount(flat, weights=values, minlength=n_systems * n_seg).reshape(n_systems, n_seg)
 
 
+def _characters(texts) -> np.ndarray:
+    """Characters without whitespace of each text (what chrF counts)."""
+    return np.fromiter((len("".join(str(t).split())) for t in texts), dtype=float, count=len(texts))
+
+
 def _lengths(report) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Characters without whitespace of the outputs ``(n_systems, n_seg)``, the references (mean, per segment;
-    NaN without one) and the source (per segment; NaN without one) — the char index's sides where it has them."""
-    index = report.context.char_ngrams(CHAR_ORDER)
-    hyp = np.stack([index.sides[("hyp", s)].lengths for s in report.evalset.systems]).astype(float)
-    refs = [index.sides[("ref", r)].lengths for r in report.evalset.ref_names]
-    ref = np.mean(refs, axis=0).astype(float) if refs else np.full(hyp.shape[1], np.nan)
-    src = report.evalset.src
-    source = (np.fromiter((len("".join(str(t).split())) for t in src), dtype=float, count=len(src))
-              if src is not None else np.full(hyp.shape[1], np.nan))
+    NaN without one) and the source (per segment; NaN without one)."""
+    evalset = report.evalset
+    hyp = np.stack([_characters(evalset.hyps[s]) for s in evalset.systems])
+    refs = [_characters(evalset.refs[r]) for r in evalset.ref_names]
+    ref = np.mean(refs, axis=0) if refs else np.full(hyp.shape[1], np.nan)
+    source = _characters(evalset.src) if evalset.src is not None else np.full(hyp.shape[1], np.nan)
     return hyp, ref, source
 
 

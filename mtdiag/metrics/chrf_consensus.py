@@ -1,0 +1,94 @@
+"""chrF consensus: chrF's character F-score of an output against the other systems' outputs of the same source
+pooled as pseudo-references — the consensus of minimum-Bayes-risk decoding (Kumar & Byrne 2004; DeNero et al.
+2009) on chrF's character n-grams (Popović 2015), where :mod:`mtdiag.metrics.consensus` counts words.
+
+Definition (0–100, higher = more agreement). For character order n (1..6, whitespace removed, case-sensitive:
+chrF's n-grams), segment i and system s among k systems, with ``c_s(g)`` the count of n-gram g in s's output:
+
+- ``match_n = Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` — clipped matches against each other output, summed;
+- ``hyp_n = (k − 1) · Σ_g c_s(g)`` — s's n-grams, once per pseudo-reference;
+- ``ref_n = Σ_{j≠s} Σ_g c_j(g)`` — the other outputs' n-grams.
+
+The score is chrF's F-score of these per-order counts (β = 2, the orders averaged as sacrebleu averages them:
+:func:`mtdiag.metrics.standard.chrf_from_stats`); the statistics are chrF's layout, ``[hyp, ref, match]`` per
+order, so the corpus score is the same formula on their sums. Needs three systems (with two, each is the other's
+only pseudo-reference and both get the same score).
+
+It is computed on request (``--metrics …,chrf_consensus``) and wherever the learned judge needs it (predicted MQM
+and ESA read it, :attr:`mtdiag.metrics.base.DerivedMetric.reads`): as a metric its counts are made where chrF's are,
+on the same character n-gram index, slice by slice on a large set — not recounted on the whole set afterwards.
+
+Vectorised: ``Σ_{j≠s} min(c_s, c_j) = Σ_{t ≥ 1} [c_s ≥ t] · (N_t − 1)`` with ``N_t`` the number of outputs that
+have the n-gram at least t times — one pass over the table per count level t, each over the n-grams two or more
+outputs still have t times (most n-grams occur once: the passes shrink fast), no loop over pairs of systems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
+from mtdiag.metrics.standard import CHRF_ORDER, chrf_from_stats
+
+
+def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
+    """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` over the order-``n``
+    n-grams of ``index`` (:class:`~mtdiag.metrics.ngram_index.NgramIndex`; module docstring) — the first count level
+    over the whole table, the levels above over the n-grams two sides have twice or more."""
+    rows, seg_start = index.rows(sides, n), index.seg_start(n)
+    present = rows > 0
+    out = index.segment_sums(present * (present.sum(axis=0, dtype=np.int16) - 1), n)
+    columns = np.flatnonzero((rows >= 2).sum(axis=0, dtype=np.int16) >= 2)
+    part = rows[:, columns]
+    segment = np.searchsorted(seg_start, columns, side="right") - 1
+    level = 2
+    while len(columns):
+        reached = part >= level
+        others = reached.sum(axis=0, dtype=np.int16) - 1  # N_t − 1
+        first = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
+        out[:, segment[first]] += np.add.reduceat(reached * others, first, axis=1, dtype=np.int64)
+        live = others >= 1  # two sides still have it this often: the next level may count
+        columns, part, segment = columns[live], part[:, live], segment[live]
+        level += 1
+    return out
+
+
+class ChrfConsensus(Metric):
+    """chrF of the output against the other systems' outputs (MBR on character n-grams); 0–100, higher is better;
+    no reference."""
+
+    info = MetricInfo(
+        name="chrf_consensus", label="chrF consensus", scale=100, higher_is_better=True,
+        paper="Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus); Popović 2015 (chrF)",
+        needs=("three_systems",), compares_systems=True, on_request=True,
+        description="chrF (character 6-grams, β 2) of the output against the other systems' outputs of the same "
+                    "source pooled as pseudo-references; reference-free. Computed on request and for the learned "
+                    "judge (predicted MQM).",
+    )
+    stat_names = tuple(f"char{n}_{kind}" for n in range(1, CHRF_ORDER + 1) for kind in ("hyp", "ref", "match"))
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once (one pass per order and count level), memoised per context."""
+        def build():
+            index = ctx.char_ngrams(CHRF_ORDER)
+            systems = ctx.evalset.systems
+            hyps = [("hyp", s) for s in systems]
+            columns = []
+            for n in range(1, CHRF_ORDER + 1):
+                totals = index.segment_totals(hyps, n)
+                match = matches_with_the_others(index, hyps, n)
+                columns += [totals * (len(systems) - 1), totals.sum(axis=0, keepdims=True) - totals, match]
+            stats = np.stack(columns, axis=-1)  # (system, segment, statistic)
+            return {s: stats[i] for i, s in enumerate(systems)}
+
+        return ctx.memo(("chrf_consensus",), build)
+
+    def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        return self._all_statistics(ctx)[system]
+
+    def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        return chrf_from_stats(stats_sum)
+
+    def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        return (("ref", "none"), ("pseudo", "other-systems"), ("nc", str(CHRF_ORDER)), ("beta", "2"),
+                *super().signature_fields(ctx))
