@@ -170,6 +170,7 @@ def warning(report) -> str:
              for row in flagged.itertuples()]
     who = "is" if len(parts) == 1 else "are"
     return (f"The reference favours {' and '.join(parts)}: {'it' if len(parts) == 1 else 'they'} {who} far closer "
-            "to it than the other systems (Fisher's exact test, Holm-corrected p < 0.05, at least 3 times the "
-            "others' share) — a reference made from a system's output, so every reference-based score ranks "
+            f"to it than the other systems (Fisher's exact test, Holm-corrected p < {ALPHA:g}, at least "
+            f"{MIN_RATIO:g} times the others' share) — a reference made from a system's output, so every "
+            "reference-based score ranks "
             f"{'it' if len(parts) == 1 else 'them'} too high.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from mtdiag.cli import arguments, load
-from mtdiag.cli.base import CliError, json_value
+from mtdiag.cli.base import CliError, json_value, note
 
 
 def add(commands) -> None:
@@ -92,6 +92,18 @@ def _human_json(args, report) -> dict:
             for metric, row in table.to_dict(orient="index").items()}
 
 
+def _warn_reference_bias(report) -> None:
+    """On stderr: the systems a reference favours (:func:`mtdiag.analysis.reference_bias.warning`), and where to
+    see the rankings without them (``mtdiag view overview``)."""
+    from mtdiag.analysis import reference_bias
+
+    if reference_bias.applies(report):
+        text = reference_bias.warning(report)
+        if text:
+            note(f"{text} The rankings without those segments and by the other references: mtdiag view overview "
+                 "--table bias_rankings (the test: --table reference_bias).")
+
+
 def run(args) -> str:
     _check_significance_args(args)
     _check_human_args(args)
@@ -103,6 +115,7 @@ def run(args) -> str:
     from mtdiag.analysis.significance import report_signatures
     from mtdiag.report.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json, pairwise_tsv, significance_json)
 
+    _warn_reference_bias(report)
     comparison, pairwise = _significance(args, report), _pairwise(args, report)
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
     if args.format == "latex":

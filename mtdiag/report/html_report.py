@@ -55,6 +55,7 @@ table.mtd th{background:#f5f5f5;} table.mtd td:first-child,table.mtd th:first-ch
 .seg{border:1px solid #ddd;border-radius:6px;padding:0.5rem 0.8rem;margin:0.8rem 0;}
 .seg h3{font-size:1rem;} .flags{color:#b91c1c;font-size:0.85rem;} .small{font-size:0.8rem;color:#555;}
 nav a{margin-right:1rem;}
+.warning{border-left:4px solid #d97706;background:#fffbeb;padding:0.5rem 0.8rem;}
 </style>"""
 
 
@@ -313,10 +314,21 @@ def _section(anchor: str, label: str, heading: str, items, report, writing: Writ
     return Section(anchor, label, f'<h2 id="{anchor}">{highlight.escape(heading)}</h2>' + _part(report, items, writing))
 
 
+def _bias_warning(report, writing: Writing) -> str:
+    """The systems a reference favours, said above the scores it distorts (:mod:`mtdiag.analysis.reference_bias`);
+    nothing when none is."""
+    text = views.REGISTRY["overview"].details["bias_warning"](report)
+    return f'<p class="warning">{highlight.escape(text)}</p>' if text else ""
+
+
 def _overview_sections(report, view, writing: Writing) -> list[Section]:
     return [_section("overview", "Overview", "Overview: corpus scores",
-                     [Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
-                      Declared("overview", "people_bars")], report, writing),
+                     [_bias_warning, Declared("overview", "bias_rankings", rows="system"),
+                      Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
+                      Declared("overview", "people_bars"),
+                      Declared("overview", "reference_bias", rows="system", fold="Reference bias: near copies of "
+                                                                                  "the reference per system")],
+                     report, writing),
             _section("significance", "Significance", "Ranked significance", _significance_items(report, writing),
                      report, writing)]
 
