@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.triage.checks import reference_words
 from mtdiag.triage.checks.base import Check, Finding, by_pair, modified_z_scores
 from mtdiag.metrics.consensus import _f_score
 
@@ -50,9 +51,9 @@ MIN_BAND = 30  # ... each of at least this many segments (fewer bands on a small
 MIN_FACTOR = 1.5  # a length reason is at least this factor off (as length_outlier's)
 CHAR_ORDER, WORD_ORDER = 6, 2  # chrF's character n-grams; consensus's word n-grams
 REPEAT_SHARE = 0.5
-REASONS = ("unrelated", "length", "repeats")
+REASONS = ("unrelated", "length", "repeats", "spun", "garbled")
 COLUMNS = ("seg", "reference", *REASONS, "agreement", "outputs_agreement", "reference_chars", "output_chars",
-           "repeated", "output_repeated")
+           "repeated", "output_repeated", "odd", "window_odd", "window_expected", "run_start", "run_end")
 
 
 class SuspectReference(Check):
@@ -71,7 +72,7 @@ class SuspectReference(Check):
         rows = suspect_references(report)
         rows = rows[rows["seg"] == seg]
         several = len(report.evalset.ref_names) > 1
-        sentences = [_sentence(row, several) for row in rows.itertuples()]
+        sentences = [_sentence(row, several, report) for row in rows.itertuples()]
         if every_reference_suspect(report)[seg]:
             sentences.append("The queue does not charge the outputs for it: their problem score here comes from "
                              "the reference-free evidence (agreement with the other systems) and the checks that "
@@ -81,8 +82,9 @@ class SuspectReference(Check):
         return Finding(tuple(sentences))
 
 
-def _sentence(row, several: bool) -> str:
-    """One plain sentence per suspect reference: which one, why, with the figures."""
+def _sentence(row, several: bool, report) -> str:
+    """One plain sentence per suspect reference: which one, why, with the figures (and for a spun or garbled one
+    the words that gave it away: :func:`giveaway`)."""
     name = f"Reference {row.reference}" if several else "The reference"
     reasons = []
     if row.unrelated:
@@ -96,7 +98,37 @@ def _sentence(row, several: bool) -> str:
     if row.repeats:
         reasons.append(f"repeats itself ({row.repeated:.0%} of its word n-grams occur twice; the outputs' "
                        f"{row.output_repeated:.0%}) — its text doubled?")
+    if row.spun or row.garbled:
+        reasons.append(_worded_reason(row, report))
     return f"{name} " + "; ".join(reasons)
+
+
+MAX_SHOWN = 8  # odd words an explanation quotes
+
+
+def giveaway(report, seg: int, reference: str) -> list[tuple[str, str | None]]:
+    """The odd words of ``reference`` in segment ``seg`` (:func:`mtdiag.triage.checks.reference_words.odd_words`),
+    in text order, each with the word most outputs have in its place (None when they have none there)."""
+    words = reference_words.odd_words(report)
+    mine = words[(words["seg"] == seg) & (words["reference"] == reference)].sort_values("pos")
+    return [(row.word, reference_words.outputs_word(report, seg, reference, int(row.pos)))
+            for row in mine.itertuples()]
+
+
+def _worded_reason(row, report) -> str:
+    """Why a reference reads as spun or garbled: its odd words (where the outputs agree on another word in their
+    place, that word), and the run of such segments."""
+    words = giveaway(report, int(row.seg), row.reference)
+    quoted = ", ".join(f"“{w}”" + (f" (the outputs: “{o}”)" if o and o != w else "") for w, o in words[:MAX_SHOWN])
+    more = f" and {len(words) - MAX_SHOWN} more" if len(words) > MAX_SHOWN else ""
+    kind = "reads as garbled — broken words" if row.garbled else "reads as spun — odd words"
+    first, last = int(row.run_start), int(row.run_end)
+    seg_ids = report.evalset.seg_ids
+    run = (f"; one of {last - first + 1} such segments in a row ({seg_ids[first]}–{seg_ids[last]})"
+           if last > first else "")
+    return (f"{kind} that no output, no other reference and nothing in the source has, and that no system uses "
+            f"anywhere in the set: {quoted}{more}. With its neighbours in the document it has {row.window_odd:.0f} "
+            f"such words where its usual rate predicts {row.window_expected:.1f}{run}")
 
 
 def suspect_segments(report) -> np.ndarray:
@@ -144,6 +176,7 @@ def _suspect_references(report) -> pd.DataFrame:
     char_refs, char_peers = _agreement(report, "char", CHAR_ORDER) if peers else nothing
     word_refs, word_peers = _agreement(report, "word", WORD_ORDER) if peers else nothing
     output_repeated = np.median([_repeated_share(report, ("hyp", s)) for s in evalset.systems], axis=0)
+    words = reference_words.word_flags(report) if peers else None
     frames = []
     for ref in evalset.ref_names:
         unrelated = ((_banded_z(np.log((char_refs[ref] + 1) / (char_peers + 1)), bands) < -Z)
@@ -155,14 +188,33 @@ def _suspect_references(report) -> pd.DataFrame:
             side = np.where(side == _outside(np.log((reference_chars + 1) / (source_chars + 1))), side, 0)
         repeated = _repeated_share(report, ("ref", ref))
         repeats = repeated - output_repeated >= REPEAT_SHARE
-        segs = np.flatnonzero(unrelated | (side != 0) | repeats)
+        worded = _worded(None if words is None else words[words["reference"] == ref], evalset.n_segments)
+        segs = np.flatnonzero(unrelated | (side != 0) | repeats | worded["spun"] | worded["garbled"])
         frames.append(pd.DataFrame({
             "seg": segs, "reference": ref, "unrelated": unrelated[segs], "length": side[segs] != 0,
-            "repeats": repeats[segs], "agreement": char_refs[ref][segs], "outputs_agreement": char_peers[segs],
+            "repeats": repeats[segs], "spun": worded["spun"][segs], "garbled": worded["garbled"][segs],
+            "agreement": char_refs[ref][segs], "outputs_agreement": char_peers[segs],
             "reference_chars": reference_chars[segs], "output_chars": output_chars[segs],
-            "repeated": repeated[segs], "output_repeated": output_repeated[segs]}))
+            "repeated": repeated[segs], "output_repeated": output_repeated[segs],
+            **{c: worded[c][segs] for c in WORD_FIGURES}}))
     table = pd.concat(frames, ignore_index=True)[list(COLUMNS)]
     return table.sort_values(["seg", "reference"], kind="stable", ignore_index=True)
+
+
+WORD_FIGURES = ("odd", "window_odd", "window_expected", "run_start", "run_end")
+
+
+def _worded(flags: pd.DataFrame | None, n: int) -> dict[str, np.ndarray]:
+    """The spun/garbled flags of one reference (:func:`mtdiag.triage.checks.reference_words.word_flags`) as arrays
+    over the segments, with their figures (NaN where not flagged)."""
+    out = {"spun": np.zeros(n, dtype=bool), "garbled": np.zeros(n, dtype=bool),
+           **{c: np.full(n, np.nan) for c in WORD_FIGURES}}
+    if flags is None or flags.empty:
+        return out
+    segs = flags["seg"].to_numpy(np.int64)
+    for column in out:
+        out[column][segs] = flags[column].to_numpy()
+    return out
 
 
 def _characters(texts: pd.Series) -> np.ndarray:
