@@ -225,6 +225,15 @@ class NgramIndex:
         """Each side's count of every order-``n`` n-gram (one row per side; unsigned, the order's table type)."""
         return self._order(n).table[[self._row[s] for s in sides]]
 
+    def segment_columns(self, n: int, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The columns of the order-``n`` table (:meth:`rows`) that hold the n-grams of ``segments`` (0-based
+        positions), and for each column the position in ``segments`` of its segment."""
+        starts = self._order(n).seg_start
+        segments = np.asarray(segments, dtype=np.int64)
+        widths = starts[segments + 1] - starts[segments]
+        columns = np.repeat(starts[segments] - np.cumsum(widths) + widths, widths) + np.arange(int(widths.sum()))
+        return columns, np.repeat(np.arange(len(segments)), widths)
+
     def reference_extremes(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Each order-``n`` n-gram's largest and smallest count over the references (0 where one lacks it)."""
         return self._order(n).reference_extremes

@@ -152,12 +152,68 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     at_fault = reference_at_fault(report) if report.evalset.has_references else None
     if at_fault is None or not at_fault.any():
         return rate
-    free = [i for i, m in enumerate(metrics) if "references" not in metric_info(m, report).needs]
-    if free:
-        fallback = np.exp(np.log(percentiles.iloc[:, free]).mean(axis=1, skipna=True)).fillna(0.0)
+    free = [m for m in metrics if "references" not in metric_info(m, report).needs]
+    views = pd.DataFrame({m: percentiles.iloc[:, i] for i, m in enumerate(metrics) if m in free and m != CONSENSUS},
+                         index=rate.index)
+    if CONSENSUS in free:
+        views[CONSENSUS] = witness_badness(report, rate, at_fault)
+    if views.shape[1]:
+        fallback = np.exp(np.log(views).mean(axis=1, skipna=True)).fillna(float(rate[~at_fault].median()))
     else:
         fallback = pd.Series(float(rate[~at_fault].median()), index=rate.index)
-    return rate.where(~at_fault, fallback)
+    return rate.where(~at_fault, fallback + TIE * source_flags(report))
+
+
+TIE = 1e-6  # a source-side flag decides between fallback rates that are otherwise equal
+
+
+def witness_badness(report, rate: pd.Series, at_fault: pd.Series) -> pd.Series:
+    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the outputs of
+    the systems that look at least as good elsewhere — its badness percentile among the set's consensus scores
+    (:data:`CONSENSUS`, 1 = the least agreement). Each witness weighs by how good it looks on the segments whose
+    reference is trusted (1 − its mean error rate there; the segments a reference-favoured system copies,
+    :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out), not one system, one vote; an output that
+    only disagrees with worse outputs — no system looks better — gets the set's median (no evidence either way).
+    NaN elsewhere."""
+    from mtdiag.analysis.reference_bias import applies, favoured_segments
+    from mtdiag.metrics.consensus import pairwise_agreement
+
+    evalset = report.evalset
+    segs = report.segments.index.get_level_values("seg").to_numpy()
+    trusted = ~at_fault.to_numpy()
+    if applies(report):
+        trusted &= ~favoured_segments(report)[segs]
+    quality = rate[trusted].groupby(level="system").mean().reindex(evalset.systems)
+    quality = quality.fillna(float(rate.median())).to_numpy()
+    faulty = np.unique(segs[at_fault.to_numpy()])
+    agreement = pairwise_agreement(report.context, faulty)  # (system, system, segment)
+    witness = (quality[None, :] <= quality[:, None]) & ~np.eye(len(quality), dtype=bool)  # (system, witness)
+    weights = witness * (1.0 - quality)[None, :]
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agree = np.einsum("sw,swg->sg", weights, agreement) / total[:, None]
+    pooled = view_scores(report, CONSENSUS)[trusted].to_numpy()
+    pooled = np.sort(pooled[np.isfinite(pooled)])
+    badness = np.maximum(1.0 - np.searchsorted(pooled, agree, side="left") / max(len(pooled), 1),
+                         1.0 / max(len(pooled), 1))  # as a percentile rank: never 0
+    badness = np.where(total[:, None] > 0, badness, np.nan)
+    out = pd.Series(np.nan, index=report.segments.index)
+    frame = pd.DataFrame(badness, index=evalset.systems, columns=faulty).stack(future_stack=True)
+    frame.index.names = ["system", "seg"]
+    shared = frame.index.intersection(out.index)
+    out.loc[shared] = frame.loc[shared].to_numpy()
+    median = float(pd.Series(rate[trusted]).median()) if trusted.any() else 0.5
+    return out.where(~(at_fault & out.isna()), median)
+
+
+def source_flags(report) -> pd.Series:
+    """Per pair: how many of the checks that read the output against its source alone (not the reference) fired —
+    what decides between outputs the witnesses cannot tell apart."""
+    chosen = [c for c in checks.active_checks(report) if "source" in c.needs and not c.reads_reference
+              and c.about == "output"]
+    if not chosen:
+        return pd.Series(0.0, index=report.segments.index)
+    return pd.DataFrame({c.name: checks.fired(report, c) for c in chosen}).sum(axis=1).astype(float)
 
 
 def segment_length(report) -> pd.Series:
@@ -232,8 +288,11 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
 def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int = PER_SOURCE) -> pd.DataFrame:
     """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source
     (``seg_id``): the first rows of that many different sources in queue order, then every other row in queue
-    order."""
-    occurrence = ranked.groupby("seg_id", sort=False).cumcount().to_numpy()
+    order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the reference
+    is no finding about the output."""
+    reference_only = (ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns else False
+    occurrence = ranked[~reference_only].groupby("seg_id", sort=False).cumcount().reindex(
+        ranked.index, fill_value=per_source).to_numpy()
     first = np.flatnonzero(occurrence < per_source)[:rows]
     rest = np.setdiff1d(np.arange(len(ranked)), first, assume_unique=True)
     return ranked.iloc[np.concatenate([first, rest])].reset_index(drop=True)
