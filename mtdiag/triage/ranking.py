@@ -290,7 +290,8 @@ def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int
     (``seg_id``): the first rows of that many different sources in queue order, then every other row in queue
     order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the reference
     is no finding about the output."""
-    reference_only = (ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns else False
+    reference_only = ((ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns
+                      else np.zeros(len(ranked), dtype=bool))
     occurrence = ranked[~reference_only].groupby("seg_id", sort=False).cumcount().reindex(
         ranked.index, fill_value=per_source).to_numpy()
     first = np.flatnonzero(occurrence < per_source)[:rows]

@@ -11,6 +11,7 @@ from mtdiag.metrics import metric_info
 from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
                                systems)
 from mtdiag.views.detail import SideTokens, side_tokens
+from mtdiag.views.reference_notes import compare_note
 
 
 def closeness_metrics(report) -> list[str]:
@@ -169,13 +170,15 @@ VIEW = View(
         Table("metrics", "Per metric", lambda report, chosen: metric_differences(report, chosen["a"], chosen["b"],
                                                                                 chosen["method"]),
               uses=("a", "b", "method"),
-              caption="difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
-                      "the metric prefers (p < 0.05: significant)."),
+              caption=lambda report, chosen, frame: " ".join(filter(None, (
+                  compare_note(report, chosen["a"], chosen["b"]),
+                  "difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
+                  "the metric prefers (p < 0.05: significant).")))),
         Table("segments", "Segments where they differ most",
               lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"]),
               uses=("a", "b", "metric"), caption=_segments_caption),
     ),
     charts=(Chart("difference", "Advantage per segment", _difference, uses=("a", "b", "metric")),),
-    details={"differences": hypothesis_diff, "closer_to": closer_to},
+    details={"differences": hypothesis_diff, "closer_to": closer_to, "bias_note": compare_note},
     in_report=False,
 )

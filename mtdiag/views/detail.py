@@ -22,6 +22,7 @@ from mtdiag.core.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Sp
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
 from mtdiag.views.base import ViewOption
+from mtdiag.views.reference_notes import reference_evidence
 
 SPAN_THRESHOLD = ViewOption(
     "span_threshold", "Predicted spans: confidence at least",
@@ -95,7 +96,7 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
         tables |= evidence.tables
         facts |= evidence.facts
     for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg),
-                  metric_error_evidence(report, system, seg),
+                  metric_error_evidence(report, system, seg), reference_evidence(report, system, seg),
                   predicted_error_evidence(report, system, seg, predict_spans(report, threshold, segments=(seg,)))):
         if extra is not None:
             hyp_spans += extra.hyp_spans

@@ -23,6 +23,7 @@ from mtdiag.metrics import metric_info
 from mtdiag.views.base import SYSTEMS, Table, View, ViewOption, has_human_scores
 from mtdiag.views.columns import flag_label
 from mtdiag.views.detail import SPAN_THRESHOLD
+from mtdiag.views.reference_notes import why
 
 
 def human_scores(report) -> pd.Series | None:
@@ -297,6 +298,6 @@ VIEW = View(
                       "segment scores averaged)."),
         Table("export", "Every shown pair with its texts", export, uses=QUEUE),
     ),
-    details={"columns": queue_columns, "signals": ranking.signals, "source": source_view, "sort_keys": sort_keys,
+    details={"columns": queue_columns, "signals": why, "source": source_view, "sort_keys": sort_keys,
              "score_columns": score_columns},
 )
