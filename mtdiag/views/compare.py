@@ -170,10 +170,8 @@ VIEW = View(
         Table("metrics", "Per metric", lambda report, chosen: metric_differences(report, chosen["a"], chosen["b"],
                                                                                 chosen["method"]),
               uses=("a", "b", "method"),
-              caption=lambda report, chosen, frame: " ".join(filter(None, (
-                  compare_note(report, chosen["a"], chosen["b"]),
-                  "difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
-                  "the metric prefers (p < 0.05: significant).")))),
+              caption="difference = A − B; p from the paired test with B as the baseline; 'better' names the system "
+                      "the metric prefers (p < 0.05: significant)."),
         Table("segments", "Segments where they differ most",
               lambda report, chosen: segment_differences(report, chosen["a"], chosen["b"], chosen["metric"]),
               uses=("a", "b", "metric"), caption=_segments_caption),

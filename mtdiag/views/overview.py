@@ -157,8 +157,8 @@ def bias_rankings(report, chosen) -> pd.DataFrame | None:
 
 
 def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:
-    """1 for the best value, ties sharing the best rank; NaN stays NaN."""
-    return values.rank(ascending=not higher_is_better, method="min")
+    """1 for the best value, ties sharing the best rank; missing where the value is."""
+    return values.rank(ascending=not higher_is_better, method="min").astype("Int64")
 
 
 def _other_references(report, metric: str, references: tuple[str, ...]) -> np.ndarray:

@@ -24,13 +24,14 @@ def why(report) -> str:
         if len(rows):
             reasons = ", ".join(f"{reason} {int(rows[reason].sum()):,}" for reason in suspect_reference.REASONS
                                 if rows[reason].any())
-            parts.append(f"suspect references: {rows['seg'].nunique():,} segments ({reasons})" + _runs(report, rows))
+            parts.append(f"why the references are suspect: {reasons}" + _runs(report, rows))
         favoured = reference_bias.biased(report)
         if len(favoured):
+            several = len(favoured) > 1
             parts.append("the reference favours " + ", ".join(
                 f"{row.system} (a near copy of reference {row.reference} in {row.near_copies:,} of {row.segments:,} "
                 f"segments, the others {row.others_share:.1%})" for row in favoured.itertuples())
-                + ": its reference-based scores are too high (Overview, Reference bias)")
+                + f": {'their' if several else 'its'} reference-based scores are too high (Overview, Reference bias)")
     return "; ".join(parts)
 
 
