@@ -100,25 +100,31 @@ def test_pairwise_agreement_by_hand():
     assert agreement[0, 2, 0] == 0.0 and agreement[2, 2, 0] == 100.0
 
 
-def test_the_witnesses_are_weighed_and_the_best_output_is_not_charged():
-    """Segments 0–8: the reference is trusted and ``good`` equals it, ``fair`` nearly, ``poor`` far off; segment 9:
-    the reference is another text (suspect). There ``good`` says something else than ``fair`` and ``poor`` (who
-    agree): ``good`` disagrees only with worse outputs — the set's median rate, no problem —, ``fair`` disagrees
-    with the one better witness — charged more than ``poor``, which its better witnesses ``good`` and ``fair``
-    half support."""
+def test_the_witnesses_are_weighed_by_how_good_they_look_elsewhere():
+    """Segments 0–8: the reference is trusted; ``good`` equals it, ``fair`` nearly, ``poor`` and ``bad`` far off.
+    Segment 9: every reference suspect. There ``fair`` agrees with ``good`` only, ``poor`` with ``bad`` only: one
+    vote each, both disagree with two of three witnesses alike; weighed, ``fair`` (backed by the better witness) is
+    charged less than ``poor`` (backed by the worse). By hand: agreement = Σ_j exp((q_s − q_j)/0.1) F_sj / Σ_j
+    exp((q_s − q_j)/0.1) from the systems' mean rates ``q`` on segments 0–8."""
     refs = [f"line {i} speaks of the river and the town {i}" for i in range(9)] + ["an unrelated other text"]
     good = refs[:9] + ["the mayor opened the new bridge on sunday"]
-    fair = [r.replace("speaks", "talks") for r in refs[:9]] + ["a storm closed the old road at night"]
-    poor = [f"row {i} river town" for i in range(9)] + ["a storm closed the old road at night again"]
-    report = evaluate(evalset_from_lists({"A": refs}, {"good": good, "fair": fair, "poor": poor}))
+    fair = [r.replace("speaks", "talks") for r in refs[:9]] + ["the mayor opened the new bridge on monday"]
+    poor = [f"row {i} water city" for i in range(9)] + ["a storm closed the old road at night"]
+    bad = [f"nothing {i} here" for i in range(9)] + ["a storm closed the old road at noon"]
+    report = evaluate(evalset_from_lists({"A": refs}, {"good": good, "fair": fair, "poor": poor, "bad": bad}))
     at_fault = pd.Series(False, index=report.segments.index)
-    at_fault.loc[[(s, 9) for s in ("good", "fair", "poor")]] = True
+    at_fault.loc[[(s, 9) for s in ("good", "fair", "poor", "bad")]] = True
     rate = ranking.error_rate(report)
     badness = ranking.witness_badness(report, rate, at_fault)
-    trusted = ~at_fault.to_numpy()
-    assert badness[("good", 9)] == pytest.approx(float(rate[trusted].median()))
-    assert badness[("fair", 9)] > badness[("poor", 9)]
+    assert badness[("fair", 9)] < badness[("poor", 9)]
     assert badness[~at_fault].isna().all()
+    q = rate[~at_fault.to_numpy()].groupby(level="system").mean().reindex(report.evalset.systems).to_numpy()
+    agreement = pairwise_agreement(report.context, np.array([9]))[:, :, 0]
+    weights = np.exp((q[:, None] - q[None, :]) / ranking.WITNESS_SCALE) * ~np.eye(4, dtype=bool)
+    mine = (weights * agreement).sum(axis=1) / weights.sum(axis=1)
+    pooled = np.sort(ranking.view_scores(report, "consensus")[~at_fault.to_numpy()].to_numpy())
+    expected = np.maximum(1 - np.searchsorted(pooled, mine) / len(pooled), 1 / len(pooled))
+    np.testing.assert_allclose([badness[(s, 9)] for s in report.evalset.systems], expected)
 
 
 def test_no_row_enters_the_first_screen_on_suspect_reference_alone():

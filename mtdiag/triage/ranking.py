@@ -165,45 +165,45 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
 
 
 TIE = 1e-6  # a source-side flag decides between fallback rates that are otherwise equal
+WITNESS_SCALE = 0.1  # a witness this much better in mean error rate counts e (2.7) times as much, this much worse 1/e
 
 
 def witness_badness(report, rate: pd.Series, at_fault: pd.Series) -> pd.Series:
-    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the outputs of
-    the systems that look at least as good elsewhere — its badness percentile among the set's consensus scores
-    (:data:`CONSENSUS`, 1 = the least agreement). Each witness weighs by how good it looks on the segments whose
-    reference is trusted (1 − its mean error rate there; the segments a reference-favoured system copies,
-    :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out), not one system, one vote; an output that
-    only disagrees with worse outputs — no system looks better — gets the set's median (no evidence either way).
-    NaN elsewhere."""
+    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the other
+    outputs, each a witness weighed by how good its system looks elsewhere against the output's own system — its
+    badness percentile among the set's consensus scores (:data:`CONSENSUS`, 1 = the least agreement). How good a
+    system looks: its mean error rate ``q`` on the segments whose reference is trusted (the segments a
+    reference-favoured system copies, :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out unless they
+    are all there is); witness
+    ``j`` of output ``s`` weighs ``exp((q_s − q_j) / WITNESS_SCALE)``, so disagreeing with better systems costs more
+    than disagreeing with worse ones (one system, one vote where all look alike). Agreement is pairwise n-gram F1
+    (:func:`mtdiag.metrics.consensus.pairwise_agreement`). NaN elsewhere. Measured (``docs/triage.md``, "The
+    fallback weighs the witnesses"): as good as one vote on the dev sets; counting only the better witnesses, or
+    not charging the best-looking output at all, was worse on every one."""
     from mtdiag.analysis.reference_bias import applies, favoured_segments
     from mtdiag.metrics.consensus import pairwise_agreement
 
     evalset = report.evalset
     segs = report.segments.index.get_level_values("seg").to_numpy()
     trusted = ~at_fault.to_numpy()
-    if applies(report):
+    if applies(report) and (trusted & ~favoured_segments(report)[segs]).any():
         trusted &= ~favoured_segments(report)[segs]
     quality = rate[trusted].groupby(level="system").mean().reindex(evalset.systems)
     quality = quality.fillna(float(rate.median())).to_numpy()
     faulty = np.unique(segs[at_fault.to_numpy()])
     agreement = pairwise_agreement(report.context, faulty)  # (system, system, segment)
-    witness = (quality[None, :] <= quality[:, None]) & ~np.eye(len(quality), dtype=bool)  # (system, witness)
-    weights = witness * (1.0 - quality)[None, :]
-    total = weights.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        agree = np.einsum("sw,swg->sg", weights, agreement) / total[:, None]
+    weights = ~np.eye(len(quality), dtype=bool) * np.exp((quality[:, None] - quality[None, :]) / WITNESS_SCALE)
+    agree = np.einsum("sw,swg->sg", weights, agreement) / weights.sum(axis=1)[:, None]
     pooled = view_scores(report, CONSENSUS)[trusted].to_numpy()
     pooled = np.sort(pooled[np.isfinite(pooled)])
     badness = np.maximum(1.0 - np.searchsorted(pooled, agree, side="left") / max(len(pooled), 1),
                          1.0 / max(len(pooled), 1))  # as a percentile rank: never 0
-    badness = np.where(total[:, None] > 0, badness, np.nan)
-    out = pd.Series(np.nan, index=report.segments.index)
     frame = pd.DataFrame(badness, index=evalset.systems, columns=faulty).stack(future_stack=True)
     frame.index.names = ["system", "seg"]
+    out = pd.Series(np.nan, index=report.segments.index)
     shared = frame.index.intersection(out.index)
     out.loc[shared] = frame.loc[shared].to_numpy()
-    median = float(pd.Series(rate[trusted]).median()) if trusted.any() else 0.5
-    return out.where(~(at_fault & out.isna()), median)
+    return out
 
 
 def source_flags(report) -> pd.Series:
