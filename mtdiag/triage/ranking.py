@@ -36,11 +36,14 @@ rate and 0.14 / 0.38 / 0.32 for length). Without any of the three views every se
 direction is used.
 
 **A suspect reference** (:mod:`mtdiag.triage.checks.suspect_reference`: unrelated to the outputs, far longer or shorter
-than they and the source suggest, or repeating itself) is not charged to the systems: on a segment whose every
-reference is suspect, the error rate of its pairs comes from the reference-free views only (consensus, imported
-metrics; without any, the set's median rate: no evidence either way) and the length from the outputs (their median
-length, as without references); where only some references are suspect, the length is the others' mean. The
-checks that read the reference do not fire there (:func:`mtdiag.triage.checks.fired`).
+than they and the source suggest, repeating itself, spun or garbled) is not charged to the systems: on a segment whose
+every reference is suspect, the error rate of its pairs comes from the reference-free views only — consensus with the
+other outputs as witnesses weighed by how good their systems look elsewhere (:func:`witness_badness`), imported
+metrics; without any, the set's median rate: no evidence either way —, the checks that read the output against its
+source alone deciding ties (:func:`source_flags`), and the length from the outputs (their median length, as without
+references); where only some references are suspect, the length is the others' mean. The checks that read the
+reference do not fire there (:func:`mtdiag.triage.checks.fired`), and a pair whose only flag is ``suspect_reference``
+is never on the first screen (:func:`first_screen`).
 
 **Order**: pairs with a *critical* check (:func:`mtdiag.triage.checks.critical`: empty, truncated, a character flood, a
 repetition loop the source doesn't have, the wrong language, the source copied, an LLM's wrapper; named in the

@@ -29,8 +29,6 @@ the held-out sets.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -39,7 +37,8 @@ from mtdiag.triage.checks.tokens import source_tokens, word_ids
 WINDOW = 5  # neighbours on each side within the document
 ALPHA = 1e-4  # Poisson upper tail of the window's odd words below this ...
 RATIO = 2.0  # ... and at least this many times the expected count ...
-OWN = 2  # ... and the segment itself has this many odd words
+OWN = 2  # ... and the segment itself has this many odd words ...
+MIN_RUN = 3  # ... in a run of this many such segments of its document, unless its own words alone say so
 STEM_MIN, STEM_SHARE = 5, 0.7  # a word's stem: its first max(5, ceil(0.7 × length)) characters
 NEAR_MISS = 80  # rapidfuzz ratio to an output's word at least this: a broken word (garbled), not another word
 WORD_COLUMNS = ("seg", "reference", "pos", "word", "near_miss")
@@ -164,40 +163,37 @@ def _near_misses(report, table: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def word_flags(report) -> pd.DataFrame:
-    """One row per flagged (segment, reference): :data:`FLAG_COLUMNS` — ``spun``/``garbled``, the segment's odd
-    words, the window's odd words and the count its words predict, the first and last segment of the run of
-    flagged segments it belongs to in its document (0-based). Memoised per report."""
-    return report.context.memo(("checks", "word_flags"), lambda: _word_flags(report))
-
-
-def _word_flags(report) -> pd.DataFrame:
+def word_flags(report, reference: str, explained: np.ndarray) -> pd.DataFrame:
+    """The flagged segments of ``reference``: :data:`FLAG_COLUMNS` — ``spun``/``garbled``, the segment's odd words,
+    the window's odd words and the count its words predict, the first and last segment of the run of flagged
+    segments it belongs to in its document (0-based). ``explained``: per segment, the reference is suspect for
+    another reason there (another segment's text, cut, doubled) — its odd words are that damage's, so they count
+    for no neighbour's window nor for the usual rate (the segment's own window still counts them)."""
     from scipy.stats import poisson  # imported here: scipy.stats takes ~0.5 s, which a dashboard start need not pay
 
     evalset, tokens = report.evalset, report.context.tokens
-    odd = odd_words(report)
-    frames = []
     documents = _documents(evalset)
     words = word_ids(report) & _letters(tokens.vocab)
-    for name, side in tokens.refs.items():
-        seg = np.repeat(np.arange(evalset.n_segments, dtype=np.int64), side.lengths)
-        count = np.bincount(seg[words[side.ids]], minlength=evalset.n_segments).astype(float)
-        mine = odd[odd["reference"] == name]
-        own = np.bincount(mine["seg"].to_numpy(np.int64), minlength=evalset.n_segments).astype(float)
-        window_odd, window_words = _window_sums(own, documents), _window_sums(np.maximum(count, 1.0), documents)
-        rate = _usual_rate(own, count, _written_apart(report, name), documents, window_words)
-        expected = rate * window_words
-        flagged = ((poisson.sf(window_odd - 1, expected) < ALPHA) & (window_odd >= RATIO * expected)
-                   & (own >= OWN))
-        segs = np.flatnonzero(flagged)
-        broken = mine.groupby("seg")["near_miss"].mean().reindex(segs, fill_value=0.0).to_numpy()
-        start, end = _runs(flagged, documents)
-        frames.append(pd.DataFrame({"seg": segs, "reference": name, "spun": broken <= 0.5, "garbled": broken > 0.5,
-                                    "odd": own[segs], "window_odd": window_odd[segs],
-                                    "window_expected": expected[segs], "run_start": start[segs],
-                                    "run_end": end[segs]}))
-    return pd.concat(frames, ignore_index=True)[list(FLAG_COLUMNS)] if frames else pd.DataFrame(
-        columns=list(FLAG_COLUMNS))
+    side = tokens.refs[reference]
+    seg = np.repeat(np.arange(evalset.n_segments, dtype=np.int64), side.lengths)
+    count = np.maximum(np.bincount(seg[words[side.ids]], minlength=evalset.n_segments).astype(float), 1.0)
+    odd = odd_words(report)
+    mine = odd[odd["reference"] == reference]
+    own = np.bincount(mine["seg"].to_numpy(np.int64), minlength=evalset.n_segments).astype(float)
+    counted = ~np.asarray(explained, dtype=bool)
+    window_odd = _window_sums(own * counted, documents) + own * ~counted
+    window_words = _window_sums(count * counted, documents) + count * ~counted
+    rate = _usual_rate(own, count, _written_apart(report, reference) & counted, documents)
+    expected = rate * window_words
+    unusual = (poisson.sf(window_odd - 1, expected) < ALPHA) & (window_odd >= RATIO * expected) & (own >= OWN)
+    alone = (poisson.sf(own - 1, rate * count) < ALPHA) & (own >= RATIO * rate * count) & (own >= OWN)
+    start, end = _runs(unusual, documents)
+    flagged = unusual & ((end - start + 1 >= MIN_RUN) | alone)
+    segs = np.flatnonzero(flagged)
+    broken = mine.groupby("seg")["near_miss"].mean().reindex(segs, fill_value=0.0).to_numpy()
+    return pd.DataFrame({"seg": segs, "reference": reference, "spun": broken <= 0.5, "garbled": broken > 0.5,
+                         "odd": own[segs], "window_odd": window_odd[segs], "window_expected": expected[segs],
+                         "run_start": start[segs], "run_end": end[segs]})[list(FLAG_COLUMNS)]
 
 
 def _documents(evalset) -> np.ndarray:
@@ -231,14 +227,13 @@ def _written_apart(report, reference: str) -> np.ndarray:
     return np.bincount(seg[apart], minlength=len(side.lengths)) > 0
 
 
-def _usual_rate(own: np.ndarray, count: np.ndarray, apart: np.ndarray, documents: np.ndarray,
-                window_words: np.ndarray) -> float:
-    """The reference's usual odd words per word: the median over the windows of the segments written apart from
-    the outputs, at least half an odd word per median window."""
-    odd = _window_sums(own * apart, documents)
-    words = _window_sums(count * apart, documents)
+def _usual_rate(own: np.ndarray, count: np.ndarray, counted: np.ndarray, documents: np.ndarray) -> float:
+    """The reference's usual odd words per word: the median over the windows of the ``counted`` segments (written
+    apart from the outputs, not explained by other damage), at least half an odd word per median window."""
+    odd = _window_sums(own * counted, documents)
+    words = _window_sums(count * counted, documents)
     rates = (odd / np.maximum(words, 1.0))[words > 0]
-    floor = 0.5 / max(float(np.median(window_words)), 1.0)
+    floor = 0.5 / max(float(np.median(_window_sums(count, documents))), 1.0)
     return max(float(np.median(rates)) if len(rates) else 0.0, floor)
 
 
@@ -272,10 +267,3 @@ def outputs_word(report, seg: int, reference: str, pos: int) -> str | None:
                 found[word] = found.get(word, 0) + 1
                 break
     return max(found, key=found.get) if found else None
-
-
-def poisson_tail(observed: float, expected: float) -> float:
-    """P(X ≥ observed) for X ~ Poisson(expected) (for the explanations)."""
-    from scipy.stats import poisson
-
-    return float(poisson.sf(math.ceil(observed) - 1, expected))

@@ -176,7 +176,6 @@ def _suspect_references(report) -> pd.DataFrame:
     char_refs, char_peers = _agreement(report, "char", CHAR_ORDER) if peers else nothing
     word_refs, word_peers = _agreement(report, "word", WORD_ORDER) if peers else nothing
     output_repeated = np.median([_repeated_share(report, ("hyp", s)) for s in evalset.systems], axis=0)
-    words = reference_words.word_flags(report) if peers else None
     frames = []
     for ref in evalset.ref_names:
         unrelated = ((_banded_z(np.log((char_refs[ref] + 1) / (char_peers + 1)), bands) < -Z)
@@ -188,7 +187,8 @@ def _suspect_references(report) -> pd.DataFrame:
             side = np.where(side == _outside(np.log((reference_chars + 1) / (source_chars + 1))), side, 0)
         repeated = _repeated_share(report, ("ref", ref))
         repeats = repeated - output_repeated >= REPEAT_SHARE
-        worded = _worded(None if words is None else words[words["reference"] == ref], evalset.n_segments)
+        explained = unrelated | (side != 0) | repeats
+        worded = _worded(reference_words.word_flags(report, ref, explained) if peers else None, evalset.n_segments)
         segs = np.flatnonzero(unrelated | (side != 0) | repeats | worded["spun"] | worded["garbled"])
         frames.append(pd.DataFrame({
             "seg": segs, "reference": ref, "unrelated": unrelated[segs], "length": side[segs] != 0,
