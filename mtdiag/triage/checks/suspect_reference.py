@@ -187,7 +187,7 @@ def _suspect_references(report) -> pd.DataFrame:
             side = np.where(side == _outside(np.log((reference_chars + 1) / (source_chars + 1))), side, 0)
         repeated = _repeated_share(report, ("ref", ref))
         repeats = repeated - output_repeated >= REPEAT_SHARE
-        explained = unrelated | (side != 0) | repeats
+        explained = (side != 0) | repeats
         worded = _worded(reference_words.word_flags(report, ref, explained) if peers else None, evalset.n_segments)
         segs = np.flatnonzero(unrelated | (side != 0) | repeats | worded["spun"] | worded["garbled"])
         frames.append(pd.DataFrame({
