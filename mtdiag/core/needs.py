@@ -84,11 +84,6 @@ NEEDS: dict[str, Need] = {need.name: need for need in (
 METRIC = "metric:"
 
 
-def metric_need(name: str) -> str:
-    """The need of metric ``name``'s scores: ``metric:NAME``."""
-    return METRIC + name
-
-
 def check_names(needs: Iterable[str]) -> None:
     """``ValueError`` for a need that is neither a key of :data:`NEEDS` nor ``metric:NAME`` (a declaration's typo)."""
     for need in needs:

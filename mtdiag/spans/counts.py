@@ -60,7 +60,7 @@ def _rows(spans: pd.DataFrame, metrics: list[str], systems: list[str], outputs: 
           mqm: dict[tuple[str, str], float]) -> pd.DataFrame:
     """One row per (metric, system) of ``metrics`` x ``systems``: the outputs, the spans of each severity, their
     sum and the MQM score — built by one reindex of the counts over that grid, not a loop over both (a span file
-    may name up to a thousand metrics, issue 39)."""
+    may name up to a thousand metrics)."""
     severities = list(reversed(SEVERITIES))
     severity = spans["severity"].astype(str).str.strip().str.lower()
     counted = spans.assign(severity=severity)[spans["system"].isin(systems)].groupby(

@@ -135,7 +135,7 @@ def opening_section(report) -> str:
     metrics with the human scores when they are loaded (``human``: what people judged, which the other sections
     approximate), else ORANGE/KING with two or more references (``likeness``), else the error statistics
     (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
-    ORANGE/KING, which one-reference data cannot have (issue 37)."""
+    ORANGE/KING, which one-reference data cannot have."""
     if has_human_scores(report):
         return "human"
     return "likeness" if len(report.evalset.ref_names) >= 2 else "errors"
