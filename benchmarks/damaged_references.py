@@ -16,7 +16,7 @@ released, how many segments the flag fires on and why and — where human raters
 figure on real references. Last, on the sets with one reference, where the queue puts the pairs of the replaced
 references with the suspect reference discounted, and where it put them without the discount.
 
-Targets (issue 35): damaged segments flagged ≥ 90 %, untouched ≤ 2 %, on every set.
+Targets: damaged segments flagged ≥ 90 %, untouched ≤ 2 %, on every set.
 
 Then the damage of a whole run (the ``spun`` and ``garbled`` reasons), per set and seed (``--runs``), on a run of
 :data:`RUN` consecutive segments of the first reference:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.analysis.significance.corrections import holm
+
 NEAR_CHRF = 90.0  # chrF at least this: the output nearly equals the reference
 NEAR_TER = 10.0  # TER at most this (one edit in ten words)
 ALPHA = 0.05  # Holm-corrected p below this ...
@@ -120,24 +122,13 @@ def _reference_bias(report) -> pd.DataFrame:
                          "identical": int(same[i]), "segments": n, "share": share, "others_share": others_share,
                          "ratio": share / others_share if others_share else (np.inf if share else np.nan), "p": p})
     table = pd.DataFrame(rows)
-    table["p"] = holm(table["p"].to_numpy())
+    table["p"] = holm(table["p"].to_numpy())  # over every (system, reference) tested
     table["biased"] = ((table["p"] < ALPHA) & (table["ratio"] >= MIN_RATIO)
                        & (table["share"] - table["others_share"] >= MIN_EXCESS))
     table = table.sort_values(["system", "p", "share"], ascending=[True, True, False], kind="stable")
     table = table.drop_duplicates("system").sort_values(["share", "system"], ascending=[False, True],
                                                          kind="stable", ignore_index=True)
     return table[list(COLUMNS)]
-
-
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p values (Holm 1979): the i-th smallest times (m − i + 1), made monotone,
-    at most 1."""
-    p = np.asarray(p, dtype=float)
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
-    out = np.empty_like(adjusted)
-    out[order] = adjusted
-    return out
 
 
 def biased(report) -> pd.DataFrame:

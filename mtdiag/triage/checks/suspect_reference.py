@@ -1,9 +1,9 @@
 """``suspect_reference``: the segment's reference — not its outputs — looks wrong. WMT test sets (and company test
 sets) hold references that are another segment's text, garbled, doubled or cut short; every system then scores
-badly there and the queue used to charge the systems for it (issue 35: a garbled reference and a doubled one were
+badly there and the queue used to charge the systems for it (a garbled reference and a doubled one were
 the queue's first two segments, every output flagged, one of them rated only −3 by MQM).
 
-A reference is suspect when it disagrees with what the outputs and the source agree on, for one of three reasons
+A reference is suspect when it disagrees with what the outputs and the source agree on, for one of five reasons
 (:func:`suspect_references`; each computed per reference, so with several references the flag says which one):
 
 - **unrelated** — with two or more systems: the reference agrees with the outputs far less than they agree with
@@ -25,16 +25,22 @@ A reference is suspect when it disagrees with what the outputs and the source ag
 - **repeats** — the reference repeats itself where the outputs do not: the share of its word trigrams (bigrams
   under four words) that occur twice or more is at least :data:`REPEAT_SHARE` above the median output's (a source
   that repeats itself is translated so by the outputs too; the source itself is not read here: its words are of
-  another language, tokenised for the target).
+  another language, tokenised for the target);
+- **spun** and **garbled** — with two or more systems: in a run of segments the reference has words that no output,
+  no other reference and nothing in the source supports and that no system uses anywhere — odd synonyms swapped in
+  (spun) or broken words (garbled): :mod:`mtdiag.triage.checks.reference_words`, whose windows and cut-offs were
+  chosen on the dev sets with spun and garbled runs planted. Odd words of a segment cut, doubled or lengthened (the
+  length and repeats reasons) count for no neighbour's run.
 
-Measured with references damaged on purpose (replaced by another segment's, doubled, cut to a third) on every dev
-set with a reference, and on the real references human raters scored (``benchmarks/damaged_references.py``,
-``docs/triage.md``): none of the rules was fitted to a set — the cut-offs are the conventional 3.5 of the modified
-z-score and "half of its n-grams"; the alternatives tried are listed there.
+Measured with references damaged on purpose (replaced by another segment's, doubled, cut to a third; runs spun or
+garbled) on every dev set with a reference, and on the real references human raters scored
+(``benchmarks/damaged_references.py``, ``docs/triage.md``): the first three rules were fitted to no set — the
+cut-offs are the conventional 3.5 of the modified z-score and "half of its n-grams"; the alternatives tried are
+listed there.
 
 Where every reference of a segment is suspect, the queue does not charge the systems for it
-(:mod:`mtdiag.triage.ranking`: the error rate of that segment's pairs comes from the reference-free views, its length from
-the outputs) and the checks that read the reference do not fire there (:func:`mtdiag.triage.checks.fired`)."""
+(:mod:`mtdiag.triage.ranking`: the error rate of that segment's pairs comes from the reference-free views — the other
+outputs as witnesses weighed by how good their systems look elsewhere —, its length from the outputs) and the checks that read the reference do not fire there (:func:`mtdiag.triage.checks.fired`)."""
 
 from __future__ import annotations
 
@@ -60,7 +66,8 @@ class SuspectReference(Check):
     name = "suspect_reference"
     label = "suspect reference"
     help = ("the segment's reference disagrees with what the outputs and the source agree on — unrelated to them, "
-            "far longer or shorter, or repeating itself: its reference-based scores are not charged to the systems")
+            "far longer or shorter, repeating itself, or spun or garbled (a run of words no system uses): its "
+            "reference-based scores are not charged to the systems")
     needs = ("references",)
     about = "reference"
 
