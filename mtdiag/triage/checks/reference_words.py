@@ -253,17 +253,17 @@ def _runs(flagged: np.ndarray, documents: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def outputs_word(report, seg: int, reference: str, pos: int) -> str | None:
     """The word most outputs of the segment have where the reference has its word at ``pos``: the centre of the
-    outputs' trigrams with the reference's two neighbours (None when no output has them)."""
+    outputs' trigrams with the reference's two neighbours, when at least half of the outputs have the same one
+    (None otherwise: the outputs do not agree on a word there)."""
     tokens = report.context.tokens
     ref = tokens.tokens(reference, seg)
     left = ref[pos - 1] if pos > 0 else None
     right = ref[pos + 1] if pos + 1 < len(ref) else None
     found: dict[str, int] = {}
     for side in tokens.hyps:
-        words = tokens.tokens(side, seg)
-        for i, word in enumerate(words):
-            if (left is None) == (i == 0) and (left is None or words[i - 1] == left) and \
-                    (right is None) == (i == len(words) - 1) and (right is None or words[i + 1] == right):
-                found[word] = found.get(word, 0) + 1
-                break
-    return max(found, key=found.get) if found else None
+        words = [None, *tokens.tokens(side, seg), None]
+        centres = {words[i] for i in range(1, len(words) - 1) if words[i - 1] == left and words[i + 1] == right}
+        for word in centres:
+            found[word] = found.get(word, 0) + 1
+    best = max(found, key=found.get) if found else None
+    return best if best is not None and 2 * found[best] >= len(tokens.hyps) else None
