@@ -16,15 +16,18 @@ words prove little, and **a run proves much** (:func:`word_flags`): per segment,
 neighbours — the segments of the same document at most :data:`WINDOW` positions away — are counted against what
 the reference's usual rate predicts for as many words, a Poisson upper tail (the odd words of independent words);
 the segment is flagged when that tail is below :data:`ALPHA`, the count at least :data:`RATIO` times the expected
-one, and the segment itself has at least :data:`OWN` odd words. The usual rate is the median over the windows of
-the segments where the reference is not a copy of an output (it has a word no output has: a reference partly made
-from a system's output would otherwise have a usual rate of nought), at least half an odd word per window.
+one, the segment itself has at least :data:`OWN` odd words, and it is one of a run of at least :data:`MIN_RUN` such
+segments of its document — unless its own words alone pass the same test. The usual rate is the median over the
+windows of the segments where the reference is not a copy of an output (it has a word no output has: a reference
+partly made from a system's output would otherwise have a usual rate of nought), at least half an odd word per
+window. The odd words of a segment whose reference is suspect for another reason (cut, doubled, lengthened: that
+damage's words) count for no neighbour's window and not for the usual rate.
 
 A flagged segment is **garbled** when most of its odd words are broken words — within :data:`NEAR_MISS` (rapidfuzz
 ``ratio``, 0–100) of a word an output of the segment has ("tranlsation" for "translation") — and **spun**
-otherwise. The windows, the rate, the tail and the three cut-offs were chosen on the development sets with spun
-and garbled runs planted (``benchmarks/damaged_references.py``, ``docs/triage.md`` "Suspect references"), never on
-the held-out sets.
+otherwise. The windows, the rate, the tail and the four cut-offs were chosen on the development sets with spun
+and garbled runs planted (``benchmarks/damaged_references.py``, ``docs/triage.md`` "Suspect references", which also
+names the one variant dropped after a look at a held-out set).
 """
 
 from __future__ import annotations
