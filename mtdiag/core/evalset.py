@@ -15,6 +15,9 @@
 - ``metric_spans``: optional error spans predicted by a metric (xCOMET and other explainable metrics), one row per
   span (:mod:`mtdiag.io.metric_spans`) — kept apart from the human ``annotations``: never human scores or errors;
 - ``tags``: optional long frame ``seg``, ``system``, ``tag`` — the user's tags (:mod:`mtdiag.core.tags`);
+- ``human_systems``: optional human system scores as published with the data (a WMT ``.sys.score`` or
+  ``.domain.score``: :mod:`mtdiag.io.mtme`): ``system``, ``domain`` (``""`` for the whole set), ``score`` — shown
+  beside the mean of the rated segments; they describe the whole set, so a slice has none;
 - ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
   elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
 
@@ -44,12 +47,15 @@ _NOT_LABELS = ("src", ORIGIN_COLUMN)
 class ImportedMetricInfo:
     """A metric whose segment scores come from a file (``EvalSet.scores``): its ``name`` (the column/key), whether
     higher is better, where it came from (``source``: the file), and system-level scores the file gave
-    (``system_scores``: ``((system, score), ...)``, for checking)."""
+    (``system_scores``: ``((system, score), ...)``, for checking). ``published``: those system scores are the
+    metric's own corpus scores as its authors published them (a WMT ``.sys.score``), shown in place of the mean of
+    its segment scores on the whole set (:mod:`mtdiag.metrics.imported`)."""
 
     name: str
     higher_is_better: bool
     source: str
     system_scores: tuple[tuple[str, float], ...] = ()
+    published: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class EvalSet:
     rated: pd.DataFrame | None = None  # seg, system, rater: every output an annotation file rated
     metric_spans: pd.DataFrame | None = None  # metric-predicted spans: mtdiag.io.metric_spans.METRIC_SPAN_COLUMNS
     tags: pd.DataFrame | None = None  # the user's tags (mtdiag.core.tags.TAG_COLUMNS); not part of content_hash
+    human_systems: pd.DataFrame | None = None  # published human system scores: system, domain ("" = whole), score
 
     def __post_init__(self) -> None:
         n = len(self.segments)
@@ -150,7 +157,7 @@ class EvalSet:
                        terms=long(self.terms), human=long(self.human), scores=long(self.scores),
                        annotations=long(self.annotations), rated=long(self.rated),
                        metric_spans=long(self.metric_spans), tags=long(self.tags),
-                       warnings=())
+                       human_systems=None, warnings=())
 
     def segment_subset(self, segments) -> "EvalSet":
         """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
@@ -186,7 +193,7 @@ class EvalSet:
         return replace(self, segments=segments, refs=rows(self.refs), hyps=rows(self.hyps), terms=long(self.terms),
                        human=long(self.human), scores=long(self.scores), annotations=long(self.annotations),
                        rated=long(self.rated), metric_spans=long(self.metric_spans), tags=long(self.tags),
-                       warnings=())
+                       human_systems=None, warnings=())
 
     def content_hash(self) -> str:
         """A stable digest of every text and extra in the set, for cache keys — the user's tags left out: tagging
@@ -198,7 +205,8 @@ class EvalSet:
                 continue
             digest.update("\x1f".join(map(str, frame.columns)).encode())
             digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
-        for frame in (self.rated, self.metric_spans):  # newer extras: hashed only when present (old hashes stay)
+        for frame in (self.rated, self.metric_spans, self.human_systems):  # newer extras: hashed only when present
+
             if frame is not None:
                 digest.update("\x1f".join(map(str, frame.columns)).encode())
                 digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())

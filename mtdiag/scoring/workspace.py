@@ -66,7 +66,8 @@ class WorkspaceBusy(InputError):
     aside (issue 39: a busy workspace was called "not a readable workspace database")."""
 
 
-_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans")
+_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans",
+           "human_systems")
 # (the tags: their own table; a run saved before ``rated``/``metric_spans`` existed has neither)
 
 
@@ -102,7 +103,9 @@ def evalset_from_json(text: str) -> EvalSet:
     frames["refs"] = frames["refs"].astype(object)
     frames["hyps"] = frames["hyps"].astype(object)
     imported = tuple(ImportedMetricInfo(i["name"], i["higher_is_better"], i["source"],
-                                        tuple(tuple(p) for p in i["system_scores"])) for i in payload["imported"])
+                                        tuple(tuple(p) for p in i["system_scores"]), i.get("published", False))
+                     for i in payload["imported"])
+
     return EvalSet(**frames, name=payload["name"], lang_pair=payload["lang_pair"],
                    warnings=tuple(payload["warnings"]), imported=imported)
 

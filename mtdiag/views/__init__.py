@@ -40,6 +40,7 @@ PAGES = (
     "terminology",
     "ngrams",
     "human",
+    "meta_evaluation",
     "compare",
     "slices",
 )
