@@ -118,7 +118,11 @@ def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
                                       ("--terms", getattr(args, "terms", None))) if value]
     if given:
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
-    evalset = load_testset(args.testset, limits=limits(args), error_weights=error_weights(args))
+    from mtdiag.cli.arguments import layout_choice
+
+    evalset = load_testset(args.testset, limits=limits(args), error_weights=error_weights(args),
+                           layout=layout_choice(args))
+
     if getattr(args, "tgt_lang", None):
         from dataclasses import replace
 

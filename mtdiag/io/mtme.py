@@ -372,7 +372,8 @@ def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: 
     lp, pair = layout.pair(choice.lp)
     include, references = _roles(layout, lp, choice)
     human_outputs = layout.human_outputs(lp)
-    systems = [o for o in pair.outputs if o not in human_outputs or o in include]
+    systems = [o for o in pair.outputs if o not in human_outputs] + include  # MT systems, then human outputs
+
     if not systems:
         raise InputError(layout.tree.display(f"{layout.prefix}system-outputs/{lp}"), "has no MT system output")
     warnings: list[str] = []

@@ -1,6 +1,10 @@
 """Whole test sets in the field's formats: one path for ``--testset`` and for uploads (:func:`load_testset`).
 
 - a **folder** of text files (:func:`mtdiag.io.load_folder`), or of WMT ``.sgm`` files (below);
+- a year's folder of **WMT's mt-metrics-eval layout** (``wmt23/``: ``sources/``, ``system-outputs/``,
+  ``human-scores/``, ``metric-scores/`` …), or a ``.zip``/``.tar.gz`` of one: one language pair of it with its human
+  and metric scores (:mod:`mtdiag.io.mtme`);
+
 - **WMT XML** (``.xml``, the WMT21+ format, as sacrebleu's ``WMTXMLDataset`` reads it): ``<dataset>`` /
   ``<collection>`` / ``<doc id=… origlang=… [domain=…]>`` holding ``<src lang=…>``, one ``<ref lang=…
   translator=…>`` per translator and one ``<hyp system=…>`` per system, each with ``<p>``/``<seg id=N>``. Documents
@@ -38,7 +42,10 @@ from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
+from mtdiag.io.archives import is_archive_name
 from mtdiag.io.folders import load_folder
+from mtdiag.io.mtme import LayoutChoice, is_layout_folder, load_mtme, open_layout
+
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
 from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS, check_columns
 from mtdiag.io.tables import load_table
@@ -67,9 +74,18 @@ def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits =
 
 
 def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS,
-                 error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+                 error_weights: ErrorWeights = DEFAULT_WEIGHTS, layout: LayoutChoice | None = None) -> EvalSet:
     """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``); a
-    folder's error annotations weighed by ``error_weights``."""
+    folder's error annotations weighed by ``error_weights``. A year's folder of WMT's mt-metrics-eval layout, or a
+    ``.zip``/``.tar.gz`` of one, is one language pair of it (:func:`mtdiag.io.mtme.load_mtme`; ``layout`` chooses
+    the pair, the human score, the references and the human outputs included)."""
+    name = path[0] if isinstance(path, tuple) else str(path)
+    if is_archive_name(name) or (not isinstance(path, tuple) and is_layout_folder(path)):
+        return load_mtme(open_layout(path, limits=limits), layout or LayoutChoice(), limits=limits,
+                         error_weights=error_weights)
+    if layout is not None and layout != LayoutChoice():
+        raise InputError(name, "is no folder or archive of WMT's mt-metrics-eval layout (sources/, system-outputs/, "
+                               "…): a language pair, human score type, references or outputs to include apply to one")
     if not isinstance(path, tuple):
         folder = Path(path)
         if folder.is_dir():

@@ -79,10 +79,10 @@ def disagreement_rows(report, chosen) -> pd.DataFrame | None:
     if metric is None:
         return None
     if metric != "predicted_mqm":
-        return mvh.disagreements(report, metric, chosen["top"])
+        return mvh.disagreements(report, metric, chosen["rows"])
     from mtdiag.spans import predict_spans
 
-    return mvh.disagreements(report, metric, chosen["top"], predict_spans(report, chosen["span_threshold"]),
+    return mvh.disagreements(report, metric, chosen["rows"], predict_spans(report, chosen["span_threshold"]),
                              span_label="kind")
 
 
@@ -143,7 +143,7 @@ VIEW = View(
                    empty="This data has no segment field to group by (domain, document, length)."),
         ViewOption("metric", "Metric", "the metric whose disagreements with the humans are listed",
                    choices=_judged, default=_first_judged, of="metric", needs=("human",)),
-        ViewOption("top", "Rows", "how many disagreements to list", type=int, default=50, minimum=1,
+        ViewOption("rows", "Rows", "how many disagreements to list", type=int, default=50, minimum=1,
                    maximum=10_000),
         SPAN_THRESHOLD,
     ),
@@ -152,7 +152,7 @@ VIEW = View(
         Table("groups", "Per group", group_rows, uses=("group_by",), caption=_groups_caption,
               empty="No segment field to group by."),
         Table("disagreements", "Where the metric disagrees with the humans", disagreement_rows, needs=("human",),
-              uses=("metric", "top", "span_threshold"), caption=_disagreement_caption),
+              uses=("metric", "rows", "span_threshold"), caption=_disagreement_caption),
         Table("systems", "Human system scores: published and the mean of the rated segments",
               lambda report, chosen: mvh.system_table(report), uses=(),
               caption="published: the release's system score (whole set); mean: over the system's rated segments "
