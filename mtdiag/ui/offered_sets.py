@@ -12,7 +12,8 @@ import streamlit as st
 
 from mtdiag import io as mio
 from mtdiag.core.errors import InputError
-from mtdiag.ui import state
+from mtdiag.ui import layout_sets, state
+
 from mtdiag.ui.uploads import error_weights_spec, resolve_error_weights
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"  # package data: there in a checkout and a wheel
@@ -44,9 +45,10 @@ def _inputs(folder: Path) -> mio.FolderInputs | None:
 
 def _is_set(folder: Path) -> bool:
     """A test-set folder has a reference file, or a source and a system output (reference-free), by the io naming
-    rule."""
+    rule; or it is a WMT release in mt-metrics-eval's layout (:mod:`mtdiag.ui.layout_sets`)."""
     inputs = _inputs(folder)
-    return inputs is not None and bool(inputs.systems) and (bool(inputs.refs) or inputs.src is not None)
+    return (inputs is not None and bool(inputs.systems) and (bool(inputs.refs) or inputs.src is not None)) \
+        or layout_sets.is_release(str(folder))
 
 
 def _richness(folder: Path) -> tuple[int, int]:
@@ -95,7 +97,7 @@ def set_label(path: str) -> str:
     try:
         return "/".join(("sample_data", *p.resolve().relative_to(SAMPLE_DIR).parts))
     except ValueError:
-        return "/".join(p.parts[-2:])
+        return "/".join(p.parts[-2:]) + (" (WMT release)" if layout_sets.is_release(path) else "")
 
 
 def stamp(path: str) -> tuple:
@@ -119,6 +121,8 @@ def folder_widgets(sets: list[str]) -> tuple[state.Dataset | None, list[str]]:
         return None, []
     path = sb.selectbox("Test set", sets, format_func=set_label, key="data_set")
     try:
+        if layout_sets.is_release(path):
+            return layout_sets.folder_dataset(path, error_weights_spec(), resolve_error_weights(error_weights_spec()))
         return load_folder(path, stamp(path), error_weights_spec()), []
     except InputError as error:
         return None, [str(error)]

@@ -22,11 +22,12 @@ from mtdiag import io as mio
 from mtdiag.core.errors import InputError
 from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.io.testsets import TESTSET_SUFFIXES
-from mtdiag.ui import state
+from mtdiag.ui import layout_sets, state
+
 
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
-TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
+TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz", "zip", "tgz", "tar"]  # gz: the inner name
 ANNOTATION_TYPES = ["tsv", "jsonl", "json"]
 METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
@@ -187,10 +188,19 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
-        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",
+        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz), or a WMT release (.zip, .tar.gz)",
+        type=TESTSET_TYPES, key="up_testset",
         help="One file with the source, the references and the systems: WMT XML (<doc> with <src>, <ref "
              "translator=…>, <hyp system=…>), WMT SGML, or a table with named columns (source, ref…, one column "
-             "per system, optional doc). When given, the text-file uploads below are not used.")
+             "per system, optional doc); or a .zip/.tar.gz of a year of WMT's mt-metrics-eval layout (wmt23/ with "
+             "sources/, system-outputs/, human-scores/, metric-scores/ …): choose its language pair below. When "
+             "given, the text-file uploads below are not used.")
+    if testset is not None and layout_sets.is_release_upload(testset.name):
+        try:
+            return layout_sets.upload_dataset(testset.name, testset.getvalue(), error_weights_spec(),
+                                              resolve_error_weights(error_weights_spec()))
+        except InputError as error:  # the weights file
+            return None, [str(error)]
     if testset is not None:
         try:
             return _load_testset_upload(testset.name, testset.getvalue()), []

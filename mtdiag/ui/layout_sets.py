@@ -1,0 +1,120 @@
+"""A WMT release in mt-metrics-eval's layout in the sidebar (:mod:`mtdiag.io.mtme`): a year's folder on the server
+(offered among the test sets) or an uploaded ``.zip``/``.tar.gz`` of one, then what to open of it — the year when
+the tree holds several, the language pair, which human score is "human" (MQM first), the human outputs scored as
+systems and the references kept. Every reader's result is cached (a folder by its files' sizes and times, an upload
+by its bytes); every problem is returned as one message naming the file (and the line)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from mtdiag.core import highlight
+from mtdiag.core.errors import InputError
+from mtdiag.io.archives import is_archive_name, open_tree
+from mtdiag.io.error_weights import ErrorWeights
+from mtdiag.io.mtme import Layout, LayoutChoice, find_layouts, is_layout_folder, load_mtme
+from mtdiag.ui import state
+
+__all__ = ["folder_dataset", "is_layout_folder", "upload_dataset"]
+
+
+def _stamp(path: str) -> tuple:
+    """Sizes and times of the files of a release's folders that the layout reads (a changed file reloads it)."""
+    found = []
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [(folder, f, os.stat(os.path.join(folder, f)).st_size, os.stat(os.path.join(folder, f)).st_mtime_ns)
+                  for f in sorted(files)]
+    return tuple(found)
+
+
+@st.cache_resource(show_spinner="Listing the release's files …", max_entries=4)
+def _folder_layouts(path: str, files: tuple) -> list[Layout]:
+    return find_layouts(open_tree(path, limits=state.session_limits()))
+
+
+@st.cache_resource(show_spinner="Reading the archive's directory …", max_entries=2, ttl=state.REPORT_TTL_S)
+def _upload_layouts(name: str, data: bytes) -> list[Layout]:
+    return find_layouts(open_tree((name, data), limits=state.session_limits()))
+
+
+@st.cache_resource(show_spinner="Reading the release (texts, human and metric scores) …", max_entries=4,
+                   ttl=state.REPORT_TTL_S)
+def _load(key: tuple, choice: LayoutChoice, weights: tuple, origin: str, _layout: Layout,
+          _error_weights: ErrorWeights) -> state.Dataset:
+    """One language pair of a layout (``key`` identifies the tree and the year: its stamp or its bytes; ``weights``
+    the weighting of error rows, :func:`mtdiag.ui.uploads.error_weights_spec`, read as ``_error_weights``)."""
+    evalset = load_mtme(_layout, choice, limits=state.session_limits(), error_weights=_error_weights)
+    return state.Dataset(evalset, evalset.content_hash(), origin, f"{_layout.name} {choice.lp}")
+
+
+state.register_per_upload(_upload_layouts.clear)
+state.register_per_upload(_load.clear)
+
+
+def choice_widgets(layout: Layout, key: str) -> LayoutChoice:
+    """What to open of ``layout``: the language pair, the human score type, the human outputs scored as systems and
+    the references kept (:class:`mtdiag.io.mtme.LayoutChoice`)."""
+    sb = st.sidebar
+    lp = sb.selectbox("Language pair", layout.language_pairs(), key=f"{key}_lp")
+    types = layout.human_types(lp)
+    human = sb.selectbox("Human scores", types, key=f"{key}_human", format_func=highlight.escape_markdown,
+                         help="Which of the release's human scores is 'human' for every page (MQM first when "
+                              "present). Its seg scores are the human scores, its .sys.score is shown as published "
+                              "and its .seg.rating spans are the human error spans.") if types else None
+    include = sb.multiselect("Score human outputs as systems", layout.human_outputs(lp), key=f"{key}_include_{lp}",
+                             format_func=highlight.escape_markdown,
+                             help="Outputs named after a reference (another translation, or synthetic_ref) are left "
+                                  "out of the systems, as WMT leaves them out; an included one is no reference.")
+    references = [r for r in layout.pairs[lp].references if r not in include]
+    kept = sb.multiselect("References", references, default=layout.default_references(lp, include),
+                          key=f"{key}_refs_{lp}_{'_'.join(include)}", format_func=highlight.escape_markdown,
+                          help="The references the tool's metrics score against. A release's metric that used "
+                               "another reference (its file name ends -refX) is left out, as WMT does.")
+    return LayoutChoice(lp, human, tuple(kept), tuple(include))
+
+
+def _year(layouts: list[Layout], key: str, where: str) -> Layout:
+    if not layouts:
+        raise InputError(where, "holds no year of WMT's mt-metrics-eval layout (sources/, system-outputs/, …)")
+    if len(layouts) == 1:
+        return layouts[0]
+    names = {layout.prefix: layout for layout in layouts}
+    chosen = st.sidebar.selectbox("Year", list(names), key=f"{key}_year", format_func=lambda p: names[p].name)
+    return names[chosen]
+
+
+def folder_dataset(path: str, weights: tuple, error_weights: ErrorWeights) -> tuple[state.Dataset | None, list[str]]:
+    """The layout widgets of a release's folder on the server and the data they choose (None and the problem when
+    it cannot be read); ``weights``/``error_weights``: how its error rows weigh (the sidebar's choice)."""
+    try:
+        files = _stamp(path)
+        layout = _year(_folder_layouts(path, files), "mtme_folder", path)
+        choice = choice_widgets(layout, "mtme_folder")
+        return _load((path, files, layout.prefix), choice, weights, "folder", layout, error_weights), []
+    except InputError as error:
+        return None, [str(error)]
+
+
+def upload_dataset(name: str, data: bytes, weights: tuple,
+                   error_weights: ErrorWeights) -> tuple[state.Dataset | None, list[str]]:
+    """The layout widgets of an uploaded ``.zip``/``.tar.gz`` release and the data they choose."""
+    try:
+        layout = _year(_upload_layouts(name, data), "mtme_upload", name)
+        choice = choice_widgets(layout, "mtme_upload")
+        return _load((name, data, layout.prefix), choice, weights, "upload", layout, error_weights), []
+    except InputError as error:
+        return None, [str(error)]
+
+
+def is_release(path: str) -> bool:
+    """Whether a path the sidebar offers is a release's folder (:func:`mtdiag.io.mtme.is_layout_folder`)."""
+    return is_layout_folder(Path(path))
+
+
+def is_release_upload(name: str) -> bool:
+    """Whether an uploaded test-set file is an archive of a release."""
+    return is_archive_name(name)
