@@ -2,11 +2,13 @@
 (offered among the test sets) or an uploaded ``.zip``/``.tar.gz`` of one, then what to open of it — the year when
 the tree holds several, the language pair, which human score is "human" (MQM first), the human outputs scored as
 systems and the references kept. Every reader's result is cached (a folder by its files' sizes and times, an upload
-by its bytes); every problem is returned as one message naming the file (and the line)."""
+by its bytes); every problem is returned as one message naming the file (and the line). On a release's data the
+sidebar also asks whether the tool's slowest metrics are computed (:func:`scoring_choice`)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
@@ -16,10 +18,8 @@ from mtdiag.core.errors import InputError
 from mtdiag.io.archives import is_archive_name, open_tree
 from mtdiag.io.error_weights import ErrorWeights
 from mtdiag.io.mtme import Layout, LayoutChoice, find_layouts, is_layout_folder, load_mtme
+from mtdiag.pipeline.inputs import Options, default_metrics
 from mtdiag.ui import state
-
-__all__ = ["folder_dataset", "is_layout_folder", "upload_dataset"]
-
 
 def _stamp(path: str) -> tuple:
     """Sizes and times of the files of a release's folders that the layout reads (a changed file reloads it)."""
@@ -118,3 +118,32 @@ def is_release(path: str) -> bool:
 def is_release_upload(name: str) -> bool:
     """Whether an uploaded test-set file is an archive of a release."""
     return is_archive_name(name)
+
+
+SLOW = ("ter", "predicted_mqm")
+"""The tool's metrics a release's data computes on request above :data:`SLOW_PAIRS`: measured on WMT23 (CPU seconds,
+loaded machine) TER 8.0 and predicted MQM 4.8–6.9 for en-de (6,684 pairs of long paragraphs) and zh-en (29,640 pairs),
+against 3.3–5.7 for BLEU, chrF, OTEM/UTEM, WAFT/NEVA and the length ratio together — a release brings its own
+metrics, and the Overview should open in seconds."""
+SLOW_PAIRS = 5_000
+
+
+def scoring_choice(data: state.Dataset, options: Options) -> Options:
+    """For a WMT release's data (a set with published system scores): whether the tool's slow metrics
+    (:data:`SLOW`) are computed too — on by default up to :data:`SLOW_PAIRS` (system, segment) pairs — as
+    ``options.metrics``; other data, and options that name their metrics, unchanged."""
+    evalset = data.evalset
+    if options.metrics is not None or not (evalset.human_systems is not None
+                                           or any(spec.published for spec in evalset.imported)):
+        return options
+    pairs = evalset.n_segments * len(evalset.systems)
+    slow = st.sidebar.toggle("Also score with TER and predicted MQM", value=pairs <= SLOW_PAIRS,
+                             key=f"mtme_slow_{data.data_key[:16]}",
+                             help=f"This release's data has {pairs:,} (system, segment) pairs: the tool's TER and "
+                                  "predicted MQM take longer than the rest of its metrics together (a WMT23 zh-en: "
+                                  "about 15 s of CPU). Off, the Overview opens sooner with the release's own metrics "
+                                  "and the tool's BLEU, chrF, OTEM/UTEM, WAFT/NEVA; on, the Metrics-vs-humans page "
+                                  "puts TER and predicted MQM on trial too.")
+    if slow:
+        return options
+    return replace(options, metrics=tuple(m for m in default_metrics(evalset) if m not in SLOW))

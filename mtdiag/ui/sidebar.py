@@ -22,7 +22,8 @@ from mtdiag.core import highlight
 from mtdiag.pipeline import inputs
 from mtdiag.core.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, slicing, state, tagging, offered_sets, uploads
+from mtdiag.ui import layout_sets, runs, slicing, state, tagging, offered_sets, uploads
+
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -62,7 +63,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         return None, [highlight.escape_markdown(p) for p in problems]
     problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
                 f"({highlight.escape_markdown(data.label)})." for p in problems]
-    chosen = option_widgets.option_widgets(data)
+    chosen = layout_sets.scoring_choice(data, option_widgets.option_widgets(data))
     options = _scoring(data, chosen)
     report, too_large = _scored(data, options, problems)
     previous = st.session_state.get(LAST_GOOD)

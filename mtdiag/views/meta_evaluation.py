@@ -96,7 +96,10 @@ def _metrics_caption(report, chosen, frame) -> str:
             "release's own .sys.score). _low/_high: 95% bootstrap interval over source segments "
             f"({frame.attrs.get('samples', 0):,} resamples); _rank: WMT-style cluster from the same resamples, 1 = "
             "tied with the best. acc_t: WMT23's tie-calibrated accuracy (human ties kept, threshold ε tuned), "
-            "comparable with published tables; within_segment_accuracy is not.")
+            "comparable with published tables; within_segment_accuracy is not." + (
+                "" if "predicted_mqm" in report.metrics else " mtdiag's predicted MQM was not computed for this data "
+                "(on a large WMT release it is on request: the sidebar's 'Also score with TER and predicted MQM')."))
+
 
 
 def _groups_caption(report, chosen, frame) -> str:
