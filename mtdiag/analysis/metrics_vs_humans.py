@@ -228,7 +228,9 @@ def group_table(report, labels: np.ndarray, order) -> pd.DataFrame:
                           "items": (weights @ terms.sums[:, :, 0]).reshape(-1).astype(np.int64)})
     for name in GROUP_STATISTICS:
         frame[name] = found[name].reshape(-1)
-    return frame
+    scored = frame[list(GROUP_STATISTICS)].notna().any(axis=1)  # a system-level-only metric has no group figure
+    return frame[scored].reset_index(drop=True)
+
 
 
 def system_table(report) -> pd.DataFrame:

@@ -55,17 +55,20 @@ def _scan(text: str, display: str, fields: int) -> None:
 
 def read_scores(source: Source, display: str, limits: Limits, *, domains: bool = False) -> pd.DataFrame:
     """A score file as a frame ``system``, ``position`` (the line's place among its system's lines, from 0) and
-    ``score`` (NaN for ``None``), plus ``domain`` first for a domain file (``domains``)."""
-    text = _text(source, display, limits)
+    ``score`` (NaN for ``None``), plus ``domain`` first for a domain file (``domains``). The bytes go to the C
+    reader as they are (UTF-8, a BOM dropped); a file it refuses is decoded and scanned for the message."""
+    data, display, _ = read_counted(source, display, limits)
     names = ["domain", "system", "score"] if domains else ["system", "score"]
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, names=names, quoting=csv.QUOTE_NONE,
+        frame = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=names, quoting=csv.QUOTE_NONE,
                             dtype={"domain": "category", "system": "category", "score": np.float64},
-                            na_values=[NONE], keep_default_na=False, engine="c", skip_blank_lines=False)
-    except (ValueError, pd.errors.ParserError):
-        _scan(text, display, len(names))
-    if frame["system"].isna().any() or (domains and frame["domain"].isna().any()):
-        _scan(text, display, len(names))
+                            na_values=[NONE], keep_default_na=False, engine="c", skip_blank_lines=False,
+                            encoding="utf-8-sig")
+        if frame["system"].isna().any() or (domains and frame["domain"].isna().any()):
+            raise ValueError("a line without a system")
+    except (ValueError, pd.errors.ParserError):  # UnicodeDecodeError is a ValueError
+        _scan(decode_text(data, display), display, len(names))
+
     codes = frame["system"].cat.codes.to_numpy()
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes, minlength=len(frame["system"].cat.categories))

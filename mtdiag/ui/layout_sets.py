@@ -13,7 +13,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from mtdiag.core import highlight
 from mtdiag.core.errors import InputError
 from mtdiag.io.archives import is_archive_name, open_tree
 from mtdiag.io.error_weights import ErrorWeights
@@ -57,21 +56,21 @@ state.register_per_upload(_load.clear)
 
 def choice_widgets(layout: Layout, key: str) -> LayoutChoice:
     """What to open of ``layout``: the language pair, the human score type, the human outputs scored as systems and
-    the references kept (:class:`mtdiag.io.mtme.LayoutChoice`)."""
+    the references kept (:class:`mtdiag.io.mtme.LayoutChoice`). The options are names from the files, shown as
+    plain text (a select box does not read Markdown)."""
     sb = st.sidebar
     lp = sb.selectbox("Language pair", layout.language_pairs(), key=f"{key}_lp")
     types = layout.human_types(lp)
-    human = sb.selectbox("Human scores", types, key=f"{key}_human", format_func=highlight.escape_markdown,
+    human = sb.selectbox("Human scores", types, key=f"{key}_human",
                          help="Which of the release's human scores is 'human' for every page (MQM first when "
                               "present). Its seg scores are the human scores, its .sys.score is shown as published "
                               "and its .seg.rating spans are the human error spans.") if types else None
     include = sb.multiselect("Score human outputs as systems", layout.human_outputs(lp), key=f"{key}_include_{lp}",
-                             format_func=highlight.escape_markdown,
                              help="Outputs named after a reference (another translation, or synthetic_ref) are left "
                                   "out of the systems, as WMT leaves them out; an included one is no reference.")
     references = [r for r in layout.pairs[lp].references if r not in include]
     kept = sb.multiselect("References", references, default=layout.default_references(lp, include),
-                          key=f"{key}_refs_{lp}_{'_'.join(include)}", format_func=highlight.escape_markdown,
+                          key=f"{key}_refs_{lp}_{'_'.join(include)}",
                           help="The references the tool's metrics score against. A release's metric that used "
                                "another reference (its file name ends -refX) is left out, as WMT does.")
     return LayoutChoice(lp, human, tuple(kept), tuple(include))

@@ -46,11 +46,13 @@ def _judged(report, chosen) -> list[str]:
 
 
 def _first_judged(report, chosen) -> str | None:
-    """The metric whose disagreements are shown first: the first imported metric (the reason a release is
-    opened), else the page's default metric."""
+    """The metric whose disagreements are shown first: the first imported metric with segment scores (the reason a
+    release is opened), else the page's default metric."""
     judged = mvh.judged_metrics(report)
-    imported = [spec.name for spec in report.evalset.imported if spec.name in judged]
+    imported = [spec.name for spec in report.evalset.imported
+                if spec.name in judged and report.segments[spec.name].notna().any()]
     return imported[0] if imported else default_metric(judged)
+
 
 
 def metric_rows(report, chosen) -> pd.DataFrame:
