@@ -108,9 +108,11 @@ def main() -> None:
             page.mouse.wheel(0, 300)
             page.wait_for_timeout(1000)
             shot(page, args.shots, f"{args.lp}-disagreements")
-            page.get_by_text("the largest disagreement").scroll_into_view_if_needed()
-            page.wait_for_timeout(1000)
-            shot(page, args.shots, f"{args.lp}-disagreement-detail")
+            detail = page.get_by_text("the largest disagreement")
+            if detail.count():  # human segment scores: a disagreement to draw
+                detail.scroll_into_view_if_needed()
+                page.wait_for_timeout(1000)
+                shot(page, args.shots, f"{args.lp}-disagreement-detail")
         finally:
             browser.close()
             stop_server(proc)

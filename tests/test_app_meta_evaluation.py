@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import clear_caches, no_data_argument, start, table_with, visit  # noqa: F401 (autouse)
+from tests.test_app import clear_caches, html_bodies, no_data_argument, start, table_with, visit  # noqa: F401
 from tests.test_mtme_layout import WMT99, packed
 
 
@@ -35,6 +35,9 @@ def test_a_release_folder_opens_on_its_pair_and_the_page_shows_every_metric(rele
     disagreements = table_with(at, "gap", "human_errors")
     assert len(disagreements) == 31 - 1  # every item MetA-refA and the humans both score, worst first
     assert at.selectbox(key="me_metric").value == "MetA-refA"
+    worst = disagreements.iloc[0]
+    drawn = html_bodies(at)  # the worst disagreement's output, drawn with its human error spans
+    assert f"{worst['system']} · human {worst['human']:.2f}" in drawn and "human-marked" in drawn
 
 
 def test_the_human_type_and_an_included_output_change_the_data(release_folder):

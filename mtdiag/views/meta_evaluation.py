@@ -16,7 +16,8 @@ from mtdiag.analysis import metrics_vs_humans as mvh
 from mtdiag.analysis.segment_groups import LENGTH_ORDER, bucketing, describe, dimensions
 from mtdiag.metrics import metric_info
 from mtdiag.views.base import Chart, Table, View, ViewOption, default_metric
-from mtdiag.views.detail import SPAN_THRESHOLD
+from mtdiag.views.detail import (SPAN_THRESHOLD, human_error_evidence, metric_error_evidence,
+                                 predicted_error_evidence, side_tokens)
 
 __all__ = ["GROUPINGS", "disagreement_rows", "group_rows", "metric_rows"]
 
@@ -86,6 +87,28 @@ def disagreement_rows(report, chosen) -> pd.DataFrame | None:
 
     return mvh.disagreements(report, metric, chosen["rows"], predict_spans(report, chosen["span_threshold"]),
                              span_label="kind")
+
+
+def marked_output(report, system: str, seg: int, metric: str, threshold: float) -> tuple:
+    """What the page draws of one disagreement: (the output's tokens, its spans — the human error spans and the
+    metric's own: a metric's spans file, or for predicted MQM the spans mtdiag predicts at ``threshold`` —, their
+    legend). Only those: a disagreement is about these two, and the segment's whole evidence (every check) is the
+    Segments page's."""
+    evidence = [human_error_evidence(report, system, seg)]
+    names = {metric.lower(), metric.rsplit("-", 1)[0].lower()}  # a spans file names XCOMET-XL, the scores -refA
+    if report.evalset.metric_spans is not None and report.evalset.metric_spans["metric"].str.lower().isin(names).any():
+        evidence.append(metric_error_evidence(report, system, seg))
+    if metric == "predicted_mqm":
+        from mtdiag.spans import predict_spans
+
+        evidence.append(predicted_error_evidence(report, system, seg,
+                                                 predict_spans(report, threshold, segments=(seg,))))
+    found = [e for e in evidence if e is not None]
+    spans = [span for e in found for span in e.hyp_spans
+             if not span.kind.startswith("metric_") or span.title.split(":")[0].lower() in names]
+
+    legend = list(dict.fromkeys(kind for e in found for kind in e.legend))
+    return side_tokens(report, system, seg), spans, legend
 
 
 def _metrics_caption(report, chosen, frame) -> str:
@@ -165,4 +188,6 @@ VIEW = View(
                       "are left out unless included)."),
     ),
     charts=(Chart("intervals", "The chosen statistic per metric, with its 95% interval", _chart, uses=TRIAL),),
+    details={"marked_output": marked_output},
 )
+

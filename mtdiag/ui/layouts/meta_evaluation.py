@@ -31,9 +31,12 @@ for name in STATISTICS:
                f"{name}_high": number("high", format="%.3f"),
                f"{name}_rank": number("rank", format="%d", help="WMT-style cluster: 1 = tied with the best")}
 config |= {"acc_t_epsilon": number("ε", format="%.4g", help="acc-t's tie threshold on the metric's scale")}
-page.table("metrics", key="me_metrics", spinner="Resampling the source segments …", max_height=460, config=config,
-           column_order=["metric", "source", *[c for s in STATISTICS for c in (s, f"{s}_low", f"{s}_high", f"{s}_rank")],
-                         "acc_t_epsilon", "items", "systems"])
+metrics = page.frame("metrics", spinner="Resampling the source segments …")
+order = ["metric", "source", *[c for s in STATISTICS for c in (s, f"{s}_low", f"{s}_high", f"{s}_rank")],
+         "acc_t_epsilon", "items", "systems"]
+page.table("metrics", key="me_metrics", max_height=460, config=config,  # columns this data leaves empty: hidden
+           column_order=[c for c in order if metrics is None or metrics[c].notna().any()])
+
 with widgets.panel(page.view.chart("intervals").title, key="me_chart_panel") as panel:
     if panel.open:
         page.chart("intervals", key="me_chart")
@@ -63,14 +66,15 @@ if rows is not None and len(rows):
     seg, system = page.position(row["seg_id"]), row["system"]
     st.markdown(f"**Segment {widgets.segment_number(seg)} · {highlight.escape_markdown(system)}**"
                 + ("" if picked is not None else " — the largest disagreement; select another row in the table"))
-    detail = page.segment_detail(system, seg, page.chosen.get("span_threshold"))
-    widgets.html(highlight.render_legend(detail.legend))
+    threshold = page.chosen.get("span_threshold", page.view.option("span_threshold").default)
+    tokens, spans, legend = page.detail("marked_output", system, seg, metric, threshold)
+    widgets.html(highlight.render_legend(legend))
     parts = [highlight.render_text(ev.src.iat[seg], label="Source")] if str(ev.src.iat[seg]).strip() else []
     parts += [highlight.render_text(ev.refs.at[seg, ref], label=f"Reference {ref}") for ref in ev.ref_names]
     label = (f"{system} · human {row['human']:.2f} · {widgets.metric_label(metric)} "
              f"{widgets.metric_value(metric, row['score'])}")
-    parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], detail.hyp.shown, detail.hyp_spans,
-                                              label=label))
+    parts.append(highlight.render_marked_text(ev.hyps.at[seg, system], tokens.shown, spans, label=label))
+
     widgets.html("".join(parts))
 
 page.table("systems", key="me_systems", max_height=360,
