@@ -182,7 +182,22 @@ def _load_kernels() -> threading.Thread:
     return thread
 
 
+def _testset_upload(testset) -> tuple[state.Dataset | None, list[str]]:
+    """One uploaded test-set file: a WMT release's archive (:mod:`mtdiag.ui.layout_sets`, which asks what to open of
+    it), else a test set read whole."""
+    try:
+        if layout_sets.is_release_upload(testset.name):
+            return layout_sets.upload_dataset(testset.name, testset.getvalue(), error_weights_spec(),
+                                              resolve_error_weights(error_weights_spec()))
+        return _load_testset_upload(testset.name, testset.getvalue()), []
+    except InputError as error:
+        return None, [str(error)]
+    except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
+        return None, [f"the test set file could not be read: {error}"]
+
+
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
+
     """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
     file, when given, is the whole data; else the text files make it."""
     _load_kernels()
@@ -195,19 +210,8 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
              "per system, optional doc); or a .zip/.tar.gz of a year of WMT's mt-metrics-eval layout (wmt23/ with "
              "sources/, system-outputs/, human-scores/, metric-scores/ …): choose its language pair below. When "
              "given, the text-file uploads below are not used.")
-    if testset is not None and layout_sets.is_release_upload(testset.name):
-        try:
-            return layout_sets.upload_dataset(testset.name, testset.getvalue(), error_weights_spec(),
-                                              resolve_error_weights(error_weights_spec()))
-        except InputError as error:  # the weights file
-            return None, [str(error)]
     if testset is not None:
-        try:
-            return _load_testset_upload(testset.name, testset.getvalue()), []
-        except InputError as error:
-            return None, [str(error)]
-        except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
-            return None, [f"the test set file could not be read: {error}"]
+        return _testset_upload(testset)
     src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
     refs = sb.file_uploader("References (optional: without one, the reference-free checks and consensus)",
                             type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
