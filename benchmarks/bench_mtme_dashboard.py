@@ -82,10 +82,11 @@ def main() -> None:
             ready(page)
             after(page, lambda: page.get_by_text("Upload files", exact=True).click())
             cpu = cpu_seconds(proc)
-            upload = after(page, lambda: uploader(page, "Test set file").set_input_files(str(archive)), title="Overview",
-                           timeout=TIMEOUT)
+            files = uploader(page, "Test set file")
+            upload = after(page, lambda: files.set_input_files(str(archive)), title="Overview", timeout=TIMEOUT)
             print(f"{archive.name}: {archive.stat().st_size / 2**20:.1f} MB; upload -> the first pair's Overview drawn "
-                  f"{upload:.1f} s (server CPU {cpu_seconds(proc) - cpu:.1f} s); server peak {peak_mb(proc.pid):.0f} MB")
+                  f"{upload:.1f} s (server CPU {cpu_seconds(proc) - cpu:.1f} s); server peak "
+                  f"{peak_mb(proc.pid):.0f} MB")
             cpu = cpu_seconds(proc)
             opened = 0.0
             first = sorted(p.name[:-4] for p in (Path(args.release) / "sources").glob("*.txt"))[0]
@@ -93,9 +94,9 @@ def main() -> None:
                 opened += after(page, choose(page, "Language pair", args.lp), title="Overview", timeout=TIMEOUT)
             if args.human:
                 opened += after(page, choose(page, "Human scores", args.human), title="Overview", timeout=TIMEOUT)
-            print(f"{args.lp}: choose the pair -> Overview drawn {opened:.1f} s (server CPU {cpu_seconds(proc) - cpu:.1f} "
-                  f"s; 0 when the upload opened it); server peak {peak_mb(proc.pid):.0f} MB; load average "
-                  f"{os.getloadavg()[0]:.1f}")
+            print(f"{args.lp}: choose the pair -> Overview drawn {opened:.1f} s (server CPU "
+                  f"{cpu_seconds(proc) - cpu:.1f} s; 0 when the upload opened it); server peak "
+                  f"{peak_mb(proc.pid):.0f} MB; load average {os.getloadavg()[0]:.1f}")
             shot(page, args.shots, f"{args.lp}-overview")
             cpu = cpu_seconds(proc)
             drawn = after(page, nav(page, "Metrics vs humans"), title="Metrics vs humans", timeout=TIMEOUT)

@@ -229,8 +229,8 @@ def test_disagreements_worst_first_with_the_spans(report):
     assert frame.iloc[0]["gap"] == pytest.approx(gaps[worst])
     assert list(abs(frame["gap"])) == sorted(abs(frame["gap"]), reverse=True)
     sysd = mvh.disagreements(report, "MetA-refA", top=100).set_index(["system", "seg"])
-    assert sysd.loc[("sysD", 0), "human_errors"] == ("major Accuracy/Omission “on the warm”; major Accuracy/Omission "
-                                                    "“windowsill”")
+    assert sysd.loc[("sysD", 0), "human_errors"] == ("major Accuracy/Omission “on the warm”; "
+                                                    "major Accuracy/Omission “windowsill”")
 
 
 def test_the_view_the_command_line_and_the_report(report, tmp_path):

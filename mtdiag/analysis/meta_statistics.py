@@ -35,8 +35,8 @@ def _items(h: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def segment_sums(h: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Per segment the sums Pearson's r needs over its items (``N × 6``: count, Σh, Σm, Σh², Σm², Σhm), each side
-    centred on its mean over all items first (r does not change; the sums lose no precision to large means)."""
+    """Per segment the sums Pearson's r needs over its items (``N × 6``: count, Σh, Σm, Σh², Σm², Σhm), each
+    side centred on its mean over all items first (r does not change; the sums lose no precision to large means)."""
     items = _items(h, m)
     if not items.any():
         return np.zeros((h.shape[1], SUMS))
@@ -187,8 +187,8 @@ def rank_clusters(point: np.ndarray, draws: np.ndarray, alpha: float = 0.05) -> 
     """WMT's ranks (mt-metrics-eval ``AssignRanks``) from bootstrap draws: metrics sorted by ``point`` (best first);
     ``p[i, j]`` is the share of draws where metric ``j`` is at least as good as metric ``i`` (the p-value of "j is
     not worse than i"); walking down the order, a new rank starts at ``j`` when a metric of the current rank beats
-    it with ``p <= alpha``. Returns (rank per metric, 1 = tied with the best; NaN for a NaN point or no draws), the p-values
-    (``M × M`` in the input order)."""
+    it with ``p <= alpha``. Returns (rank per metric, 1 = tied with the best; NaN for a NaN point or no draws),
+    the p-values (``M × M`` in the input order)."""
     valid = np.isfinite(point) & np.isfinite(draws).any(axis=0)  # a metric without draws cannot be tested
     ranks = np.full(len(point), np.nan)
 

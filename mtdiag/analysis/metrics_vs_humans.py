@@ -51,8 +51,9 @@ ALPHA = 0.05
 @dataclass(frozen=True)
 class Evidence:
     """What the statistics read of a report: the systems (``S``) and metrics (``M``) on trial, the human segment
-    scores (``S × N``), the metrics' oriented segment scores (``M × S × N``), the human system scores (``S``: published
-    where the set has them, else the mean of the rated segments) and the metrics' oriented corpus scores (``M × S``)."""
+    scores (``S × N``), the metrics' oriented segment scores (``M × S × N``), the human system scores (``S``:
+    published where the set has them, else the mean of the rated segments) and the metrics' oriented corpus scores
+    (``M × S``)."""
 
     systems: tuple[str, ...]
     metrics: tuple[str, ...]
@@ -257,7 +258,7 @@ DISAGREEMENT_COLUMNS = ("system", "seg", "gap", "direction", "human", "score", "
                         "metric_percentile", "human_errors", "metric_errors", "output")
 
 
-def _span_texts(spans: pd.DataFrame | None, evalset, keys: pd.MultiIndex, label: str) -> list[str]:
+def _span_texts(spans: pd.DataFrame | None, evalset, keys: pd.MultiIndex, label: str | None) -> list[str]:
     """Per (system, seg) of ``keys`` its spans as text — ``severity category “words”`` joined by ``; `` (the words
     cut from the output, or from the source for a source-side error); ``label``: the column naming its category."""
     if spans is None or not len(spans):
@@ -274,7 +275,8 @@ def _span_texts(spans: pd.DataFrame | None, evalset, keys: pd.MultiIndex, label:
         for row in rows.itertuples():
             text = source if getattr(row, "side", "target") == "source" else output
             words = text[int(row.start):int(row.end)] if 0 <= row.start < row.end else ""
-            kind = " ".join(str(v) for v in (row.severity, getattr(row, label, "") if label else "") if v and str(v) != "nan")
+            named = (row.severity, getattr(row, label, "") if label else "")
+            kind = " ".join(str(v) for v in named if v and str(v) != "nan")
             texts.append(f"{kind} “{words}”" if words else kind)
         out.append("; ".join(texts))
     return out
