@@ -220,3 +220,20 @@ def test_tar_links_are_skipped_and_its_bytes_bounded():
     assert tree.paths() == ("wmt99/sources/en-de.txt",)
     with pytest.raises(InputError, match="up.tar.gz:wmt99/sources/en-de.txt: has 3,000 bytes"):
         archives.open_tree(("up.tar.gz", buffer.getvalue()), limits=Limits(max_file_bytes=2000))
+
+
+def test_the_bytes_of_an_archive_are_counted_per_reading():
+    """A zip opened once (the dashboard keeps it) is read again for each pair or choice: the bound is on the bytes
+    one reading inflates, not on every reading since it was opened."""
+    name, data = packed("zip")
+    en_de_bytes = sum(len(p.read_bytes()) for p in WMT99.rglob("*") if p.is_file() and "en-de" in p.as_posix())
+    tree = archives.ZipTree(name, data, archives.TreeBounds(members=100, total_bytes=int(1.5 * en_de_bytes),
+                                                            limits=Limits()))
+    layout = open_layout(WMT99)
+    layout = type(layout)(tree, "wmt99/", "wmt99")
+    for human in ("mqm", "da-sqm", "mqm"):
+        assert load_mtme(layout, LayoutChoice(lp="en-de", human=human)).systems == SYSTEMS
+    small = archives.ZipTree(name, data, archives.TreeBounds(members=100, total_bytes=en_de_bytes // 2,
+                                                             limits=Limits()))
+    with pytest.raises(InputError, match="release.zip: inflates to more than"):
+        load_mtme(type(layout)(small, "wmt99/", "wmt99"), LayoutChoice(lp="en-de"))

@@ -22,8 +22,10 @@ A folder on the server is trusted (the operator put it there) but its walk is bo
 
 from __future__ import annotations
 
+import copy
 import io
 import os
+
 import struct
 import tarfile
 import zipfile
@@ -106,6 +108,12 @@ class FileTree:
         """How messages name a file of the tree: ``archive.zip:wmt23/sources/en-de.txt``, or its path."""
         return f"{self.name}:{path}"
 
+    def counted(self) -> "FileTree":
+        """The tree for one reading of it — one language pair loaded: the bytes a reading inflates are counted
+        against :attr:`TreeBounds.total_bytes` afresh (a tree opened once is read again for another pair or
+        choice). Only a zip inflates as it is read; the others are themselves."""
+        return self
+
 
 class FolderTree(FileTree):
     """A folder on disk (read where it is)."""
@@ -146,6 +154,11 @@ class ZipTree(FileTree):
                 self._info[member_path(info.filename, name)] = info
         super().__init__(name, list(self._info))
         self._bounds, self._read = bounds, 0
+
+    def counted(self) -> "ZipTree":
+        fresh = copy.copy(self)  # the same directory and archive; a counter of its own
+        fresh._read = 0
+        return fresh
 
     def source(self, path: str) -> Source:
         info = self._info[path]

@@ -159,6 +159,13 @@ class Layout:
     def default_references(self, lp: str, include=()) -> list[str]:
         return [r for r in self.pairs[lp].references if r not in include and r != SYNTHETIC]
 
+    def counted(self) -> "Layout":
+        """This layout on its tree for one reading (:meth:`mtdiag.io.archives.FileTree.counted`), its files
+        already indexed."""
+        fresh = Layout(self.tree.counted(), self.prefix, self.name)
+        fresh.__dict__["pairs"] = self.pairs
+        return fresh
+
 
 def find_layouts(tree: FileTree) -> list[Layout]:
     """The year folders of the layout in ``tree``: the tree itself, or folders within three levels, that hold
@@ -369,7 +376,9 @@ def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: 
               error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
     """One language pair of a layout as an :class:`~mtdiag.core.evalset.EvalSet` (the module docstring says what
     becomes of each file; ``choice``: :class:`LayoutChoice`)."""
+    layout = layout.counted()
     lp, pair = layout.pair(choice.lp)
+
     include, references = _roles(layout, lp, choice)
     human_outputs = layout.human_outputs(lp)
     systems = [o for o in pair.outputs if o not in human_outputs] + include  # MT systems, then human outputs
