@@ -213,9 +213,10 @@ def _bucket_items(report, writing: "Writing") -> list:
 
 
 def _errors_summary(report, writing: "Writing") -> str:
-    tests = human.error_significance(report, "top")
-    return (f"<p>{int(tests['significant'].sum()):,} pair(s) of systems differ in a category at p_holm &lt; "
-            f"{tests.attrs['alpha']} (every pair and category below).</p>")
+    """The Human page's sentence on the error significance table, at the page's default level."""
+    view = views.REGISTRY["human"]
+    tests = view.table("error_significance").make(report, _chosen(report, view, {}, writing))
+    return f"<p>{highlight.escape(human.significance_summary(tests))} Every pair and category below.</p>"
 
 
 def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
@@ -336,8 +337,8 @@ def _human_sections(report, view, writing: Writing) -> list[Section]:
     if errorstats.has_annotations(report.evalset):
         sections.append(_section(
             "errors", "Human errors", "Human errors per category and rater",
-            [Declared("human", "error_counts", {"level": "top"}), Declared("human", "error_raters"), _errors_summary,
-             Declared("human", "error_significance", {"level": "top"}, fold="every pair and category")],
+            [Declared("human", "error_counts"), Declared("human", "error_raters"), _errors_summary,
+             Declared("human", "error_significance", fold="every pair and category")],
             report, writing))
         sections.append(_section("span-agreement", "Spans vs humans", "Predicted spans against the human spans",
                                  [Declared("human", "span_agreement")], report, writing))
