@@ -252,8 +252,20 @@ def export(report, chosen) -> pd.DataFrame:
     return segment_export(report, worst_first(report, chosen))
 
 
+FIRST_SCREEN_TEXT = (f"the first {ranking.FIRST_SCREEN} rows show one pair per source (its worst output), then every "
+                     "other pair from the worst again, so the problem column falls through those rows and starts "
+                     f"over below them (strict pair order: one order throughout)")
+"""What the queue's order is when it is not strict (:func:`mtdiag.triage.ranking.first_screen`): said where its reader
+looks, since a problem of 1.000 under rows of 0.934 reads as a sorting error."""
+
+
 def _queue_caption(report, chosen, frame) -> str:
-    return f"{len(frame):,} of {report.evalset.n_segments * len(report.evalset.systems):,} rows, worst first"
+    """How many rows of how many; and, when the first screen's one-pair-per-source order shows (not strict, a
+    source with several pairs shown), that the problem column is not in one descending order."""
+    count = f"{len(frame):,} of {report.evalset.n_segments * len(report.evalset.systems):,} rows, worst first"
+    if chosen["strict"] or not frame["seg_id"].duplicated().any():
+        return count
+    return f"{count}: {FIRST_SCREEN_TEXT}."
 
 
 def _sources_caption(report, chosen, frame) -> str:
@@ -266,8 +278,8 @@ VIEW = View(
     name="segments", title="Segments",
     help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
     about=f"Worst first: {ranking.PROBLEM_TEXT}; the same order as mtdiag triage. A row whose critical column names a "
-          "check is a plainly broken output and comes before rows of higher problem. Select a row to open its source "
-          "with every system's output.",
+          "check is a plainly broken output and comes before rows of higher problem. Unless the order is strict, "
+          f"{FIRST_SCREEN_TEXT}. Select a row to open its source with every system's output.",
     options=(
         SYSTEMS,
         ViewOption("doc", "Document", "only the segments of this document", choices=_documents,
