@@ -131,3 +131,18 @@ def test_a_log_of_another_set_is_one_error_and_the_data_stays(made):
     assert any("other.jsonl: line 1:" in e and "a log of another test set?" in e and "data loaded before stays" in e
                for e in errors), errors
     assert SET in sidebar_text(at) and "other.jsonl" not in sidebar_text(at)
+
+
+def test_the_campaigns_size_is_said_in_what_it_counts(made):
+    """The number counts rows of the queue and the campaign holds their sources with every system's output: "Pairs
+    of the queue: 50" exported 50 segments × 10 systems (500 outputs) on WMT23. The label says it counts the queue's
+    rows and gives sources; the caption says sources × systems = outputs."""
+    at = on_segments()
+    box = at.number_input(key="seg_pearmut_top")
+    assert box.label == "Sources of the queue's first N rows" and box.value == 50
+    _, _, campaign = made[-1]
+    systems = len(at.multiselect(key="seg_systems").options)
+    sources = len(campaign.segments)
+    assert sources == 50 and systems > 1
+    said = f"{sources} sources × {systems} systems = {sources * systems} outputs to annotate, {len(campaign.spans):,} spans"
+    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]

@@ -25,9 +25,14 @@ def campaign_download(current: state.Current, pairs: pd.DataFrame, threshold: fl
         st.caption("No row matches these filters: there is nothing to annotate.")
         return
     report = current.report
-    top = int(st.number_input("Pairs of the queue", min_value=1, value=DEFAULT_TOP, step=1, key=f"{key}_top",
-                              help="the segments of the first N pairs of the queue as filtered (all when fewer), "
-                                   "each once, every system's output on its page"))
+    systems = len(report.evalset.systems)
+    # the number counts rows of the queue; what goes out is their sources with every system's output: the label
+    # and the caption say both (N rows of 10 systems are up to N x 10 outputs, not N)
+    top = int(st.number_input("Sources of the queue's first N rows", min_value=1, value=DEFAULT_TOP, step=1,
+                              key=f"{key}_top",
+                              help=f"the sources of the first N rows of the queue as filtered (all when fewer), each "
+                                   f"once, with every system's output on its page: N sources × {systems} systems "
+                                   "outputs to annotate at most"))
     users = int(st.number_input("Annotators", min_value=1, max_value=100, value=DEFAULT_USERS, step=1,
                                 key=f"{key}_users", help="each annotates every page"))
     protocol = widgets.radio("Protocol", list(PROTOCOLS), key=f"{key}_protocol", default="esa",
@@ -40,9 +45,9 @@ def campaign_download(current: state.Current, pairs: pd.DataFrame, threshold: fl
     except ValueError as exc:  # every segment left out (its texts would be HTML in Pearmut's page)
         st.caption(escape_markdown(str(exc)))
         return
-    st.caption(f"{len(campaign.segments):,} segments × {len(report.evalset.systems)} systems, "
-               f"{len(campaign.spans):,} spans pre-filled (confidence at least {threshold:.2f}). Load it with "
-               "`pearmut add FILE`; read the annotations back as human error spans (`data/annotations/*.jsonl`).")
+    st.caption(f"{len(campaign.segments):,} sources × {systems} systems = {len(campaign.segments) * systems:,} "
+               f"outputs to annotate, {len(campaign.spans):,} spans pre-filled (confidence at least {threshold:.2f}). "
+               "Load it with `pearmut add FILE`; read the annotations back as human error spans (`data/annotations/*.jsonl`).")
     for note in campaign.notes:
         st.caption(escape_markdown(note))
     st.download_button("Pearmut campaign", data=json.dumps(campaign.data, ensure_ascii=False, indent=1),
