@@ -148,7 +148,20 @@ def test_overlapping_spans_are_merged_into_their_union():
     merged = merged_spans(spans)
     assert merged[["start", "end", "severity"]].values.tolist() == [[0, 34, "critical"], [40, 42, "minor"],
                                                                    [42, 50, "minor"]]  # touching spans stay apart
-    assert merged["kind"].iat[0] == "unsupported+repetition" and merged["confidence"].iat[0] == 0.5
+    assert merged["kind"].iat[0] == "repetition+unsupported" and merged["confidence"].iat[0] == 0.5
+
+
+def test_one_combination_of_span_kinds_has_one_name():
+    """Two outputs with an unsupported phrase overlapping a number mismatch, one starting first in each: the
+    WMT23 export named the one combination both ways (unsupported+number_mismatch x17, number_mismatch+unsupported
+    x10)."""
+    spans = pd.DataFrame({"system": ["A", "A", "B", "B"], "seg": [0, 0, 0, 0], "start": [0, 5, 0, 3],
+                          "end": [10, 12, 8, 9], "severity": ["major", "minor", "minor", "major"],
+                          "confidence": [0.4, 0.3, 0.3, 0.4],
+                          "kind": ["unsupported", "number_mismatch", "number_mismatch", "unsupported"]})
+    merged = merged_spans(spans)
+    assert merged[["system", "start", "end"]].values.tolist() == [["A", 0, 12], ["B", 0, 9]]
+    assert merged["kind"].tolist() == ["number_mismatch+unsupported"] * 2
 
 
 def test_mqm_campaign_keeps_critical_and_asks_no_score(report):

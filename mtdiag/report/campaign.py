@@ -116,7 +116,8 @@ def model_keys(systems: list[str]) -> dict[str, str]:
 def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
     """Spans (``start, end, severity, confidence, kind``, per output when ``system`` and ``seg`` are columns) with
     those of one output that overlap (share a character) merged into their union: the most severe severity, the
-    highest confidence, the kinds joined by ``+``. Spans that only touch stay apart. Sorted by output and start;
+    highest confidence, the kinds joined by ``+`` in alphabetical order (``number_mismatch+unsupported`` whichever
+    span starts first: one combination, one name). Spans that only touch stay apart. Sorted by output and start;
     vectorised over every output at once."""
     keys = [c for c in ("system", "seg") if c in spans.columns]
     rows = spans.sort_values([*keys, "start", "end"], kind="stable").reset_index(drop=True)
@@ -134,11 +135,10 @@ def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
     merged["end"] = np.maximum.reduceat(end, np.flatnonzero(first))
     merged["severity"] = np.array(SEVERITY_ORDER, dtype=object)[np.maximum.reduceat(rank, np.flatnonzero(first))]
     merged["confidence"] = np.maximum.reduceat(rows["confidence"].to_numpy(dtype=float), np.flatnonzero(first))
-    kinds = [[] for _ in range(len(merged))]
+    kinds: list[set[str]] = [set() for _ in range(len(merged))]
     for g, kind in zip(group, rows["kind"]):
-        if kind not in kinds[g]:
-            kinds[g].append(kind)
-    merged["kind"] = ["+".join(k) for k in kinds]
+        kinds[g].add(kind)
+    merged["kind"] = ["+".join(sorted(k)) for k in kinds]  # one name per combination, whichever span came first
     return merged[columns]
 
 
