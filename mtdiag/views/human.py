@@ -208,9 +208,8 @@ def _unavailable(result_of):
     def why(report, chosen) -> str:
         if not chosen["similarity"]:
             return "Choose at least one metric."
-        refs = len(report.evalset.ref_names)
-        return (f"{result_of(report, chosen).explanation}. This set has {refs} reference{'s' if refs != 1 else ''}; "
-                "pick a set with several (e.g. wmt21.en-de).")
+        # the explanation says how many references the set has; the page adds where to find a set with several
+        return f"{result_of(report, chosen).explanation}. Or pick a set with several references (e.g. wmt21.en-de)."
 
     return why
 
