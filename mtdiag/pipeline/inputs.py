@@ -93,6 +93,21 @@ def check(evalset: EvalSet, options: Options, where: str | None) -> None:
     check_fields(where, evalset, scored.metrics if scored.metrics is not None else available_metrics(evalset))
 
 
+def unscored_mask(evalset: EvalSet, where: str | None):
+    """The segments ``where`` selects when it reads nothing scoring computes — no metric, flag or problem score
+    (``seg_id > 1000``, ``doc == "a"``, ``human[A] < -5``, ``src ~ "virus"``: :func:`mtdiag.slices.catalogue.
+    unscored_fields`) — read on the set before anything is scored;
+    None for any other expression (or none). A command then refuses an expression that keeps no segment without
+    scoring the set first (the sample set scored, 276 MB and 2.7 s of CPU, to say "keeps none")."""
+    if where is None:
+        return None
+    from mtdiag.slices.catalogue import unscored_fields
+
+    if not {field.name for field in fields_of(parse(where))} <= unscored_fields(evalset):
+        return None
+    return segment_mask(evaluate(evalset, Options(metrics=())), where)
+
+
 def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = None) -> Report:
     """The report of ``where``'s segments (``whole`` itself without an expression): the expression is evaluated on
     ``whole`` — its flags computed there — and the slice keeps ``metrics`` (default: every metric of ``whole``)."""
@@ -110,6 +125,9 @@ def report(evalset: EvalSet, options: Options, where: str | None = None, *, exec
     and the report of ``where``'s segments (the same without an expression), which keeps the metrics ``options``
     name. ``say`` is told how many segments the slice keeps."""
     check(evalset, options, where)
+    early = unscored_mask(evalset, where)
+    if early is not None and not early.any():
+        raise ExpressionError(f"the expression keeps none of the {evalset.n_segments:,} segments")
     scored = scoring(evalset, options, where)
     whole = evaluate(evalset, scored, progress=progress, execution=execution)
     shown = None if scored is options else (options.metrics or default_metrics(evalset))
@@ -129,4 +147,4 @@ def warm_up() -> None:
 
 __all__ = ["MAX_CHARS", "METRICS", "NO_REFERENCE", "EvalSet", "Execution", "ExpressionError", "Limits", "Options",
            "Report", "check", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
-           "sliced", "warm_up", "with_human"]
+           "sliced", "unscored_mask", "warm_up", "with_human"]

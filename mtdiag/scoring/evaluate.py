@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from mtdiag.scoring.chunks import Execution, chunked_statistics, step_message
+from mtdiag.scoring.chunks import SHARED_TEXTS, Execution, chunked_statistics, shared_statistics
 from mtdiag.core.evalset import EvalSet
 from mtdiag.core.needs import NEEDS, lacking
 from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
@@ -218,20 +218,12 @@ def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[
     chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
     if workers > 1:
         chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
-    if execution.dask or workers > 1 or evalset.n_segments > chunk:
-        stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
-                                   [(name, metric.options) for name, metric in metric_objects.items()],
-                                   replace(execution, chunk=chunk, workers=workers), progress)
-    else:
-        stats = {}
-        steps = max(len(names) * len(evalset.systems), 1)
-        for i, (name, metric) in enumerate(metric_objects.items()):
-            for j, system in enumerate(evalset.systems):
-                if progress:
-                    progress((i * len(evalset.systems) + j) / steps,
-                             step_message(metric.info.label, j + 1, len(evalset.systems)))
-                stats[(name, system)] = metric.statistics(context, system)
-    return stats
+    texts = evalset.n_segments * (len(evalset.ref_names) + len(evalset.systems) + 1)
+    if execution.dask or (texts > SHARED_TEXTS and (workers > 1 or evalset.n_segments > chunk)):
+        return chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
+                                  [(name, metric.options) for name, metric in metric_objects.items()],
+                                  replace(execution, chunk=chunk, workers=workers), progress)
+    return shared_statistics(context, list(metric_objects.items()), workers, progress)
 
 
 def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,

@@ -115,6 +115,16 @@ def _pair_fields(evalset, metrics) -> list[FieldInfo]:
     return fields
 
 
+UNSCORED = frozenset({"human", "hyp", "errors"})
+"""The fields of a pair read from the set itself, as the segment fields are: no score, flag or problem."""
+
+
+def unscored_fields(evalset) -> set[str]:
+    """The names of the fields read from the set alone, before anything is scored: every segment field (id, labels,
+    lengths, texts, tags) and :data:`UNSCORED`."""
+    return {f.name for f in _segment_fields(evalset)} | UNSCORED
+
+
 def field_catalogue(evalset, metrics) -> list[FieldInfo]:
     """Every field an expression may read on a report of ``evalset`` with ``metrics`` (segment fields first)."""
     return _segment_fields(evalset) + _pair_fields(evalset, metrics)
