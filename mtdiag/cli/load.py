@@ -188,24 +188,25 @@ def _read_with_the_testset(args) -> set[Path]:
     return {path.resolve() for path in extra_files(args.testset)}
 
 
-def report(args, *, scoring: "Options | None" = None, before=None,
+def report(args, *, scoring=None, before=None,
            flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
     """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores (the
     folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
-    warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
-    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of
-    ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to stderr.
+    warnings on stderr, then the options (``scoring``: :class:`Options`, or a function of the loaded set giving them;
+    default :func:`options`) with the metrics ``--where``'s flags read, scoring (on the Dask cluster of ``--dask``)
+    and the slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how
+    many segments the slice keeps goes to stderr.
     ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
     flags of the references and the systems (:func:`load`)."""
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 
-    scoring = scoring if scoring is not None else options(args)
     where = getattr(args, "where", None)
     evalset = load(args, *flags)
     if getattr(args, "human", None):
         evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
                                      say=note)
+    scoring = options(args) if scoring is None else scoring(evalset) if callable(scoring) else scoring
     inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
     print_warnings(evalset)
     if before is not None:

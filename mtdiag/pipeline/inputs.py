@@ -75,6 +75,16 @@ def flag_metrics(where: str | None) -> list[str]:
     return list(dict.fromkeys(read))
 
 
+def check_metrics(evalset: EvalSet) -> list[str]:
+    """The metrics the triage checks read (their ``metric:NAME`` needs) that scoring with no metric named computes:
+    with them, every check that applies to the default report applies (the same flags), whatever else is left out."""
+    from mtdiag.triage import checks
+
+    defaults = default_metrics(evalset)
+    read = [need[len(METRIC):] for check in checks.REGISTRY.values() for need in check.needs if need.startswith(METRIC)]
+    return [m for m in dict.fromkeys(read) if m in defaults]
+
+
 def scoring(evalset: EvalSet, options: Options, where: str | None = None) -> Options:
     """``options`` with the metrics ``where``'s flags read added where these inputs allow them (the metrics named,
     or the defaults, otherwise unchanged)."""
@@ -146,5 +156,5 @@ def warm_up() -> None:
 
 
 __all__ = ["MAX_CHARS", "METRICS", "NO_REFERENCE", "EvalSet", "Execution", "ExpressionError", "Limits", "Options",
-           "Report", "check", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
+           "Report", "check", "check_metrics", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
            "sliced", "unscored_mask", "warm_up", "with_human"]
