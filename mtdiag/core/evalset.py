@@ -31,6 +31,7 @@ ones — so a slice's outputs name the segments as the whole set does. ``orig_se
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -111,6 +112,11 @@ class EvalSet:
         if "src" in self.segments.columns:
             return self.segments["src"]
         return pd.Series([""] * self.n_segments, index=self.segments.index, name="src")
+
+    @cached_property
+    def has_source(self) -> bool:
+        """True when some segment has a source text (read once per set: every check asks, per pair shown)."""
+        return "src" in self.segments.columns and bool(self.src.astype(str).str.len().gt(0).any())
 
     @property
     def label_columns(self) -> list[str]:
