@@ -33,6 +33,7 @@ import zipfile
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -160,17 +161,18 @@ def evaluate_stored(evalset: EvalSet, options: Options = Options(),
     return report
 
 
-def store_folders(root: Path) -> list[str]:
-    """Score every test-set folder under ``root`` (``mtdiag/sample_data``) with the default options into the
-    cache, as the dashboard opens them; returns their names. ``make install`` runs it (``python -m
-    mtdiag.scoring.report_cache FOLDER``), with the compiled kernel loaded first."""
+def store_folders(root: Path, names: Sequence[str] = ()) -> list[str]:
+    """Score every test-set folder under ``root`` (``mtdiag/sample_data``) — those ``names`` only, when given — with
+    the default options into the cache, as the dashboard opens them; returns their names. ``make install`` runs it
+    (``python -m mtdiag.scoring.report_cache FOLDER [NAME ...]``; ``make run`` for the set the dashboard opens on),
+    with the compiled kernel loaded first."""
     from mtdiag.core.errors import InputError
     from mtdiag.io import load_folder
     from mtdiag.metrics.ter_engine import load_kernel
 
     load_kernel()
     stored = []
-    for path in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+    for path in sorted(p for p in Path(root).iterdir() if p.is_dir() and (not names or p.name in names)):
         try:
             evalset = load_folder(path)
         except InputError:  # not a test set
@@ -183,5 +185,5 @@ def store_folders(root: Path) -> list[str]:
 if __name__ == "__main__":  # python -m mtdiag.scoring.report_cache FOLDER (make install)
     import sys
 
-    names = store_folders(Path(sys.argv[1]))
+    names = store_folders(Path(sys.argv[1]), sys.argv[2:])
     print(f"kept on disk ({folder()}): the reports of {', '.join(names)}")
