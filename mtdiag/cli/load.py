@@ -188,8 +188,8 @@ def _read_with_the_testset(args) -> set[Path]:
     return {path.resolve() for path in extra_files(args.testset)}
 
 
-def report(args, *, scoring=None, before=None,
-           flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
+def report(args, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp"),
+           analysed: bool = False) -> tuple["Report", "Report"]:
     """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores (the
     folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
     warnings on stderr, then the options (``scoring``: :class:`Options`, or a function of the loaded set giving them;
@@ -197,7 +197,8 @@ def report(args, *, scoring=None, before=None,
     and the slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how
     many segments the slice keeps goes to stderr.
     ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
-    flags of the references and the systems (:func:`load`)."""
+    flags of the references and the systems (:func:`load`). ``analysed``: the command reads checks or spans next
+    (:func:`mtdiag.pipeline.inputs.report`)."""
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 
@@ -211,4 +212,5 @@ def report(args, *, scoring=None, before=None,
     print_warnings(evalset)
     if before is not None:
         before(evalset)
-    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note)
+    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note,
+                         analysed=analysed)

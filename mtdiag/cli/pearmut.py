@@ -60,7 +60,7 @@ def run(args) -> str:
     for flag, value in (("--top", args.top), ("--users", args.users)):
         if value < 1:
             raise CliError(f"{flag} must be at least 1, got {value}")
-    _, report = load.report(args)
+    _, report = load.report(args, analysed=True)
     campaign = pearmut_campaign(report, top=args.top, users=args.users, protocol=args.protocol,
                                 threshold=threshold, campaign_id=args.campaign_id,
                                 with_reference=args.with_reference, strict=args.strict)

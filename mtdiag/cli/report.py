@@ -37,7 +37,7 @@ def run(args) -> str:
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD)
-    whole, report = load.report(args, before=lambda evalset: note("scoring …"))
+    whole, report = load.report(args, before=lambda evalset: note("scoring …"), analysed=True)
     title = args.title
     if title is None and args.where is not None:
         title = (f"mtdiag report: {whole.evalset.name}, where {args.where} ({report.evalset.n_segments:,} of "

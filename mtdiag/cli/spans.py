@@ -37,7 +37,7 @@ def run(args) -> str:
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
-    _, report = load.report(args)
+    _, report = load.report(args, analysed=True)
     predicted = predict_spans(report, threshold)
     records = span_records(report, predicted)
     marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})

@@ -118,6 +118,20 @@ def unscored_mask(evalset: EvalSet, where: str | None):
     return segment_mask(evaluate(evalset, Options(metrics=())), where)
 
 
+def prepared(report: Report) -> None:
+    """What every analysis of a report reads that depends on no score, computed on ``report`` (a report of the set
+    without scores, on the context the scored report will have: :func:`mtdiag.scoring.evaluate.evaluate`'s
+    ``prepare``, run while the metrics score): the flags of the checks that read no metric (language detection,
+    copied words, numbers, suspect references …; a check that reads a metric is not active on a report without
+    scores) and the words' support the predicted spans read."""
+    from mtdiag.spans.support import word_support
+    from mtdiag.triage import checks
+
+    for check in checks.active_checks(report):
+        checks.fired(report, check)
+    word_support(report)
+
+
 def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = None) -> Report:
     """The report of ``where``'s segments (``whole`` itself without an expression): the expression is evaluated on
     ``whole`` — its flags computed there — and the slice keeps ``metrics`` (default: every metric of ``whole``)."""
@@ -130,16 +144,17 @@ def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = Non
 
 
 def report(evalset: EvalSet, options: Options, where: str | None = None, *, execution: Execution | None = None,
-           progress=None, say: Say | None = None) -> tuple[Report, Report]:
+           progress=None, say: Say | None = None, analysed: bool = False) -> tuple[Report, Report]:
     """Steps 4 to 7 of the input path on a loaded set (human scores and annotations attached): the whole report
     and the report of ``where``'s segments (the same without an expression), which keeps the metrics ``options``
-    name. ``say`` is told how many segments the slice keeps."""
+    name. ``say`` is told how many segments the slice keeps. ``analysed``: the caller reads the checks or the spans
+    next (a view, the queue, the report), which are then :func:`prepared` while the metrics score."""
     check(evalset, options, where)
     early = unscored_mask(evalset, where)
     if early is not None and not early.any():
         raise ExpressionError(f"the expression keeps none of the {evalset.n_segments:,} segments")
     scored = scoring(evalset, options, where)
-    whole = evaluate(evalset, scored, progress=progress, execution=execution)
+    whole = evaluate(evalset, scored, progress=progress, execution=execution, prepare=prepared if analysed else None)
     shown = None if scored is options else (options.metrics or default_metrics(evalset))
     part = sliced(whole, where, shown)
     if where is not None and say is not None:
@@ -156,5 +171,5 @@ def warm_up() -> None:
 
 
 __all__ = ["MAX_CHARS", "METRICS", "NO_REFERENCE", "EvalSet", "Execution", "ExpressionError", "Limits", "Options",
-           "Report", "check", "check_metrics", "clear_caches", "evaluate", "fields", "flag_metrics", "report", "report_cache", "scoring",
+           "Report", "check", "check_metrics", "clear_caches", "evaluate", "fields", "flag_metrics", "prepared", "report", "report_cache", "scoring",
            "sliced", "unscored_mask", "warm_up", "with_human"]

@@ -165,7 +165,7 @@ class Report:
 
 
 def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None,
-             execution: Execution | None = None) -> Report:
+             execution: Execution | None = None, prepare: Callable[[Report], None] | None = None) -> Report:
     """Score every system of ``evalset`` with every requested metric.
 
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
@@ -174,10 +174,16 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     ``options.metrics == ()`` asks for no score: the report then holds the set, the options and the scoring context
     (tokens, n-gram tables) for what reads no score (the HT/MT n-gram tables, ORANGE/KING/QUEEN).
 
-    ``execution`` (:class:`~mtdiag.scoring.chunks.Execution`) says how, never what: a set larger than one slice, or large
-    enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
-    the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`). A small set is
-    scored in one piece on the report's own context, whose tokens and n-gram indexes the evidence views then reuse.
+    ``execution`` (:class:`~mtdiag.scoring.chunks.Execution`) says how, never what: a set of up to
+    :data:`~mtdiag.scoring.chunks.SHARED_TEXTS` texts is scored whole on the report's own context, whose tokens and
+    n-gram indexes the checks, spans and evidence then reuse (the metrics on two threads when the set is large
+    enough for a second core); a larger one slice by slice (bounded memory; threads over slices; or a Dask cluster),
+    the per-segment statistics stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`).
+
+    ``prepare(report)``: what the caller will read next that depends on no score (the checks that read none, the
+    words' support of the spans), given a report of the set without scores on the same context, run while the
+    metrics score on the other threads — its memoised results are then the scored report's (the same context),
+    and both cores work at once. Called only when the set is scored whole on two threads.
     """
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
@@ -194,7 +200,8 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
     derived = {name: metric for name, metric in metric_objects.items() if isinstance(metric, DerivedMetric)}
     scored = {name: metric for name, metric in metric_objects.items() if name not in derived}
-    stats = _scored_statistics(evalset, options, scored, context, execution, progress)
+    meanwhile = (lambda: prepare(_report(evalset, options, (), {}, context, {}))) if prepare is not None else None
+    stats = _scored_statistics(evalset, options, scored, context, execution, progress, meanwhile)
     if derived:  # metrics derived from the report of the others (DerivedMetric), on the same context
         base = _report(evalset, options, tuple(scored), stats, context, scored)
         for name, metric in derived.items():
@@ -207,8 +214,8 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
 
 
 def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[str, Metric],
-                       context: ScoringContext, execution: Execution | None,
-                       progress: ProgressCallback | None) -> dict[tuple[str, str], np.ndarray]:
+                       context: ScoringContext, execution: Execution | None, progress: ProgressCallback | None,
+                       meanwhile: Callable[[], None] | None = None) -> dict[tuple[str, str], np.ndarray]:
     """Every (metric, system)'s statistics of metrics computed from tokens, in one piece or slice by slice."""
     names = tuple(metric_objects)
     if not names:
@@ -223,7 +230,8 @@ def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[
         return chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
                                   [(name, metric.options) for name, metric in metric_objects.items()],
                                   replace(execution, chunk=chunk, workers=workers), progress)
-    return shared_statistics(context, list(metric_objects.items()), workers, progress)
+    return shared_statistics(context, list(metric_objects.items()), workers, progress,
+                             meanwhile if workers > 1 else None)
 
 
 def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,

@@ -38,7 +38,7 @@ import streamlit as st
 
 from mtdiag.core import highlight
 from mtdiag.core.evalset import EvalSet
-from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
+from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, prepared, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"
@@ -331,7 +331,7 @@ def report_for(data: Dataset, options: Options) -> Report:
         def progress(fraction: float, message: str) -> None:  # the message names systems: user text
             bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
 
-        report = evaluate(data.evalset, options, progress=progress)
+        report = evaluate(data.evalset, options, progress=progress, prepare=prepared)
         bar.empty()
         if data.origin == "folder":
             report_cache.save(report)
