@@ -165,25 +165,28 @@ def test_cli_ngrams_dask_flag_gives_the_single_process_tables(capsys):
     assert capsys.readouterr().out == single and len(single) > 10_000
 
 
-def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_nothing():
+def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_nothing(monkeypatch):
     """Scored whole on two threads, ``prepare`` runs on the calling thread with a report without scores on the same
     context while the metrics score: the flags it computes (the checks that read no metric) are the scored
-    report's, equal to those computed after scoring."""
+    report's — computed once —, equal to those computed after scoring."""
     from mtdiag.pipeline.inputs import prepared
     from mtdiag.triage import checks
+    from mtdiag.triage.checks.wrong_language import WrongLanguage
 
     evalset = load_folder(SAMPLE / "wmt21.en-de")
     options = Options(metrics=("chrf", "otem", "ter"))
-    seen = []
+    seen, computed = [], []
+    real = WrongLanguage.fires
+    monkeypatch.setattr(WrongLanguage, "fires", lambda self, report: computed.append(report.metrics) or real(self, report))
 
     def prepare(report):
         seen.append((report.metrics, report.segments.shape))
         prepared(report)
 
     warmed = evaluate(evalset, options, execution=Execution(workers=2), prepare=prepare)
+    assert seen == [((), (len(evalset.systems) * evalset.n_segments, 0))] and computed == [()]
+    flags = checks.flag_frame(warmed)
+    assert computed == [()]  # the scored report reads what was prepared: not computed again
     cold = evaluate(evalset, options, execution=Execution(workers=2))
-    assert seen == [((), (len(evalset.systems) * evalset.n_segments, 0))]
-    assert warmed.context.stored(("checks", "wrong_language", ())) is not None  # computed before scoring ended
-    assert cold.context.stored(("checks", "wrong_language", ())) is None
-    assert checks.flag_frame(warmed).equals(checks.flag_frame(cold))
+    assert checks.flag_frame(cold).equals(flags) and computed == [(), ("chrf", "otem", "ter")]
     assert warmed.segments.equals(cold.segments)
