@@ -71,9 +71,13 @@ def test_missing_is_the_zero_width_span_at_the_end():
     assert from_pearmut(text, end, end) == (len(text), len(text))  # [missing]
     start_i, end_i = to_pearmut(text, len(text), len(text))
     assert (int(start_i), int(end_i)) == (end, end)
-    assert from_pearmut(text, 0, 99) == (0, len(text))  # a span running past the text: to its end
+    assert from_pearmut(text, 0, end) == (0, len(text))  # a span running from the text onto [missing]: to its end
     with pytest.raises(ValueError):
         from_pearmut(text, 3, 2)
+    for start_i, end_i in ((0, end + 1), (end + 1, end + 1), (10**400, 10**400)):  # past [missing]: no such element
+        with pytest.raises(ValueError, match=f"lie past the output's end \\(it has {end} UTF-16 units; Pearmut's "
+                                             f"\\[missing\\] token is {end}\\)"):
+            from_pearmut(text, start_i, end_i)
 
 
 # ------------------------------------------------------------------------------------------------ campaign
@@ -192,6 +196,22 @@ def test_campaign_ids_and_bad_options(report):
             pearmut_campaign(report, **bad)
 
 
+@pytest.mark.parametrize(("campaign_id", "message"), [  # each was accepted before
+    ("esa\x07bell", "no control or format character (U+0007)"),
+    ("esa\nline", "no control or format character (U+000A)"),
+    ("txt.\u202egpj", "no control or format character (U+202E)"),
+    ("zero\u200bwidth", "no control or format character (U+200B)"),
+    ("x" * 10_000, "10,000 bytes of UTF-8; at most 200"),
+    ("語" * 67, "201 bytes of UTF-8; at most 200"),
+])
+def test_campaign_ids_pearmut_could_not_store_or_show_are_refused(report, campaign_id, message):
+    with pytest.raises(ValueError) as caught:
+        pearmut_campaign(report, campaign_id=campaign_id)
+    assert str(caught.value).startswith("campaign id ") and message in str(caught.value)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+    assert pearmut_campaign(report, campaign_id="語" * 66).data["campaign_id"] == "語" * 66  # 198 bytes: kept
+
+
 def test_a_slice_keeps_the_whole_sets_ids(report):
     from mtdiag.slices import where
 
@@ -263,9 +283,9 @@ def test_spans_come_back_as_the_characters_the_annotator_marked(report, tmp_path
     evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     system = item[IDS_KEY]["systems"][key]
     rows = evalset.annotations[evalset.annotations["system"] == system]
-    assert [text[r.start:r.end] for r in rows.itertuples()] == ["dog", "😀", ""]
+    assert [text[r.start:r.end] for r in rows.itertuples()] == ["😀", "dog", ""]  # in order of their start
     assert (rows["side"] == "target").all() and rows["start"].iat[2] == rows["end"].iat[2] == len(text)  # omission
-    assert rows["severity"].tolist() == ["major", "minor", "major"] and (rows["rater"] == "u").all()
+    assert rows["severity"].tolist() == ["minor", "major", "major"] and (rows["rater"] == "u").all()
 
 
 def test_mqm_scores_are_the_weighted_errors(report, tmp_path):
@@ -286,6 +306,30 @@ def test_mqm_scores_are_the_weighted_errors(report, tmp_path):
     assert set(scores.drop(first)) == {-(5 + 1 + 0.1)}  # Freitag et al. 2021: major 5, minor 1, punctuation 0.1
     assert set(evalset.annotations["category"]) == {"Accuracy/Mistranslation", "Fluency/Grammar",
                                                     "Fluency/Punctuation"}
+
+
+def test_overlapping_spans_of_one_annotator_are_merged_into_the_heaviest(report, tmp_path):
+    """Pearmut's page cannot draw two spans on one character: a log whose spans overlap (edited, or pre-filled by
+    another tool) had each counted — a duplicated major error charged twice."""
+    item = campaign_items(report, "mqm")[0]
+
+    def spans(key, text):
+        return [{"start_i": 0, "end_i": 3, "severity": "minor", "category": "Fluency/Grammar"},
+                {"start_i": 0, "end_i": 3, "severity": "minor", "category": "Fluency/Grammar"},  # a duplicate
+                {"start_i": 2, "end_i": 5, "severity": "major", "category": "Accuracy/Mistranslation"},  # overlaps
+                {"start_i": 6, "end_i": 6, "severity": "minor", "category": "Fluency/Spelling"},  # touches: apart
+                *[{"start_i": utf16_units(text, len(text)), "end_i": utf16_units(text, len(text)),
+                   "severity": "major", "category": "Accuracy/Omission"}] * 2]  # [missing] twice
+
+    answers = answers_for(item, score=None, spans=spans)
+    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    assert set(evalset.human["score"]) == {-(5 + 1 + 5)}  # union major, the minor apart, one omission
+    key = next(iter(answers))
+    rows = evalset.annotations[evalset.annotations["system"] == item[IDS_KEY]["systems"][key]]
+    text = item["tgt"][key]
+    assert rows[["start", "end", "severity", "category"]].values.tolist() == [
+        [0, 6, "major", "Accuracy/Mistranslation"], [6, 7, "minor", "Fluency/Spelling"],
+        [len(text), len(text), "major", "Accuracy/Omission"]]
 
 
 def test_last_answer_counts_and_resets_void_earlier_lines(report, tmp_path):
@@ -330,7 +374,11 @@ def test_the_dashboards_download_is_read_too(report, tmp_path):
     (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(score=float("nan")),
      "from 0 to 100"),
     (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(
-        error_spans=[{"start_i": 10**30, "end_i": 10**31, "severity": "major"}], score=1), None),
+        error_spans=[{"start_i": 10**30, "end_i": 10**31, "severity": "major"}], score=1),
+     "(32 digits) lie past the output's end"),
+    (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(
+        error_spans=[{"start_i": 10**400, "end_i": 10**400, "severity": "major"}], score=1),
+     "lie past the output's end"),  # read as an omission at the end before
 ])
 def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, change, message):
     items = campaign_items(report)
@@ -338,9 +386,6 @@ def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, chan
     bad = log_line("a", 1, items[1], answers_for(items[1]))
     change(bad)
     path = write_log(tmp_path, [good, bad])
-    if message is None:  # read: a span past the text's end is Pearmut's special token, an omission
-        assert len(with_error_annotations(report.evalset, path).annotations) == 1
-        return
     with pytest.raises(InputError) as caught:
         with_error_annotations(report.evalset, path)
     assert caught.value.line == 2 and message in str(caught.value) and "campaign.jsonl" in str(caught.value)

@@ -79,18 +79,31 @@ def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
 
 def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int]:
     """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
-    points, end exclusive): every character a unit of the span belongs to. A span on a special token
-    (``[missing]``, drawn after the text: an omission) is the zero-width span at the text's end, where WMT23 and
-    mtdiag's predictions put an omission. ``ValueError`` for offsets that are not a span. ``bounds``: the text's
-    :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
+    points, end exclusive): every character a unit of the span belongs to. A span on Pearmut's ``[missing]`` token
+    (drawn after the text, at the text's length in units: an omission) is the zero-width span at the text's end,
+    where WMT23 and mtdiag's predictions put an omission; a span that runs from the text onto it ends at the text's
+    end. ``ValueError`` for offsets that are not a span, or that lie past ``[missing]`` (no element of Pearmut's
+    page has them: a log edited or of another text). ``bounds``: the text's :func:`utf16_boundaries`, when known
+    (one text's many spans: each then costs a binary search)."""
     if start_i < 0 or end_i < start_i:
-        raise ValueError(f"start_i {start_i} and end_i {end_i} are not a span (0 <= start_i <= end_i)")
+        raise ValueError(f"start_i {_number(start_i)} and end_i {_number(end_i)} are not a span "
+                         "(0 <= start_i <= end_i)")
     bounds = utf16_boundaries(text) if bounds is None else bounds
-    if start_i >= bounds[-1]:
+    units = int(bounds[-1])
+    if end_i > units:
+        raise ValueError(f"start_i {_number(start_i)} and end_i {_number(end_i)} lie past the output's end (it has "
+                         f"{units:,} UTF-16 units; Pearmut's [missing] token is {units})")
+    if start_i == units:
         return len(text), len(text)
     start = int(np.searchsorted(bounds, start_i, side="right")) - 1
-    end = int(np.searchsorted(bounds, min(end_i, int(bounds[-1]) - 1), side="right"))
+    end = int(np.searchsorted(bounds, min(end_i, units - 1), side="right"))
     return start, end
+
+
+def _number(value: int) -> str:
+    """A whole number as a message quotes it: at most 20 digits (a log may hold a 400-digit one)."""
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:20]}… ({len(text)} digits)"
 
 
 # --------------------------------------------------------------------------------------------------- the log
@@ -206,7 +219,8 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
                 if not isinstance(marked, list):
                     raise entry.error(display, f"the error spans of {quote(key)} must be a list")
                 bounds = utf16_boundaries(text)
-                rows = [_span_row(span, text, bounds, protocol, entry, display, error_weights) for span in marked]
+                rows = _without_overlaps([_span_row(span, text, bounds, protocol, entry, display, error_weights)
+                                          for span in marked])
                 spans += [(seg, system, rater, *row) for row in rows]
                 if protocol == "MQM":
                     weighed[(system, seg, rater)] = [row[-1] for row in rows]
@@ -286,6 +300,23 @@ def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry:
     except ValueError as exc:
         raise entry.error(display, str(exc)) from None
     return "target", *located, severity.lower(), category, weight
+
+
+def _without_overlaps(rows: list[tuple]) -> list[tuple]:
+    """One annotator's spans of one output (rows of :func:`_span_row`) with those that overlap — share a character,
+    or are omissions at one place — merged into their union, weighed, scored and categorised as the heaviest of
+    them. Pearmut's page never lets a character belong to two spans, so overlapping spans come from an edited log
+    or another tool's pre-filled spans; counted apart they would charge the same characters twice. Spans that
+    only touch stay apart. In order of their start."""
+    merged: list[list] = []
+    for row in sorted(rows, key=lambda r: (r[1], r[2])):
+        last = merged[-1] if merged else None
+        if last is not None and (row[1] < last[2] or (row[1] == row[2] == last[1] == last[2])):
+            heaviest = max((last, row), key=lambda r: r[5])
+            merged[-1] = [heaviest[0], last[1], max(last[2], row[2]), *heaviest[3:]]
+        else:
+            merged.append(list(row))
+    return [tuple(row) for row in merged]
 
 
 def pearmut_log_path(root: str | Path, campaign_id: str) -> Path:

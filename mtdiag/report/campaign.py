@@ -38,6 +38,7 @@ with a note (an MT output is untrusted text).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +56,8 @@ SEVERITY_ORDER = ("minor", "major", "critical")
 MQM_SEVERITIES = ["Minor", "Major", "Critical"]
 _UNSAFE_KEY = re.compile(r"[<>&\"'`]")
 _CAMPAIGN_ID = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_CAMPAIGN_ID_BYTES = 200
+"""Bytes of UTF-8 of a campaign id: Pearmut names its log ``ID.jsonl``, and a file name is at most 255 bytes."""
 
 INSTRUCTIONS = {
     "ESA": (
@@ -149,11 +152,22 @@ def campaign_id_for(name: str, protocol: str) -> str:
 
 
 def check_campaign_id(campaign_id: str) -> str:
-    """``campaign_id`` when Pearmut can store it (not empty, ``.`` or ``..``; no ``/`` or ``\\``: it names the
-    campaign's files), else ``ValueError``."""
+    """``campaign_id`` when Pearmut can store and show it, else ``ValueError``: not empty, ``.`` or ``..``; no ``/``
+    or ``\\`` (it names the campaign's files); no control or format character (a line break, or U+202E, which
+    turns the text of Pearmut's links around); at most :data:`MAX_CAMPAIGN_ID_BYTES` bytes of UTF-8 (a file name is
+    at most 255 bytes, ``.jsonl`` added)."""
+    shown = repr(campaign_id if len(campaign_id) <= 40 else campaign_id[:40] + "…")
+    size = len(campaign_id.encode("utf-8", "surrogatepass"))
+    if size > MAX_CAMPAIGN_ID_BYTES:
+        raise ValueError(f"campaign id {shown}: {size:,} bytes of UTF-8; at most {MAX_CAMPAIGN_ID_BYTES} (it names "
+                         "Pearmut's files)")
     if not campaign_id.strip() or campaign_id in (".", "..") or "/" in campaign_id or "\\" in campaign_id:
-        raise ValueError(f"campaign id {campaign_id!r}: Pearmut needs a name without '/' or '\\' (it names the "
+        raise ValueError(f"campaign id {shown}: Pearmut needs a name without '/' or '\\' (it names the "
                          "campaign's files)")
+    hidden = next((c for c in campaign_id if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")), None)
+    if hidden is not None:
+        raise ValueError(f"campaign id {shown}: no control or format character (U+{ord(hidden):04X}): it names "
+                         "Pearmut's files and shows in its links")
     return campaign_id
 
 
