@@ -13,13 +13,15 @@ import pandas as pd
 import pytest
 
 from mtdiag.scoring.evaluate import Options, evaluate
-from mtdiag.report.campaign import MQM_SEVERITIES, campaign_id_for, merged_spans, model_keys, pearmut_campaign
+from mtdiag.report.campaign import (MQM_SEVERITIES, campaign_id_for, campaign_text, merged_spans, model_keys,
+                                    pearmut_campaign)
 from mtdiag.core.errors import InputError
 from mtdiag.io import read_human_scores, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
 from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
 from mtdiag.spans import predict_spans
 from mtdiag.triage.ranking import worst_first
+from tests.conftest import REPO
 from tests.pearmut_env import small_set
 
 
@@ -425,6 +427,54 @@ def test_cli_export_then_read_back(tmp_path, capsys):
                      for s in ("sysA", "sysB", "sysC")}
     assert main(["pearmut", "export", "--testset", str(folder), "--top", "0"]) == 1
     assert "--top must be at least 1" in capsys.readouterr().err
+
+
+def test_users_are_bounded_and_refused_before_anything_is_built(tmp_path):
+    """``--users 1000000 --top 1`` grew ~40 MB/s and wrote nothing (1.05 GB after 40 s); now one line naming the
+    option and its limit, before the set is read."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+    out = tmp_path / "campaign.json"
+    done = subprocess.run([sys.executable, "-m", "mtdiag", "pearmut", "export", "--testset",
+                           "sample_data/wmt21.en-de", "--top", "1", "--users", "1000000", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, preexec_fn=small_memory, cwd=REPO)
+    assert done.returncode == 1 and done.stderr == "mtdiag: error: --users 1,000,000: from 1 to 100 annotators\n"
+    assert not out.exists()
+
+
+def test_the_campaign_file_is_the_task_once_per_annotator_and_its_size_exact(report):
+    campaign = pearmut_campaign(report, top=6, users=3)
+    assert campaign.data["data"][0] is campaign.data["data"][2]  # held once
+    text = "".join(campaign_text(campaign))
+    assert json.loads(text) == campaign.data
+    size = len(text.encode())
+    assert "".join(campaign_text(campaign, limit_mb=size / 2**20)) == text
+    with pytest.raises(ValueError) as caught:
+        campaign_text(campaign, limit_mb=(size - 1) / 2**20)
+    assert str(caught.value).startswith(f"the campaign would be {size / 2**20:,.1f} MB (3 annotators × ")
+    with pytest.raises(ValueError, match="annotators \\(users\\): 101 — from 1 to 100"):
+        pearmut_campaign(report, users=101)
+
+
+def test_a_file_is_written_whole_or_not_at_all(tmp_path):
+    from mtdiag.cli.base import write_file
+
+    target = tmp_path / "campaign.json"
+    target.write_text("the campaign before", encoding="utf-8")
+
+    def pieces():
+        yield "half of a campaign"
+        raise KeyboardInterrupt  # a run stopped while writing
+
+    with pytest.raises(KeyboardInterrupt):
+        write_file(target, pieces())
+    assert target.read_text(encoding="utf-8") == "the campaign before" and list(tmp_path.iterdir()) == [target]
+    assert write_file(target, ["new ", "campaign"]) == 12 and target.read_text(encoding="utf-8") == "new campaign"
 
 
 # ------------------------------------------------------------------------------------------------ closing the loop

@@ -24,6 +24,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from mtdiag import __version__, views
@@ -37,6 +38,15 @@ from mtdiag.views import human, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
+MAX_TOP = 1_000
+"""Worst segments a report may show (``--top``): each costs ~45 ms of CPU and ~20 KB (sample sets, 200 of them)."""
+MAX_WORST_MB = 100
+"""Megabytes the worst segments' part may take, estimated before it is built (:func:`worst_megabytes`)."""
+MARKUP_FACTOR = 30
+"""Bytes of the report per byte of the texts a worst segment shows (16.7-24.3 in all measured on WMT21 en-de and
+TED zh-en, 200 segments each: the marks around the words)."""
+BOX_BYTES = 4_096
+"""Bytes of a worst segment's box besides its texts: heading, scores, flags (2.4 KB on 20-byte texts)."""
 WORST_OPEN = 10  # of them, shown open; the others behind one "the next …" fold
 ROWS_SHOWN = 25  # rows of a table shown; a longer one says so and links its every row as a CSV inside the file
 LEAD = ("overview", "worst")
@@ -218,6 +228,36 @@ def _errors_summary(report, writing: "Writing") -> str:
             f"{tests.attrs['alpha']} (every pair and category below).</p>")
 
 
+def worst_megabytes(report, top: int) -> float:
+    """The estimated size of the ``top`` worst segments' part in MB (an upper bound on the sets measured):
+    :data:`BOX_BYTES` per segment and :data:`MARKUP_FACTOR` times the UTF-8 bytes of the texts they show (the
+    source, every reference and the output, each at most what a segment's display shows,
+    :data:`mtdiag.core.highlight.MAX_CHARS` characters of 4 bytes)."""
+    view = views.REGISTRY["segments"]
+    queue = view.table("queue").make(report, view.resolve(report)).head(top)
+    positions = views.positions(report, queue["seg_id"])
+    ev, cap = report.evalset, highlight.MAX_CHARS * 4
+
+    def shown(column) -> np.ndarray:
+        return np.minimum(column.astype(str).str.encode("utf-8").str.len().to_numpy(), cap)
+
+    per_segment = shown(ev.src) + sum(shown(ev.refs[name]) for name in ev.ref_names)
+    outputs = {system: shown(ev.hyps[system]) for system in ev.systems}
+    total = per_segment[positions].sum() + sum(outputs[str(s)][p] for s, p in zip(queue["system"], positions))
+    return (len(queue) * BOX_BYTES + float(total) * MARKUP_FACTOR) / 2**20
+
+
+def check_top(report, top: int) -> None:
+    """``ValueError`` in one line when ``top`` is not 1 to :data:`MAX_TOP` or its worst segments' part would pass
+    :data:`MAX_WORST_MB` (:func:`worst_megabytes`), before anything is built."""
+    if not 1 <= top <= MAX_TOP:
+        raise ValueError(f"--top {top:,}: from 1 to {MAX_TOP:,} worst segments")
+    size = worst_megabytes(report, top)
+    if size > MAX_WORST_MB:
+        raise ValueError(f"--top {top:,}: the worst segments would take about {size:,.0f} MB of the report; at most "
+                         f"{MAX_WORST_MB} MB: show fewer")
+
+
 def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
     """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
     spans mtdiag predicts with a confidence of at least ``threshold``."""
@@ -386,6 +426,7 @@ def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, met
     import plotly.offline
 
     title = title or f"mtdiag report: {report.evalset.name}"
+    check_top(report, top)
     parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold))
     body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
