@@ -307,3 +307,58 @@ def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keep
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
     assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
     assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays
+
+
+# ------------------------------------------------------------------------- memory: judged before, caught while parsing
+
+
+def _big_table() -> bytes:
+    """A 2.8 MB TSV set of 18 systems x 2,000 segments: its bytes show a set past a 512 MB session budget."""
+    cell = "the cat sat on the mat by the door of the small house near the river"
+    header = "\t".join(["source", "ref"] + [f"sys{i}" for i in range(18)])
+    return (header + "\n" + "".join("\t".join([f"{cell} {k}"] * 20) + "\n" for k in range(2_000))).encode()
+
+
+def test_a_test_set_file_over_the_budget_is_refused_before_it_is_parsed(monkeypatch):
+    """A 25 MB TSV (18 systems x 10,000 segments) was parsed to 250-362 MB above the start before the estimate
+    refused it; its bytes now say so before any parsing."""
+    import mtdiag.ui.state as ui_state
+    from mtdiag import io as mio
+
+    monkeypatch.setattr(ui_state, "SESSION_BUDGET_MB", 512.0)  # the sample set fits (290 MB), this set (849) not
+    monkeypatch.setattr(mio, "load_testset", lambda *a, **k: pytest.fail("parsed before the budget was checked"))
+    at = upload_mode()
+    upload(at, "up_testset", "big.tsv", _big_table())
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("big.tsv: this test set is too large for the dashboard: ")
+    assert "up to 2,000 segments of 19 systems needs about" in errors[0]
+
+
+@pytest.mark.parametrize("where", ["test set file", "text files", "extra systems", "annotations"])
+def test_an_allocation_that_fails_while_parsing_is_one_line_and_the_data_stays(monkeypatch, where):
+    """A MemoryError while an upload was parsed was not caught: "This app has encountered an error"."""
+    from mtdiag import io as mio
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    at = start()
+    if where == "extra systems":
+        monkeypatch.setattr(mio, "clean_name", no_memory)
+        upload(at, "up_extra", *lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))[:2])
+    elif where == "annotations":
+        monkeypatch.setattr(mio, "with_error_annotations", no_memory)
+        at.file_uploader(key="up_annotations").set_value(("mqm.tsv", b"system\tseg_id\n", "text/plain")).run()
+    else:
+        at.radio(key="data_mode").set_value("Upload files").run()
+        if where == "test set file":
+            monkeypatch.setattr(mio, "load_testset", no_memory)
+            at.file_uploader(key="up_testset").set_value(("set.tsv", b"source\tref\tA\nx\ty\tz\n", "text/plain")).run()
+        else:
+            monkeypatch.setattr(mio, "load_files", no_memory)
+            at.file_uploader(key="up_refs").set_value([lines_file("ref.A.txt", de_lines("ref.A.txt"))]).run()
+            at.file_uploader(key="up_hyps").set_value([lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "needs more memory than the server has free" in errors[0], errors
+    assert "data loaded before stays in use" in errors[0]

@@ -43,7 +43,7 @@ from mtdiag.io.naming import (
     system_name_from_stem,
 )
 from mtdiag.io.scores import read_metric_scores, with_metric_scores
-from mtdiag.io.testsets import load_testset
+from mtdiag.io.testsets import load_testset, read_maybe_gzip, testset_shape
 from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
 from mtdiag.io.term_files import read_term_file
 from mtdiag.io.text import DEFAULT_LIMITS, LIMIT_SETTINGS, Limits, decode_text, read_lines, split_lines
@@ -72,6 +72,8 @@ __all__ = [
     "load_path",
     "load_table",
     "load_testset",
+    "read_maybe_gzip",
+    "testset_shape",
     "read_human_scores",
     "read_error_annotations",
     "read_metric_spans",

@@ -99,6 +99,26 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
                               "(optionally .gz)")
 
 
+_NAMED = {"xml": re.compile(rb"<hyp\b[^>]*?\bsystem\s*=\s*[\"']([^\"']*)"),
+          "sgml": re.compile(rb"<(?:tstset|refset|srcset)\b[^>]*?\bsysid\s*=\s*[\"']?([^\"'\s>]*)", re.IGNORECASE)}
+
+
+def testset_shape(display: str, data: bytes) -> tuple[int, int]:
+    """Upper bounds of (segments, systems) of the test set in ``data`` (a test-set file named ``display``, inflated),
+    read from its bytes without parsing it — counting is C (``bytes.count``, one regular-expression scan): a table's
+    lines and header columns, or an XML/SGML file's ``<seg`` elements and distinct system names. What the dashboard
+    judges an upload's memory by before it is parsed (:func:`mtdiag.ui.state.testset_over_budget`)."""
+    kind = _inner_name(Path(display).name).lower()
+    if kind.endswith(XML_SUFFIXES + SGML_SUFFIXES):
+        systems = len(set(_NAMED["xml" if kind.endswith(XML_SUFFIXES) else "sgml"].findall(data))) or 1
+        return data.count(b"<seg"), systems
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    first = data.split(b"\n", 1)[0]
+    delimiter = DELIMITERS.get(TABLE_FORMATS.get(Path(kind).suffix, ""))
+    columns = first.count(delimiter.encode()) + 1 if delimiter else max(first.count(b'":'), 1)
+    return max(lines - (delimiter is not None), 0), max(columns - 1, 1)  # a header; one column the source
+
+
 # ------------------------------------------------------------------------------------------------- WMT XML
 
 

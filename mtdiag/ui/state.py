@@ -39,7 +39,7 @@ import streamlit as st
 from mtdiag.core import highlight
 from mtdiag.core.evalset import EvalSet
 from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
-from mtdiag.io import LIMIT_SETTINGS, Limits
+from mtdiag.io import LIMIT_SETTINGS, Limits, testset_shape
 
 SESSION_KEY = "_mtdiag_current"
 MAX_REPORTS = 6
@@ -137,6 +137,36 @@ def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None 
         return None
     return _too_large(f"These uploads are too large for the dashboard: {size:,.2f} MB of text in "
                       f"{_count(len(files), 'file')} of {lines:,} lines", need, budget)
+
+
+def testset_over_budget(display: str, data: bytes, budget_mb: float | None = None) -> str | None:
+    """A message when a test-set file (``data``: its bytes, inflated) would need more memory than the session
+    budget, judged before it is parsed — its bytes as text, the segments and systems its bytes show
+    (:func:`mtdiag.io.testset_shape`) —, else None."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    segments, systems = testset_shape(display, data)
+    size = len(data) / 2**20
+    need = footprint_megabytes(size, segments, systems)
+    if need <= budget:
+        return None
+    return _too_large(f"this test set is too large for the dashboard: {size:,.2f} MB of text, up to "
+                      f"{_count(segments, 'segment')} of {_count(systems, 'system')}", need, budget)
+
+
+def additions_over_budget(data: "Dataset", files: list[tuple[str, bytes]], systems: int = 0,
+                          budget_mb: float | None = None) -> str | None:
+    """A message when the loaded ``data`` with the files added (annotations, scores, metric spans; ``systems`` of
+    them system outputs) would need more memory than the session budget, judged before they are parsed: the set's
+    footprint with the files' bytes as text (:func:`footprint_megabytes`), else None."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    evalset = data.evalset
+    size = memo("text_megabytes", data.data_key, (), lambda: text_megabytes(evalset))
+    size += sum(len(b) for _, b in files) / 2**20
+    need = footprint_megabytes(size, evalset.n_segments, len(evalset.systems) + systems)
+    if need <= budget:
+        return None
+    return _too_large(f"{data.label} with {', '.join(name for name, _ in files)} is too large for the dashboard "
+                      f"({size:,.2f} MB of text)", need, budget)
 
 
 def session_limits(budget_mb: float | None = None) -> Limits:

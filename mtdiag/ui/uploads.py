@@ -117,8 +117,16 @@ def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | Non
 
 @st.cache_resource(show_spinner="Reading the test set file …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
-    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``)."""
-    evalset = mio.load_testset((file_name, data), limits=state.session_limits())
+    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``), refused before
+    it is parsed when its bytes show a set over the session's memory budget (:func:`mtdiag.ui.state.
+    testset_over_budget`: a 25 MB TSV was parsed to 362 MB before being refused)."""
+    limits = state.session_limits()
+    inflated, _ = mio.read_maybe_gzip((file_name, data), file_name, limits=limits)  # counted: bounded by the limits
+    too_large = state.testset_over_budget(file_name, inflated)
+    if too_large:
+        raise InputError(file_name, too_large)
+    del inflated
+    evalset = mio.load_testset((file_name, data), limits=limits)
     return state.Dataset(evalset, evalset.content_hash(), "upload", file_name)
 
 
@@ -192,12 +200,7 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
              "translator=…>, <hyp system=…>), WMT SGML, or a table with named columns (source, ref…, one column "
              "per system, optional doc). When given, the text-file uploads below are not used.")
     if testset is not None:
-        try:
-            return _load_testset_upload(testset.name, testset.getvalue()), []
-        except InputError as error:
-            return None, [str(error)]
-        except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
-            return None, [f"the test set file could not be read: {error}"]
+        return _parsed("the test set file", lambda: _load_testset_upload(testset.name, testset.getvalue()))
     src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
     refs = sb.file_uploader("References (optional: without one, the reference-free checks and consensus)",
                             type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
@@ -218,21 +221,15 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     too_large = state.uploads_over_budget([(f.name, f.getvalue()) for f in [src, *refs, *hyps] if f is not None])
     if too_large:  # judged before anything is parsed
         return None, [too_large]
-    try:
-        data = _load_upload(
-            _file_tuple(src, "src") if src else None,
-            tuple(_file_tuple(f, mio.ref_name_from_file(f.name)) for f in refs),
-            tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
-            _file_tuple(terms) if terms else None,
-            _file_tuple(human) if human else None,
-            lang,
-            error_weights_spec(),
-        )
-    except InputError as error:
-        return None, [str(error)]
-    except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
-        return None, [f"the uploaded files could not be read: {error}"]
-    return data, []
+    return _parsed("the uploaded files", lambda: _load_upload(
+        _file_tuple(src, "src") if src else None,
+        tuple(_file_tuple(f, mio.ref_name_from_file(f.name)) for f in refs),
+        tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
+        _file_tuple(terms) if terms else None,
+        _file_tuple(human) if human else None,
+        lang,
+        error_weights_spec(),
+    ))
 
 
 def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]:
@@ -245,12 +242,11 @@ def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]
     if not extra:
         return base, []
     names = _system_names(extra, "extra")
-    try:
-        return _with_extra_systems(base.data_key, tuple(_file_tuple(f, n) for f, n in zip(extra, names)), base), []
-    except InputError as error:  # keep what was loaded before (this set, with any earlier uploads)
-        return None, [str(error)]
-    except (ValueError, UnicodeError) as error:
-        return None, [f"the uploaded system outputs could not be read: {error}"]
+    files = tuple(_file_tuple(f, n) for f, n in zip(extra, names))
+    too_large = state.additions_over_budget(base, [(f[1], f[2]) for f in files], systems=len(files))
+    if too_large:  # judged before anything is parsed; what was loaded before stays
+        return None, [too_large]
+    return _parsed("the uploaded system outputs", lambda: _with_extra_systems(base.data_key, files, base))
 
 
 def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, list[str]]:
@@ -278,11 +274,25 @@ def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, 
         error_weights_widgets()
     if base is None or (annotations is None and scores is None and metric_spans is None):
         return base, []
+    added = [(f.name, f.getvalue()) if f is not None else None for f in (annotations, metric_spans, scores)]
+    too_large = state.additions_over_budget(base, [f for f in added if f is not None])
+    if too_large:  # judged before anything is parsed; what was loaded before stays
+        return None, [too_large]
+    return _parsed("the annotations or scores", lambda: _with_additions(base.data_key, *added, error_weights_spec(),
+                                                                         base))
+
+
+def _parsed(what: str, parse) -> tuple[state.Dataset | None, list[str]]:
+    """``(parse(), [])``, or ``(None, [one line])`` when the files cannot be read: an input problem (file and line),
+    a reader's ``ValueError``/``UnicodeError`` (never a traceback on the page), or an allocation that fails while
+    they are parsed (``MemoryError``, numpy's ``_ArrayMemoryError``: the memory is handed back, and the data loaded
+    before stays)."""
     try:
-        return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
-                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None,
-                               (scores.name, scores.getvalue()) if scores else None, error_weights_spec(), base), []
+        return parse(), []
     except InputError as error:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:
-        return None, [f"the annotations or scores could not be read: {error}"]
+        return None, [f"{what} could not be read: {error}"]
+    except MemoryError:
+        state.release_memory()
+        return None, [f"Reading {what} needs more memory than the server has free. {state.OUT_OF_MEMORY_HINT}"]
