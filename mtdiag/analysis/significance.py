@@ -47,6 +47,7 @@ from mtdiag.metrics import Metric, Signature, metric_info
 
 DEFAULT_SEED = 12345  # sacrebleu's default (SACREBLEU_SEED)
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}  # sacrebleu's --paired-bs-n / --paired-ar-n
+MAX_SAMPLES = 100_000  # resamples or trials of one test (ten times the defaults): 2**31 asked for 2.4 TiB
 DEFAULT_CONFIDENCE = 1000  # bootstrap resamples for the CI reported with approximate randomisation
 ALPHA = 0.05
 METHODS = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomisation"}

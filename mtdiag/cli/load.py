@@ -37,10 +37,25 @@ def error_weights(args):
 
     if getattr(args, "_error_weights", None) is None:
         given = getattr(args, "error_weights", None)
-        if given is not None and given not in SCHEMES and not Path(given).is_file():
-            raise CliError(f"--error-weights {given!r}: neither a scheme ({', '.join(SCHEMES)}) nor a weights file")
+        if given is not None and given not in SCHEMES and not _is_file(given):
+            raise CliError(f"--error-weights {shown(given)}: neither a scheme ({', '.join(SCHEMES)}) nor a weights "
+                           "file")
         args._error_weights = resolve(given, limits=limits(args))
     return args._error_weights
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` names a file (a name the system cannot take — too long, a NUL — names none)."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def shown(value: str) -> str:
+    """A value the user gave, as a message quotes it: ``repr``, at most 60 characters (a flag may be given
+    100,000)."""
+    return repr(value if len(value) <= 60 else value[:60] + "…")
 
 
 def metric_list(text: str | None) -> tuple[str, ...] | None:
@@ -49,7 +64,7 @@ def metric_list(text: str | None) -> tuple[str, ...] | None:
         return None
     names = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
     if not names:
-        raise CliError(f"--metrics {text!r}: name at least one metric")
+        raise CliError(f"--metrics {shown(text)}: name at least one metric")
     return names
 
 
@@ -188,6 +203,16 @@ def _read_with_the_testset(args) -> set[Path]:
     return {path.resolve() for path in extra_files(args.testset)}
 
 
+def _check_metrics(scoring: "Options", evalset: "EvalSet") -> None:
+    """``--metrics`` names only metrics of the registry or of the set's imported scores (one line naming the flag)."""
+    from mtdiag.metrics import metric_classes
+
+    known = metric_classes(evalset)
+    unknown = [name for name in scoring.metrics or () if name not in known]
+    if unknown:
+        raise CliError(f"--metrics: unknown metric {shown(unknown[0])}; known: {', '.join(known)}")
+
+
 def report(args, *, scoring: "Options | None" = None, before=None,
            flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
     """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores (the
@@ -203,6 +228,7 @@ def report(args, *, scoring: "Options | None" = None, before=None,
     scoring = scoring if scoring is not None else options(args)
     where = getattr(args, "where", None)
     evalset = load(args, *flags)
+    _check_metrics(scoring, evalset)
     if getattr(args, "human", None):
         evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
                                      say=note)

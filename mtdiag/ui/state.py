@@ -40,6 +40,7 @@ from mtdiag.core import highlight
 from mtdiag.core.evalset import EvalSet
 from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits, testset_shape
+from mtdiag.ui import sessions
 
 SESSION_KEY = "_mtdiag_current"
 MAX_REPORTS = 6
@@ -323,7 +324,8 @@ def _malloc_trim() -> None:
 
 def _sweeper(store_ref: "weakref.ref[_ReportStore]") -> None:
     """Sweep every :data:`SWEEP_PERIOD_S` seconds while the store exists (``st.cache_resource.clear()`` drops
-    it, and this thread ends)."""
+    it, and this thread ends), and shut down the closed sessions Streamlit no longer keeps for a reconnect
+    (:func:`mtdiag.ui.sessions.reap_closed_sessions`)."""
     while True:
         time.sleep(SWEEP_PERIOD_S)
         store = store_ref()
@@ -331,6 +333,7 @@ def _sweeper(store_ref: "weakref.ref[_ReportStore]") -> None:
             return
         try:
             sweep(store)
+            sessions.reap_closed_sessions(release=_malloc_trim)  # what Streamlit keeps of closed sessions
         except Exception:  # noqa: BLE001 - the sweeper must outlive a failing clear; the next round retries
             pass
         del store

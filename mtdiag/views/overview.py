@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
@@ -246,8 +246,8 @@ VIEW = View(
                    choices=_baselines, default=_first_baseline),
         ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
         ViewOption("samples", "Samples", "resamples (bootstrap) or trials (randomisation) of the paired tests "
-                   "(default: 1000 and 10000)", type=int, minimum=1),
-        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED),
+                   f"(default: 1000 and 10000; at most {MAX_SAMPLES:,})", type=int, minimum=1, maximum=MAX_SAMPLES),
+        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED, minimum=0),
     ),
     tables=(
         Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtdiag.slices import CORRECTIONS, find_slices
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE, DEFAULT_TEST, TESTS
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
@@ -82,8 +82,8 @@ VIEW = View(
                    default=DEFAULT_TEST, describe=TESTS),
         ViewOption("samples", "Resamples", "bootstrap resamples per slice (default: enough for the slices tried, at "
                    "least 1000: max(1000, 2 x slices / 0.05), so that the smallest possible p survives the "
-                   "correction)", type=int, minimum=1),
-        ViewOption("seed", "Seed", "the random seed of the bootstrap", type=int, default=DEFAULT_SEED),
+                   f"correction; at most {MAX_SAMPLES:,})", type=int, minimum=1, maximum=MAX_SAMPLES),
+        ViewOption("seed", "Seed", "the random seed of the bootstrap", type=int, default=DEFAULT_SEED, minimum=0),
     ),
     tables=(Table("slices", "Slices where the gap is unusual", lambda report, chosen: found_slices(
         report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"],
