@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import math
 import os
 import shutil
 import signal
@@ -192,6 +193,13 @@ def _boxes(at, place: str) -> list:
     return [("number", w.key) for w in area.number_input] + [("text", w.key) for w in area.text_input]
 
 
+def _streamlits_own(kind: str, value, failure: str) -> bool:
+    """Whether a failure is Streamlit's, before the page runs: an integer box given NaN or infinity — which its
+    browser widget cannot send (an integer box's state is an integer) — fails in ``NumberInputSerde.deserialize``
+    (``int(val)``), in that session only."""
+    return kind == "number" and isinstance(value, float) and not math.isfinite(value) and "convert float" in failure
+
+
 def dashboard(slow: float) -> dict:
     """Every number and text box of every page and of the sidebar (the views' options, the metric options, the
     slice box, the upload form's language pair), each given the extreme values under Streamlit's AppTest: counted as
@@ -199,7 +207,7 @@ def dashboard(slow: float) -> dict:
     value a check refuses is said in one line), or **other** (an exception on the page)."""
     from mtdiag import views
 
-    counts, problems, slowest, seen = {"widgets": 0, "ran": 0, "other": 0}, [], (0.0, ""), set()
+    counts, problems, slowest, seen = {"widgets": 0, "ran": 0, "streamlit": 0, "other": 0}, [], (0.0, ""), set()
     for place in ["sidebar", "sidebar, upload mode", *views.REGISTRY]:
         boxes = [box for box in _boxes(_opened(place), place) if box[1] is not None and box not in seen]
         seen.update(boxes)
@@ -216,15 +224,17 @@ def dashboard(slow: float) -> dict:
                 except Exception as exc:  # noqa: BLE001 - what the benchmark looks for
                     failed = [repr(exc)]
                 cpu = time.process_time() - started
-                counts["other" if failed else "ran"] += 1
+                outcome = "ran" if not failed else "streamlit" if _streamlits_own(kind, value, failed[0]) else "other"
+                counts[outcome] += 1
                 shown = repr(value) if not isinstance(value, str) or len(value) <= 24 else repr(value[:24] + "…")
-                if failed:
+                if outcome == "other":
                     problems.append(f"other: {place} {key} {shown}: {failed[0][:200]}")
                 if cpu > slowest[0]:
                     slowest = (cpu, f"{place} {key} {shown}")
         print(f"dashboard {place}: {len(boxes)} boxes; so far {counts}", flush=True)
     print(f"\ndashboard: {counts['widgets']} boxes x {len(WIDGET_NUMBERS)} or {len(WIDGET_TEXTS)} values: "
-          f"{counts['ran']:,} ran, {counts['other']:,} other exceptions; slowest value: {slowest[1]}: "
+          f"{counts['ran']:,} ran, {counts['streamlit']:,} raised in Streamlit's own deserializer (NaN or infinity "
+          f"into an integer box), {counts['other']:,} other exceptions; slowest value: {slowest[1]}: "
           f"{slowest[0]:.2f} s of CPU (a page run with it)")
     for problem in problems:
         print(f"  {problem}")
