@@ -55,7 +55,8 @@ def run(args) -> str:
     from mtdiag.report.campaign import MAX_USERS, campaign_text, pearmut_campaign
     from mtdiag.views.detail import SPAN_THRESHOLD
 
-    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
+    given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None  # else the protocol's operating point
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given else None
     if args.top < 1:
         raise CliError(f"--top must be at least 1, got {args.top:,}")
     if not 1 <= args.users <= MAX_USERS:

@@ -11,6 +11,10 @@ of
   options),
 - the code that computes statistics: every ``.py`` file of the package (:func:`code_digest`) and the versions of
   the libraries whose output enters a statistic (sacrebleu's tokenisers, rapidfuzz's alignments, numpy),
+- the registered metrics (:func:`registered_digest`): options that name no metrics mean "every registered one",
+  so a metric registered at run time — and the source of its module — is part of the key. A report scored with a
+  plug-in is never read by a process without it (which could not rebuild its scores), nor the reverse; a
+  plug-in whose source cannot be read makes the report one that is not kept,
 
 so a changed text, option, metric or library is a new file, never a stale report.
 
@@ -40,6 +44,7 @@ that cannot be written, or that others could write, is no cache (the report is c
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import stat
 import sys
@@ -52,9 +57,11 @@ from pathlib import Path
 
 import numpy as np
 
+from mtdiag.core.evalset import EvalSet
+from mtdiag.metrics import REGISTRY as METRICS
+from mtdiag.metrics import metric_classes
 from mtdiag.scoring.evaluate import (Options, ProgressCallback, Report, default_metrics, evaluate,
                                      report_from_statistics)
-from mtdiag.core.evalset import EvalSet
 
 MAX_FILES = 32
 """Reports kept (the most recently used): a sample set's statistics take 0.5-3 MB."""
@@ -67,7 +74,8 @@ DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, EOFError, Arith
 _REFUSED: set[str] = set()  # folders already said to be unsafe (the message once per process)
 LIBRARIES = ("numpy", "rapidfuzz", "sacrebleu")
 """Libraries whose output enters a statistic (their version is part of the key)."""
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The package (``mtdiag/``) whose every module :func:`code_digest` reads."""
 
 
 def folder() -> Path:
@@ -123,9 +131,30 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def key(evalset: EvalSet, options: Options) -> str:
-    """The file name (without suffix) of ``evalset``'s report under ``options``."""
-    parts = (evalset.content_hash(), repr(options.resolved(evalset)), code_digest())
+def registered_digest() -> str | None:
+    """A digest of the registered metrics: each name with its class, and the source of every class's module outside
+    the package (the package's own are in :func:`code_digest`); None when such a source cannot be read (a metric
+    defined in an interactive session): then no report is kept."""
+    digest = hashlib.sha256(METRICS.fingerprint().encode())
+    for cls in METRICS.values():
+        module = inspect.getmodule(cls)
+        path = getattr(module, "__file__", None)
+        if path is not None and PACKAGE in Path(path).resolve().parents:
+            continue
+        try:
+            digest.update(inspect.getsource(module).encode())
+        except (OSError, TypeError):
+            return None
+    return digest.hexdigest()
+
+
+def key(evalset: EvalSet, options: Options) -> str | None:
+    """The file name (without suffix) of ``evalset``'s report under ``options``; None when it cannot be kept
+    (:func:`registered_digest`)."""
+    registered = registered_digest()
+    if registered is None:
+        return None
+    parts = (evalset.content_hash(), repr(options.resolved(evalset)), code_digest(), registered)
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
@@ -134,8 +163,9 @@ def _name(metric: int, system: int) -> str:
     return f"m{metric}_s{system}"
 
 
-def _path(evalset: EvalSet, options: Options) -> Path:
-    return folder() / f"{key(evalset, options)}.npz"
+def _path(evalset: EvalSet, options: Options) -> Path | None:
+    name = key(evalset, options)
+    return None if name is None else folder() / f"{name}.npz"
 
 
 def digest(name: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -151,9 +181,10 @@ def digest(name: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
 
 def load(evalset: EvalSet, options: Options) -> Report | None:
     """The report of ``evalset`` under ``options`` from its file, None when there is none (or it is not a report of
-    this set under these options: then it is removed; module docstring)."""
+    this set under these options — damaged, altered, of another version, or naming a metric this process does not
+    know —: then it is removed; module docstring)."""
     path = _path(evalset, options)
-    if not usable(path.parent):
+    if path is None or not usable(path.parent):
         return None
     try:
         report = _read(path, evalset, options)
@@ -194,8 +225,11 @@ def _read(path: Path, evalset: EvalSet, options: Options) -> Report:
 
 def save(report: Report) -> Path | None:
     """Write ``report``'s statistics to its file with their checksum (then prune the folder); the path, or None
-    when the folder cannot be written, is not private, or the report is larger than the cache may hold."""
+    when the folder cannot be written or is not private, the report is not kept (:func:`key`), or it is larger than
+    the cache may hold."""
     target = _path(report.evalset, report.options)
+    if target is None:
+        return None
     systems = report.evalset.systems
     arrays = {_name(i, j): np.ascontiguousarray(report.result(m, s).stats)
               for i, m in enumerate(report.metrics) for j, s in enumerate(systems)}

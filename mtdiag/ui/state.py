@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from mtdiag.core import highlight
+from mtdiag.core import highlight, registry
 from mtdiag.core.evalset import EvalSet
 from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
 from mtdiag.io import LIMIT_SETTINGS, Limits, testset_shape
@@ -216,7 +216,7 @@ class Current:
         the data, the options, the user's tags and the slice. The frames are shared by every session of the server,
         and the tags are a session's own (or a saved run's) while the data key (``EvalSet.content_hash``) leaves
         them out: a frame that reads them (the slice finder's ``tag == "…"`` candidates, a slice of ``tag ==
-        "x"``) keyed without them showed one session's tags in another's (issue 39). With no tags the key is the
+        "x"``) keyed without them showed one session's tags in another's. With no tags the key is the
         data's and options', shared by every session of that data."""
         key = report_key(self.data, self.options)
         if self.tags:
@@ -230,7 +230,9 @@ class Current:
 
 
 def report_key(data: Dataset, options: Options) -> str:
-    return f"{data.data_key}|{options!r}"
+    """The key of ``data``'s report under ``options``: with the registered metrics and checks
+    (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered one"."""
+    return f"{data.data_key}|{options!r}|registered:{registry.fingerprint()}"
 
 
 class _ReportStore:
