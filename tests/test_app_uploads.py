@@ -282,13 +282,18 @@ WEIGHED = "\n".join([
 
 
 def _human(at) -> dict:
-    data = at.session_state["_mtdiag_last_good"]
-    return {(r.system, r.seg + 1): r.score for r in data.evalset.human.itertuples()}
+    """The human column of the Segments page's queue, by (system, seg_id)."""
+    from tests.test_app import visit
+
+    visit(at, "segments").run()
+    table = at.dataframe(key="seg_table").value
+    return {(r.system, r.seg_id): r.human for r in table.itertuples() if pd.notna(r.human)}
 
 
 def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keeps_the_data():
     """Issue 35: error rows become human scores by the chosen scheme — WMT's releases (a Source issue weighs 0),
-    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line."""
+    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line,
+    the data staying loaded and its rows weighed by the default scheme meanwhile."""
     from tests.test_app import de_lines, lines_file
 
     at = upload_mode()
@@ -305,5 +310,6 @@ def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keep
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\n*\t*\t2\n")
     assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
-    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
-    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays
+    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value)
+               and "weighed by the wmt scheme meanwhile" in shown(e.value) for e in at.error)
+    assert _human(at) == {("UEdin", 1): 0.0, ("UEdin", 2): -1.0}  # the data loaded stays, weighed by wmt

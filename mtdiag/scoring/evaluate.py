@@ -17,6 +17,7 @@ import pandas as pd
 
 from mtdiag.scoring.chunks import Execution, chunked_statistics, step_message
 from mtdiag.core.evalset import EvalSet
+from mtdiag.io.error_weights import weighed
 from mtdiag.core.needs import NEEDS, lacking
 from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
                             metric_classes, metric_info)
@@ -178,7 +179,12 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
     the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`). A small set is
     scored in one piece on the report's own context, whose tokens and n-gram indexes the evidence views then reuse.
+
+    Human error rows the caller has not weighed (``EvalSet.error_rows``) are weighed under the default scheme
+    (:func:`mtdiag.io.error_weights.weighed`) for the report's set; another scheme joins a report without scoring
+    again (:func:`mtdiag.pipeline.inputs.judged`). No metric reads human judgements.
     """
+    evalset = weighed(evalset)
     options = options.resolved(evalset)
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)

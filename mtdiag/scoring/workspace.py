@@ -202,9 +202,10 @@ class Workspace:
         return InputError(str(self.path), f"is not a readable workspace database ({error}); start a new workspace "
                                           "(the dashboard offers it) or move the file away")
 
-    def save(self, report: Report, label: str | None = None) -> str:
-        """Store a report (its test set, options and statistics); returns the run id. With a size limit, the
-        oldest other runs are removed until the stored data fits (a run larger than the limit alone is refused)."""
+    def save(self, report: Report, label: str | None = None, tags: pd.DataFrame | None = None) -> str:
+        """Store a report (its test set, options and statistics) and the user's ``tags`` of it; returns the run id.
+        With a size limit, the oldest other runs are removed until the stored data fits (a run larger than the limit
+        alone is refused)."""
         run = uuid.uuid4().hex[:12]
         evalset = report.evalset
         rows = [(run, m, s, _array_bytes(report.result(m, s).stats)) for m in report.metrics for s in evalset.systems]
@@ -214,7 +215,7 @@ class Workspace:
                         options_to_json(report.options), json.dumps(list(report.metrics)),
                         json.dumps(list(evalset.systems), ensure_ascii=False), evalset.n_segments))
             db.executemany("INSERT INTO statistics VALUES (?, ?, ?, ?)", rows)
-            _write_tags(db, run, evalset.tags)
+            _write_tags(db, run, tags)
             if self.max_bytes is not None:
                 self._fit(db, run)
         return run
@@ -254,12 +255,11 @@ class Workspace:
         return row, stats
 
     def open(self, run: str) -> Report:
-        """The saved report, rebuilt from its statistics (nothing is scored again)."""
+        """The saved report, rebuilt from its statistics (nothing is scored again); its tags are :meth:`tags`."""
         (evalset_text, options_text, metrics_text), stats = self._row(run)
         statistics = {(m, s): _array_back(blob) for m, s, blob in stats}
-        evalset = replace(evalset_from_json(evalset_text), tags=self.tags(run))
-        return report_from_statistics(evalset, options_from_json(options_text), tuple(json.loads(metrics_text)),
-                                      statistics)
+        return report_from_statistics(evalset_from_json(evalset_text), options_from_json(options_text),
+                                      tuple(json.loads(metrics_text)), statistics)
 
     def tags(self, run: str) -> pd.DataFrame:
         """The tags kept with a run (:data:`mtdiag.core.tags.TAG_COLUMNS`; none in a workspace made before tags)."""
@@ -328,7 +328,7 @@ class Workspace:
                 [evaluate(grown, replace(report.options, metrics=shared))] if shared else []):
             statistics |= {key: result.stats for key, result in scored.results.items()}
         merged = report_from_statistics(grown, report.options, report.metrics, statistics)
-        return self.save(merged, label or f"{self._label(run)} + {name}")
+        return self.save(merged, label or f"{self._label(run)} + {name}", self.tags(run))
 
     def _label(self, run: str) -> str:
         with self._database() as db:

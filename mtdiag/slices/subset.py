@@ -59,11 +59,11 @@ def slice_report(report: Report, segments, metrics: Sequence[str] | None = None)
                   metric_objects={name: report.metric_objects[name] for name in kept})
 
 
-def where(report: Report, expression: str) -> Report:
-    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, then
-    :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it cannot be read or keeps
-    no segment."""
-    mask = segment_mask(report, expression)
+def where(report: Report, expression: str, tags=None) -> Report:
+    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, ``tag``
+    read from ``tags``, then :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it
+    cannot be read or keeps no segment."""
+    mask = segment_mask(report, expression, tags)
     if not mask.any():
         raise ExpressionError(f"the expression keeps none of the {report.evalset.n_segments:,} segments")
     return slice_report(report, mask)

@@ -134,9 +134,10 @@ class Page:
         table = self.view.table(name)
         if views.missing(self.report, table.needs):
             return None
-        given = table.given(self._with_defaults(table))
+        given = table.given(self._with_defaults(table), {"tags": self.current.tags})  # the session's inputs
         try:
-            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
+            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}",
+                               tagged="tags" in table.inputs)(self.current, given)
         except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
             if name not in self._problems:
                 self._problems.add(name)

@@ -91,7 +91,7 @@ def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
             label = st.text_input("Label", key="run_label", placeholder=current.data.label)
             if st.button("Save this run", key="run_save"):
                 try:
-                    _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
+                    _workspace(str(folder)).save(current.report, label.strip() or current.data.label, current.tags)
                 except InputError as error:  # read-only, over the size limit, or damaged meanwhile
                     st.error(highlight.escape_markdown(str(error)))
                 else:
