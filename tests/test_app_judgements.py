@@ -127,3 +127,32 @@ def test_two_sessions_on_the_same_texts_keep_their_human_judgements_apart(counte
     assert any("The slice cannot be used" in shown(w.value) and "human" in shown(w.value) for w in second.warning), \
         [shown(w.value) for w in second.warning]
     assert counted["evaluate"] == scored
+
+
+def test_what_is_keyed_by_the_scored_report_reads_no_human_judgement():
+    """A table or chart declared ``scores_only`` is cached by the scored report's key, shared by every session of
+    its texts whatever their human files: built on the report with the sample's human scores and error rows, and
+    on the same report without them, it is the same frame or figure."""
+    from dataclasses import replace
+
+    from mtdiag import views
+    from mtdiag.io import load_folder, with_error_annotations
+    from mtdiag.pipeline.inputs import evaluate
+
+    evalset = with_error_annotations(load_folder(DE), ("mqm.errors.tsv", ERRORS.encode()))
+    judged = evaluate(evalset)
+    bare = replace(judged, evalset=judged.evalset.without_judgements())
+    assert judged.evalset.human is not None and len(judged.evalset.annotations) == 1
+    checked = []
+    for view in views.REGISTRY.values():
+        for piece in (*view.tables, *view.charts):
+            if not piece.scores_only or views.missing(judged, piece.needs):
+                continue
+            chosen = view.resolve(judged)
+            with_human, without = piece.make(judged, chosen), piece.make(bare, chosen)
+            if isinstance(with_human, pd.DataFrame):
+                pd.testing.assert_frame_equal(with_human, without)
+            else:
+                assert (with_human is None and without is None) or with_human.to_json() == without.to_json()
+            checked.append(f"{view.name}.{piece.name}")
+    assert {"overview.corpus", "overview.corpus_bars", "overview.best"} <= set(checked)

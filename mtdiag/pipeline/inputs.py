@@ -28,7 +28,9 @@ files uploaded and the scheme chosen).
 
 The dashboard reads through this module (and :mod:`mtdiag.views`) only: it re-exports what a loader needs of the
 scoring core — :class:`~mtdiag.scoring.evaluate.Options`, :class:`~mtdiag.scoring.evaluate.Report`, :data:`METRICS` (the metric registry, for
-the option widgets), :mod:`mtdiag.scoring.report_cache` (folders' reports kept on disk), :func:`warm_up`, the slice
+the option widgets), :mod:`mtdiag.scoring.report_cache` (folders' reports kept on disk), :func:`warm_up`,
+:func:`~mtdiag.scoring.evaluate.underived` and :func:`~mtdiag.scoring.evaluate.with_derived` (the metrics derived from
+a report, computed after the first page is drawn), the slice
 expressions' fields and errors, and the weighting schemes of human error rows (:data:`SCHEMES`, :func:`error_weights`,
 :func:`read_error_weights`).
 """
@@ -39,7 +41,8 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from mtdiag.scoring import report_cache
-from mtdiag.scoring.evaluate import NO_REFERENCE, Options, Report, available_metrics, clear_caches, default_metrics, evaluate
+from mtdiag.scoring.evaluate import (NO_REFERENCE, Options, Report, available_metrics, clear_caches, default_metrics,
+                                     evaluate, underived, with_derived)
 from mtdiag.scoring.chunks import Execution
 from mtdiag.core.evalset import EvalSet
 from mtdiag.io import Limits, with_human_file
@@ -145,4 +148,4 @@ def warm_up() -> None:
 __all__ = ["DEFAULT_WEIGHTS", "MAX_CHARS", "METRICS", "NO_REFERENCE", "SCHEMES", "ErrorWeights", "EvalSet", "Execution",
            "ExpressionError", "Limits", "Options", "Report", "check", "clear_caches", "error_weights", "evaluate",
            "fields", "flag_metrics", "judged", "read_error_weights", "report", "report_cache", "scoring", "sliced",
-           "warm_up", "weighed", "with_human"]
+           "underived", "warm_up", "weighed", "with_derived", "with_human"]

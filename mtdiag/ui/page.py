@@ -137,7 +137,7 @@ class Page:
         given = table.given(self._with_defaults(table), {"tags": self.current.tags})  # the session's inputs
         try:
             frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}",
-                               tagged="tags" in table.inputs)(self.current, given)
+                               by=_key_of(table))(self.current, given)
         except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
             if name not in self._problems:
                 self._problems.add(name)
@@ -154,8 +154,8 @@ class Page:
         if views.missing(self.report, chart.needs):
             return None
         given = chart.given(self._with_defaults(chart))
-        return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
-                          lambda: chart.make(self.report, given))
+        return state.memo(f"{self.view.name}.{name}", getattr(self.current, _key_of(chart)),
+                          tuple(sorted(given.items())), lambda: chart.make(self.report, given))
 
     def detail(self, name: str, *args, **kwargs) -> Any:
         """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``) on this run's
@@ -198,6 +198,14 @@ class Page:
             st.plotly_chart(figure, key=key)
             if caption:
                 self.caption(name, figure)
+
+
+def _key_of(piece) -> str:
+    """Which key of :class:`mtdiag.ui.state.Current` a table or chart is cached by: with the tags when it reads
+    them, by the scored report when it reads the scores alone, else the run's."""
+    if "tags" in piece.inputs:
+        return "tagged_key"
+    return "scores_key" if piece.scores_only else "key"
 
 
 def _inside(where):

@@ -50,7 +50,7 @@ from mtdiag.core import highlight
 from mtdiag.core.evalset import EvalSet
 from mtdiag.core.tags import TAG_COLUMNS
 from mtdiag.pipeline.inputs import (DEFAULT_WEIGHTS, ErrorWeights, Options, Report, clear_caches, evaluate, judged,
-                                    report_cache)
+                                    report_cache, underived, with_derived)
 from mtdiag.io import LIMIT_SETTINGS, Limits
 
 SESSION_KEY = "_mtdiag_current"
@@ -215,16 +215,33 @@ class Current:
     where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
 
     @property
+    def pending(self) -> tuple[str, ...]:
+        """The metrics derived from the report (predicted MQM) that it does not hold yet: computed after this run's
+        page is drawn (:func:`complete`)."""
+        return underived(self.report)
+
+    @property
     def key(self) -> str:
         """What the cached frames and figures of this run are keyed by: every input of the report the pages get —
         the data with its judgements, the options, the scheme and the slice (and the tags when there is a slice:
         a slice may read them, ``tag == "x"``). The frames are shared by every session of the server: sessions
         with the same inputs share them."""
         key = judged_key(self.data, self.options, self.weights)
+        if self.pending:  # the first page's report: its frames are not those of the report completed
+            key += "|first"
         if not self.where:
             return key
         tags = tags_digest(self.tags)
         return f"{key}|tags:{tags}|where:{self.where}" if tags else f"{key}|where:{self.where}"
+
+    @property
+    def scores_key(self) -> str:
+        """What a frame that reads the scores alone is keyed by (:attr:`mtdiag.views.Table.scores_only`): the scored
+        report's key — kept while human files and the scheme change —, or :attr:`key` on a slice (which may read
+        the human scores)."""
+        if self.where:
+            return self.key
+        return report_key(self.data, self.options) + (FIRST if self.pending else "")
 
     @property
     def tagged_key(self) -> str:
@@ -363,40 +380,78 @@ def _report_store() -> _ReportStore:
 
 def report_for(data: Dataset, options: Options, weights: ErrorWeights = DEFAULT_WEIGHTS) -> Report:
     """The report of ``data`` under ``options`` with its human judgements weighed by ``weights``: the scored report
-    (:func:`scored_report`) joined with them (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in
-    the report store under :func:`judged_key`."""
-    key = judged_key(data, options, weights)
-    report = _report_store().get(key)
-    if report is None:
-        report = stored_report(key, lambda: judged(scored_report(data, options), data.evalset, weights))
-    return report
+    (:func:`scored_report`: maybe without its derived metrics yet) joined with them
+    (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in the report store under
+    :func:`judged_key`."""
+    scored = scored_report(data, options)
+    key = judged_key(data, options, weights) + ("|first" if underived(scored) else "")
+    return stored_report(key, lambda: judged(scored, data.evalset, weights))
+
+
+FIRST = "|first"  # the store's key of a report scored without its derived metrics: what the first page draws
 
 
 def scored_report(data: Dataset, options: Options) -> Report:
     """The scored report of ``data``'s texts under ``options`` (:func:`report_key`), on the set without its human
     judgements: from the store; for a test-set folder from its file on disk (:mod:`mtdiag.scoring.report_cache`:
-    the sample sets open without scoring once a server or ``make install`` scored them); else computed now with a
-    progress bar (and a folder's written to disk). Uploads are never written to disk."""
+    the sample sets open without scoring once a server or ``make install`` scored them); else scored now with a
+    progress bar — every metric but those derived from the report of the others (predicted MQM: its error spans
+    cost as much as the rest), which :func:`complete` adds once the first page is drawn. Uploads are never written
+    to disk."""
     store = _report_store()
     key = report_key(data, options)
     report = store.get(key)
+    if report is None and data.origin == "folder":
+        report = report_cache.load(data.evalset.without_judgements(), options)
+        if report is not None:
+            store.put(key, report)
     if report is not None:
         return report
-    bare = data.evalset.without_judgements()
-    if data.origin == "folder":
-        report = report_cache.load(bare, options)
-    if report is None:
+    first = store.get(key + FIRST)
+    if first is None:
         bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
-
-        def progress(fraction: float, message: str) -> None:  # the message names systems: user text
-            bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
-
-        report = evaluate(bare, options, progress=progress)
+        first = evaluate(data.evalset.without_judgements(), options, progress=_bar(bar), derive=False)
         bar.empty()
+        store.put(key + FIRST, first)
+    if not underived(first):
+        store.put(key, first)
         if data.origin == "folder":
-            report_cache.save(report)
+            report_cache.save(first)
+    return first
+
+
+def _bar(bar) -> Callable[[float, str], None]:
+    def progress(fraction: float, message: str) -> None:  # the message names systems: user text
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
+
+    return progress
+
+
+def complete(data: Dataset, options: Options) -> bool:
+    """Add the derived metrics to the scored report of ``data`` under ``options`` (:func:`scored_report`'s first
+    one), with a progress bar in the sidebar: called after the page is drawn, so the first page shows every other
+    metric at once; True when the completed report is stored (the next run draws it). A derivation that fails
+    leaves the first report as the completed one and says why once (:data:`DERIVE_FAILED`)."""
+    store = _report_store()
+    key = report_key(data, options)
+    first = store.get(key + FIRST)
+    if first is None or store.get(key) is not None:
+        return False
+    bar = st.sidebar.progress(0.0, text="Computing the metrics derived from the others (the error spans mtdiag "
+                                        "predicts) …")
+    try:
+        report = with_derived(first, _bar(bar))
+    except (ValueError, RuntimeError, MemoryError) as error:
+        report = first
+        st.session_state[DERIVE_FAILED] = f"{', '.join(underived(first))} could not be computed: {error}"
+    bar.empty()
     store.put(key, report)
-    return report
+    if data.origin == "folder" and report is not first:
+        report_cache.save(report)
+    return True
+
+
+DERIVE_FAILED = "_mtdiag_derive_failed"  # session key: why the derived metrics were not computed (said once)
 
 
 def stored_report(key: str, build: Callable[[], Report]) -> Report:
@@ -457,11 +512,12 @@ _VIEWS_LOCK = threading.Lock()
 
 
 def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES,
-         name: str | None = None, tagged: bool = False) -> Callable:
+         name: str | None = None, by: str = "key") -> Callable:
     """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
     options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
-    by the sweeper with every other derived frame); ``tagged``: ``fn`` reads the user's tags (given among the
-    arguments), so the key is :attr:`Current.tagged_key`.
+    by the sweeper with every other derived frame); ``by`` names the key of :class:`Current` — ``key``,
+    ``tagged_key`` (``fn`` reads the user's tags, given among the arguments) or ``scores_key`` (``fn`` reads the
+    scores alone).
 
     One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
     function's module, qualified name and source, so each gets the qualified name of the function it wraps (or
@@ -481,7 +537,6 @@ def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_M
             _VIEWS[fn] = cached
 
     def call(current: "Current", *args, **kwargs):
-        key = current.tagged_key if tagged else current.key
-        return cached(key, args, tuple(sorted(kwargs.items())), current.report)
+        return cached(getattr(current, by), args, tuple(sorted(kwargs.items())), current.report)
 
     return call

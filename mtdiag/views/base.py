@@ -336,8 +336,10 @@ class Shown:
     it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
     reads an option it did not declare fails at once. ``inputs``: what ``build`` reads beyond the report and the
     options — ``tags``, the user's tags (:mod:`mtdiag.core.tags`), which the dashboard gives and the command line
-    has none of — given to it among the options, keyed apart by a surface that caches it. ``caption``: what a
-    reader should know to read it, as plain
+    has none of — given to it among the options, keyed apart by a surface that caches it. ``scores_only``: it reads
+    the report's scores and texts alone, no human judgement (``EvalSet.human``, ``annotations``, ``rated``): a
+    surface may then key it by the scored report, kept while human files and weights change (checked:
+    ``tests/test_app_judgements.py``). ``caption``: what a reader should know to read it, as plain
     text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
     chosen and what was built (counts in a caption are then those of the frame shown). ``empty``: why nothing is
     shown when ``build`` returns None (plain text, or a function of the report and the options chosen)."""
@@ -348,6 +350,7 @@ class Shown:
     needs: tuple[str, ...] = ()
     uses: tuple[str, ...] | None = None
     inputs: tuple[str, ...] = ()
+    scores_only: bool = False
     caption: Caption = ""
     empty: str | Callable[[Any, Chosen], str] = ""
 
