@@ -43,7 +43,7 @@ from mtdiag.core.evalset import EvalSet
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, row_weights, segment_scores, spans_of
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.pearmut_log import read_pearmut_log, sniff_log
-from mtdiag.io.ratings import error_rows_frame, rated_frame
+from mtdiag.io.ratings import RATED_COLUMNS, error_rows_frame, rated_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
@@ -159,7 +159,7 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None) -> Ratin
                            if span is not None), ("", (-1, -1)))
         rows.append((seg, system, rater, side, span[0], span[1], severity, category, True, table.name, line))
     frame = error_rows_frame(rows)
-    return Ratings(_no_scores(), frame, rated_frame(zip(frame["system"], frame["seg"], frame["rater"])))
+    return Ratings(_no_scores(), frame, frame[RATED_COLUMNS].drop_duplicates(ignore_index=True))  # in file order
 
 
 def _read_esa(table: Table, lowered: list[str], n_segments: int | None) -> Ratings:

@@ -240,10 +240,10 @@ def row_weights(rows: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS) -> 
     return out
 
 
-def spans_of(rows: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
+def spans_of(rows: pd.DataFrame, weight: np.ndarray) -> pd.DataFrame:
     """The error spans (:data:`mtdiag.io.ratings.SPAN_COLUMNS`) of the error rows that weigh more than 0."""
-    kept = weights > 0
-    return rows.loc[kept, SPAN_COLUMNS[:-1]].assign(weight=weights[kept]).reset_index(drop=True)
+    kept = weight > 0
+    return rows.loc[kept, SPAN_COLUMNS[:-1]].assign(weight=weight[kept]).reset_index(drop=True)
 
 
 def weighed(evalset: EvalSet, weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
