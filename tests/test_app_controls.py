@@ -178,7 +178,8 @@ def test_no_page_draws_a_choice_without_following_the_data():
     direct = {"selectbox", "multiselect", "radio", "segmented_control"}
     offenders = []
     ui = REPO / "mtdiag" / "ui"
-    for path in [*sorted((ui / "layouts").glob("*.py")), ui / "generic.py", ui / "choices.py", ui / "widgets.py"]:
+    for path in [*sorted((ui / "layouts").glob("*.py")), ui / "generic.py", ui / "choices.py",
+                 *sorted((ui / "widgets").glob("*.py"))]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         wrappers = {node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
                     and node.name in ("select", "multiselect", "segmented", "radio")}

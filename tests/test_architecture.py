@@ -420,3 +420,71 @@ def test_one_name_one_meaning():
     twice = {name: folders for name, folders in where.items() if len(folders) > 1
              and not (name in views and set(folders) <= faces | ({"metrics"} if name in metrics else set()))}
     assert not twice, f"module names used for more than one thing: {twice}"
+
+
+# --------------------------------------------------------------------------------------------- sizes as rules
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+SIZE_EXCEPTIONS: dict[str, str] = {}
+"""Modules (``mtdiag/PATH.py``) and functions (``mtdiag/PATH.py:NAME``, a method ``Class.NAME``) allowed over the
+limits, each with its reason. Empty: nothing in the package needs one. An entry that no longer exceeds its limit
+fails :func:`test_every_size_exception_is_still_needed`, so the list cannot outlive its reasons."""
+
+
+def _sizes() -> tuple[dict[str, int], dict[str, int]]:
+    """Every module's physical lines and every function's (from its ``def`` to its last line, docstring included;
+    a nested function counts in its own right and inside the function that holds it)."""
+    modules, functions = {}, {}
+    for path in _mtdiag_modules():
+        text = path.read_text(encoding="utf-8")
+        where = str(path.relative_to(REPO_ROOT))
+        modules[where] = len(text.splitlines())
+
+        def visit(node: ast.AST, prefix: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    functions[f"{where}:{prefix}{child.name}"] = child.end_lineno - child.lineno + 1
+                    visit(child, f"{prefix}{child.name}.")
+                elif isinstance(child, ast.ClassDef):
+                    visit(child, f"{prefix}{child.name}.")
+                else:
+                    visit(child, prefix)
+
+        visit(ast.parse(text), "")
+    return modules, functions
+
+
+def test_no_module_over_500_lines_and_no_function_over_60():
+    """Small modules named for what they hold, functions that fit on a screen (``../shared/DESIGN.md``,
+    docs/architecture.md "Sizes"): a module over :data:`MAX_MODULE_LINES` lines or a function over
+    :data:`MAX_FUNCTION_LINES` fails here, named, unless :data:`SIZE_EXCEPTIONS` gives a reason."""
+    modules, functions = _sizes()
+    big = [f"{where}: {n} lines (at most {MAX_MODULE_LINES})" for where, n in modules.items()
+           if n > MAX_MODULE_LINES and where not in SIZE_EXCEPTIONS]
+    big += [f"{where}: {n} lines (at most {MAX_FUNCTION_LINES})" for where, n in functions.items()
+            if n > MAX_FUNCTION_LINES and where not in SIZE_EXCEPTIONS]
+    assert not big, "split along its jobs, or give a reason in SIZE_EXCEPTIONS:\n" + "\n".join(sorted(big))
+
+
+def test_every_size_exception_is_still_needed():
+    modules, functions = _sizes()
+    for where, reason in SIZE_EXCEPTIONS.items():
+        assert reason.strip(), f"{where}: an exception needs its reason"
+        if where in modules:
+            assert modules[where] > MAX_MODULE_LINES, f"{where} is within the limit now: drop its exception"
+        else:
+            assert where in functions, f"{where}: no such module or function"
+            assert functions[where] > MAX_FUNCTION_LINES, f"{where} is within the limit now: drop its exception"
+
+
+def test_the_size_rule_finds_a_long_function(tmp_path, monkeypatch):
+    """The census sees methods and nested functions: a 61-line method of a class fails the rule."""
+    package = tmp_path / "mtdiag"
+    package.mkdir()
+    body = "\n".join(f"        x{i} = {i}" for i in range(59))
+    (package / "big.py").write_text(f"class A:\n    def long(self):\n{body}\n        return 0\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "PKG", package)
+    modules, functions = _sizes()
+    assert modules == {"mtdiag/big.py": 62} and functions == {"mtdiag/big.py:A.long": 61}

@@ -385,7 +385,8 @@ def test_term_tags_and_error_marks_on_hostile_lines_take_under_a_second(line):
     assert time.perf_counter() - start < 1.0
 
 
-SCANNED = ["mtdiag.io.text", "mtdiag.io.tables", "mtdiag.io.parsing", "mtdiag.io.naming", "mtdiag.io.human_scores",
+SCANNED = ["mtdiag.io.text.decoding", "mtdiag.io.text.reading", "mtdiag.io.text.long_and_empty",
+           "mtdiag.io.text.wording", "mtdiag.io.tables", "mtdiag.io.parsing", "mtdiag.io.naming", "mtdiag.io.human_scores",
            "mtdiag.io.term_files", "mtdiag.io.scores", "mtdiag.io.annotations", "mtdiag.io.testsets", "mtdiag.io.folders",
            "mtdiag.io.files", "mtdiag.io.term_matching", "mtdiag.core.tokenize", "mtdiag.core.highlight", "mtdiag.triage.checks", "mtdiag.views"]
 """The modules whose regular expressions are applied to uploaded text (file contents and file names)."""
@@ -816,11 +817,11 @@ def test_the_column_limit_is_the_header_width():
 def test_a_table_of_1000_columns_is_measured_once_not_once_per_column(monkeypatch):
     """The warnings of a one-row table of 1,000 columns (the column limit) came from one Arrow pass per column
     (1–2.5 ms each); now every cell is measured in one pass, and a column costs only its share of the cells."""
-    from mtdiag.io import text
+    from mtdiag.io.text import long_and_empty
 
     calls = []
-    real = text.blank_mask
-    monkeypatch.setattr(text, "blank_mask", lambda values: calls.append(len(values)) or real(values))
+    real = long_and_empty.blank_mask
+    monkeypatch.setattr(long_and_empty, "blank_mask", lambda values: calls.append(len(values)) or real(values))
     header = "src\tref\t" + "\t".join(f"s{i}" for i in range(998))
     row = "a b\t\t" + "\t".join("" if i % 2 else "x y" for i in range(998))  # the reference and 499 systems empty
     evalset = load_table(("wide.tsv", f"{header}\n{row}\n".encode()))

@@ -12,7 +12,6 @@ import pytest
 
 from mtdiag.core.errors import InputError
 from mtdiag.io.text import (
-    _PY_WHITESPACE,
     Limits,
     blank_mask,
     decode_text,
@@ -20,6 +19,7 @@ from mtdiag.io.text import (
     segment_warnings,
     split_lines,
 )
+from mtdiag.io.text.decoding import _PY_WHITESPACE
 
 
 def python_path(data: bytes, allow_blank: bool):

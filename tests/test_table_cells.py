@@ -7,7 +7,7 @@ import pandas as pd
 
 from mtdiag.ui import widgets
 from mtdiag.views import fit_lines, wide_script
-from mtdiag.views.base import CELL_FONT_PX, CELL_PADDING_PX, LINE_MARGIN, NARROW_EM, WIDE_EM
+from mtdiag.views.cells import CELL_FONT_PX, CELL_PADDING_PX, LINE_MARGIN, NARROW_EM, WIDE_EM
 
 ZH = ("不过爱因斯坦并没有意识到如果你把太阳压缩成直径6公里的球– 也就是说你把相当于地球质量一百万倍的物质压缩成直径6公里的球，"
       " 你将制造出一个黑洞， 这个物体的密度非常之大以至于如果光离它太近，也将无法逃脱")

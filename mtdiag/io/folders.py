@@ -103,6 +103,12 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     lang_pair = resolve_lang_pair(folders=[name], file_names=[p.name for _, p in hyps])
     evalset = assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
                         human=None, warnings=warnings, term_files=term_files)
+    return _with_extra_files(evalset, folder, limits)
+
+
+def _with_extra_files(evalset: EvalSet, folder: Path, limits: Limits) -> EvalSet:
+    """``evalset`` with what a folder's other files by their names add: metric scores, human scores, error
+    annotations (their rows as read) and segment labels (those present)."""
     if (folder / METRIC_SCORES_FILE).is_file():
         evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)
     if (folder / HUMAN_SCORES_FILE).is_file():

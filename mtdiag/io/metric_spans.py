@@ -232,21 +232,7 @@ def read_metric_spans(source: Source, name: str | None = None,
             raise InputError(display, "expected a JSON object {system, seg_id, error_spans}", line)
         lowered = {str(k).strip().lower(): v for k, v in record.items()}
         scored = scored or any(k in lowered for k in _SCORE_KEYS)
-        if key is not None:
-            system = _system_name(key, systems)
-            if n_segments is not None and index >= n_segments:
-                raise InputError(display, f"system {quote(key)} has more than the set's {n_segments:,} segments",
-                                 line)
-            seg = index
-        else:
-            system = lowered.get("system")
-            if not isinstance(system, str) or not system.strip():
-                raise InputError(display, "the record has no system name (\"system\")", line)
-            system = system.strip()
-            seg_value = next((lowered[k] for k in _SEG_KEYS if k in lowered), None)
-            if seg_value is None or isinstance(seg_value, (bool, float, list, dict)):
-                raise InputError(display, "the record has no whole-number seg_id (1-based)", line)
-            seg = parse_seg_id(str(seg_value), seg_table, line, n_segments) - 1
+        system, seg = _record_place(lowered, key, index, systems, n_segments, seg_table, display, line)
         spans = next((lowered[k] for k in _SPAN_KEYS if k in lowered), None)
         if spans is None:
             spans = []
@@ -261,49 +247,14 @@ def read_metric_spans(source: Source, name: str | None = None,
         if span_metric not in metrics:
             metrics[span_metric] = None
             check_columns(display, len(metrics), limits, line, what="metrics")
-        mt = lowered.get("mt")
-        if mt is not None and not isinstance(mt, str):
-            raise InputError(display, "mt must be the output text (a string)", line)
-        if isinstance(mt, str) and len(mt) > limits.max_segment_chars:
-            raise limits.exceeded(display, "max_segment_chars", f"an mt of {len(mt):,} characters", line)
         where = f"system {quote(system)} seg_id {seg + 1}"
-        if system in outputs:
-            if seg >= len(outputs[system]):
-                raise InputError(display, f"{where}: the system has {len(outputs[system]):,} segments", line)
-            output = str(outputs[system][seg])
-            if mt is not None and mt != output:
-                raise InputError(display, f"{where}: mt {quote(mt)} is not the loaded output {quote(output)} "
-                                          "(the offsets would point elsewhere)", line)
-        else:
+        output = _record_output(lowered.get("mt"), outputs.get(system), seg, where, display, line, limits)
+        if system not in outputs:
             unknown[system] = None
-            output = mt
         for number, span in enumerate(spans, start=1):
-            at = f"{where}, span {number}"
-            if not isinstance(span, dict):
-                raise InputError(display, f"{at}: each error span must be an object {{start, end, severity}}", line)
-            span = {str(k).strip().lower(): v for k, v in span.items()}
-            start, end = _offset(span.get("start")), _offset(span.get("end"))
-            if start is None or end is None or start < 0 or end < start or end > limits.max_segment_chars:
-                raise InputError(display, f"{at}: start and end must be character offsets with 0 <= start <= end "
-                                          f"<= {limits.max_segment_chars:,} (the longest segment read; found "
-                                          f"{quote(json.dumps(span.get('start')))}, "
-                                          f"{quote(json.dumps(span.get('end')))})", line)
-            severity = span.get("severity", "minor")
-            if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
-                raise InputError(display, f"{at}: severity {quote(str(severity))}: expected minor, major or "
-                                          "critical", line)
-            confidence = _confidence(span.get("confidence"), display, line, at)
-            shown = span.get("text")
-            if shown is not None and not isinstance(shown, str):
-                raise InputError(display, f"{at}: text must be a string", line)
-            if isinstance(shown, str) and len(shown) > limits.max_segment_chars:
-                raise limits.exceeded(display, "max_segment_chars", f"a span text of {len(shown):,} characters",
-                                      line)
-            if output is not None:
-                _check_text(output, start, end, shown, display, line, at)
-                shown = output[start:end]
-            rows.append((seg, system, span_metric, start, end, severity.strip().lower(),
-                         confidence, shown or ""))
+            start, end, severity, confidence, shown = _span(span, output, f"{where}, span {number}", display, line,
+                                                            limits)
+            rows.append((seg, system, span_metric, start, end, severity, confidence, shown))
     del n_lines
     warnings = []
     if unknown and outputs:
@@ -313,6 +264,72 @@ def read_metric_spans(source: Source, name: str | None = None,
         warnings.append(f"{display}: the scores in this file are not read (it gives error spans); give segment "
                         "scores with --scores (system, seg_id, one column per metric)")
     return _frame(rows), warnings
+
+
+def _record_place(lowered: dict, key: str | None, index: int, systems: list[str], n_segments: int | None,
+                  seg_table: "_Named", display: str, line: int) -> tuple[str, int]:
+    """The (system, 0-based segment) a record is about: from its place in a file keyed by system (``key``, the
+    record's ``index`` in that system's list), else from its ``system`` and ``seg_id`` fields."""
+    if key is not None:
+        system = _system_name(key, systems)
+        if n_segments is not None and index >= n_segments:
+            raise InputError(display, f"system {quote(key)} has more than the set's {n_segments:,} segments", line)
+        return system, index
+    system = lowered.get("system")
+    if not isinstance(system, str) or not system.strip():
+        raise InputError(display, "the record has no system name (\"system\")", line)
+    seg_value = next((lowered[k] for k in _SEG_KEYS if k in lowered), None)
+    if seg_value is None or isinstance(seg_value, (bool, float, list, dict)):
+        raise InputError(display, "the record has no whole-number seg_id (1-based)", line)
+    return system.strip(), parse_seg_id(str(seg_value), seg_table, line, n_segments) - 1
+
+
+def _record_output(mt, loaded: Sequence[str] | None, seg: int, where: str, display: str, line: int,
+                   limits: Limits) -> str | None:
+    """The output a record's offsets point into: the loaded system's (``loaded``, checked against the record's
+    ``mt`` when it gives one), else the record's ``mt`` (None when it has none: the offsets cannot be checked)."""
+    if mt is not None and not isinstance(mt, str):
+        raise InputError(display, "mt must be the output text (a string)", line)
+    if isinstance(mt, str) and len(mt) > limits.max_segment_chars:
+        raise limits.exceeded(display, "max_segment_chars", f"an mt of {len(mt):,} characters", line)
+    if loaded is None:
+        return mt
+    if seg >= len(loaded):
+        raise InputError(display, f"{where}: the system has {len(loaded):,} segments", line)
+    output = str(loaded[seg])
+    if mt is not None and mt != output:
+        raise InputError(display, f"{where}: mt {quote(mt)} is not the loaded output {quote(output)} "
+                                  "(the offsets would point elsewhere)", line)
+    return output
+
+
+def _span(span, output: str | None, at: str, display: str, line: int,
+          limits: Limits) -> tuple[int, int, str, float, str]:
+    """One error span of a record, checked: ``(start, end, severity, confidence, text)`` — the text the output
+    holds at those offsets when the output is known."""
+    if not isinstance(span, dict):
+        raise InputError(display, f"{at}: each error span must be an object {{start, end, severity}}", line)
+    span = {str(k).strip().lower(): v for k, v in span.items()}
+    start, end = _offset(span.get("start")), _offset(span.get("end"))
+    if start is None or end is None or start < 0 or end < start or end > limits.max_segment_chars:
+        raise InputError(display, f"{at}: start and end must be character offsets with 0 <= start <= end "
+                                  f"<= {limits.max_segment_chars:,} (the longest segment read; found "
+                                  f"{quote(json.dumps(span.get('start')))}, "
+                                  f"{quote(json.dumps(span.get('end')))})", line)
+    severity = span.get("severity", "minor")
+    if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
+        raise InputError(display, f"{at}: severity {quote(str(severity))}: expected minor, major or "
+                                  "critical", line)
+    confidence = _confidence(span.get("confidence"), display, line, at)
+    shown = span.get("text")
+    if shown is not None and not isinstance(shown, str):
+        raise InputError(display, f"{at}: text must be a string", line)
+    if isinstance(shown, str) and len(shown) > limits.max_segment_chars:
+        raise limits.exceeded(display, "max_segment_chars", f"a span text of {len(shown):,} characters", line)
+    if output is not None:
+        _check_text(output, start, end, shown, display, line, at)
+        shown = output[start:end]
+    return start, end, severity.strip().lower(), confidence, shown or ""
 
 
 def _frame(rows: list[tuple]) -> pd.DataFrame:

@@ -71,14 +71,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
                                          "expected system, seg_id, metric, score (or one column per metric)", 1)
     system_at, seg_at = lowered.index("system"), lowered.index("seg_id")
     long = "metric" in lowered and "score" in lowered
-    if long:
-        metric_columns = []
-    else:
-        metric_columns = [i for i, h in enumerate(lowered) if i not in (system_at, seg_at)
-                          and h != "higher_is_better" and all_numbers([v for v in table.column(i) if v.strip()])]
-        if not metric_columns:
-            raise InputError(table.name, f"no score column; found columns {quote_names(table.header)}; expected metric "
-                                         "and score columns, or one numeric column per metric", 1)
+    metric_columns = [] if long else _metric_columns(table, lowered, (system_at, seg_at))
     direction_at = lowered.index("higher_is_better") if "higher_is_better" in lowered else None
     records, system_level, directions, seen = [], {}, {}, {}
     keys: dict[str, str] = {}  # each metric name made a key once, not once per row (a name may be a long cell)
@@ -92,13 +85,7 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
         cells = ([(row[lowered.index("metric")], row[lowered.index("score")])] if long
                  else [(table.header[i], row[i]) for i in metric_columns])
         for raw_metric, raw_score in cells:
-            if not raw_metric.strip():
-                raise InputError(table.name, "the metric name is empty", line)
-            metric = keys.get(raw_metric)
-            if metric is None:
-                metric = keys.setdefault(raw_metric, metric_key(raw_metric))
-                named[metric] = None  # each metric is a column of every view: bounded like a table's columns
-                check_columns(table.name, len(named), limits, line, what="metrics")
+            metric = _metric_name(raw_metric, keys, named, table.name, line, limits)
             if direction_at is not None and row[direction_at].strip():
                 higher = _direction(row[direction_at], table, line)
                 if directions.setdefault(metric, (higher, line))[0] != higher:
@@ -122,20 +109,52 @@ def read_metric_scores(source: Source, name: str | None = None, n_segments: int 
     metrics = list(dict.fromkeys([m for _, _, m, _ in records] + list(system_level)))
     if not records:
         raise InputError(table.name, "has no segment scores (every score is blank or system-level)")
+    infos, warnings = _metric_infos(table.name, metrics, directions, system_level)
+    if systems is not None:
+        unknown = sorted(set(scores["system"]) - set(systems))
+        if unknown:
+            warnings.append(f"{table.name}: scores for systems that are not loaded ({quote_names(unknown)}) are ignored")
+    return scores, tuple(infos), warnings
+
+
+def _metric_name(raw: str, keys: dict[str, str], named: dict[str, None], display: str, line: int,
+                 limits: Limits) -> str:
+    """The key of a metric name read on ``line`` (made once per name, kept in ``keys``; the metrics in ``named``)."""
+    if not raw.strip():
+        raise InputError(display, "the metric name is empty", line)
+    metric = keys.get(raw)
+    if metric is None:
+        metric = keys.setdefault(raw, metric_key(raw))
+        named[metric] = None  # each metric is a column of every view: bounded like a table's columns
+        check_columns(display, len(named), limits, line, what="metrics")
+    return metric
+
+
+def _metric_columns(table, lowered: list[str], keys: tuple[int, int]) -> list[int]:
+    """The columns of a wide score table (one column per metric): every column but ``system``, ``seg_id`` and
+    ``higher_is_better`` whose filled cells are all numbers."""
+    columns = [i for i, h in enumerate(lowered) if i not in keys
+               and h != "higher_is_better" and all_numbers([v for v in table.column(i) if v.strip()])]
+    if not columns:
+        raise InputError(table.name, f"no score column; found columns {quote_names(table.header)}; expected metric "
+                                     "and score columns, or one numeric column per metric", 1)
+    return columns
+
+
+def _metric_infos(display: str, metrics: list[str], directions: dict, system_level: dict
+                  ) -> tuple[list[ImportedMetricInfo], list[str]]:
+    """One :class:`~mtdiag.core.evalset.ImportedMetricInfo` per metric — its direction as the file gives it, else
+    guessed from its name (with a warning saying so) — and those warnings."""
     warnings, infos = [], []
     for metric in metrics:
         if metric in directions:
             higher = directions[metric][0]
         else:
             higher = not _LOWER_IS_BETTER.match(metric)
-            warnings.append(f"{table.name}: {metric} is taken as {'higher' if higher else 'lower'} is better (add a "
+            warnings.append(f"{display}: {metric} is taken as {'higher' if higher else 'lower'} is better (add a "
                             "higher_is_better column to say otherwise)")
-        infos.append(ImportedMetricInfo(metric, higher, table.name, tuple(system_level.get(metric, ()))))
-    if systems is not None:
-        unknown = sorted(set(scores["system"]) - set(systems))
-        if unknown:
-            warnings.append(f"{table.name}: scores for systems that are not loaded ({quote_names(unknown)}) are ignored")
-    return scores, tuple(infos), warnings
+        infos.append(ImportedMetricInfo(metric, higher, display, tuple(system_level.get(metric, ()))))
+    return infos, warnings
 
 
 def with_metric_scores(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):

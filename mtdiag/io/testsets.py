@@ -145,22 +145,8 @@ def _check_width(display: str, systems: int, references: int, limits: Limits) ->
 
 def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """An :class:`EvalSet` from a WMT21+ XML test set (see the module docstring)."""
-    from defusedxml import ElementTree as SafeTree
-    from defusedxml.common import DefusedXmlException
-
     data, display = read_maybe_gzip(source, name, limits=limits, markup=True)
-    try:
-        root = SafeTree.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    except DefusedXmlException as exc:
-        raise InputError(display, f"uses XML entities or DTDs, which are not accepted ({type(exc).__name__})") from None
-    except SafeTree.ParseError as exc:
-        line = getattr(exc, "position", (None, None))[0]
-        raise InputError(display, f"is not well-formed XML: {str(exc).split(':')[0]}", line) from None
-    except (LookupError, ValueError) as exc:  # expat: an unknown or a multi-byte declared encoding
-        declared = re.search(rb"""encoding\s*=\s*["']([^"']{0,40})""", data[:200])
-        shown = quote(declared.group(1).decode("latin-1")) if declared else "its"
-        raise InputError(display, f"the XML declaration names encoding {shown}, which cannot be read ({exc}); "
-                                  "save the file as UTF-8", 1) from None
+    root = _xml_root(data, display)
     src_langs = {e.get("lang") for e in root.iter("src")}
     ref_langs = {e.get("lang") for e in root.iter("ref")}
     if len(src_langs) != 1:
@@ -176,33 +162,8 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     _check_width(display, len(systems), len(translators), limits)
     rows, skipped = [], 0
     for doc in root.iter("doc"):
-        if "testsuite" in doc.attrib:
-            continue
-        doc_id = doc.get("id", "")
-        where = f"<doc id={quote(doc_id)}>"
-        src_elements = doc.findall("src")
-        if len(src_elements) != 1:
-            raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
-        src = _segments(src_elements[0], f"{where} <src>", display, limits)
-        refs = {ref.get("translator") or "": _segments(
-                    ref, f"{where} <ref translator={quote(ref.get('translator') or '')}>", display, limits)
-                for ref in doc.findall("ref")}
-        hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={quote(hyp.get('system'))}>", display, limits)
-                for hyp in doc.findall("hyp")}
-        for system in systems:
-            if system not in hyps:
-                raise InputError(display, f"{where}: no <hyp system={quote(system)}> (every document needs every system)")
-        for seg_id in sorted(src):
-            if translators and not any(refs.get(t, {}).get(seg_id, "") for t in translators):
-                skipped += 1
-                continue
-            for system in systems:
-                if seg_id not in hyps[system]:
-                    raise InputError(display, f"{where} <hyp system={quote(system)}>: no <seg id=\"{seg_id}\"> for "
-                                              "the source segment of that id")
-            rows.append((doc_id, doc.get("origlang"), doc.get("domain"), src[seg_id],
-                         [refs.get(t, {}).get(seg_id, "") for t in translators],
-                         [hyps[s][seg_id] for s in systems]))
+        if "testsuite" not in doc.attrib:
+            skipped += _doc_rows(doc, systems, translators, display, limits, rows)
     if not rows:
         raise InputError(display, "has no segment with a reference" if translators else "has no segment")
     warnings = [f"{display}: {skipped} source segment(s) without any reference were skipped (as sacrebleu)"] if skipped else []
@@ -222,6 +183,59 @@ def load_wmt_xml(source: Source, name: str | None = None, *, limits: Limits = DE
     if any(r[2] is not None for r in rows):
         labels["domain"] = [r[2] or "" for r in rows]
     return replace(evalset, segments=evalset.segments.assign(**labels))
+
+
+def _xml_root(data: bytes, display: str):
+    """The root element of a WMT XML file, parsed without entities, DTDs or external references; every parse
+    failure is an :class:`InputError` naming the file (and the line where expat gives one)."""
+    from defusedxml import ElementTree as SafeTree
+    from defusedxml.common import DefusedXmlException
+
+    try:
+        return SafeTree.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException as exc:
+        raise InputError(display, f"uses XML entities or DTDs, which are not accepted ({type(exc).__name__})") from None
+    except SafeTree.ParseError as exc:
+        line = getattr(exc, "position", (None, None))[0]
+        raise InputError(display, f"is not well-formed XML: {str(exc).split(':')[0]}", line) from None
+    except (LookupError, ValueError) as exc:  # expat: an unknown or a multi-byte declared encoding
+        declared = re.search(rb"""encoding\s*=\s*["']([^"']{0,40})""", data[:200])
+        shown = quote(declared.group(1).decode("latin-1")) if declared else "its"
+        raise InputError(display, f"the XML declaration names encoding {shown}, which cannot be read ({exc}); "
+                                  "save the file as UTF-8", 1) from None
+
+
+def _doc_rows(doc, systems: list[str], translators: list[str], display: str, limits: Limits, rows: list) -> int:
+    """Append to ``rows`` one ``(doc, origlang, domain, source, references, outputs)`` per segment of a ``<doc>``
+    with a reference (every segment when the set has no reference); return how many were skipped for having none
+    (as sacrebleu). Every document needs every system's output of every segment."""
+    doc_id = doc.get("id", "")
+    where = f"<doc id={quote(doc_id)}>"
+    src_elements = doc.findall("src")
+    if len(src_elements) != 1:
+        raise InputError(display, f"{where}: expected one <src>, found {len(src_elements)}")
+    src = _segments(src_elements[0], f"{where} <src>", display, limits)
+    refs = {ref.get("translator") or "": _segments(
+                ref, f"{where} <ref translator={quote(ref.get('translator') or '')}>", display, limits)
+            for ref in doc.findall("ref")}
+    hyps = {hyp.get("system"): _segments(hyp, f"{where} <hyp system={quote(hyp.get('system'))}>", display, limits)
+            for hyp in doc.findall("hyp")}
+    for system in systems:
+        if system not in hyps:
+            raise InputError(display, f"{where}: no <hyp system={quote(system)}> (every document needs every system)")
+    skipped = 0
+    for seg_id in sorted(src):
+        if translators and not any(refs.get(t, {}).get(seg_id, "") for t in translators):
+            skipped += 1
+            continue
+        for system in systems:
+            if seg_id not in hyps[system]:
+                raise InputError(display, f"{where} <hyp system={quote(system)}>: no <seg id=\"{seg_id}\"> for "
+                                          "the source segment of that id")
+        rows.append((doc_id, doc.get("origlang"), doc.get("domain"), src[seg_id],
+                     [refs.get(t, {}).get(seg_id, "") for t in translators],
+                     [hyps[s][seg_id] for s in systems]))
+    return skipped
 
 
 # ---------------------------------------------------------------------------------------------------- SGML

@@ -87,16 +87,8 @@ def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
             _offer_a_new_workspace(folder, error)
             return problems
         read_only = runs is not None and _workspace(str(folder)).read_only
-        if current is not None:
-            label = st.text_input("Label", key="run_label", placeholder=current.data.label)
-            if st.button("Save this run", key="run_save"):
-                try:
-                    _workspace(str(folder)).save(current.report, label.strip() or current.data.label, current.tags)
-                except InputError as error:  # read-only, over the size limit, or damaged meanwhile
-                    st.error(highlight.escape_markdown(str(error)))
-                else:
-                    st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
-                    runs = _runs(folder)
+        if current is not None and _save_this_run(current, folder):
+            runs = _runs(folder)
         if runs is None or runs.empty:
             st.caption("No saved runs yet.")
             return problems
@@ -113,22 +105,44 @@ def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
             return problems
         confirm = st.checkbox("Yes, delete this run", key="run_delete_confirm")
         right.button("Delete", key="run_delete", disabled=not confirm, on_click=_delete_run, args=(folder, run))
-        added = st.file_uploader("Add a system to this run (one segment per line)", type=TEXT_TYPES,
-                                 key="run_add_file")
-        if added is not None:
-            name = st.text_input("System name", value=mio.system_name_from_file(added.name),
-                                 key=f"run_add_name_{added.name}")
-            if st.button("Add and save", key="run_add"):
-                try:
-                    new = _add_system(folder, run, name, added)
-                except InputError as error:
-                    problems.append(str(error))
-                except ValueError as error:  # a name already used, a line count that differs
-                    problems.append(f"{added.name}: {error}")
-                else:
-                    st.session_state[OPEN_RUN] = new
-                    st.rerun()
+        problems += _add_a_system(folder, run)
     return problems
+
+
+def _save_this_run(current: state.Current, folder: Path) -> bool:
+    """The label box and the "Save this run" button; True when the run was saved (the list is then read again)."""
+    label = st.text_input("Label", key="run_label", placeholder=current.data.label)
+    if not st.button("Save this run", key="run_save"):
+        return False
+    try:
+        _workspace(str(folder)).save(current.report, label.strip() or current.data.label, current.tags)
+    except InputError as error:  # read-only, over the size limit, or damaged meanwhile
+        st.error(highlight.escape_markdown(str(error)))
+        return False
+    st.success(f"Saved as {highlight.escape_markdown(label.strip() or current.data.label)}.")
+    return True
+
+
+def _add_a_system(folder: Path, run: str) -> list[str]:
+    """The upload that adds a system to saved run ``run`` and saves it as a new run (then opened); returns the
+    problems to show."""
+    added = st.file_uploader("Add a system to this run (one segment per line)", type=TEXT_TYPES,
+                             key="run_add_file")
+    if added is None:
+        return []
+    name = st.text_input("System name", value=mio.system_name_from_file(added.name),
+                         key=f"run_add_name_{added.name}")
+    if not st.button("Add and save", key="run_add"):
+        return []
+    try:
+        new = _add_system(folder, run, name, added)
+    except InputError as error:
+        return [str(error)]
+    except ValueError as error:  # a name already used, a line count that differs
+        return [f"{added.name}: {error}"]
+    st.session_state[OPEN_RUN] = new
+    st.rerun()
+    return []
 
 
 def _offer_a_new_workspace(folder: Path, error: InputError) -> None:

@@ -24,9 +24,10 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Iterator
 
-from mtdiag.views.base import (DEFAULT_METRICS, TABLE_TEXT, TEST_METHODS, Chart, Table, View, ViewOption,
-                               default_metric, fit_lines, for_table, missing, position, positions, preview,
-                               wide_script, with_set_ids)
+from mtdiag.views.base import (DEFAULT_METRICS, TEST_METHODS, Chart, Table, View, ViewOption, default_metric,
+                               missing)
+from mtdiag.views.cells import TABLE_TEXT, fit_lines, for_table, preview, wide_script
+from mtdiag.views.segment_ids import position, positions, with_set_ids
 from mtdiag.views.columns import (PROBLEM_TEXT, SCORE_PLACES, MetricInfo, flag_columns, flag_help, flag_label,
                                   format_score, is_flag, is_metric, metric_info)
 from mtdiag.views.detail import SPAN_THRESHOLD, SegmentDetail, SideTokens, segment_detail, side_tokens
