@@ -25,10 +25,10 @@ ERRORS = "\n".join([
 def counted(monkeypatch):
     """How often the dashboard scores a set and reads an annotation file."""
     from mtdiag import io as mio
-    from mtdiag.ui import state
+    from mtdiag.ui import reports
 
     calls = {"evaluate": 0, "read": 0}
-    scoring, reading = state.evaluate, mio.with_error_annotations
+    scoring, reading = reports.evaluate, mio.with_error_annotations
 
     def evaluate(*args, **kwargs):
         calls["evaluate"] += 1
@@ -38,7 +38,7 @@ def counted(monkeypatch):
         calls["read"] += 1
         return reading(*args, **kwargs)
 
-    monkeypatch.setattr(state, "evaluate", evaluate)
+    monkeypatch.setattr(reports, "evaluate", evaluate)
     monkeypatch.setattr(mio, "with_error_annotations", read)
     return calls
 

@@ -255,11 +255,11 @@ def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypat
 
 
 def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatch):
-    from mtdiag.ui import state
+    from mtdiag.ui import reports
 
     at = start()  # the sample set, scored
-    real = state.evaluate
-    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    real = reports.evaluate
+    monkeypatch.setattr(reports, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
     at.radio(key="data_mode").set_value("Upload files").run()
     at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
     at.file_uploader(key="up_hyps").set_value(lines_file("mine.txt", de_lines("ref.C.txt"))).run()
@@ -269,7 +269,7 @@ def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatc
                                                      "free. Try a slice of the data")
     assert errors[0].endswith("The data loaded before stays in use (wmt21.en-de).")
     assert "6 systems" in sidebar_text(at) and len(table_with(at, "otem", "bleu")) == 6  # the sample set's
-    monkeypatch.setattr(state, "evaluate", real)
+    monkeypatch.setattr(reports, "evaluate", real)
     at.run()
     assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
 

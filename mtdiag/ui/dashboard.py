@@ -12,19 +12,19 @@ live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, e
 import streamlit as st
 
 from mtdiag.core import highlight
-from mtdiag.ui import navigation, sidebar, slicing, state, widgets
+from mtdiag.ui import navigation, reports, sidebar, slicing, state, widgets
 
 
 def main() -> None:
     """One run of the dashboard: the navigation, the sidebar, the slice, then the page — and, the first time a set
-    is scored, the metrics derived from the others after the page is drawn (:func:`mtdiag.ui.state.complete`): the
+    is scored, the metrics derived from the others after the page is drawn (:func:`mtdiag.ui.reports.complete`): the
     first page shows every other metric at once, then again with them."""
     st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
     page = st.navigation(navigation.pages())
     current, problems = sidebar.sidebar()
     for problem in problems:  # Markdown-escaped by the sidebar: they quote file names and values from the files
         st.error(problem, icon=":material/error:")
-    failed = st.session_state.pop(state.DERIVE_FAILED, None)  # said once
+    failed = st.session_state.pop(reports.DERIVE_FAILED, None)  # said once
     if failed:
         st.warning(highlight.escape_markdown(failed), icon=":material/error:")
     if current is None:
@@ -43,7 +43,7 @@ def main() -> None:
         state.release_memory()
         st.error(state.OUT_OF_MEMORY, icon=":material/memory:")
     finally:  # the page is drawn (or stopped): now the metrics derived from the others, then the page again
-        if current.pending and state.complete(current.data, current.options):
+        if current.pending and reports.complete(current.data, current.options):
             st.rerun()
 
 

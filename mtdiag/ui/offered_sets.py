@@ -105,7 +105,7 @@ def stamp(path: str) -> tuple:
 @st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
 def load_folder(path: str, files: tuple) -> state.Dataset:
     """A test-set folder, read once per change of its files (``files``: :func:`stamp`); its human error rows as
-    read (the session's scheme weighs them: :func:`mtdiag.ui.state.report_for`)."""
+    read (the session's scheme weighs them: :func:`mtdiag.ui.reports.report_for`)."""
     evalset = mio.load_folder(path, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 

@@ -14,7 +14,7 @@ from mtdiag.core import highlight
 from mtdiag import io as mio
 from mtdiag.core.errors import InputError
 from mtdiag.io.files import read_text_file
-from mtdiag.ui import state
+from mtdiag.ui import reports, state
 from mtdiag.ui.offered_sets import script_argument
 from mtdiag.ui.uploads import TEXT_TYPES
 from mtdiag.scoring.workspace import DB_FILE, Workspace, WorkspaceBusy, default_folder, set_aside
@@ -54,7 +54,7 @@ def opened_run(folder: Path) -> state.Current | None:
         del st.session_state[OPEN_RUN]
         return None
     try:
-        report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
+        report = reports.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
         runs = _runs(folder)
     except WorkspaceBusy as error:  # another writer holds it: the run stays chosen, the next run tries again
         st.session_state[WORKSPACE_NOTE] = ("error", str(error))

@@ -22,7 +22,7 @@ from mtdiag.core import highlight
 from mtdiag.pipeline import inputs
 from mtdiag.core.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, slicing, state, tagging, offered_sets, uploads
+from mtdiag.ui import offered_sets, reports, runs, slicing, state, tagging, uploads
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -109,11 +109,11 @@ def _scored(data: state.Dataset, options, weights, problems: list[str]):
         return None, True, weights
     try:
         try:
-            return state.report_for(data, options, weights), False, weights
+            return reports.report_for(data, options, weights), False, weights
         except InputError as error:
             problems.append(f"{highlight.escape_markdown(str(error))}  \nThe human error rows are weighed by the "
                             f"{inputs.DEFAULT_WEIGHTS.name} scheme meanwhile.")
-            return state.report_for(data, options, inputs.DEFAULT_WEIGHTS), False, inputs.DEFAULT_WEIGHTS
+            return reports.report_for(data, options, inputs.DEFAULT_WEIGHTS), False, inputs.DEFAULT_WEIGHTS
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
         problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
         return None, False, weights

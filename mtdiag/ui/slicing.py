@@ -30,7 +30,7 @@ import streamlit as st
 from mtdiag.core import highlight
 from mtdiag.pipeline import inputs
 from mtdiag.pipeline.inputs import MAX_CHARS, ExpressionError
-from mtdiag.ui import navigation, state
+from mtdiag.ui import navigation, reports, state
 
 WHERE_KEY = "slice_where"  # the text box's session key
 EXAMPLE = 'src_len >= 20 and chrf[SYSTEM] < 40'
@@ -91,7 +91,7 @@ def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     whole = current.evalset.n_segments
     sliced = replace(current, where=expression)
     try:
-        report = state.stored_report(sliced.key, lambda: inputs.sliced(current.report, expression, tags=current.tags))
+        report = reports.stored_report(sliced.key, lambda: inputs.sliced(current.report, expression, tags=current.tags))
     except (ExpressionError, ValueError) as error:
         return current, (f"The slice cannot be used: {highlight.escape_markdown(error)}  \n"
                          f"Every segment is shown ({whole:,}).")

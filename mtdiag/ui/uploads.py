@@ -4,7 +4,7 @@ each system named after its file, editable), optional terms/glossary and human s
 test-set folder; and, in both modes, **MQM/ESA error annotations** and Pearmut's annotation logs
 (:func:`mtdiag.io.with_error_annotations`: their rows kept as read, weighed by the scheme the session chooses,
 :func:`error_weights_widgets` — WMT, ESA-style or the user's own weights file —, when the report is joined with them:
-:func:`mtdiag.ui.state.report_for`),
+:func:`mtdiag.ui.reports.report_for`),
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
