@@ -220,9 +220,13 @@ def _requested(evalset: EvalSet, options: Options) -> dict[str, Metric]:
 
 def underived(report: Report) -> tuple[str, ...]:
     """The derived metrics (:class:`~mtdiag.metrics.DerivedMetric`) ``report``'s options ask for that it lacks:
-    what :func:`with_derived` adds (none for a report :func:`evaluate` completed)."""
-    return tuple(name for name, metric in _requested(report.evalset, report.options).items()
-                 if isinstance(metric, DerivedMetric) and name not in report.metrics)
+    what :func:`with_derived` adds (none for a report :func:`evaluate` completed). Read from the names and the
+    classes: nothing is made."""
+    options = report.options
+    names = tuple(options.metrics) if options.metrics is not None else default_metrics(report.evalset)
+    classes = metric_classes(report.evalset)
+    return tuple(name for name in names if name not in report.metrics and name in classes
+                 and issubclass(classes[name], DerivedMetric))
 
 
 def with_derived(report: Report, progress: ProgressCallback | None = None) -> Report:

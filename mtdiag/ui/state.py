@@ -214,7 +214,7 @@ class Current:
     tags: pd.DataFrame | None = None
     where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
 
-    @property
+    @cached_property
     def pending(self) -> tuple[str, ...]:
         """The metrics derived from the report (predicted MQM) that it does not hold yet: computed after this run's
         page is drawn (:func:`mtdiag.ui.reports.complete`)."""
