@@ -353,14 +353,21 @@ def measure_human(browser, folder: Path) -> dict:
         page.wait_for_function("() => document.querySelector(\"[data-testid='stApp']\")"
                                ".getAttribute('data-test-script-state') === 'notRunning'", timeout=300_000)
         result["settled_s"], result["settled_cpu_s"] = time.perf_counter() - start, cpu_seconds(proc) - cpu
+        print(f"upload: first drawn {result['first_s']:.2f} s, settled {result['settled_s']:.2f} s", file=sys.stderr,
+              flush=True)
         steps = [("mqm.seg.tsv", lambda: uploader(page, "Human scores").set_input_files(str(folder / "mqm.seg.tsv")))]
         if (folder / "mqm.errors.tsv").is_file():
             steps.append(("mqm.errors.tsv", lambda: uploader(page, "MQM/ESA annotations").set_input_files(
                 str(folder / "mqm.errors.tsv"))))
             steps.append(("error weights wmt → esa", pick(page, "Error weights", "esa")))
         for what, action in steps:
+            picker = page.get_by_test_id("stSelectbox").filter(has_text="Error weights")
+            if what.startswith("error weights") and not picker.is_visible():  # in the expander of the uploads
+                sidebar.get_by_text("Human error spans and metric scores", exact=True).click()
+                picker.wait_for(state="visible")
             cpu = cpu_seconds(proc)
             result[what] = {"s": after(page, action, timeout=300_000), "cpu_s": cpu_seconds(proc) - cpu}
+            print(f"{what}: {result[what]['s']:.2f} s", file=sys.stderr, flush=True)
     finally:
         stop_server(proc)
         page.context.close()
