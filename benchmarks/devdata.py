@@ -14,6 +14,10 @@ import os
 import sys
 from pathlib import Path
 
+from mtdiag.core.arrow_memory import use_the_system_allocator
+
+use_the_system_allocator()  # the benchmarks measure mtdiag as its own processes run it (docs/scaling.md)
+
 ENV_VAR = "MTDIAG_DEV_DATA"
 DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "dev"
 SOURCES = ("WMT21 news test sets and system outputs: github.com/wmt-conference/wmt21-news-systems; MQM ratings "

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from mtdiag.core.arrow_memory import use_the_system_allocator
+
+use_the_system_allocator()  # the tests run mtdiag as its own processes do (the command, the dashboard)
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_data"
 DATA = REPO / "tests" / "data"

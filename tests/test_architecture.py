@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -101,6 +102,48 @@ def test_import_mtdiag_is_light():
     streamlit, numba, mecab = proc.stdout.split()
     assert (streamlit, numba, mecab) == ("False", "False", "False"), (
         f"`import mtdiag` pulled in heavy modules: streamlit={streamlit} numba={numba} MeCab={mecab}")
+
+
+def test_importing_mtdiag_changes_nothing_outside_it():
+    """``import mtdiag`` runs nothing: no module of the package or library is loaded, and the environment, the
+    import path and the warning filters are the caller's (Arrow's memory pool is set where mtdiag's own processes
+    start, ``mtdiag.core.arrow_memory``)."""
+    code = ("import os, sys, warnings\n"
+            "before = (dict(os.environ), list(sys.path), list(warnings.filters), set(sys.modules))\n"
+            "import mtdiag\n"
+            "after = (dict(os.environ), list(sys.path), list(warnings.filters), set(sys.modules))\n"
+            "print(before[:3] == after[:3], sorted(after[3] - before[3]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(" ", 1) == ["True", "['mtdiag']\n"], proc.stdout
+
+
+def test_the_front_door_hands_on_every_public_name():
+    """Every name of ``mtdiag.__all__`` is the object its module defines (imported on first use, PEP 562)."""
+    import importlib
+
+    import mtdiag
+
+    for name in mtdiag.__all__:
+        value = getattr(mtdiag, name)
+        if name != "__version__":
+            assert value is getattr(importlib.import_module(mtdiag._PUBLIC[name]), name), name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mtdiag.nothing  # noqa: B018
+
+
+def test_the_package_imports_from_where_a_name_is_defined():
+    """The front door is for users: inside the package a module imports a name from the module that defines it,
+    never through ``mtdiag``'s face (whose lazy names reach every layer), so the layers' arrows stay visible."""
+    bad = []
+    for path in _mtdiag_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "mtdiag" and not node.level:
+                names = {alias.name for alias in node.names} - {"__version__"}
+                bad += [f"{path.relative_to(REPO_ROOT)}: from mtdiag import {n}" for n in sorted(names)
+                        if not (PKG / n).is_dir() and not (PKG / f"{n}.py").is_file()]
+    assert not bad, "\n".join(bad)
 
 
 # The layers of docs/architecture.md, bottom up: a module may import its own layer and the layers below, never above.

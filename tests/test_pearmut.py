@@ -17,7 +17,7 @@ from mtdiag.report.campaign import MQM_SEVERITIES, campaign_id_for, merged_spans
 from mtdiag.core.errors import InputError
 from mtdiag.io import read_human_scores, weighed, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
-from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
+from mtdiag.spans.judge import judged
 from mtdiag.spans import predict_spans
 from mtdiag.triage.ranking import worst_first
 from tests.pearmut_env import small_set
@@ -393,17 +393,20 @@ def test_cli_export_then_read_back(tmp_path, capsys):
 def test_span_agreement_measures_the_campaigns_spans_against_what_annotators_kept(report, tmp_path):
     """After a campaign: annotators who keep every pre-filled span and mark nothing else agree with mtdiag
     completely (precision, character and severity F1 of 1 — ESA's major for a critical span is the same major);
-    annotators who remove every span agree nowhere; only the rated outputs count."""
+    annotators who remove every span agree nowhere; only the rated outputs count. The campaign pre-fills every span
+    from the confidence the measure reads them at (a threshold given: not the protocol's operating point)."""
     from mtdiag.views.human import span_agreement
 
-    items = campaign_items(report, top=3)  # some segments only: the others are not rated
+    threshold = 0.1
+    items = [page[0] for page in pearmut_campaign(report, top=3, protocol="esa", threshold=threshold).data["data"][0]]
+    # some segments only: the others are not rated
     kept = [log_line("a", i, item, {k: {"score": 50, "error_spans": item["error_spans"][k]} for k in item["tgt"]})
             for i, item in enumerate(items)]
     annotated = evaluate(with_error_annotations(report.evalset, write_log(tmp_path, kept)), Options())
-    table = span_agreement(annotated)
+    table = span_agreement(annotated, threshold)
     whole = table.set_index("system").loc["all"]
     rated = {item[IDS_KEY]["seg_id"] - 1 for item in items}
-    predicted = predict_spans(report)
+    predicted = predict_spans(report, threshold)
     assert whole["outputs"] == len(rated) * len(report.evalset.systems)
     assert whole["spans"] == predicted["seg"].isin(rated).sum() > 0
     assert (whole[["precision", "major_recall", "char_p", "char_r", "char_f1", "sev_p", "sev_r", "sev_f1"]]
@@ -427,8 +430,7 @@ def test_span_agreement_by_hand(monkeypatch):
     """One rated output, "the red dog barks": mtdiag marks "red dog" (major), the human "dog barks" (minor) —
     precision 1 (they overlap), character P = 3/6 ("dog" of "reddog"), R = 3/8 ("dog" of "dogbarks"), F1 = 3/7;
     severity: the 3 shared characters earn ½ (major for minor), P = 1.5/7 (characters predicted, space included:
-    WMT23 counts every character), R = 1.5/9; predicted MQM −0.5 · 5 (the span's confidence times major's weight)
-    and the reference's 'a' the output lacks (an omission: OMISSION_WEIGHT)."""
+    WMT23 counts every character), R = 1.5/9; predicted MQM the judge's score of the output."""
     from mtdiag.core.evalset import evalset_from_lists
     from mtdiag.views import human as human_view
     from mtdiag.views.human import span_agreement
@@ -445,8 +447,7 @@ def test_span_agreement_by_hand(monkeypatch):
     assert (row["precision"], row["char_p"], row["char_r"]) == (1.0, 0.5, 3 / 8)
     assert row["char_f1"] == pytest.approx(3 / 7)
     assert (row["sev_p"], row["sev_r"]) == (pytest.approx(1.5 / 7), pytest.approx(1.5 / 9))
-    # one major span of confidence 0.5 (predicted MQM: major 5) and one missing reference word
-    assert row["predicted_mqm"] == pytest.approx(-0.5 * 5 - OMISSION_WEIGHT)
+    assert row["predicted_mqm"] == pytest.approx(judged(report).loc[("S", 0), "mqm"])
     assert np.isnan(row["human"])  # no human score given
 
 

@@ -124,3 +124,53 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     assert len(list(cache.glob("*.npz"))) == 1
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+# ----------------------------------------------------------------- the registered metrics are part of the key
+
+
+def test_a_metric_registered_at_run_time_never_reaches_a_process_without_it(cache, tico):
+    """The poisoned cache: a report of "every metric" scored while a plug-in was registered was read back by a later
+    process without it, which could not rebuild the plug-in's scores (``KeyError: unknown metric``). The registered
+    set is part of the key: the later process scores anew, and the report with the plug-in stays the plug-in's."""
+    from mtdiag.metrics import registered
+    from tests.test_registry_surfaces import LongWords
+
+    with registered(LongWords):
+        with_plugin = report_cache.evaluate_stored(tico, Options())
+        key_with = report_cache.key(tico, Options())
+    without = report_cache.evaluate_stored(tico, Options())
+    assert "long_words" in with_plugin.metrics and "long_words" not in without.metrics
+    assert report_cache.key(tico, Options()) != key_with
+    assert len(list(cache.glob("*.npz"))) == 2
+    with registered(LongWords):
+        assert report_cache.load(tico, Options()).metrics == with_plugin.metrics  # the plug-in's report is kept
+
+
+def test_a_file_naming_a_metric_this_process_does_not_know_is_scored_again(cache, tico, monkeypatch):
+    """Belt and braces: whatever wrote it, a file whose metrics this process cannot rebuild is removed, not a
+    traceback."""
+    from mtdiag.metrics import registered
+    from tests.test_registry_surfaces import LongWords
+
+    monkeypatch.setattr(report_cache, "registered_digest", lambda: "one key for every registered set")
+    with registered(LongWords):
+        report_cache.evaluate_stored(tico, Options(metrics=("bleu", "long_words")))
+    (path,) = cache.glob("*.npz")
+    assert report_cache.load(tico, Options(metrics=("bleu", "long_words"))) is None and not path.exists()
+
+
+def test_a_metric_whose_source_cannot_be_read_is_never_kept(cache, tico):
+    from mtdiag.metrics import registered
+    from tests.test_registry_surfaces import LongWords
+
+    made_here = type("Interactive", (LongWords,), {"__module__": "a_notebook_cell"})  # no module file to read
+    with registered(made_here):
+        assert report_cache.key(tico, Options()) is None
+        report = report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    assert report.metrics == ("bleu",) and not list(cache.glob("*.npz"))
+
+
+def test_the_code_digest_reads_every_module_of_the_package():
+    """The key's code is the whole package's (the metrics', the tokenisers'), not the scoring folder's alone."""
+    assert report_cache.PACKAGE.name == "mtdiag" and (report_cache.PACKAGE / "metrics" / "standard.py").is_file()

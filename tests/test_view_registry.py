@@ -183,3 +183,37 @@ def test_likeness_is_the_human_views_earlier_name(capsys):
     with pytest.raises(SystemExit):
         main(["view", "--help"])
     assert "likeness: the human view" in " ".join(capsys.readouterr().out.split())  # however argparse wraps it
+
+
+# ------------------------------------------------------------------------- segment ids on slices, the one way
+
+
+def _first_words(report, chosen, *, fill_from_the_set: bool) -> pd.DataFrame:
+    """The first word of every output of the first system, its segment named by position (``seg``) — or, the trap,
+    its ``seg_id`` filled from ``EvalSet.seg_ids``."""
+    system = report.evalset.systems[0]
+    words = report.evalset.hyps[system].astype(str).str.split().str[0].to_numpy()
+    if fill_from_the_set:
+        return pd.DataFrame({"seg_id": report.evalset.seg_ids, "word": words})
+    return pd.DataFrame({"seg": range(report.evalset.n_segments), "word": words})
+
+
+def test_a_view_names_the_segments_of_a_slice_by_their_ids_in_the_set():
+    """Rendered on a slice, a view that names segments by position shows their ids in the whole set; one that
+    fills ``seg_id`` from ``EvalSet.seg_ids`` gets one line naming the table and the rule, not a raw IndexError."""
+    from mtdiag.slices import slice_report
+
+    right = View(name="first_words", title="First words", help="the first word of each output",
+                 tables=(Table("words", "First words", lambda r, c: _first_words(r, c, fill_from_the_set=False)),))
+    trap = View(name="first_words_trap", title="First words", help="the first word of each output",
+                tables=(Table("words", "First words", lambda r, c: _first_words(r, c, fill_from_the_set=True)),))
+    whole = evaluate(load_folder(DE))
+    sliced = slice_report(whole, [4, 16, 39])  # segments 5, 17 and 40 of the set
+    with views.registered(right), views.registered(trap):
+        shown = views.REGISTRY["first_words"].frames(sliced, {})["words"]
+        assert shown["seg_id"].tolist() == [5, 17, 40]
+        first = whole.evalset.hyps[whole.evalset.systems[0]].astype(str).str.split().str[0]
+        assert shown["word"].tolist() == [first.iat[4], first.iat[16], first.iat[39]]
+        with pytest.raises(ValueError, match=r"^table 'words': seg_id 5 is not a position of the report's 3 "
+                                             r"segments .* never fill seg_id from EvalSet.seg_ids$"):
+            views.REGISTRY["first_words_trap"].frames(sliced, {})

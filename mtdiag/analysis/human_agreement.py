@@ -32,7 +32,7 @@ SCORE_PLACES = 2
 """Decimals of a human score wherever one is shown (the tables' ``human`` columns, the labels of the outputs, the
 HTML report): MQM scores are sums of error weights (0.1, 1, 5, 25) averaged over raters, ESA scores 0-100, so two
 decimals tell every difference a rating makes apart. One format for every score: a table showed "-18",
-"-9.66667" and "-19.7333" in one column, and "55.71" beside "62.8302" (issue 37)."""
+"-9.66667" and "-19.7333" in one column, and "55.71" beside "62.8302"."""
 
 
 def format_score(value) -> str:

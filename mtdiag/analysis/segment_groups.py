@@ -22,22 +22,26 @@ rows). Dimensions (``BY``):
 - ``error_category`` — from human error annotations (MQM/ESA spans): the top-level category (``Accuracy``,
   ``Fluency``, …, the part before ``/``) of the pair's heaviest error (the first on a tie); ``no error`` for a rated
   pair without errors. Unrated pairs are left out.
+
+The dimensions are a registry (:data:`DIMENSIONS`, :class:`mtdiag.core.registry.Registry`): a new one is a
+:class:`Dimension` passed to :func:`register`, and it appears in the Buckets page's choices, ``mtdiag buckets
+--by`` and the slice finder's candidates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from mtdiag.analysis.significance import DEFAULT_SEED, compare_stats
 from mtdiag.core.errors import InputError
+from mtdiag.core.registry import Registry
 from mtdiag.core.tokenize import TokenizeOptions, default_tokenizer, is_punctuation, tokenize_texts
 
-BY = ("src_length", "ref_length", "ref_freq", "human", "error_category")  # plus label:COLUMN
 LENGTH_EDGES = (1, 10, 20, 30, 40, 50)
 FREQ_BANDS = ((0, 0, "0"), (1, 1, "1"), (2, 2, "2"), (3, 4, "3-4"), (5, 9, "5-9"), (10, 99, "10-99"),
               (100, 999, "100-999"), (1000, np.inf, "1000+"))
@@ -111,58 +115,98 @@ def read_word_counts(path: str | Path) -> dict[str, int]:
     return counts
 
 
-_DESCRIPTIONS = {"src_length": "source length (tokens)", "ref_length": "reference length (tokens)",
-                 "ref_freq": "rarest reference word (frequency in the test set)", "human": "human score band",
-                 "error_category": "heaviest human-marked error"}
+@dataclass(frozen=True)
+class Dimension:
+    """A way to group a report's (system, segment) pairs: ``name`` (a word; ``label`` stands for every
+    ``label:COLUMN``), ``description`` (what the buckets are, in words), ``offered(evalset)`` — the names it offers
+    on these data (``[]`` when they lack what it reads; the label dimension offers one per label column) — and
+    ``build(report, by, word_counts)`` — the :class:`Bucketing` of one offered name (``word_counts``: a user's
+    word counts, read by frequency dimensions only; None for the set's own)."""
+
+    name: str
+    description: str
+    offered: Callable[..., list[str]]
+    build: Callable[..., Bucketing]
+
+
+def _source_length_buckets(report, by: str, word_counts) -> Bucketing:
+    if "src" not in report.evalset.segments.columns:
+        raise ValueError("src_length buckets need the source (--src)")
+    return _same_for_all(report, [length_band(int(n)) for n in source_lengths(report)], LENGTH_ORDER, by)
+
+
+def _reference_length_buckets(report, by: str, word_counts) -> Bucketing:
+    return _same_for_all(report, [length_band(int(n)) for n in reference_lengths(report)], LENGTH_ORDER, by)
+
+
+def _rare_word_buckets(report, by: str, word_counts) -> Bucketing:
+    rarest = rarest_word_frequency(report, word_counts)
+    return _same_for_all(report, ["no words" if np.isinf(v) else frequency_band(v) for v in rarest],
+                         [b[2] for b in FREQ_BANDS], by)
+
+
+def _label_buckets(report, by: str, word_counts) -> Bucketing:
+    evalset = report.evalset
+    column = by.partition(":")[2]
+    if column not in evalset.label_columns:
+        labels = evalset.label_columns
+        raise ValueError(f"{by}: the segments have no label column {column!r}; "
+                         f"label columns: {', '.join(labels) if labels else 'none'}")
+    values = evalset.segments[column].astype(str).tolist()
+    return _same_for_all(report, values, list(dict.fromkeys(values)), by)
+
+
+def _when(test: Callable, name: str) -> Callable[..., list[str]]:
+    """``offered`` of a dimension that these data allow when ``test(evalset)``."""
+    return lambda evalset: [name] if test(evalset) else []
+
+
+DIMENSIONS: Registry[Dimension] = Registry("bucket dimension", lambda dimension: dimension.name, (
+    Dimension("src_length", "source length (tokens)", _when(lambda e: "src" in e.segments.columns, "src_length"),
+              _source_length_buckets),
+    Dimension("ref_length", "reference length (tokens)", _when(lambda e: e.has_references, "ref_length"),
+              _reference_length_buckets),
+    Dimension("ref_freq", "rarest reference word (frequency in the test set)",
+              _when(lambda e: e.has_references, "ref_freq"), _rare_word_buckets),
+    Dimension("label", "a label of the segments", lambda e: [f"label:{c}" for c in e.label_columns],
+              _label_buckets),
+    Dimension("human", "human score band", _when(lambda e: e.human is not None and len(e.human), "human"),
+              lambda report, by, word_counts: _human_bands(report)),
+    Dimension("error_category", "heaviest human-marked error",
+              _when(lambda e: e.annotations is not None and len(e.annotations), "error_category"),
+              lambda report, by, word_counts: _error_categories(report)),
+))
+"""The bucket dimensions, in the order a user reads them: source and reference length, rare words
+(reference-based: not without a reference), every label column (``label:doc``, …), human-score bands and error
+categories when loaded. A new one: :func:`register` (or ``DIMENSIONS.registered(...)`` for a while)."""
+
+
+def register(dimension: Dimension) -> Dimension:
+    """Add a bucket dimension (every surface that offers dimensions picks it up); its name must be new and a word."""
+    return DIMENSIONS.register(dimension)
 
 
 def describe(dimension: str) -> str:
     """A dimension in words (``label:doc`` -> ``label: doc``); anything else unchanged."""
     if dimension.startswith("label:"):
         return f"label: {dimension.partition(':')[2]}"
-    return _DESCRIPTIONS.get(dimension, dimension)
+    known = DIMENSIONS.get(dimension)
+    return known.description if known is not None else dimension
 
 
 def dimensions(report) -> list[str]:
-    """The bucket dimensions these data allow, in the order a user reads them: source and reference length, rare
-    words (reference-based: not without a reference), every label column (``label:doc``, …), human-score bands and error categories when loaded."""
-    evalset = report.evalset
-    found = (["src_length"] if "src" in evalset.segments.columns else []) + (
-        ["ref_length", "ref_freq"] if evalset.has_references else [])
-    found += [f"label:{c}" for c in evalset.label_columns]
-    if evalset.human is not None and len(evalset.human):
-        found.append("human")
-    if evalset.annotations is not None and len(evalset.annotations):
-        found.append("error_category")
-    return found
+    """The bucket dimensions these data allow, in the order of :data:`DIMENSIONS`."""
+    return [name for dimension in DIMENSIONS.values() for name in dimension.offered(report.evalset)]
 
 
 def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> Bucketing:
-    """The buckets of ``report``'s pairs along one dimension (``BY`` or ``label:COLUMN``; see the module doc)."""
-    evalset = report.evalset
-    if by == "src_length":
-        if "src" not in evalset.segments.columns:
-            raise ValueError("src_length buckets need the source (--src)")
-        return _same_for_all(report, [length_band(int(n)) for n in source_lengths(report)], LENGTH_ORDER, by)
-    if by == "ref_length":
-        return _same_for_all(report, [length_band(int(n)) for n in reference_lengths(report)], LENGTH_ORDER, by)
-    if by == "ref_freq":
-        rarest = rarest_word_frequency(report, word_counts)
-        return _same_for_all(report, ["no words" if np.isinf(v) else frequency_band(v) for v in rarest],
-                             [b[2] for b in FREQ_BANDS], by)
-    if by.startswith("label:"):
-        column = by.partition(":")[2]
-        if column not in evalset.label_columns:
-            labels = evalset.label_columns
-            raise ValueError(f"{by}: the segments have no label column {column!r}; "
-                             f"label columns: {', '.join(labels) if labels else 'none'}")
-        values = evalset.segments[column].astype(str).tolist()
-        return _same_for_all(report, values, list(dict.fromkeys(values)), by)
-    if by == "human":
-        return _human_bands(report)
-    if by == "error_category":
-        return _error_categories(report)
-    raise ValueError(f"unknown bucket dimension {by!r}; choose {', '.join(BY)} or label:COLUMN")
+    """The buckets of ``report``'s pairs along one dimension (a name of :data:`DIMENSIONS` or ``label:COLUMN``; see
+    the module doc)."""
+    dimension = DIMENSIONS.get("label" if by.startswith("label:") else by)
+    if dimension is None or by == "label":
+        known = ", ".join(name for name in DIMENSIONS if name != "label")
+        raise ValueError(f"unknown bucket dimension {by!r}; choose {known} or label:COLUMN")
+    return dimension.build(report, by, word_counts)
 
 
 def source_lengths(report) -> np.ndarray:

@@ -15,12 +15,13 @@ def add(commands) -> None:
     buckets = commands.add_parser("buckets", help="every metric per bucket of segments (length, rare words, "
                                   "labels, human-score bands)")
     arguments.add_input_options(buckets)
-    from mtdiag.analysis.segment_groups import BY  # only for this command (see mtdiag.cli.base.Unfilled)
+    from mtdiag.analysis.segment_groups import DIMENSIONS  # only for this command (see mtdiag.cli.base.Unfilled)
     from mtdiag.views import REGISTRY
 
     arguments.add_human_option(buckets, ": the human dimension")
     buckets.add_argument("--by", default="src_length,ref_length,ref_freq",
-                         help=f"comma-separated dimensions: {', '.join(BY)}, label:COLUMN (default: %(default)s); "
+                         help=f"comma-separated dimensions: {', '.join(n for n in DIMENSIONS if n != 'label')}, label:COLUMN "
+                              "(default: %(default)s); "
                               "one table each (the view's option by)")
     buckets.add_argument("--word-counts", metavar="COUNTS.tsv", help="word<TAB>count file for ref_freq (default: "
                          "frequencies within the test set's references; the command line only — the page counts "

@@ -56,7 +56,8 @@ def run(args) -> str:
     from mtdiag.report.campaign import pearmut_campaign
     from mtdiag.views.detail import SPAN_THRESHOLD
 
-    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
+    given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None  # else the protocol's operating point
+    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given else None
     for flag, value in (("--top", args.top), ("--users", args.users)):
         if value < 1:
             raise CliError(f"{flag} must be at least 1, got {value}")

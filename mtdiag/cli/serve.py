@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from mtdiag.cli.base import CliError
+from mtdiag.core.arrow_memory import use_the_system_allocator
 
 DASHBOARD = Path(__file__).resolve().parents[1] / "ui" / "dashboard.py"
 SETTINGS = {
@@ -53,6 +54,7 @@ def run(args) -> str:
     # glibc gives each thread (a Streamlit session runs in its own) an arena of its own; two keep freed memory from
     # staying scattered over up to 16 of them (docs/scaling.md, "Hostile uploads under load"); a value set wins
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+    use_the_system_allocator()  # the dashboard's process inherits it, set before its first allocation
     return_code = subprocess.call(command)
     if return_code:
         raise CliError(f"the dashboard exited with status {return_code}")

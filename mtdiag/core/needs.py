@@ -41,6 +41,16 @@ def _rated(frame, evalset) -> bool:
     return frame is not None and len(frame) > 0 and bool(frame["system"].isin(evalset.systems).any())
 
 
+def human_protocol(evalset) -> str | None:
+    """Which protocol the set's human scores follow: ``esa`` when they are 0–100 judgements (none below 0 and
+    some above 25, the most an MQM segment score falls to — a score that is minus a weighted error count is at
+    most 0), ``mqm`` for other scores, None without human scores for its systems."""
+    if not _rated(evalset.human, evalset):
+        return None
+    scores = evalset.human["score"]
+    return "esa" if bool(scores.min() >= 0) and bool(scores.max() > 25) else "mqm"
+
+
 NEEDS: dict[str, Need] = {need.name: need for need in (
     Need("source", "the source", "has no source", "--src",
          "Give it: --src SRC.txt, a src.txt in a test-set folder, or the source upload.", _has_source),
@@ -64,6 +74,9 @@ NEEDS: dict[str, Need] = {need.name: need for need in (
          "Human scores are a TSV with system, seg_id (1-based) and a score column (score or mqm_score), e.g. the "
          "mqm.seg.tsv of wmt21.en-de: --human FILE, mqm.seg.tsv in a test-set folder, or an upload with your data in "
          "the sidebar.", lambda evalset: _rated(evalset.human, evalset)),
+    Need("esa_scores", "ESA scores", "has no ESA scores (0–100) for its systems", "esa.jsonl or --human",
+         "Give 0–100 human scores (ESA): an esa.jsonl in a test-set folder, --human FILE, or an upload with your "
+         "data in the sidebar.", lambda evalset: human_protocol(evalset) == "esa"),
     Need("annotations", "human error annotations", "has no human error annotations for its systems",
          "mqm.errors.tsv or --annotations",
          "Load an MQM error TSV (--annotations FILE, mqm.errors.tsv in a test-set folder, or an upload under 'Human "
@@ -82,11 +95,6 @@ NEEDS: dict[str, Need] = {need.name: need for need in (
 """Every need by name."""
 
 METRIC = "metric:"
-
-
-def metric_need(name: str) -> str:
-    """The need of metric ``name``'s scores: ``metric:NAME``."""
-    return METRIC + name
 
 
 def check_names(needs: Iterable[str]) -> None:

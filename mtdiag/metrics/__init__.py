@@ -2,7 +2,8 @@
 
 The CLI's ``--metrics`` choices and ``--METRIC-OPTION`` flags, the API's option validation, the dashboard's
 columns, option widgets, number formats and evidence, significance, exports and a parametrised smoke test all read
-:data:`REGISTRY`. Adding a metric = one module + one entry here (or :func:`register` at run time).
+:data:`REGISTRY` (:class:`mtdiag.core.registry.Registry`: names are words, a taken name is refused). Adding a metric
+= one module + its name in :data:`MODULES` (or :func:`register` at run time).
 
 Metrics imported from a scores file (COMET, MetricX, …: :mod:`mtdiag.metrics.imported`) are never in
 :data:`REGISTRY`: they belong to the evaluation set that brought them (``EvalSet.imported``), so on a server one
@@ -13,25 +14,39 @@ take ``within`` — an ``EvalSet``, or anything holding one as ``.evalset`` (a `
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator
+from inspect import isabstract
+from types import ModuleType
 
+from mtdiag.core.registry import Registry
 from mtdiag.metrics.base import (DerivedMetric, EvidenceTable, Metric, MetricInfo, MetricResult, OptionSpec,
                                  ScoringContext, SegmentEvidence, Signature)
-from mtdiag.metrics.consensus import Consensus
-from mtdiag.metrics.length import LengthRatio
-from mtdiag.metrics.otem_utem import OTEM, UTEM
-from mtdiag.metrics.predicted_mqm import PredictedMQM
-from mtdiag.metrics.standard import BLEU, CHRF
-from mtdiag.metrics.ter import TER
-from mtdiag.metrics.terminology import TermExactMatch, TermTER, TermWindow2, TermWindow3
-from mtdiag.metrics.waft_neva import NEVA, WAFT
 
-REGISTRY: dict[str, type[Metric]] = {
-    cls.info.name: cls
-    for cls in (OTEM, UTEM, WAFT, NEVA, BLEU, CHRF, TER, LengthRatio, TermExactMatch, TermWindow2, TermWindow3,
-                TermTER, Consensus, PredictedMQM)
-}
+MODULES = (
+    "otem_utem",
+    "waft_neva",
+    "standard",
+    "ter",
+    "length",
+    "terminology",
+    "consensus",
+    "predicted_mqm",
+)
+"""The modules of the metrics, in the order of the command line's choices and the dashboard's columns: a new metric
+is its module and its name here — the one line it adds (every metric the module defines is registered, in its
+order)."""
+
+
+def metrics_of(module: ModuleType) -> list[type[Metric]]:
+    """The metrics a module defines: its :class:`Metric` subclasses that declare their own ``info`` (a shared base
+    such as ``TermWindowOverlap`` declares none), in the module's order."""
+    found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Metric)
+             and obj.__module__ == module.__name__ and "info" in vars(obj) and not isabstract(obj)]
+    return list(dict.fromkeys(found))
+
+
+REGISTRY: Registry[type[Metric]] = Registry.of_modules("metric", "mtdiag.metrics", MODULES,
+                                                       lambda cls: cls.info.name, metrics_of)
+"""Every registered metric class by name, in the order of :data:`MODULES` (then those registered at run time)."""
 
 
 def metric_classes(within=None) -> dict[str, type[Metric]]:
@@ -66,30 +81,21 @@ def create_metric(name: str, within=None, **options) -> Metric:
 
 
 def register(cls: type[Metric]) -> type[Metric]:
-    """Add a metric class to the registry (every surface picks it up); its name must be new and a key-safe word."""
-    name = cls.info.name
-    if name in REGISTRY:
-        raise ValueError(f"a metric named {name!r} is already registered")
-    if not name.replace("_", "").isalnum() or not name[0].isalpha():
-        raise ValueError(f"metric name {name!r}: use letters, digits and underscores, starting with a letter")
-    REGISTRY[name] = cls
-    return cls
+    """Add a metric class to the registry (every surface picks it up); its name must be new and a word."""
+    return REGISTRY.register(cls)
 
 
 def unregister(name: str) -> None:
-    REGISTRY.pop(name, None)
+    """Remove metric ``name`` from the registry (nothing when there is none)."""
+    REGISTRY.unregister(name)
 
 
-@contextmanager
-def registered(cls: type[Metric]) -> Iterator[type[Metric]]:
-    """``with registered(MyMetric): ...`` — the metric is in the registry inside the block only."""
-    register(cls)
-    try:
-        yield cls
-    finally:
-        unregister(cls.info.name)
+def registered(cls: type[Metric], *, replace: bool = False):
+    """``with registered(MyMetric): ...`` — the metric is in the registry inside the block only; ``replace=True``
+    stands in for a registered metric of that name and puts it back after (:meth:`Registry.registered`)."""
+    return REGISTRY.registered(cls, replace=replace)
 
 
-__all__ = ["REGISTRY", "DerivedMetric", "EvidenceTable", "Metric", "MetricInfo", "MetricResult", "OptionSpec", "ScoringContext",
+__all__ = ["MODULES", "REGISTRY", "DerivedMetric", "EvidenceTable", "Metric", "MetricInfo", "MetricResult", "OptionSpec", "ScoringContext",
            "SegmentEvidence", "Signature", "create_metric", "metric_class", "metric_classes", "metric_info",
-           "register", "registered", "unregister"]
+           "metrics_of", "register", "registered", "unregister"]

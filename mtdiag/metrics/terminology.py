@@ -226,7 +226,7 @@ def _window_metric(width: int) -> type[TermWindowOverlap]:
         description=f"For correctly translated terms: share of the {width} content words on each side of the term "
                     "in the reference that also surround it in the output (is the term in the right context?).",
     )
-    return type(f"TermWindowOverlap{width}", (TermWindowOverlap,), {"info": info, "width": width})
+    return type(f"TermWindowOverlap{width}", (TermWindowOverlap,), {"info": info, "width": width, "__module__": __name__})
 
 
 TermWindow2 = _window_metric(2)

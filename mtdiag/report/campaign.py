@@ -45,7 +45,8 @@ import pandas as pd
 
 from mtdiag.triage import ranking
 from mtdiag.io.pearmut_log import IDS_KEY, PROTOCOLS, to_pearmut
-from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
+from mtdiag.spans import predict_spans
+from mtdiag.spans.protocol import protocol_spans
 
 DEFAULT_TOP = ranking.FIRST_SCREEN
 """Pairs of the queue by default: its first screen, one pair per source (:data:`mtdiag.triage.ranking.FIRST_SCREEN`)."""
@@ -158,13 +159,14 @@ def check_campaign_id(campaign_id: str) -> str:
 
 
 def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DEFAULT_TOP,
-                     users: int = DEFAULT_USERS, protocol: str = "esa", threshold: float = DEFAULT_THRESHOLD,
+                     users: int = DEFAULT_USERS, protocol: str = "esa", threshold: float | None = None,
                      campaign_id: str | None = None, with_reference: bool = False,
                      strict: bool = False) -> Campaign:
     """The Pearmut campaign of the segments of the first ``top`` pairs of ``pairs`` (``system, seg_id`` — 1-based
     positions in ``report`` —, in queue order: the Segments page's queue as filtered; default the queue,
     :func:`mtdiag.triage.ranking.worst_first` with ``strict``), for ``users`` annotators and ``protocol`` (``esa`` or
-    ``mqm``), mtdiag's spans of confidence at least ``threshold`` pre-filled (module docstring)."""
+    ``mqm``), mtdiag's spans of confidence at least ``threshold`` pre-filled (module docstring; None: the spans at the protocol's
+    operating point, :func:`mtdiag.spans.protocol.protocol_spans`)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}")
     if users < 1:
@@ -177,7 +179,7 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
     has_source = bool(evalset.src.astype(str).str.len().gt(0).any())
     ref = evalset.ref_names[0] if evalset.ref_names and (with_reference or not has_source) else None
     positions = campaign_segments(pairs, top)
-    predicted = predict_spans(report, threshold)
+    predicted = protocol_spans(report, protocol) if threshold is None else predict_spans(report, threshold)
     merged = merged_spans(predicted[predicted["seg"].isin(np.asarray(positions) - 1)])
     by_output = merged.groupby(["system", "seg"], sort=False).indices
     columns = {c: merged[c].to_numpy() for c in ("start", "end", "severity", "kind", "confidence")}

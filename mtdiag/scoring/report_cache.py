@@ -11,6 +11,10 @@ of
   options),
 - the code that computes statistics: every ``.py`` file of the package (:func:`code_digest`) and the versions of
   the libraries whose output enters a statistic (sacrebleu's tokenisers, rapidfuzz's alignments, numpy),
+- the registered metrics (:func:`registered_digest`): options that name no metrics mean "every registered one",
+  so a metric registered at run time — and the source of its module — is part of the key. A report scored with a
+  plug-in is never read by a process without it (which could not rebuild its scores), nor the reverse; a
+  plug-in whose source cannot be read makes the report one that is not kept,
 
 so a changed text, option, metric or library is a new file, never a stale report. Files are written whole (a
 temporary file renamed over) and read with ``allow_pickle=False``; a file that cannot be read is removed and the set
@@ -27,6 +31,7 @@ that cannot be written is no cache (the report is computed as before).
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 import zipfile
@@ -36,14 +41,17 @@ from pathlib import Path
 
 import numpy as np
 
-from mtdiag.scoring.evaluate import Options, ProgressCallback, Report, evaluate, report_from_statistics
 from mtdiag.core.evalset import EvalSet
+from mtdiag.metrics import REGISTRY as METRICS
+from mtdiag.metrics import metric_classes
+from mtdiag.scoring.evaluate import Options, ProgressCallback, Report, evaluate, report_from_statistics
 
 MAX_FILES = 32
 """Reports kept (the most recently used): a sample set's statistics take 0.5-3 MB."""
 LIBRARIES = ("numpy", "rapidfuzz", "sacrebleu")
 """Libraries whose output enters a statistic (their version is part of the key)."""
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The package (``mtdiag/``) whose every module :func:`code_digest` reads."""
 
 
 def folder() -> Path:
@@ -70,9 +78,30 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def key(evalset: EvalSet, options: Options) -> str:
-    """The file name (without suffix) of ``evalset``'s report under ``options``."""
-    parts = (evalset.content_hash(), repr(options.resolved(evalset)), code_digest())
+def registered_digest() -> str | None:
+    """A digest of the registered metrics: each name with its class, and the source of every class's module outside
+    the package (the package's own are in :func:`code_digest`); None when such a source cannot be read (a metric
+    defined in an interactive session): then no report is kept."""
+    digest = hashlib.sha256(METRICS.fingerprint().encode())
+    for cls in METRICS.values():
+        module = inspect.getmodule(cls)
+        path = getattr(module, "__file__", None)
+        if path is not None and PACKAGE in Path(path).resolve().parents:
+            continue
+        try:
+            digest.update(inspect.getsource(module).encode())
+        except (OSError, TypeError):
+            return None
+    return digest.hexdigest()
+
+
+def key(evalset: EvalSet, options: Options) -> str | None:
+    """The file name (without suffix) of ``evalset``'s report under ``options``; None when it cannot be kept
+    (:func:`registered_digest`)."""
+    registered = registered_digest()
+    if registered is None:
+        return None
+    parts = (evalset.content_hash(), repr(options.resolved(evalset)), code_digest(), registered)
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
@@ -81,19 +110,25 @@ def _name(metric: int, system: int) -> str:
     return f"m{metric}_s{system}"
 
 
-def _path(evalset: EvalSet, options: Options) -> Path:
-    return folder() / f"{key(evalset, options)}.npz"
+def _path(evalset: EvalSet, options: Options) -> Path | None:
+    name = key(evalset, options)
+    return None if name is None else folder() / f"{name}.npz"
 
 
 def load(evalset: EvalSet, options: Options) -> Report | None:
-    """The report of ``evalset`` under ``options`` from its file, None when there is none (or it cannot be read:
-    then it is removed)."""
+    """The report of ``evalset`` under ``options`` from its file, None when there is none (or it cannot be read,
+    or names a metric this process does not know: then it is removed)."""
     path = _path(evalset, options)
+    if path is None:
+        return None
     try:
         with np.load(path, allow_pickle=False) as stored:
             metrics = tuple(str(m) for m in stored["metrics"])
             if [str(s) for s in stored["systems"]] != list(evalset.systems):
                 raise ValueError("another set's systems")
+            unknown = set(metrics) - set(metric_classes(evalset))
+            if unknown:
+                raise ValueError(f"metrics this process does not know: {sorted(unknown)}")
             statistics = {(m, s): stored[_name(i, j)] for i, m in enumerate(metrics)
                           for j, s in enumerate(evalset.systems)}
     except FileNotFoundError:
@@ -110,8 +145,10 @@ def load(evalset: EvalSet, options: Options) -> Report | None:
 
 def save(report: Report) -> Path | None:
     """Write ``report``'s statistics to its file (then keep the :data:`MAX_FILES` most recent); the path, or None
-    when the folder cannot be written."""
+    when the folder cannot be written or the report is not kept (:func:`key`)."""
     target = _path(report.evalset, report.options)
+    if target is None:
+        return None
     systems = report.evalset.systems
     arrays = {_name(i, j): np.ascontiguousarray(report.result(m, s).stats)
               for i, m in enumerate(report.metrics) for j, s in enumerate(systems)}

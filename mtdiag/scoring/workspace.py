@@ -63,7 +63,7 @@ _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
 class WorkspaceBusy(InputError):
     """The workspace is healthy but another writer held it past :data:`BUSY_TIMEOUT_S`: try again, never set it
-    aside (issue 39: a busy workspace was called "not a readable workspace database")."""
+    aside (a busy workspace is not "an unreadable workspace database")."""
 
 
 _FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans")

@@ -5,6 +5,9 @@ sufficient statistics — the rows of the slice's segments are taken, nothing is
 every corpus score is the metric's corpus formula on the slice's summed statistics (the statistics of a segment do
 not depend on the other segments: :mod:`mtdiag.scoring.chunks` relies on the same fact). Segment scores are the whole
 report's values of those segments. The metric objects (and so the options and signatures) are the whole report's.
+One exception, by decision: the learned judge's scores (predicted MQM and ESA, :mod:`mtdiag.spans.judge`) read each
+system's mean over the whole set as evidence about its outputs, so a slice keeps the whole set's judgement of its
+outputs (the judge with all the evidence it had) — scoring the slice's segments alone would judge them on less.
 
 Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.analysis.significance`), buckets,
 the triage queue and flags, n-gram tables. Each treats the slice as a test set of its own: percentiles, the worst

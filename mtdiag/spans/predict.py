@@ -38,7 +38,7 @@ def predict_spans(report, threshold: float = DEFAULT_THRESHOLD, segments=None) -
     ``segments`` (0-based; None: all): only the spans of these segments' outputs — the rows of the whole frame for
     them, read from it when it is computed already, else computed for these segments alone (every source of spans
     is a function of one segment's outputs and references; a check's flags are the whole report's). The Segments
-    page shows one segment: it waited ~1 s for the spans of all 10,000 outputs of a dev set (issue 37)."""
+    page shows one segment: it waited ~1 s for the spans of all 10,000 outputs of a dev set."""
     threshold = float(threshold)
     if segments is None:
         return report.context.memo(("spans", "predicted", threshold), lambda: _predicted(report, threshold))

@@ -50,7 +50,7 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
             kwargs.setdefault("max_chars", int(option.upper(report)))
         # An option with a check is not capped in the browser: Streamlit drops a paste longer than ``max_chars``
         # without a word, while the check names the limit (e.g. "the search pattern has 2,001 characters; at most
-        # 2,000", issue 39) and the page goes on with the default.
+        # 2,000") and the page goes on with the default.
         value = where.text_input(label, value=default or "", key=key, **kwargs)
         if option.check is not None and value:
             try:

@@ -9,10 +9,14 @@ live in the workspace folder (``--workspace DIR``, else ``$MTDIAG_WORKSPACE``, e
 :func:`mtdiag.ui.runs.workspace_argument`).
 """
 
-import streamlit as st
+from mtdiag.core.arrow_memory import use_the_system_allocator
 
-from mtdiag.core import highlight
-from mtdiag.ui import navigation, reports, sidebar, slicing, state, widgets
+use_the_system_allocator()  # the dashboard's process, before its first Arrow allocation (`streamlit run app.py` too)
+
+import streamlit as st  # noqa: E402
+
+from mtdiag.core import highlight  # noqa: E402
+from mtdiag.ui import navigation, reports, sidebar, slicing, state, widgets  # noqa: E402
 
 
 def main() -> None:

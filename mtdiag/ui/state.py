@@ -47,7 +47,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from mtdiag.core import highlight
+from mtdiag.core import highlight, registry
 from mtdiag.core.evalset import EvalSet
 from mtdiag.core.tags import TAG_COLUMNS
 from mtdiag.pipeline.inputs import DEFAULT_WEIGHTS, ErrorWeights, Options, Report, clear_caches, underived
@@ -257,13 +257,16 @@ class Current:
 
 
 def report_key(data: Dataset, options: Options) -> str:
-    """The key of the scored report of ``data`` under ``options``: its texts' and the options'."""
-    return f"{data.scoring_key}|{options!r}"
+    """The key of the scored report of ``data`` under ``options``: its texts' and the options', with the registered
+    metrics and checks (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered
+    one"."""
+    return f"{data.scoring_key}|{options!r}|registered:{registry.fingerprint()}"
 
 
 def judged_key(data: Dataset, options: Options, weights: ErrorWeights) -> str:
-    """The key of the report the pages get: the data with its judgements, the options and the scheme."""
-    return f"{data.data_key}|{options!r}|weights:{weights_key(weights)}"
+    """The key of the report the pages get: the data with its judgements, the options, the scheme and the
+    registered metrics and checks."""
+    return f"{data.data_key}|{options!r}|weights:{weights_key(weights)}|registered:{registry.fingerprint()}"
 
 
 class _ReportStore:

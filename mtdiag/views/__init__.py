@@ -6,7 +6,8 @@ name (the page's address, ``mtdiag view NAME``), title, options, named tables, c
 Everything else reads the registry: the dashboard's navigation and pages (a view without a layout of its own gets
 a generic page: its option widgets, its tables with their downloads, its charts), the ``mtdiag view`` command
 (every view's tables as JSON or TSV), the HTML report's sections and table of contents, and the page tests. A new
-view is one module and its name in :data:`PAGES` (or :func:`register` at run time).
+view is one module and its name in :data:`PAGES` (or :func:`register` at run time;
+:class:`mtdiag.core.registry.Registry`: a taken name is refused).
 
 Besides the pages' views, :mod:`mtdiag.views.detail` is one (system, segment) with its evidence, which every page
 that opens a segment shows. A view may take what it shares with another view from it and hand it on under its own
@@ -20,10 +21,7 @@ people see :attr:`mtdiag.core.evalset.EvalSet.seg_ids` (1-based, in a slice the 
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from importlib import import_module
-from typing import Iterator
-
+from mtdiag.core.registry import Registry
 from mtdiag.views.base import (DEFAULT_METRICS, TEST_METHODS, Chart, Table, View, ViewOption, default_metric,
                                missing)
 from mtdiag.views.cells import TABLE_TEXT, fit_lines, for_table, preview, wide_script
@@ -47,33 +45,26 @@ PAGES = (
 """The views' modules, in the order of the dashboard's navigation and the report's sections: a new view is its
 module and its name here — the one line it adds."""
 
-REGISTRY: dict[str, View] = {view.name: view for view in (import_module(f"mtdiag.views.{page}").VIEW for page in PAGES)}
-"""Every view, in the order of :data:`PAGES`."""
+REGISTRY: Registry[View] = Registry.of_modules("view", "mtdiag.views", PAGES, lambda view: view.name,
+                                                lambda module: [module.VIEW])
+"""Every view, in the order of :data:`PAGES` (then those registered at run time)."""
 
 
 def register(view: View) -> View:
     """Add a view to the registry (every surface picks it up); its name must be new and a word (it is a page's
     address)."""
-    if view.name in REGISTRY:
-        raise ValueError(f"a view named {view.name!r} is already registered")
-    if not view.name.replace("_", "").isalnum() or not view.name[0].isalpha():
-        raise ValueError(f"view name {view.name!r}: use letters, digits and underscores, starting with a letter")
-    REGISTRY[view.name] = view
-    return view
+    return REGISTRY.register(view)
 
 
 def unregister(name: str) -> None:
-    REGISTRY.pop(name, None)
+    """Remove view ``name`` from the registry (nothing when there is none)."""
+    REGISTRY.unregister(name)
 
 
-@contextmanager
-def registered(view: View) -> Iterator[View]:
-    """``with registered(MY_VIEW): ...`` — the view is in the registry inside the block only."""
-    register(view)
-    try:
-        yield view
-    finally:
-        unregister(view.name)
+def registered(view: View, *, replace: bool = False):
+    """``with registered(MY_VIEW): ...`` — the view is in the registry inside the block only; ``replace=True``
+    stands in for a registered view of that name and puts it back after (:meth:`Registry.registered`)."""
+    return REGISTRY.registered(view, replace=replace)
 
 
 __all__ = ["DEFAULT_METRICS", "PROBLEM_TEXT", "REGISTRY", "SCORE_PLACES", "format_score", "SPAN_THRESHOLD", "TABLE_TEXT", "TEST_METHODS", "Chart",

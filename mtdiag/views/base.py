@@ -130,12 +130,6 @@ class ViewOption:
         """True when the data has what the option needs."""
         return missing(report, self.needs) is None
 
-    def reads(self, value: Any) -> str:
-        """How a value reads for a person (a widget's choices)."""
-        if self.describe is None:
-            return str(value)
-        return self.describe(value) if callable(self.describe) else self.describe.get(value, str(value))
-
     def parse(self, text: str) -> Any:
         """A value from command-line text (``ValueError`` with a one-line reason)."""
         if self.many:
@@ -246,7 +240,8 @@ class Table(Shown):
     (:func:`with_set_ids`)."""
 
     def make(self, report, chosen: Chosen, inputs: Chosen | None = None) -> pd.DataFrame | None:
-        return with_set_ids(report, self.build(report, self.given(chosen, inputs)))
+        """``build`` on ``report``, its segments named by their ids in the set (:func:`with_set_ids`)."""
+        return with_set_ids(report, self.build(report, self.given(chosen, inputs)), f"table {self.name!r}")
 
 
 @dataclass(frozen=True)
@@ -329,16 +324,6 @@ class View:
                 frame = table.make(report, chosen)
                 if frame is not None:
                     out[table.name] = frame
-        return out
-
-    def figures(self, report, chosen: Chosen) -> dict[str, Any]:
-        """The named charts the data and the choices allow, in declaration order."""
-        out = {}
-        for chart in self.charts:
-            if missing(report, chart.needs) is None:
-                figure = chart.make(report, chosen)
-                if figure is not None:
-                    out[chart.name] = figure
         return out
 
 

@@ -190,7 +190,7 @@ def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=Non
 
     Per system, each point also has a shape of its own and the legend names them: systems' means lie close together
     (ten WMT systems within a few MQM points), and names written beside the points overlapped one another and were
-    cut at the plot's edge (issue 37). The axes leave room around the outermost points."""
+    cut at the plot's edge. The axes leave room around the outermost points."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     per_segment = "seg" in frame.columns

@@ -21,14 +21,16 @@ from mtdiag.triage import checks
 from mtdiag.core.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Span
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
+from mtdiag.spans.protocol import default_threshold
 from mtdiag.views.base import ViewOption
 
 SPAN_THRESHOLD = ViewOption(
     "span_threshold", "Predicted spans: confidence at least",
     "the error spans mtdiag predicts (a dotted line over the words) are drawn and counted when their confidence — "
-    "the measured chance that a human rater marked an error there — is at least this; the default is about the "
-    "chance that a random output word is in a human error span, higher shows fewer, surer spans (docs/spans.md)",
-    default=DEFAULT_THRESHOLD, type=float, minimum=0.0, maximum=1.0)
+    "the measured chance that a human rater marked an error there — is at least this; the default is the operating "
+    "point of the protocol of the loaded human scores (MQM, also without any: about the chance that a random output "
+    "word is in a human error span; ESA raters mark fewer, so fewer, surer spans); higher shows fewer, surer spans "
+    "(docs/spans.md)", default=default_threshold, type=float, minimum=0.0, maximum=1.0)
 
 
 @dataclass(frozen=True)

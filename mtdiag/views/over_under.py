@@ -76,10 +76,6 @@ def segments_of(report, metric: str, system: str, ngram: str, order: int) -> lis
     return ngram_segments(report.evidence(metric, system), ngram, order)
 
 
-def _word(chosen) -> str:
-    return "over" if chosen["metric"] == "otem" else "under"
-
-
 VIEW = View(
     name="over_under", title="Over/under-translation",
     help="OTEM/UTEM per segment and system, mp_n per order, and the over- or under-matched n-grams behind them",

@@ -8,6 +8,7 @@ import pandas as pd
 
 from mtdiag.metrics import metric_info
 from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.spans.judge import caption as judge_caption
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
@@ -224,6 +225,13 @@ def _pvalue_heatmap(report, chosen):
     return pvalue_heatmap(matrix, clusters(report, chosen))
 
 
+def _corpus_caption(report, chosen, frame) -> str:
+    """What the predicted score columns are good for, with the dev sets' figures (:func:`mtdiag.spans.judge.caption`),
+    when the report has one; else nothing."""
+    shown = [name for name in ("predicted_mqm", "predicted_esa") if name in report.metrics]
+    return " ".join(judge_caption(metric_info(name, report).label) for name in shown[-1:])
+
+
 def _bars_caption(report, chosen, figure) -> str:
     return ("Error bars: 95% paired-bootstrap confidence intervals."
             if chosen["baseline"] not in (None, NO_BASELINE) else "")
@@ -250,7 +258,8 @@ VIEW = View(
         ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED),
     ),
     tables=(
-        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE), scores_only=True),
+        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE), scores_only=True,
+              caption=_corpus_caption),
         Table("by_people", "Corpus scores, ranked as people judged", by_people, uses=("rank_by",),
               caption=lambda report, chosen, frame: "Systems ranked by " + (
                   "the human score (each system's mean over its rated outputs; higher is better)"

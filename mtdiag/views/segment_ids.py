@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-def with_set_ids(report, frame: pd.DataFrame | None) -> pd.DataFrame | None:
+def with_set_ids(report, frame: pd.DataFrame | None, table: str = "a table") -> pd.DataFrame | None:
     """``frame`` as people read it: every segment named by its id in the set (:attr:`mtdiag.core.evalset.EvalSet.seg_ids`:
     the line of the files; in a slice, the segment's id in the whole set — never its place in the slice).
 
@@ -14,7 +14,9 @@ def with_set_ids(report, frame: pd.DataFrame | None) -> pd.DataFrame | None:
     ``seg_id`` (1-based), ``segments`` (a list of 0-based positions in each cell) and ``missed_in`` (0-based
     positions joined by ``", "``). Each becomes the set's ids, ``seg`` under the name ``seg_id``. Every table of
     every view passes here (:meth:`Table.make`), so the page, ``mtdiag view``, the report and the downloads name a
-    segment alike; :func:`positions` turns an id a page reads back into its position."""
+    segment alike; :func:`positions` turns an id a page reads back into its position. A ``seg_id`` that is no
+    position of the report (an id of the set filled in by the builder, which differs from the position in a slice)
+    is a ``ValueError`` naming ``table`` and the rule, never an ``IndexError`` or another segment's id."""
     if frame is None:
         return None
     ids = report.evalset.seg_ids
@@ -23,7 +25,7 @@ def with_set_ids(report, frame: pd.DataFrame | None) -> pd.DataFrame | None:
         return frame
     out = frame.copy()
     if "seg_id" in columns:
-        out["seg_id"] = ids[out["seg_id"].to_numpy(dtype=np.int64) - 1]
+        out["seg_id"] = ids[_positions_from_one(out["seg_id"], len(ids), table)]
     if "seg" in columns:
         out["seg"] = ids[out["seg"].to_numpy(dtype=np.int64)]
         out = out.rename(columns={"seg": "seg_id"})
@@ -55,3 +57,15 @@ def positions(report, seg_ids) -> np.ndarray:
 def position(report, seg_id: int) -> int:
     """The 0-based position of the segment with id ``seg_id`` (:func:`positions`)."""
     return int(positions(report, [seg_id])[0])
+
+
+def _positions_from_one(seg_id: pd.Series, n: int, table: str) -> np.ndarray:
+    """The 0-based positions of a builder's ``seg_id`` column (positions from 1), checked to be positions of the
+    report's ``n`` segments."""
+    values = seg_id.to_numpy(dtype=np.int64)
+    if len(values) and (values.min() < 1 or values.max() > n):
+        bad = int(values[(values < 1) | (values > n)][0])
+        raise ValueError(f"{table}: seg_id {bad} is not a position of the report's {n:,} segments — a view names "
+                         f"segments by position (seg from 0, seg_id from 1) and every table gets the set's ids from "
+                         f"them (mtdiag.views.with_set_ids): never fill seg_id from EvalSet.seg_ids")
+    return values - 1

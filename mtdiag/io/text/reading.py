@@ -147,7 +147,7 @@ MEMBER_BYTES = 1 << 16
 """What one gzip member counts for against the file-size limit, at least: 64 KiB, the block size of BGZF (bgzip,
 htslib), the widest use of many members — so a file may have one member per 64 KiB of the limit (3,051 under the
 default 200 MB). Every member costs the inflater a fixed amount of work whatever it holds: a 4 MB file of 200,000
-empty members (20 bytes each) inflated to nothing while taking seconds (issue 39)."""
+empty members (20 bytes each) inflated to nothing while taking seconds."""
 
 
 def _after_padding(view: memoryview, position: int) -> int:

@@ -6,7 +6,7 @@ Every check is one module of this package with one :class:`~mtdiag.triage.checks
 ``benchmarks/triage_vs_human.py`` discover them here. A check computes one boolean per (system, segment) pair for
 all pairs at once (pandas merges and group-bys over token ids, vectorised regular expressions — no loop over
 pairs) and explains one pair with sentences and marks in the output. Adding a check = one module + its name in
-:data:`MODULES` (or :func:`register` at run time).
+:data:`MODULES` (or :func:`register` at run time; :class:`mtdiag.core.registry.Registry`: a taken name is refused).
 
 Thresholds are relative to the test set being looked at (the worst 10 %, a robust z-score, the set's median
 length ratio) or structural (a number present or not), never constants fitted to one dev set.
@@ -22,14 +22,14 @@ when asked for, with its options: ``requested={"mt_only_ngram": {"order": 2}}``.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from importlib import import_module
 from inspect import isabstract
-from typing import Any, Iterator, Mapping
+from types import ModuleType
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
+from mtdiag.core.registry import Registry
 from mtdiag.triage.checks.base import Check, Finding
 from mtdiag.triage.checks.suspect_reference import reference_at_fault
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
@@ -58,32 +58,34 @@ MODULES = (
 here — the one line it adds (every check a module defines is registered, in the module's order)."""
 
 
-def _checks_of(name: str) -> list[type[Check]]:
-    """The checks module ``name`` defines (its :class:`Check` subclasses that are not abstract), in its order."""
-    module = import_module(f"mtdiag.triage.checks.{name}")
+def checks_of(module: ModuleType) -> list[type[Check]]:
+    """The checks a module defines (its :class:`Check` subclasses that are not abstract), in its order."""
     return [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Check)
             and obj.__module__ == module.__name__ and not isabstract(obj)]
 
 
-REGISTRY: dict[str, type[Check]] = {cls.name: cls for name in MODULES for cls in _checks_of(name)}
+REGISTRY: Registry[type[Check]] = Registry.of_modules("check", "mtdiag.triage.checks", MODULES,
+                                                      lambda cls: cls.name, checks_of)
+"""Every registered check by name, in the order of :data:`MODULES` (then those registered at run time)."""
 
 Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
 
 
 def register(cls: type[Check]) -> type[Check]:
-    """Add a check to the registry (a plug-in, or a test's throw-away check); returns it (usable as a decorator)."""
-    REGISTRY[cls.name] = cls
-    return cls
+    """Add a check to the registry (a plug-in, or a test's throw-away check); returns it (usable as a decorator).
+    A taken name is a ``ValueError``."""
+    return REGISTRY.register(cls)
 
 
-@contextmanager
-def registered(cls: type[Check]) -> Iterator[type[Check]]:
-    """``with registered(MyCheck): ...`` — the check is in the registry inside the block only."""
-    register(cls)
-    try:
-        yield cls
-    finally:
-        REGISTRY.pop(cls.name, None)
+def unregister(name: str) -> None:
+    """Remove check ``name`` from the registry (nothing when there is none)."""
+    REGISTRY.unregister(name)
+
+
+def registered(cls: type[Check], *, replace: bool = False):
+    """``with registered(MyCheck): ...`` — the check is in the registry inside the block only; ``replace=True``
+    stands in for a registered check of that name and puts it back after (:meth:`Registry.registered`)."""
+    return REGISTRY.registered(cls, replace=replace)
 
 
 def freeze(requested: Mapping[str, Mapping[str, Any]] | Requested | None) -> Requested:
@@ -122,7 +124,9 @@ def fired(report, check: Check) -> pd.Series:
             flags &= ~reference_at_fault(report)
         return flags
 
-    return report.context.memo(("checks", check.name, tuple(sorted(check.options.items()))), build)
+    # keyed by the class too: a check that stands in for another of its name (registered(..., replace=True)) is
+    # never answered with the other's flags
+    return report.context.memo(("checks", check.name, type(check), tuple(sorted(check.options.items()))), build)
 
 
 def flag(report, name: str) -> pd.Series:

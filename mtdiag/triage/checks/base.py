@@ -1,5 +1,5 @@
 """What a triage check is (:class:`Check`) and the helpers every check shares: one boolean per (system, segment)
-pair from per-system arrays (:func:`by_pair`), the set-relative "worst share" rule (:func:`worst_share`), and one
+pair from per-system arrays (:func:`by_pair`), the set-relative "worst share" rule (:func:`worst_share_by`), and one
 highlight span per run of marked tokens (:func:`runs`).
 
 A check is one module of :mod:`mtdiag.triage.checks` with one :class:`Check` subclass and one line in the registry
@@ -123,14 +123,6 @@ def by_pair_segments(report, segments: dict[str, object]) -> pd.Series:
         mask[np.asarray(segs, dtype=np.int64)] = True
         flagged[system] = mask
     return by_pair(report, flagged)
-
-
-def worst_share(values: pd.Series, higher_is_worse: bool = True, share: float = WORST_SHARE) -> pd.Series:
-    """The rows in the worst ``share`` of the set (at or beyond the quantile); NaN rows never."""
-    bad = values if higher_is_worse else -values
-    if bad.notna().sum() == 0:
-        return pd.Series(False, index=values.index)
-    return (bad >= bad.quantile(1 - share)).fillna(False)
 
 
 def worst_share_by(primary: pd.Series, secondary: pd.Series, share: float = WORST_SHARE) -> pd.Series:

@@ -35,6 +35,7 @@ with row:
                        help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
                             "system is significantly better than it and ‡ where it is significantly worse. "
                             "Signatures as % comments.")
+page.caption("corpus", corpus)  # what the predicted score columns are good for, when the report has one
 
 st.subheader(page.view.chart("corpus_bars").title)
 page.chart("corpus_bars", key="ov_bars", caption=True)

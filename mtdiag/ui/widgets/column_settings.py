@@ -83,7 +83,7 @@ TAGS_PX = (75, 240)  # the tags column's width: at least Streamlit's "small", at
 def tags_width(labels: pd.Series) -> int:
     """The pixel width of a ``tags`` column: its longest word on one line (within :data:`TAGS_PX`), so that a
     tag wraps between its words, never inside one. Without a width the grid gave the column the width of its
-    header, and in a table whose rows wrap (the Segments queue) "check later" wrapped letter by letter (issue 37);
+    header, and in a table whose rows wrap (the Segments queue) "check later" wrapped letter by letter;
     as wide as a whole label the column pushed the outputs' text off a 1,600-pixel screen."""
     words = labels.astype(str).str.split(r"[\s,]+", regex=True).explode() if len(labels) else pd.Series([], dtype=str)
     longest = int(words.str.len().max()) if len(words.dropna()) else 0
@@ -112,7 +112,7 @@ def column_config(frame: pd.DataFrame, wrap: bool = False) -> dict:
                                                                 "ratings meet)")
         elif column == "flags" and pd.api.types.is_string_dtype(frame[column]):
             config[column] = st.column_config.TextColumn("flags", help="the checks that fired on this output")
-        elif pd.api.types.is_float_dtype(frame[column]):  # one format per column (issue 37), the command line's
+        elif pd.api.types.is_float_dtype(frame[column]):  # one format per column, the command line's
             config[column] = st.column_config.NumberColumn(str(column), format=f"%.{export.PLACES}f")
         elif column == "tags":
             config[column] = st.column_config.TextColumn("tags", width=tags_width(frame[column]) if wrap else None,

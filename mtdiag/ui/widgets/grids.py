@@ -79,7 +79,7 @@ def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.Data
 @st.cache_data(show_spinner=False, max_entries=64, ttl=state.REPORT_TTL_S)
 def _fitted(texts: pd.Series, width_px: int, lines: int) -> pd.Series:
     """:func:`mtdiag.views.fit_lines`, cached by the texts themselves (a page of at most a table's page size): every
-    rerun of a page — any click on it — fitted the same thousand texts again, 0.1 s a column (issue 37)."""
+    rerun of a page — any click on it — fitted the same thousand texts again, 0.1 s a column."""
     return views.fit_lines(texts, width_px, lines)
 
 

@@ -61,7 +61,7 @@ def select(label: str, options: Sequence, *, key: str, default=None, where=st, *
 def multiselect(label: str, options: Sequence, *, key: str, default: Sequence = (), where=st, **kwargs) -> list:
     """A multiselect whose value follows the data (:func:`follow`); ``default``: the choices on new data. Its label
     counts the choices (``Systems (10 of 10)``): in a column Streamlit keeps the chips on one line that scrolls,
-    so most of them were out of sight with nothing saying so (issue 37: 2 of 10 systems shown, no "+8"). A
+    so most of them were out of sight with nothing saying so (2 of 10 systems shown, no "+8"). A
     multiselect keeps its identity by its key, so the changing label never resets it."""
     options = list(options)
     follow(key, options, [o for o in default if o in options])
@@ -79,7 +79,7 @@ def _as_text(format_func: Callable, option) -> str:
 def as_text(format_func: Callable = str) -> Callable:
     """A ``format_func`` for options that Streamlit renders as Markdown (radio buttons, segmented controls): the
     text ``format_func`` gives, escaped — an option may name a system (``only [login](http://…)`` was a live link on
-    the N-grams page, issue 39). A :func:`functools.partial` of a module function, never a closure of the page
+    the N-grams page). A :func:`functools.partial` of a module function, never a closure of the page
     (module doc)."""
     return functools.partial(_as_text, format_func)
 
