@@ -34,9 +34,9 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from mtdiag.scoring.evaluate import Options, Report, evaluate, report_from_statistics
+from mtdiag.scoring.evaluate import Options, Report, evaluate, report_from_statistics, with_derived
 from mtdiag.core.errors import InputError
-from mtdiag.metrics import metric_info
+from mtdiag.metrics import DerivedMetric, metric_info
 from mtdiag.core.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.core.tags import TAG_COLUMNS, empty_tags, pair_rows, too_many
 from mtdiag.core.tokenize import DEFAULT_TYPOGRAPHY
@@ -308,8 +308,10 @@ class Workspace:
 
     def add_system(self, run: str, name: str, lines: list[str], label: str | None = None) -> str:
         """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system —
-        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus,
-        predicted MQM), which are scored again on every system; returns the new run's id."""
+        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus),
+        which are scored again on every system, and the metrics derived from the others (predicted MQM and ESA,
+        :func:`~mtdiag.scoring.evaluate.with_derived`), derived again from the grown run's statistics; returns the
+        new run's id."""
         if self.read_only:
             with self._database(write=True):
                 pass  # raises: says why nothing can be added
@@ -321,14 +323,16 @@ class Workspace:
             raise ValueError(f"{name}: has {len(lines)} lines but the test set has {evalset.n_segments}")
         alone = replace(evalset, hyps=pd.DataFrame({name: lines}, index=evalset.hyps.index, dtype=object))
         grown = replace(evalset, hyps=pd.concat([evalset.hyps, alone.hyps], axis=1))
-        shared = tuple(m for m in report.metrics if metric_info(m, report).compares_systems)
-        own = tuple(m for m in report.metrics if m not in shared)
-        statistics = {key: result.stats for key, result in report.results.items()}
+        counted = tuple(m for m in report.metrics if not isinstance(report.metric(m), DerivedMetric))
+        shared = tuple(m for m in counted if metric_info(m, report).compares_systems)
+        own = tuple(m for m in counted if m not in shared)
+        statistics = {key: result.stats for key, result in report.results.items() if key[0] in counted}
         for scored in ([evaluate(alone, replace(report.options, metrics=own))] if own else []) + (
                 [evaluate(grown, replace(report.options, metrics=shared))] if shared else []):
             statistics |= {key: result.stats for key, result in scored.results.items()}
-        merged = report_from_statistics(grown, report.options, report.metrics, statistics)
-        return self.save(merged, label or f"{self._label(run)} + {name}", self.tags(run))
+        merged = with_derived(report_from_statistics(grown, replace(report.options, metrics=report.metrics), counted,
+                                                     statistics))
+        return self.save(replace(merged, options=report.options), label or f"{self._label(run)} + {name}", self.tags(run))
 
     def _label(self, run: str) -> str:
         with self._database() as db:
