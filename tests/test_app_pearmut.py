@@ -132,6 +132,8 @@ def test_an_uploaded_log_gives_human_scores_raters_and_spans(made):
     assert ranking["human"].to_dict() == pytest.approx({s: np.mean(v) for s, v in given.items()})
     assert set(ranking["n_rated"]) == {len(campaign.segments)}
     at.segmented_control(key="hl_section").set_value("errors").run()
+    # the set's protocol is now ESA, whose spans' default threshold is higher: measure at the campaign's threshold
+    at.slider(key="hl_agreement_threshold").set_value(made[-1][1]["threshold"]).run()
     raters = table_with(at, "rater", "system", "segments", "errors")
     assert set(raters["rater"]) == {"ample-finch-101", "brisk-lynx-202"}
     agreement = table_with(at, "system", "outputs", "human_spans", "precision").set_index("system")

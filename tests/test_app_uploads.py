@@ -255,11 +255,11 @@ def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypat
 
 
 def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatch):
-    from mtdiag.ui import state
+    from mtdiag.ui import reports
 
     at = start()  # the sample set, scored
-    real = state.evaluate
-    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    real = reports.evaluate
+    monkeypatch.setattr(reports, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
     at.radio(key="data_mode").set_value("Upload files").run()
     at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
     at.file_uploader(key="up_hyps").set_value(lines_file("mine.txt", de_lines("ref.C.txt"))).run()
@@ -269,7 +269,7 @@ def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatc
                                                      "free. Try a slice of the data")
     assert errors[0].endswith("The data loaded before stays in use (wmt21.en-de).")
     assert "6 systems" in sidebar_text(at) and len(table_with(at, "otem", "bleu")) == 6  # the sample set's
-    monkeypatch.setattr(state, "evaluate", real)
+    monkeypatch.setattr(reports, "evaluate", real)
     at.run()
     assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
 
@@ -282,13 +282,18 @@ WEIGHED = "\n".join([
 
 
 def _human(at) -> dict:
-    data = at.session_state["_mtdiag_last_good"]
-    return {(r.system, r.seg + 1): r.score for r in data.evalset.human.itertuples()}
+    """The human column of the Segments page's queue, by (system, seg_id)."""
+    from tests.test_app import visit
+
+    visit(at, "segments").run()
+    table = at.dataframe(key="seg_table").value
+    return {(r.system, r.seg_id): r.human for r in table.itertuples() if pd.notna(r.human)}
 
 
 def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keeps_the_data():
     """Issue 35: error rows become human scores by the chosen scheme — WMT's releases (a Source issue weighs 0),
-    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line."""
+    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line,
+    the data staying loaded and its rows weighed by the default scheme meanwhile."""
     from tests.test_app import de_lines, lines_file
 
     at = upload_mode()
@@ -305,8 +310,9 @@ def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keep
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\n*\t*\t2\n")
     assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
-    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
-    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays
+    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value)
+               and "weighed by the wmt scheme meanwhile" in shown(e.value) for e in at.error)
+    assert _human(at) == {("UEdin", 1): 0.0, ("UEdin", 2): -1.0}  # the data loaded stays, weighed by wmt
 
 
 # ------------------------------------------------------------------------- memory: judged before, caught while parsing

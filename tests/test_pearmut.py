@@ -16,13 +16,18 @@ from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.report.campaign import (MQM_SEVERITIES, campaign_id_for, campaign_text, merged_spans, model_keys,
                                     pearmut_campaign)
 from mtdiag.core.errors import InputError
-from mtdiag.io import read_human_scores, with_error_annotations
+from mtdiag.io import read_human_scores, weighed, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
 from mtdiag.spans.judge import judged
 from mtdiag.spans import predict_spans
 from mtdiag.triage.ranking import worst_first
 from tests.conftest import REPO
 from tests.pearmut_env import small_set
+
+
+def annotated(evalset, log):
+    """``evalset`` with a log's annotations, weighed under the default scheme (as a report's set is)."""
+    return weighed(with_error_annotations(evalset, log))
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +266,7 @@ def test_esa_scores_are_the_annotators_means_and_raters_kept_apart(report, tmp_p
                 system = item[IDS_KEY]["systems"][key]
                 given.setdefault(system, []).append(base + item_i + k)
             lines.append(log_line(user, item_i, item, answers))
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, lines))
+    evalset = annotated(report.evalset, write_log(tmp_path, lines))
     means = evalset.human.groupby("system")["score"].mean()
     for system, scores in given.items():
         assert means[system] == pytest.approx(np.mean(scores))
@@ -282,7 +287,7 @@ def test_spans_come_back_as_the_characters_the_annotator_marked(report, tmp_path
                "category": None}]  # [missing]
     answers = answers_for(item)
     answers[key]["error_spans"] = marked
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     system = item[IDS_KEY]["systems"][key]
     rows = evalset.annotations[evalset.annotations["system"] == system]
     assert [text[r.start:r.end] for r in rows.itertuples()] == ["😀", "dog", ""]  # in order of their start
@@ -301,7 +306,7 @@ def test_mqm_scores_are_the_weighted_errors(report, tmp_path):
 
     answers = answers_for(item, score=None, spans=spans)
     answers[next(iter(answers))]["error_spans"] = []  # a clean output: MQM 0
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     scores = evalset.human.set_index("system")["score"]
     first = item[IDS_KEY]["systems"][next(iter(answers))]
     assert scores[first] == 0.0
@@ -324,7 +329,7 @@ def test_overlapping_spans_of_one_annotator_are_merged_into_the_heaviest(report,
                    "severity": "major", "category": "Accuracy/Omission"}] * 2]  # [missing] twice
 
     answers = answers_for(item, score=None, spans=spans)
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     assert set(evalset.human["score"]) == {-(5 + 1 + 5)}  # union major, the minor apart, one omission
     key = next(iter(answers))
     rows = evalset.annotations[evalset.annotations["system"] == item[IDS_KEY]["systems"][key]]
@@ -343,7 +348,7 @@ def test_last_answer_counts_and_resets_void_earlier_lines(report, tmp_path):
              log_line("b", 1, items[1], answers_for(items[1], 60)),
              log_line("a", "welcome_0", items[0], answers_for(items[0], 0)),  # a tutorial page: not the campaign's
              log_line("a", 1, items[1], None)]  # a skipped item: no annotation
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, lines))
+    evalset = annotated(report.evalset, write_log(tmp_path, lines))
     human = evalset.human.set_index(["seg", "system"])["score"]
     seg0, seg1 = (items[i][IDS_KEY]["seg_id"] - 1 for i in (0, 1))
     assert set(human.xs(seg0, level="seg")) == {90.0}  # b's answer was reset; a's last answer
@@ -356,7 +361,7 @@ def test_the_dashboards_download_is_read_too(report, tmp_path):
     lines = [log_line("a", 0, items[0], answers_for(items[0], 77))]
     path = tmp_path / "annotations.json"
     path.write_text(json.dumps({"mtdiag-small-esa": lines}), encoding="utf-8")
-    evalset = with_error_annotations(report.evalset, path)
+    evalset = annotated(report.evalset, path)
     assert set(evalset.human["score"]) == {77.0}
     assert set(read_human_scores(write_log(tmp_path, lines))["score"]) == {77.0}  # --human reads it as well
 
@@ -389,14 +394,14 @@ def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, chan
     change(bad)
     path = write_log(tmp_path, [good, bad])
     with pytest.raises(InputError) as caught:
-        with_error_annotations(report.evalset, path)
+        annotated(report.evalset, path)
     assert caught.value.line == 2 and message in str(caught.value) and "campaign.jsonl" in str(caught.value)
 
 
 def test_other_jsonl_is_still_read_as_esa(report, tmp_path):
     path = tmp_path / "esa.jsonl"
     path.write_text(json.dumps({"system": "A", "seg_id": 1, "score": 80, "error_spans": []}) + "\n")
-    assert with_error_annotations(report.evalset, path).human["score"].tolist() == [80.0]
+    assert annotated(report.evalset, path).human["score"].tolist() == [80.0]
 
 
 # ------------------------------------------------------------------------------------------------ command line
@@ -571,7 +576,26 @@ def test_an_empty_outputs_omission_is_prefilled_on_missing_and_comes_back(report
             assert item["error_spans"][keys["A"]][-1]["start_i"] == item["error_spans"][keys["A"]][-1]["end_i"] == 0
         lines.append(log_line("a", i, item, {k: {"score": 10, "error_spans": item["error_spans"][k]}
                                              for k in item["tgt"]}))
-    evalset = with_error_annotations(broken.evalset, write_log(tmp_path, lines))
+    evalset = annotated(broken.evalset, write_log(tmp_path, lines))
     rows = evalset.annotations
     back = rows[(rows["system"] == "A") & (rows["seg"] == 2)]
     assert back[["side", "start", "end"]].values.tolist() == [["target", 0, 0]]  # the omission, as predicted
+
+
+def test_a_log_weighs_each_distinct_error_once(report, tmp_path, monkeypatch):
+    """Every span was weighed by a scan of the scheme's rules, uncached (1,000 rules x 5,000 spans: 15.4 s): each
+    distinct (category, severity) is looked up once, however many spans carry it."""
+    from mtdiag.io.error_weights import ErrorWeights
+
+    items = campaign_items(report, "mqm")
+    marks = [{"start_i": k % 3, "end_i": k % 3, "severity": ("major", "minor")[k % 2],
+              "category": ("Accuracy/Mistranslation", "Fluency/Grammar")[k % 2]} for k in range(40)]
+    lines = [log_line("u", i, item, answers_for(item, score=None, spans=lambda key, text: marks))
+             for i, item in enumerate(items)]
+    log = with_error_annotations(report.evalset, write_log(tmp_path, lines))  # read: nothing weighed yet
+    looked_up = []
+    real = ErrorWeights.weight
+    monkeypatch.setattr(ErrorWeights, "weight", lambda self, c, s: looked_up.append((c, s)) or real(self, c, s))
+    evalset = weighed(log)
+    assert len(evalset.annotations) == 40 * sum(len(item["tgt"]) for item in items)
+    assert sorted(looked_up) == [("Accuracy/Mistranslation", "major"), ("Fluency/Grammar", "minor")]

@@ -100,7 +100,7 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     without scoring. Uploads are scored, never written to disk."""
     import streamlit as st
 
-    import mtdiag.ui.state as ui_state
+    import mtdiag.ui.reports as ui_reports
     from tests.test_app import de_lines, lines_file, start
 
     st.cache_data.clear()
@@ -109,7 +109,7 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     assert len(list(cache.glob("*.npz"))) == 1
     st.cache_data.clear()
     st.cache_resource.clear()
-    monkeypatch.setattr(ui_state, "evaluate", refuse)
+    monkeypatch.setattr(ui_reports, "evaluate", refuse)
     at = start()  # a new server: its report store is empty, the file is read
     assert at.title[0].value == "Overview" and len(at.dataframe) > 0
     monkeypatch.undo()

@@ -31,17 +31,14 @@ def limits(args) -> "Limits":
 
 
 def error_weights(args):
-    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file, read
-    once per command), else the default (:mod:`mtdiag.io.error_weights`)."""
+    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file), else the
+    default (:mod:`mtdiag.io.error_weights`)."""
     from mtdiag.io.error_weights import SCHEMES, error_weights as resolve
 
-    if getattr(args, "_error_weights", None) is None:
-        given = getattr(args, "error_weights", None)
-        if given is not None and given not in SCHEMES and not _is_file(given):
-            raise CliError(f"--error-weights {shown(given)}: neither a scheme ({', '.join(SCHEMES)}) nor a weights "
-                           "file")
-        args._error_weights = resolve(given, limits=limits(args))
-    return args._error_weights
+    given = getattr(args, "error_weights", None)
+    if given is not None and given not in SCHEMES and not _is_file(given):
+        raise CliError(f"--error-weights {shown(given)}: neither a scheme ({', '.join(SCHEMES)}) nor a weights file")
+    return resolve(given, limits=limits(args))
 
 
 def _is_file(path: str) -> bool:
@@ -100,13 +97,13 @@ def load(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp") -> "EvalSet":
     evalset = _testset(args, ref_flag, hyp_flag, refs, hyps)
     if evalset is None:
         evalset = _files(args, refs or (), hyps)
-    bounds, read, weights = limits(args), _read_with_the_testset(args), error_weights(args)
+    bounds, read = limits(args), _read_with_the_testset(args)
     for path in getattr(args, "scores", None) or ():
         if Path(path).resolve() not in read:
             evalset = with_metric_scores(evalset, path, limits=bounds)
     for path in getattr(args, "annotations", None) or ():
         if Path(path).resolve() not in read:
-            evalset = with_error_annotations(evalset, path, limits=bounds, error_weights=weights)
+            evalset = with_error_annotations(evalset, path, limits=bounds)
     for given in getattr(args, "metric_spans", None) or ():
         evalset = _with_metric_spans(evalset, given, bounds)
     for path in getattr(args, "comet_checkpoint", None) or ():
@@ -133,7 +130,7 @@ def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
                                       ("--terms", getattr(args, "terms", None))) if value]
     if given:
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
-    evalset = load_testset(args.testset, limits=limits(args), error_weights=error_weights(args))
+    evalset = load_testset(args.testset, limits=limits(args))
     if getattr(args, "tgt_lang", None):
         from dataclasses import replace
 
@@ -157,7 +154,7 @@ def _files(args, refs: Sequence[str], hyps: Sequence[tuple[str, str]]) -> "EvalS
     paths = [*refs, *systems.values(), *([src] if src else [])]
     return load_files(src=src, refs=ref_entries(refs), hyps=list(systems.items()), name="cli",
                       lang_pair=lang_pair(getattr(args, "tgt_lang", None), paths), terms=getattr(args, "terms", None),
-                      limits=limits(args), error_weights=error_weights(args))
+                      limits=limits(args))
 
 
 def ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -215,13 +212,13 @@ def _check_metrics(scoring: "Options", evalset: "EvalSet") -> None:
 
 def report(args, *, scoring: "Options | None" = None, before=None,
            flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
-    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores (the
-    folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
-    warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
-    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of
-    ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to stderr.
-    ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
-    flags of the references and the systems (:func:`load`)."""
+    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores
+    (the folder's, or ``--human``), its error rows weighed (``--error-weights``), ``--where`` checked on them (a bad
+    expression is the one line printed), the set's warnings on stderr, then the options (``scoring``, default
+    :func:`options`) with the metrics ``--where``'s flags read, scoring (on the Dask cluster of ``--dask``) and the
+    slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how many
+    segments the slice keeps goes to stderr. ``before(evalset)``: the command's own checks of the loaded set,
+    before anything is scored. ``flags``: the command's flags of the references and the systems (:func:`load`)."""
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 
@@ -230,8 +227,8 @@ def report(args, *, scoring: "Options | None" = None, before=None,
     evalset = load(args, *flags)
     _check_metrics(scoring, evalset)
     if getattr(args, "human", None):
-        evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
-                                     say=note)
+        evalset = inputs.with_human(evalset, args.human, limits=limits(args))
+    evalset = inputs.weighed(evalset, error_weights(args))  # the error rows weighed: spans and human scores
     inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
     print_warnings(evalset)
     if before is not None:

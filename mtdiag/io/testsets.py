@@ -37,7 +37,6 @@ from pathlib import Path
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.folders import load_folder
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
 from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS, check_columns
@@ -66,17 +65,15 @@ def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits =
     return data, display
 
 
-def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS,
-                 error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
-    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``); a
-    folder's error annotations weighed by ``error_weights``."""
+def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``)."""
     if not isinstance(path, tuple):
         folder = Path(path)
         if folder.is_dir():
             sgml = sorted(p for p in folder.iterdir() if p.is_file() and _inner_name(p.name).lower().endswith(SGML_SUFFIXES))
             if sgml and not any(p.name.lower().startswith("ref") and p.suffix.lower() == ".txt" for p in folder.iterdir()):
                 return load_sgml([(p.name, p) for p in sgml], name=folder.resolve().name, limits=limits)
-            return load_folder(folder, limits=limits, error_weights=error_weights)
+            return load_folder(folder, limits=limits)
         if not folder.exists():
             raise InputError(str(path), "no such file or folder")
         source: Source = folder

@@ -258,17 +258,17 @@ def check_top(report, top: int) -> None:
                          f"{MAX_WORST_MB} MB: show fewer")
 
 
-def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
-    """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
-    spans mtdiag predicts with a confidence of at least ``threshold``."""
+def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD, tags=None) -> str:
+    """The ``top`` worst segments with their evidence marked: the human and metric error spans, the error spans
+    mtdiag predicts with a confidence of at least ``threshold``, and the user's ``tags`` of each."""
     view = views.REGISTRY["segments"]
     queue = view.table("queue").make(report, view.resolve(report)).head(top)  # the Segments page's queue
     predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
     positions = views.positions(report, queue["seg_id"])
-    labels = (tag_labels(ev.tags, positions + 1, queue["system"].astype(str).to_numpy())
-              if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
+    labels = (tag_labels(tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
+              if _has_tags(tags) else None)  # the set's ids, as the tags name them
     boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(positions[i])
@@ -304,13 +304,14 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
             + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
 
 
-def _has_tags(report) -> bool:
-    return report.evalset.tags is not None and len(report.evalset.tags) > 0
+def _has_tags(tags) -> bool:
+    return tags is not None and len(tags) > 0
 
 
-def _tags(report) -> str:
-    """The user's tags (:mod:`mtdiag.core.tags`): per tag, the whole segments and the outputs it marks, and their ids."""
-    summary = tag_summary(report.evalset.tags, report.evalset.seg_ids).rename(
+def _tags(report, tags) -> str:
+    """The user's tags (:mod:`mtdiag.core.tags`) of the report's segments: per tag, the whole segments and the
+    outputs it marks, and their ids."""
+    summary = tag_summary(tags, report.evalset.seg_ids).rename(
         columns={"segments": "whole segments", "seg_ids": "segment ids"})
     return ("<h2 id=\"tags\">Tags</h2><p>The tags given in the dashboard; a slice <code>tag == \"NAME\"</code> "
             "finds their segments again.</p>" + _table(summary))
@@ -337,7 +338,8 @@ class Section:
 @dataclass(frozen=True)
 class Writing:
     """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
-    ``say``, told each step, and the confidence threshold of the predicted error spans (``span_threshold``)."""
+    ``say``, told each step, the confidence threshold of the predicted error spans (``span_threshold``) and the
+    user's tags (``tags``, :mod:`mtdiag.core.tags`: whole-set segments)."""
 
     top: int
     method: str
@@ -345,6 +347,7 @@ class Writing:
     seed: int | None
     say: Callable[[str], None]
     span_threshold: float = DEFAULT_THRESHOLD
+    tags: pd.DataFrame | None = None
 
 
 def _section(anchor: str, label: str, heading: str, items, report, writing: Writing) -> Section:
@@ -363,8 +366,8 @@ def _overview_sections(report, view, writing: Writing) -> list[Section]:
 
 def _segments_sections(report, view, writing: Writing) -> list[Section]:
     writing.say(f"the {writing.top} worst segments")
-    sections = [Section("worst", "Worst segments", _worst(report, writing.top, writing.span_threshold))]
-    return sections + ([Section("tags", "Tags", _tags(report))] if _has_tags(report) else [])
+    sections = [Section("worst", "Worst segments", _worst(report, writing.top, writing.span_threshold, writing.tags))]
+    return sections + ([Section("tags", "Tags", _tags(report, writing.tags))] if _has_tags(writing.tags) else [])
 
 
 def _buckets_sections(report, view, writing: Writing) -> list[Section]:
@@ -419,15 +422,17 @@ def sections(report, writing: Writing) -> list[Section]:
 
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
                 n: int | None = None, seed: int | None = significance.DEFAULT_SEED,
-                progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD) -> str:
+                progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD,
+                tags: pd.DataFrame | None = None) -> str:
     """The whole report as one HTML document (see the module docstring): the header with the table of contents,
     every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
-    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``)."""
+    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``, the
+    user's ``tags``)."""
     import plotly.offline
 
     title = title or f"mtdiag report: {report.evalset.name}"
     check_top(report, top)
-    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold))
+    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold, tags))
     body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

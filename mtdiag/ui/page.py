@@ -145,9 +145,10 @@ class Page:
         table = self.view.table(name)
         if views.missing(self.report, table.needs):
             return None
-        given = table.given(self._with_defaults(table))
+        given = table.given(self._with_defaults(table), {"tags": self.current.tags})  # the session's inputs
         try:
-            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
+            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}",
+                               by=_key_of(table))(self.current, given)
         except ValueError as error:  # what these data and choices cannot give (a search past its budget, …)
             self._problem(name, error)
             return None
@@ -180,8 +181,8 @@ class Page:
             return None
         given = chart.given(self._with_defaults(chart))
         try:
-            return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
-                              lambda: chart.make(self.report, given))
+            return state.memo(f"{self.view.name}.{name}", getattr(self.current, _key_of(chart)),
+                              tuple(sorted(given.items())), lambda: chart.make(self.report, given))
         except ValueError as error:
             self._problem(name, error)
             return None
@@ -223,6 +224,14 @@ class Page:
             st.plotly_chart(figure, key=key)
             if caption:
                 self.caption(name, figure)
+
+
+def _key_of(piece) -> str:
+    """Which key of :class:`mtdiag.ui.state.Current` a table or chart is cached by: with the tags when it reads
+    them, by the scored report when it reads the scores alone, else the run's."""
+    if "tags" in piece.inputs:
+        return "tagged_key"
+    return "scores_key" if piece.scores_only else "key"
 
 
 def _inside(where):

@@ -21,14 +21,15 @@ def finder_metrics(report) -> list[str]:
 
 
 def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str, test: str = DEFAULT_TEST,
-                 samples: int | None = None, seed: int | None = DEFAULT_SEED) -> pd.DataFrame:
+                 samples: int | None = None, seed: int | None = DEFAULT_SEED, tags=None) -> pd.DataFrame:
     """The candidate slices ranked by ``test`` (:func:`mtdiag.slices.find_slices`: by default how far the gap
     between ``a`` and ``b`` departs from the rest of the set; ``samples`` bootstrap resamples per slice — None:
-    enough for the number of slices tried — drawn from ``seed``): ``expression``, ``size``, both scores,
+    enough for the number of slices tried — drawn from ``seed``; ``tags``: the user's, each tried as a slice):
+    ``expression``, ``size``, both scores,
     ``difference``, ``rest_difference``, ``departure``, ``direction``, the p-value and the corrected p-value;
     ``attrs`` as find_slices gives them."""
     return find_slices(report, a, b, metric, min_size=min_size, correction=correction, test=test, n=samples,
-                       seed=seed)
+                       seed=seed, tags=tags)
 
 
 RANKED = {"departure": "Largest departure from the rest of the set first among the significant, then the others; "
@@ -87,7 +88,7 @@ VIEW = View(
     ),
     tables=(Table("slices", "Slices where the gap is unusual", lambda report, chosen: found_slices(
         report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"],
-        chosen["test"], chosen["samples"], chosen["seed"]),
-        caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
+        chosen["test"], chosen["samples"], chosen["seed"], chosen["tags"]),
+        inputs=("tags",), caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
     in_report=False,
 )
