@@ -62,7 +62,7 @@ def test_score_tsv_with_segments(capsys):
 
 @pytest.mark.parametrize("args,message", [
     (["--hyp", "a=missing.txt"], "mtdiag: error: missing.txt: no such file"),
-    (["--metrics", "nope"], "mtdiag: error: unknown metric 'nope'; known: " + ", ".join(REGISTRY)),
+    (["--metrics", "nope"], "mtdiag: error: --metrics: unknown metric 'nope'; known: " + ", ".join(REGISTRY)),
     (["--metrics", "term_exact"], "mtdiag: error: metric 'term_exact' needs term annotations (--terms), and these inputs have none"),
 ])
 def test_score_errors_are_one_line_with_exit_status_1(capsys, args, message):
