@@ -599,5 +599,6 @@ def test_a_log_weighs_each_distinct_error_once(report, tmp_path, monkeypatch):
     monkeypatch.setattr(ErrorWeights, "weight", lambda self, c, s: looked_up.append((c, s)) or real(self, c, s))
     evalset = weighed(log)
     # at most three places per output (two UTF-16 units of one emoji are one place)
-    assert len(evalset.annotations) == len(log.annotations) <= 3 * sum(len(item["tgt"]) for item in items)
+    outputs = sum(len(item["tgt"]) for item in items)
+    assert 2 * outputs < len(evalset.annotations) <= 3 * outputs
     assert sorted(looked_up) == [("Accuracy/Mistranslation", "major"), ("Fluency/Grammar", "minor")]
