@@ -20,6 +20,13 @@
    view. Targets: median switch ≤ 0.6 s, none > 2 s.
 3. **Reruns after a widget click** on the uploaded set (target < 0.5 s), and the Slice finder redrawn after a
    change of system A (target ≤ 3 s).
+4. **Human files** (``human``; ``--human-data DIR``: a folder with ``src.txt``, ``ref.A.txt``, ≥ 10 systems,
+   ``mqm.seg.tsv`` and ``mqm.errors.tsv``; default the dev set above): a fresh server, "Upload files", the source,
+   reference A, then 10 system outputs — the time until the Overview is first drawn (its table in place, the
+   sidebar naming the new set: what the first page shows, scored first; target ≤ 3 s) and until every run has
+   ended (the metrics derived from the others, predicted MQM, computed after it and drawn again) —, then
+   ``mqm.seg.tsv`` and ``mqm.errors.tsv`` added to the loaded set (together ≤ 1.5 s: they score nothing again),
+   then the error weights switched to ``esa`` (re-weighed, nothing scored or read again).
 
 Servers run as installed for a user: with bytecode caches (``PYTHONDONTWRITEBYTECODE``, which some shells set, would
 time Python's compiler on every start of mtdiag's modules, and not the floor's). A browser timing includes the
@@ -28,7 +35,7 @@ seconds and paired ratios move less with load than wall seconds; the load averag
 Results go to stdout (Markdown tables) and ``artifacts/bench_dashboard.json``; ``--shots DIR`` saves a screenshot
 of every page; the exit status is 1 when a target is missed.
 
-Run: ``python benchmarks/bench_dashboard.py [--rounds 5] [--parts start,pages,reruns] [--shots DIR]`` (needs
+Run: ``python benchmarks/bench_dashboard.py [--rounds 5] [--parts start,pages,reruns,human] [--human-data DIR] [--shots DIR]`` (needs
 /usr/bin/chromium: ``make browser``).
 """
 
@@ -65,7 +72,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 VIEWPORT = {"width": 1600, "height": 1000}
 TARGETS = {"start_ratio": 1.5, "start_s": 3.0, "upload_s": 3.0, "human_s": 1.5, "switch_median_s": 0.6,
            "switch_max_s": 2.0, "rerun_s": 0.5, "finder_s": 3.0}
-PARTS = ("start", "pages", "reruns")
+PARTS = ("start", "pages", "reruns", "human")
+HUMAN_SYSTEMS = 10
+FIRST_DRAWN = """(systems) => {
+  const side = document.querySelector("[data-testid='stSidebar']");
+  if (!side || !side.innerText.includes(systems + ' systems')) return false;
+  return [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stElementContainer'][data-stale='false']")]
+    .some(e => e.querySelector("[data-testid='stDataFrame']"));
+}"""
 
 OBSERVER = """() => {
   const app = document.querySelector("[data-testid='stApp']");
@@ -356,6 +370,51 @@ def measure_finder(page) -> dict:
     return {"changes": seconds, "systems": options[2:4]}
 
 
+def measure_human(browser, folder: Path) -> dict:
+    """Part 4: upload → Overview first drawn and settled, then the human files added and the scheme switched."""
+    hyps = sorted(p for p in folder.glob("*.txt") if p.name != "src.txt" and not p.name.startswith("ref."))
+    hyps = hyps[:HUMAN_SYSTEMS]
+    page = new_page(browser)
+    proc, base = start_server()
+    result: dict = {"data": str(folder), "systems": len(hyps)}
+    try:
+        page.goto(base, wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Overview", exact=True).wait_for()
+        ready(page)
+        sidebar = page.get_by_test_id("stSidebar")
+        after(page, lambda: sidebar.get_by_text("Upload files", exact=True).click())
+        after(page, lambda: uploader(page, "Source").set_input_files(str(folder / "src.txt")))
+        after(page, lambda: uploader(page, "References").set_input_files(str(folder / "ref.A.txt")))
+        page.evaluate(OBSERVER)
+        cpu, start = cpu_seconds(proc), time.perf_counter()
+        uploader(page, "System outputs").set_input_files([str(p) for p in hyps])
+        page.wait_for_function(FIRST_DRAWN, arg=len(hyps), timeout=300_000)
+        result["first_s"], result["first_cpu_s"] = time.perf_counter() - start, cpu_seconds(proc) - cpu
+        ready(page, 300_000)
+        page.wait_for_function("() => document.querySelector(\"[data-testid='stApp']\")"
+                               ".getAttribute('data-test-script-state') === 'notRunning'", timeout=300_000)
+        result["settled_s"], result["settled_cpu_s"] = time.perf_counter() - start, cpu_seconds(proc) - cpu
+        print(f"upload: first drawn {result['first_s']:.2f} s, settled {result['settled_s']:.2f} s", file=sys.stderr,
+              flush=True)
+        steps = [("mqm.seg.tsv", lambda: uploader(page, "Human scores").set_input_files(str(folder / "mqm.seg.tsv")))]
+        if (folder / "mqm.errors.tsv").is_file():
+            steps.append(("mqm.errors.tsv", lambda: uploader(page, "MQM/ESA annotations").set_input_files(
+                str(folder / "mqm.errors.tsv"))))
+            steps.append(("error weights wmt → esa", pick(page, "Error weights", "esa")))
+        for what, action in steps:
+            picker = page.get_by_test_id("stSelectbox").filter(has_text="Error weights")
+            if what.startswith("error weights") and not picker.is_visible():  # in the expander of the uploads
+                sidebar.get_by_text("Human error spans and metric scores", exact=True).click()
+                picker.wait_for(state="visible")
+            cpu = cpu_seconds(proc)
+            result[what] = {"s": after(page, action, timeout=300_000), "cpu_s": cpu_seconds(proc) - cpu}
+            print(f"{what}: {result[what]['s']:.2f} s", file=sys.stderr, flush=True)
+    finally:
+        stop_server(proc)
+        page.context.close()
+    return result
+
+
 def measure_reruns(page) -> dict:
     """Reruns after a widget click on the uploaded set (everything below was computed once before)."""
     timings = {}
@@ -458,6 +517,26 @@ def print_pages(pages: dict) -> list[str]:
     return missed
 
 
+def print_human(human: dict) -> list[str]:
+    print(f"\n### {human['data']}: {human['systems']} systems uploaded (source, reference A), then the human files\n")
+    print("| step | seconds | server CPU | target |\n|---|---|---|---|")
+    print(f"| upload → Overview first drawn | **{human['first_s']:.2f} s** | {human['first_cpu_s']:.2f} s | "
+          f"≤ {TARGETS['upload_s']:g} s (quiet machine) |")
+    print(f"| upload → every run ended (predicted MQM drawn too) | {human['settled_s']:.2f} s | "
+          f"{human['settled_cpu_s']:.2f} s | — |")
+    files = [k for k in ("mqm.seg.tsv", "mqm.errors.tsv") if k in human]
+    for what in files + [k for k in human if k.startswith("error weights")]:
+        print(f"| {what} → page drawn | {human[what]['s']:.2f} s | {human[what]['cpu_s']:.2f} s | — |")
+    together = sum(human[k]["s"] for k in files)
+    print(f"\nhuman files together: **{together:.2f} s** (target ≤ 1.5 s on a quiet machine)")
+    missed = []
+    if human["first_s"] > TARGETS["upload_s"]:
+        missed.append(f"upload → Overview {human['first_s']:.2f} s")
+    if together > 1.5:
+        missed.append(f"human files {together:.2f} s")
+    return missed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="paired starts of the floor and mtdiag (default 5)")
@@ -466,6 +545,7 @@ def main() -> int:
     parser.add_argument("--set", default=DEV, help=f"the dev set uploaded, a folder of the development data "
                         f"(default {DEV}; with {devdata.ENV_VAR} naming a folder of sets with error annotations, e.g. "
                         "wmt21-news/en-de, the human-files row adds its mqm.errors.tsv)")
+    parser.add_argument("--human-data", type=Path, help="the folder of part 4 (default: the dev set " + DEV + ")")
     args = parser.parse_args()
     parts = args.parts.split(",")
     from playwright.sync_api import sync_playwright
@@ -477,6 +557,8 @@ def main() -> int:
             results["start"] = measure_start(browser, args.rounds)
         if "pages" in parts or "reruns" in parts:
             results["pages"] = dict(measure_pages(browser, args.shots, "reruns" in parts, args.set), set=args.set)
+        if "human" in parts:
+            results["human"] = measure_human(browser, args.human_data or devdata.folder(DEV))
         browser.close()
     results["load_after"] = os.getloadavg()
     missed = []
@@ -486,6 +568,8 @@ def main() -> int:
         missed += print_start(results["start"])
     if "pages" in results:
         missed += print_pages(results["pages"])
+    if "human" in results:
+        missed += print_human(results["human"])
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "bench_dashboard.json").write_text(json.dumps(results, indent=2))
     print("\nMISSED TARGETS: " + "; ".join(missed) if missed else "\nall targets met")

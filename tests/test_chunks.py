@@ -70,9 +70,18 @@ def test_dask_local_cluster_gives_the_same_numbers(tico, tico_whole):
     assert_same(tico_whole, report)
 
 
-def test_dask_address_is_checked():
-    with pytest.raises(ValueError, match="local or local:N"):
-        evaluate(load_folder(SAMPLE / "tico19.en-fr"), execution=Execution(dask="local:x"))
+@pytest.mark.parametrize("count", ["x", "0", "-1", "1000000", "9" * 400, "٣"])
+def test_dask_address_is_checked_and_a_local_cluster_bounded(count, monkeypatch):
+    """``local:1000000`` started worker processes until the machine ran out; N is at most twice the cores."""
+    from mtdiag.scoring import chunks
+
+    monkeypatch.setattr(chunks.os, "cpu_count", lambda: 2)
+    import dask.distributed
+
+    monkeypatch.setattr(dask.distributed, "LocalCluster", lambda **kwargs: pytest.fail("a cluster was started"))
+    with pytest.raises(ValueError, match=r"^--dask local:\S+: N from 1 to 4 worker processes \(twice this machine's "
+                                         r"cores\)$"):
+        chunks.dask_client(f"local:{count}")
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 
 from mtdiag.analysis import errorstats
 from mtdiag.core.evalset import evalset_from_lists
-from mtdiag.io import load_folder, with_error_annotations
+from mtdiag.io import load_folder, weighed, with_error_annotations
 
 from tests.conftest import DEV
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
@@ -43,7 +43,7 @@ def _mqm() -> str:
 @pytest.fixture(scope="module")
 def evalset():
     base = evalset_from_lists({"ref": ["x y"] * N}, {"A": ["x y"] * N, "B": ["x y"] * N})
-    return with_error_annotations(base, ("mqm.errors.tsv", _mqm().encode()))
+    return weighed(with_error_annotations(base, ("mqm.errors.tsv", _mqm().encode())))
 
 
 def test_counts_per_system_category_and_severity(evalset):
@@ -98,7 +98,7 @@ def test_the_sign_flip_p_has_no_sampling_floor():
 
 
 def test_ted_zh_en_category_counts_equal_a_direct_count_of_the_file():
-    evalset = load_folder(TED)
+    evalset = weighed(load_folder(TED))
     direct = pd.read_csv(f"{TED}/mqm.errors.tsv", sep="\t", quoting=3, dtype=str, keep_default_na=False)
     errors = direct[(direct["category"] != "No-error") & ~direct["severity"].isin(["No-error", "Neutral"])]
     assert set(errors["system"]) - set(evalset.systems) == {"ref.A", "ref.B"}  # rated references: no loaded system

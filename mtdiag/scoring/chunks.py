@@ -201,6 +201,12 @@ def shared_statistics(context: ScoringContext, metrics: Sequence[tuple[str, obje
         return {key: value for future in futures for key, value in future.result().items()}
 
 
+def max_local_workers() -> int:
+    """The most worker processes ``--dask local:N`` starts: twice the machine's cores (each is a Python process
+    that imports mtdiag; ``local:1000000`` started processes until the machine ran out)."""
+    return 2 * (os.cpu_count() or 1)
+
+
 def dask_client(address: str):
     """A ``dask.distributed`` client: ``local`` / ``local:N`` start a local cluster of N worker processes (default:
     the number of cores) on the loopback interface; anything else is a scheduler address (``tcp://host:8786``)."""
@@ -209,9 +215,11 @@ def dask_client(address: str):
     except ImportError as exc:  # pragma: no cover - dask is a dependency; a broken install is the user's to fix
         raise RuntimeError(f"--dask needs dask.distributed ({exc}); install it with pip install 'dask[distributed]'")
     if address == "local" or address.startswith("local:"):
-        count = address.partition(":")[2]
-        if count and (not count.isdigit() or int(count) < 1):
-            raise ValueError(f"--dask {address}: expected local or local:N with N a positive whole number")
+        count, most = address.partition(":")[2], max_local_workers()
+        if count and (not count.isascii() or not count.isdigit() or len(count) > 6 or not 1 <= int(count) <= most):
+            shown = count if len(count) <= 20 else count[:20] + "…"
+            raise ValueError(f"--dask local:{shown}: N from 1 to {most} worker processes (twice this machine's "
+                             "cores)")
         workers = int(count) if count else (os.cpu_count() or 1)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=None)

@@ -46,11 +46,22 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
     critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
     then every segment score. ``requested``: on-request checks with their options (e.g.
-    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). Computed once per report and
-    arguments (:func:`source_view` reads it for every segment opened): do not modify the frame."""
+    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). The ranking and the metric
+    columns are computed once per scored report and arguments (:func:`source_view` reads them for every segment
+    opened) and kept in its context, shared by every report its human judgements join; the ``human`` column is the
+    report's own, added after (a human file uploaded re-ranks nothing). Do not modify the frame."""
     requested = checks.freeze(requested)
-    return report.context.memo(("segments", "queue", requested, bool(strict)),
-                               lambda: _queue(report, requested, bool(strict)))
+    ranked = report.context.memo(("segments", "queue", requested, bool(strict)),
+                                 lambda: _queue(report, requested, bool(strict)))
+    human = human_scores(report)
+    if human is None:
+        return ranked
+    seg = ranked["seg_id"].to_numpy() - 1
+    metrics = [c for c in score_columns(report) if c in ranked.columns]
+    at = list(ranked.columns).index(metrics[0]) if metrics else len(ranked.columns)  # before the metric columns
+    out = ranked.copy()
+    out.insert(at, "human", human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy())
+    return out
 
 
 def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
@@ -72,9 +83,6 @@ def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
     for column in ("flags", "critical"):
         if column in ranked.columns:
             out[column] = ranked[column].to_numpy()
-    human = human_scores(report)
-    if human is not None:
-        out["human"] = human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy()
     for metric in score_columns(report):
         out[metric] = ranked[metric].to_numpy()
     return out

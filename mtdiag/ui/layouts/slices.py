@@ -25,7 +25,7 @@ page.choose("correction", key="sf_correction", where=c5, help=None)
 page.choose("test", key="sf_test", where=c6)
 
 found = page.frame("slices", spinner="Testing every candidate slice …")
-if found is None or found.empty:
+if found.empty:
     widgets.explain(page.view.table("slices").why_empty(page.report, page.chosen))
     st.stop()
 label = widgets.metric_label(metric)
