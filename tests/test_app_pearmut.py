@@ -174,9 +174,11 @@ def test_the_campaigns_size_is_said_in_what_it_counts(made):
     at = on_segments()
     box = at.number_input(key="seg_pearmut_top")
     assert box.label == "Sources of the queue's first N rows" and box.value == 50
+    at.button(key="seg_pearmut_make").click().run()
     _, _, campaign = made[-1]
     systems = len(at.multiselect(key="seg_systems").options)
     sources = len(campaign.segments)
     assert sources == 50 and systems > 1
-    said = f"{sources} sources × {systems} systems = {sources * systems} outputs to annotate, {len(campaign.spans):,} spans"
-    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
+    said = (f"{sources} sources × {systems} systems = {sources * systems} outputs to annotate, "
+            f"{len(campaign.spans):,} spans")
+    assert any(shown(c.value).startswith(said) for c in at.caption), [shown(c.value) for c in at.caption]
