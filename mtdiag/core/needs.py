@@ -34,7 +34,7 @@ class Need:
 
 
 def _has_source(evalset) -> bool:
-    return "src" in evalset.segments.columns and bool(evalset.src.astype(str).str.len().gt(0).any())
+    return evalset.has_source
 
 
 def _rated(frame, evalset) -> bool:

@@ -21,8 +21,8 @@ What becomes of them (``docs/inputs.md``, "WMT's mt-metrics-eval layout"):
 - **Human scores.** The user chooses which type is "human" (``human``; default MQM when present, then the other
   types by name): its ``seg`` scores become the set's human scores (``None``: not rated, left out), its ``sys``
   and ``domain`` scores are kept as published (``EvalSet.human_systems``), and its ratings (``TYPE.merged``, else
-  every ``TYPE.*`` rater file) become the human error spans (``EvalSet.annotations``, weighed by the scheme of
-  ``error_weights`` like every human error row).
+  every ``TYPE.*`` rater file) become the human error rows (``EvalSet.error_rows``, weighed by the scheme the
+  analysis chooses like every human error row: :func:`mtdiag.io.error_weights.weighed`).
 - **Metrics.** Every ``METRIC-REFS`` with a ``seg`` or ``sys`` file becomes an imported metric named as the file
   names it (``XCOMET-XL-refA``): its segment scores (``None`` kept as missing) and its ``sys`` scores as its
   corpus scores (``ImportedMetricInfo.published``). All are higher-is-better, as MTME requires of its metric
@@ -44,7 +44,6 @@ import pandas as pd
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.io.archives import FileTree
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.files import TextFile, assemble, read_text_file
 from mtdiag.io.mtme_files import per_system, read_documents, read_ratings, read_scores
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, quote, quote_names
@@ -292,18 +291,17 @@ def _rating_names(layout: Layout, lp: str, human_type: str | None) -> list[str]:
     return merged[:1] or sorted(n for n in ratings if n.startswith(f"{human_type}."))
 
 
-def _with_ratings(evalset: EvalSet, layout: Layout, lp: str, human_type: str | None, limits: Limits,
-                  error_weights: ErrorWeights) -> EvalSet:
+def _with_ratings(evalset: EvalSet, layout: Layout, lp: str, human_type: str | None, limits: Limits) -> EvalSet:
     spans, rated = [], []
     for name in _rating_names(layout, lp, human_type):
         path = layout.pairs[lp].ratings[name]
         found, outputs = read_ratings(layout.tree.source(path), layout.tree.display(path), limits,
-                                      evalset.n_segments, set(evalset.systems), error_weights)
+                                      evalset.n_segments, set(evalset.systems))
         spans.append(found)
         rated.append(outputs)
     if not spans:
         return evalset
-    return replace(evalset, annotations=pd.concat(spans, ignore_index=True), rated=pd.concat(rated, ignore_index=True))
+    return replace(evalset, error_rows=pd.concat(spans, ignore_index=True), rated=pd.concat(rated, ignore_index=True))
 
 
 def _metric_scores(layout: Layout, files: dict[str, str], systems: list[str], n: int, limits: Limits,
@@ -372,8 +370,7 @@ def _with_documents(evalset: EvalSet, layout: Layout, lp: str, limits: Limits) -
     return replace(evalset, segments=evalset.segments.assign(doc=docs, domain=domains))
 
 
-def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: Limits = DEFAULT_LIMITS,
-              error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """One language pair of a layout as an :class:`~mtdiag.core.evalset.EvalSet` (the module docstring says what
     becomes of each file; ``choice``: :class:`LayoutChoice`)."""
     layout = layout.counted()
@@ -399,7 +396,7 @@ def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: 
     human, published = _human(layout, lp, human_type, len(src.lines), limits, warnings)
     evalset = assemble(src, refs, hyps, name=f"{layout.name}.{lp}", lang_pair=lp, human=human, warnings=warnings)
     evalset = _with_documents(evalset, layout, lp, limits)
-    evalset = _with_ratings(evalset, layout, lp, human_type, limits, error_weights)
+    evalset = _with_ratings(evalset, layout, lp, human_type, limits)
     evalset = _with_metrics(evalset, layout, lp, references, limits, warnings)
     return replace(evalset, human_systems=published, warnings=tuple(warnings))
 

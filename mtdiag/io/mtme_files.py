@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.core.errors import InputError
-from mtdiag.io.error_weights import ErrorWeights
-from mtdiag.io.ratings import rated_frame, spans_frame
+from mtdiag.io.ratings import error_rows_frame, rated_frame
 from mtdiag.io.text import Limits, Source, decode_text, quote, read_counted, split_lines
 
 NONE = "None"
@@ -134,13 +133,14 @@ def _span(error, display: str, number: int) -> tuple[str, int, int, str, str]:
     return side, start, end, str(error.get("severity") or "").lower(), str(error.get("category") or "")
 
 
-def read_ratings(source: Source, display: str, limits: Limits, n_segments: int, systems: set[str],
-                 error_weights: ErrorWeights) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`, rated outputs ``seg, system, rater``) of a rating file,
-    for the outputs of ``systems`` (others are skipped). An error's weight is the scheme's for its category and
-    severity (``error_weights``, as for every human error row), so ratings and the tool's other error files weigh
-    alike; errors of weight 0 (source issues, no-errors) are no spans, as in :mod:`mtdiag.io.annotations`."""
-    spans, rated, position, weights = [], [], {}, {}
+def read_ratings(source: Source, display: str, limits: Limits, n_segments: int,
+                 systems: set[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS` as read, rated outputs ``seg, system, rater``) of a
+    rating file, for the outputs of ``systems`` (others are skipped): each error a row, and each rated output a
+    rating row without an error (a clean output scores 0). They are weighed like every human error row, by the
+    scheme the analysis chooses (:func:`mtdiag.io.error_weights.weighed`): errors of weight 0 (source issues,
+    no-errors) are then no spans, as in :mod:`mtdiag.io.annotations`."""
+    rows, rated, position = [], [], {}
     for number, line in enumerate(split_lines(_text(source, display, limits)), 1):
         parts = line.split("\t")
         system = parts[0].strip()
@@ -157,20 +157,13 @@ def read_ratings(source: Source, display: str, limits: Limits, n_segments: int, 
             continue
         rater = parts[2].strip() if len(parts) == 3 else ""
         rated.append((system, seg, rater))
+        rows.append((seg, system, rater, "", -1, -1, "", "", True, display, number))  # rated, errors or not
         for error in _rating_errors(parts[1], display, number):
             side, start, end, severity, category = _span(error, display, number)
-            if (category, severity) not in weights:
-                try:
-                    weights[category, severity] = error_weights.weight(category, severity)
-                except ValueError as problem:
-                    raise InputError(display, str(problem), number) from None
-            weight = weights[category, severity]
-
-            if weight > 0:
-                spans.append((seg, system, rater, side, start, end, severity, category, weight))
+            rows.append((seg, system, rater, side, start, end, severity, category, True, display, number))
     short = {s: n + 1 for s, n in position.items() if n + 1 != n_segments and s in systems}
     if short:
         system, found = next(iter(short.items()))
         raise InputError(display, f"system {quote(system)} has {found:,} ratings; expected {n_segments:,} (one per "
                                   "segment)")
-    return spans_frame(spans), rated_frame(rated)
+    return error_rows_frame(rows), rated_frame(rated)

@@ -15,7 +15,6 @@ import streamlit as st
 
 from mtdiag.core.errors import InputError
 from mtdiag.io.archives import is_archive_name, open_tree
-from mtdiag.io.error_weights import ErrorWeights
 from mtdiag.io.mtme import Layout, LayoutChoice, find_layouts, is_layout_folder, load_mtme
 from mtdiag.pipeline.inputs import Options, default_metrics
 from mtdiag.ui import state
@@ -42,11 +41,10 @@ def _upload_layouts(name: str, data: bytes) -> list[Layout]:
 
 @st.cache_resource(show_spinner="Reading the release (texts, human and metric scores) …", max_entries=4,
                    ttl=state.REPORT_TTL_S)
-def _load(key: tuple, choice: LayoutChoice, weights: tuple, origin: str, _layout: Layout,
-          _error_weights: ErrorWeights) -> state.Dataset:
-    """One language pair of a layout (``key`` identifies the tree and the year: its stamp or its bytes; ``weights``
-    the weighting of error rows, :func:`mtdiag.ui.uploads.error_weights_spec`, read as ``_error_weights``)."""
-    evalset = load_mtme(_layout, choice, limits=state.session_limits(), error_weights=_error_weights)
+def _load(key: tuple, choice: LayoutChoice, origin: str, _layout: Layout) -> state.Dataset:
+    """One language pair of a layout (``key`` identifies the tree and the year: its stamp or its bytes); its error
+    rows as read, weighed by the session's scheme when the report is joined with them."""
+    evalset = load_mtme(_layout, choice, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), origin, f"{_layout.name} {choice.lp}")
 
 
@@ -86,25 +84,24 @@ def _year(layouts: list[Layout], key: str, where: str) -> Layout:
     return names[chosen]
 
 
-def folder_dataset(path: str, weights: tuple, error_weights: ErrorWeights) -> tuple[state.Dataset | None, list[str]]:
+def folder_dataset(path: str) -> tuple[state.Dataset | None, list[str]]:
     """The layout widgets of a release's folder on the server and the data they choose (None and the problem when
-    it cannot be read); ``weights``/``error_weights``: how its error rows weigh (the sidebar's choice)."""
+    it cannot be read)."""
     try:
         files = _stamp(path)
         layout = _year(_folder_layouts(path, files), "mtme_folder", path)
         choice = choice_widgets(layout, "mtme_folder")
-        return _load((path, files, layout.prefix), choice, weights, "folder", layout, error_weights), []
+        return _load((path, files, layout.prefix), choice, "folder", layout), []
     except InputError as error:
         return None, [str(error)]
 
 
-def upload_dataset(name: str, data: bytes, weights: tuple,
-                   error_weights: ErrorWeights) -> tuple[state.Dataset | None, list[str]]:
+def upload_dataset(name: str, data: bytes) -> tuple[state.Dataset | None, list[str]]:
     """The layout widgets of an uploaded ``.zip``/``.tar.gz`` release and the data they choose."""
     try:
         layout = _year(_upload_layouts(name, data), "mtme_upload", name)
         choice = choice_widgets(layout, "mtme_upload")
-        return _load((name, data, layout.prefix), choice, weights, "upload", layout, error_weights), []
+        return _load((name, data, layout.prefix), choice, "upload", layout), []
     except InputError as error:
         return None, [str(error)]
 

@@ -14,8 +14,6 @@ from mtdiag import io as mio
 from mtdiag.core.errors import InputError
 from mtdiag.ui import layout_sets, state
 
-from mtdiag.ui.uploads import error_weights_spec, resolve_error_weights
-
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"  # package data: there in a checkout and a wheel
 
 
@@ -106,10 +104,10 @@ def stamp(path: str) -> tuple:
 
 
 @st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
-def load_folder(path: str, files: tuple, weights: tuple) -> state.Dataset:
-    """A test-set folder, read once per change of its files (``files``: :func:`stamp`) and of the weighting of
-    its error rows (``weights``: :func:`mtdiag.ui.uploads.error_weights_spec`)."""
-    evalset = mio.load_folder(path, limits=state.session_limits(), error_weights=resolve_error_weights(weights))
+def load_folder(path: str, files: tuple) -> state.Dataset:
+    """A test-set folder, read once per change of its files (``files``: :func:`stamp`); its human error rows as
+    read (the session's scheme weighs them: :func:`mtdiag.ui.reports.report_for`)."""
+    evalset = mio.load_folder(path, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 
 
@@ -122,7 +120,7 @@ def folder_widgets(sets: list[str]) -> tuple[state.Dataset | None, list[str]]:
     path = sb.selectbox("Test set", sets, format_func=set_label, key="data_set")
     try:
         if layout_sets.is_release(path):
-            return layout_sets.folder_dataset(path, error_weights_spec(), resolve_error_weights(error_weights_spec()))
-        return load_folder(path, stamp(path), error_weights_spec()), []
+            return layout_sets.folder_dataset(path)
+        return load_folder(path, stamp(path)), []
     except InputError as error:
         return None, [str(error)]

@@ -20,7 +20,7 @@ method = page.choose("method", key="ov_method", where=cols[1])
 ranked_by = page.choose("rank_by", key="ov_rank", where=cols[2])
 
 corpus = page.frame("corpus", spinner=SIGNIFICANCE_SPINNER)
-significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER)
+significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER, optional=True)  # with a baseline only
 signatures = page.frame("signatures")
 widgets.corpus_table(page.current, corpus, key="ov_table", params=(baseline, method, ranked_by))
 row = st.container(horizontal=True, gap="small")
