@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from mtdiag.core.errors import InputError
-from mtdiag.io import archives
+from mtdiag.io import archives, weighed
 from mtdiag.io.mtme import LayoutChoice, load_mtme, open_layout
 from mtdiag.io.testsets import load_testset
 from mtdiag.io.text import Limits
@@ -83,7 +83,7 @@ def test_human_scores_of_the_chosen_type():
 
 
 def test_ratings_become_human_error_spans():
-    evalset = en_de()
+    evalset = weighed(en_de())  # the rows as read, weighed by the default scheme (wmt)
     spans, rated = evalset.annotations, evalset.rated
     assert len(rated) == 4 * 8 - 1  # every rated output of the four systems (sysD's 5th is None)
     raw = [line.split("\t") for line in read_lines(WMT99 / "human-scores/en-de.mqm.merged.seg.rating")]
@@ -97,9 +97,9 @@ def test_ratings_become_human_error_spans():
     output = evalset.hyps.at[6, "sysA"]
     words = spans[(spans["system"] == "sysA") & (spans["seg"] == 6)]
     assert [output[s:e] for s, e in zip(words["start"], words["end"])] == ["Habe", "Wackelpudding"]
-    weighed = spans.groupby(["system", "seg"])["weight"].sum()
+    weights = spans.groupby(["system", "seg"])["weight"].sum()
     human = evalset.human.set_index(["system", "seg"])["score"]
-    assert np.allclose(-weighed.to_numpy(), human.reindex(weighed.index).to_numpy())  # the fixture's spans add up
+    assert np.allclose(-weights.to_numpy(), human.reindex(weights.index).to_numpy())  # the fixture's spans add up
 
 
 def test_metrics_are_imported_as_named_with_their_published_system_scores():
@@ -167,8 +167,9 @@ def packed(kind: str) -> tuple[str, bytes]:
 def test_an_archive_is_the_folder(kind):
     folder = en_de()
     upload = load_testset(packed(kind), layout=LayoutChoice(lp="en-de"))
-    for frame in ("segments", "refs", "hyps", "human", "annotations", "rated", "scores", "human_systems"):
+    for frame in ("segments", "refs", "hyps", "human", "rated", "scores", "human_systems"):
         pd.testing.assert_frame_equal(getattr(upload, frame), getattr(folder, frame))
+    pd.testing.assert_frame_equal(upload.error_rows.drop(columns="file"), folder.error_rows.drop(columns="file"))
     assert [(m.name, m.system_scores) for m in upload.imported] == [(m.name, m.system_scores) for m in folder.imported]
     assert upload.imported[0].source == "release.zip:wmt99/metric-scores/en-de/MetA-refA.seg.score" if kind == "zip" \
         else upload.imported[0].source.endswith("wmt99/metric-scores/en-de/MetA-refA.seg.score")
