@@ -227,12 +227,13 @@ def report(args, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref"
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 
+    scoring = options(args) if scoring is None else scoring  # the flags checked before anything is read
     where = getattr(args, "where", None)
     evalset = load(args, *flags)
     if getattr(args, "human", None):
         evalset = inputs.with_human(evalset, args.human, limits=limits(args))
     evalset = inputs.weighed(evalset, error_weights(args))  # the error rows weighed: spans and human scores
-    scoring = options(args) if scoring is None else scoring(evalset) if callable(scoring) else scoring
+    scoring = scoring(evalset) if callable(scoring) else scoring
     _check_metrics(scoring, evalset)
     inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
     print_warnings(evalset)
