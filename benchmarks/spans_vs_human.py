@@ -73,7 +73,7 @@ from mtdiag.triage import checks  # noqa: E402
 from mtdiag.scoring.evaluate import Options, default_metrics, evaluate  # noqa: E402
 from mtdiag.core.errors import InputError  # noqa: E402
 from mtdiag.io import load_folder  # noqa: E402
-from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, STAT_NAMES  # noqa: E402
+from mtdiag.metrics.predicted_mqm import STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
                                     human_spans, is_major, mean_score_agreement, rated_pairs, score_agreement,
@@ -541,12 +541,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f'    "{kind}": ({b0:.3f}, {b1:.3f}, {b2:.3f}),')
         print("}")
         print(f"CHECK_EVIDENCE = {dict(sorted(evidence.items()))}")
-        kept = held_out(everything, DEFAULT_THRESHOLD)
-        omission = round(fit_omission_weight([penalties(one, kept) for one in sets]), 2)
-        print(f"OMISSION_WEIGHT = {omission}  # mtdiag/metrics/predicted_mqm.py")
         stored = {k: tuple(round(v, 3) for v in c) for k, c in LEXICAL_MODELS.items()}
         fitted = {k: tuple(round(v, 3) for v in c) for k, c in models.items()}
-        same = stored == fitted and evidence == CHECK_EVIDENCE and omission == OMISSION_WEIGHT
+        same = stored == fitted and evidence == CHECK_EVIDENCE
         print(f"# mtdiag/spans/confidence.py holds {'these' if same else 'other'} values")
         return 0
 

@@ -140,3 +140,33 @@ def test_the_report_takes_a_span_threshold(capsys, files, tmp_path):
     assert 'title="mtdiag: unsupported, minor, confidence 0.26"' not in text  # below the threshold
     code, _, err = run_cli(capsys, "report", *inputs_of(files), "-o", page, "--span-threshold", "2")
     assert code == 1 and err == "mtdiag: error: --span-threshold 2.0: must be in 0..1\n"
+
+
+def test_the_protocol_sets_the_operating_point(files, capsys, monkeypatch):
+    import mtdiag.spans.protocol as protocol
+
+    code, out, _ = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "mqm")
+    mqm = [(r["system"], r["seg_id"], s["text"]) for r in map(json.loads, out.splitlines()) for s in r["error_spans"]]
+    assert code == 0 and mqm == EXPECTED  # MQM: every span from 0.10, as without the flag
+    # ESA: from its threshold, in the worst share of the outputs by the judge — here from 0.30 in the worst 25 % by
+    # scores set by hand: C's and D's outputs of segment 1 score 0 and 10, D's of segment 2 20, the nine others
+    # 100 (the 25 % quantile of the twelve: 20 + 0.75 · 80 = 80). Of their spans only C's "jumped quickly" (0.34)
+    # reaches 0.30; D's one-word "rug" and "a" (0.27) do not
+    monkeypatch.setitem(protocol.OPERATING_POINTS, "esa", {"threshold": 0.30, "share": 0.25})
+
+    def by_hand(report, model=None):
+        import pandas as pd
+
+        scores = pd.DataFrame({"esa": 100.0}, index=report.segments.index)
+        scores.loc[[("C", 0), ("D", 0), ("D", 1)], "esa"] = [0.0, 10.0, 20.0]
+        return scores
+
+    monkeypatch.setattr(protocol, "judged", by_hand)
+    code, out, err = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "esa")
+    esa = [(r["system"], r["seg_id"], s["text"]) for r in map(json.loads, out.splitlines()) for s in r["error_spans"]]
+    assert code == 0 and esa == [("C", 1, "jumped quickly")]
+    code, out, _ = run_cli(capsys, "spans", *inputs_of(files), "--protocol", "esa", "--threshold", "0.1")
+    assert sum(len(json.loads(line)["error_spans"]) for line in out.splitlines()) == len(EXPECTED)  # --threshold
+    with pytest.raises(SystemExit) as stop:
+        main(["spans", *inputs_of(files), "--protocol", "dqm"])
+    assert stop.value.code == 2 and "invalid choice: 'dqm'" in capsys.readouterr().err

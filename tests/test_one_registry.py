@@ -46,7 +46,7 @@ def test_every_registry_is_one_of_the_mechanism():
 def test_the_built_ins_are_listed_by_module_name():
     assert list(metrics.REGISTRY) == ["otem", "utem", "waft", "neva", "bleu", "chrf", "ter", "length_ratio",
                                       "term_exact", "term_window2", "term_window3", "term_ter", "consensus",
-                                      "predicted_mqm"]
+                                      "predicted_mqm", "predicted_esa"]
     assert metrics.REGISTRY.origin("term_window3") == "mtdiag.metrics.terminology"
     assert {metrics.REGISTRY.origin(n).rpartition(".")[2] for n in metrics.REGISTRY} == set(metrics.MODULES)
     assert {checks.REGISTRY.origin(n).rpartition(".")[2] for n in checks.REGISTRY} == set(checks.MODULES)

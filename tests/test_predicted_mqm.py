@@ -12,7 +12,8 @@ from mtdiag.scoring.evaluate import Options, available_metrics, evaluate, missin
 from mtdiag.scoring.chunks import Execution
 from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.metrics import REGISTRY, DerivedMetric
-from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT, SEVERITY_WEIGHTS, STAT_NAMES
+from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS, STAT_NAMES
+from mtdiag.spans.judge import judged
 from mtdiag.spans import predict_spans
 from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.agreement import mean_score_agreement, pairwise_accuracy, pearson, within_segment_accuracy
@@ -29,22 +30,21 @@ def report():
     return evaluate(evalset_from_lists(REFS, HYPS), Options(metrics=("chrf", "predicted_mqm")))
 
 
-def test_segment_score_is_minus_the_expected_weighted_count_of_the_spans_and_the_omissions(report):
+def test_segment_score_is_the_judges_and_the_statistics_hold_the_spans_expected_penalty(report):
     spans = predict_spans(report)
     expected = pd.Series(0.0, index=report.segments.index)
     for row in spans.itertuples():
-        expected[(row.system, row.seg)] -= row.confidence * SEVERITY_WEIGHTS[row.severity]
-    # the reference words each output lacks, by hand: B 'sat' / — / 'is', 'raining'; C 'the', 'cat', 'sat' /
-    # 'like', 'the', 'green' / —
-    missing = {("B", 0): 1, ("B", 2): 2, ("C", 0): 3, ("C", 1): 3}
-    for key, words in missing.items():
-        expected[key] -= OMISSION_WEIGHT * words
+        expected[(row.system, row.seg)] += row.confidence * SEVERITY_WEIGHTS[row.severity]
     assert len(spans) >= 3 and set(spans["severity"]) == {"minor", "major"}
-    np.testing.assert_allclose(report.segments["predicted_mqm"].to_numpy(), expected.to_numpy())
-    # a system's score is the mean of its segments' (MQM's system score)
+    stats = np.concatenate([report.result("predicted_mqm", s).stats for s in report.evalset.systems])
+    np.testing.assert_allclose(stats[:, STAT_NAMES.index("penalty")], expected.to_numpy())
+    # the segment score is the learned judge's (tests/test_judge.py: its formula); a system's score is the mean of
+    # its segments' (MQM's system score)
+    scores = judged(report)["mqm"]
+    np.testing.assert_allclose(report.segments["predicted_mqm"].to_numpy(), scores.to_numpy())
     np.testing.assert_allclose(report.corpus["predicted_mqm"].to_numpy(),
-                               expected.groupby(level="system").mean().reindex(report.corpus.index).to_numpy())
-    assert report.corpus.loc["A", "predicted_mqm"] == 0.0  # nothing predicted: 0, the best
+                               scores.groupby(level="system").mean().reindex(report.corpus.index).to_numpy())
+    assert report.corpus["predicted_mqm"].idxmax() in ("A", "D")  # the outputs equal to the reference: the best
 
 
 def test_statistics_count_the_spans_of_each_severity_and_the_missing_words(report):
@@ -83,7 +83,7 @@ def test_the_same_numbers_threaded_sliced_and_reopened_from_statistics(report):
     assert ("spans", "predicted", 0.1) not in reopened.context._memo
     # statistics of the earlier layout (five per segment, before the missing words) are refused, not misread
     earlier = {key: (stats[:, :5] if key[0] == "predicted_mqm" else stats) for key, stats in statistics.items()}
-    with pytest.raises(ValueError, match=r"statistics of predicted_mqm for A have the shape \(3, 5\).*computes 6"):
+    with pytest.raises(ValueError, match=r"statistics of predicted_mqm for A have the shape \(3, 5\).*computes 7"):
         report_from_statistics(evalset, report.options, report.metrics, earlier)
 
 
@@ -106,9 +106,10 @@ def test_it_needs_a_reference_or_three_systems():
 def test_the_threshold_is_an_option_that_leaves_out_less_confident_spans(report):
     strict = evaluate(report.evalset, Options(metrics=("predicted_mqm",),
                                               metric_options={"predicted_mqm": {"threshold": 0.99}}))
-    # no span left: what remains is the omissions' part
-    omitted = strict.segments["predicted_mqm"] / -OMISSION_WEIGHT
-    assert omitted.to_numpy().tolist() == pytest.approx(missing_reference_words(report).ravel().tolist())
+    # no span counted at 0.99; the judge's score does not move (it reads the spans at its own operating point)
+    stats = np.concatenate([strict.result("predicted_mqm", s).stats for s in strict.evalset.systems])
+    assert stats[:, :4].sum() == 0
+    np.testing.assert_allclose(strict.segments["predicted_mqm"].to_numpy(), report.segments["predicted_mqm"].to_numpy())
     assert "threshold:0.99" in strict.signatures()["predicted_mqm"].format()
 
 

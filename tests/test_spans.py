@@ -15,7 +15,7 @@ import pytest
 from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import read_metric_spans, with_metric_spans
-from mtdiag.metrics.predicted_mqm import OMISSION_WEIGHT
+from mtdiag.spans.judge import judged
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
@@ -310,13 +310,13 @@ def test_severity_counts_put_the_predicted_spans_beside_an_imported_metrics():
     assert counts.drop(columns="mqm").values.tolist() == [
         ["mtdiag", "A", 2, 0, 0, 0, 0], ["mtdiag", "B", 2, 0, 0, 0, 0], ["mtdiag", "C", 2, 1, 1, 0, 2],
         ["xcomet", "A", 2, 0, 0, 1, 1], ["xcomet", "B", 2, 0, 0, 0, 0], ["xcomet", "C", 2, 1, 1, 0, 2]]
-    # predicted MQM per output beside the counts: C's loop (critical 10) and phrase (major 5), each times its
-    # confidence, over C's two outputs; A and B lack the reference's 'sat' (a missing word: OMISSION_WEIGHT) — the
-    # predicted_mqm metric's corpus score; imported metrics have none
-    spans = predict_spans(evaluate(evalset))
-    expected = -(spans["confidence"] * spans["severity"].map({"critical": 10, "major": 5})).sum() / 2
-    assert counts["mqm"].tolist()[:3] == pytest.approx([-OMISSION_WEIGHT / 2, -OMISSION_WEIGHT / 2, expected])
-    assert counts["mqm"].tolist()[:3] == pytest.approx(evaluate(evalset).corpus["predicted_mqm"].tolist())
+    # predicted MQM per system beside the counts: the judge's mean over the system's outputs — the predicted_mqm
+    # metric's corpus score (C, with a loop and a phrase, the worst); imported metrics have none
+    report = evaluate(evalset)
+    expected = judged(report)["mqm"].groupby(level="system").mean()
+    assert counts["mqm"].tolist()[:3] == pytest.approx(expected.reindex(["A", "B", "C"]).tolist())
+    assert counts["mqm"].tolist()[:3] == pytest.approx(report.corpus["predicted_mqm"].tolist())
+    assert counts["mqm"].iat[2] == min(counts["mqm"].iloc[:3])
     assert counts["mqm"].iloc[3:].isna().all()
 
 
@@ -362,10 +362,7 @@ def test_an_empty_output_is_a_critical_zero_width_span_where_the_translation_is_
     empty = predict_spans(report)
     assert empty.drop(columns="confidence").values.tolist() == [["A", 1, 0, 0, "", "critical", "empty"]]
     assert empty["confidence"].iat[0] == pytest.approx(check_confidence("empty", critical=True))
-    # predicted MQM counts it: minus confidence × 10 (critical) and the six reference words it lacks, the worst
-    # score of the set
-    assert report.segments.loc[("A", 1), "predicted_mqm"] == pytest.approx(
-        -10 * check_confidence("", critical=True) - 6 * OMISSION_WEIGHT)
+    # predicted MQM counts it: the worst score of the set
     assert report.segments["predicted_mqm"].idxmin() == ("A", 1)
 
 

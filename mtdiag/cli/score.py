@@ -23,6 +23,8 @@ def add(commands) -> None:
 
 def _check_significance_args(args) -> None:
     """Clear errors for inconsistent significance options, before any scoring."""
+    from mtdiag.analysis.significance import MAX_SAMPLES
+
     method = "bs" if args.paired_bs is not None else "ar" if args.paired_ar is not None else None
     if method is None:
         if args.baseline is not None:
@@ -32,8 +34,10 @@ def _check_significance_args(args) -> None:
         return
     n = args.paired_bs if method == "bs" else args.paired_ar
     option = f"--paired-{method}"
-    if n < 1:
-        raise CliError(f"{option} N: the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed {args.seed:,}: a whole number from 0")
+    if not 1 <= n <= MAX_SAMPLES:
+        raise CliError(f"{option} {n:,}: from 1 to {MAX_SAMPLES:,} {'resamples' if method == 'bs' else 'trials'}")
     if args.segments and args.format != "json":
         raise CliError(f"--segments with {option} needs --format json")
 

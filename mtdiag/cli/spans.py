@@ -6,10 +6,9 @@ and they can be compared with xCOMET's (:func:`mtdiag.spans.span_records`)."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from mtdiag.cli import arguments, load
-from mtdiag.cli.base import note
+from mtdiag.cli.base import note, write_file
 
 
 def add(commands) -> None:
@@ -25,6 +24,14 @@ def add(commands) -> None:
     from mtdiag.views.detail import SPAN_THRESHOLD  # only for this command (see mtdiag.cli.base.Unfilled)
 
     arguments.add_view_option(spans, SPAN_THRESHOLD, "--threshold")
+    from mtdiag.spans.protocol import DEFAULT_PROTOCOL, OPERATING_POINTS, PROTOCOLS
+
+    spans.add_argument("--protocol", choices=PROTOCOLS, default=DEFAULT_PROTOCOL,
+                       help="the human-evaluation protocol whose raters the spans should match: its operating point "
+                            "(" + ", ".join(f"{p}: confidence at least {OPERATING_POINTS[p]['threshold']:g} in the "
+                                            f"worst {OPERATING_POINTS[p]['share']:.0%} of the outputs by the judge"
+                                            for p in PROTOCOLS) + "; ESA raters mark fewer spans) unless --threshold "
+                            "is given (every span from that confidence; docs/spans.md)")
     arguments.add_format(spans, ("jsonl", "json"), default="jsonl")
     spans.add_argument("-o", "--output", metavar="SPANS.jsonl", help="write the records to this file (default: "
                        "print them)")
@@ -33,23 +40,23 @@ def add(commands) -> None:
 
 def run(args) -> str:
     from mtdiag.spans import predict_spans, span_records, write_span_records
-
+    from mtdiag.spans.protocol import operating_point, protocol_spans
     from mtdiag.views.detail import SPAN_THRESHOLD
 
-    threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold")
-    _, report = load.report(args)
-    predicted = predict_spans(report, threshold)
+    given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None
+    threshold = (arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given
+                 else operating_point(args.protocol)["threshold"])
+    _, report = load.report(args, analysed=True)
+    predicted = predict_spans(report, threshold) if given else protocol_spans(report, args.protocol)
     records = span_records(report, predicted)
     marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})
     summary = (f"{len(predicted):,} spans in {marked:,} of {len(records):,} outputs (confidence at least "
                f"{threshold:g})")
+    text = io.StringIO()
+    write_span_records(records, text, args.format)
     if args.output is None:
         note(summary)
-        text = io.StringIO()
-        write_span_records(records, text, args.format)
         return text.getvalue().rstrip("\n")
-    output = Path(args.output)
-    with output.open("w", encoding="utf-8") as stream:
-        write_span_records(records, stream, args.format)
-    note(f"wrote {output}: {summary}")
+    write_file(args.output, [text.getvalue()])  # whole or not at all
+    note(f"wrote {args.output}: {summary}")
     return ""

@@ -211,6 +211,11 @@ class NgramIndex:
         """Each of ``side``'s keys counted in every reference: the smallest count (0 if a reference lacks it)."""
         return self._order(n).reference_extremes[1][self.counts(side, n).keys].astype(np.int64)
 
+    def count_of(self, side: Hashable, n: int, keys: np.ndarray) -> np.ndarray:
+        """Each of the order-``n`` n-grams ``keys`` (the table's numbers) counted in ``side`` (0 where it lacks
+        it)."""
+        return self._order(n).table[self._row[side]][keys].astype(np.int64)
+
     def counts_at_reference(self, side: Hashable, n: int, reference: Hashable) -> np.ndarray:
         """Each of ``reference``'s keys counted in ``side`` (0 where ``side`` lacks it): the reverse lookup."""
         return self._order(n).table[self._row[side]][self.counts(reference, n).keys].astype(np.int64)

@@ -330,3 +330,33 @@ def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
     segment = report.segments[metric]
     values = segment.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
     return _measures(info.oriented(pd.Series(corpus)), pd.Series(means), rated, info.oriented(values))
+
+
+RESAMPLES = 1000  # bootstrap resamples of the sources for the system accuracy's interval
+
+
+def system_accuracy_interval(segs: Iterable[int], systems: Iterable[str], values: Iterable[float],
+                             human: Iterable[float], resamples: int = RESAMPLES) -> tuple[float, float]:
+    """The 95 % bootstrap interval of the system pairwise accuracy of a score whose system score is the mean of
+    its segment scores (MQM-like): ``resamples`` resamples of the sources (a source drawn brings all its rated
+    outputs, so the systems are compared on the same sources; seed 0), each system's mean score and mean human
+    score over the drawn outputs; the 2.5 % and 97.5 % quantiles (Koehn 2004's bootstrap, at system level)."""
+    segs, systems = np.asarray(list(segs)), np.asarray(list(systems))
+    values, human = np.asarray(list(values), dtype=float), np.asarray(list(human), dtype=float)
+    defined = np.isfinite(values) & np.isfinite(human)
+    segs, systems, values, human = segs[defined], systems[defined], values[defined], human[defined]
+    if not len(values):
+        return float("nan"), float("nan")
+    unique, source = np.unique(segs, return_inverse=True)
+    names, system = np.unique(systems, return_inverse=True)
+    rng = np.random.default_rng(0)
+    found = np.empty(resamples)
+    for i in range(resamples):
+        weight = np.bincount(rng.integers(0, len(unique), len(unique)), minlength=len(unique))[source]
+        total = np.bincount(system, weights=weight, minlength=len(names))
+        drawn = total > 0
+        score = np.bincount(system, weights=weight * values, minlength=len(names))[drawn] / total[drawn]
+        people = np.bincount(system, weights=weight * human, minlength=len(names))[drawn] / total[drawn]
+        found[i] = pairwise_accuracy(score, people)[0]
+    low, high = np.nanquantile(found, [0.025, 0.975])
+    return float(low), float(high)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.predicted_mqm import PredictedMQM
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD, SEVERITIES
-from mtdiag.spans.mqm import report_statistics
+from mtdiag.spans.judge import judged
 from mtdiag.spans.predict import predict_spans
 from mtdiag.spans.records import METRIC_NAME
 
@@ -23,9 +22,8 @@ HUMAN_NAME = "human"  # the raters' errors (MQM / ESA annotations)
 def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     """One row per (metric, system): :data:`COUNT_COLUMNS` — the outputs counted, their spans of each severity
     (``critical``, ``major``, ``minor``) and in all, and ``mqm``. First the predicted spans (at ``threshold``) as
-    metric ``mtdiag`` over every output, ``mqm`` their predicted MQM (minus the confidence-weighted count, minor 1,
-    major 5, critical 10, and the weighted missing reference words, per output: the ``predicted_mqm`` metric at
-    this threshold); then, with error annotations,
+    metric ``mtdiag`` over every output, ``mqm`` the system's predicted MQM (the learned judge's, the ``predicted_mqm``
+    metric's corpus score); then, with error annotations,
     the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
     error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
     rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
@@ -35,7 +33,7 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     evalset = report.evalset
     systems = list(evalset.systems)
     spans = predict_spans(report, threshold)
-    predicted_mqm = PredictedMQM().corpus_score(report_statistics(report, threshold).sum(axis=1))
+    predicted_mqm = judged(report)["mqm"].groupby(level="system").mean().reindex(systems).to_numpy()
     every = {s: evalset.n_segments for s in systems}
     frames = [_rows(spans.assign(metric=METRIC_NAME), [METRIC_NAME], systems, every,
                     {(METRIC_NAME, s): v for s, v in zip(systems, predicted_mqm)})]

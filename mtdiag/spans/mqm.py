@@ -1,7 +1,8 @@
-"""The statistics of predicted MQM (:class:`mtdiag.metrics.predicted_mqm.PredictedMQM`) from predicted error spans
-and omissions: per (system, segment) the spans of each severity, their expected MQM penalty, ``Σ confidence ·
-weight`` with the weights of :data:`mtdiag.metrics.predicted_mqm.SEVERITY_WEIGHTS`, and the reference words the
-output lacks (:mod:`mtdiag.spans.omissions`; ``docs/spans.md``)."""
+"""The statistics of predicted MQM and predicted ESA (:mod:`mtdiag.metrics.predicted_mqm`): per (system, segment)
+the predicted error spans of each severity, their expected MQM penalty, ``Σ confidence · weight`` with the weights
+of :data:`mtdiag.metrics.predicted_mqm.SEVERITY_WEIGHTS`, the reference words the output lacks
+(:mod:`mtdiag.spans.omissions`) and the learned judge's score on the metric's scale (:mod:`mtdiag.spans.judge`;
+``docs/spans.md``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS, STAT_NAMES
+from mtdiag.spans.judge import judged
 from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.predict import predict_spans
 
@@ -48,7 +50,10 @@ def report_statistics(report, threshold: float) -> np.ndarray:
 
 
 def predicted_mqm_statistics(report, metric) -> dict[str, np.ndarray]:
-    """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM`: per system of ``report``, its
-    ``(n_segments, len(STAT_NAMES))`` statistics at the metric's ``threshold``."""
+    """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM` (and of predicted ESA: the judge's score
+    on the metric's ``protocol`` scale): per system of ``report``, its ``(n_segments, len(STAT_NAMES))`` statistics
+    at the metric's ``threshold``."""
     stats = report_statistics(report, metric.options["threshold"])
+    scores = judged(report)[metric.protocol].to_numpy(dtype=float)
+    stats[..., STAT_NAMES.index("judged")] = scores.reshape(len(report.evalset.systems), report.evalset.n_segments)
     return {s: stats[i] for i, s in enumerate(report.evalset.systems)}

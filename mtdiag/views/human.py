@@ -16,18 +16,17 @@ from mtdiag.analysis.human_agreement import human_agreement, human_ranking
 from mtdiag.metrics import metric_info
 from mtdiag.analysis.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
-from mtdiag.metrics.predicted_mqm import PredictedMQM
-from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans, rated_pairs,
-                                    severity_f1, span_measures)
-from mtdiag.spans.mqm import penalty_statistics
-from mtdiag.spans.omissions import missing_reference_words
+from mtdiag.spans.agreement import (SEVERITY_MEASURES, SPAN_MEASURES, character_axis, human_spans,
+                                    pairwise_accuracy, rated_pairs, severity_f1, span_measures,
+                                    system_accuracy_interval, within_segment_accuracy)
+from mtdiag.spans.judge import judged
 from mtdiag.views.detail import SPAN_THRESHOLD
 from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, has_error_annotations,
                                has_human_scores)
 
-__all__ = ["DEFAULT_QUEEN_METRICS", "error_counts", "error_raters", "error_significance", "has_error_annotations",
+__all__ = ["DEFAULT_QUEEN_METRICS", "agreement", "error_counts", "error_raters", "error_significance", "has_error_annotations",
            "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section", "SECTIONS",
-           "span_agreement",
+           "significance_summary", "span_agreement",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -52,7 +51,64 @@ def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return segments, systems
 
 
-def error_counts(report, level: str = "full") -> pd.DataFrame:
+LENGTH_BASELINE = "length (baseline)"
+AGREEMENT_TABLE_COLUMNS = ("metric", "seg_accuracy", "sys_accuracy", "sys_low", "sys_high", "seg_pearson",
+                           "seg_kendall", "sys_pearson", "sys_kendall", "n_seg", "n_sys")
+MEAN_SCORES = ("predicted_mqm", "predicted_esa")  # a system's score is the mean of its segments' (the interval)
+
+
+def agreement(report) -> pd.DataFrame:
+    """The agreement of every metric with the human scores, with the length baseline below: per metric
+    (:data:`AGREEMENT_TABLE_COLUMNS`) the **within-segment pairwise accuracy** (the systems' outputs of one source
+    ordered as the humans order them: the headline for ranking, free of length), the system pairwise accuracy
+    (:mod:`mtdiag.spans.agreement`; for predicted MQM and ESA with its 95 % bootstrap interval over the sources,
+    ``sys_low``–``sys_high``), then the correlations of :func:`mtdiag.analysis.human_agreement.human_agreement`;
+    the last row, ``length (baseline)``, is minus the output's length in characters (a shorter output is better):
+    what a correlation reaches without reading a word."""
+    from mtdiag.analysis.human_agreement import rated_segments
+
+    table = human_agreement(report)
+    segments = rated_segments(report, report.evalset.human)
+    segs, systems = segments.index.get_level_values("seg"), segments.index.get_level_values("system")
+    human = segments["human"].to_numpy(dtype=float)
+    means = segments.groupby(level="system")["human"].mean()
+    rows = []
+    for metric, row in table.iterrows():
+        info = metric_info(metric, report)
+        values = info.oriented(segments[metric]).to_numpy(dtype=float)
+        corpus = info.oriented(report.corpus[metric]).reindex(means.index).to_numpy(dtype=float)
+        interval = (system_accuracy_interval(segs, systems, values, human) if metric in MEAN_SCORES
+                    else (float("nan"), float("nan")))
+        rows.append({"metric": metric, "seg_accuracy": within_segment_accuracy(segs, values, human)[0],
+                     "sys_accuracy": pairwise_accuracy(corpus, means.to_numpy())[0], "sys_low": interval[0],
+                     "sys_high": interval[1], **row.to_dict()})
+    if len(segments):
+        rows.append(_length_row(report, segments))
+    return pd.DataFrame(rows, columns=list(AGREEMENT_TABLE_COLUMNS)).astype({"n_seg": "int64", "n_sys": "int64"})
+
+
+def _length_row(report, segments: pd.DataFrame) -> dict:
+    """The :data:`LENGTH_BASELINE` row: minus the output's characters against the human scores."""
+    from scipy import stats  # imported here, as mtdiag.analysis.human_agreement does (its import is slow)
+
+    hyps = report.evalset.hyps
+    index = segments.index
+    length = -np.array([len(str(hyps.at[g, s])) for s, g in index], dtype=float)
+    human = segments["human"].to_numpy(dtype=float)
+    segs, systems = index.get_level_values("seg"), index.get_level_values("system")
+    frame = pd.DataFrame({"system": systems, "length": length, "human": human}).groupby("system").mean()
+    correlate = lambda x, y: ((float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0]))  # noqa: E731
+                              if len(x) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0 else (float("nan"), float("nan")))
+    seg_r, seg_tau = correlate(length, human)
+    sys_r, sys_tau = correlate(frame["length"].to_numpy(), frame["human"].to_numpy())
+    low, high = system_accuracy_interval(segs, systems, length, human)
+    return {"metric": LENGTH_BASELINE, "seg_accuracy": within_segment_accuracy(segs, length, human)[0],
+            "sys_accuracy": pairwise_accuracy(frame["length"], frame["human"])[0], "sys_low": low, "sys_high": high,
+            "seg_pearson": seg_r, "seg_kendall": seg_tau, "sys_pearson": sys_r, "sys_kendall": sys_tau,
+            "n_seg": len(length), "n_sys": len(frame)}
+
+
+def error_counts(report, level: str = "top") -> pd.DataFrame:
     """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity
     (:func:`mtdiag.analysis.errorstats.category_counts`)."""
     from mtdiag.analysis.errorstats import category_counts
@@ -68,12 +124,33 @@ def error_raters(report) -> pd.DataFrame:
     return rater_table(report.evalset)
 
 
-def error_significance(report, level: str = "top") -> pd.DataFrame:
+DEFAULT_LEVEL = "top"
+"""The error categories the Human page and the report count and test unless asked otherwise: the top level
+(Accuracy, Fluency, …). Full categories (Accuracy/Mistranslation, …) are about ten times as many tests over the same
+pairs of systems, and Holm's correction multiplies the smallest p by their number: the top level is what a reader
+can take in at once, and it keeps the power of the tests; full categories are one choice away."""
+
+
+def error_significance(report, level: str = DEFAULT_LEVEL) -> pd.DataFrame:
     """Every pair of systems per error category: the exact paired permutation test of the per-segment error count,
-    Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`)."""
+    Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`), once per report and level."""
     from mtdiag.analysis.errorstats import category_significance
 
-    return category_significance(report.evalset, level)
+    return report.context.memo(("error_significance", level), lambda: category_significance(report.evalset, level))
+
+
+def significance_summary(frame: pd.DataFrame) -> str:
+    """The error significance table (:func:`error_significance`) in one sentence, the same on the page and in the
+    report: how many of its tests — one per pair of systems and category where either has an error — are
+    significant, and in how many of the pairs of systems (a pair may differ in several categories)."""
+    tested = frame[frame["p"].notna()]
+    significant = tested[tested["significant"].astype(bool)]
+    pairs = frame[["system_a", "system_b"]].drop_duplicates()
+    differing = significant[["system_a", "system_b"]].drop_duplicates()
+    category = {"full": "category", "top": "top-level category"}[frame.attrs.get("level", "full")]
+    return (f"Significant at p_holm < {frame.attrs.get('alpha', 0.05)}: {len(significant):,} of the {len(tested):,} "
+            f"tests (one per pair of systems and {category} with an error), in {len(differing):,} of the "
+            f"{len(pairs):,} pairs of systems.")
 
 
 def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
@@ -95,8 +172,7 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     characters; several raters of one output counted each), the predicted ``spans``, their ``precision`` (share
     overlapping a human span), ``major_recall``, character precision, recall and F1 and the share of characters
     ``marked``, the WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of
-    those outputs (the ``predicted_mqm`` metric's formula on the spans at ``threshold`` and the missing reference
-    words, :func:`mtdiag.spans.mqm.penalty_statistics`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
+    those outputs (the learned judge's, :func:`mtdiag.spans.judge.judged`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
     0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
     evalset = report.evalset
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
@@ -105,10 +181,8 @@ def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame
     human = human_spans(axis, evalset.annotations)
     predicted = predict_spans(report, threshold)
     system_of = np.array([system for system, _ in axis.pairs], dtype=object)
-    position = {s: i for i, s in enumerate(evalset.systems)}
     segs = np.array([seg for _, seg in axis.pairs], dtype=np.int64)
-    stats = penalty_statistics(predicted, evalset.systems, evalset.n_segments, missing_reference_words(report))
-    predicted_mqm = PredictedMQM().segment_scores(stats)[[position[s] for s in system_of], segs]
+    predicted_mqm = judged(report)["mqm"].reindex(pd.MultiIndex.from_arrays([system_of, segs])).to_numpy(dtype=float)
     scores = (evalset.human.groupby(["system", "seg"])["score"].mean() if evalset.human is not None
               else pd.Series(dtype=float))
     human_score = scores.reindex(pd.MultiIndex.from_arrays([system_of, segs])).to_numpy(dtype=float)
@@ -187,9 +261,8 @@ def _unavailable(result_of):
     def why(report, chosen) -> str:
         if not chosen["similarity"]:
             return "Choose at least one metric."
-        refs = len(report.evalset.ref_names)
-        return (f"{result_of(report, chosen).explanation}. This set has {refs} reference{'s' if refs != 1 else ''}; "
-                "pick a set with several (e.g. wmt21.en-de).")
+        # the explanation says how many references the set has; the page adds where to find a set with several
+        return f"{result_of(report, chosen).explanation}. Or pick a set with several references (e.g. wmt21.en-de)."
 
     return why
 
@@ -207,10 +280,9 @@ def _raters_caption(report, chosen, frame) -> str:
 
 
 def _significance_caption(report, chosen, frame) -> str:
-    attrs = frame.attrs
-    return (f"Exact paired permutation test (sign flip) of the per-segment error count over the segments both "
-            f"systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × pairs with "
-            f"an error); significant: p_holm < {attrs['alpha']}: {int(frame['significant'].sum()):,} of them.")
+    return ("Exact paired permutation test (sign flip) of the per-segment error count over the segments both systems "
+            "were rated on; p_holm: Holm-corrected over every test (a pair of systems in a category where neither "
+            "has an error is not tested). " + significance_summary(frame))
 
 
 def _likeness_chart(value: str, x: str, title: str, table):
@@ -241,6 +313,15 @@ def plain(report, table: pd.DataFrame) -> list[str]:
 
 
 LIKENESS, QUEEN = ("similarity",), ("similarity", "pool")
+AGREEMENT_TEXT = (
+    "Read seg_accuracy first: the share of pairs of systems on one source that the metric orders as the humans do "
+    "(ties by the humans left out) — comparing outputs of the same source, it is free of length. sys_accuracy: the "
+    "share of system pairs ordered as the humans order them (predicted MQM / ESA: with the 95 % bootstrap interval "
+    "over the sources, sys_low–sys_high). Then Pearson and Kendall, positive = agrees with the humans "
+    "(lower-is-better metrics negated), segment level over every rated (system, segment), system level each "
+    "system's mean human score against its corpus score. The last row, length (baseline), is minus the output's "
+    "length: an MQM score sums errors, so a segment correlation near that row's is length, not judgement.")
+
 SPAN_AGREEMENT_TEXT = (
     "The error spans mtdiag predicts (at the confidence on the right) measured against the human spans of the rated "
     "outputs, per system and over all — the measures of docs/spans.md: precision (share of predicted spans that "
@@ -270,7 +351,7 @@ VIEW = View(
                    choices=lambda report, chosen: list(report.metrics), of="metric",
                    default=lambda report, chosen: default_metric(report.metrics), needs=("human",)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
-                   describe=LEVELS),
+                   describe=LEVELS, default=DEFAULT_LEVEL),
         SPAN_THRESHOLD,
     ),
     tables=(
@@ -283,11 +364,8 @@ VIEW = View(
                       "r′ is to r″ on every metric of X.", empty=_unavailable(_queen)),
         Table("queen_segments", "QUEEN per segment", queen_segments, needs=("references",), uses=QUEEN,
               empty=_unavailable(_queen)),
-        Table("agreement", "Agreement with the human scores",
-              lambda report, chosen: human_agreement(report).reset_index(), needs=("human",), uses=(),
-              caption="Pearson and Kendall correlation; positive = agrees with the humans (lower-is-better metrics "
-                      "are negated). Segment level pools every rated (system, segment); system level compares each "
-                      "system's mean human score with its corpus score."),
+        Table("agreement", "Agreement with the human scores", lambda report, chosen: agreement(report),
+              needs=("human",), uses=(), caption=AGREEMENT_TEXT),
         Table("ranking", "Human ranking", lambda report, chosen: human_ranking(report).reset_index(),
               needs=("human",), uses=(),
               caption="Mean human score per rated system (references included when rated), best first."),

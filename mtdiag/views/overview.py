@@ -8,7 +8,8 @@ import pandas as pd
 
 from mtdiag.metrics import metric_info
 from mtdiag.analysis import reference_bias as bias
-from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED, MAX_SAMPLES
+from mtdiag.spans.judge import caption as judge_caption
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
 
@@ -301,6 +302,13 @@ def _pvalue_heatmap(report, chosen):
     return pvalue_heatmap(matrix, clusters(report, chosen))
 
 
+def _corpus_caption(report, chosen, frame) -> str:
+    """What the predicted score columns are good for, with the dev sets' figures (:func:`mtdiag.spans.judge.caption`),
+    when the report has one; else nothing."""
+    shown = [name for name in ("predicted_mqm", "predicted_esa") if name in report.metrics]
+    return " ".join(judge_caption(metric_info(name, report).label) for name in shown[-1:])
+
+
 def _bars_caption(report, chosen, figure) -> str:
     return ("Error bars: 95% paired-bootstrap confidence intervals."
             if chosen["baseline"] not in (None, NO_BASELINE) else "")
@@ -323,28 +331,29 @@ VIEW = View(
                    choices=_baselines, default=_first_baseline),
         ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
         ViewOption("samples", "Samples", "resamples (bootstrap) or trials (randomisation) of the paired tests "
-                   "(default: 1000 and 10000)", type=int, minimum=1),
-        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED),
+                   f"(default: 1000 and 10000; at most {MAX_SAMPLES:,})", type=int, minimum=1, maximum=MAX_SAMPLES),
+        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED, minimum=0),
     ),
     tables=(
-        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE)),
+        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE), scores_only=True,
+              caption=_corpus_caption),
         Table("by_people", "Corpus scores, ranked as people judged", by_people, uses=("rank_by",),
               caption=lambda report, chosen, frame: "Systems ranked by " + (
                   "the human score (each system's mean over its rated outputs; higher is better)"
                   if "human" in frame.columns else metric_info(chosen["rank_by"], report).label) + "."),
         Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report),
-              uses=()),
-        Table("significance", "Significance against the baseline", _significance_table, uses=BASELINE,
+              uses=(), scores_only=True),
+        Table("significance", "Significance against the baseline", _significance_table, uses=BASELINE, scores_only=True,
               empty="Choose a baseline to test every system against it.",
               caption="Every system against the baseline: its score, the 95% bootstrap interval, the difference "
                       "(delta), p and whether it is significant (p < 0.05); better: +1 better, -1 worse."),
-        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=PAIRS,
+        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=PAIRS, scores_only=True,
               caption="Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) "
                       "than the one above it (WMT-style clusters); the matrix gives the p-value of every pair (row "
                       "system tested against the column system)."),
-        Table("pvalues", "p-values of every pair", pvalues, needs=("two_systems",), uses=PAIRS,
+        Table("pvalues", "p-values of every pair", pvalues, needs=("two_systems",), uses=PAIRS, scores_only=True,
               caption="The p-value of the paired test of the row system against the column system."),
-        Table("signatures", "Metric signatures", signatures, uses=BASELINE),
+        Table("signatures", "Metric signatures", signatures, uses=BASELINE, scores_only=True),
         Table("reference_bias", "Reference bias: near copies of the reference per system", reference_bias,
               needs=("references", "two_systems"), uses=(), caption=_bias_caption,
               empty="Reference bias needs chrF or TER among the metrics."),
@@ -353,11 +362,12 @@ VIEW = View(
               empty="No system is favoured by the reference."),
     ),
     charts=(
-        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE),
+        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE), scores_only=True,
               caption=_bars_caption),
         Chart("people_bars", "Corpus scores, ranked as people judged", _people_bars, uses=("rank_by",),
               caption="The systems in the order of the table above: by their mean human score when one is loaded."),
-        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS),
+        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS,
+              scores_only=True),
     ),
     details={"bias_warning": lambda report: bias.warning(report) if bias.applies(report) else ""},
 )

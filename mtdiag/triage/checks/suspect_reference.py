@@ -291,19 +291,26 @@ def _pooled(index, reference, outputs: list, n: int) -> tuple[np.ndarray, np.nda
 
 def _peer_matches(index, outputs: list, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For order ``n`` and every output (rows) and segment: ``match``, ``hyp`` and ``ref`` of
-    :mod:`mtdiag.metrics.consensus` (each output against the others), from the dense count table: the clipped
-    matches ``Σ_{j≠s} min(c_s, c_j)`` are ``Σ_{t=1..c_s} (#{j: c_j ≥ t} − 1)``, one pass per count level (n-grams
-    rarely occur more than a few times in a segment)."""
+    :mod:`mtdiag.metrics.consensus` (each output against the others), from the dense count table. The clipped
+    matches ``Σ_{j≠s} min(c_s, c_j)``: where no output has an n-gram twice, ``c_s · (#{j: c_j ≥ 1} − 1)``; in the
+    columns where one has (few, but up to hundreds of times: a run of one character), each column's counts ranked,
+    ``Σ_{j≠s} min(c_s, c_j) = (the counts ranked below c_s) + c_s · (the outputs ranked at or after it) − c_s``.
+    (A loop over count levels scanned every column once per level: 395 times on WMT23 zh-en.)"""
     rows = index.rows(outputs, n)
-    reached = rows > 0
-    match = (reached * (reached.sum(axis=0) - 1)).astype(np.int64)
-    highest = rows.max(axis=0, initial=0)
-    for level in range(2, int(highest.max(initial=0)) + 1):  # only the n-grams some output has that often
-        columns = np.flatnonzero(highest >= level)
-        reached = rows[:, columns] >= level
-        match[:, columns] += reached * (reached.sum(axis=0) - 1)
-    totals = index.segment_totals(outputs, n)
     k = len(outputs)
+    reached = rows > 0
+    match = reached * (reached.sum(axis=0, dtype=np.int32) - 1)
+    repeated = np.flatnonzero(rows.max(axis=0, initial=0) >= 2)
+    if len(repeated):
+        counts = rows[:, repeated].astype(np.int64)
+        order = np.argsort(counts, axis=0, kind="stable")
+        ranked = np.take_along_axis(counts, order, axis=0)
+        below = np.cumsum(ranked, axis=0) - ranked
+        at_or_after = np.arange(k, 0, -1, dtype=np.int64)[:, None]
+        exact = np.empty_like(counts)
+        np.put_along_axis(exact, order, below + ranked * at_or_after - ranked, axis=0)
+        match[:, repeated] = exact
+    totals = index.segment_totals(outputs, n)
     return index.segment_sums(match, n), totals * (k - 1), totals.sum(axis=0, keepdims=True) - totals
 
 

@@ -26,7 +26,7 @@ if bias_warning:  # a reference made from a system's output: said above the scor
         if panel.open:  # drawn only while open (widgets.panel): the other references are scored again
             page.table("bias_rankings", key="ov_bias_rankings", title=False, max_height=420)
 corpus = page.frame("corpus", spinner=SIGNIFICANCE_SPINNER)
-significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER)
+significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER, optional=True)  # with a baseline only
 signatures = page.frame("signatures")
 widgets.corpus_table(page.current, corpus, key="ov_table", params=(baseline, method, ranked_by))
 row = st.container(horizontal=True, gap="small")
@@ -41,6 +41,7 @@ with row:
                        help="A booktabs table of the corpus scores; with a baseline, 95% intervals, † where a "
                             "system is significantly better than it and ‡ where it is significantly worse. "
                             "Signatures as % comments.")
+page.caption("corpus", corpus)  # what the predicted score columns are good for, when the report has one
 
 st.subheader(page.view.chart("corpus_bars").title)
 page.chart("corpus_bars", key="ov_bars", caption=True)
