@@ -8,13 +8,25 @@
    first start or ``make install`` does), ``--rounds`` rounds, each round's ratio taken pair by pair; the medians
    are reported with the server's CPU seconds (user + system, its own accounting) and the load average. One more
    start of mtdiag with an empty disk cache (``MTDIAG_CACHE_DIR`` a new folder) is reported on its own row.
-   Targets: ≤ 2× the floor, and ≤ 3 s on a quiet machine.
-2. **Upload → Overview, then page switches.** On a fresh server: "Upload files", then source, references A, C, D,
-   the MQM scores and 10 system outputs of the dev set ``wmt21/en-de`` (``benchmarks/devdata.py``); the time from
-   setting the system outputs (the last input) until the Overview is drawn (scoring included; target ≤ 3 s).
+   Targets: ≤ 1.5× the floor, and ≤ 3 s on a quiet machine.
+2. **Upload → Overview, the human files, then page switches.** On a fresh server: "Upload files", then source,
+   references and 10 system outputs of a dev set (``--set``, default ``wmt21/en-de``: references A, C, D;
+   ``benchmarks/devdata.py``); the time from setting the system outputs (the last input) until the Overview is
+   drawn (scoring included; target ≤ 3 s). Then the human files onto the loaded set — its ``mqm.seg.tsv`` through
+   "Human scores" and, when the set has one, its ``mqm.errors.tsv`` through "MQM/ESA annotations" — timed from
+   setting the first until the Overview is drawn after the last (target ≤ 1.5 s together: they change no metric).
    Then every page in the sidebar's order, twice (first visits compute, second visits draw from the cached
-   frames), each switch timed from the click until the page is drawn. Targets: median switch ≤ 1 s, none > 3 s.
-3. **Reruns after a widget click** on the uploaded set (target < 0.5 s).
+   frames), each switch timed from the click until the page is drawn — its charts and every table's grid in
+   view. Targets: median switch ≤ 0.6 s, none > 2 s.
+3. **Reruns after a widget click** on the uploaded set (target < 0.5 s), and the Slice finder redrawn after a
+   change of system A (target ≤ 3 s).
+4. **Human files** (``human``; ``--human-data DIR``: a folder with ``src.txt``, ``ref.A.txt``, ≥ 10 systems,
+   ``mqm.seg.tsv`` and ``mqm.errors.tsv``; default the dev set above): a fresh server, "Upload files", the source,
+   reference A, then 10 system outputs — the time until the Overview is first drawn (its table in place, the
+   sidebar naming the new set: what the first page shows, scored first; target ≤ 3 s) and until every run has
+   ended (the metrics derived from the others, predicted MQM, computed after it and drawn again) —, then
+   ``mqm.seg.tsv`` and ``mqm.errors.tsv`` added to the loaded set (together ≤ 1.5 s: they score nothing again),
+   then the error weights switched to ``esa`` (re-weighed, nothing scored or read again).
 
 Servers run as installed for a user: with bytecode caches (``PYTHONDONTWRITEBYTECODE``, which some shells set, would
 time Python's compiler on every start of mtdiag's modules, and not the floor's). A browser timing includes the
@@ -23,7 +35,7 @@ seconds and paired ratios move less with load than wall seconds; the load averag
 Results go to stdout (Markdown tables) and ``artifacts/bench_dashboard.json``; ``--shots DIR`` saves a screenshot
 of every page; the exit status is 1 when a target is missed.
 
-Run: ``python benchmarks/bench_dashboard.py [--rounds 5] [--parts start,pages,reruns] [--shots DIR]`` (needs
+Run: ``python benchmarks/bench_dashboard.py [--rounds 5] [--parts start,pages,reruns,human] [--human-data DIR] [--shots DIR]`` (needs
 /usr/bin/chromium: ``make browser``).
 """
 
@@ -58,9 +70,16 @@ CHROMIUM = os.environ.get("MTDIAG_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1600, "height": 1000}
-TARGETS = {"start_ratio": 2.0, "start_s": 3.0, "upload_s": 3.0, "switch_median_s": 1.0, "switch_max_s": 3.0,
-           "rerun_s": 0.5}
-PARTS = ("start", "pages", "reruns")
+TARGETS = {"start_ratio": 1.5, "start_s": 3.0, "upload_s": 3.0, "human_s": 1.5, "switch_median_s": 0.6,
+           "switch_max_s": 2.0, "rerun_s": 0.5, "finder_s": 3.0}
+PARTS = ("start", "pages", "reruns", "human")
+HUMAN_SYSTEMS = 10
+FIRST_DRAWN = """(systems) => {
+  const side = document.querySelector("[data-testid='stSidebar']");
+  if (!side || !side.innerText.includes(systems + ' systems')) return false;
+  return [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stElementContainer'][data-stale='false']")]
+    .some(e => e.querySelector("[data-testid='stDataFrame']"));
+}"""
 
 OBSERVER = """() => {
   const app = document.querySelector("[data-testid='stApp']");
@@ -168,6 +187,9 @@ def ready(page, timeout: int = 120_000) -> None:
         .some(e => e.offsetParent !== null || e.getClientRects().length > 0)""", timeout=timeout)
     page.wait_for_function("""() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
         .every(c => c.querySelector('.main-svg'))""", timeout=timeout)
+    # a table in view is drawn when its grid has its canvas (tables in a closed tab or fold are not drawn)
+    page.wait_for_function("""() => [...document.querySelectorAll("[data-testid='stDataFrame']")]
+        .every(d => d.getClientRects().length === 0 || d.querySelector('canvas'))""", timeout=timeout)
 
 
 def after(page, action, title: str | None = None, timeout: int = 120_000) -> float:
@@ -260,11 +282,16 @@ def measure_start(browser, rounds: int) -> dict:
 # ------------------------------------------------------------------------------------------------ 2. pages
 
 
-def dev_files() -> dict:
-    folder = devdata.folder(DEV)
-    return {"src": folder / "src.txt", "refs": [folder / f"ref.{r}.txt" for r in "ACD"],
-            "human": folder / "mqm.seg.tsv",
-            "hyps": sorted(folder.glob("newstest2021.en-de.*.txt"))[:DEV_SYSTEMS]}
+def dev_files(name: str = DEV) -> dict:
+    """The dev set's files: source, references, its first :data:`DEV_SYSTEMS` systems (not the metric-task
+    controls), its human scores and, when it has them, its error annotations."""
+    folder = devdata.folder(name)
+    refs = sorted(folder.glob("ref.*.txt"))
+    systems = [p for p in sorted(folder.glob("*.txt")) if p.name != "src.txt" and p not in refs
+               and ".metricsystem" not in p.name]
+    errors = folder / "mqm.errors.tsv"
+    return {"src": folder / "src.txt", "refs": refs, "human": folder / "mqm.seg.tsv",
+            "errors": errors if errors.is_file() else None, "hyps": systems[:DEV_SYSTEMS]}
 
 
 def shot(page, shots: Path | None, name: str) -> None:
@@ -273,11 +300,11 @@ def shot(page, shots: Path | None, name: str) -> None:
         page.screenshot(path=str(shots / f"{name}.png"), full_page=False)
 
 
-def measure_pages(browser, shots: Path | None, reruns: bool) -> dict:
+def measure_pages(browser, shots: Path | None, reruns: bool, name: str = DEV) -> dict:
     from mtdiag.views import REGISTRY
 
     titles = [view.title for view in REGISTRY.values()]
-    files = dev_files()
+    files = dev_files(name)
     page = new_page(browser)
     proc, base = start_server()
     result: dict = {}
@@ -289,13 +316,13 @@ def measure_pages(browser, shots: Path | None, reruns: bool) -> dict:
         after(page, lambda: sidebar.get_by_text("Upload files", exact=True).click())
         after(page, lambda: uploader(page, "Source").set_input_files(str(files["src"])))
         after(page, lambda: uploader(page, "References").set_input_files([str(p) for p in files["refs"]]))
-        after(page, lambda: uploader(page, "Human scores").set_input_files(str(files["human"])))
         cpu, browser_cpu = cpu_seconds(proc), browser_cpu_seconds()
         result["upload_s"] = after(page, lambda: uploader(page, "System outputs").set_input_files(
             [str(p) for p in files["hyps"]]), titles[0], timeout=300_000)
         result["upload_cpu_s"] = cpu_seconds(proc) - cpu
         result["upload_browser_cpu_s"] = browser_cpu_seconds() - browser_cpu
         sidebar.get_by_text(f"{len(files['hyps'])} systems", exact=False).wait_for()
+        result.update(measure_human_files(page, proc, files, titles[0]))
         shot(page, shots, "00-overview")
         switches = []
         for visit in ("first", "again"):
@@ -309,6 +336,79 @@ def measure_pages(browser, shots: Path | None, reruns: bool) -> dict:
         result["switches"] = switches
         if reruns:
             result["reruns"] = measure_reruns(page)
+            result["finder"] = measure_finder(page)
+    finally:
+        stop_server(proc)
+        page.context.close()
+    return result
+
+
+def measure_human_files(page, proc, files: dict, title: str) -> dict:
+    """The human files onto the loaded set: from setting the human scores until the Overview is drawn after the
+    error annotations (when the set has them), with the server's and the browser's CPU seconds."""
+    cpu, browser_cpu = cpu_seconds(proc), browser_cpu_seconds()
+    start = time.perf_counter()
+    after(page, lambda: uploader(page, "Human scores").set_input_files(str(files["human"])), title, timeout=300_000)
+    if files["errors"] is not None:
+        page.get_by_test_id("stSidebar").get_by_text("Human error spans and metric scores", exact=True).click()
+        after(page, lambda: uploader(page, "MQM/ESA annotations").set_input_files(str(files["errors"])), title,
+              timeout=300_000)
+    return {"human_s": time.perf_counter() - start, "human_cpu_s": cpu_seconds(proc) - cpu,
+            "human_browser_cpu_s": browser_cpu_seconds() - browser_cpu,
+            "human_files": "mqm.seg.tsv" + (" + mqm.errors.tsv" if files["errors"] is not None else "")}
+
+
+def measure_finder(page) -> dict:
+    """The Slice finder after a change of system A (each slice's test drawn again), twice with other systems."""
+    after(page, nav(page, "Slice finder"), "Slice finder")
+    box = page.get_by_test_id("stSelectbox").filter(has_text="System A")
+    options = []
+    box.locator("input").click()
+    options = page.get_by_role("option").all_inner_texts()
+    page.keyboard.press("Escape")
+    seconds = [after(page, pick(page, "System A", option), timeout=300_000) for option in options[2:4]]
+    return {"changes": seconds, "systems": options[2:4]}
+
+
+def measure_human(browser, folder: Path) -> dict:
+    """Part 4: upload → Overview first drawn and settled, then the human files added and the scheme switched."""
+    hyps = sorted(p for p in folder.glob("*.txt") if p.name != "src.txt" and not p.name.startswith("ref."))
+    hyps = hyps[:HUMAN_SYSTEMS]
+    page = new_page(browser)
+    proc, base = start_server()
+    result: dict = {"data": str(folder), "systems": len(hyps)}
+    try:
+        page.goto(base, wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Overview", exact=True).wait_for()
+        ready(page)
+        sidebar = page.get_by_test_id("stSidebar")
+        after(page, lambda: sidebar.get_by_text("Upload files", exact=True).click())
+        after(page, lambda: uploader(page, "Source").set_input_files(str(folder / "src.txt")))
+        after(page, lambda: uploader(page, "References").set_input_files(str(folder / "ref.A.txt")))
+        page.evaluate(OBSERVER)
+        cpu, start = cpu_seconds(proc), time.perf_counter()
+        uploader(page, "System outputs").set_input_files([str(p) for p in hyps])
+        page.wait_for_function(FIRST_DRAWN, arg=len(hyps), timeout=300_000)
+        result["first_s"], result["first_cpu_s"] = time.perf_counter() - start, cpu_seconds(proc) - cpu
+        ready(page, 300_000)
+        page.wait_for_function("() => document.querySelector(\"[data-testid='stApp']\")"
+                               ".getAttribute('data-test-script-state') === 'notRunning'", timeout=300_000)
+        result["settled_s"], result["settled_cpu_s"] = time.perf_counter() - start, cpu_seconds(proc) - cpu
+        print(f"upload: first drawn {result['first_s']:.2f} s, settled {result['settled_s']:.2f} s", file=sys.stderr,
+              flush=True)
+        steps = [("mqm.seg.tsv", lambda: uploader(page, "Human scores").set_input_files(str(folder / "mqm.seg.tsv")))]
+        if (folder / "mqm.errors.tsv").is_file():
+            steps.append(("mqm.errors.tsv", lambda: uploader(page, "MQM/ESA annotations").set_input_files(
+                str(folder / "mqm.errors.tsv"))))
+            steps.append(("error weights wmt → esa", pick(page, "Error weights", "esa")))
+        for what, action in steps:
+            picker = page.get_by_test_id("stSelectbox").filter(has_text="Error weights")
+            if what.startswith("error weights") and not picker.is_visible():  # in the expander of the uploads
+                sidebar.get_by_text("Human error spans and metric scores", exact=True).click()
+                picker.wait_for(state="visible")
+            cpu = cpu_seconds(proc)
+            result[what] = {"s": after(page, action, timeout=300_000), "cpu_s": cpu_seconds(proc) - cpu}
+            print(f"{what}: {result[what]['s']:.2f} s", file=sys.stderr, flush=True)
     finally:
         stop_server(proc)
         page.context.close()
@@ -376,9 +476,12 @@ def print_start(start: dict) -> list[str]:
 def print_pages(pages: dict) -> list[str]:
     switches = pages["switches"]
     times = [s["s"] for s in switches]
-    print(f"\n### Dev {DEV} uploaded ({DEV_SYSTEMS} systems, source, 3 references, MQM scores)\n")
-    print(f"upload → Overview drawn: **{pages['upload_s']:.2f} s** (server CPU {pages['upload_cpu_s']:.2f} s, browser "
-          f"CPU {pages['upload_browser_cpu_s']:.2f} s; target ≤ {TARGETS['upload_s']:g} s)\n")
+    print(f"\n### Dev {pages['set']} uploaded ({DEV_SYSTEMS} systems, source, references; then the human files)\n")
+    print("| step | seconds | server CPU | browser CPU | target |\n|---|---|---|---|---|")
+    print(f"| upload → Overview drawn (10 systems scored) | **{pages['upload_s']:.2f} s** | {pages['upload_cpu_s']:.2f} s "
+          f"| {pages['upload_browser_cpu_s']:.2f} s | ≤ {TARGETS['upload_s']:g} s |")
+    print(f"| human files ({pages['human_files']}) → Overview drawn | **{pages['human_s']:.2f} s** | "
+          f"{pages['human_cpu_s']:.2f} s | {pages['human_browser_cpu_s']:.2f} s | ≤ {TARGETS['human_s']:g} s |\n")
     print("| page | first visit | server CPU | browser CPU | again | server CPU | browser CPU |")
     print("|---|---|---|---|---|---|---|")
     by_page: dict[str, dict] = {}
@@ -394,6 +497,8 @@ def print_pages(pages: dict) -> list[str]:
     missed = []
     if pages["upload_s"] > TARGETS["upload_s"]:
         missed.append(f"upload {pages['upload_s']:.2f} s")
+    if pages["human_s"] > TARGETS["human_s"]:
+        missed.append(f"human files {pages['human_s']:.2f} s")
     if statistics.median(times) > TARGETS["switch_median_s"]:
         missed.append(f"median switch {statistics.median(times):.2f} s")
     if max(times) > TARGETS["switch_max_s"]:
@@ -403,6 +508,32 @@ def print_pages(pages: dict) -> list[str]:
         for what, seconds in pages["reruns"].items():
             print(f"| {what} | {seconds:.3f} s |")
         missed += [f"rerun {w}" for w, s in pages["reruns"].items() if s >= TARGETS["rerun_s"]]
+    if "finder" in pages:
+        changes = pages["finder"]["changes"]
+        print(f"\nSlice finder after a change of system A ({', '.join(pages['finder']['systems'])}): "
+              + ", ".join(f"{s:.2f} s" for s in changes) + f" (target ≤ {TARGETS['finder_s']:g} s)")
+        if changes and max(changes) > TARGETS["finder_s"]:
+            missed.append(f"slice finder {max(changes):.2f} s after a change of system")
+    return missed
+
+
+def print_human(human: dict) -> list[str]:
+    print(f"\n### {human['data']}: {human['systems']} systems uploaded (source, reference A), then the human files\n")
+    print("| step | seconds | server CPU | target |\n|---|---|---|---|")
+    print(f"| upload → Overview first drawn | **{human['first_s']:.2f} s** | {human['first_cpu_s']:.2f} s | "
+          f"≤ {TARGETS['upload_s']:g} s (quiet machine) |")
+    print(f"| upload → every run ended (predicted MQM drawn too) | {human['settled_s']:.2f} s | "
+          f"{human['settled_cpu_s']:.2f} s | — |")
+    files = [k for k in ("mqm.seg.tsv", "mqm.errors.tsv") if k in human]
+    for what in files + [k for k in human if k.startswith("error weights")]:
+        print(f"| {what} → page drawn | {human[what]['s']:.2f} s | {human[what]['cpu_s']:.2f} s | — |")
+    together = sum(human[k]["s"] for k in files)
+    print(f"\nhuman files together: **{together:.2f} s** (target ≤ 1.5 s on a quiet machine)")
+    missed = []
+    if human["first_s"] > TARGETS["upload_s"]:
+        missed.append(f"upload → Overview {human['first_s']:.2f} s")
+    if together > 1.5:
+        missed.append(f"human files {together:.2f} s")
     return missed
 
 
@@ -411,6 +542,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="paired starts of the floor and mtdiag (default 5)")
     parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
     parser.add_argument("--shots", type=Path, help="save a screenshot of every page here")
+    parser.add_argument("--set", default=DEV, help=f"the dev set uploaded, a folder of the development data "
+                        f"(default {DEV}; with {devdata.ENV_VAR} naming a folder of sets with error annotations, e.g. "
+                        "wmt21-news/en-de, the human-files row adds its mqm.errors.tsv)")
+    parser.add_argument("--human-data", type=Path, help="the folder of part 4 (default: the dev set " + DEV + ")")
     args = parser.parse_args()
     parts = args.parts.split(",")
     from playwright.sync_api import sync_playwright
@@ -421,7 +556,9 @@ def main() -> int:
         if "start" in parts:
             results["start"] = measure_start(browser, args.rounds)
         if "pages" in parts or "reruns" in parts:
-            results["pages"] = measure_pages(browser, args.shots, "reruns" in parts)
+            results["pages"] = dict(measure_pages(browser, args.shots, "reruns" in parts, args.set), set=args.set)
+        if "human" in parts:
+            results["human"] = measure_human(browser, args.human_data or devdata.folder(DEV))
         browser.close()
     results["load_after"] = os.getloadavg()
     missed = []
@@ -431,6 +568,8 @@ def main() -> int:
         missed += print_start(results["start"])
     if "pages" in results:
         missed += print_pages(results["pages"])
+    if "human" in results:
+        missed += print_human(results["human"])
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "bench_dashboard.json").write_text(json.dumps(results, indent=2))
     print("\nMISSED TARGETS: " + "; ".join(missed) if missed else "\nall targets met")

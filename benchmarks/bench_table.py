@@ -20,7 +20,14 @@ Rows (``--rows``, default all; the development data: :mod:`devdata`):
   <= 3 s; the line also prints a digest of every p-value and score, which must not change when the code does;
 - ``server-memory``: ``benchmarks/bench_sessions.py`` (a dashboard server, 10 browser sessions each uploading a set
   of its own and opening four pages, then closing) — the server's resident memory at the start, at the peak and
-  after the sessions closed; target: after - start <= 150 MB.
+  after the sessions closed; target: after - start <= 150 MB;
+- ``report-wmt23``, ``slices-wmt23``, ``triage-wmt23``: ``mtdiag report``, ``mtdiag slices --compare A B`` and
+  ``mtdiag triage --top 10`` on a WMT23-sized set — WMT23 zh-en of an mt-metrics-eval folder (``--mme DIR``, or
+  ``$MTDIAG_MME``: ``DIR/wmt23/sources/zh-en.txt``, ``references/zh-en.refA.txt``, ten of
+  ``system-outputs/zh-en``, the MQM scores ``human-scores/zh-en.mqm-col1.seg.score``; 1,976 segments x 10 systems),
+  timed alone (no peer) — targets report and slices <= 5 s (quiet machine). Held-out data: timed, never tuned on;
+- ``cli-memory``: the command line's own weight on the sample set — ``mtdiag --help`` (start) and ``mtdiag score
+  --where 'seg_id > 1000'`` (load, then the expression refused) — peak resident memory; target < 150 MiB.
 
 Usage: ``python benchmarks/bench_table.py [--rows six-ende,triage-ted] [--runs 5] [--data DIR] [--workdir DIR]``.
 ``scale-100k`` takes about 20 minutes at 5 runs (sacrebleu needs 2-3 minutes a run).
@@ -31,6 +38,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -44,8 +52,12 @@ from paired import ENV, paired
 
 SIX = "otem,utem,waft,neva,bleu,chrf"
 ROWS = ("six-ende", "six-ted", "triage-ende", "triage-ted", "scale-100k", "bleu-2k", "bootstrap-100k",
-        "server-memory")
+        "server-memory", "report-wmt23", "slices-wmt23", "triage-wmt23", "cli-memory")
 TARGETS = {"six": (0.25, "2x"), "triage": (0.4, None), "scale": (0.3, "1.5 GiB"), "bleu": (None, None)}
+WMT23_SYSTEMS = ("ANVITA", "GPT4-5shot", "HW-TSC", "IOL_Research", "Lan-BridgeMT", "NLLB_Greedy", "ONLINE-A",
+                 "ONLINE-B", "ONLINE-W", "Yishu")
+WMT23_TARGETS = {"report": 5.0, "slices": 5.0, "triage": None}
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "wmt21.en-de"
 MTDIAG = [sys.executable, "-m", "mtdiag"]
 SACREBLEU = [sys.executable, "-m", "sacrebleu"]
 
@@ -151,6 +163,83 @@ def memory_row() -> str:
             f"<= +150 MB | — | — | — | — |")
 
 
+def wmt23_folder(workdir: Path, mme: str | None) -> Path:
+    """A test-set folder of WMT23 zh-en (:data:`WMT23_SYSTEMS`) built from an mt-metrics-eval folder: ``src.txt``,
+    ``ref.A.txt``, one file per system and ``mqm.seg.tsv`` from the first MQM column (segments without a score left
+    out)."""
+    root = Path(mme or os.environ.get("MTDIAG_MME", "")) / "wmt23"
+    if not (root / "sources" / "zh-en.txt").is_file():
+        sys.exit(f"missing {root}/sources/zh-en.txt: give --mme DIR (an mt-metrics-eval data folder) or $MTDIAG_MME")
+    folder = workdir / "wmt23.zh-en"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "src.txt").write_bytes((root / "sources" / "zh-en.txt").read_bytes())
+    (folder / "ref.A.txt").write_bytes((root / "references" / "zh-en.refA.txt").read_bytes())
+    for system in WMT23_SYSTEMS:
+        (folder / f"wmt23.zh-en.{system}.txt").write_bytes((root / "system-outputs" / "zh-en" / f"{system}.txt")
+                                                             .read_bytes())
+    rows, seen = ["system\tseg_id\tmqm_score"], {}
+    for line in (root / "human-scores" / "zh-en.mqm-col1.seg.score").read_text(encoding="utf-8").splitlines():
+        system, score = line.split("\t")
+        seen[system] = seen.get(system, 0) + 1
+        if system in WMT23_SYSTEMS and score != "None":
+            rows.append(f"{system}\t{seen[system]}\t{score}")
+    (folder / "mqm.seg.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return folder
+
+
+def alone_row(label: str, command: list[str], runs: int, target: float | None) -> str:
+    """A command timed alone: medians of wall, CPU and peak over ``runs`` runs (after one warm-up)."""
+    from paired import run
+
+    run(command)
+    done = [run(command) for _ in range(runs)]
+    wall = statistics.median(r.wall for r in done)
+    cpu = statistics.median(r.user + r.sys for r in done)
+    peak = statistics.median(r.peak_mib for r in done)
+    return (f"| {label} | **{wall:.2f} s** ({cpu:.2f} s CPU) | — | — | {f'<= {target:g} s' if target else '—'} | "
+            f"{peak:,.0f} MiB | — | — | — |")
+
+
+def wmt23_row(kind: str, workdir: Path, mme: str | None, runs: int) -> str:
+    folder = wmt23_folder(workdir, mme)
+    extra = {"report": ["-o", str(workdir / "report.html")], "slices": ["--compare", "ONLINE-B", "GPT4-5shot"],
+             "triage": ["--top", "10"]}[kind]
+    return alone_row(f"mtdiag {kind}, WMT23 zh-en, 1,976 segments x 10 systems", [*MTDIAG, kind, "--testset",
+                     str(folder), *extra], runs, WMT23_TARGETS[kind])
+
+
+def memory_rows(runs: int) -> str:
+    """The command line's start (``--help``) and load (the sample set, an expression that keeps no segment) peaks."""
+    from paired import run
+
+    lines = []
+    for label, args, status in (("mtdiag --help (start)", ["--help"], 0),
+                                ("mtdiag score --where 'seg_id > 1000' on the sample set (load, refused)",
+                                 ["score", "--testset", str(SAMPLE), "--where", "seg_id > 1000"], 1)):
+        done = []
+        for _ in range(runs):
+            try:
+                done.append(run([*MTDIAG, *args]))
+            except RuntimeError:  # the refusal exits with 1: its peak is what is measured
+                if status == 0:
+                    raise
+                done.append(_refused([*MTDIAG, *args]))
+        lines.append(f"| {label} | {statistics.median(r.wall for r in done):.2f} s | — | — | — | "
+                     f"**{statistics.median(r.peak_mib for r in done):,.0f} MiB** | — | — | < 150 MiB |")
+    return "\n".join(lines)
+
+
+def _refused(command: list[str]):
+    """A run of ``command`` that exits with an error, accounted for like :func:`paired.run`."""
+    from paired import ENV, Run
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    _, status, usage = os.wait4(process.pid, 0)
+    return Run(time.perf_counter() - start, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024,
+               os.waitstatus_to_exitcode(status))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated: " + ", ".join(ROWS))
@@ -159,6 +248,8 @@ def main() -> None:
     parser.add_argument("--data", help=f"the development data (default: ${devdata.ENV_VAR}, else {devdata.DEFAULT})")
     parser.add_argument("--workdir", type=Path, help="where the synthetic sets are written (default: a new temporary "
                         "folder)")
+    parser.add_argument("--mme", help="an mt-metrics-eval data folder (its wmt23/ zh-en) for the WMT23 rows "
+                        "(default: $MTDIAG_MME)")
     parser.add_argument("--bootstrap-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bootstrap_child:
@@ -175,7 +266,11 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         kind, _, where = row.partition("-")
-        if kind in ("six", "triage"):
+        if where == "wmt23":
+            line = wmt23_row(kind, workdir, args.mme, args.runs)
+        elif row == "cli-memory":
+            line = memory_rows(args.runs)
+        elif kind in ("six", "triage"):
             files = dev_set(where, args.data)
             label = (f"{'six metrics' if kind == 'six' else 'triage'}, {where}: {len(files['hyps'])} systems x "
                      f"{len(files['refs'])} refs")

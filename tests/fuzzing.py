@@ -7,7 +7,9 @@ and the call the dashboard makes with it (``mtdiag/ui/uploads.py``: :func:`~mtdi
 :func:`~mtdiag.io.load_testset`, :func:`~mtdiag.io.with_error_annotations` (MQM, ESA, Pearmut logs),
 :func:`~mtdiag.io.with_metric_spans`,
 :func:`~mtdiag.io.with_metric_scores`), under the dashboard's limits for a server with a small memory budget
-(:func:`mtdiag.ui.state.session_limits`). A new loader is one more row.
+(:func:`mtdiag.ui.state.session_limits`). A new loader is one more row. A weights file (:func:`~mtdiag.io.read_error_weights`)
+is fuzzed at real size: read under the default session budget's limits and applied to the whole TED zh-en error file
+(9,915 rows of 13 systems, :func:`~mtdiag.io.weighed`), as the dashboard applies a scheme to the set it has loaded.
 
 Input ``i`` of a kind is its seed with one to three mutations drawn by ``random.Random(f"{seed}:{kind}:{i}")`` —
 so any input is rebuilt from its kind and number (:func:`fuzz_input`): byte flips, truncation, junk bytes,
@@ -158,6 +160,27 @@ def _in_seed(row: list[str], folder: Folder) -> bool:
     return len(row) > 1 and row[0] in folder.systems and row[1].isdigit() and int(row[1]) <= N_SEGMENTS
 
 
+REAL_LIMITS = state.session_limits()  # the default session budget's: a weights file is small, its work is not
+
+
+@cache
+def real_errors():
+    """The whole TED zh-en set as the dashboard reads it: 13 systems, 529 segments, its 9,915 error rows unweighed."""
+    return mio.load_folder(TED.path)
+
+
+def _weights() -> bytes:
+    """The WMT scheme's rules as a weights file (``severity, category, weight``)."""
+    table = mio.DEFAULT_ERROR_WEIGHTS.table()
+    return ("severity\tcategory\tweight\n" + "".join(f"{r.severity}\t{r.category}\t{r.weight:g}\n"
+                                                   for r in table.itertuples())).encode()
+
+
+def _weighed(upload: tuple[str, bytes]):
+    """What choosing a weights file does: read it, weigh the loaded set's error rows by it."""
+    return mio.weighed(real_errors(), mio.read_error_weights(upload, limits=REAL_LIMITS))
+
+
 @dataclass(frozen=True)
 class Kind:
     """An input kind: its name, the file name it is uploaded as, its seed bytes and the dashboard's call on one
@@ -188,6 +211,7 @@ KINDS = [
     Kind("metric spans", "spans.json", _metric_spans, lambda f: mio.with_metric_spans(base_set(WMT), f, limits=LIMITS)),
     Kind("human scores", "mqm.seg.tsv", lambda: _rows(WMT.path / "mqm.seg.tsv", lambda r: _in_seed(r, WMT)),
          lambda f: mio.load_files(**WMT.files(human=f))),
+    Kind("error weights", "weights.tsv", _weights, _weighed),
 ]
 
 

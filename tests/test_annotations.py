@@ -12,7 +12,7 @@ from mtdiag.analysis import segment_groups
 from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import evalset_from_lists
-from mtdiag.io import read_error_annotations, with_error_annotations
+from mtdiag.io import read_error_annotations, weighed, with_error_annotations
 from mtdiag.views.detail import segment_detail
 
 MQM = "\n".join([
@@ -159,4 +159,4 @@ def test_annotations_the_test_set_folder_reads_itself_are_read_once(tmp_path, ca
                         "match no output"]
     args = cli.build_parser("triage").parse_args(["triage", "--testset", str(folder), "--annotations",
                                                   str(folder / "mqm.errors.tsv")])
-    assert len(load.load(args).annotations) == len(read_error_annotations(errors)[1])  # the spans once, not twice
+    assert len(weighed(load.load(args)).annotations) == len(read_error_annotations(errors)[1])  # the spans once

@@ -454,12 +454,12 @@ def test_human_likeness_explains_what_is_missing():
 
 def test_widget_clicks_never_recompute_metrics(monkeypatch):
     at = start()
-    import mtdiag.ui.state as ui_state
+    import mtdiag.ui.reports as ui_reports
 
     def refuse(*args, **kwargs):
         raise AssertionError("metrics recomputed on a widget click")
 
-    monkeypatch.setattr(ui_state, "evaluate", refuse)
+    monkeypatch.setattr(ui_reports, "evaluate", refuse)
     at.selectbox(key="ov_baseline").set_value("Online-W").run()
     visit(at, "segments").run()
     at.multiselect(key="seg_systems").set_value(["UEdin"]).run()

@@ -108,3 +108,20 @@ def test_the_slice_finder_lists_slices_and_opens_one_in_the_box():
     assert any(f"of {N_DE} segments" in shown(i.value) for i in at.info)
     queue = table_with(at, "seg_id", "system")
     assert queue["seg_id"].nunique() == found["size"].iloc[0]  # the Segments page shows exactly the slice
+
+
+def test_the_slice_finder_shows_the_corrected_p_beside_the_expression():
+    """At 1,600 px the finder's last columns were out of sight: the corrected p was cut off while the uncorrected p
+    (0.0110, 0.0170 …) showed beside "0 significant". What decides comes right after the expression; the uncorrected
+    p comes last and says it is uncorrected."""
+    import json
+
+    at = start()
+    visit(at, "slices").run()
+    grid = next(d for d in at.dataframe if "p_corrected" in d.value.columns)
+    shown_order = list(grid.proto.column_order)
+    assert shown_order[:3] == ["expression", "p_corrected", "significant"]
+    assert shown_order.index("p_value") > shown_order.index("rest_difference")
+    assert set(shown_order) >= set(grid.value.columns) - {"tags"}  # no column of the view is left out
+    config = json.loads(grid.proto.columns)
+    assert config["p_value"]["label"] == "p uncorrected" and config["p_corrected"]["label"] == "p corrected"

@@ -255,11 +255,11 @@ def test_a_page_whose_allocation_fails_says_so_and_the_session_goes_on(monkeypat
 
 
 def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatch):
-    from mtdiag.ui import state
+    from mtdiag.ui import reports
 
     at = start()  # the sample set, scored
-    real = state.evaluate
-    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
+    real = reports.evaluate
+    monkeypatch.setattr(reports, "evaluate", lambda *args, **kwargs: (_ for _ in ()).throw(_array_memory_error()))
     at.radio(key="data_mode").set_value("Upload files").run()
     at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
     at.file_uploader(key="up_hyps").set_value(lines_file("mine.txt", de_lines("ref.C.txt"))).run()
@@ -269,7 +269,7 @@ def test_scoring_that_runs_out_of_memory_keeps_the_data_loaded_before(monkeypatc
                                                      "free. Try a slice of the data")
     assert errors[0].endswith("The data loaded before stays in use (wmt21.en-de).")
     assert "6 systems" in sidebar_text(at) and len(table_with(at, "otem", "bleu")) == 6  # the sample set's
-    monkeypatch.setattr(state, "evaluate", real)
+    monkeypatch.setattr(reports, "evaluate", real)
     at.run()
     assert not at.error and len(table_with(at, "otem", "bleu")) == 1  # scored once memory allows
 
@@ -282,13 +282,18 @@ WEIGHED = "\n".join([
 
 
 def _human(at) -> dict:
-    data = at.session_state["_mtdiag_last_good"]
-    return {(r.system, r.seg + 1): r.score for r in data.evalset.human.itertuples()}
+    """The human column of the Segments page's queue, by (system, seg_id)."""
+    from tests.test_app import visit
+
+    visit(at, "segments").run()
+    table = at.dataframe(key="seg_table").value
+    return {(r.system, r.seg_id): r.human for r in table.itertuples() if pd.notna(r.human)}
 
 
 def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keeps_the_data():
     """Issue 35: error rows become human scores by the chosen scheme — WMT's releases (a Source issue weighs 0),
-    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line."""
+    ESA-style severity only (5), or the user's own file — and a bad weights file is one message naming its line,
+    the data staying loaded and its rows weighed by the default scheme meanwhile."""
     from tests.test_app import de_lines, lines_file
 
     at = upload_mode()
@@ -305,5 +310,61 @@ def test_the_error_weights_are_chosen_in_the_sidebar_and_a_bad_weights_file_keep
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\n*\t*\t2\n")
     assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}
     upload(at, "up_error_weights_file", "weights.tsv", b"severity\tcategory\tweight\nmajor\t*\tlots\n")
-    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value) for e in at.error)
-    assert _human(at) == {("UEdin", 1): -2.0, ("UEdin", 2): -2.0}  # the data loaded before stays
+    assert any('weights.tsv: line 2: weight "lots" is not a number' in shown(e.value)
+               and "weighed by the wmt scheme meanwhile" in shown(e.value) for e in at.error)
+    assert _human(at) == {("UEdin", 1): 0.0, ("UEdin", 2): -1.0}  # the data loaded stays, weighed by wmt
+
+
+# ------------------------------------------------------------------------- memory: judged before, caught while parsing
+
+
+def _big_table() -> bytes:
+    """A 2.8 MB TSV set of 18 systems x 2,000 segments: its bytes show a set past a 512 MB session budget."""
+    cell = "the cat sat on the mat by the door of the small house near the river"
+    header = "\t".join(["source", "ref"] + [f"sys{i}" for i in range(18)])
+    return (header + "\n" + "".join("\t".join([f"{cell} {k}"] * 20) + "\n" for k in range(2_000))).encode()
+
+
+def test_a_test_set_file_over_the_budget_is_refused_before_it_is_parsed(monkeypatch):
+    """A 25 MB TSV (18 systems x 10,000 segments) was parsed to 250-362 MB above the start before the estimate
+    refused it; its bytes now say so before any parsing."""
+    import mtdiag.ui.state as ui_state
+    from mtdiag import io as mio
+
+    monkeypatch.setattr(ui_state, "SESSION_BUDGET_MB", 512.0)  # the sample set fits (290 MB), this set (849) not
+    monkeypatch.setattr(mio, "load_testset", lambda *a, **k: pytest.fail("parsed before the budget was checked"))
+    at = upload_mode()
+    upload(at, "up_testset", "big.tsv", _big_table())
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("big.tsv: this test set is too large for the dashboard: ")
+    assert "up to 2,000 segments of 19 systems needs about" in errors[0]
+
+
+@pytest.mark.parametrize("where", ["test set file", "text files", "extra systems", "annotations"])
+def test_an_allocation_that_fails_while_parsing_is_one_line_and_the_data_stays(monkeypatch, where):
+    """A MemoryError while an upload was parsed was not caught: "This app has encountered an error"."""
+    from mtdiag import io as mio
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    at = start()
+    if where == "extra systems":
+        monkeypatch.setattr(mio, "clean_name", no_memory)
+        upload(at, "up_extra", *lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))[:2])
+    elif where == "annotations":
+        monkeypatch.setattr(mio, "with_error_annotations", no_memory)
+        at.file_uploader(key="up_annotations").set_value(("mqm.tsv", b"system\tseg_id\n", "text/plain")).run()
+    else:
+        at.radio(key="data_mode").set_value("Upload files").run()
+        if where == "test set file":
+            monkeypatch.setattr(mio, "load_testset", no_memory)
+            at.file_uploader(key="up_testset").set_value(("set.tsv", b"source\tref\tA\nx\ty\tz\n", "text/plain")).run()
+        else:
+            monkeypatch.setattr(mio, "load_files", no_memory)
+            at.file_uploader(key="up_refs").set_value([lines_file("ref.A.txt", de_lines("ref.A.txt"))]).run()
+            at.file_uploader(key="up_hyps").set_value([lines_file("mine.txt", de_lines("newstest2021.en-de.UEdin.txt"))]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "needs more memory than the server has free" in errors[0], errors
+    assert "data loaded before stays in use" in errors[0]

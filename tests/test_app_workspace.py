@@ -11,7 +11,7 @@ import pytest
 import streamlit as st
 
 import mtdiag.scoring.evaluate
-import mtdiag.ui.state as ui_state
+import mtdiag.ui.reports as ui_reports
 import mtdiag.scoring.workspace
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.ui import runs
@@ -48,7 +48,7 @@ def refuse_scoring(monkeypatch) -> list[str]:
         calls.append("scored")
         raise AssertionError("scored again")
 
-    for module in (mtdiag.scoring.evaluate, ui_state, mtdiag.scoring.workspace):
+    for module in (mtdiag.scoring.evaluate, ui_reports, mtdiag.scoring.workspace):
         monkeypatch.setattr(module, "evaluate", refuse)
     for cls in _metric_classes():
         if cls is not Consensus:

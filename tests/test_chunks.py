@@ -70,9 +70,18 @@ def test_dask_local_cluster_gives_the_same_numbers(tico, tico_whole):
     assert_same(tico_whole, report)
 
 
-def test_dask_address_is_checked():
-    with pytest.raises(ValueError, match="local or local:N"):
-        evaluate(load_folder(SAMPLE / "tico19.en-fr"), execution=Execution(dask="local:x"))
+@pytest.mark.parametrize("count", ["x", "0", "-1", "1000000", "9" * 400, "٣"])
+def test_dask_address_is_checked_and_a_local_cluster_bounded(count, monkeypatch):
+    """``local:1000000`` started worker processes until the machine ran out; N is at most twice the cores."""
+    from mtdiag.scoring import chunks
+
+    monkeypatch.setattr(chunks.os, "cpu_count", lambda: 2)
+    import dask.distributed
+
+    monkeypatch.setattr(dask.distributed, "LocalCluster", lambda **kwargs: pytest.fail("a cluster was started"))
+    with pytest.raises(ValueError, match=r"^--dask local:\S+: N from 1 to 4 worker processes \(twice this machine's "
+                                         r"cores\)$"):
+        chunks.dask_client(f"local:{count}")
 
 
 @pytest.mark.slow
@@ -163,3 +172,30 @@ def test_cli_ngrams_dask_flag_gives_the_single_process_tables(capsys):
     single = capsys.readouterr().out
     assert cli.main(base + ["--dask", "local:2"]) == 0
     assert capsys.readouterr().out == single and len(single) > 10_000
+
+
+def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_nothing(monkeypatch):
+    """Scored whole on two threads, ``prepare`` runs on the calling thread with a report without scores on the same
+    context while the metrics score: the flags it computes (the checks that read no metric) are the scored
+    report's — computed once —, equal to those computed after scoring."""
+    from mtdiag.pipeline.inputs import prepared
+    from mtdiag.triage import checks
+    from mtdiag.triage.checks.wrong_language import WrongLanguage
+
+    evalset = load_folder(SAMPLE / "wmt21.en-de")
+    options = Options(metrics=("chrf", "otem", "ter"))
+    seen, computed = [], []
+    real = WrongLanguage.fires
+    monkeypatch.setattr(WrongLanguage, "fires", lambda self, report: computed.append(report.metrics) or real(self, report))
+
+    def prepare(report):
+        seen.append((report.metrics, report.segments.shape))
+        prepared(report)
+
+    warmed = evaluate(evalset, options, execution=Execution(workers=2), prepare=prepare)
+    assert seen == [((), (len(evalset.systems) * evalset.n_segments, 0))] and computed == [()]
+    flags = checks.flag_frame(warmed)
+    assert computed == [()]  # the scored report reads what was prepared: not computed again
+    cold = evaluate(evalset, options, execution=Execution(workers=2))
+    assert checks.flag_frame(cold).equals(flags) and computed == [(), ("chrf", "otem", "ter")]
+    assert warmed.segments.equals(cold.segments)

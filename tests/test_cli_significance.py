@@ -87,7 +87,7 @@ def test_signatures_without_a_test(capsys, files):
 @pytest.mark.parametrize("extra,message", [
     (["--paired-ar", "--baseline", "nope"], "--baseline 'nope' is not a system; systems: bad, good"),
     (["--baseline", "bad"], "--baseline needs --paired-bs or --paired-ar"),
-    (["--paired-bs", "0", "--baseline", "bad"], "must be at least 1"),
+    (["--paired-bs", "0", "--baseline", "bad"], "--paired-bs 0: from 1 to 100,000 resamples"),
     (["--paired-bs", "--baseline", "bad", "--segments", "--format", "tsv"], "needs --format json"),
 ])
 def test_clear_errors(capsys, files, extra, message):

@@ -12,7 +12,7 @@ import pytest
 
 from mtdiag.analysis import errorstats
 from mtdiag.core.evalset import evalset_from_lists
-from mtdiag.io import load_folder, with_error_annotations
+from mtdiag.io import load_folder, weighed, with_error_annotations
 
 from tests.conftest import DEV
 from tests.test_app import (  # noqa: F401  (the autouse fixtures of the dashboard tests apply here too)
@@ -43,7 +43,7 @@ def _mqm() -> str:
 @pytest.fixture(scope="module")
 def evalset():
     base = evalset_from_lists({"ref": ["x y"] * N}, {"A": ["x y"] * N, "B": ["x y"] * N})
-    return with_error_annotations(base, ("mqm.errors.tsv", _mqm().encode()))
+    return weighed(with_error_annotations(base, ("mqm.errors.tsv", _mqm().encode())))
 
 
 def test_counts_per_system_category_and_severity(evalset):
@@ -98,7 +98,7 @@ def test_the_sign_flip_p_has_no_sampling_floor():
 
 
 def test_ted_zh_en_category_counts_equal_a_direct_count_of_the_file():
-    evalset = load_folder(TED)
+    evalset = weighed(load_folder(TED))
     direct = pd.read_csv(f"{TED}/mqm.errors.tsv", sep="\t", quoting=3, dtype=str, keep_default_na=False)
     errors = direct[(direct["category"] != "No-error") & ~direct["severity"].isin(["No-error", "Neutral"])]
     assert set(errors["system"]) - set(evalset.systems) == {"ref.A", "ref.B"}  # rated references: no loaded system
@@ -124,10 +124,49 @@ def test_the_human_page_shows_the_error_statistics(tmp_path, monkeypatch):
     visit(at, "human").run()
     at.segmented_control(key="hl_section").set_value("errors").run()
     assert not at.exception, [e.value for e in at.exception]
-    counts = table_with(at, "category", "errors", "per_100")
+    counts = table_with(at, "category", "errors", "per_100")  # top-level categories first (the view's default)
     assert counts[["system", "category", "errors"]].values.tolist() == [
-        ["A", "Accuracy/Mistranslation", 10], ["A", "Fluency/Grammar", 1], ["B", "Fluency/Grammar", 1]]
+        ["A", "Accuracy", 10], ["A", "Fluency", 1], ["B", "Fluency", 1]]
     assert table_with(at, "rater", "mqm")["errors"].tolist() == [6, 1, 5, 0]
     significance = table_with(at, "p_holm", "system_a")
     assert significance["significant"].tolist() == [True, False]
     assert {b.label for b in at.get("download_button")} >= {"CSV", "Excel"}
+
+
+def _three_systems():
+    """A has a major Accuracy/Mistranslation and a minor Terminology/Inconsistent error on each of 10 segments; A, B
+    and C each a minor Fluency/Grammar error on segment 1; one rater."""
+    rows = [HEADER]
+    for system in ("A", "B", "C"):
+        for seg in range(1, N + 1):
+            errors = ["Accuracy/Mistranslation\tMajor", "Terminology/Inconsistent\tMinor"] if system == "A" else []
+            errors += ["Fluency/Grammar\tMinor"] if seg == 1 else []
+            for error in errors or ["No-error\tNo-error"]:
+                rows.append(f"{system}\td\t1\t{seg}\tr1\ts\t<v>x</v> y\t{error}")
+    base = evalset_from_lists({"ref": ["x y"] * N}, {s: ["x y"] * N for s in "ABC"})
+    return with_error_annotations(base, ("mqm.errors.tsv", ("\n".join(rows) + "\n").encode()))
+
+
+def test_the_page_and_the_report_count_tests_and_pairs_of_systems_alike():
+    """3 systems are 3 pairs. At the top level: Accuracy and Terminology tested for A-B and A-C (B-C has no error of
+    them: not tested), Fluency for all 3 pairs -> 7 tests; the four of A (p = 2/1024 each) survive Holm (x7 = 0.014):
+    4 significant tests in 2 of the 3 pairs — the report said "4 pair(s) of systems differ" and the page, at another
+    default level, "... of them"."""
+    from mtdiag.core.highlight import escape
+    from mtdiag.report.html_report import html_report
+    from mtdiag.scoring.evaluate import Options, evaluate
+    from mtdiag.views import REGISTRY, human
+
+    report = evaluate(_three_systems(), Options(metrics=("chrf",)))
+    view = REGISTRY["human"]
+    chosen = view.resolve(report)
+    assert chosen["level"] == "top"  # one default, the view's, for the page and the report
+    table = view.table("error_significance")
+    frame = table.make(report, chosen)
+    sentence = ("Significant at p_holm < 0.05: 4 of the 7 tests (one per pair of systems and top-level category with "
+                "an error), in 2 of the 3 pairs of systems.")
+    assert human.significance_summary(frame) == sentence
+    assert table.describe(report, chosen, frame).endswith(sentence)  # the page's caption
+    page = html_report(report)
+    assert f"<p>{escape(sentence)} Every pair and category below.</p>" in page
+    assert "pair(s)" not in page and "of them" not in page

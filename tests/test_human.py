@@ -121,3 +121,21 @@ def test_the_human_page_opens_on_what_the_data_has():
     assert opening_section(evaluate(evalset_from_lists(refs, hyps))) == "likeness"
     assert opening_section(evaluate(evalset_from_lists({"A": refs["A"]}, hyps))) == "errors"
     assert list(SECTIONS)[0] == "human"  # offered first, as the page opens on it
+
+
+def test_a_one_reference_sets_likeness_notes_say_its_count_once():
+    """ORANGE/KING and QUEEN on a set of one reference: why they are empty, the count said once (the page said
+    "this set has 1 ... This set has 1 reference")."""
+    from mtdiag.core.evalset import evalset_from_lists
+    from mtdiag.scoring.evaluate import Options, evaluate
+    from mtdiag.views import REGISTRY
+
+    report = evaluate(evalset_from_lists({"ref": ["a b c", "d e f"]}, {"A": ["a b c", "d e"], "B": ["a c", "d f"]}),
+                      Options(metrics=("chrf",)))
+    view = REGISTRY["human"]
+    chosen = view.resolve(report)
+    for name, needed in (("orange_king", 2), ("queen", 3)):
+        why = view.table(name).why_empty(report, chosen)
+        assert why.lower().count("this set has") == 1 and why.count(" 1") == 1, why
+        assert f"needs at least {needed} references per segment and this set has 1" in why
+        assert why.endswith("Or pick a set with several references (e.g. wmt21.en-de).")

@@ -773,3 +773,35 @@ def test_an_ambiguous_table_says_which_column_to_keep():
     error = error_of(load_files, refs={"ref": ref}, hyps={"s": ("s.txt", b"a\n")})
     assert str(error) == ("ref.jsonl: line 1: is read as a table with one text column for the reference, but it has "
                           "text columns src, text, other; keep only that column, or give it one ref or ref.NAME column")
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    return buffer.getvalue()
+
+
+DOCX = _zip({"[Content_Types].xml": b"<Types/>", "_rels/.rels": b"<Relationships/>",
+             "word/document.xml": b"<w:document><w:body><w:p>Die Katze</w:p></w:body></w:document>"})
+
+
+@pytest.mark.parametrize("data, said", [
+    (DOCX, "looks like a Word document (.docx, a ZIP archive), not plain text: save it as plain text (UTF-8, one "
+           "segment per line) and give that file"),
+    (_zip({"[Content_Types].xml": b"<Types/>", "xl/workbook.xml": b"<workbook/>"}),
+     "looks like an Excel workbook (.xlsx, a ZIP archive), not plain text: save it as plain text"),
+    (_zip({"hyp.txt": b"a\nb\n"}), "looks like a ZIP archive, not plain text: unpack it and give the text files inside"),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", "looks like a PDF document, not plain text: save it as plain text"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(8), "looks like a Word or Excel file (.doc, .xls), not plain text"),
+])
+def test_a_document_renamed_txt_is_named_for_what_it_is(data, said):
+    """A .docx renamed .txt said "contains a NUL byte (binary file?)": its first bytes say what it is, and what to
+    do. A PDF holds invalid UTF-8 before any NUL byte: the same message, not a bad byte."""
+    for reader in (read_lines, lambda source, name: decode_text(source, name)):
+        error = error_of(reader, data, "hyp.txt")
+        assert str(error).startswith(f"hyp.txt: {said}") and error.line is None, str(error)

@@ -10,7 +10,8 @@ import pytest
 
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import evalset_from_lists
-from mtdiag.io import Limits, read_error_annotations, read_metric_spans, with_error_annotations, with_metric_spans
+from mtdiag.io import (Limits, read_error_annotations, read_metric_spans, weighed, with_error_annotations,
+                       with_metric_spans)
 
 OUTPUT = "😀 我们喜欢猫"  # 😀 is one character (4 UTF-8 bytes): 喜欢 is characters 4-6, bytes 11-17
 OUTPUTS = {"A": [OUTPUT, "猫很可爱。"], "B": ["我们喜欢狗", "猫很可爱。"]}
@@ -135,7 +136,7 @@ def test_with_metric_spans_keeps_them_apart_from_human_scores_and_warns_on_unkno
     assert added.human is None and added.annotations is None
     assert len(added.metric_spans) == 3
     assert any("Elsewhere" in w and "not loaded" in w for w in added.warnings)
-    both = with_error_annotations(added, ("mqm.errors.tsv", MQM.encode()))
+    both = weighed(with_error_annotations(added, ("mqm.errors.tsv", MQM.encode())))
     assert len(both.metric_spans) == 3 and len(both.annotations) == 3  # MQM: 3 errors, one No-error row
     assert both.rated[["seg", "system", "rater"]].values.tolist() == \
         [[0, "A", "rater1"], [1, "A", "rater1"], [0, "B", "rater1"], [1, "B", "rater2"]]
@@ -169,7 +170,7 @@ def test_a_saved_run_keeps_metric_spans_and_rated_outputs(tmp_path):
     from mtdiag.scoring.workspace import Workspace
 
     evalset = evalset_from_lists({"ref": ["我们喜欢猫", "猫很可爱。"]}, OUTPUTS, src=["We like cats", "Cats are cute."])
-    evalset = with_error_annotations(evalset, ("mqm.errors.tsv", MQM.encode()))
+    evalset = weighed(with_error_annotations(evalset, ("mqm.errors.tsv", MQM.encode())))
     evalset = with_metric_spans(evalset, ("xcomet.json", _json(_records())))
     workspace = Workspace(tmp_path)
     run = workspace.save(evaluate(evalset, Options(metrics=("chrf",))), "spans")

@@ -13,14 +13,21 @@ import pandas as pd
 import pytest
 
 from mtdiag.scoring.evaluate import Options, evaluate
-from mtdiag.report.campaign import MQM_SEVERITIES, campaign_id_for, merged_spans, model_keys, pearmut_campaign
+from mtdiag.report.campaign import (MQM_SEVERITIES, campaign_id_for, campaign_text, merged_spans, model_keys,
+                                    pearmut_campaign)
 from mtdiag.core.errors import InputError
-from mtdiag.io import read_human_scores, with_error_annotations
+from mtdiag.io import read_human_scores, weighed, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, to_pearmut, utf16_boundaries
 from mtdiag.spans.judge import judged
 from mtdiag.spans import predict_spans
 from mtdiag.triage.ranking import worst_first
+from tests.conftest import REPO
 from tests.pearmut_env import small_set
+
+
+def annotated(evalset, log):
+    """``evalset`` with a log's annotations, weighed under the default scheme (as a report's set is)."""
+    return weighed(with_error_annotations(evalset, log))
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +78,13 @@ def test_missing_is_the_zero_width_span_at_the_end():
     assert from_pearmut(text, end, end) == (len(text), len(text))  # [missing]
     start_i, end_i = to_pearmut(text, len(text), len(text))
     assert (int(start_i), int(end_i)) == (end, end)
-    assert from_pearmut(text, 0, 99) == (0, len(text))  # a span running past the text: to its end
+    assert from_pearmut(text, 0, end) == (0, len(text))  # a span running from the text onto [missing]: to its end
     with pytest.raises(ValueError):
         from_pearmut(text, 3, 2)
+    for start_i, end_i in ((0, end + 1), (end + 1, end + 1), (10**400, 10**400)):  # past [missing]: no such element
+        with pytest.raises(ValueError, match=f"lie past the output's end \\(it has {end} UTF-16 units; Pearmut's "
+                                             f"\\[missing\\] token is {end}\\)"):
+            from_pearmut(text, start_i, end_i)
 
 
 # ------------------------------------------------------------------------------------------------ campaign
@@ -148,7 +159,20 @@ def test_overlapping_spans_are_merged_into_their_union():
     merged = merged_spans(spans)
     assert merged[["start", "end", "severity"]].values.tolist() == [[0, 34, "critical"], [40, 42, "minor"],
                                                                    [42, 50, "minor"]]  # touching spans stay apart
-    assert merged["kind"].iat[0] == "unsupported+repetition" and merged["confidence"].iat[0] == 0.5
+    assert merged["kind"].iat[0] == "repetition+unsupported" and merged["confidence"].iat[0] == 0.5
+
+
+def test_one_combination_of_span_kinds_has_one_name():
+    """Two outputs with an unsupported phrase overlapping a number mismatch, one starting first in each: the
+    WMT23 export named the one combination both ways (unsupported+number_mismatch x17, number_mismatch+unsupported
+    x10)."""
+    spans = pd.DataFrame({"system": ["A", "A", "B", "B"], "seg": [0, 0, 0, 0], "start": [0, 5, 0, 3],
+                          "end": [10, 12, 8, 9], "severity": ["major", "minor", "minor", "major"],
+                          "confidence": [0.4, 0.3, 0.3, 0.4],
+                          "kind": ["unsupported", "number_mismatch", "number_mismatch", "unsupported"]})
+    merged = merged_spans(spans)
+    assert merged[["system", "start", "end"]].values.tolist() == [["A", 0, 12], ["B", 0, 9]]
+    assert merged["kind"].tolist() == ["number_mismatch+unsupported"] * 2
 
 
 def test_mqm_campaign_keeps_critical_and_asks_no_score(report):
@@ -190,6 +214,22 @@ def test_campaign_ids_and_bad_options(report):
     for bad in ({"protocol": "da"}, {"users": 0}, {"top": 0}, {"campaign_id": "a/b"}, {"campaign_id": ".."}):
         with pytest.raises(ValueError):
             pearmut_campaign(report, **bad)
+
+
+@pytest.mark.parametrize(("campaign_id", "message"), [  # each was accepted before
+    ("esa\x07bell", "no control or format character (U+0007)"),
+    ("esa\nline", "no control or format character (U+000A)"),
+    ("txt.\u202egpj", "no control or format character (U+202E)"),
+    ("zero\u200bwidth", "no control or format character (U+200B)"),
+    ("x" * 10_000, "10,000 bytes of UTF-8; at most 200"),
+    ("語" * 67, "201 bytes of UTF-8; at most 200"),
+])
+def test_campaign_ids_pearmut_could_not_store_or_show_are_refused(report, campaign_id, message):
+    with pytest.raises(ValueError) as caught:
+        pearmut_campaign(report, campaign_id=campaign_id)
+    assert str(caught.value).startswith("campaign id ") and message in str(caught.value)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+    assert pearmut_campaign(report, campaign_id="語" * 66).data["campaign_id"] == "語" * 66  # 198 bytes: kept
 
 
 def test_a_slice_keeps_the_whole_sets_ids(report):
@@ -239,7 +279,7 @@ def test_esa_scores_are_the_annotators_means_and_raters_kept_apart(report, tmp_p
                 system = item[IDS_KEY]["systems"][key]
                 given.setdefault(system, []).append(base + item_i + k)
             lines.append(log_line(user, item_i, item, answers))
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, lines))
+    evalset = annotated(report.evalset, write_log(tmp_path, lines))
     means = evalset.human.groupby("system")["score"].mean()
     for system, scores in given.items():
         assert means[system] == pytest.approx(np.mean(scores))
@@ -260,12 +300,12 @@ def test_spans_come_back_as_the_characters_the_annotator_marked(report, tmp_path
                "category": None}]  # [missing]
     answers = answers_for(item)
     answers[key]["error_spans"] = marked
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     system = item[IDS_KEY]["systems"][key]
     rows = evalset.annotations[evalset.annotations["system"] == system]
-    assert [text[r.start:r.end] for r in rows.itertuples()] == ["dog", "😀", ""]
+    assert [text[r.start:r.end] for r in rows.itertuples()] == ["😀", "dog", ""]  # in order of their start
     assert (rows["side"] == "target").all() and rows["start"].iat[2] == rows["end"].iat[2] == len(text)  # omission
-    assert rows["severity"].tolist() == ["major", "minor", "major"] and (rows["rater"] == "u").all()
+    assert rows["severity"].tolist() == ["minor", "major", "major"] and (rows["rater"] == "u").all()
 
 
 def test_mqm_scores_are_the_weighted_errors(report, tmp_path):
@@ -279,13 +319,37 @@ def test_mqm_scores_are_the_weighted_errors(report, tmp_path):
 
     answers = answers_for(item, score=None, spans=spans)
     answers[next(iter(answers))]["error_spans"] = []  # a clean output: MQM 0
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
     scores = evalset.human.set_index("system")["score"]
     first = item[IDS_KEY]["systems"][next(iter(answers))]
     assert scores[first] == 0.0
     assert set(scores.drop(first)) == {-(5 + 1 + 0.1)}  # Freitag et al. 2021: major 5, minor 1, punctuation 0.1
     assert set(evalset.annotations["category"]) == {"Accuracy/Mistranslation", "Fluency/Grammar",
                                                     "Fluency/Punctuation"}
+
+
+def test_overlapping_spans_of_one_annotator_are_merged_into_the_heaviest(report, tmp_path):
+    """Pearmut's page cannot draw two spans on one character: a log whose spans overlap (edited, or pre-filled by
+    another tool) had each counted — a duplicated major error charged twice."""
+    item = campaign_items(report, "mqm")[0]
+
+    def spans(key, text):
+        return [{"start_i": 0, "end_i": 3, "severity": "minor", "category": "Fluency/Grammar"},
+                {"start_i": 0, "end_i": 3, "severity": "minor", "category": "Fluency/Grammar"},  # a duplicate
+                {"start_i": 2, "end_i": 5, "severity": "major", "category": "Accuracy/Mistranslation"},  # overlaps
+                {"start_i": 6, "end_i": 6, "severity": "minor", "category": "Fluency/Spelling"},  # touches: apart
+                *[{"start_i": utf16_units(text, len(text)), "end_i": utf16_units(text, len(text)),
+                   "severity": "major", "category": "Accuracy/Omission"}] * 2]  # [missing] twice
+
+    answers = answers_for(item, score=None, spans=spans)
+    evalset = annotated(report.evalset, write_log(tmp_path, [log_line("u", 0, item, answers)]))
+    assert set(evalset.human["score"]) == {-(5 + 1 + 5)}  # union major, the minor apart, one omission
+    key = next(iter(answers))
+    rows = evalset.annotations[evalset.annotations["system"] == item[IDS_KEY]["systems"][key]]
+    text = item["tgt"][key]
+    assert rows[["start", "end", "severity", "category"]].values.tolist() == [
+        [0, 6, "major", "Accuracy/Mistranslation"], [6, 7, "minor", "Fluency/Spelling"],
+        [len(text), len(text), "major", "Accuracy/Omission"]]
 
 
 def test_last_answer_counts_and_resets_void_earlier_lines(report, tmp_path):
@@ -297,7 +361,7 @@ def test_last_answer_counts_and_resets_void_earlier_lines(report, tmp_path):
              log_line("b", 1, items[1], answers_for(items[1], 60)),
              log_line("a", "welcome_0", items[0], answers_for(items[0], 0)),  # a tutorial page: not the campaign's
              log_line("a", 1, items[1], None)]  # a skipped item: no annotation
-    evalset = with_error_annotations(report.evalset, write_log(tmp_path, lines))
+    evalset = annotated(report.evalset, write_log(tmp_path, lines))
     human = evalset.human.set_index(["seg", "system"])["score"]
     seg0, seg1 = (items[i][IDS_KEY]["seg_id"] - 1 for i in (0, 1))
     assert set(human.xs(seg0, level="seg")) == {90.0}  # b's answer was reset; a's last answer
@@ -310,7 +374,7 @@ def test_the_dashboards_download_is_read_too(report, tmp_path):
     lines = [log_line("a", 0, items[0], answers_for(items[0], 77))]
     path = tmp_path / "annotations.json"
     path.write_text(json.dumps({"mtdiag-small-esa": lines}), encoding="utf-8")
-    evalset = with_error_annotations(report.evalset, path)
+    evalset = annotated(report.evalset, path)
     assert set(evalset.human["score"]) == {77.0}
     assert set(read_human_scores(write_log(tmp_path, lines))["score"]) == {77.0}  # --human reads it as well
 
@@ -330,7 +394,11 @@ def test_the_dashboards_download_is_read_too(report, tmp_path):
     (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(score=float("nan")),
      "from 0 to 100"),
     (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(
-        error_spans=[{"start_i": 10**30, "end_i": 10**31, "severity": "major"}], score=1), None),
+        error_spans=[{"start_i": 10**30, "end_i": 10**31, "severity": "major"}], score=1),
+     "(32 digits) lie past the output's end"),
+    (lambda line: line["annotation"][0][next(iter(line["annotation"][0]))].update(
+        error_spans=[{"start_i": 10**400, "end_i": 10**400, "severity": "major"}], score=1),
+     "lie past the output's end"),  # read as an omission at the end before
 ])
 def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, change, message):
     items = campaign_items(report)
@@ -338,18 +406,15 @@ def test_bad_lines_are_one_error_naming_the_file_and_line(report, tmp_path, chan
     bad = log_line("a", 1, items[1], answers_for(items[1]))
     change(bad)
     path = write_log(tmp_path, [good, bad])
-    if message is None:  # read: a span past the text's end is Pearmut's special token, an omission
-        assert len(with_error_annotations(report.evalset, path).annotations) == 1
-        return
     with pytest.raises(InputError) as caught:
-        with_error_annotations(report.evalset, path)
+        annotated(report.evalset, path)
     assert caught.value.line == 2 and message in str(caught.value) and "campaign.jsonl" in str(caught.value)
 
 
 def test_other_jsonl_is_still_read_as_esa(report, tmp_path):
     path = tmp_path / "esa.jsonl"
     path.write_text(json.dumps({"system": "A", "seg_id": 1, "score": 80, "error_spans": []}) + "\n")
-    assert with_error_annotations(report.evalset, path).human["score"].tolist() == [80.0]
+    assert annotated(report.evalset, path).human["score"].tolist() == [80.0]
 
 
 # ------------------------------------------------------------------------------------------------ command line
@@ -380,6 +445,54 @@ def test_cli_export_then_read_back(tmp_path, capsys):
                      for s in ("sysA", "sysB", "sysC")}
     assert main(["pearmut", "export", "--testset", str(folder), "--top", "0"]) == 1
     assert "--top must be at least 1" in capsys.readouterr().err
+
+
+def test_users_are_bounded_and_refused_before_anything_is_built(tmp_path):
+    """``--users 1000000 --top 1`` grew ~40 MB/s and wrote nothing (1.05 GB after 40 s); now one line naming the
+    option and its limit, before the set is read."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+    out = tmp_path / "campaign.json"
+    done = subprocess.run([sys.executable, "-m", "mtdiag", "pearmut", "export", "--testset",
+                           "sample_data/wmt21.en-de", "--top", "1", "--users", "1000000", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, preexec_fn=small_memory, cwd=REPO)
+    assert done.returncode == 1 and done.stderr == "mtdiag: error: --users 1,000,000: from 1 to 100 annotators\n"
+    assert not out.exists()
+
+
+def test_the_campaign_file_is_the_task_once_per_annotator_and_its_size_exact(report):
+    campaign = pearmut_campaign(report, top=6, users=3)
+    assert campaign.data["data"][0] is campaign.data["data"][2]  # held once
+    text = "".join(campaign_text(campaign))
+    assert json.loads(text) == campaign.data
+    size = len(text.encode())
+    assert "".join(campaign_text(campaign, limit_mb=size / 2**20)) == text
+    with pytest.raises(ValueError) as caught:
+        campaign_text(campaign, limit_mb=(size - 1) / 2**20)
+    assert str(caught.value).startswith(f"the campaign would be {size / 2**20:,.1f} MB (3 annotators × ")
+    with pytest.raises(ValueError, match="annotators \\(users\\): 101 — from 1 to 100"):
+        pearmut_campaign(report, users=101)
+
+
+def test_a_file_is_written_whole_or_not_at_all(tmp_path):
+    from mtdiag.cli.base import write_file
+
+    target = tmp_path / "campaign.json"
+    target.write_text("the campaign before", encoding="utf-8")
+
+    def pieces():
+        yield "half of a campaign"
+        raise KeyboardInterrupt  # a run stopped while writing
+
+    with pytest.raises(KeyboardInterrupt):
+        write_file(target, pieces())
+    assert target.read_text(encoding="utf-8") == "the campaign before" and list(tmp_path.iterdir()) == [target]
+    assert write_file(target, ["new ", "campaign"]) == 12 and target.read_text(encoding="utf-8") == "new campaign"
 
 
 # ------------------------------------------------------------------------------------------------ closing the loop
@@ -476,7 +589,29 @@ def test_an_empty_outputs_omission_is_prefilled_on_missing_and_comes_back(report
             assert item["error_spans"][keys["A"]][-1]["start_i"] == item["error_spans"][keys["A"]][-1]["end_i"] == 0
         lines.append(log_line("a", i, item, {k: {"score": 10, "error_spans": item["error_spans"][k]}
                                              for k in item["tgt"]}))
-    evalset = with_error_annotations(broken.evalset, write_log(tmp_path, lines))
+    evalset = annotated(broken.evalset, write_log(tmp_path, lines))
     rows = evalset.annotations
     back = rows[(rows["system"] == "A") & (rows["seg"] == 2)]
     assert back[["side", "start", "end"]].values.tolist() == [["target", 0, 0]]  # the omission, as predicted
+
+
+def test_a_log_weighs_each_distinct_error_once(report, tmp_path, monkeypatch):
+    """Every span was weighed by a scan of the scheme's rules, uncached (1,000 rules x 5,000 spans: 15.4 s): each
+    distinct (category, severity) is looked up once, however many spans carry it."""
+    from mtdiag.io.error_weights import ErrorWeights
+
+    items = campaign_items(report, "mqm")
+    # 40 marks on three characters: the duplicates of one place merge (without_overlaps), its weight looked up once
+    marks = [{"start_i": k % 3, "end_i": k % 3, "severity": ("major", "minor")[k % 3 % 2],
+              "category": ("Accuracy/Mistranslation", "Fluency/Grammar")[k % 3 % 2]} for k in range(40)]
+    lines = [log_line("u", i, item, answers_for(item, score=None, spans=lambda key, text: marks))
+             for i, item in enumerate(items)]
+    log = with_error_annotations(report.evalset, write_log(tmp_path, lines))  # read: nothing weighed yet
+    looked_up = []
+    real = ErrorWeights.weight
+    monkeypatch.setattr(ErrorWeights, "weight", lambda self, c, s: looked_up.append((c, s)) or real(self, c, s))
+    evalset = weighed(log)
+    # at most three places per output (two UTF-16 units of one emoji are one place)
+    outputs = sum(len(item["tgt"]) for item in items)
+    assert 2 * outputs < len(evalset.annotations) <= 3 * outputs
+    assert sorted(looked_up) == [("Accuracy/Mistranslation", "major"), ("Fluency/Grammar", "minor")]

@@ -21,7 +21,8 @@ from mtdiag.analysis.errorstats import rater_table
 from mtdiag.analysis.human_agreement import human_ranking
 from mtdiag.io import load_testset, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, pearmut_log_path
-from mtdiag.spans import predict_spans, span_records
+from mtdiag.spans import span_records
+from mtdiag.spans.protocol import protocol_spans
 from mtdiag.triage.ranking import worst_first
 from tests.conftest import DEV
 from tests.pearmut_env import pearmut, pearmut_python, small_set
@@ -43,7 +44,7 @@ def added(root: Path, python: str, *files: Path) -> None:
 
 def test_export_of_a_dev_set_is_accepted_by_pearmut_add(python, tmp_path, capsys):
     """The must-show: ``mtdiag pearmut export`` on TED zh-en (13 systems), ESA for 2 annotators and MQM, loaded by
-    ``pearmut add``; the items are the queue's segments; every pre-filled span is one ``mtdiag spans`` predicts for
+    ``pearmut add``; the items are the queue's segments; every pre-filled span is one ``mtdiag spans --protocol esa`` predicts for
     that output — the same characters, the end inclusive in UTF-16 units — except that spans of one output that
     overlap are pre-filled as their union."""
     from mtdiag.cli import main
@@ -70,7 +71,18 @@ def test_export_of_a_dev_set_is_accepted_by_pearmut_add(python, tmp_path, capsys
     for task in stored["data"].values():  # Pearmut keeps the items as they are (it shuffles the outputs' order)
         assert [page[0] for page in task] == [page[0] for page in pages]
 
-    records = {(r["system"], r["seg_id"]): r for r in span_records(report, predict_spans(report))}
+    esa_spans = prefilled_as_predicted(report, pages, protocol_spans(report, "esa"))
+    mqm_pages = json.loads(mqm.read_text(encoding="utf-8"))["data"][0]
+    mqm_spans = prefilled_as_predicted(report, mqm_pages, protocol_spans(report, "mqm"))
+    # ESA pre-fills only the spans of the protocol's operating point (few: the worst outputs, confident spans);
+    # MQM every span: on these 20 segments, 260 outputs, overlapping spans in at most two
+    assert 0 < esa_spans[0] < mqm_spans[0] and mqm_spans[0] > 100 and mqm_spans[1] <= 2
+
+
+def prefilled_as_predicted(report, pages, predicted_spans) -> tuple[int, int]:
+    """Asserts each output's pre-filled spans are ``predicted_spans`` of that output (overlapping ones as their
+    union, the end inclusive in UTF-16 units); returns (spans pre-filled as predicted, outputs whose spans merged)."""
+    records = {(r["system"], r["seg_id"]): r for r in span_records(report, predicted_spans)}
     equal = merged = 0
     for page in pages:
         item = page[0]
@@ -89,7 +101,7 @@ def test_export_of_a_dev_set_is_accepted_by_pearmut_add(python, tmp_path, capsys
             for span, (start, end) in zip(item["error_spans"][key], given):
                 assert text.encode("utf-16-le")[2 * span["start_i"]:2 * (span["end_i"] + 1)].decode(
                     "utf-16-le") == text[start:end]
-    assert equal > 100 and merged <= 2  # on these 20 segments: 260 outputs, overlapping spans in at most two
+    return equal, merged
 
 
 @pytest.fixture(scope="module")

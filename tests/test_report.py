@@ -141,3 +141,18 @@ def test_the_reports_bar_charts_rank_the_systems_like_its_table():
     traces = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", section, flags=re.S).group(1))
     assert len(traces) == len(report.metrics)
     assert all(trace["x"] == ranked for trace in traces)
+
+
+def test_the_worst_segments_are_bounded_and_their_size_estimated_before_they_are_built(page, monkeypatch, capsys,
+                                                                                         tmp_path):
+    report, _ = page
+    built = html._worst(report, 20)
+    assert html.worst_megabytes(report, 20) >= len(built.encode()) / 2**20  # an upper bound of what is written
+    code, _, err = run_cli(capsys, "report", "--testset", str(SAMPLE / "wmt21.en-de"), "-o", str(tmp_path / "r.html"),
+                           "--top", "1001")
+    assert (code, err) == (1, "mtdiag: error: --top 1,001: from 1 to 1,000 worst segments\n")
+    monkeypatch.setattr(html, "MAX_WORST_MB", 0.01)
+    monkeypatch.setattr(html, "_worst", lambda *args: pytest.fail("built before its size was known"))
+    with pytest.raises(ValueError, match=r"^--top 20: the worst segments would take about 0 MB of the report; "
+                                         r"at most 0.01 MB: show fewer$"):
+        html.html_report(report, top=20)

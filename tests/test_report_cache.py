@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -99,7 +100,7 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     without scoring. Uploads are scored, never written to disk."""
     import streamlit as st
 
-    import mtdiag.ui.state as ui_state
+    import mtdiag.ui.reports as ui_reports
     from tests.test_app import de_lines, lines_file, start
 
     st.cache_data.clear()
@@ -108,7 +109,7 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     assert len(list(cache.glob("*.npz"))) == 1
     st.cache_data.clear()
     st.cache_resource.clear()
-    monkeypatch.setattr(ui_state, "evaluate", refuse)
+    monkeypatch.setattr(ui_reports, "evaluate", refuse)
     at = start()  # a new server: its report store is empty, the file is read
     assert at.title[0].value == "Overview" and len(at.dataframe) > 0
     monkeypatch.undo()
@@ -125,6 +126,112 @@ def test_the_dashboard_opens_a_folder_from_disk_and_never_writes_an_upload(cache
     st.cache_data.clear()
     st.cache_resource.clear()
 
+
+# ------------------------------------------------------------------------- the cache trusts nothing it reads
+
+
+BLEU_TER = Options(metrics=("bleu", "ter"))
+
+
+def stored_arrays(path) -> dict:
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def rewrite(path, arrays: dict) -> None:
+    """The file with ``arrays`` (as a writer that knows the format would leave it)."""
+    import numpy as np
+
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def tampered(cache, tico, change, *, resign: bool = False):
+    """The stored report of ``tico`` under BLEU_TER after ``change(arrays)``; with ``resign`` its checksum made
+    again (a writer that knows the format): what ``load`` makes of it."""
+    report_cache.evaluate_stored(tico, BLEU_TER)
+    (path,) = cache.glob("*.npz")
+    arrays = stored_arrays(path)
+    change(arrays)
+    if resign:
+        arrays["digest"] = report_cache.digest(path.stem, {k: v for k, v in arrays.items() if k != "digest"})
+    rewrite(path, arrays)
+    return path, report_cache.load(tico, BLEU_TER)
+
+
+def test_altered_values_fail_the_checksum_and_the_set_is_scored_again(cache, tico):
+    # the first system's BLEU statistics with every match count raised: read as valid before (BLEU 55.57 -> 65.33)
+    def more_matches(arrays):
+        arrays["m0_s0"] = arrays["m0_s0"].copy()
+        arrays["m0_s0"][:, 2:6] = arrays["m0_s0"][:, 2:6] + 1
+
+    path, report = tampered(cache, tico, more_matches)
+    assert report is None and not path.exists()
+    assert_same(report_cache.evaluate_stored(tico, BLEU_TER), evaluate(tico, BLEU_TER))
+
+
+@pytest.mark.parametrize(("what", "change"), [
+    ("rows", lambda arrays: arrays.update(m0_s0=arrays["m0_s0"][:-1])),  # "cannot be computed" forever before
+    ("columns", lambda arrays: arrays.update(m1_s0=arrays["m1_s0"][:, :-1])),
+    ("dtype", lambda arrays: arrays.update(m0_s0=arrays["m0_s0"].astype(str))),  # crashed every session before
+    ("not finite", lambda arrays: arrays.update(m0_s0=arrays["m0_s0"] * float("nan"))),
+    ("metric list", lambda arrays: arrays.update(metrics=arrays["metrics"][::-1])),
+    ("systems", lambda arrays: arrays.update(systems=np.char.add(arrays["systems"], "x"))),
+    ("three dimensions", lambda arrays: arrays.update(m0_s0=arrays["m0_s0"][..., None])),
+])
+def test_a_file_of_the_wrong_schema_is_removed_and_the_set_scored_again(cache, tico, what, change):
+    path, report = tampered(cache, tico, change, resign=True)  # its checksum right: the schema is checked too
+    assert report is None and not path.exists(), what
+    assert_same(report_cache.evaluate_stored(tico, BLEU_TER), evaluate(tico, BLEU_TER))
+
+
+def test_a_file_without_a_checksum_or_copied_under_another_name_is_refused(cache, tico):
+    path, report = tampered(cache, tico, lambda arrays: arrays.pop("digest"))
+    assert report is None and not path.exists()
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu", "chrf")))
+    (source,) = cache.glob("*.npz")
+    target = cache / f"{report_cache.key(tico, BLEU_TER)}.npz"
+    source.rename(target)  # a BLEU + chrF report where BLEU + TER's is looked for: its checksum names its key
+    assert report_cache.load(tico, BLEU_TER) is None and not target.exists()
+
+
+def test_left_over_part_files_and_files_past_the_byte_cap_are_pruned(cache, tico, monkeypatch):
+    import time
+
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    old, fresh = cache / "tmpold.part", cache / "tmpfresh.part"
+    for part in (old, fresh):
+        part.write_bytes(b"x" * 1000)  # a write killed half-way
+    hour_ago = time.time() - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    (bleu,) = cache.glob("*.npz")
+    os.utime(bleu, (hour_ago, hour_ago))
+    monkeypatch.setattr(report_cache, "max_bytes", lambda: bleu.stat().st_size + 10)  # room for one report
+    cased = Options(metrics=("bleu",), lowercase=False)  # a report of the same size
+    report_cache.evaluate_stored(tico, cased)
+    assert not old.exists() and fresh.exists()  # a write that may be under way is left alone
+    assert [p.stem for p in cache.glob("*.npz")] == [report_cache.key(tico, cased)]
+
+
+def test_the_folder_is_made_private(cache, tico):
+    report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    assert cache.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("unsafe", ["writable by others", "owned by another user"])
+def test_a_folder_others_can_write_is_not_used(cache, tico, monkeypatch, capsys, unsafe):
+    cache.mkdir(mode=0o700)
+    if unsafe == "writable by others":
+        cache.chmod(0o777)
+    else:
+        monkeypatch.setattr(report_cache.os, "geteuid", lambda: os.stat(cache).st_uid + 1)
+    report = report_cache.evaluate_stored(tico, Options(metrics=("bleu",)))
+    assert_same(report, evaluate(tico, Options(metrics=("bleu",))))
+    assert not list(cache.iterdir())  # nothing written, nothing read
+    message = capsys.readouterr().err.strip()
+    assert message.startswith(f"mtdiag: the report cache {cache} is {unsafe}") and "\n" not in message
 
 # ----------------------------------------------------------------- the registered metrics are part of the key
 

@@ -158,3 +158,47 @@ def test_the_segments_search_compiles_its_pattern_once_for_every_column(monkeypa
     assert compiled == ["x"]  # 13 columns (source, 2 references, 10 systems), one compilation
     assert len(found) == 20  # every pair: segment 1 by its source and outputs, segment 2 by its reference B
     assert len(segments.text_filter(report, queue, "y")) == 10  # the outputs of segment 2 only
+
+
+# ------------------------------------------------------------------------- the budget inside one text
+
+
+def _no_q(length: int) -> str:
+    """``length`` characters with many z and no q: ``.{0,999}z.{0,999}q`` never matches, and RE2's automaton
+    overflows on it (it falls back to its slowest matcher)."""
+    import random
+
+    rng = random.Random(0)
+    return "".join(rng.choice("abcdefghijklmnoprstuvwxyz ") for _ in range(length))
+
+
+def test_the_time_budget_holds_inside_one_long_text():
+    # one 300,000-character text: the budget was checked between texts only, so this search ran its 6 s of CPU
+    # (13 s under load) and answered False instead of stopping at the budget
+    with pytest.raises(ValueError, match=r"^the search '\.\{0,999\}z\.\{0,999\}q' takes too long on these texts"):
+        search.text_matches(".{0,999}z.{0,999}q", [_no_q(300_000)], budget=0.3)
+
+
+def test_a_window_is_the_step_budget_over_the_program_size():
+    compiled = search.compile_pattern(".{0,999}z.{0,999}q")
+    assert compiled.programsize == 17_988
+    assert search.window_bytes(compiled) == 100_000_000 // 17_988 == 5_559
+    assert search.window_bytes(search.compile_pattern("Anfang.*Ende")) > 3_000_000  # a whole segment at the limit
+
+
+@pytest.mark.parametrize("window", [2, 3, 7, 16, 64])
+def test_windows_find_every_match_up_to_half_a_window_and_keep_anchors_exact(monkeypatch, window):
+    """Searched in tiny windows, the answers are those of a search of the whole text (Python's ``re``), for matches
+    up to half a window long, anchors and word boundaries at every window edge, and multi-byte characters cut."""
+    import random
+    import re
+
+    monkeypatch.setattr(search, "window_bytes", lambda compiled: window)
+    rng = random.Random(window)
+    alphabet = "ab ä語😀"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(300)]
+    patterns = [p for p in ("a", "b", "ä", "語", "😀", "ab", "a b", "^a", "a$", r"\bb", r"b\b", "^$", "ä語")
+                if len(p.encode()) <= window // 2]
+    for pattern in patterns:
+        expected = [re.search(pattern, t, re.IGNORECASE | re.ASCII) is not None for t in texts]
+        assert search.text_matches(pattern, texts).tolist() == expected, pattern

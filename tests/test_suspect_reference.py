@@ -96,9 +96,9 @@ def test_the_queue_does_not_charge_the_outputs_for_a_suspect_reference(single):
     bad = [seg for seg in (10, 20, 30) if every_reference_suspect(single)[seg]]
     assert len(bad) == 3 and at_fault.groupby(level="seg").all()[bad].all()
     rate = ranking.error_rate(single)
-    consensus = ranking.badness_percentile(ranking.view_scores(single, "consensus"), "consensus", single)
     mine = at_fault[at_fault].index
-    np.testing.assert_allclose(rate[mine], consensus[mine])  # the reference-free view only
+    witnesses = ranking.witness_badness(single, rate, at_fault)  # the reference-free view only, witnesses weighed
+    np.testing.assert_allclose(rate[mine], (witnesses + ranking.TIE * ranking.source_flags(single))[mine])
     lengths = ranking.segment_length(single)
     outputs = np.median([side.lengths for side in single.context.tokens.hyps.values()], axis=0)
     np.testing.assert_allclose(lengths[mine], np.maximum(outputs[[s for _, s in mine]], 1))
@@ -152,3 +152,27 @@ def test_peer_agreement_equals_consensus_counting(ted):
         expected = _pairwise_matches([index.counts(o, n) for o in outputs], ted.n_segments)
         for got, want in zip(_peer_matches(index, outputs, n), expected):
             np.testing.assert_array_equal(got, want)
+
+
+def test_the_outputs_agreement_counts_clipped_matches_as_the_definition_does():
+    """``Σ_{j≠s} min(c_s, c_j)`` per output and segment, counted by hand over every character n-gram of three
+    outputs — one with a run of 40 ``a`` (an n-gram held 40 times) and one repeating a word — against the ranked
+    computation of the n-gram table."""
+    from collections import Counter
+
+    from mtdiag.core.evalset import evalset_from_lists
+    from mtdiag.metrics import ScoringContext
+    from mtdiag.triage.checks.suspect_reference import _peer_matches
+
+    hyps = {"x": ["a" * 40 + "b", "the cat the cat"], "y": ["aaab", "the cat"], "z": ["b", "a dog the cat cat"]}
+    evalset = evalset_from_lists({"ref": ["ab", "the cat"]}, hyps)
+    index = ScoringContext(evalset).char_ngrams(6)
+    outputs = [("hyp", s) for s in hyps]
+    for n in range(1, 7):
+        match, _, _ = _peer_matches(index, outputs, n)
+        for seg in range(2):
+            grams = {s: Counter("".join(hyps[s][seg].split())[i:i + n]
+                                for i in range(max(len("".join(hyps[s][seg].split())) - n + 1, 0))) for s in hyps}
+            for row, s in enumerate(hyps):
+                expected = sum(min(count, grams[j][gram]) for gram, count in grams[s].items() for j in hyps if j != s)
+                assert match[row, seg] == expected, (n, seg, s)

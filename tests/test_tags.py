@@ -1,9 +1,8 @@
 """Tags (issue 21 Build 4): the tag set (mtdiag.core.tags), tags as slice fields (``tag``, ``tag[SYSTEM]``), kept with a
-saved run in the workspace (mtdiag.scoring.workspace), and in the HTML report."""
+saved run in the workspace (mtdiag.scoring.workspace), and in the HTML report. A tag set is an input of its own, given
+to what reads it (a slice, the finder, the report, a saved run): never a part of the data or of a report."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -23,10 +22,6 @@ def report():
                             {"A": ["a b c", "d e", "g h x", "j"], "B": ["a c", "d e f", "g", "j k"]},
                             src=["w x", "y", "z z", "v"])
     return evaluate(ev, Options(metrics=("bleu", "chrf")))
-
-
-def tagged(report, frame):
-    return replace(report, evalset=replace(report.evalset, tags=frame))
 
 
 def example():
@@ -64,7 +59,7 @@ def test_a_tag_name_is_short_visible_text(name, message):
     ('tag == "check" and tag == "bad"', [False, False, True, False]),
 ])
 def test_tags_are_slice_fields(report, expression, expected):
-    assert segment_mask(tagged(report, example()), expression).tolist() == expected
+    assert segment_mask(report, expression, example()).tolist() == expected
 
 
 def test_without_tags_the_field_exists_and_holds_nothing(report):
@@ -74,11 +69,13 @@ def test_without_tags_the_field_exists_and_holds_nothing(report):
         segment_mask(report, 'tag[Z] == "x"')
 
 
-def test_a_slice_keeps_its_tags_and_its_scores_are_the_slices(report):
-    sliced = where(tagged(report, example()), 'tag == "check"')
+def test_a_slice_reads_the_whole_sets_tags_by_segment_id_and_its_scores_are_the_slices(report):
+    sliced = where(report, 'tag == "check"', example())
     assert sliced.evalset.seg_ids.tolist() == [1, 3]
-    assert sliced.evalset.tags.values.tolist() == [[0, "", "check"], [1, "", "check"], [1, "B", "bad"]]
-    assert segment_mask(sliced, 'tag[B] == "bad"').tolist() == [False, True]
+    assert segment_mask(sliced, 'tag[B] == "bad"', example()).tolist() == [False, True]
+    assert segment_mask(sliced, 'tag == "check"', example()).all()
+    assert segment_mask(sliced, 'tag == "bad"', tags.add_tag(None, [1], None, "bad")).tolist() == [False, False]
+    assert not hasattr(sliced.evalset, "tags")  # the tags are no part of a set or a report
     alone = evaluate(report.evalset.segment_subset(np.array([0, 2])), report.options)
     assert sliced.corpus.equals(alone.corpus)
 
@@ -92,13 +89,12 @@ def test_tag_labels_of_table_rows():
 
 def test_tags_are_kept_with_a_saved_run(tmp_path, report):
     workspace = Workspace(tmp_path)
-    run = workspace.save(tagged(report, example()), "tagged")
+    run = workspace.save(report, "tagged", example())
     assert workspace.tags(run).values.tolist() == example().values.tolist()
-    assert workspace.open(run).evalset.tags.values.tolist() == example().values.tolist()
     assert workspace.remove_tags(run, [0], None, "check") == 1
-    assert Workspace(tmp_path).open(run).evalset.tags.values.tolist() == [
-        [1, "A", "bad"], [2, "", "check"], [2, "B", "bad"]]
-    assert segment_mask(Workspace(tmp_path).open(run), 'tag == "check"').tolist() == [False, False, True, False]
+    assert Workspace(tmp_path).tags(run).values.tolist() == [[1, "A", "bad"], [2, "", "check"], [2, "B", "bad"]]
+    assert segment_mask(Workspace(tmp_path).open(run), 'tag == "check"', Workspace(tmp_path).tags(run)).tolist() == [
+        False, False, True, False]
     grown = workspace.add_system(run, "C", ["a b c", "d", "g", "j"])  # a new run from a tagged one keeps them
     assert len(workspace.tags(grown)) == 3
     workspace.delete(run)
@@ -120,7 +116,7 @@ def test_a_workspace_made_before_tags_gets_the_table_on_its_first_write(tmp_path
 
 
 def test_the_html_report_lists_the_tags(report):
-    page = html_report(tagged(report, tags.add_tag(example(), [3], None, "<b>odd</b>")), top=4, n=20)
+    page = html_report(report, top=4, n=20, tags=tags.add_tag(example(), [3], None, "<b>odd</b>"))
     assert 'id="tags"' in page and "&lt;b&gt;odd&lt;/b&gt;" in page and "<b>odd</b>" not in page
     untagged = html_report(report, top=4, n=20)
     assert 'id="tags"' not in untagged
@@ -130,8 +126,9 @@ def test_the_slice_finder_tries_each_tag(report):
     from mtdiag.slices import find_slices
 
     frame = tags.add_tag(None, [0, 1], None, "first half")
-    found = find_slices(tagged(report, frame), "A", "B", metric="chrf", min_size=1, n=50)
+    found = find_slices(report, "A", "B", metric="chrf", min_size=1, n=50, tags=frame)
     assert 'tag == "first half"' in set(found["expression"])
+    assert not any("tag" in e for e in find_slices(report, "A", "B", metric="chrf", min_size=1, n=50)["expression"])
 
 
 def _add_concurrently(folder, run, writers: int, each: int, start: int = 0) -> list[int]:
@@ -161,7 +158,7 @@ def test_two_concurrent_writers_lose_no_tag(tmp_path, report, held):
     as stored once — also on a run already holding 20,000 tags. A tag is one insert, never read-modify-write."""
     workspace = Workspace(tmp_path)
     frame = pd.DataFrame({"seg": np.arange(held) % 4, "system": "", "tag": [f"t{i}" for i in range(held)]})
-    run = workspace.save(tagged(report, frame), "busy")
+    run = workspace.save(report, "busy", frame)
     stored = _add_concurrently(tmp_path, run, writers=2, each=12, start=held)
     assert stored == [1] * 24
     kept = workspace.tags(run)
@@ -188,7 +185,7 @@ def test_two_processes_adding_tags_at_once_lose_none(tmp_path, report):
 
 def test_adding_and_removing_say_what_was_stored(tmp_path, report, monkeypatch):
     workspace = Workspace(tmp_path)
-    run = workspace.save(tagged(report, example()), "tagged")
+    run = workspace.save(report, "tagged", example())
     assert workspace.add_tags(run, [0, 1, 1], None, " check ") == 1  # segment 0 had it; 1 given twice: one row
     assert workspace.add_tags(run, [2, 3], ["B", "B"], "bad") == 1  # B's output of segment 2 had it
     assert workspace.remove_tags(run, [0, 3], None, "check") == 1  # segment 3 never had it
@@ -210,15 +207,14 @@ def test_a_tag_slice_is_linear_in_the_tags_of_one_segment(report):
     n = tags.MAX_TAGS
     frame = pd.DataFrame({"seg": np.r_[np.full(n - 2, 1), 3, 3], "system": [""] * (n - 3) + ["A", "", "B"],
                           "tag": [f"t{i}" for i in range(n - 2)] + ["last", "other"]})
-    busy = tagged(report, frame)
-    assert segment_mask(busy, 'tag == "t5"').tolist() == [False, True, False, False]
-    assert segment_mask(busy, 'tag == "last"').tolist() == [False, False, False, True]
-    assert segment_mask(busy, 'tag != "t5"').tolist() == [True, False, True, True]
-    assert segment_mask(busy, 'tag == ""').tolist() == [True, False, True, False]  # exactly the untagged
-    assert segment_mask(busy, 'tag[A] == "t99997"').tolist() == [False, True, False, False]  # A's own tag
-    assert segment_mask(busy, 'tag[B] == "t99997"').tolist() == [False, False, False, False]
-    assert segment_mask(busy, 'tag[B] in ("other", "t3")').tolist() == [False, True, False, True]
-    assert segment_mask(busy, 'tag has "9999"').tolist() == [False, True, False, False]
-    assert segment_mask(busy, 'tag ~ "^t1234$"').tolist() == [False, True, False, False]
-    assert segment_mask(busy, 'tag[B] == tag[A]').tolist() == [True] * 4  # shared tags; untagged: "" == ""
-    assert segment_mask(busy, 'tag[B] == src').tolist() == [False] * 4
+    assert segment_mask(report, 'tag == "t5"', frame).tolist() == [False, True, False, False]
+    assert segment_mask(report, 'tag == "last"', frame).tolist() == [False, False, False, True]
+    assert segment_mask(report, 'tag != "t5"', frame).tolist() == [True, False, True, True]
+    assert segment_mask(report, 'tag == ""', frame).tolist() == [True, False, True, False]  # exactly the untagged
+    assert segment_mask(report, 'tag[A] == "t99997"', frame).tolist() == [False, True, False, False]  # A's own tag
+    assert segment_mask(report, 'tag[B] == "t99997"', frame).tolist() == [False, False, False, False]
+    assert segment_mask(report, 'tag[B] in ("other", "t3")', frame).tolist() == [False, True, False, True]
+    assert segment_mask(report, 'tag has "9999"', frame).tolist() == [False, True, False, False]
+    assert segment_mask(report, 'tag ~ "^t1234$"', frame).tolist() == [False, True, False, False]
+    assert segment_mask(report, 'tag[B] == tag[A]', frame).tolist() == [True] * 4  # shared tags; untagged: "" == ""
+    assert segment_mask(report, 'tag[B] == src', frame).tolist() == [False] * 4

@@ -43,8 +43,42 @@ def add_tokenize_options(parser: argparse.ArgumentParser) -> None:
 def add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None:
     parser.add_argument("--testset", metavar="PATH", help="the whole test set instead of separate files: a folder, "
                         "WMT XML (.xml), SGML (.sgm, or a folder of them), TSV/CSV/JSONL with named columns; any of "
-                        "them .gz" + (f"; {note}" if note else ""))
+                        "them .gz; or a year of WMT's mt-metrics-eval layout (wmt23/, or a .zip/.tar.gz of it) with "
+                        "--lp" + (f"; {note}" if note else ""))
+    add_layout_options(parser)
     add_limit_options(parser)
+
+
+def add_layout_options(parser: argparse.ArgumentParser) -> None:
+    """What to open of a WMT release in the mt-metrics-eval layout (:class:`mtdiag.io.mtme.LayoutChoice`)."""
+    group = parser.add_argument_group("a WMT release in the mt-metrics-eval layout (--testset wmt23/ or a .zip)")
+    group.add_argument("--lp", metavar="LP", help="the language pair, e.g. en-de (needed when the release has several)")
+    group.add_argument("--human-type", metavar="TYPE", help="the human scores taken as 'human': mqm, da-sqm, esa, … "
+                       "(default: mqm when present, else the first by name)")
+    group.add_argument("--references", metavar="LIST", type=name_list, help="the references the set keeps, e.g. refB "
+                       "(default: every reference not included as an output, except synthetic_ref); metric files that "
+                       "used another reference are left out, as WMT does")
+    group.add_argument("--include-outputs", metavar="LIST", type=name_list, default=(),
+                       help="human outputs (system-outputs named after a reference, synthetic_ref) to score as "
+                       "systems, e.g. refA (default: none, as WMT leaves them out)")
+
+
+def name_list(text: str) -> tuple[str, ...]:
+    """``refA,refB`` -> ("refA", "refB"): names, each once, in the order given."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: give at least one name")
+    return names
+
+
+def layout_choice(args):
+    """The :class:`mtdiag.io.mtme.LayoutChoice` of the layout flags (:func:`add_layout_options`)."""
+    from mtdiag.io.mtme import LayoutChoice
+
+    return LayoutChoice(lp=getattr(args, "lp", None), human=getattr(args, "human_type", None),
+                        references=getattr(args, "references", None),
+                        include=tuple(getattr(args, "include_outputs", None) or ()))
+
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:

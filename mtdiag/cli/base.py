@@ -5,7 +5,11 @@ command without importing pandas)."""
 from __future__ import annotations
 
 import math
+import os
 import sys
+import tempfile
+from pathlib import Path
+from typing import Iterable
 
 EXIT_USAGE = 2
 EXIT_INPUT = 1
@@ -23,6 +27,26 @@ def json_value(value: float):
 def note(text: str) -> None:
     """A line for the person at the terminal (stderr): ``mtdiag: TEXT``."""
     print(f"mtdiag: {text}", file=sys.stderr)
+
+
+def write_file(path: str | Path, pieces: Iterable[str]) -> int:
+    """Write ``pieces`` of text (UTF-8) to ``path`` whole or not at all: into a temporary file beside it, renamed
+    over it once complete (a run stopped half-way leaves the file as it was). Returns the bytes written."""
+    target = Path(path)
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".part", delete=False)
+    try:
+        with handle:
+            for piece in pieces:
+                handle.write(piece)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)  # a file as any other the user writes (a temporary one is 0600)
+        os.replace(handle.name, target)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return target.stat().st_size
 
 
 class Skip(Exception):

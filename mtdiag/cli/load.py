@@ -31,16 +31,28 @@ def limits(args) -> "Limits":
 
 
 def error_weights(args):
-    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file, read
-    once per command), else the default (:mod:`mtdiag.io.error_weights`)."""
+    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file), else the
+    default (:mod:`mtdiag.io.error_weights`)."""
     from mtdiag.io.error_weights import SCHEMES, error_weights as resolve
 
-    if getattr(args, "_error_weights", None) is None:
-        given = getattr(args, "error_weights", None)
-        if given is not None and given not in SCHEMES and not Path(given).is_file():
-            raise CliError(f"--error-weights {given!r}: neither a scheme ({', '.join(SCHEMES)}) nor a weights file")
-        args._error_weights = resolve(given, limits=limits(args))
-    return args._error_weights
+    given = getattr(args, "error_weights", None)
+    if given is not None and given not in SCHEMES and not _is_file(given):
+        raise CliError(f"--error-weights {shown(given)}: neither a scheme ({', '.join(SCHEMES)}) nor a weights file")
+    return resolve(given, limits=limits(args))
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` names a file (a name the system cannot take — too long, a NUL — names none)."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def shown(value: str) -> str:
+    """A value the user gave, as a message quotes it: ``repr``, at most 60 characters (a flag may be given
+    100,000)."""
+    return repr(value if len(value) <= 60 else value[:60] + "…")
 
 
 def metric_list(text: str | None) -> tuple[str, ...] | None:
@@ -49,7 +61,7 @@ def metric_list(text: str | None) -> tuple[str, ...] | None:
         return None
     names = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
     if not names:
-        raise CliError(f"--metrics {text!r}: name at least one metric")
+        raise CliError(f"--metrics {shown(text)}: name at least one metric")
     return names
 
 
@@ -85,13 +97,13 @@ def load(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp") -> "EvalSet":
     evalset = _testset(args, ref_flag, hyp_flag, refs, hyps)
     if evalset is None:
         evalset = _files(args, refs or (), hyps)
-    bounds, read, weights = limits(args), _read_with_the_testset(args), error_weights(args)
+    bounds, read = limits(args), _read_with_the_testset(args)
     for path in getattr(args, "scores", None) or ():
         if Path(path).resolve() not in read:
             evalset = with_metric_scores(evalset, path, limits=bounds)
     for path in getattr(args, "annotations", None) or ():
         if Path(path).resolve() not in read:
-            evalset = with_error_annotations(evalset, path, limits=bounds, error_weights=weights)
+            evalset = with_error_annotations(evalset, path, limits=bounds)
     for given in getattr(args, "metric_spans", None) or ():
         evalset = _with_metric_spans(evalset, given, bounds)
     for path in getattr(args, "comet_checkpoint", None) or ():
@@ -118,7 +130,10 @@ def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
                                       ("--terms", getattr(args, "terms", None))) if value]
     if given:
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
-    evalset = load_testset(args.testset, limits=limits(args), error_weights=error_weights(args))
+    from mtdiag.cli.arguments import layout_choice
+
+    evalset = load_testset(args.testset, limits=limits(args), layout=layout_choice(args))
+
     if getattr(args, "tgt_lang", None):
         from dataclasses import replace
 
@@ -142,7 +157,7 @@ def _files(args, refs: Sequence[str], hyps: Sequence[tuple[str, str]]) -> "EvalS
     paths = [*refs, *systems.values(), *([src] if src else [])]
     return load_files(src=src, refs=ref_entries(refs), hyps=list(systems.items()), name="cli",
                       lang_pair=lang_pair(getattr(args, "tgt_lang", None), paths), terms=getattr(args, "terms", None),
-                      limits=limits(args), error_weights=error_weights(args))
+                      limits=limits(args))
 
 
 def ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -188,26 +203,41 @@ def _read_with_the_testset(args) -> set[Path]:
     return {path.resolve() for path in extra_files(args.testset)}
 
 
-def report(args, *, scoring: "Options | None" = None, before=None,
-           flags: tuple[str, str] = ("--ref", "--hyp")) -> tuple["Report", "Report"]:
-    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores (the
-    folder's, or ``--human``), ``--where`` checked on them (a bad expression is the one line printed), the set's
-    warnings on stderr, then the options (``scoring``, default :func:`options`) with the metrics ``--where``'s flags
-    read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report, the report of
-    ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to stderr.
-    ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``: the command's
-    flags of the references and the systems (:func:`load`)."""
+def _check_metrics(scoring: "Options", evalset: "EvalSet") -> None:
+    """``--metrics`` names only metrics of the registry or of the set's imported scores (one line naming the flag)."""
+    from mtdiag.metrics import metric_classes
+
+    known = metric_classes(evalset)
+    unknown = [name for name in scoring.metrics or () if name not in known]
+    if unknown:
+        raise CliError(f"--metrics: unknown metric {shown(unknown[0])}; known: {', '.join(known)}")
+
+
+def report(args, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp"),
+           analysed: bool = False) -> tuple["Report", "Report"]:
+    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores
+    (the folder's, or ``--human``), its error rows weighed (``--error-weights``), ``--where`` checked on them (a bad
+    expression is the one line printed), the set's warnings on stderr, then the options (``scoring``:
+    :class:`Options`, or a function of the loaded set giving them; default :func:`options`) with the metrics
+    ``--where``'s flags read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report,
+    the report of ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to
+    stderr. ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``:
+    the command's flags of the references and the systems (:func:`load`). ``analysed``: the command reads checks or
+    spans next (:func:`mtdiag.pipeline.inputs.report`)."""
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 
-    scoring = scoring if scoring is not None else options(args)
+    scoring = options(args) if scoring is None else scoring  # the flags checked before anything is read
     where = getattr(args, "where", None)
     evalset = load(args, *flags)
     if getattr(args, "human", None):
-        evalset = inputs.with_human(evalset, args.human, limits=limits(args), error_weights=error_weights(args),
-                                     say=note)
+        evalset = inputs.with_human(evalset, args.human, limits=limits(args))
+    evalset = inputs.weighed(evalset, error_weights(args))  # the error rows weighed: spans and human scores
+    scoring = scoring(evalset) if callable(scoring) else scoring
+    _check_metrics(scoring, evalset)
     inputs.check(evalset, scoring, where)  # a bad expression is the one line printed
     print_warnings(evalset)
     if before is not None:
         before(evalset)
-    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note)
+    return inputs.report(evalset, scoring, where, execution=Execution(dask=getattr(args, "dask", None)), say=note,
+                         analysed=analysed)

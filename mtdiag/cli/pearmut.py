@@ -4,11 +4,8 @@ What the annotators mark comes back through ``--annotations`` (Pearmut's log, :m
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from mtdiag.cli import arguments, load
-from mtdiag.cli.base import CliError, note
+from mtdiag.cli.base import CliError, note, write_file
 
 
 def add(commands) -> None:
@@ -27,7 +24,7 @@ def add(commands) -> None:
                     "ids in every item match the annotations back to the segments (docs/pearmut.md).")
     arguments.add_input_options(export)
     arguments.add_where_option(export)
-    from mtdiag.report.campaign import DEFAULT_TOP, DEFAULT_USERS  # only for this command (mtdiag.cli.base.Unfilled)
+    from mtdiag.report.campaign import DEFAULT_TOP, DEFAULT_USERS, MAX_CAMPAIGN_MB, MAX_USERS  # this command's only
     from mtdiag.io.pearmut_log import PROTOCOLS
     from mtdiag.views.detail import SPAN_THRESHOLD
 
@@ -37,7 +34,9 @@ def add(commands) -> None:
     export.add_argument("--strict", action="store_true", help="the queue in strict problem order (as mtdiag triage "
                         "--strict; default: its first screen shows one pair per source)")
     export.add_argument("--users", type=int, default=DEFAULT_USERS, metavar="K",
-                        help="annotators, each annotating every page (default: %(default)s)")
+                        help=f"annotators, each annotating every page: from 1 to {MAX_USERS} (default: "
+                             f"%(default)s); the file, at most {MAX_CAMPAIGN_MB} MB, holds every page once per "
+                             "annotator (Pearmut's format)")
     export.add_argument("--protocol", choices=tuple(PROTOCOLS), default="esa",
                         help="esa: error spans (minor, major) and a 0-100 score; mqm: error spans with category "
                              "and severity, scored by their weights (default: %(default)s)")
@@ -53,15 +52,16 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
-    from mtdiag.report.campaign import pearmut_campaign
+    from mtdiag.report.campaign import MAX_USERS, campaign_text, pearmut_campaign
     from mtdiag.views.detail import SPAN_THRESHOLD
 
     given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None  # else the protocol's operating point
     threshold = arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given else None
-    for flag, value in (("--top", args.top), ("--users", args.users)):
-        if value < 1:
-            raise CliError(f"{flag} must be at least 1, got {value}")
-    _, report = load.report(args)
+    if args.top < 1:
+        raise CliError(f"--top must be at least 1, got {args.top:,}")
+    if not 1 <= args.users <= MAX_USERS:
+        raise CliError(f"--users {args.users:,}: from 1 to {MAX_USERS} annotators")
+    _, report = load.report(args, analysed=True)
     campaign = pearmut_campaign(report, top=args.top, users=args.users, protocol=args.protocol,
                                 threshold=threshold, campaign_id=args.campaign_id,
                                 with_reference=args.with_reference, strict=args.strict)
@@ -70,11 +70,13 @@ def run(args) -> str:
     summary = (f"campaign {campaign.data['campaign_id']}: {len(campaign.segments):,} segments x "
                f"{len(report.evalset.systems)} systems, {len(campaign.spans):,} pre-filled spans, {args.users} "
                f"annotator{'s' if args.users != 1 else ''}")
-    text = json.dumps(campaign.data, ensure_ascii=False, indent=1)
+    try:
+        pieces = campaign_text(campaign)
+    except ValueError as exc:  # the file's size, known before it is written
+        raise CliError(f"{exc} (--users, --top)") from None
     if args.output is None:
         note(summary)
-        return text
-    output = Path(args.output)
-    output.write_text(text + "\n", encoding="utf-8")
-    note(f"wrote {output}: {summary}; load it with: pearmut add {output}")
+        return "".join(pieces).rstrip("\n")
+    size = write_file(args.output, pieces)
+    note(f"wrote {args.output} ({size / 1e6:.1f} MB): {summary}; load it with: pearmut add {args.output}")
     return ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from mtdiag.cli import arguments, load
-from mtdiag.cli.base import CliError, json_value
+from mtdiag.cli.base import CliError, json_value, note
 
 
 def add(commands) -> None:
@@ -23,6 +23,8 @@ def add(commands) -> None:
 
 def _check_significance_args(args) -> None:
     """Clear errors for inconsistent significance options, before any scoring."""
+    from mtdiag.analysis.significance import MAX_SAMPLES
+
     method = "bs" if args.paired_bs is not None else "ar" if args.paired_ar is not None else None
     if method is None:
         if args.baseline is not None:
@@ -32,8 +34,10 @@ def _check_significance_args(args) -> None:
         return
     n = args.paired_bs if method == "bs" else args.paired_ar
     option = f"--paired-{method}"
-    if n < 1:
-        raise CliError(f"{option} N: the number of {'resamples' if method == 'bs' else 'trials'} must be at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed {args.seed:,}: a whole number from 0")
+    if not 1 <= n <= MAX_SAMPLES:
+        raise CliError(f"{option} {n:,}: from 1 to {MAX_SAMPLES:,} {'resamples' if method == 'bs' else 'trials'}")
     if args.segments and args.format != "json":
         raise CliError(f"--segments with {option} needs --format json")
 
@@ -92,6 +96,18 @@ def _human_json(args, report) -> dict:
             for metric, row in table.to_dict(orient="index").items()}
 
 
+def _warn_reference_bias(report) -> None:
+    """On stderr: the systems a reference favours (:func:`mtdiag.analysis.reference_bias.warning`), and where to
+    see the rankings without them (``mtdiag view overview``)."""
+    from mtdiag.analysis import reference_bias
+
+    if reference_bias.applies(report):
+        text = reference_bias.warning(report)
+        if text:
+            note(f"{text} The rankings without those segments and by the other references: mtdiag view overview "
+                 "--table bias_rankings (the test: --table reference_bias).")
+
+
 def run(args) -> str:
     _check_significance_args(args)
     _check_human_args(args)
@@ -103,6 +119,7 @@ def run(args) -> str:
     from mtdiag.analysis.significance import report_signatures
     from mtdiag.report.export import (clusters_latex, export_comparison, for_people, latex_table, pairwise_json, pairwise_tsv, significance_json)
 
+    _warn_reference_bias(report)
     comparison, pairwise = _significance(args, report), _pairwise(args, report)
     signatures = pairwise[2] if pairwise is not None else report_signatures(report, comparison)
     if args.format == "latex":

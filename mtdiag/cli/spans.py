@@ -6,10 +6,9 @@ and they can be compared with xCOMET's (:func:`mtdiag.spans.span_records`)."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from mtdiag.cli import arguments, load
-from mtdiag.cli.base import note
+from mtdiag.cli.base import note, write_file
 
 
 def add(commands) -> None:
@@ -47,19 +46,17 @@ def run(args) -> str:
     given = getattr(args, f"view_option:{SPAN_THRESHOLD.name}") is not None
     threshold = (arguments.fixed_view_option(args, SPAN_THRESHOLD, "--threshold") if given
                  else operating_point(args.protocol)["threshold"])
-    _, report = load.report(args)
+    _, report = load.report(args, analysed=True)
     predicted = predict_spans(report, threshold) if given else protocol_spans(report, args.protocol)
     records = span_records(report, predicted)
     marked = len({(s, g) for s, g in zip(predicted["system"], predicted["seg"])})
     summary = (f"{len(predicted):,} spans in {marked:,} of {len(records):,} outputs (confidence at least "
                f"{threshold:g})")
+    text = io.StringIO()
+    write_span_records(records, text, args.format)
     if args.output is None:
         note(summary)
-        text = io.StringIO()
-        write_span_records(records, text, args.format)
         return text.getvalue().rstrip("\n")
-    output = Path(args.output)
-    with output.open("w", encoding="utf-8") as stream:
-        write_span_records(records, stream, args.format)
-    note(f"wrote {output}: {summary}")
+    write_file(args.output, [text.getvalue()])  # whole or not at all
+    note(f"wrote {args.output}: {summary}")
     return ""

@@ -85,7 +85,7 @@ def evaluated(args, view, *, scoring=None, before=None, flags: tuple[str, str] =
     """The report ``view`` is shown on: the command's inputs through the one input path
     (:func:`mtdiag.cli.load.report`: ``scoring``, ``before`` and the input ``flags`` as it takes them), the report of
     ``--where``'s segments; an error when the data lacks what the view needs."""
-    _, report = load.report(args, scoring=scoring, before=before, flags=flags)
+    _, report = load.report(args, scoring=scoring, before=before, flags=flags, analysed=True)
     why = view.missing(report)
     if why:
         raise CliError(f"view {view.name} {why}")

@@ -12,14 +12,22 @@
 - ``annotations``: optional human error spans (MQM / ESA), one row per error (:mod:`mtdiag.io.annotations`);
 - ``rated``: optional ``seg``, ``system``, ``rater`` — every output each rater of an annotation file rated, with
   errors or without (the denominators of the per-rater statistics, :mod:`mtdiag.analysis.errorstats`);
+- ``error_rows``: optional human error rows as read, not weighed (:data:`mtdiag.io.ratings.ERROR_COLUMNS`): a
+  weighting scheme chosen by the analysis makes them the ``annotations`` and, where none are given, the ``human``
+  scores (:func:`mtdiag.io.error_weights.weighed`);
 - ``metric_spans``: optional error spans predicted by a metric (xCOMET and other explainable metrics), one row per
   span (:mod:`mtdiag.io.metric_spans`) — kept apart from the human ``annotations``: never human scores or errors;
-- ``tags``: optional long frame ``seg``, ``system``, ``tag`` — the user's tags (:mod:`mtdiag.core.tags`);
+- ``human_systems``: optional human system scores as published with the data (a WMT ``.sys.score`` or
+  ``.domain.score``: :mod:`mtdiag.io.mtme`): ``system``, ``domain`` (``""`` for the whole set), ``score`` — shown
+  beside the mean of the rated segments; they describe the whole set, so a slice has none;
 - ``scores``: optional long frame ``seg``, ``system``, ``metric``, ``score`` — segment scores of metrics computed
   elsewhere (COMET, MetricX, …), with ``imported`` describing each such metric (:class:`ImportedMetricInfo`).
 
-An ``EvalSet`` is immutable in spirit: functions return new ones (``with_hyps``) instead of mutating, and
-``content_hash`` identifies the data for caching.
+An ``EvalSet`` is immutable in spirit: functions return new ones (``with_hyps``) instead of mutating. Two digests
+identify it for caching: ``scoring_hash`` what the metrics read (the texts, the terms, imported scores and spans, the
+language pair: a report is scored once per scoring hash and options), ``content_hash`` everything, the human
+judgements too (``human``, ``annotations``, ``rated``, ``error_rows``: they join a scored report without scoring it
+again, :meth:`without_judgements`).
 
 A *slice* of a set (:meth:`EvalSet.segment_subset`, the segments an expression selects: ``mtdiag.slices``) is an
 EvalSet of its own, ``seg`` renumbered from 0, whose ``segments`` frame keeps the original 0-based segment of each
@@ -31,6 +39,7 @@ ones — so a slice's outputs name the segments as the whole set does. ``orig_se
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -44,12 +53,15 @@ _NOT_LABELS = ("src", ORIGIN_COLUMN)
 class ImportedMetricInfo:
     """A metric whose segment scores come from a file (``EvalSet.scores``): its ``name`` (the column/key), whether
     higher is better, where it came from (``source``: the file), and system-level scores the file gave
-    (``system_scores``: ``((system, score), ...)``, for checking)."""
+    (``system_scores``: ``((system, score), ...)``, for checking). ``published``: those system scores are the
+    metric's own corpus scores as its authors published them (a WMT ``.sys.score``), shown in place of the mean of
+    its segment scores on the whole set (:mod:`mtdiag.metrics.imported`)."""
 
     name: str
     higher_is_better: bool
     source: str
     system_scores: tuple[tuple[str, float], ...] = ()
+    published: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,7 +81,8 @@ class EvalSet:
     annotations: pd.DataFrame | None = None  # human error spans (MQM/ESA): mtdiag.io.ratings.SPAN_COLUMNS
     rated: pd.DataFrame | None = None  # seg, system, rater: every output an annotation file rated
     metric_spans: pd.DataFrame | None = None  # metric-predicted spans: mtdiag.io.metric_spans.METRIC_SPAN_COLUMNS
-    tags: pd.DataFrame | None = None  # the user's tags (mtdiag.core.tags.TAG_COLUMNS); not part of content_hash
+    error_rows: pd.DataFrame | None = None  # human error rows as read: mtdiag.io.ratings.ERROR_COLUMNS
+    human_systems: pd.DataFrame | None = None  # published human system scores: system, domain ("" = whole), score
 
     def __post_init__(self) -> None:
         n = len(self.segments)
@@ -112,6 +125,11 @@ class EvalSet:
             return self.segments["src"]
         return pd.Series([""] * self.n_segments, index=self.segments.index, name="src")
 
+    @cached_property
+    def has_source(self) -> bool:
+        """True when some segment has a source text (read once per set: every check asks, per pair shown)."""
+        return "src" in self.segments.columns and bool(self.src.astype(str).str.len().gt(0).any())
+
     @property
     def label_columns(self) -> list[str]:
         """The label columns of the segments (``doc``, ``domain``, …): every column but the source and
@@ -149,8 +167,8 @@ class EvalSet:
         return replace(self, segments=rows(self.segments), refs=rows(self.refs), hyps=rows(self.hyps),
                        terms=long(self.terms), human=long(self.human), scores=long(self.scores),
                        annotations=long(self.annotations), rated=long(self.rated),
-                       metric_spans=long(self.metric_spans), tags=long(self.tags),
-                       warnings=())
+                       metric_spans=long(self.metric_spans), error_rows=long(self.error_rows),
+                       human_systems=None, warnings=())
 
     def segment_subset(self, segments) -> "EvalSet":
         """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
@@ -185,20 +203,36 @@ class EvalSet:
         segments = rows(self.segments).assign(**{ORIGIN_COLUMN: self.seg_ids[positions] - 1})
         return replace(self, segments=segments, refs=rows(self.refs), hyps=rows(self.hyps), terms=long(self.terms),
                        human=long(self.human), scores=long(self.scores), annotations=long(self.annotations),
-                       rated=long(self.rated), metric_spans=long(self.metric_spans), tags=long(self.tags),
-                       warnings=())
+                       rated=long(self.rated), metric_spans=long(self.metric_spans),
+                       error_rows=long(self.error_rows), human_systems=None, warnings=())
+
+    def without_judgements(self) -> "EvalSet":
+        """This set without its human judgements (``human``, ``annotations``, ``rated``, ``error_rows``,
+        ``human_systems``): what a report is scored on; the judgements join the scored report afterwards
+        (:func:`mtdiag.pipeline.inputs.judged`)."""
+        return replace(self, human=None, annotations=None, rated=None, error_rows=None, human_systems=None)
+
+    def scoring_hash(self) -> str:
+        """A stable digest of what the metrics read — every text, the terms, imported scores and metric spans, the
+        language pair — for the keys of scored reports: a human judgement added changes it not."""
+        return self._digest((self.segments, self.refs, self.hyps, self.terms, None, self.scores, None),
+                            (None, self.metric_spans))
 
     def content_hash(self) -> str:
-        """A stable digest of every text and extra in the set, for cache keys — the user's tags left out: tagging
-        changes no score."""
+        """A stable digest of every text and extra in the set, the human judgements too, for cache keys (the
+        user's tags are no part of a set: :mod:`mtdiag.core.tags`)."""
+        return self._digest((self.segments, self.refs, self.hyps, self.terms, self.human, self.scores,
+                             self.annotations), (self.rated, self.metric_spans, self.error_rows, self.human_systems))
+
+    def _digest(self, frames, extras) -> str:
         digest = hashlib.sha256()
-        for frame in (self.segments, self.refs, self.hyps, self.terms, self.human, self.scores, self.annotations):
+        for frame in frames:
             if frame is None:
                 digest.update(b"\x00none")
                 continue
             digest.update("\x1f".join(map(str, frame.columns)).encode())
             digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())
-        for frame in (self.rated, self.metric_spans):  # newer extras: hashed only when present (old hashes stay)
+        for frame in extras:  # newer extras: hashed only when present (old hashes stay)
             if frame is not None:
                 digest.update("\x1f".join(map(str, frame.columns)).encode())
                 digest.update(pd.util.hash_pandas_object(frame, index=True).values.tobytes())

@@ -34,7 +34,7 @@ class Need:
 
 
 def _has_source(evalset) -> bool:
-    return "src" in evalset.segments.columns and bool(evalset.src.astype(str).str.len().gt(0).any())
+    return evalset.has_source
 
 
 def _rated(frame, evalset) -> bool:
@@ -74,10 +74,17 @@ NEEDS: dict[str, Need] = {need.name: need for need in (
          "Human scores are a TSV with system, seg_id (1-based) and a score column (score or mqm_score), e.g. the "
          "mqm.seg.tsv of wmt21.en-de: --human FILE, mqm.seg.tsv in a test-set folder, or an upload with your data in "
          "the sidebar.", lambda evalset: _rated(evalset.human, evalset)),
+    Need("human_system_scores", "human scores", "has no human scores for its systems, neither per segment nor "
+         "published per system", "mqm.seg.tsv, --human, or a WMT release's human-scores/",
+         "Human scores are segment scores (a TSV with system, seg_id and a score column: --human FILE, mqm.seg.tsv "
+         "in a test-set folder, or an upload in the sidebar), or a WMT release in the mt-metrics-eval layout with its "
+         "human-scores/ files (--testset wmt23/ --lp en-de, a folder on the server or a .zip upload).",
+         lambda evalset: _rated(evalset.human, evalset) or _rated(evalset.human_systems, evalset)),
     Need("esa_scores", "ESA scores", "has no ESA scores (0–100) for its systems", "esa.jsonl or --human",
          "Give 0–100 human scores (ESA): an esa.jsonl in a test-set folder, --human FILE, or an upload with your "
          "data in the sidebar.", lambda evalset: human_protocol(evalset) == "esa"),
     Need("annotations", "human error annotations", "has no human error annotations for its systems",
+
          "mqm.errors.tsv or --annotations",
          "Load an MQM error TSV (--annotations FILE, mqm.errors.tsv in a test-set folder, or an upload under 'Human "
          "error spans and metric scores' in the sidebar) or an ESA file with error spans.",

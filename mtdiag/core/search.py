@@ -8,6 +8,17 @@ time linear in the text and at most :data:`MAX_MEMORY` bytes whatever the patter
 server's CPU or memory. What needs backtracking (backreferences, lookaround, recursion, atomic groups, possessive
 quantifiers) is refused before any text is read, with one line saying what is not supported (``docs/slices.md``).
 
+**The time budget holds inside one text.** RE2's automaton is linear in the text, but when a pattern's automaton
+outgrows its memory (large counted repetitions: ``.{0,999}z.{0,999}q``) RE2 falls back to simulating the pattern's
+program instruction by instruction, at a cost of up to (text bytes × program size) steps — 6 s of CPU on one
+300,000-character text, 20 s on a 1,000,000-character one, with no point where a caller could stop it. So a text is
+searched in **windows** of :func:`window_bytes` bytes (:data:`WINDOW_STEPS` steps at most each: ~0.1 s), the
+deadline checked between windows. Windows overlap by half their length: every match up to half a window long is
+found wherever it lies, and ``^``, ``$`` and ``\b`` see the text around the window (RE2 matches inside a window of
+the whole text). A match longer than half a window in a text longer than a window may be missed: for a plain word
+or ``Anfang.*Ende`` a window is over 3 MB (more than the longest segment the input limits allow: such texts are
+searched whole), for ``.{0,999}z.{0,999}q`` 5,560 bytes (its matches are at most 2,000 characters long).
+
 Kept from the search's earlier engine (the ``regex`` module): case is ignored (Unicode simple case folding: ``Ä``
 finds ``ä``), a plain word matches as a substring, and ``\\w``, ``\\d``, ``\\s`` and their negations are Unicode
 classes (RE2's own are ASCII; :func:`_unicode_classes` rewrites them). ``\\b`` stays RE2's, a boundary between an
@@ -25,6 +36,9 @@ import numpy as np
 SEARCH_SECONDS = 2.0  # time budget of one text search over all its texts
 MAX_PATTERN_CHARS = 2_000  # characters of one search pattern: as a slice expression's (``--where``)
 MAX_MEMORY = 8 << 20  # bytes RE2 may use for one compiled pattern (its program and its automaton's cache)
+WINDOW_STEPS = 100_000_000
+"""Steps of RE2's slowest matcher (text bytes × program instructions) one window may cost: ~0.11 s of CPU (a
+300,000-byte text × 17,988 instructions took 6.1 s, 1.1 ns a step)."""
 
 # Unicode bodies of the Perl classes, as Python's and the regex module's str patterns define them
 _CLASSES = {"w": r"\p{L}\p{M}\p{N}\p{Pc}", "d": r"\p{Nd}", "s": r"\t\n\x{0b}\f\r\x{1c}-\x{1f}\x{85}\p{Z}"}
@@ -55,15 +69,45 @@ def columns_matching(pattern: str, columns: Sequence[Sequence[str]], budget: flo
     most ``budget`` whatever the columns."""
     compiled = compile_pattern(pattern)
     deadline = time.monotonic() + budget
+    window = window_bytes(compiled)
     found = []
     for texts in columns:
         hits = np.zeros(len(texts), dtype=bool)
         for i, text in enumerate(texts):
-            if time.monotonic() >= deadline:
-                raise ValueError(f"the search {_shown(pattern)} takes too long on these texts; simplify the pattern")
-            hits[i] = compiled.search(text) is not None
+            hits[i] = _text_matches(compiled, text, window, deadline, pattern)
         found.append(hits)
     return found
+
+
+def window_bytes(compiled) -> int:
+    """The bytes of text one search call is given: :data:`WINDOW_STEPS` over the compiled pattern's program size
+    (its instructions; RE2's ``programsize``), so that a call costs at most ~0.1 s even where RE2 falls back to its
+    slowest matcher."""
+    return max(2, WINDOW_STEPS // max(int(compiled.programsize), 1))
+
+
+def _text_matches(compiled, text: str, window: int, deadline: float, pattern: str) -> bool:
+    """Whether ``text`` contains a match, searched in windows of ``window`` bytes that overlap by half (module
+    docstring), the ``deadline`` checked before each; ``ValueError`` past it."""
+    data = text.encode("utf-8", "surrogatepass")
+    end, step = len(data), max(window // 2, 1)
+    start = 0
+    while True:
+        if time.monotonic() >= deadline:
+            raise ValueError(f"the search {_shown(pattern)} takes too long on these texts; simplify the pattern")
+        stop = _boundary(data, min(start + window, end))
+        if compiled.search(data, start, stop) is not None:
+            return True
+        if stop >= end:
+            return False
+        start = _boundary(data, start + step)
+
+
+def _boundary(data: bytes, at: int) -> int:
+    """``at`` moved forward to the start of a UTF-8 character (a window never cuts one)."""
+    while at < len(data) and data[at] & 0xC0 == 0x80:
+        at += 1
+    return at
 
 
 def _shown(pattern: str) -> str:

@@ -1,22 +1,24 @@
 """Tags: names a user gives to segments or to (system, segment) pairs, to find them again (``docs/slices.md``).
 
 A tag set is a frame :data:`TAG_COLUMNS` — ``seg`` (0-based, in the whole test set), ``system`` (the tagged
-output's system, or ``""`` when the whole segment is tagged) and ``tag`` — one row per (segment, system, tag),
-kept in ``EvalSet.tags``. A tag is 1 to :data:`MAX_TAG_CHARS` characters of text without control characters,
+output's system, or ``""`` when the whole segment is tagged) and ``tag`` — one row per (segment, system, tag). A
+tag set is an input of its own, given to what reads it — the slice expressions (:mod:`mtdiag.slices`), the slice
+finder, the tables' ``tags`` column, the HTML report, a saved run — never a part of the data or of a report. A tag is 1 to :data:`MAX_TAG_CHARS` characters of text without control characters,
 compared exactly (case kept) like every text field of a slice expression.
 
 Where tags are read:
 
 - slice expressions: ``tag`` holds the tags of the segment (its own and those of any of its outputs), ``tag[SYSTEM]``
   those of one output (its own and the segment's); a condition holds when it holds for any of them
-  (:mod:`mtdiag.slices.catalogue`), so ``tag == "check"`` keeps the tagged segments and ``tag != "check"`` the others;
+  (:mod:`mtdiag.slices.catalogue`), so ``tag == "check"`` keeps the tagged segments and ``tag != "check"`` the others
+  — on a slice too: the segments are found by their ids in the whole set (:func:`tag_values`);
 - tables and exports: :func:`tag_labels` gives each row of a table with ``seg_id`` (1-based) and, optionally,
   ``system`` the tags that apply to it, joined by ``", "``;
 - the workspace keeps them with a saved run, each addition or removal one transaction
   (:meth:`mtdiag.scoring.workspace.Workspace.add_tags`), the HTML report lists them (:func:`tag_summary`).
 
 The tags are not part of the data's identity (:meth:`mtdiag.core.evalset.EvalSet.content_hash`): tagging never
-recomputes a score.
+recomputes a score; what reads them is keyed by their digest besides.
 """
 
 from __future__ import annotations
@@ -93,19 +95,23 @@ def tag_names(tags: pd.DataFrame | None) -> list[str]:
     return [] if tags is None or not len(tags) else sorted(set(tags["tag"].astype(str)))
 
 
-def tag_values(tags: pd.DataFrame | None, n_segments: int, system: str | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """The tags of each segment as one flat array of text and the segment of each (``values, owner``): every tag of a
-    segment once, and ``""`` once for each untagged segment, so a slice condition on ``tag`` holds on a segment
-    where it holds for any of its values (:mod:`mtdiag.slices.catalogue`) and ``tag == ""`` keeps exactly the
-    untagged segments. Linear in the tags however many one segment holds. ``system`` None: every tag of the
-    segment; a system: the segment's own tags and that system's."""
+def tag_values(tags: pd.DataFrame | None, seg_ids, system: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The tags of each segment of a set whose segments have the 1-based ids ``seg_ids`` (ascending: the whole
+    set's, or a slice's, :attr:`mtdiag.core.evalset.EvalSet.seg_ids`) as one flat array of text and the position of
+    each (``values, owner``): every tag of a segment once, and ``""`` once for each untagged segment, so a slice
+    condition on ``tag`` holds on a segment where it holds for any of its values (:mod:`mtdiag.slices.catalogue`)
+    and ``tag == ""`` keeps exactly the untagged segments. Linear in the tags however many one segment holds.
+    ``system`` None: every tag of the segment; a system: the segment's own tags and that system's."""
+    whole = np.asarray(seg_ids, dtype=np.int64) - 1
     rows = empty_tags() if tags is None else tags
     if system is not None:
         rows = rows[rows["system"].isin(["", system])]
-    rows = rows[(rows["seg"] >= 0) & (rows["seg"] < n_segments)].drop_duplicates(["seg", "tag"])
+    tagged = rows["seg"].to_numpy(dtype=np.int64)
+    at = np.minimum(np.searchsorted(whole, tagged), max(len(whole) - 1, 0))
+    inside = whole[at] == tagged if len(whole) else np.zeros(len(tagged), dtype=bool)
+    rows = rows[inside].assign(seg=at[inside]).drop_duplicates(["seg", "tag"])
     seg = rows["seg"].to_numpy(dtype=np.int64)
-    untagged = np.flatnonzero(np.bincount(seg, minlength=n_segments) == 0)
+    untagged = np.flatnonzero(np.bincount(seg, minlength=len(whole)) == 0)
     values = np.concatenate([rows["tag"].to_numpy(dtype=object), np.full(len(untagged), "", dtype=object)])
     return values, np.concatenate([seg, untagged])
 
@@ -130,14 +136,15 @@ def tag_labels(tags: pd.DataFrame | None, seg_ids, systems=None) -> np.ndarray:
 
 
 def tag_summary(tags: pd.DataFrame | None, seg_ids: np.ndarray) -> pd.DataFrame:
-    """Per tag: how many segments and how many (system, segment) pairs carry it, and the 1-based segment ids
-    (``seg_ids`` maps a 0-based segment to its id), for the HTML report."""
+    """Per tag of the segments whose 1-based ids are ``seg_ids`` (a set's, or a slice's): how many segments and how
+    many (system, segment) pairs carry it, and the segments' ids, for the HTML report."""
     columns = ["tag", "segments", "outputs", "seg_ids"]
     if tags is None or not len(tags):
         return pd.DataFrame(columns=columns)
+    tags = tags[np.isin(tags["seg"].to_numpy(dtype=np.int64) + 1, np.asarray(seg_ids, dtype=np.int64))]
     rows = []
     for tag, group in tags.groupby("tag", sort=True):
         segs = sorted(set(group["seg"].astype(int)))
         rows.append((tag, int((group["system"] == "").sum()), int((group["system"] != "").sum()),
-                     ", ".join(str(int(seg_ids[s])) for s in segs if 0 <= s < len(seg_ids))))
+                     ", ".join(str(s + 1) for s in segs)))
     return pd.DataFrame(rows, columns=columns)

@@ -6,10 +6,11 @@ Inputs (``docs/inputs.md``):
   ``load_folder``) or from named files / uploaded bytes (:mod:`.files`: ``load_files``);
 - tables where the header names the roles (:mod:`.tables`: ``read_table`` / ``load_table``): TSV (no quoting, as
   in WMT files), CSV (standard quoting) and JSONL (one object per line);
-- human scores, a long TSV ``system, seg_id, score`` (:mod:`.human`: ``read_human_scores``), and human error spans
-  from MQM error TSVs or ESA files (:mod:`.annotations`: ``read_error_annotations``, weighed by a scheme of
-  :mod:`.error_weights`: ``error_weights``, ``read_error_weights``), and error spans a metric
-  predicted, xCOMET-style JSON (:mod:`.metric_spans`: ``read_metric_spans``);
+- human scores, a long TSV ``system, seg_id, score`` (:mod:`.human_scores`: ``read_human_scores``,
+  ``with_human_file``), and human error rows from MQM error TSVs, ESA files or Pearmut logs (:mod:`.annotations`:
+  ``with_error_annotations``), kept as read and weighed by the scheme an analysis chooses (:mod:`.error_weights`:
+  ``weighed``, ``error_weights``, ``read_error_weights``), and error spans a metric predicted, xCOMET-style JSON
+  (:mod:`.metric_spans`: ``read_metric_spans``);
 - terms and glossary TSVs (:mod:`.terms`: ``read_term_file``);
 - whole test sets in the field's formats — WMT XML, SGML, TSV/CSV/JSONL, gzip (:mod:`.testsets`: ``load_testset``);
 - metric scores computed elsewhere, COMET/MetricX/… (:mod:`.scores`: ``read_metric_scores``);
@@ -25,10 +26,10 @@ from mtdiag.core.errors import InputError
 from mtdiag.io.annotations import read_error_annotations, with_error_annotations
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS as DEFAULT_ERROR_WEIGHTS
 from mtdiag.io.error_weights import SCHEMES as ERROR_WEIGHT_SCHEMES
-from mtdiag.io.error_weights import ErrorWeights, error_weights, read_error_weights
+from mtdiag.io.error_weights import ErrorWeights, error_weights, read_error_weights, weighed
 from mtdiag.io.files import load_files
 from mtdiag.io.folders import FolderInputs, folder_inputs, load_folder, load_path
-from mtdiag.io.human_scores import read_human_scores
+from mtdiag.io.human_scores import read_human_scores, with_human_file
 from mtdiag.io.metric_spans import read_metric_spans, with_metric_spans
 from mtdiag.io.naming import (
     clean_name,
@@ -43,7 +44,7 @@ from mtdiag.io.naming import (
     system_name_from_stem,
 )
 from mtdiag.io.scores import read_metric_scores, with_metric_scores
-from mtdiag.io.testsets import load_testset
+from mtdiag.io.testsets import load_testset, read_maybe_gzip, testset_shape
 from mtdiag.io.tables import is_table_name, load_table, read_table, read_text_column
 from mtdiag.io.term_files import read_term_file
 from mtdiag.io.text import DEFAULT_LIMITS, LIMIT_SETTINGS, Limits, decode_text, read_lines, split_lines
@@ -55,6 +56,8 @@ __all__ = [
     "ErrorWeights",
     "error_weights",
     "read_error_weights",
+    "weighed",
+    "with_human_file",
     "Limits",
     "DEFAULT_LIMITS",
     "LIMIT_SETTINGS",
@@ -72,6 +75,8 @@ __all__ = [
     "load_path",
     "load_table",
     "load_testset",
+    "read_maybe_gzip",
+    "testset_shape",
     "read_human_scores",
     "read_error_annotations",
     "read_metric_spans",

@@ -4,10 +4,12 @@
 target, category, severity``; one row per error, the erroneous span marked ``<v>…</v>`` in ``target`` (or in
 ``source`` for source-side errors such as omissions; the columns may also be called ``target_with_error_span`` and
 ``source_with_error_span``, as in the WMT21 TED files), and a ``No-error`` row for a segment a rater found clean.
-A segment's score is the negated weighted sum of its errors, averaged over the raters who rated it — as the
-``mqm.seg.tsv`` files report it — by :func:`mtdiag.io.error_weights.segment_scores`, under a weighting scheme
-(``error_weights``: by default ``wmt``, the weights of Google's WMT MQM releases; ``esa``; or a user's weights
-file; every rule and its source in ``docs/inputs.md``). A row is an error when its weight is above 0.
+Every row is kept as it is written (:data:`mtdiag.io.ratings.ERROR_COLUMNS`); the weights are an option of the
+analysis, applied to the kept rows afterwards (:func:`mtdiag.io.error_weights.weighed`: by default ``wmt``, the
+weights of Google's WMT MQM releases; ``esa``; or a user's weights file; every rule and its source in
+``docs/inputs.md``), so another scheme re-weighs the rows without reading the file again. Under a scheme a row is
+an error when its weight is above 0, and a segment's score is the negated weighted sum of its errors, averaged over
+the raters who rated it — as the ``mqm.seg.tsv`` files report it.
 
 **ESA** (Error Span Annotation, Kocmi et al. 2024): JSONL, one object per (system, segment[, rater]) with ``system``,
 ``seg_id``, a 0–100 ``score`` (or ``esa_score``) and ``error_spans``/``errors``: a list of ``{"start", "end",
@@ -19,11 +21,11 @@ scores.
 dashboard's ``annotations.json``) of a campaign ``mtdiag pearmut export`` made — ESA or MQM, each annotator a
 rater (:mod:`mtdiag.io.pearmut_log`).
 
-Both give (1) human scores per (system, segment) and (2) the spans, as a long frame ``seg, system, rater, side,
-start, end, severity, category, weight`` — one row per error (``side``: ``target``/``source``, or empty with offsets
--1 when the error marks no span; offsets are characters of the text with the ``<v>`` marks removed), which the
-segment detail draws and lists and buckets group by category — and (3) every output each rater rated, with errors
-or without (``seg, system, rater``: ``EvalSet.rated``, the denominators of :mod:`mtdiag.analysis.errorstats`).
+Each gives (:class:`Ratings`) (1) the scores the file gives itself (ESA's; none for MQM), (2) the error rows —
+``side``: ``target``/``source``, or empty with offsets -1 when the error marks no span; offsets are characters of
+the text with the ``<v>`` marks removed —, which weighed become the spans the segment detail draws and lists and
+buckets group by category (``EvalSet.annotations``), and (3) every output each rater rated, with errors or without
+(``seg, system, rater``: ``EvalSet.rated``, the denominators of :mod:`mtdiag.analysis.errorstats`).
 
 Error spans that a *metric* predicts (xCOMET) are read by :mod:`mtdiag.io.metric_spans` into their own frame.
 """
@@ -31,18 +33,30 @@ Error spans that a *metric* predicts (xCOMET) are read by :mod:`mtdiag.io.metric
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import NamedTuple
 
 import pandas as pd
 
 from mtdiag.core.errors import InputError
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
+from mtdiag.core.evalset import EvalSet
+from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, row_weights, segment_scores, spans_of
 from mtdiag.io.parsing import Table, parse_score, parse_seg_id, parse_table, refuse_lone_surrogates
 from mtdiag.io.pearmut_log import read_pearmut_log, sniff_log
-from mtdiag.io.ratings import SPAN_COLUMNS, empty_spans, rated_frame, spans_frame
+from mtdiag.io.ratings import RATED_COLUMNS, error_rows_frame, rated_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANNOTATION_FILES = ("mqm.errors.tsv", "esa.jsonl")  # read from a test-set folder automatically
 _OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
+
+
+class Ratings(NamedTuple):
+    """What an annotation file holds: the scores it gives itself (``seg, system, score``; ESA's, else empty), its
+    error rows as written (:data:`mtdiag.io.ratings.ERROR_COLUMNS`) and the outputs each rater rated."""
+
+    scores: pd.DataFrame
+    rows: pd.DataFrame
+    rated: pd.DataFrame
 
 
 def _marked_span(text: str) -> tuple[int, int] | None:
@@ -56,30 +70,43 @@ def _marked_span(text: str) -> tuple[int, int] | None:
     return start, end - len(_OPEN_MARK)
 
 
-def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                           limits: Limits = DEFAULT_LIMITS,
-                           error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) from an MQM error
-    TSV or an ESA JSONL/TSV file (told apart by their columns), errors weighed by ``error_weights``."""
-    return read_error_annotations_rated(source, name, n_segments, limits=limits, error_weights=error_weights)[:2]
-
-
-def read_error_annotations_rated(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                                 limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS,
-                                 outputs: pd.DataFrame | None = None
-                                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """:func:`read_error_annotations` and the rated outputs (:data:`mtdiag.io.ratings.RATED_COLUMNS`: one row per
-    system, segment and rater of the file, errors or not). A Pearmut annotation log is read by :mod:`mtdiag.io.pearmut_log`
-    (``outputs``: the loaded set's, which the outputs its annotators saw must be)."""
+def read_ratings(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                 limits: Limits = DEFAULT_LIMITS, outputs: pd.DataFrame | None = None) -> Ratings:
+    """The :class:`Ratings` of an MQM error TSV, an ESA JSONL/TSV file (told apart by their columns) or a Pearmut
+    annotation log (:mod:`mtdiag.io.pearmut_log`; ``outputs``: the loaded set's, which the outputs its annotators
+    saw must be). Nothing is weighed here."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
-        return read_pearmut_log(*log, n_segments, outputs, error_weights)
+        return Ratings(*read_pearmut_log(*log, n_segments, outputs))
     table = parse_table(source, name, None, limits, nested=True)
     lowered = [h.strip().lower() for h in table.header]
     if is_error_table(table.header) or "score" in lowered:
-        return _scores_spans_rated(table, n_segments, error_weights)
+        return table_ratings(table, n_segments)
     raise InputError(table.name, f"found columns {quote_names(table.header)}; expected an MQM error table (system, seg_id, "
                                  "rater, target, category, severity) or ESA scores (system, seg_id, score, error_spans)", 1)
+
+
+def scores_under(ratings: Ratings, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
+    """The human scores ``seg, system, score`` of one file's ratings under ``error_weights``: the scores it gives
+    (a score table's in its order; ESA's) and those its scored errors give (MQM; then sorted by system and
+    segment)."""
+    if not len(ratings.rows):
+        return ratings.scores
+    weights = row_weights(ratings.rows, error_weights)
+    scored = ratings.rows["scored"].to_numpy(dtype=bool)
+    derived = segment_scores(ratings.rows[scored].assign(weight=weights[scored]))
+    scores = pd.concat([ratings.scores, derived], ignore_index=True) if len(derived) else ratings.scores
+    return scores.sort_values(["system", "seg"], ignore_index=True)
+
+
+def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                           limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS
+                           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) of one file under
+    ``error_weights``, in one call (scripts; a loaded set keeps the rows and weighs them later,
+    :func:`with_error_annotations`): :func:`scores_under` and the rows that weigh more than 0."""
+    ratings = read_ratings(source, name, n_segments, limits=limits)
+    return scores_under(ratings, error_weights), spans_of(ratings.rows, row_weights(ratings.rows, error_weights))
 
 
 def is_error_table(header: list[str]) -> bool:
@@ -89,18 +116,12 @@ def is_error_table(header: list[str]) -> bool:
     return {"severity", "category"} <= lowered or bool(lowered & {"error_spans", "errors", "esa_score"})
 
 
-def error_table_scores_and_spans(table: Table, n_segments: int | None, error_weights: ErrorWeights = DEFAULT_WEIGHTS
-                                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(human scores, error spans) of a parsed MQM error table (``category`` and ``severity``), else ESA."""
-    return _scores_spans_rated(table, n_segments, error_weights)[:2]
-
-
-def _scores_spans_rated(table: Table, n_segments: int | None, error_weights: ErrorWeights
-                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def table_ratings(table: Table, n_segments: int | None) -> Ratings:
+    """The :class:`Ratings` of a parsed MQM error table (``category`` and ``severity``), else of ESA scores."""
     lowered = [h.strip().lower() for h in table.header]
     if "severity" in lowered and "category" in lowered:
-        return _read_mqm(table, lowered, n_segments, error_weights)
-    return _read_esa(table, lowered, n_segments, error_weights)
+        return _read_mqm(table, lowered, n_segments)
+    return _read_esa(table, lowered, n_segments)
 
 
 def _column(lowered: list[str], table: Table, *names: str, required: bool = True) -> int | None:
@@ -112,26 +133,18 @@ def _column(lowered: list[str], table: Table, *names: str, required: bool = True
     return None
 
 
-def _row_weight(error_weights: ErrorWeights, known: dict, category: str, severity: str, table: Table, line: int
-                ) -> float:
-    """The weight of one row (each distinct category and severity looked up once); a row the scheme has no
-    weight for is an error naming its line."""
-    key = (category, severity)
-    if key not in known:
-        try:
-            known[key] = error_weights.weight(category, severity)
-        except ValueError as exc:
-            raise InputError(table.name, str(exc), line) from None
-    return known[key]
+def _no_scores() -> pd.DataFrame:
+    return pd.DataFrame({"seg": pd.Series(dtype="int64"), "system": pd.Series(dtype=object),
+                         "score": pd.Series(dtype="float64")})
 
 
-def _read_mqm(table: Table, lowered: list[str], n_segments: int | None, error_weights: ErrorWeights
-              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _read_mqm(table: Table, lowered: list[str], n_segments: int | None) -> Ratings:
     at = {key: _column(lowered, table, key) for key in ("system", "seg_id", "category", "severity")}
     rater_at = _column(lowered, table, "rater", required=False)
     target_at = _column(lowered, table, "target", "target_with_error_span", required=False)
     source_at = _column(lowered, table, "source", "source_with_error_span", required=False)
-    rows, spans, known = [], [], {}
+    marked_in = [(side, column) for side, column in (("target", target_at), ("source", source_at)) if column is not None]
+    rows = []
     for row, line in zip(table.rows, table.lines):
         system = row[at["system"]].strip()
         if not system:
@@ -139,27 +152,24 @@ def _read_mqm(table: Table, lowered: list[str], n_segments: int | None, error_we
         seg = parse_seg_id(row[at["seg_id"]], table, line, n_segments) - 1
         rater = row[rater_at].strip() if rater_at is not None else ""
         category, severity = row[at["category"]].strip(), row[at["severity"]].strip()
-        weight = _row_weight(error_weights, known, category, severity, table, line)
-        rows.append((system, seg, rater, weight))
-        if weight > 0:  # an error: located by its <v> mark in the target, else in the source, else nowhere
-            marked = [(side, _marked_span(row[column])) for side, column in (("target", target_at), ("source", source_at))
-                      if column is not None]
-            side, span = next(((side, span) for side, span in marked if span is not None), ("", (-1, -1)))
-            spans.append((seg, system, rater, side, span[0], span[1], severity, category, weight))
-    errors = pd.DataFrame(rows, columns=["system", "seg", "rater", "weight"])
-    scores = segment_scores(errors, error_weights)
-    return scores, spans_frame(spans), rated_frame((system, seg, rater) for system, seg, rater, _ in rows)
+        if not severity:
+            raise InputError(table.name, "the severity is empty (a clean output is marked No-error)", line)
+        # located by its <v> mark in the target, else in the source, else nowhere
+        side, span = next(((side, span) for side, span in ((s, _marked_span(row[c])) for s, c in marked_in)
+                           if span is not None), ("", (-1, -1)))
+        rows.append((seg, system, rater, side, span[0], span[1], severity, category, True, table.name, line))
+    frame = error_rows_frame(rows)
+    return Ratings(_no_scores(), frame, frame[RATED_COLUMNS].drop_duplicates(ignore_index=True))  # in file order
 
 
-def _read_esa(table: Table, lowered: list[str], n_segments: int | None, error_weights: ErrorWeights
-              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _read_esa(table: Table, lowered: list[str], n_segments: int | None) -> Ratings:
     system_at = _column(lowered, table, "system")
     seg_at = _column(lowered, table, "seg_id", "line_id", "segment_id")
     score_at = _column(lowered, table, "score", "esa_score")
     rater_at = _column(lowered, table, "rater", "annotator", required=False)
     spans_at = _column(lowered, table, "error_spans", "errors", required=False)
     scores: dict[tuple[str, int], list[float]] = {}
-    spans, rated = [], []
+    rows, rated = [], []
     for row, line in zip(table.rows, table.lines):
         system = row[system_at].strip()
         if not system:
@@ -171,15 +181,14 @@ def _read_esa(table: Table, lowered: list[str], n_segments: int | None, error_we
         rater = row[rater_at].strip() if rater_at is not None else ""
         rated.append((system, seg, rater))
         raw = row[spans_at].strip() if spans_at is not None else ""
-        for span in _esa_spans(raw, table, line, error_weights):
-            spans.append((seg, system, rater, "target", *span))
+        for start, end, severity, category in _esa_spans(raw, table, line):
+            rows.append((seg, system, rater, "target", start, end, severity, category, False, table.name, line))
     frame = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in scores.items()],
                          columns=["seg", "system", "score"])
-    return frame.sort_values(["system", "seg"], ignore_index=True), spans_frame(spans), rated_frame(rated)
+    return Ratings(frame.sort_values(["system", "seg"], ignore_index=True), error_rows_frame(rows), rated_frame(rated))
 
 
-def _esa_spans(raw: str, table: Table, line: int, error_weights: ErrorWeights
-               ) -> list[tuple[int, int, str, str, float]]:
+def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, str]]:
     if not raw or raw in ("[]", "null"):
         return []
     try:
@@ -198,27 +207,36 @@ def _esa_spans(raw: str, table: Table, line: int, error_weights: ErrorWeights
             raise InputError(table.name, f"error span {quote(json.dumps(item))}: start and end must be character "
                                          "offsets with start <= end", line)
         severity = str(item.get("severity", "minor"))
-        category = str(item.get("category", ""))
-        out.append((start, end, severity, category, _row_weight(error_weights, {}, category, severity, table, line)))
+        if not severity.strip():
+            raise InputError(table.name, f"error span {quote(json.dumps(item))} has an empty severity", line)
+        out.append((start, end, severity, str(item.get("category", ""))))
     return out
 
 
-def with_error_annotations(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
-                           error_weights: ErrorWeights = DEFAULT_WEIGHTS):
-    """``evalset`` with the error spans of an MQM/ESA file (``EvalSet.annotations``, the rated outputs in
-    ``EvalSet.rated``) and, when it has no human scores yet, the segment scores they give under ``error_weights``
-    (``EvalSet.human``); systems that are not loaded give a warning."""
-    from dataclasses import replace
-
-    scores, spans, rated = read_error_annotations_rated(source, name, evalset.n_segments, limits=limits,
-                                                        error_weights=error_weights, outputs=evalset.hyps)
-    display = name or (source[0] if isinstance(source, tuple) else str(source))
+def with_ratings(evalset: EvalSet, ratings: Ratings, display: str, *, replace_scores: bool = False) -> EvalSet:
+    """``evalset`` with the error rows and rated outputs of ``ratings`` added (``EvalSet.error_rows``,
+    ``EvalSet.rated``), weighed when an analysis asks (:func:`mtdiag.io.error_weights.weighed`); the scores the file
+    gives (ESA) become the set's human scores when it has none. ``replace_scores``: the file is the set's human
+    scores — they replace any it had (its own scores, else the ones its errors give), and the rows read before
+    no longer give scores. Systems that are not loaded give a warning."""
     warnings = list(evalset.warnings)
-    unknown = sorted(set(scores["system"]) - set(evalset.systems))
+    unknown = sorted((set(ratings.rows["system"]) | set(ratings.scores["system"])) - set(evalset.systems))
     if unknown:
         warnings.append(f"{display}: annotations for systems that are not loaded ({quote_names(unknown)}) match no output")
-    human = evalset.human if evalset.human is not None and len(evalset.human) else scores
-    merged = spans if evalset.annotations is None else pd.concat([evalset.annotations, spans], ignore_index=True)
-    if evalset.rated is not None:
-        rated = pd.concat([evalset.rated, rated], ignore_index=True)
-    return replace(evalset, human=human, annotations=merged, rated=rated, warnings=tuple(warnings))
+    before = evalset.error_rows
+    if replace_scores and before is not None:
+        before = before.assign(scored=False)
+    rows = ratings.rows if before is None else pd.concat([before, ratings.rows], ignore_index=True)
+    rated = ratings.rated if evalset.rated is None else pd.concat([evalset.rated, ratings.rated], ignore_index=True)
+    keep = evalset.human is not None and len(evalset.human) and not replace_scores
+    human = evalset.human if keep else (ratings.scores if len(ratings.scores) else None)
+    return replace(evalset, human=human, error_rows=rows, rated=rated, annotations=None, warnings=tuple(warnings))
+
+
+def with_error_annotations(evalset: EvalSet, source: Source, name: str | None = None, *,
+                           limits: Limits = DEFAULT_LIMITS) -> EvalSet:
+    """``evalset`` with the error rows of an MQM/ESA file or a Pearmut log added (:func:`with_ratings`); the
+    scores their errors give are the set's human scores where it has none given, under the scheme an analysis
+    weighs them by (:func:`mtdiag.io.error_weights.weighed`)."""
+    ratings = read_ratings(source, name, evalset.n_segments, limits=limits, outputs=evalset.hyps)
+    return with_ratings(evalset, ratings, name or (source[0] if isinstance(source, tuple) else str(source)))

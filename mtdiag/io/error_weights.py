@@ -31,19 +31,27 @@ Schemes (:data:`SCHEMES`):
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from mtdiag.core.errors import InputError
+from mtdiag.core.evalset import EvalSet
 from mtdiag.io.parsing import parse_table
+from mtdiag.io.ratings import SPAN_COLUMNS
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote, quote_names
 
 ANY = "*"
 WEIGHTS_COLUMNS = ("severity", "category", "weight")
+MAX_RULES = 10_000
+"""The most rules a weights file may hold (the schemes hold a dozen): a longer file is refused on its line count,
+before anything of it is parsed."""
+MAX_WEIGHT = 1_000_000.0
+"""The largest weight a rule may give (the schemes' largest is 25): any sum of weights of the rows a file may hold
+stays a finite number (weights near the largest float, 1.7e308, summed to minus infinity)."""
 _NOT_A_LETTER = re.compile(r"[\W_]+")
 
 
@@ -52,10 +60,19 @@ def normal_name(text: str) -> str:
     return _NOT_A_LETTER.sub("", str(text).casefold())
 
 
+def category_levels(category: str) -> Iterator[str]:
+    """A category's levels as the rules compare them, one at a time: split at ``/``, normalised, empty levels left
+    out (``Source error/-`` is ``sourceerror`` alone); a walk down the rules stops reading at the first level no
+    rule has."""
+    for level in str(category).split("/"):
+        name = normal_name(level)
+        if name:
+            yield name
+
+
 def category_path(category: str) -> tuple[str, ...]:
-    """A category as the rules compare it: its levels (split at ``/``) normalised, empty levels left out
-    (``Source error/-`` is ``("sourceerror",)``)."""
-    return tuple(level for level in map(normal_name, str(category).split("/")) if level)
+    """A category as the rules compare it: its levels (:func:`category_levels`)."""
+    return tuple(category_levels(category))
 
 
 @dataclass(frozen=True)
@@ -76,42 +93,62 @@ class WeightRule:
         return severity, category
 
 
+class _Node:
+    """One category level of a scheme's rules: the weight per severity (``*``: any) of the rules that end here, and
+    the deeper levels."""
+
+    __slots__ = ("weights", "children")
+
+    def __init__(self) -> None:
+        self.weights: dict[str, float] = {}
+        self.children: dict[str, _Node] = {}
+
+
 @dataclass(frozen=True)
 class ErrorWeights:
-    """A weighting scheme: its ``name``, one sentence on what it is (``about``) and its rules."""
+    """A weighting scheme: its ``name``, one sentence on what it is (``about``) and its rules.
+
+    The rules are kept as a tree of category levels (built once): a row's weight is found by walking its
+    category's levels down that tree — work in the row's levels, whatever the number of rules."""
 
     name: str
     about: str
     rules: tuple[WeightRule, ...]
+    _tree: _Node = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        keys = [rule.key for rule in self.rules]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"scheme {self.name!r}: two rules for the same severity and category")
+        tree = _Node()
+        for rule in self.rules:
+            severity, path = rule.key
+            node = tree
+            for level in path:
+                node = node.children.setdefault(level, _Node())
+            if severity in node.weights:
+                raise ValueError(f"scheme {self.name!r}: two rules for the same severity and category")
+            node.weights[severity] = rule.weight
+        object.__setattr__(self, "_tree", tree)
 
     def weight(self, category: str, severity: str) -> float:
-        """The weight of one row: the most specific matching rule's (module docstring). A ``ValueError`` when
-        no rule matches."""
-        severity_key, path = normal_name(severity), category_path(category)
-        best, chosen = None, None
-        for rule in self.rules:
-            rule_severity, rule_path = rule.key
-            if rule_severity not in (ANY, severity_key) or path[:len(rule_path)] != rule_path:
-                continue
-            specificity = (len(rule_path), rule_severity != ANY)
-            if best is None or specificity > best:
-                best, chosen = specificity, rule
-        if chosen is None:
+        """The weight of one row: the most specific matching rule's (module docstring) — the deepest category level
+        with a rule for the row's severity or for any severity, a named severity first. A ``ValueError`` when no
+        rule matches."""
+        severity_key, node = normal_name(severity), self._tree
+        found = node.weights.get(severity_key, node.weights.get(ANY))
+        for level in category_levels(category):
+            node = node.children.get(level)
+            if node is None:
+                break
+            here = node.weights.get(severity_key, node.weights.get(ANY))
+            found = found if here is None else here
+        if found is None:
             known = sorted({r.severity for r in self.rules if r.severity.strip() not in ("", ANY)})
             raise ValueError(f"severity {quote(severity)} (category {quote(category)}) has no weight in the "
                              f"{self.name} weights; they weigh the severities {quote_names(known)}")
-        return chosen.weight
+        return found
 
     def weights(self, categories, severities) -> np.ndarray:
         """:meth:`weight` of every row, each distinct (category, severity) looked up once."""
-        pairs = pd.MultiIndex.from_arrays([pd.Index(categories, dtype=object).astype(str),
-                                           pd.Index(severities, dtype=object).astype(str)])
-        codes, distinct = pd.factorize(pairs)
+        codes, distinct, _ = distinct_pairs(categories, severities)
         looked_up = np.array([self.weight(c, s) for c, s in distinct], dtype=np.float64)
         return looked_up[codes] if len(codes) else np.zeros(0)
 
@@ -119,6 +156,18 @@ class ErrorWeights:
         """The rules as a frame ``severity, category, weight, source`` (for the docs and the dashboard)."""
         return pd.DataFrame([(r.severity or ANY, r.category or ANY, r.weight, r.source) for r in self.rules],
                             columns=[*WEIGHTS_COLUMNS, "source"])
+
+
+def distinct_pairs(categories, severities) -> tuple[np.ndarray, list[tuple[str, str]], np.ndarray]:
+    """(the code of each row's (category, severity), the distinct pairs, the first row of each): the rows' texts
+    factorised column by column (a multi-index of strings costs several times more)."""
+    category_codes, category_names = pd.factorize(np.asarray(categories, dtype=object).astype(str))
+    severity_codes, severity_names = pd.factorize(np.asarray(severities, dtype=object).astype(str))
+    pair = category_codes.astype(np.int64) * max(len(severity_names), 1) + severity_codes
+    distinct, first, codes = np.unique(pair, return_index=True, return_inverse=True)
+    names = [(category_names[p // max(len(severity_names), 1)], severity_names[p % max(len(severity_names), 1)])
+             for p in distinct.tolist()]
+    return codes.reshape(-1), names, first
 
 
 _FREITAG = "Freitag et al. 2021 (TACL), §3.3; wmt-mqm-human-evaluation README"
@@ -168,11 +217,60 @@ def segment_scores(errors: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS
     return scores.sort_values(["system", "seg"], ignore_index=True)
 
 
+def row_weights(rows: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS) -> np.ndarray:
+    """The weight of every error row (:data:`mtdiag.io.ratings.ERROR_COLUMNS`) under ``weights``: each distinct
+    (category, severity) looked up once; a row with an empty severity (a rating without an error) weighs 0. A row
+    the scheme has no weight for is an :class:`InputError` naming its file and line (its first such row)."""
+    out = np.zeros(len(rows))
+    marked = np.flatnonzero(rows["severity"].to_numpy(dtype=object) != "")
+    if not len(marked):
+        return out
+    codes, distinct, first = distinct_pairs(rows["category"].to_numpy(dtype=object)[marked],
+                                            rows["severity"].to_numpy(dtype=object)[marked])
+    order = np.argsort(first, kind="stable")  # looked up in file order: the error names the first such row
+    looked_up = np.empty(len(distinct))
+    for k in order.tolist():
+        try:
+            looked_up[k] = weights.weight(*distinct[k])
+        except ValueError as exc:
+            at = marked[first[k]]
+            line = int(rows["line"].iat[at])
+            raise InputError(str(rows["file"].iat[at]), str(exc), line if line > 0 else None) from None
+    out[marked] = looked_up[codes]
+    return out
+
+
+def spans_of(rows: pd.DataFrame, weight: np.ndarray) -> pd.DataFrame:
+    """The error spans (:data:`mtdiag.io.ratings.SPAN_COLUMNS`) of the error rows that weigh more than 0."""
+    kept = weight > 0
+    return rows.loc[kept, SPAN_COLUMNS[:-1]].assign(weight=weight[kept]).reset_index(drop=True)
+
+
+def weighed(evalset: EvalSet, weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+    """``evalset`` with its error rows (``EvalSet.error_rows``, as read) weighed under ``weights``: the rows that
+    weigh more than 0 become its error spans (``EvalSet.annotations``, each with its weight), and where the set
+    has no human scores given, the scores its scored rows give become them (:func:`segment_scores`). The weighed
+    set keeps no rows (weigh the set as read again for another scheme); a set without rows is returned as it is.
+    Work linear in the rows: a scheme switch re-weighs, nothing is read or scored again."""
+    rows = evalset.error_rows
+    if rows is None:
+        return evalset
+    weight = row_weights(rows, weights)
+    human = evalset.human
+    if human is None or not len(human):
+        scored = rows["scored"].to_numpy(dtype=bool)
+        derived = segment_scores(rows[scored].assign(weight=weight[scored]))
+        human = derived if len(derived) else None
+    return replace(evalset, human=human, annotations=spans_of(rows, weight), error_rows=None)
+
+
 def read_error_weights(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> ErrorWeights:
     """A user's weighting scheme from a TSV/CSV/JSONL table with the columns ``severity``, ``category`` and
-    ``weight``: one rule per row, ``*`` or an empty cell for any severity or category, a weight a finite number
-    of at least 0. The scheme is named after the file."""
-    table = parse_table(source, name, None, limits)
+    ``weight``: one rule per row (at most :data:`MAX_RULES`), ``*`` or an empty cell for any severity or category, a
+    weight a number from 0 to :data:`MAX_WEIGHT`. The scheme is named after the file."""
+    rule_limit = f"a weights file holds at most {MAX_RULES:,} rules, one a line after its header"
+    table = parse_table(source, name, None, replace(limits, max_rows=min(limits.max_rows, MAX_RULES + 1),
+                                                    how_to_raise=(("max_rows", rule_limit),)))
     lowered = [h.strip().lower() for h in table.header]
     missing = [c for c in WEIGHTS_COLUMNS if c not in lowered]
     if missing:
@@ -186,8 +284,9 @@ def read_error_weights(source: Source, name: str | None = None, *, limits: Limit
             weight = float(raw)
         except ValueError:
             raise InputError(table.name, f"weight {quote(raw)} is not a number", line) from None
-        if not math.isfinite(weight) or weight < 0:
-            raise InputError(table.name, f"weight {quote(raw)} must be a finite number of at least 0", line)
+        if not 0 <= weight <= MAX_WEIGHT:  # NaN and infinities too
+            raise InputError(table.name, f"weight {quote(raw)} must be a finite number of at least 0 and at most "
+                                         f"{MAX_WEIGHT:,.0f}", line)
         rule = WeightRule(row[at["severity"]].strip() or ANY, row[at["category"]].strip() or ANY, weight,
                           f"{table.name} line {line}")
         if rule.key in seen:

@@ -11,8 +11,7 @@ import pandas as pd
 from mtdiag.io import term_matching as term_inputs
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
-from mtdiag.io.human_scores import read_human_scores, unknown_score_systems
+from mtdiag.io.human_scores import with_human_file
 from mtdiag.io.naming import clean_name
 from mtdiag.io.tables import is_table_name, read_text_column
 from mtdiag.io.term_files import read_term_file
@@ -165,15 +164,15 @@ def _display_of(source: Source, fallback: str) -> str:
 def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[tuple[str, Source]] = (),
                hyps: Mapping[str, Source] | Iterable[tuple[str, Source]] = (), *, name: str = "data",
                lang_pair: str | None = None, human: Source | None = None, terms: Source | None = None,
-               limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+               limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """An :class:`EvalSet` from named files: uploads (bytes or ``(file_name, bytes)``) or paths (the CLI).
 
     ``refs``/``hyps`` map a reference/system name to a source; a list of ``(name, source)`` pairs is accepted
     too, so that a name given twice is reported (names are stripped of surrounding whitespace first). Every file
     must have as many lines as the first reference. A ``.tsv``/``.csv``/``.jsonl`` file is read as a table with
     one text column (:func:`read_text_file`). Human scores for systems that are not loaded give a warning.
-    ``human`` is an optional human-score TSV (see :func:`read_human_scores`; an error file's rows weighed by
-    ``error_weights``); ``terms`` an optional terms TSV
+    ``human`` is an optional human-score TSV, or an error file whose rows give the human scores under the
+    analysis's scheme (:func:`mtdiag.io.human_scores.with_human_file`); ``terms`` an optional terms TSV
     (``seg_id, src_term, tgt_term``) or glossary TSV (``source, target``); inline ``<term>`` tags in the source
     and reference lines are read without it (:mod:`mtdiag.io.term_matching`).
     """
@@ -190,13 +189,10 @@ def load_files(src: Source | None = None, refs: Mapping[str, Source] | Iterable[
     src_file = read_text_file("src", "src", src, "source", limits, warnings) if src is not None else None
     ref_files = [read_text_file(r, "ref", s, f"reference {r}", limits, warnings) for r, s in ref_entries]
     hyp_files = [read_text_file(h, "system", s, f"system {h}", limits, warnings) for h, s in hyp_entries]
-    scores = None
-    if human is not None:
-        display = _display_of(human, "human scores")
-        scores = read_human_scores(human, display, len((ref_files or [src_file])[0].lines), limits=limits,
-                                   error_weights=error_weights)
-        warnings += unknown_score_systems(scores, [f.role for f in ref_files], [f.role for f in hyp_files], display)
     term_files = [] if term_source is None else [
         read_term_file(term_source, _display_of(term_source, "terms"), limits=limits)]
-    return assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair, human=scores,
-                     warnings=warnings, term_files=term_files)
+    evalset = assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair, human=None,
+                       warnings=warnings, term_files=term_files)
+    if human is None:
+        return evalset
+    return with_human_file(evalset, human, _display_of(human, "human scores"), limits=limits)

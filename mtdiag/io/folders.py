@@ -11,9 +11,8 @@ from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble, check_names, read_text_file
 from mtdiag.io.annotations import ANNOTATION_FILES, with_error_annotations
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.scores import METRIC_SCORES_FILE, with_metric_scores
-from mtdiag.io.human_scores import HUMAN_SCORES_FILE, read_human_scores, unknown_score_systems
+from mtdiag.io.human_scores import HUMAN_SCORES_FILE, with_human_file
 from mtdiag.io.labels import SEGMENT_LABELS_FILE, with_segment_labels
 from mtdiag.io.naming import file_role, resolve_lang_pair
 from mtdiag.io.tables import load_table
@@ -60,14 +59,14 @@ def folder_inputs(path: str | os.PathLike[str]) -> FolderInputs:
                         [f for f in files if not f.name.startswith(".")])
 
 
-def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS,
-                error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """An :class:`EvalSet` from a folder: ``src.txt`` (optional), ``ref.txt``/``ref.NAME.txt`` (one or more),
     every other ``*.txt`` a system named by its stem without a ``testset.xx-yy.`` prefix (the rule of
     :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
     ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
-    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error spans from ``mqm.errors.tsv`` /
-    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`, weighed by ``error_weights`` where they give the human scores);
+    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error rows from ``mqm.errors.tsv`` /
+    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`, as read: weighed by the analysis's scheme, which makes their scores
+    the human scores where ``mqm.seg.tsv`` gives none);
     segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
     ``lang_pair`` from
     the folder name, else the systems' ``testset.xx-yy.`` file names.
@@ -90,15 +89,6 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
     src_file = read("src", "src", src) if src is not None else None
     ref_files = [read(r, "ref", p) for r, p in refs]
     hyp_files = [read(h, "system", p) for h, p in hyps]
-    human = None
-    if (folder / HUMAN_SCORES_FILE).is_file():
-        human = read_human_scores(folder / HUMAN_SCORES_FILE, HUMAN_SCORES_FILE,
-                                  len((ref_files or [src_file])[0].lines), limits=limits, error_weights=error_weights)
-        warnings += unknown_score_systems(human, [f.role for f in ref_files], [f.role for f in hyp_files],
-                                          HUMAN_SCORES_FILE, absent="not in the folder")
-        if human.empty:
-            warnings.append(f"{HUMAN_SCORES_FILE}: no segment is rated, so there are no human scores")
-            human = None
     name = folder.resolve().name or display
     term_files = folder_term_files(folder, limits=limits)
     if not term_files and src_file is not None and ref_files and (folder / "src.annotated.txt").is_file():
@@ -112,19 +102,21 @@ def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS
                                      read_lines(annotated_ref, annotated_ref.name, limits=limits, warnings=warnings))
     lang_pair = resolve_lang_pair(folders=[name], file_names=[p.name for _, p in hyps])
     evalset = assemble(src_file, ref_files, hyp_files, name=name, lang_pair=lang_pair,
-                        human=human, warnings=warnings, term_files=term_files)
-    return _with_extra_files(evalset, folder, limits, error_weights)
+                        human=None, warnings=warnings, term_files=term_files)
+    return _with_extra_files(evalset, folder, limits)
 
 
-def _with_extra_files(evalset: EvalSet, folder: Path, limits: Limits, error_weights: ErrorWeights) -> EvalSet:
-    """``evalset`` with what a folder's other files by their names add: metric scores, error annotations and
-    segment labels (those present)."""
+def _with_extra_files(evalset: EvalSet, folder: Path, limits: Limits) -> EvalSet:
+    """``evalset`` with what a folder's other files by their names add: metric scores, human scores, error
+    annotations (their rows as read) and segment labels (those present)."""
     if (folder / METRIC_SCORES_FILE).is_file():
         evalset = with_metric_scores(evalset, folder / METRIC_SCORES_FILE, METRIC_SCORES_FILE, limits=limits)
+    if (folder / HUMAN_SCORES_FILE).is_file():
+        evalset = with_human_file(evalset, folder / HUMAN_SCORES_FILE, HUMAN_SCORES_FILE, limits=limits,
+                                  absent="not in the folder")
     for file_name in ANNOTATION_FILES:
         if (folder / file_name).is_file():
-            evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits,
-                                             error_weights=error_weights)
+            evalset = with_error_annotations(evalset, folder / file_name, file_name, limits=limits)
     if (folder / SEGMENT_LABELS_FILE).is_file():
         evalset = with_segment_labels(evalset, folder / SEGMENT_LABELS_FILE, SEGMENT_LABELS_FILE, limits=limits)
     return evalset
@@ -138,11 +130,10 @@ def extra_files(path: str | os.PathLike[str]) -> list[Path]:
     return [folder / name for name in names if (folder / name).is_file()]
 
 
-def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS,
-              error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
+def load_path(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
     """A folder (:func:`load_folder`) or a ``.tsv``/``.csv``/``.jsonl`` table (:func:`load_table`)."""
     if Path(path).is_dir():
-        return load_folder(path, limits=limits, error_weights=error_weights)
+        return load_folder(path, limits=limits)
     if not Path(path).exists():
         raise InputError(str(path), "no such file or folder")
     return load_table(path, limits=limits)

@@ -1,15 +1,20 @@
-"""Human scores: a long TSV ``system, seg_id, score`` (:func:`read_human_scores`)."""
+"""Human scores: a long TSV ``system, seg_id, score``, or an error file given as the human scores
+(:func:`read_human_file`, :func:`with_human_file`)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pandas as pd
 
 from mtdiag.core.errors import InputError
-from mtdiag.io.annotations import error_table_scores_and_spans, is_error_table
+from mtdiag.core.evalset import EvalSet
+from mtdiag.io.annotations import Ratings, is_error_table, scores_under, table_ratings, with_ratings
 from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
 from mtdiag.io.parsing import Table, all_numbers, parse_score, parse_seg_id, parse_table
 from mtdiag.io.pearmut_log import read_pearmut_log, sniff_log
-from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote_names
+from mtdiag.io.ratings import error_rows_frame, rated_frame
+from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, quote_names, unpack
 
 HUMAN_SCORES_FILE = "mqm.seg.tsv"
 
@@ -32,26 +37,51 @@ def _score_column(table: Table, lowered: list[str]) -> int:
     raise InputError(table.name, f"several numeric columns ({numeric}) could be the score; name one score", 1)
 
 
-def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
-                      limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
-    """Human judgements from a long TSV into a frame ``seg`` (0-based), ``system``, ``score``.
+def read_human_file(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                    limits: Limits = DEFAULT_LIMITS, outputs=None) -> Ratings:
+    """A file given as human judgements, as :class:`~mtdiag.io.annotations.Ratings`: a score table's scores, or the
+    ratings of an MQM error table, ESA spans (``error_spans``) or a Pearmut log (the file users have is often the
+    error file, and ``--human`` is where they give human judgements) — weighed by the analysis's scheme later.
 
-    The header has ``system``, ``seg_id`` (1-based, checked against ``n_segments`` when given) and a score
-    column (``score``, ``mqm_score`` or the one numeric non-id column). A blank score means not rated and the row
-    is dropped; system names (``ref.A``, ``ref-A``, …) are kept as they are. A system rated twice on the same
-    segment is an error.
-
-    An MQM error table (``…, category, severity``, one row per error) or ESA spans (``error_spans``) given as human
-    scores give the segment scores :func:`mtdiag.io.read_error_annotations` derives from them under
-    ``error_weights`` (the file users have is often the error file, and ``--human`` is where they give human
-    judgements); so does a Pearmut annotation log (:mod:`mtdiag.io.pearmut_log`).
-    """
+    A score table's header has ``system``, ``seg_id`` (1-based, checked against ``n_segments`` when given) and a
+    score column (``score``, ``mqm_score`` or the one numeric non-id column). A blank score means not rated and the
+    row is dropped; system names (``ref.A``, ``ref-A``, …) are kept as they are. A system rated twice on the same
+    segment is an error."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
-        return read_pearmut_log(*log, n_segments, error_weights=error_weights)[0]
+        return Ratings(*read_pearmut_log(*log, n_segments, outputs))
     table = parse_table(source, name, "tsv", limits)
     if is_error_table(table.header):
-        return error_table_scores_and_spans(table, n_segments, error_weights)[0]
+        return table_ratings(table, n_segments)
+    return Ratings(_score_table(table, n_segments), error_rows_frame([]), rated_frame([]))
+
+
+def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
+                      limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
+    """Human judgements from a file into a frame ``seg`` (0-based), ``system``, ``score``, in one call (scripts; a
+    loaded set keeps an error file's rows and weighs them later, :func:`with_human_file`): a score table's
+    scores, or the scores an error file gives under ``error_weights`` (:func:`read_human_file`)."""
+    return scores_under(read_human_file(source, name, n_segments, limits=limits), error_weights)
+
+
+def with_human_file(evalset: EvalSet, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
+                    absent: str = "that are not loaded") -> EvalSet:
+    """``evalset`` with the human judgements of a file given as its human scores (:func:`read_human_file`), in
+    place of any it had: a score table's scores (systems it rates that are neither loaded nor a reference give a
+    warning, ``absent`` says where they are missing), or an error file's ratings, whose errors then give the human
+    scores under the analysis's scheme (:func:`mtdiag.io.annotations.with_ratings`)."""
+    display = name or unpack(source, "human scores")[1]
+    ratings = read_human_file(source, name or display, evalset.n_segments, limits=limits, outputs=evalset.hyps)
+    if len(ratings.rows) or len(ratings.rated):
+        return with_ratings(evalset, ratings, display, replace_scores=True)
+    warnings = [*evalset.warnings, *unknown_score_systems(ratings.scores, evalset.ref_names, evalset.systems, display,
+                                                         absent)]
+    if ratings.scores.empty:
+        warnings.append(f"{display}: no segment is rated, so there are no human scores")
+    return replace(evalset, human=None if ratings.scores.empty else ratings.scores, warnings=tuple(warnings))
+
+
+def _score_table(table: Table, n_segments: int | None) -> pd.DataFrame:
     lowered = [h.lower() for h in table.header]
     for required in ("system", "seg_id"):
         if required not in lowered:
@@ -74,7 +104,6 @@ def read_human_scores(source: Source, name: str | None = None, n_segments: int |
             records.append((seg_id - 1, system, score))
     frame = pd.DataFrame(records, columns=["seg", "system", "score"])
     return frame.astype({"seg": "int64", "score": "float64"})
-
 
 
 def unknown_score_systems(scores: pd.DataFrame, refs: list[str], systems: list[str], display: str,

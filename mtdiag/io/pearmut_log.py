@@ -27,10 +27,14 @@ and the output the annotator saw must be the loaded set's (else the log is of an
 
 **Scores.** Under ESA (Kocmi et al. 2024) the annotator's 0–100 score is the segment score; under MQM (Freitag et
 al. 2021) the segment score is minus the weighted sum of the annotator's errors, weighted and scored as an MQM
-error file is (the chosen scheme of :mod:`mtdiag.io.error_weights`, by its one scoring function
-:func:`~mtdiag.io.error_weights.segment_scores`). A segment's human score is the mean over its annotators (as for
-MQM and ESA files); each annotator's errors are kept apart under their Pearmut user id as the rater, so the per-rater
-statistics work as for MQM files.
+error file is, when the analysis weighs the rows (the chosen scheme of :mod:`mtdiag.io.error_weights`,
+:func:`~mtdiag.io.error_weights.weighed`): the reader keeps each span as an error row, and each output an MQM
+annotator rated as a rating row without an error (it weighs 0: a clean output scores 0). A segment's human score is
+the mean over its annotators (as for MQM and ESA files); each annotator's errors are kept apart under their Pearmut
+user id as the rater, so the per-rater statistics work as for MQM files.
+
+**Work** is linear in the spans: each output's UTF-16 boundaries are computed once and its spans located together
+(one vectorised binary search per output, :func:`spans_from_pearmut`); nothing is weighed while reading.
 """
 
 from __future__ import annotations
@@ -43,9 +47,8 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.core.errors import InputError
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights, segment_scores
-from mtdiag.io.parsing import json_line
-from mtdiag.io.ratings import rated_frame, spans_frame
+from mtdiag.io.parsing import json_line, refuse_lone_surrogates
+from mtdiag.io.ratings import ERROR_COLUMNS, error_rows_frame, rated_frame
 from mtdiag.io.text import DEFAULT_LIMITS, Limits, Source, decode_text, quote, read_counted, split_lines, unpack
 
 IDS_KEY = "mtdiag"
@@ -77,20 +80,54 @@ def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
     return bounds[start], np.where(end > start, bounds[end] - 1, bounds[start])
 
 
-def from_pearmut(text: str, start_i: int, end_i: int, bounds: np.ndarray | None = None) -> tuple[int, int]:
+def from_pearmut(text: str, start_i: int, end_i: int) -> tuple[int, int]:
     """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
-    points, end exclusive): every character a unit of the span belongs to. A span on a special token
-    (``[missing]``, drawn after the text: an omission) is the zero-width span at the text's end, where WMT23 and
-    mtdiag's predictions put an omission. ``ValueError`` for offsets that are not a span. ``bounds``: the text's
-    :func:`utf16_boundaries`, when known (one text's many spans: each then costs a binary search)."""
+    points, end exclusive): every character a unit of the span belongs to. A span on Pearmut's ``[missing]`` token
+    (drawn after the text, at the text's length in units: an omission) is the zero-width span at the text's end,
+    where WMT23 and mtdiag's predictions put an omission; a span that runs from the text onto it ends at the text's
+    end. ``ValueError`` for offsets that are not a span, or that lie past ``[missing]`` (no element of Pearmut's
+    page has them: a log edited or of another text)."""
+    problem = span_problem(text, start_i, end_i)
+    if problem:
+        raise ValueError(problem)
+    start, end = spans_from_pearmut(text, [start_i], [end_i])
+    return int(start[0]), int(end[0])
+
+
+def utf16_units(text: str) -> int:
+    """The length of ``text`` in UTF-16 code units: the offset of Pearmut's ``[missing]`` token."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def span_problem(text: str, start_i: int, end_i: int) -> str | None:
+    """Why ``start_i..end_i`` is no span of Pearmut's page for ``text`` (not ``0 <= start_i <= end_i``, or past the
+    ``[missing]`` token), else None."""
     if start_i < 0 or end_i < start_i:
-        raise ValueError(f"start_i {start_i} and end_i {end_i} are not a span (0 <= start_i <= end_i)")
-    bounds = utf16_boundaries(text) if bounds is None else bounds
-    if start_i >= bounds[-1]:
-        return len(text), len(text)
-    start = int(np.searchsorted(bounds, start_i, side="right")) - 1
-    end = int(np.searchsorted(bounds, min(end_i, int(bounds[-1]) - 1), side="right"))
-    return start, end
+        return f"start_i {_number(start_i)} and end_i {_number(end_i)} are not a span (0 <= start_i <= end_i)"
+    units = utf16_units(text)
+    if end_i > units:
+        return (f"start_i {_number(start_i)} and end_i {_number(end_i)} lie past the output's end (it has "
+                f"{units:,} UTF-16 units; Pearmut's [missing] token is {units})")
+    return None
+
+
+def spans_from_pearmut(text: str, start_i, end_i) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`from_pearmut` of many spans of one text at once (whole numbers, each a span of the page,
+    :func:`span_problem`, checked by the caller): one vectorised binary search over the text's UTF-16 boundaries."""
+    bounds = utf16_boundaries(text)
+    last = int(bounds[-1])
+    start_i = np.minimum(np.asarray(start_i, dtype=np.int64), last)
+    end_i = np.minimum(np.asarray(end_i, dtype=np.int64), max(last - 1, 0))  # onto [missing]: to the text's end
+    past = start_i >= last
+    start = np.searchsorted(bounds, start_i, side="right") - 1
+    end = np.searchsorted(bounds, end_i, side="right")
+    return np.where(past, len(text), start), np.where(past, len(text), end)
+
+
+def _number(value: int) -> str:
+    """A whole number as a message quotes it: at most 20 digits (a log may hold a 400-digit one)."""
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:20]}… ({len(text)} digits)"
 
 
 # --------------------------------------------------------------------------------------------------- the log
@@ -135,7 +172,9 @@ def sniff_log(source: Source, name: str | None = None, *,
         return read, None  # not this format: the table reader says what is wrong
     if not is_log_object(first):
         return read, None
-    return read, (display, [Entry(json_line(raw, display, number), number) for number, raw in lines])
+    refuse_lone_surrogates(first, lines[0][1], display, lines[0][0])  # the first line is parsed once
+    return read, (display, [Entry(first, lines[0][0])]
+                  + [Entry(json_line(raw, display, number), number) for number, raw in lines[1:]])
 
 
 def _downloaded(text: str, display: str) -> tuple[str, list[Entry]] | None:
@@ -172,16 +211,13 @@ def answers(entries: list[Entry], display: str) -> list[Entry]:
 
 
 def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None = None,
-                     outputs: pd.DataFrame | None = None, error_weights: ErrorWeights = DEFAULT_WEIGHTS
-                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(human scores ``seg, system, score``, error spans, rated outputs ``seg, system, rater``) of a Pearmut log's
-    entries (:func:`sniff_log`), in the frames of :mod:`mtdiag.io.annotations`; ``outputs`` (the loaded set's
-    ``hyps``) checks that each annotated output is the set's; MQM errors weighed by ``error_weights``. Every
-    problem names the file and the line."""
-
+                     outputs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(the ESA scores given ``seg, system, score``, the error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS`, the
+    rated outputs ``seg, system, rater``) of a Pearmut log's entries (:func:`sniff_log`); ``outputs`` (the loaded
+    set's ``hyps``) checks that each annotated output is the set's. Every problem names the file and the line."""
     scores: dict[tuple[str, int, str], float] = {}  # ESA: the annotator's score
-    weighed: dict[tuple[str, int, str], list[float]] = {}  # MQM: the weight of each of the annotator's errors
-    spans: list[tuple] = []
+    rows: dict[str, list] = {column: [] for column in ERROR_COLUMNS}
+    rated: list[tuple[str, int, str]] = []
     for entry in answers(entries, display):
         items, annotation = entry.value.get("item"), entry.value["annotation"]
         if not isinstance(items, list) or not isinstance(annotation, list) or len(items) != len(annotation):
@@ -202,28 +238,102 @@ def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None 
                                                f"{quote(str(outputs.at[seg, system]))}: a log of another test set?")
                 if not isinstance(response, dict):
                     raise entry.error(display, f"the annotation of {quote(key)} must be an object")
-                marked = response.get("error_spans") or []
-                if not isinstance(marked, list):
-                    raise entry.error(display, f"the error spans of {quote(key)} must be a list")
-                bounds = utf16_boundaries(text)
-                rows = [_span_row(span, text, bounds, protocol, entry, display, error_weights) for span in marked]
-                spans += [(seg, system, rater, *row) for row in rows]
-                if protocol == "MQM":
-                    weighed[(system, seg, rater)] = [row[-1] for row in rows]
-                else:
+                mqm = protocol == "MQM"
+                spans = _span_rows(response.get("error_spans") or [], text, mqm, entry, display, key)
+                if mqm:  # rated, errors or not: a clean output scores 0 (a rating row, without an error)
+                    spans = {"start": [*spans["start"], -1], "end": [*spans["end"], -1],
+                             "severity": [*spans["severity"], ""], "category": [*spans["category"], ""]}
+                _add_rows(rows, spans, seg=seg, system=system, rater=rater, scored=mqm, file=display,
+                          line=entry.line or -1)
+                rated.append((system, seg, rater))
+                if not mqm:
                     score = _score(response.get("score"), entry, display)
                     if score is not None:
                         scores[(system, seg, rater)] = score + 0.0
-    errors = pd.DataFrame([(system, seg, rater, w) for (system, seg, rater), ws in weighed.items() for w in [0.0, *ws]],
-                          columns=["system", "seg", "rater", "weight"])  # a 0 per rated output: rated, maybe clean
     by_pair: dict[tuple[str, int], list[float]] = {}
     for (system, seg, _), score in scores.items():
         by_pair.setdefault((system, seg), []).append(score)
     esa = pd.DataFrame([(seg, system, sum(v) / len(v)) for (system, seg), v in by_pair.items()],
-                       columns=["seg", "system", "score"])
-    frame = pd.concat([segment_scores(errors, error_weights), esa], ignore_index=True)
-    frame = frame.astype({"seg": "int64", "score": "float64"}).sort_values(["system", "seg"], ignore_index=True)
-    return frame, spans_frame(spans), rated_frame([*scores, *weighed])
+                       columns=["seg", "system", "score"]).astype({"seg": "int64", "score": "float64"})
+    return esa.sort_values(["system", "seg"], ignore_index=True), error_rows_frame(rows), rated_frame(rated)
+
+
+def _add_rows(rows: dict[str, list], spans: dict[str, list], **same) -> None:
+    """Append one output's spans to the columns ``rows``: ``spans``' columns, ``same``'s values on every row and
+    each span on the target side (a rating row without an error on none)."""
+    n = len(spans["start"])
+    for column, values in spans.items():
+        rows[column] += values
+    rows["side"] += ["target" if severity else "" for severity in spans["severity"]]
+    for column, value in same.items():
+        rows[column] += [value] * n
+
+
+def _span_rows(marked: object, text: str, mqm: bool, entry: Entry, display: str, key: str) -> dict[str, list]:
+    """The columns ``start, end, severity, category`` of Pearmut's error spans of one output's ``text``, located
+    together (:func:`spans_from_pearmut`); every span is checked first, the first bad one an error naming the line.
+    Checks and columns are comprehensions over the spans: no Python function call per span."""
+    if not isinstance(marked, list):
+        raise entry.error(display, f"the error spans of {quote(key)} must be a list")
+    if not all(isinstance(span, dict) for span in marked):
+        raise entry.error(display, "an error span must be an object {start_i, end_i, severity, category}")
+    starts, ends = [span.get("start_i") for span in marked], [span.get("end_i") for span in marked]
+    severities = [span.get("severity") for span in marked]
+    units = utf16_units(text)
+    if not (all(type(v) is int for v in starts) and all(type(v) is int for v in ends)  # bool is no offset
+            and all(0 <= a <= b <= units for a, b in zip(starts, ends))
+            and all(type(v) is str and v for v in severities)):
+        _refuse_first_bad_span(marked, text, entry, display)
+    start, end = spans_from_pearmut(text, starts, ends) if marked else ([], [])
+    categories = ([v if isinstance(v, str) else "" for v in (span.get("category") for span in marked)] if mqm
+                  else [""] * len(marked))  # ESA has no categories (Kocmi et al. 2024)
+    return without_overlaps({"start": list(start), "end": list(end), "severity": [v.lower() for v in severities],
+                             "category": categories})
+
+
+SEVERITY_RANK = {"critical": 3, "major": 2, "minor": 1}  # the heaviest of overlapping spans; any other: 0
+
+
+def without_overlaps(spans: dict[str, list]) -> dict[str, list]:
+    """One annotator's spans of one output (columns ``start, end, severity, category``) with those that overlap —
+    share a character, or are omissions at one place — merged into their union, with the severity and category of
+    the heaviest of them (:data:`SEVERITY_RANK`; a tie: the first by start). Pearmut's page never lets a character
+    belong to two spans, so overlapping spans come from an edited log or another tool's pre-filled spans; counted
+    apart they would charge the same characters twice. Spans that only touch stay apart. In order of their start;
+    vectorised over the spans."""
+    n = len(spans["start"])
+    if n < 2:
+        return spans
+    start, end = np.asarray(spans["start"], dtype=np.int64), np.asarray(spans["end"], dtype=np.int64)
+    order = np.lexsort((end, start))
+    start, end = start[order], end[order]
+    reach = np.maximum.accumulate(end)
+    point = start == end
+    joins = (start[1:] < reach[:-1]) | (point[1:] & point[:-1] & (start[1:] == start[:-1]))
+    group = np.concatenate([[0], np.cumsum(~joins)])
+    rank = np.array([SEVERITY_RANK.get(spans["severity"][i], 0) for i in order])
+    heaviest = np.lexsort((np.arange(n), -rank, group))  # per group, the heaviest first
+    first = heaviest[np.concatenate([[True], group[heaviest][1:] != group[heaviest][:-1]])]
+    begins = np.flatnonzero(np.concatenate([[True], ~joins]))
+    return {"start": np.minimum.reduceat(start, begins).tolist(), "end": np.maximum.reduceat(end, begins).tolist(),
+            "severity": [spans["severity"][order[i]] for i in first],
+            "category": [spans["category"][order[i]] for i in first]}
+
+
+def _refuse_first_bad_span(marked: list[dict], text: str, entry: Entry, display: str) -> None:
+    """The error of the first span of ``marked`` that is no span of ``text``'s page: offsets that are not whole
+    numbers, not ``0 <= start_i <= end_i`` or past Pearmut's ``[missing]`` token (:func:`span_problem`), or no
+    severity."""
+    for span in marked:
+        start_i, end_i, severity = span.get("start_i"), span.get("end_i"), span.get("severity")
+        if not (type(start_i) is int and type(end_i) is int):
+            raise entry.error(display, f"error span {quote(json.dumps(span)[:200])}: start_i and end_i must be whole "
+                                       "numbers")
+        problem = span_problem(text, start_i, end_i)
+        if problem:
+            raise entry.error(display, f"error span {quote(json.dumps(span)[:200])}: {problem}")
+        if not isinstance(severity, str) or not severity:
+            raise entry.error(display, f"error span {quote(json.dumps(span))} has no severity")
 
 
 def _ids(item: object, entry: Entry, display: str, n_segments: int | None) -> tuple[int, dict, str]:
@@ -260,32 +370,6 @@ def _score(value: object, entry: Entry, display: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
         raise entry.error(display, f"score {quote(json.dumps(value))} is not a number from 0 to 100")
     return float(value)
-
-
-def _span_row(span: object, text: str, bounds: np.ndarray, protocol: str, entry: Entry, display: str,
-              error_weights: ErrorWeights) -> tuple:
-    """``side, start, end, severity, category, weight`` of one of Pearmut's error spans of ``text`` (``bounds``:
-    its :func:`utf16_boundaries`; the weight by ``error_weights``)."""
-    if not isinstance(span, dict):
-        raise entry.error(display, "an error span must be an object {start_i, end_i, severity, category}")
-    start_i, end_i = span.get("start_i"), span.get("end_i")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start_i, end_i)):
-        raise entry.error(display, f"error span {quote(json.dumps(span))}: start_i and end_i must be whole numbers")
-    try:
-        located = from_pearmut(text, start_i, end_i, bounds)
-    except ValueError as exc:
-        raise entry.error(display, f"error span {quote(json.dumps(span))}: {exc}") from None
-    severity, category = span.get("severity"), span.get("category")
-    if not isinstance(severity, str) or not severity:
-        raise entry.error(display, f"error span {quote(json.dumps(span))} has no severity")
-    category = category if isinstance(category, str) else ""
-    if protocol == "ESA":
-        category = ""  # ESA has no categories (Kocmi et al. 2024)
-    try:
-        weight = error_weights.weight(category, severity)
-    except ValueError as exc:
-        raise entry.error(display, str(exc)) from None
-    return "target", *located, severity.lower(), category, weight
 
 
 def pearmut_log_path(root: str | Path, campaign_id: str) -> Path:

@@ -1,6 +1,10 @@
 """Whole test sets in the field's formats: one path for ``--testset`` and for uploads (:func:`load_testset`).
 
 - a **folder** of text files (:func:`mtdiag.io.load_folder`), or of WMT ``.sgm`` files (below);
+- a year's folder of **WMT's mt-metrics-eval layout** (``wmt23/``: ``sources/``, ``system-outputs/``,
+  ``human-scores/``, ``metric-scores/`` …), or a ``.zip``/``.tar.gz`` of one: one language pair of it with its human
+  and metric scores (:mod:`mtdiag.io.mtme`);
+
 - **WMT XML** (``.xml``, the WMT21+ format, as sacrebleu's ``WMTXMLDataset`` reads it): ``<dataset>`` /
   ``<collection>`` / ``<doc id=… origlang=… [domain=…]>`` holding ``<src lang=…>``, one ``<ref lang=…
   translator=…>`` per translator and one ``<hyp system=…>`` per system, each with ``<p>``/``<seg id=N>``. Documents
@@ -37,8 +41,10 @@ from pathlib import Path
 from mtdiag.core.errors import InputError
 from mtdiag.core.evalset import EvalSet
 from mtdiag.io.files import TextFile, assemble
-from mtdiag.io.error_weights import DEFAULT_WEIGHTS, ErrorWeights
+from mtdiag.io.archives import is_archive_name
 from mtdiag.io.folders import load_folder
+from mtdiag.io.mtme import LayoutChoice, is_layout_folder, load_mtme, open_layout
+
 from mtdiag.io.naming import clean_name, lang_pair_from_name, ref_name_from_column
 from mtdiag.io.parsing import DELIMITERS, MAX_SEG_ID, TABLE_FORMATS, check_columns
 from mtdiag.io.tables import load_table
@@ -67,16 +73,23 @@ def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits =
 
 
 def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS,
-                 error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
-    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``); a
-    folder's error annotations weighed by ``error_weights``."""
+                 layout: LayoutChoice | None = None) -> EvalSet:
+    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``). A
+    year's folder of WMT's mt-metrics-eval layout, or a ``.zip``/``.tar.gz`` of one, is one language pair of it (:func:`mtdiag.io.mtme.load_mtme`; ``layout`` chooses
+    the pair, the human score, the references and the human outputs included)."""
+    name = path[0] if isinstance(path, tuple) else str(path)
+    if is_archive_name(name) or (not isinstance(path, tuple) and is_layout_folder(path)):
+        return load_mtme(open_layout(path, limits=limits), layout or LayoutChoice(), limits=limits)
+    if layout is not None and layout != LayoutChoice():
+        raise InputError(name, "is no folder or archive of WMT's mt-metrics-eval layout (sources/, system-outputs/, "
+                               "…): a language pair, human score type, references or outputs to include apply to one")
     if not isinstance(path, tuple):
         folder = Path(path)
         if folder.is_dir():
             sgml = sorted(p for p in folder.iterdir() if p.is_file() and _inner_name(p.name).lower().endswith(SGML_SUFFIXES))
             if sgml and not any(p.name.lower().startswith("ref") and p.suffix.lower() == ".txt" for p in folder.iterdir()):
                 return load_sgml([(p.name, p) for p in sgml], name=folder.resolve().name, limits=limits)
-            return load_folder(folder, limits=limits, error_weights=error_weights)
+            return load_folder(folder, limits=limits)
         if not folder.exists():
             raise InputError(str(path), "no such file or folder")
         source: Source = folder
@@ -97,6 +110,26 @@ def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Li
         return replace(evalset, name=stem)
     raise InputError(display, "unknown test-set format; expected a folder, .xml (WMT), .sgm, .tsv, .csv or .jsonl "
                               "(optionally .gz)")
+
+
+_NAMED = {"xml": re.compile(rb"<hyp\b[^>]*?\bsystem\s*=\s*[\"']([^\"']*)"),
+          "sgml": re.compile(rb"<(?:tstset|refset|srcset)\b[^>]*?\bsysid\s*=\s*[\"']?([^\"'\s>]*)", re.IGNORECASE)}
+
+
+def testset_shape(display: str, data: bytes) -> tuple[int, int]:
+    """Upper bounds of (segments, systems) of the test set in ``data`` (a test-set file named ``display``, inflated),
+    read from its bytes without parsing it — counting is C (``bytes.count``, one regular-expression scan): a table's
+    lines and header columns, or an XML/SGML file's ``<seg`` elements and distinct system names. What the dashboard
+    judges an upload's memory by before it is parsed (:func:`mtdiag.ui.state.testset_over_budget`)."""
+    kind = _inner_name(Path(display).name).lower()
+    if kind.endswith(XML_SUFFIXES + SGML_SUFFIXES):
+        systems = len(set(_NAMED["xml" if kind.endswith(XML_SUFFIXES) else "sgml"].findall(data))) or 1
+        return data.count(b"<seg"), systems
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    first = data.split(b"\n", 1)[0]
+    delimiter = DELIMITERS.get(TABLE_FORMATS.get(Path(kind).suffix, ""))
+    columns = first.count(delimiter.encode()) + 1 if delimiter else max(first.count(b'":'), 1)
+    return max(lines - (delimiter is not None), 0), max(columns - 1, 1)  # a header; one column the source
 
 
 # ------------------------------------------------------------------------------------------------- WMT XML

@@ -292,17 +292,31 @@ class ScoringContext:
         self.options = options
         self.tgt_lang = tgt_lang if tgt_lang is not None else evalset.tgt_lang
         self._memo: dict[Hashable, Any] = {}
+        self._building: dict[Hashable, threading.RLock] = {}
         self._lock = threading.Lock()
 
     def memo(self, key: Hashable, build: Callable[[], Any]) -> Any:
-        """The value stored under ``key``, built by ``build()`` on first request (thread-safe: the dashboard shares
-        a report between sessions; two threads may both build, the first stored value wins)."""
+        """The value stored under ``key``, built by ``build()`` on first request. Thread-safe, and built once: the
+        dashboard shares a report between sessions and metrics score on two threads (:mod:`mtdiag.scoring.chunks`),
+        so a second thread asking for a value being built waits for it (an n-gram index is seconds of work). A
+        build that fails stores nothing; the next request builds again."""
         with self._lock:
             if key in self._memo:
                 return self._memo[key]
-        value = build()
-        with self._lock:
-            return self._memo.setdefault(key, value)
+            building = self._building.setdefault(key, threading.RLock())
+        with building:
+            with self._lock:
+                if key in self._memo:
+                    return self._memo[key]
+            try:
+                value = build()
+            except BaseException:
+                with self._lock:
+                    self._building.pop(key, None)
+                raise
+            with self._lock:
+                self._building.pop(key, None)
+                return self._memo.setdefault(key, value)
 
     def stored(self, key: Hashable) -> Any:
         """The value :meth:`memo` stored under ``key``, None when none is stored yet (nothing is built)."""

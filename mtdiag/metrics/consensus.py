@@ -75,6 +75,31 @@ def _f_score(stats: np.ndarray, order: int) -> np.ndarray:
     return 100.0 * f
 
 
+def pairwise_agreement(ctx: ScoringContext, segments: np.ndarray, order: int = 2) -> np.ndarray:
+    """For the given segments (0-based positions): the agreement of every two systems' outputs, ``(system, system,
+    segment)`` — the consensus formula with one pseudo-reference (word n-gram F1 over orders 1..``order``,
+    symmetric; the diagonal is each output against itself). One pass per order over the n-gram table's columns of
+    those segments."""
+    index = ctx.word_ngrams(order)
+    outputs = [("hyp", s) for s in ctx.evalset.systems]
+    segments = np.asarray(segments, dtype=np.int64)
+    k, m = len(outputs), len(segments)
+    match = np.zeros((order, k, k, m), dtype=np.int64)
+    totals = np.zeros((order, k, m), dtype=np.int64)
+    for n in range(1, order + 1):
+        columns, where = index.segment_columns(n, segments)
+        table = index.rows(outputs, n)[:, columns].astype(np.int64)
+        for i in range(k):
+            pairs = np.minimum(table[i][None, :], table)
+            for j in range(k):
+                match[n - 1, i, j] = np.bincount(where, weights=pairs[j], minlength=m)
+        totals[n - 1] = index.segment_totals(outputs, n)[:, segments]
+    stats = np.concatenate([np.moveaxis(match, 0, -1), np.broadcast_to(
+        np.moveaxis(totals, 0, -1)[:, None], (k, k, m, order)), np.broadcast_to(
+        np.moveaxis(totals, 0, -1)[None, :], (k, k, m, order))], axis=-1)
+    return _f_score(stats, order)
+
+
 class Consensus(Metric):
     """Agreement with the other systems' outputs (MBR / consensus n-grams); 0–100, higher is better; no reference."""
 

@@ -7,7 +7,10 @@ exports pick it up — with these definitions:
 
 - sufficient statistics per segment: ``[score, 1]`` where the file has a score, ``[0, 0]`` where it has none;
 - corpus score: the mean of the segment scores (summed scores / scored segments) — how COMET, MetricX and xCOMET
-  define a system score, so a paired bootstrap resamples exactly that mean (Koehn 2004 on the mean);
+  define a system score, so a paired bootstrap resamples exactly that mean (Koehn 2004 on the mean); where the
+  scores came with the metric's own published system scores (``ImportedMetricInfo.published``: a WMT
+  ``.sys.score``, which need not be that mean), the whole set's corpus score is the published one and the
+  mean is used only where the published score does not apply: a slice, a resample, a system it does not score;
 - segment score: the file's score (NaN where missing);
 - signature: ``NAME|nrefs:N|source:FILE|imported:yes|version:…`` (where the numbers came from).
 
@@ -23,10 +26,12 @@ scores names them (:func:`imported_classes`; :func:`mtdiag.metrics.metric_classe
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 import numpy as np
 
-from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
+from mtdiag.core.evalset import ORIGIN_COLUMN
+from mtdiag.metrics.base import Metric, MetricInfo, MetricResult, ScoringContext
 
 _LOCK = threading.Lock()
 _PREFIX = "Imported_"
@@ -67,16 +72,20 @@ class ImportedMetric(Metric):
     stat_names = ("score_sum", "scored")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
-        evalset = ctx.evalset
-        stats = np.zeros((evalset.n_segments, 2))
-        scores = evalset.scores
-        if scores is not None and len(scores):
-            rows = scores[(scores["metric"] == self.info.name) & (scores["system"] == system)]
-            rows = rows.dropna(subset=["score"])
-            segs = rows["seg"].to_numpy(dtype=np.int64)
-            stats[segs, 0] = rows["score"].to_numpy(dtype=float)
-            stats[segs, 1] = 1.0
+        stats = np.zeros((ctx.evalset.n_segments, 2))
+        segs, values = ctx.memo(("imported scores",), lambda: _scores_by_key(ctx.evalset)).get(
+            (self.info.name, system), (np.zeros(0, dtype=np.int64), np.zeros(0)))
+        stats[segs, 0] = values
+        stats[segs, 1] = 1.0
         return stats
+
+    def result(self, system: str, stats: np.ndarray, ctx: ScoringContext) -> MetricResult:
+        """The scores of one system; on a whole set, the published corpus score where the file gave one."""
+        result = super().result(system, stats, ctx)
+        published = ctx.memo(("published scores",), lambda: _published_scores(ctx.evalset)).get(
+            (self.info.name, system))
+
+        return result if published is None else replace(result, corpus=published)
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
         stats_sum = np.asarray(stats_sum, dtype=float)
@@ -86,6 +95,28 @@ class ImportedMetric(Metric):
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
         source = next((m.source for m in ctx.evalset.imported if m.name == self.info.name), "unknown")
         return (("source", source), ("imported", "yes"))
+
+
+def _scores_by_key(evalset) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """``{(metric, system): (segments, scores)}`` of the set's imported segment scores (missing ones left out),
+    grouped once per scoring context: a WMT release brings ~70 metrics × ~17 systems, and a filter of the long
+    frame per pair read it a thousand times."""
+    scores = evalset.scores
+    if scores is None or not len(scores):
+        return {}
+    scores = scores.dropna(subset=["score"])
+    segs, values = scores["seg"].to_numpy(dtype=np.int64), scores["score"].to_numpy(dtype=float)
+    groups = scores.groupby(["metric", "system"], sort=False, observed=True).indices
+    return {(str(metric), str(system)): (segs[rows], values[rows]) for (metric, system), rows in groups.items()}
+
+
+def _published_scores(evalset) -> dict[tuple[str, str], float]:
+    """``{(metric, system): score}`` of the published system scores of the set's imported metrics — none on a
+    slice (:data:`~mtdiag.core.evalset.ORIGIN_COLUMN`): a published score describes the whole set."""
+    if ORIGIN_COLUMN in evalset.segments.columns:
+        return {}
+    return {(spec.name, system): float(score) for spec in evalset.imported if spec.published
+            for system, score in spec.system_scores}
 
 
 def imported_classes(evalset) -> dict[str, type[Metric]]:
@@ -107,7 +138,8 @@ def system_score_mismatches(report, tolerance: float = 1e-6) -> list[str]:
     """Systems whose system-level score in the scores file differs from the mean of their segment scores."""
     problems = []
     for spec in report.evalset.imported:
-        if spec.name not in report.metrics:
+        if spec.name not in report.metrics or spec.published:
+
             continue
         for system, given in spec.system_scores:
             if system in report.corpus.index and abs(report.corpus.at[system, spec.name] - given) > tolerance:

@@ -211,6 +211,11 @@ class NgramIndex:
         """Each of ``side``'s keys counted in every reference: the smallest count (0 if a reference lacks it)."""
         return self._order(n).reference_extremes[1][self.counts(side, n).keys].astype(np.int64)
 
+    def count_of(self, side: Hashable, n: int, keys: np.ndarray) -> np.ndarray:
+        """Each of the order-``n`` n-grams ``keys`` (the table's numbers) counted in ``side`` (0 where it lacks
+        it)."""
+        return self._order(n).table[self._row[side]][keys].astype(np.int64)
+
     def counts_at_reference(self, side: Hashable, n: int, reference: Hashable) -> np.ndarray:
         """Each of ``reference``'s keys counted in ``side`` (0 where ``side`` lacks it): the reverse lookup."""
         return self._order(n).table[self._row[side]][self.counts(reference, n).keys].astype(np.int64)
@@ -228,6 +233,15 @@ class NgramIndex:
     def seg_start(self, n: int) -> np.ndarray:
         """The first column of each segment in the order-``n`` table (:meth:`rows`), then the table's width."""
         return self._order(n).seg_start
+
+    def segment_columns(self, n: int, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The columns of the order-``n`` table (:meth:`rows`) that hold the n-grams of ``segments`` (0-based
+        positions), and for each column the position in ``segments`` of its segment."""
+        starts = self._order(n).seg_start
+        segments = np.asarray(segments, dtype=np.int64)
+        widths = starts[segments + 1] - starts[segments]
+        columns = np.repeat(starts[segments] - np.cumsum(widths) + widths, widths) + np.arange(int(widths.sum()))
+        return columns, np.repeat(np.arange(len(segments)), widths)
 
     def reference_extremes(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Each order-``n`` n-gram's largest and smallest count over the references (0 where one lacks it)."""

@@ -90,14 +90,16 @@ class OTEM(_OverUnder):
         options=(OptionSpec("order", 2, "maximum n-gram order N", minimum=1, maximum=4),),
     )
 
-    def over_counts(self, ctx: ScoringContext, system: str, n: int):
-        """Per candidate (segment, n-gram): candidate count, reference count (min over refs) and over-count."""
+    def over_counts(self, ctx: ScoringContext, system: str, n: int, segments: Sequence[int] | None = None):
+        """Per candidate (segment, n-gram) — of ``segments`` only when given —: the segments, the n-grams, the
+        candidate count, the reference count (min over refs) and the over-count."""
         index = ctx.word_ngrams(self.order)
         hyp = index.counts(("hyp", system), n)
-        rc = index.min_reference_count(("hyp", system), n)
-        cc = hyp.counts
+        at = _positions(hyp, segments)
+        keys, cc = hyp.keys[at], hyp.counts[at]
+        rc = index.reference_extremes(n)[1][keys].astype(np.int64)
         over = np.where((cc > rc) & (rc > 0), cc - rc, np.where((rc == 0) & (cc > 1), cc - 1, 0))
-        return hyp, cc, rc, over
+        return hyp.seg[at], keys, cc, rc, over
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
         return ctx.memo(("otem", self.order), lambda: self._all_statistics(ctx))[system]
@@ -125,12 +127,12 @@ class OTEM(_OverUnder):
         ref_count, over``."""
         frames = []
         for n in range(1, self.order + 1):
-            hyp, cc, rc, over = self.over_counts(ctx, system, n)
-            keep = (over > 0) & _in_segments(hyp.seg, segments)
+            seg, keys, cc, rc, over = self.over_counts(ctx, system, n, segments)
+            keep = over > 0
             frames.append(
                 pd.DataFrame({
-                    "seg": hyp.seg[keep], "order": n,
-                    "ngram": _ngram_texts(ctx, n, hyp.gram[keep], self.order),
+                    "seg": seg[keep], "order": n,
+                    "ngram": _ngram_texts(ctx, n, keys[keep], self.order),
                     "hyp_count": cc[keep], "ref_count": rc[keep], "over": over[keep],
                 })
             )
@@ -162,12 +164,16 @@ class UTEM(_OverUnder):
         options=(OptionSpec("order", 4, "maximum n-gram order N", minimum=1, maximum=4),),
     )
 
-    def under_counts(self, ctx: ScoringContext, system: str, ref: str, n: int):
-        """Per reference (segment, n-gram): reference count, candidate count and under-count."""
+    def under_counts(self, ctx: ScoringContext, system: str, ref: str, n: int,
+                     segments: Sequence[int] | None = None):
+        """Per reference (segment, n-gram) — of ``segments`` only when given —: the segments, the n-grams, the
+        reference count, the candidate count and the under-count."""
         index = ctx.word_ngrams(self.order)
         ref_counts = index.counts(("ref", ref), n)
-        cc = index.counts_at_reference(("hyp", system), n, ("ref", ref))
-        return ref_counts, ref_counts.counts, cc, np.maximum(ref_counts.counts - cc, 0)
+        at = _positions(ref_counts, segments)
+        keys, rc = ref_counts.keys[at], ref_counts.counts[at]
+        cc = index.count_of(("hyp", system), n, keys)
+        return ref_counts.seg[at], keys, rc, cc, np.maximum(rc - cc, 0)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
         return ctx.memo(("utem", self.order), lambda: self._all_statistics(ctx))[system]
@@ -203,12 +209,12 @@ class UTEM(_OverUnder):
         frames = []
         for ref in ctx.tokens.refs:
             for n in range(1, self.order + 1):
-                ref_counts, rc, cc, under = self.under_counts(ctx, system, ref, n)
-                keep = (under > 0) & _in_segments(ref_counts.seg, segments)
+                seg, keys, rc, cc, under = self.under_counts(ctx, system, ref, n, segments)
+                keep = under > 0
                 frames.append(
                     pd.DataFrame({
-                        "seg": ref_counts.seg[keep], "ref": ref, "order": n,
-                        "ngram": _ngram_texts(ctx, n, ref_counts.gram[keep], self.order),
+                        "seg": seg[keep], "ref": ref, "order": n,
+                        "ngram": _ngram_texts(ctx, n, keys[keep], self.order),
                         "ref_count": rc[keep], "hyp_count": cc[keep], "under": under[keep],
                     })
                 )
@@ -231,9 +237,15 @@ class UTEM(_OverUnder):
                                            empty="No under-matched n-gram: every reference n-gram is covered.")})
 
 
-def _in_segments(seg: np.ndarray, segments: Sequence[int] | None) -> np.ndarray | bool:
-    """Which entries of ``seg`` are among ``segments`` (every one when None)."""
-    return True if segments is None else np.isin(seg, np.asarray(segments, dtype=np.int64))
+def _positions(counts, segments: Sequence[int] | None) -> np.ndarray | slice:
+    """The positions of ``counts``' keys (:class:`~mtdiag.metrics.ngram_index.NgramCounts`) in ``segments`` (each
+    segment's keys are one run: ``bounds``), every one when None — one segment's evidence reads its own keys, not
+    the whole set's."""
+    if segments is None:
+        return slice(None)
+    wanted = np.unique(np.asarray(segments, dtype=np.int64))
+    starts, stops = counts.bounds[wanted], counts.bounds[wanted + 1]
+    return np.concatenate([np.arange(a, b) for a, b in zip(starts.tolist(), stops.tolist())] or [np.zeros(0, int)])
 
 
 def _order_spans(tokens: list[str], rows: pd.DataFrame, prefix: str, describe) -> tuple[Span, ...]:

@@ -144,16 +144,15 @@ class CHRF(Metric):
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
         return ctx.memo(("chrf", self.options["word_order"]), lambda: self._all_statistics(ctx))[system]
 
-    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
-        """Every system's statistics at once, per order one pass over the n-gram table of every side. Per
-        reference: ``[hyp, ref, match]`` per order (the hypothesis' n-grams count only where the reference has
-        n-grams of that order, as sacrebleu); each segment keeps the reference with the best sentence chrF (the
-        first on a tie)."""
+    def statistics_per_reference(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Per reference: every system's statistics against that reference alone, ``(system, segment,
+        statistic)`` — ``[hyp, ref, match]`` per order (the hypothesis' n-grams count only where the reference has
+        n-grams of that order, as sacrebleu); per order one pass over the n-gram table of every side."""
         systems = ctx.evalset.systems
         hyps = [("hyp", s) for s in systems]
         orders = self._order_indexes(ctx)
         hyp_totals = [index.segment_totals(hyps, n) for index, n in orders]
-        best_stats = best_f = None
+        out = {}
         for ref in ctx.evalset.ref_names:
             columns = []
             for (index, n), hyp_total in zip(orders, hyp_totals):
@@ -161,7 +160,15 @@ class CHRF(Metric):
                 columns += [np.where(ref_total > 0, hyp_total, 0),
                             np.broadcast_to(ref_total, (len(systems), ctx.evalset.n_segments)),
                             index.segment_sums(np.minimum(index.rows(hyps, n), index.rows([("ref", ref)], n)), n)]
-            stats = np.stack(columns, axis=-1)  # (system, segment, statistic)
+            out[ref] = np.stack(columns, axis=-1)
+        return out
+
+    def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
+        """Every system's statistics at once (:meth:`statistics_per_reference`); each segment keeps the reference
+        with the best sentence chrF (the first on a tie)."""
+        systems = ctx.evalset.systems
+        best_stats = best_f = None
+        for stats in self.statistics_per_reference(ctx).values():
             f = chrf_from_stats(stats)
             if best_stats is None:
                 best_stats, best_f = stats, f

@@ -26,7 +26,12 @@ et al. 2021) and "ESA with AI-pre-filled error spans" (ESA^AI, Zouhar et al. 202
   ``item_id`` is the segment id (Pearmut's own results group scores by it);
 - **annotators**: ``users`` annotators, each annotating every page (``task-based`` assignment with one identical
   task per annotator: every output is judged by all of them, so their agreement can be measured; Pearmut's
-  ``single-stream`` would share the pages out instead, one annotator per page). Pearmut names them.
+  ``single-stream`` would share the pages out instead, one annotator per page). Pearmut names them. Pearmut's
+  format has no way to give one task to several annotators (``task-based`` reads one task per annotator,
+  ``pearmut add``'s ``_add_single_campaign``), so the file repeats the task for each; mtdiag holds it once
+  (``data["data"]`` is one list repeated) and writes its text once per annotator
+  (:func:`campaign_text`). At most :data:`MAX_USERS` annotators, and a file of at most :data:`MAX_CAMPAIGN_MB` MB,
+  its size computed from one task before anything is written.
 
 A model key is the system's name, except a name Pearmut refuses (only digits: its page orders keys as numbers)
 or would put into its page's markup unescaped (``< > & " '``): that system's key is ``system-K``, and the ids say
@@ -37,7 +42,9 @@ with a note (an MT output is untrusted text).
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,11 +58,17 @@ from mtdiag.spans.protocol import protocol_spans
 DEFAULT_TOP = ranking.FIRST_SCREEN
 """Pairs of the queue by default: its first screen, one pair per source (:data:`mtdiag.triage.ranking.FIRST_SCREEN`)."""
 DEFAULT_USERS = 1
+MAX_USERS = 100
+"""Annotators of one campaign (``--users``, the Segments page's "Annotators"): each gets a copy of every page."""
+MAX_CAMPAIGN_MB = 100
+"""Megabytes of one campaign file (``pearmut add`` reads it whole into memory): refused before it is written."""
 MEDIA_PREFIXES = ("<audio ", "<video ", "<img ", "<iframe ")  # pearmut web/src/utils.ts, isMediaContent
 SEVERITY_ORDER = ("minor", "major", "critical")
 MQM_SEVERITIES = ["Minor", "Major", "Critical"]
 _UNSAFE_KEY = re.compile(r"[<>&\"'`]")
 _CAMPAIGN_ID = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_CAMPAIGN_ID_BYTES = 200
+"""Bytes of UTF-8 of a campaign id: Pearmut names its log ``ID.jsonl``, and a file name is at most 255 bytes."""
 
 INSTRUCTIONS = {
     "ESA": (
@@ -117,7 +130,8 @@ def model_keys(systems: list[str]) -> dict[str, str]:
 def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
     """Spans (``start, end, severity, confidence, kind``, per output when ``system`` and ``seg`` are columns) with
     those of one output that overlap (share a character) merged into their union: the most severe severity, the
-    highest confidence, the kinds joined by ``+``. Spans that only touch stay apart. Sorted by output and start;
+    highest confidence, the kinds joined by ``+`` in alphabetical order (``number_mismatch+unsupported`` whichever
+    span starts first: one combination, one name). Spans that only touch stay apart. Sorted by output and start;
     vectorised over every output at once."""
     keys = [c for c in ("system", "seg") if c in spans.columns]
     rows = spans.sort_values([*keys, "start", "end"], kind="stable").reset_index(drop=True)
@@ -135,11 +149,10 @@ def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
     merged["end"] = np.maximum.reduceat(end, np.flatnonzero(first))
     merged["severity"] = np.array(SEVERITY_ORDER, dtype=object)[np.maximum.reduceat(rank, np.flatnonzero(first))]
     merged["confidence"] = np.maximum.reduceat(rows["confidence"].to_numpy(dtype=float), np.flatnonzero(first))
-    kinds = [[] for _ in range(len(merged))]
+    kinds: list[set[str]] = [set() for _ in range(len(merged))]
     for g, kind in zip(group, rows["kind"]):
-        if kind not in kinds[g]:
-            kinds[g].append(kind)
-    merged["kind"] = ["+".join(k) for k in kinds]
+        kinds[g].add(kind)
+    merged["kind"] = ["+".join(sorted(k)) for k in kinds]  # one name per combination, whichever span came first
     return merged[columns]
 
 
@@ -150,11 +163,22 @@ def campaign_id_for(name: str, protocol: str) -> str:
 
 
 def check_campaign_id(campaign_id: str) -> str:
-    """``campaign_id`` when Pearmut can store it (not empty, ``.`` or ``..``; no ``/`` or ``\\``: it names the
-    campaign's files), else ``ValueError``."""
+    """``campaign_id`` when Pearmut can store and show it, else ``ValueError``: not empty, ``.`` or ``..``; no ``/``
+    or ``\\`` (it names the campaign's files); no control or format character (a line break, or U+202E, which
+    turns the text of Pearmut's links around); at most :data:`MAX_CAMPAIGN_ID_BYTES` bytes of UTF-8 (a file name is
+    at most 255 bytes, ``.jsonl`` added)."""
+    shown = repr(campaign_id if len(campaign_id) <= 40 else campaign_id[:40] + "…")
+    size = len(campaign_id.encode("utf-8", "surrogatepass"))
+    if size > MAX_CAMPAIGN_ID_BYTES:
+        raise ValueError(f"campaign id {shown}: {size:,} bytes of UTF-8; at most {MAX_CAMPAIGN_ID_BYTES} (it names "
+                         "Pearmut's files)")
     if not campaign_id.strip() or campaign_id in (".", "..") or "/" in campaign_id or "\\" in campaign_id:
-        raise ValueError(f"campaign id {campaign_id!r}: Pearmut needs a name without '/' or '\\' (it names the "
+        raise ValueError(f"campaign id {shown}: Pearmut needs a name without '/' or '\\' (it names the "
                          "campaign's files)")
+    hidden = next((c for c in campaign_id if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")), None)
+    if hidden is not None:
+        raise ValueError(f"campaign id {shown}: no control or format character (U+{ord(hidden):04X}): it names "
+                         "Pearmut's files and shows in its links")
     return campaign_id
 
 
@@ -169,8 +193,8 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
     operating point, :func:`mtdiag.spans.protocol.protocol_spans`)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}")
-    if users < 1:
-        raise ValueError(f"users must be at least 1, got {users}")
+    if not 1 <= users <= MAX_USERS:
+        raise ValueError(f"annotators (users): {users:,} — from 1 to {MAX_USERS}")
     name = PROTOCOLS[protocol]
     evalset = report.evalset
     campaign_id = check_campaign_id(campaign_id or campaign_id_for(evalset.name, protocol))
@@ -214,10 +238,31 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
     if name == "MQM":
         info |= {"sliders": [], "mqm_severities": MQM_SEVERITIES}
     task = [[item] for item in items]  # one page (Pearmut: a document) per segment
-    data = {"campaign_id": campaign_id, "info": info, "data": [list(task) for _ in range(users)]}
+    data = {"campaign_id": campaign_id, "info": info, "data": [task] * users}  # one task, each annotator's
     spans = merged.iloc[np.concatenate(chosen)] if chosen else merged.iloc[:0]
     spans = spans.assign(seg_id=evalset.seg_ids[spans["seg"].to_numpy()])
     return Campaign(data, kept, spans[["system", "seg_id", "start", "end", "severity"]].reset_index(drop=True), notes)
+
+
+def campaign_text(campaign: Campaign, limit_mb: float = MAX_CAMPAIGN_MB) -> list[str]:
+    """The campaign's JSON file as pieces of text to write one after the other: the task serialised once and
+    written once per annotator. ``ValueError`` when the file would pass ``limit_mb`` megabytes (its size is exact,
+    computed from the one task before any piece is joined)."""
+    data = campaign.data
+    tasks = data["data"]
+    head = json.dumps({key: value for key, value in data.items() if key != "data"}, ensure_ascii=False, indent=1)
+    opening, closing = head[:head.rindex("}")].rstrip() + ',\n "data": [\n', "\n ]\n}\n"
+    task = json.dumps(tasks[0], ensure_ascii=False, indent=1) if tasks else ""
+    size = (len(opening.encode()) + len(tasks) * len(task.encode()) + 2 * max(len(tasks) - 1, 0)
+            + len(closing))
+    if size > limit_mb * 2**20:
+        raise ValueError(f"the campaign would be {size / 2**20:,.1f} MB ({len(tasks):,} annotators × "
+                         f"{len(task.encode()) / 2**20:,.2f} MB of pages); at most {limit_mb:,g} MB: fewer annotators "
+                         "or pairs of the queue")
+    pieces = [opening]
+    for k in range(len(tasks)):
+        pieces += [task, ",\n"] if k < len(tasks) - 1 else [task]
+    return pieces + [closing]
 
 
 def _pearmut_spans(text: str, spans: dict[str, np.ndarray], protocol: str) -> list[dict]:

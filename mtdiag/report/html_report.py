@@ -24,6 +24,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from mtdiag import __version__, views
@@ -37,6 +38,15 @@ from mtdiag.views import human, overview, segments
 from mtdiag.views.detail import segment_detail
 
 DEFAULT_TOP = 50  # worst segments shown
+MAX_TOP = 1_000
+"""Worst segments a report may show (``--top``): each costs ~45 ms of CPU and ~20 KB (sample sets, 200 of them)."""
+MAX_WORST_MB = 100
+"""Megabytes the worst segments' part may take, estimated before it is built (:func:`worst_megabytes`)."""
+MARKUP_FACTOR = 30
+"""Bytes of the report per byte of the texts a worst segment shows (16.7-24.3 in all measured on WMT21 en-de and
+TED zh-en, 200 segments each: the marks around the words)."""
+BOX_BYTES = 4_096
+"""Bytes of a worst segment's box besides its texts: heading, scores, flags (2.4 KB on 20-byte texts)."""
 WORST_OPEN = 10  # of them, shown open; the others behind one "the next …" fold
 ROWS_SHOWN = 25  # rows of a table shown; a longer one says so and links its every row as a CSV inside the file
 LEAD = ("overview", "worst")
@@ -55,6 +65,7 @@ table.mtd th{background:#f5f5f5;} table.mtd td:first-child,table.mtd th:first-ch
 .seg{border:1px solid #ddd;border-radius:6px;padding:0.5rem 0.8rem;margin:0.8rem 0;}
 .seg h3{font-size:1rem;} .flags{color:#b91c1c;font-size:0.85rem;} .small{font-size:0.8rem;color:#555;}
 nav a{margin-right:1rem;}
+.warning{border-left:4px solid #d97706;background:#fffbeb;padding:0.5rem 0.8rem;}
 </style>"""
 
 
@@ -213,22 +224,53 @@ def _bucket_items(report, writing: "Writing") -> list:
 
 
 def _errors_summary(report, writing: "Writing") -> str:
-    tests = human.error_significance(report, "top")
-    return (f"<p>{int(tests['significant'].sum()):,} pair(s) of systems differ in a category at p_holm &lt; "
-            f"{tests.attrs['alpha']} (every pair and category below).</p>")
+    """The Human page's sentence on the error significance table, at the page's default level."""
+    view = views.REGISTRY["human"]
+    tests = view.table("error_significance").make(report, _chosen(report, view, {}, writing))
+    return f"<p>{highlight.escape(human.significance_summary(tests))} Every pair and category below.</p>"
 
 
-def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
-    """The ``top`` worst segments with their evidence marked: the human and metric error spans, and the error
-    spans mtdiag predicts with a confidence of at least ``threshold``."""
+def worst_megabytes(report, top: int) -> float:
+    """The estimated size of the ``top`` worst segments' part in MB (an upper bound on the sets measured):
+    :data:`BOX_BYTES` per segment and :data:`MARKUP_FACTOR` times the UTF-8 bytes of the texts they show (the
+    source, every reference and the output, each at most what a segment's display shows,
+    :data:`mtdiag.core.highlight.MAX_CHARS` characters of 4 bytes)."""
+    view = views.REGISTRY["segments"]
+    queue = view.table("queue").make(report, view.resolve(report)).head(top)
+    positions = views.positions(report, queue["seg_id"])
+    ev, cap = report.evalset, highlight.MAX_CHARS * 4
+
+    def shown(column) -> np.ndarray:
+        return np.minimum(column.astype(str).str.encode("utf-8").str.len().to_numpy(), cap)
+
+    per_segment = shown(ev.src) + sum(shown(ev.refs[name]) for name in ev.ref_names)
+    outputs = {system: shown(ev.hyps[system]) for system in ev.systems}
+    total = per_segment[positions].sum() + sum(outputs[str(s)][p] for s, p in zip(queue["system"], positions))
+    return (len(queue) * BOX_BYTES + float(total) * MARKUP_FACTOR) / 2**20
+
+
+def check_top(report, top: int) -> None:
+    """``ValueError`` in one line when ``top`` is not 1 to :data:`MAX_TOP` or its worst segments' part would pass
+    :data:`MAX_WORST_MB` (:func:`worst_megabytes`), before anything is built."""
+    if not 1 <= top <= MAX_TOP:
+        raise ValueError(f"--top {top:,}: from 1 to {MAX_TOP:,} worst segments")
+    size = worst_megabytes(report, top)
+    if size > MAX_WORST_MB:
+        raise ValueError(f"--top {top:,}: the worst segments would take about {size:,.0f} MB of the report; at most "
+                         f"{MAX_WORST_MB} MB: show fewer")
+
+
+def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD, tags=None) -> str:
+    """The ``top`` worst segments with their evidence marked: the human and metric error spans, the error spans
+    mtdiag predicts with a confidence of at least ``threshold``, and the user's ``tags`` of each."""
     view = views.REGISTRY["segments"]
     queue = view.table("queue").make(report, view.resolve(report)).head(top)  # the Segments page's queue
     predict_spans(report, threshold)  # every output's at once: then each segment below reads its rows from them
     ev = report.evalset
     score_metrics = segments.score_columns(report)
     positions = views.positions(report, queue["seg_id"])
-    labels = (tag_labels(ev.tags, positions + 1, queue["system"].astype(str).to_numpy())
-              if _has_tags(report) else None)  # the report's own segment numbers, as its (maybe sliced) tags
+    labels = (tag_labels(tags, queue["seg_id"].to_numpy(), queue["system"].astype(str).to_numpy())
+              if _has_tags(tags) else None)  # the set's ids, as the tags name them
     boxes, kinds = [], set()
     for i, (_, row) in enumerate(queue.iterrows()):
         system, seg = str(row["system"]), int(positions[i])
@@ -264,13 +306,14 @@ def _worst(report, top: int, threshold: float = DEFAULT_THRESHOLD) -> str:
             + (f'<details><summary>The next {len(rest)} segments</summary>{"".join(rest)}</details>' if rest else ""))
 
 
-def _has_tags(report) -> bool:
-    return report.evalset.tags is not None and len(report.evalset.tags) > 0
+def _has_tags(tags) -> bool:
+    return tags is not None and len(tags) > 0
 
 
-def _tags(report) -> str:
-    """The user's tags (:mod:`mtdiag.core.tags`): per tag, the whole segments and the outputs it marks, and their ids."""
-    summary = tag_summary(report.evalset.tags, report.evalset.seg_ids).rename(
+def _tags(report, tags) -> str:
+    """The user's tags (:mod:`mtdiag.core.tags`) of the report's segments: per tag, the whole segments and the
+    outputs it marks, and their ids."""
+    summary = tag_summary(tags, report.evalset.seg_ids).rename(
         columns={"segments": "whole segments", "seg_ids": "segment ids"})
     return ("<h2 id=\"tags\">Tags</h2><p>The tags given in the dashboard; a slice <code>tag == \"NAME\"</code> "
             "finds their segments again.</p>" + _table(summary))
@@ -297,7 +340,8 @@ class Section:
 @dataclass(frozen=True)
 class Writing:
     """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
-    ``say``, told each step, and the confidence threshold of the predicted error spans (``span_threshold``)."""
+    ``say``, told each step, the confidence threshold of the predicted error spans (``span_threshold``) and the
+    user's tags (``tags``, :mod:`mtdiag.core.tags`: whole-set segments)."""
 
     top: int
     method: str
@@ -305,6 +349,7 @@ class Writing:
     seed: int | None
     say: Callable[[str], None]
     span_threshold: float = DEFAULT_THRESHOLD
+    tags: pd.DataFrame | None = None
 
 
 def _section(anchor: str, label: str, heading: str, items, report, writing: Writing) -> Section:
@@ -313,18 +358,29 @@ def _section(anchor: str, label: str, heading: str, items, report, writing: Writ
     return Section(anchor, label, f'<h2 id="{anchor}">{highlight.escape(heading)}</h2>' + _part(report, items, writing))
 
 
+def _bias_warning(report, writing: Writing) -> str:
+    """The systems a reference favours, said above the scores it distorts (:mod:`mtdiag.analysis.reference_bias`);
+    nothing when none is."""
+    text = views.REGISTRY["overview"].details["bias_warning"](report)
+    return f'<p class="warning">{highlight.escape(text)}</p>' if text else ""
+
+
 def _overview_sections(report, view, writing: Writing) -> list[Section]:
     return [_section("overview", "Overview", "Overview: corpus scores",
-                     [Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
-                      Declared("overview", "people_bars")], report, writing),
+                     [_bias_warning, Declared("overview", "bias_rankings", rows="system"),
+                      Declared("overview", "by_people", rows="system"), Declared("overview", "best"),
+                      Declared("overview", "people_bars"),
+                      Declared("overview", "reference_bias", rows="system", fold="Reference bias: near copies of "
+                                                                                  "the reference per system")],
+                     report, writing),
             _section("significance", "Significance", "Ranked significance", _significance_items(report, writing),
                      report, writing)]
 
 
 def _segments_sections(report, view, writing: Writing) -> list[Section]:
     writing.say(f"the {writing.top} worst segments")
-    sections = [Section("worst", "Worst segments", _worst(report, writing.top, writing.span_threshold))]
-    return sections + ([Section("tags", "Tags", _tags(report))] if _has_tags(report) else [])
+    sections = [Section("worst", "Worst segments", _worst(report, writing.top, writing.span_threshold, writing.tags))]
+    return sections + ([Section("tags", "Tags", _tags(report, writing.tags))] if _has_tags(writing.tags) else [])
 
 
 def _buckets_sections(report, view, writing: Writing) -> list[Section]:
@@ -336,8 +392,8 @@ def _human_sections(report, view, writing: Writing) -> list[Section]:
     if errorstats.has_annotations(report.evalset):
         sections.append(_section(
             "errors", "Human errors", "Human errors per category and rater",
-            [Declared("human", "error_counts", {"level": "top"}), Declared("human", "error_raters"), _errors_summary,
-             Declared("human", "error_significance", {"level": "top"}, fold="every pair and category")],
+            [Declared("human", "error_counts"), Declared("human", "error_raters"), _errors_summary,
+             Declared("human", "error_significance", fold="every pair and category")],
             report, writing))
         sections.append(_section("span-agreement", "Spans vs humans", "Predicted spans against the human spans",
                                  [Declared("human", "span_agreement")], report, writing))
@@ -379,14 +435,17 @@ def sections(report, writing: Writing) -> list[Section]:
 
 def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, method: str = "bs",
                 n: int | None = None, seed: int | None = significance.DEFAULT_SEED,
-                progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD) -> str:
+                progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD,
+                tags: pd.DataFrame | None = None) -> str:
     """The whole report as one HTML document (see the module docstring): the header with the table of contents,
     every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
-    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``)."""
+    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``, the
+    user's ``tags``)."""
     import plotly.offline
 
     title = title or f"mtdiag report: {report.evalset.name}"
-    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold))
+    check_top(report, top)
+    parts = sections(report, Writing(top, method, n, seed, progress or (lambda _: None), span_threshold, tags))
     body = [_header(report, title, [(part.anchor, part.label) for part in parts]), *(part.html for part in parts)]
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

@@ -15,8 +15,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from mtdiag.scoring.chunks import Execution, chunked_statistics, step_message
+from mtdiag.scoring.chunks import SHARED_TEXTS, Execution, chunked_statistics, shared_statistics
 from mtdiag.core.evalset import EvalSet
+from mtdiag.io.error_weights import weighed
 from mtdiag.core.needs import NEEDS, lacking
 from mtdiag.metrics import (DerivedMetric, Metric, MetricResult, ScoringContext, Signature, create_metric,
                             metric_classes, metric_info)
@@ -166,7 +167,8 @@ class Report:
 
 
 def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressCallback | None = None,
-             execution: Execution | None = None) -> Report:
+             execution: Execution | None = None, prepare: Callable[[Report], None] | None = None, *,
+             derive: bool = True) -> Report:
     """Score every system of ``evalset`` with every requested metric.
 
     Texts are tokenised once and n-grams counted once (:class:`~mtdiag.metrics.ScoringContext`); references are
@@ -175,12 +177,64 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
     ``options.metrics == ()`` asks for no score: the report then holds the set, the options and the scoring context
     (tokens, n-gram tables) for what reads no score (the HT/MT n-gram tables, ORANGE/KING/QUEEN).
 
-    ``execution`` (:class:`~mtdiag.scoring.chunks.Execution`) says how, never what: a set larger than one slice, or large
-    enough for a second core, is scored slice by slice (bounded memory; threads over slices; or a Dask cluster) and
-    the per-segment statistics are stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`). A small set is
-    scored in one piece on the report's own context, whose tokens and n-gram indexes the evidence views then reuse.
+    ``execution`` (:class:`~mtdiag.scoring.chunks.Execution`) says how, never what: a set of up to
+    :data:`~mtdiag.scoring.chunks.SHARED_TEXTS` texts is scored whole on the report's own context, whose tokens and
+    n-gram indexes the checks, spans and evidence then reuse (the metrics on two threads when the set is large
+    enough for a second core); a larger one slice by slice (bounded memory; threads over slices; or a Dask cluster),
+    the per-segment statistics stacked — the numbers are identical (:mod:`mtdiag.scoring.chunks`).
+
+    ``prepare(report)``: what the caller will read next that depends on no score (the checks that read none, the
+    words' support of the spans), given a report of the set without scores on the same context, run while the
+    metrics score on the other threads — its memoised results are then the scored report's (the same context),
+    and both cores work at once. Called only when the set is scored whole on two threads.
+
+    Human error rows the caller has not weighed (``EvalSet.error_rows``) are weighed under the default scheme
+    (:func:`mtdiag.io.error_weights.weighed`) for the report's set; another scheme joins a report without scoring
+    again (:func:`mtdiag.pipeline.inputs.judged`). No metric reads human judgements.
+
+    ``derive=False`` leaves out the metrics derived from the report of the others (:class:`~mtdiag.metrics.DerivedMetric`,
+    predicted MQM): :func:`with_derived` adds them later on the same context (the dashboard draws the first page
+    before it computes them, :func:`underived` names them).
     """
+    evalset = weighed(evalset)
     options = options.resolved(evalset)
+    metric_objects = _requested(evalset, options)
+    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
+    scored = {name: metric for name, metric in metric_objects.items() if not isinstance(metric, DerivedMetric)}
+    read = _read_by_derived(evalset, options, metric_objects, scored)
+    meanwhile = (lambda: prepare(_report(evalset, options, (), {}, context, {}))) if prepare is not None else None
+    stats = _scored_statistics(evalset, options, {**scored, **read}, context, execution, progress, meanwhile)
+    for name, metric in read.items():  # kept on the context for the derived metrics, not in the report's metrics
+        context.memo(read_key(metric), lambda name=name: {s: stats.pop((name, s)) for s in evalset.systems})
+    report = _report(evalset, options, tuple(scored), stats, context, scored)
+    if derive:
+        return with_derived(report, progress)
+    if progress:
+        progress(1.0, "done")
+    return report
+
+
+def read_key(metric: Metric) -> tuple:
+    """The key of the context's memo under which :func:`evaluate` keeps the statistics, per system, of a metric a
+    derived metric reads (:attr:`~mtdiag.metrics.DerivedMetric.reads`) that the report does not show: its name and
+    options."""
+    return ("statistics read", metric.info.name, repr(sorted(metric.options.items())))
+
+
+def _read_by_derived(evalset: EvalSet, options: Options, requested: dict[str, Metric],
+                     scored: dict[str, Metric]) -> dict[str, Metric]:
+    """The metrics the requested derived metrics read (:attr:`~mtdiag.metrics.DerivedMetric.reads`) that are not
+    requested themselves and that the set allows: scored with the others (on their threads, slice by slice where the
+    set is), kept on the report's context for the derivation (:func:`read_key`)."""
+    allowed = available_metrics(evalset)
+    names = [name for metric in requested.values() if isinstance(metric, DerivedMetric) for name in metric.reads
+             if name in allowed and name not in scored]
+    return {name: create_metric(name, evalset, **options.options_for(name)) for name in dict.fromkeys(names)}
+
+
+def _requested(evalset: EvalSet, options: Options) -> dict[str, Metric]:
+    """The metric objects ``options`` (resolved on ``evalset``) ask for, in their order: the metrics named, or the
+    defaults; ``ValueError`` for a metric unknown or one these inputs cannot have."""
     allowed = available_metrics(evalset)
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
     if not names and options.metrics is None and evalset.has_references:
@@ -191,27 +245,44 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
             raise ValueError(f"unknown metric {name!r}; known: {', '.join(known)}")
         if name not in allowed:
             raise ValueError(f"metric {name!r} needs {missing_input(evalset, name)}, and these inputs have none")
-    context = ScoringContext(evalset, options.tokenize_options, tgt_lang=options.tgt_lang)
-    metric_objects = {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
-    derived = {name: metric for name, metric in metric_objects.items() if isinstance(metric, DerivedMetric)}
-    scored = {name: metric for name, metric in metric_objects.items() if name not in derived}
-    read = [name for metric in derived.values() for name in metric.reads if name in allowed and name not in scored]
-    scored |= {name: create_metric(name, evalset, **options.options_for(name)) for name in dict.fromkeys(read)}
-    stats = _scored_statistics(evalset, options, scored, context, execution, progress)
-    if derived:  # metrics derived from the report of the others and of what they read, on the same context
-        base = _report(evalset, options, tuple(scored), stats, context, scored)
-        for name, metric in derived.items():
-            if progress:
-                progress(1.0, f"deriving {metric.info.label}")
-            stats.update({(name, system): values for system, values in metric.derive(base).items()})
+    return {name: create_metric(name, evalset, **options.options_for(name)) for name in names}
+
+
+def underived(report: Report) -> tuple[str, ...]:
+    """The derived metrics (:class:`~mtdiag.metrics.DerivedMetric`) ``report``'s options ask for that it lacks:
+    what :func:`with_derived` adds (none for a report :func:`evaluate` completed). Read from the names and the
+    classes: nothing is made."""
+    options = report.options
+    names = tuple(options.metrics) if options.metrics is not None else default_metrics(report.evalset)
+    classes = metric_classes(report.evalset)
+    return tuple(name for name in names if name not in report.metrics and name in classes
+                 and issubclass(classes[name], DerivedMetric))
+
+
+def with_derived(report: Report, progress: ProgressCallback | None = None) -> Report:
+    """``report`` with the metrics derived from it that its options ask for (:func:`underived`: predicted MQM),
+    computed from the report of the others on its context (their predicted spans stay in its memo for the pages),
+    in the order the options name them; nothing else is scored again."""
+    requested = _requested(report.evalset, report.options)
+    missing = {name: requested[name] for name in underived(report)}
+    results = dict(report.results)
+    for name, metric in missing.items():
+        if progress:
+            progress(1.0, f"deriving {metric.info.label}")
+        for system, values in metric.derive(report).items():
+            results[(name, system)] = metric.result(system, values, report.context)
     if progress:
         progress(1.0, "done")
-    return _report(evalset, options, names, stats, context, metric_objects)
+    if not missing:
+        return report
+    objects = {**report.metric_objects, **missing}
+    return Report(evalset=report.evalset, options=report.options, metrics=tuple(n for n in requested if n in objects),
+                  results=results, context=report.context, metric_objects=objects)
 
 
 def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[str, Metric],
-                       context: ScoringContext, execution: Execution | None,
-                       progress: ProgressCallback | None) -> dict[tuple[str, str], np.ndarray]:
+                       context: ScoringContext, execution: Execution | None, progress: ProgressCallback | None,
+                       meanwhile: Callable[[], None] | None = None) -> dict[tuple[str, str], np.ndarray]:
     """Every (metric, system)'s statistics of metrics computed from tokens, in one piece or slice by slice."""
     names = tuple(metric_objects)
     if not names:
@@ -221,20 +292,13 @@ def _scored_statistics(evalset: EvalSet, options: Options, metric_objects: dict[
     chunk = execution.chunk_size(len(evalset.ref_names) + len(evalset.systems))
     if workers > 1:
         chunk = min(chunk, max(-(-evalset.n_segments // workers), 1))
-    if execution.dask or workers > 1 or evalset.n_segments > chunk:
-        stats = chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
-                                   [(name, metric.options) for name, metric in metric_objects.items()],
-                                   replace(execution, chunk=chunk, workers=workers), progress)
-    else:
-        stats = {}
-        steps = max(len(names) * len(evalset.systems), 1)
-        for i, (name, metric) in enumerate(metric_objects.items()):
-            for j, system in enumerate(evalset.systems):
-                if progress:
-                    progress((i * len(evalset.systems) + j) / steps,
-                             step_message(metric.info.label, j + 1, len(evalset.systems)))
-                stats[(name, system)] = metric.statistics(context, system)
-    return stats
+    texts = evalset.n_segments * (len(evalset.ref_names) + len(evalset.systems) + 1)
+    if execution.dask or (texts > SHARED_TEXTS and (workers > 1 or evalset.n_segments > chunk)):
+        return chunked_statistics(evalset, options.tokenize_options, options.tgt_lang,
+                                  [(name, metric.options) for name, metric in metric_objects.items()],
+                                  replace(execution, chunk=chunk, workers=workers), progress)
+    return shared_statistics(context, list(metric_objects.items()), workers, progress,
+                             meanwhile if workers > 1 else None)
 
 
 def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, context: ScoringContext,

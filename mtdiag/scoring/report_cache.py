@@ -16,16 +16,29 @@ of
   plug-in is never read by a process without it (which could not rebuild its scores), nor the reverse; a
   plug-in whose source cannot be read makes the report one that is not kept,
 
-so a changed text, option, metric or library is a new file, never a stale report. Files are written whole (a
-temporary file renamed over) and read with ``allow_pickle=False``; a file that cannot be read is removed and the set
-scored again. The folder keeps the :data:`MAX_FILES` most recently used files.
+so a changed text, option, metric or library is a new file, never a stale report.
+
+**Nothing read is trusted.** A file holds a checksum (:func:`digest`: SHA-256 of its name — the key above — and
+every array's name, dtype, shape and bytes), and is read only when the checksum is right and the schema holds: the
+metrics the options ask for, in order; the set's systems; per (metric, system) a two-dimensional numeric array of
+one row per segment and the metric's number of statistics, every value finite (statistics are counts and sums).
+Anything else — a damaged, truncated, altered or foreign file, one of another version — is removed and the set
+scored again. The checksum finds damage; it is no signature (anyone who can write the folder can write a
+checksum too), so the folder itself is kept private: made with mode 0700, and not used at all — a one-line
+message on stderr, every report computed — when it is not this user's or others may write to it (an existing
+``$MTDIAG_CACHE_DIR`` included).
+
+Files are written whole (a temporary ``.part`` file renamed over) and read with ``allow_pickle=False``. After each
+write the folder keeps the most recently used files, at most :data:`MAX_FILES` of them and :func:`max_bytes` in all
+(``$MTDIAG_CACHE_MAX_MB``, default :data:`MAX_MB`), and removes ``.part`` files older than :data:`PART_AGE_S` (a
+write killed half-way leaves one; a younger one may be a write under way).
 
 The dashboard uses it for the test-set folders it offers (the package's sample sets and ``--data DIR``): those are
 files on the server already. Uploaded data is never written to disk (docs/dashboard.md), and the command line
 always scores (its timings are measured against sacrebleu's).
 
 Where: ``$MTDIAG_CACHE_DIR``, else ``$XDG_CACHE_HOME/mtdiag/reports``, else ``~/.cache/mtdiag/reports``; a folder
-that cannot be written is no cache (the report is computed as before).
+that cannot be written, or that others could write, is no cache (the report is computed as before).
 """
 
 from __future__ import annotations
@@ -33,21 +46,33 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import stat
+import sys
 import tempfile
+import time
 import zipfile
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from mtdiag.core.evalset import EvalSet
 from mtdiag.metrics import REGISTRY as METRICS
 from mtdiag.metrics import metric_classes
-from mtdiag.scoring.evaluate import Options, ProgressCallback, Report, evaluate, report_from_statistics
+from mtdiag.scoring.evaluate import (Options, ProgressCallback, Report, default_metrics, evaluate,
+                                     report_from_statistics)
 
 MAX_FILES = 32
 """Reports kept (the most recently used): a sample set's statistics take 0.5-3 MB."""
+MAX_MB = 256
+"""Megabytes the kept reports may take in all (``$MTDIAG_CACHE_MAX_MB``): a file larger is neither kept nor read."""
+PART_AGE_S = 600
+"""A ``.part`` file this old is a write that died (a report is written in well under a second)."""
+DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, EOFError, ArithmeticError, zipfile.BadZipFile)
+"""What reading a file that is not a report of this set can raise: the file is removed, the set scored again."""
+_REFUSED: set[str] = set()  # folders already said to be unsafe (the message once per process)
 LIBRARIES = ("numpy", "rapidfuzz", "sacrebleu")
 """Libraries whose output enters a statistic (their version is part of the key)."""
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -61,6 +86,35 @@ def folder() -> Path:
         return Path(given)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "mtdiag" / "reports"
+
+
+def max_bytes() -> int:
+    """The bytes the kept reports may take in all: ``$MTDIAG_CACHE_MAX_MB`` megabytes, else :data:`MAX_MB`."""
+    try:
+        return int(float(os.environ.get("MTDIAG_CACHE_MAX_MB", MAX_MB)) * 2**20)
+    except ValueError:
+        return MAX_MB * 2**20
+
+
+def usable(where: Path, create: bool = False) -> bool:
+    """Whether ``where`` may hold reports: a folder of this user that no one else may write (made with mode 0700
+    when ``create`` and it is not there). A folder that fails says so once on stderr."""
+    try:
+        if create and not where.exists():
+            where.mkdir(parents=True, mode=0o700)
+        found = where.stat()
+    except OSError:
+        return False
+    why = ("not a folder" if not stat.S_ISDIR(found.st_mode)
+           else "owned by another user" if hasattr(os, "geteuid") and found.st_uid != os.geteuid()
+           else "writable by others" if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH) else None)
+    if why is None:
+        return True
+    if str(where) not in _REFUSED:
+        _REFUSED.add(str(where))
+        print(f"mtdiag: the report cache {where} is {why} (mode {found.st_mode & 0o777:o}): not used; make it "
+              "private (chmod 700) or set MTDIAG_CACHE_DIR to a folder of your own", file=sys.stderr)
+    return False
 
 
 @cache
@@ -115,50 +169,79 @@ def _path(evalset: EvalSet, options: Options) -> Path | None:
     return None if name is None else folder() / f"{name}.npz"
 
 
+def digest(name: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """The checksum of a report's file named ``name`` (its key) holding ``arrays``: SHA-256 of the name and of every
+    array's name, dtype, shape and bytes, in name order."""
+    sha = hashlib.sha256(name.encode())
+    for array_name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[array_name])
+        sha.update(f"\x1f{array_name}\x1f{array.dtype.str}\x1f{array.shape}\x1f".encode())
+        sha.update(array.tobytes())
+    return np.array(sha.hexdigest())
+
+
 def load(evalset: EvalSet, options: Options) -> Report | None:
-    """The report of ``evalset`` under ``options`` from its file, None when there is none (or it cannot be read,
-    or names a metric this process does not know: then it is removed)."""
+    """The report of ``evalset`` under ``options`` from its file, None when there is none (or it is not a report of
+    this set under these options — damaged, altered, of another version, or naming a metric this process does not
+    know —: then it is removed; module docstring)."""
     path = _path(evalset, options)
-    if path is None:
+    if path is None or not usable(path.parent):
         return None
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            metrics = tuple(str(m) for m in stored["metrics"])
-            if [str(s) for s in stored["systems"]] != list(evalset.systems):
-                raise ValueError("another set's systems")
-            unknown = set(metrics) - set(metric_classes(evalset))
-            if unknown:
-                raise ValueError(f"metrics this process does not know: {sorted(unknown)}")
-            statistics = {(m, s): stored[_name(i, j)] for i, m in enumerate(metrics)
-                          for j, s in enumerate(evalset.systems)}
+        report = _read(path, evalset, options)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged, truncated, or another's
+    except DAMAGED:  # damaged, truncated, altered, another's or another version's
         _remove(path)
         return None
     try:
         os.utime(path)  # most recently used: kept longest
     except OSError:
         pass
-    return report_from_statistics(evalset, options, metrics, statistics)
+    return report
+
+
+def _read(path: Path, evalset: EvalSet, options: Options) -> Report:
+    """The report stored at ``path``, its checksum and schema checked (``ValueError`` when one fails)."""
+    if path.stat().st_size > max_bytes():
+        raise ValueError("larger than the cache may hold")
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in stored.files}
+    if str(arrays.pop("digest", "")) != str(digest(path.stem, arrays)):
+        raise ValueError("the checksum does not match")
+    metrics = tuple(str(m) for m in arrays["metrics"])
+    expected = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
+    if metrics != expected or [str(s) for s in arrays["systems"]] != list(evalset.systems):
+        raise ValueError("another report's metrics or systems")
+    statistics = {}
+    for i, metric in enumerate(metrics):
+        for j, system in enumerate(evalset.systems):
+            values = arrays[_name(i, j)]
+            if values.dtype.kind not in "iuf" or values.ndim != 2 or len(values) != evalset.n_segments \
+                    or not np.isfinite(values).all():
+                raise ValueError(f"the statistics of {metric} for {system} are not one finite row per segment")
+            statistics[(metric, system)] = values
+    return report_from_statistics(evalset, options, metrics, statistics)  # checks each metric's columns
 
 
 def save(report: Report) -> Path | None:
-    """Write ``report``'s statistics to its file (then keep the :data:`MAX_FILES` most recent); the path, or None
-    when the folder cannot be written or the report is not kept (:func:`key`)."""
+    """Write ``report``'s statistics to its file with their checksum (then prune the folder); the path, or None
+    when the folder cannot be written or is not private, the report is not kept (:func:`key`), or it is larger than
+    the cache may hold."""
     target = _path(report.evalset, report.options)
     if target is None:
         return None
     systems = report.evalset.systems
     arrays = {_name(i, j): np.ascontiguousarray(report.result(m, s).stats)
               for i, m in enumerate(report.metrics) for j, s in enumerate(systems)}
+    arrays |= {"metrics": np.array(report.metrics, dtype=str), "systems": np.array(systems, dtype=str)}
+    if sum(a.nbytes for a in arrays.values()) > max_bytes() or not usable(target.parent, create=True):
+        return None
     part = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".part", delete=False) as handle:
             part = Path(handle.name)
-            np.savez(handle, metrics=np.array(report.metrics, dtype=str), systems=np.array(systems, dtype=str),
-                     **arrays)
+            np.savez(handle, digest=digest(target.stem, arrays), **arrays)
         os.replace(part, target)
     except OSError:
         if part is not None:
@@ -169,13 +252,22 @@ def save(report: Report) -> Path | None:
 
 
 def _prune(where: Path) -> None:
-    """Remove all but the :data:`MAX_FILES` most recently used reports."""
+    """Keep the most recently used reports, at most :data:`MAX_FILES` and :func:`max_bytes` in all; remove
+    ``.part`` files older than :data:`PART_AGE_S`."""
     try:
-        files = sorted(where.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+        files = [(p, p.stat()) for p in where.glob("*.npz")]
+        parts = [(p, p.stat()) for p in where.glob("*.part")]
     except OSError:
         return
-    for old in files[MAX_FILES:]:
-        _remove(old)
+    stale = time.time() - PART_AGE_S
+    for part, found in parts:
+        if found.st_mtime < stale:
+            _remove(part)
+    total, cap = 0, max_bytes()
+    for rank, (path, found) in enumerate(sorted(files, key=lambda f: f[1].st_mtime, reverse=True)):
+        total += found.st_size
+        if rank >= MAX_FILES or total > cap:
+            _remove(path)
 
 
 def _remove(path: Path) -> None:
@@ -197,17 +289,18 @@ def evaluate_stored(evalset: EvalSet, options: Options = Options(),
     return report
 
 
-def store_folders(root: Path) -> list[str]:
-    """Score every test-set folder under ``root`` (``mtdiag/sample_data``) with the default options into the
-    cache, as the dashboard opens them; returns their names. ``make install`` runs it (``python -m
-    mtdiag.scoring.report_cache FOLDER``), with the compiled kernel loaded first."""
+def store_folders(root: Path, names: Sequence[str] = ()) -> list[str]:
+    """Score every test-set folder under ``root`` (``mtdiag/sample_data``) — those ``names`` only, when given — with
+    the default options into the cache, as the dashboard opens them; returns their names. ``make install`` runs it
+    (``python -m mtdiag.scoring.report_cache FOLDER [NAME ...]``; ``make run`` for the set the dashboard opens on),
+    with the compiled kernel loaded first."""
     from mtdiag.core.errors import InputError
     from mtdiag.io import load_folder
     from mtdiag.metrics.ter_engine import load_kernel
 
     load_kernel()
     stored = []
-    for path in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+    for path in sorted(p for p in Path(root).iterdir() if p.is_dir() and (not names or p.name in names)):
         try:
             evalset = load_folder(path)
         except InputError:  # not a test set
@@ -220,5 +313,5 @@ def store_folders(root: Path) -> list[str]:
 if __name__ == "__main__":  # python -m mtdiag.scoring.report_cache FOLDER (make install)
     import sys
 
-    names = store_folders(Path(sys.argv[1]))
+    names = store_folders(Path(sys.argv[1]), sys.argv[2:])
     print(f"kept on disk ({folder()}): the reports of {', '.join(names)}")

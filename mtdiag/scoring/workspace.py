@@ -34,9 +34,9 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from mtdiag.scoring.evaluate import Options, Report, evaluate, report_from_statistics
+from mtdiag.scoring.evaluate import Options, Report, evaluate, report_from_statistics, with_derived
 from mtdiag.core.errors import InputError
-from mtdiag.metrics import metric_info
+from mtdiag.metrics import DerivedMetric, metric_info
 from mtdiag.core.evalset import EvalSet, ImportedMetricInfo
 from mtdiag.core.tags import TAG_COLUMNS, empty_tags, pair_rows, too_many
 from mtdiag.core.tokenize import DEFAULT_TYPOGRAPHY
@@ -66,7 +66,8 @@ class WorkspaceBusy(InputError):
     aside (a busy workspace is not "an unreadable workspace database")."""
 
 
-_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans")
+_FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans",
+           "human_systems")
 # (the tags: their own table; a run saved before ``rated``/``metric_spans`` existed has neither)
 
 
@@ -102,7 +103,9 @@ def evalset_from_json(text: str) -> EvalSet:
     frames["refs"] = frames["refs"].astype(object)
     frames["hyps"] = frames["hyps"].astype(object)
     imported = tuple(ImportedMetricInfo(i["name"], i["higher_is_better"], i["source"],
-                                        tuple(tuple(p) for p in i["system_scores"])) for i in payload["imported"])
+                                        tuple(tuple(p) for p in i["system_scores"]), i.get("published", False))
+                     for i in payload["imported"])
+
     return EvalSet(**frames, name=payload["name"], lang_pair=payload["lang_pair"],
                    warnings=tuple(payload["warnings"]), imported=imported)
 
@@ -202,9 +205,10 @@ class Workspace:
         return InputError(str(self.path), f"is not a readable workspace database ({error}); start a new workspace "
                                           "(the dashboard offers it) or move the file away")
 
-    def save(self, report: Report, label: str | None = None) -> str:
-        """Store a report (its test set, options and statistics); returns the run id. With a size limit, the
-        oldest other runs are removed until the stored data fits (a run larger than the limit alone is refused)."""
+    def save(self, report: Report, label: str | None = None, tags: pd.DataFrame | None = None) -> str:
+        """Store a report (its test set, options and statistics) and the user's ``tags`` of it; returns the run id.
+        With a size limit, the oldest other runs are removed until the stored data fits (a run larger than the limit
+        alone is refused)."""
         run = uuid.uuid4().hex[:12]
         evalset = report.evalset
         rows = [(run, m, s, _array_bytes(report.result(m, s).stats)) for m in report.metrics for s in evalset.systems]
@@ -214,7 +218,7 @@ class Workspace:
                         options_to_json(report.options), json.dumps(list(report.metrics)),
                         json.dumps(list(evalset.systems), ensure_ascii=False), evalset.n_segments))
             db.executemany("INSERT INTO statistics VALUES (?, ?, ?, ?)", rows)
-            _write_tags(db, run, evalset.tags)
+            _write_tags(db, run, tags)
             if self.max_bytes is not None:
                 self._fit(db, run)
         return run
@@ -254,12 +258,11 @@ class Workspace:
         return row, stats
 
     def open(self, run: str) -> Report:
-        """The saved report, rebuilt from its statistics (nothing is scored again)."""
+        """The saved report, rebuilt from its statistics (nothing is scored again); its tags are :meth:`tags`."""
         (evalset_text, options_text, metrics_text), stats = self._row(run)
         statistics = {(m, s): _array_back(blob) for m, s, blob in stats}
-        evalset = replace(evalset_from_json(evalset_text), tags=self.tags(run))
-        return report_from_statistics(evalset, options_from_json(options_text), tuple(json.loads(metrics_text)),
-                                      statistics)
+        return report_from_statistics(evalset_from_json(evalset_text), options_from_json(options_text),
+                                      tuple(json.loads(metrics_text)), statistics)
 
     def tags(self, run: str) -> pd.DataFrame:
         """The tags kept with a run (:data:`mtdiag.core.tags.TAG_COLUMNS`; none in a workspace made before tags)."""
@@ -308,8 +311,10 @@ class Workspace:
 
     def add_system(self, run: str, name: str, lines: list[str], label: str | None = None) -> str:
         """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system —
-        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus,
-        predicted MQM), which are scored again on every system; returns the new run's id."""
+        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus),
+        which are scored again on every system, and the metrics derived from the others (predicted MQM and ESA,
+        :func:`~mtdiag.scoring.evaluate.with_derived`), derived again from the grown run's statistics; returns the
+        new run's id."""
         if self.read_only:
             with self._database(write=True):
                 pass  # raises: says why nothing can be added
@@ -321,14 +326,16 @@ class Workspace:
             raise ValueError(f"{name}: has {len(lines)} lines but the test set has {evalset.n_segments}")
         alone = replace(evalset, hyps=pd.DataFrame({name: lines}, index=evalset.hyps.index, dtype=object))
         grown = replace(evalset, hyps=pd.concat([evalset.hyps, alone.hyps], axis=1))
-        shared = tuple(m for m in report.metrics if metric_info(m, report).compares_systems)
-        own = tuple(m for m in report.metrics if m not in shared)
-        statistics = {key: result.stats for key, result in report.results.items()}
+        counted = tuple(m for m in report.metrics if not isinstance(report.metric(m), DerivedMetric))
+        shared = tuple(m for m in counted if metric_info(m, report).compares_systems)
+        own = tuple(m for m in counted if m not in shared)
+        statistics = {key: result.stats for key, result in report.results.items() if key[0] in counted}
         for scored in ([evaluate(alone, replace(report.options, metrics=own))] if own else []) + (
                 [evaluate(grown, replace(report.options, metrics=shared))] if shared else []):
             statistics |= {key: result.stats for key, result in scored.results.items()}
-        merged = report_from_statistics(grown, report.options, report.metrics, statistics)
-        return self.save(merged, label or f"{self._label(run)} + {name}")
+        merged = with_derived(report_from_statistics(grown, replace(report.options, metrics=report.metrics), counted,
+                                                     statistics))
+        return self.save(replace(merged, options=report.options), label or f"{self._label(run)} + {name}", self.tags(run))
 
     def _label(self, run: str) -> str:
         with self._database() as db:

@@ -13,9 +13,14 @@ loaded), every triage flag (:data:`mtdiag.triage.checks.REGISTRY`, values from :
 (the output) and ``errors`` (the human error categories of the pair, joined by ``"; "``, when annotations are
 loaded).
 
-Tags (:mod:`mtdiag.core.tags`): ``tag`` holds every tag of the segment (its own and its outputs'), ``tag[SYSTEM]`` the
-tags of one output (its own and the segment's); like ``ref``, a condition holds when it holds for any of them
-(``tag == "check"``; ``tag != "check"``: none of them is). Always offered: with no tag yet it holds ``""``.
+Tags (:mod:`mtdiag.core.tags`, given apart from the report: :func:`column`'s ``tags``): ``tag`` holds every tag of
+the segment (its own and its outputs'), ``tag[SYSTEM]`` the tags of one output (its own and the segment's); like
+``ref``, a condition holds when it holds for any of them (``tag == "check"``; ``tag != "check"``: none of them is).
+Always offered: with no tag yet it holds ``""``.
+
+A field's values are kept in the report's scoring context (computed once per report), except those of the fields
+that read what joins a scored report afterwards (:data:`SESSION_FIELDS`: the human scores and errors, the tags): a
+scored report's context is shared by every session that loaded its texts.
 
 A number that does not exist — a metric undefined on a segment, an unrated pair's human score, ``rare_freq`` of a
 reference without words — is missing (NaN): it satisfies no comparison.
@@ -39,6 +44,8 @@ NUMBER, TEXT, FLAG = "number", "text", "flag"
 SYSTEM, REFERENCE, ANY_SYSTEM = "system", "reference", "any system"
 ERROR_SEPARATOR = "; "
 LISTS = {"errors": ERROR_SEPARATOR}  # text fields that hold a list: ``has`` compares their items whole
+SESSION_FIELDS = ("human", "errors", "tag")
+"""Fields whose values are a session's (its human judgements, its tags), never kept in the shared scoring context."""
 _SHOWN_CHARS = 400  # how much of the field list an error message shows
 
 
@@ -113,6 +120,16 @@ def _pair_fields(evalset, metrics) -> list[FieldInfo]:
         fields.append(FieldInfo("errors", TEXT, SYSTEM, "the pair's human error categories joined by '; ' "
                                                         "(match with ~)"))
     return fields
+
+
+UNSCORED = frozenset({"human", "hyp", "errors"})
+"""The fields of a pair read from the set itself, as the segment fields are: no score, flag or problem."""
+
+
+def unscored_fields(evalset) -> set[str]:
+    """The names of the fields read from the set alone, before anything is scored: every segment field (id, labels,
+    lengths, texts, tags) and :data:`UNSCORED`."""
+    return {f.name for f in _segment_fields(evalset)} | UNSCORED
 
 
 def field_catalogue(evalset, metrics) -> list[FieldInfo]:
@@ -202,7 +219,7 @@ def _flag(report, field: Field) -> np.ndarray:
     return _per_system(flags[field.name], field.key).astype(bool)
 
 
-def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, np.ndarray | None]:
+def _values(report, info: FieldInfo, field: Field, tags) -> tuple[np.ndarray, np.ndarray | None]:
     """The field's values and the segment of each (None: one value per segment, in order)."""
     evalset, name, key = report.evalset, field.name, field.key
     if name == "ref" and key is None and len(evalset.ref_names) > 1:  # every reference: a condition holds for any
@@ -210,7 +227,7 @@ def _values(report, info: FieldInfo, field: Field) -> tuple[np.ndarray, np.ndarr
         return (np.concatenate([_text(evalset.refs[ref]) for ref in evalset.ref_names]),
                 np.tile(np.arange(n), len(evalset.ref_names)))
     if name == "tag":
-        return tag_values(evalset.tags, evalset.n_segments, key)
+        return tag_values(tags, evalset.seg_ids, key)
     return _one_per_segment(report, info, field), None
 
 
@@ -244,12 +261,13 @@ def _one_per_segment(report, info: FieldInfo, field: Field) -> np.ndarray:
     return np.asarray(report.result(name, key).segments, dtype=float)
 
 
-def column(report, field: Field) -> Column:
-    """The values of ``field`` on ``report`` (computed once per report and field, then kept in its context)."""
+def column(report, field: Field, tags=None) -> Column:
+    """The values of ``field`` on ``report`` (``tags``: the user's tags, :mod:`mtdiag.core.tags`, for ``tag``) —
+    computed once per report and field, then kept in its context, but for :data:`SESSION_FIELDS`."""
     info = resolve(field, report.evalset, report.metrics)
-    if field.name == "tag":  # the tags change while the report stays: never kept
-        values, owner = _values(report, info, field)
+    if field.name in SESSION_FIELDS:
+        values, owner = _values(report, info, field, tags)
     else:
         values, owner = report.context.memo(("slices", "field", field.name, field.key),
-                                            lambda: _values(report, info, field))
+                                            lambda: _values(report, info, field, tags))
     return Column(info.kind, values, field.written, owner)

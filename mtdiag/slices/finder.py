@@ -151,7 +151,7 @@ def _either(a: str, b: str, condition) -> str:
     return f"{condition(a)} or {condition(b)}"
 
 
-def _singles(report, a: str, b: str, min_size: int) -> list[tuple[str, str]]:
+def _singles(report, a: str, b: str, min_size: int, tags) -> list[tuple[str, str]]:
     """``(group, expression)`` of every candidate before intersections (see the module docstring)."""
     evalset = report.evalset
     found: list[tuple[str, str]] = []
@@ -183,7 +183,7 @@ def _singles(report, a: str, b: str, min_size: int) -> list[tuple[str, str]]:
                 found.append((f"error:{folded}", _either(a, b, lambda s: f"errors[{key_text(s)}] has {quote(top)}")))
     for flag in checks.flag_frame(report).columns:
         found.append((f"flag:{flag}", _either(a, b, lambda s: f"{flag}[{key_text(s)}]")))
-    found += [(f"tag:{name}", f"tag == {quote(name)}") for name in tag_names(evalset.tags)]  # the user's tags
+    found += [(f"tag:{name}", f"tag == {quote(name)}") for name in tag_names(tags)]  # the user's tags
     return found
 
 
@@ -198,9 +198,10 @@ def _and(x: str, y: str) -> str:
     return " and ".join(f"({e})" if " or " in e else e for e in (x, y))
 
 
-def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE) -> list[Candidate]:
+def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE, tags=None) -> list[Candidate]:
     """Every candidate slice of ``report`` for systems ``a`` and ``b`` that keeps at least ``min_size`` segments
-    and fewer than all, each once (the first expression of a set of segments is kept), singles first."""
+    and fewer than all, each once (the first expression of a set of segments is kept), singles first; ``tags``:
+    the user's tags (:mod:`mtdiag.core.tags`), each tried as a slice."""
     n = report.evalset.n_segments
     seen: set[bytes] = set()
     singles: list[Candidate] = []
@@ -212,8 +213,8 @@ def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE) -
             seen.add(key)
             into.append(candidate)
 
-    for group, expression in _singles(report, a, b, min_size):
-        keep(Candidate(expression, group, segment_mask(report, expression)), singles)
+    for group, expression in _singles(report, a, b, min_size, tags):
+        keep(Candidate(expression, group, segment_mask(report, expression, tags)), singles)
     pairs: list[Candidate] = []
     if singles:
         masks = np.stack([c.mask for c in singles], axis=1).astype(np.float32)
@@ -237,8 +238,8 @@ def resamples_for(tried: int) -> int:
 
 def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int = DEFAULT_MIN_SIZE,
                 correction: str = DEFAULT_CORRECTION, test: str = DEFAULT_TEST, n: int | None = None,
-                seed: int | None = DEFAULT_SEED, top: int | None = None) -> pd.DataFrame:
-    """The candidate slices (:func:`candidate_slices`) ranked by ``test`` (see the module docstring): columns
+                seed: int | None = DEFAULT_SEED, top: int | None = None, tags=None) -> pd.DataFrame:
+    """The candidate slices (:func:`candidate_slices`, the user's ``tags`` among them) ranked by ``test`` (see the module docstring): columns
     :data:`COLUMNS` — ``expression``, ``size``, ``score_a``, ``score_b``, ``difference`` (``score_a − score_b``),
     ``rest_difference`` (A − B on the segments outside the slice), ``departure`` (``difference −
     rest_difference``), ``direction`` (:func:`direction`), ``p_value`` (``departure``: the paired bootstrap of the
@@ -265,7 +266,7 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
     scorer = report.metric(metric)
     # (n_segments, 2, k): the baseline b first, as compare.significance stacks it
     stacked = np.stack([np.asarray(report.result(metric, s).stats, dtype=np.float64) for s in (b, a)], axis=1)
-    candidates = candidate_slices(report, a, b, min_size)
+    candidates = candidate_slices(report, a, b, min_size, tags)
     n = resamples_for(len(candidates)) if n is None else n
     table = pd.DataFrame(_observed(scorer, stacked, candidates),
                          columns=["expression", "size", "score_a", "score_b", "rest_a", "rest_b"])

@@ -40,11 +40,12 @@ def check(expression: str, evalset, metrics) -> Node:
     return tree
 
 
-def segment_mask(report, expression: str) -> np.ndarray:
-    """Which segments of ``report`` the expression selects: a boolean array, one value per segment;
-    :class:`~mtdiag.slices.expression.ExpressionError` (one line, with the column) when it cannot be read."""
+def segment_mask(report, expression: str, tags=None) -> np.ndarray:
+    """Which segments of ``report`` the expression selects (``tags``: the user's tags, which ``tag`` reads; none
+    when None): a boolean array, one value per segment; :class:`~mtdiag.slices.expression.ExpressionError` (one
+    line, with the column) when it cannot be read."""
     tree = check(expression, report.evalset, report.metrics)
-    return _Evaluation(report).mask(tree)
+    return _Evaluation(report, tags).mask(tree)
 
 
 def _literal_kind(literal: Literal) -> str:
@@ -56,8 +57,9 @@ _KIND_WORDS = {NUMBER: "a number", TEXT: "text", FLAG: "a flag (true/false)"}
 
 
 class _Evaluation:
-    def __init__(self, report):
+    def __init__(self, report, tags=None):
         self.report = report
+        self.tags = tags
         self.n = report.evalset.n_segments
         self.deadline = time.monotonic() + SEARCH_SECONDS
 
@@ -68,7 +70,7 @@ class _Evaluation:
         if isinstance(node, Not):
             return ~self.mask(node.operand)
         if isinstance(node, Truth):
-            col = column(self.report, node.field)
+            col = column(self.report, node.field, self.tags)
             if col.kind != FLAG:
                 example = "< 40" if col.kind == NUMBER else '== "…"'
                 raise ExpressionError(f"{col.written} is {_KIND_WORDS[col.kind]}, not a condition", node.column,
@@ -92,7 +94,7 @@ class _Evaluation:
         return out
 
     def operand(self, side: Field | Literal):
-        return column(self.report, side) if isinstance(side, Field) else side
+        return column(self.report, side, self.tags) if isinstance(side, Field) else side
 
     def comparison(self, node: Comparison) -> np.ndarray:
         op = NEGATED.get(node.op, node.op)
@@ -143,7 +145,7 @@ class _Evaluation:
         return self._segments(found, left_owner)
 
     def membership(self, node: Membership) -> np.ndarray:
-        col = column(self.report, node.field)
+        col = column(self.report, node.field, self.tags)
         for literal in node.values:
             if _literal_kind(literal) != col.kind:
                 raise ExpressionError(f"{col.written} is {_KIND_WORDS[col.kind]}, and this value is "
@@ -153,7 +155,7 @@ class _Evaluation:
         return ~selected if node.negated else selected
 
     def containment(self, node: Containment) -> np.ndarray:
-        col = column(self.report, node.field)
+        col = column(self.report, node.field, self.tags)
         if col.kind != TEXT:
             raise ExpressionError(f"has looks into text; {col.written} is {_KIND_WORDS[col.kind]}", node.column)
         wanted = str(node.value.value).casefold()

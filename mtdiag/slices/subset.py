@@ -5,6 +5,9 @@ sufficient statistics — the rows of the slice's segments are taken, nothing is
 every corpus score is the metric's corpus formula on the slice's summed statistics (the statistics of a segment do
 not depend on the other segments: :mod:`mtdiag.scoring.chunks` relies on the same fact). Segment scores are the whole
 report's values of those segments. The metric objects (and so the options and signatures) are the whole report's.
+One exception, by decision: the learned judge's scores (predicted MQM and ESA, :mod:`mtdiag.spans.judge`) read each
+system's mean over the whole set as evidence about its outputs, so a slice keeps the whole set's judgement of its
+outputs (the judge with all the evidence it had) — scoring the slice's segments alone would judge them on less.
 
 Everything that reads a report then works on the slice unchanged: significance (:mod:`mtdiag.analysis.significance`), buckets,
 the triage queue and flags, n-gram tables. Each treats the slice as a test set of its own: percentiles, the worst
@@ -59,11 +62,11 @@ def slice_report(report: Report, segments, metrics: Sequence[str] | None = None)
                   metric_objects={name: report.metric_objects[name] for name in kept})
 
 
-def where(report: Report, expression: str) -> Report:
-    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, then
-    :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it cannot be read or keeps
-    no segment."""
-    mask = segment_mask(report, expression)
+def where(report: Report, expression: str, tags=None) -> Report:
+    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, ``tag``
+    read from ``tags``, then :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it
+    cannot be read or keeps no segment."""
+    mask = segment_mask(report, expression, tags)
     if not mask.any():
         raise ExpressionError(f"the expression keeps none of the {report.evalset.n_segments:,} segments")
     return slice_report(report, mask)

@@ -56,13 +56,17 @@ def judge_features(report) -> pd.DataFrame:
 
 def report_statistics(report, metric) -> np.ndarray:
     """``(system, segment, statistic)`` of ``metric`` (an instance) on the report: the report's own statistics when
-    it computed that metric with these options (predicted MQM has the scoring compute what the judge reads:
-    :attr:`~mtdiag.metrics.base.DerivedMetric.reads`), else computed on the report's context."""
+    it computed that metric with these options, or those the scoring kept on its context for the derived metrics
+    (predicted MQM has the scoring compute what the judge reads: :attr:`~mtdiag.metrics.base.DerivedMetric.reads`,
+    :func:`mtdiag.scoring.evaluate.read_key`), else computed on the report's context now."""
+    from mtdiag.scoring.evaluate import read_key
+
     systems = report.evalset.systems
     name = metric.info.name
     if name in report.metrics and report.metric(name).options == metric.options:
         return np.stack([report.results[(name, s)].stats for s in systems]).astype(float)
-    return np.stack([metric.statistics(report.context, s) for s in systems]).astype(float)
+    kept = report.context.memo(read_key(metric), lambda: {s: metric.statistics(report.context, s) for s in systems})
+    return np.stack([kept[s] for s in systems]).astype(float)
 
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:

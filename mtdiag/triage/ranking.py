@@ -36,11 +36,14 @@ rate and 0.14 / 0.38 / 0.32 for length). Without any of the three views every se
 direction is used.
 
 **A suspect reference** (:mod:`mtdiag.triage.checks.suspect_reference`: unrelated to the outputs, far longer or shorter
-than they and the source suggest, or repeating itself) is not charged to the systems: on a segment whose every
-reference is suspect, the error rate of its pairs comes from the reference-free views only (consensus, imported
-metrics; without any, the set's median rate: no evidence either way) and the length from the outputs (their median
-length, as without references); where only some references are suspect, the length is the others' mean. The
-checks that read the reference do not fire there (:func:`mtdiag.triage.checks.fired`).
+than they and the source suggest, repeating itself, spun or garbled) is not charged to the systems: on a segment whose
+every reference is suspect, the error rate of its pairs comes from the reference-free views only — consensus with the
+other outputs as witnesses weighed by how good their systems look elsewhere (:func:`witness_badness`), imported
+metrics; without any, the set's median rate: no evidence either way —, the checks that read the output against its
+source alone deciding ties (:func:`source_flags`), and the length from the outputs (their median length, as without
+references); where only some references are suspect, the length is the others' mean. The checks that read the
+reference do not fire there (:func:`mtdiag.triage.checks.fired`), and a pair whose only flag is ``suspect_reference``
+is never on the first screen (:func:`first_screen`).
 
 **Order**: pairs with a *critical* check (:func:`mtdiag.triage.checks.critical`: empty, truncated, a character flood, a
 repetition loop the source doesn't have, the wrong language, the source copied, an LLM's wrapper; named in the
@@ -152,12 +155,68 @@ def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
     at_fault = reference_at_fault(report) if report.evalset.has_references else None
     if at_fault is None or not at_fault.any():
         return rate
-    free = [i for i, m in enumerate(metrics) if "references" not in metric_info(m, report).needs]
-    if free:
-        fallback = np.exp(np.log(percentiles.iloc[:, free]).mean(axis=1, skipna=True)).fillna(0.0)
+    free = [m for m in metrics if "references" not in metric_info(m, report).needs]
+    views = pd.DataFrame({m: percentiles.iloc[:, i] for i, m in enumerate(metrics) if m in free and m != CONSENSUS},
+                         index=rate.index)
+    if CONSENSUS in free:
+        views[CONSENSUS] = witness_badness(report, rate, at_fault)
+    if views.shape[1]:
+        fallback = np.exp(np.log(views).mean(axis=1, skipna=True)).fillna(float(rate[~at_fault].median()))
     else:
         fallback = pd.Series(float(rate[~at_fault].median()), index=rate.index)
-    return rate.where(~at_fault, fallback)
+    return rate.where(~at_fault, fallback + TIE * source_flags(report))
+
+
+TIE = 1e-6  # a source-side flag decides between fallback rates that are otherwise equal
+WITNESS_SCALE = 0.1  # a witness this much better in mean error rate counts e (2.7) times as much, this much worse 1/e
+
+
+def witness_badness(report, rate: pd.Series, at_fault: pd.Series) -> pd.Series:
+    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the other
+    outputs, each a witness weighed by how good its system looks elsewhere against the output's own system — its
+    badness percentile among the set's consensus scores (:data:`CONSENSUS`, 1 = the least agreement). How good a
+    system looks: its mean error rate ``q`` on the segments whose reference is trusted (the segments a
+    reference-favoured system copies, :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out unless they
+    are all there is); witness
+    ``j`` of output ``s`` weighs ``exp((q_s − q_j) / WITNESS_SCALE)``, so disagreeing with better systems costs more
+    than disagreeing with worse ones (one system, one vote where all look alike). Agreement is pairwise n-gram F1
+    (:func:`mtdiag.metrics.consensus.pairwise_agreement`). NaN elsewhere. Measured (``docs/triage.md``, "The
+    fallback weighs the witnesses"): as good as one vote on the dev sets; counting only the better witnesses, or
+    not charging the best-looking output at all, was worse on every one."""
+    from mtdiag.analysis.reference_bias import applies, favoured_segments
+    from mtdiag.metrics.consensus import pairwise_agreement
+
+    evalset = report.evalset
+    segs = report.segments.index.get_level_values("seg").to_numpy()
+    trusted = ~at_fault.to_numpy()
+    if applies(report) and (trusted & ~favoured_segments(report)[segs]).any():
+        trusted &= ~favoured_segments(report)[segs]
+    quality = rate[trusted].groupby(level="system").mean().reindex(evalset.systems)
+    quality = quality.fillna(float(rate.median())).to_numpy()
+    faulty = np.unique(segs[at_fault.to_numpy()])
+    agreement = pairwise_agreement(report.context, faulty)  # (system, system, segment)
+    weights = ~np.eye(len(quality), dtype=bool) * np.exp((quality[:, None] - quality[None, :]) / WITNESS_SCALE)
+    agree = np.einsum("sw,swg->sg", weights, agreement) / weights.sum(axis=1)[:, None]
+    pooled = view_scores(report, CONSENSUS)[trusted].to_numpy()
+    pooled = np.sort(pooled[np.isfinite(pooled)])
+    badness = np.maximum(1.0 - np.searchsorted(pooled, agree, side="left") / max(len(pooled), 1),
+                         1.0 / max(len(pooled), 1))  # as a percentile rank: never 0
+    frame = pd.DataFrame(badness, index=evalset.systems, columns=faulty).stack(future_stack=True)
+    frame.index.names = ["system", "seg"]
+    out = pd.Series(np.nan, index=report.segments.index)
+    shared = frame.index.intersection(out.index)
+    out.loc[shared] = frame.loc[shared].to_numpy()
+    return out
+
+
+def source_flags(report) -> pd.Series:
+    """Per pair: how many of the checks that read the output against its source alone (not the reference) fired —
+    what decides between outputs the witnesses cannot tell apart."""
+    chosen = [c for c in checks.active_checks(report) if "source" in c.needs and not c.reads_reference
+              and c.about == "output"]
+    if not chosen:
+        return pd.Series(0.0, index=report.segments.index)
+    return pd.DataFrame({c.name: checks.fired(report, c) for c in chosen}).sum(axis=1).astype(float)
 
 
 def segment_length(report) -> pd.Series:
@@ -232,8 +291,12 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
 def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int = PER_SOURCE) -> pd.DataFrame:
     """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source
     (``seg_id``): the first rows of that many different sources in queue order, then every other row in queue
-    order."""
-    occurrence = ranked.groupby("seg_id", sort=False).cumcount().to_numpy()
+    order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the reference
+    is no finding about the output."""
+    reference_only = ((ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns
+                      else np.zeros(len(ranked), dtype=bool))
+    occurrence = ranked[~reference_only].groupby("seg_id", sort=False).cumcount().reindex(
+        ranked.index, fill_value=per_source).to_numpy()
     first = np.flatnonzero(occurrence < per_source)[:rows]
     rest = np.setdiff1d(np.arange(len(ranked)), first, assume_unique=True)
     return ranked.iloc[np.concatenate([first, rest])].reset_index(drop=True)

@@ -15,16 +15,22 @@ use_the_system_allocator()  # the dashboard's process, before its first Arrow al
 
 import streamlit as st  # noqa: E402
 
-from mtdiag.ui import navigation, sidebar, slicing, state, widgets  # noqa: E402
+from mtdiag.core import highlight  # noqa: E402
+from mtdiag.ui import navigation, reports, sidebar, slicing, state, widgets  # noqa: E402
 
 
 def main() -> None:
-    """One run of the dashboard: the navigation, the sidebar, the slice, then the page."""
+    """One run of the dashboard: the navigation, the sidebar, the slice, then the page — and, the first time a set
+    is scored, the metrics derived from the others after the page is drawn (:func:`mtdiag.ui.reports.complete`): the
+    first page shows every other metric at once, then again with them."""
     st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
     page = st.navigation(navigation.pages())
     current, problems = sidebar.sidebar()
     for problem in problems:  # Markdown-escaped by the sidebar: they quote file names and values from the files
         st.error(problem, icon=":material/error:")
+    failed = st.session_state.pop(reports.DERIVE_FAILED, None)  # said once
+    if failed:
+        st.warning(highlight.escape_markdown(failed), icon=":material/error:")
     if current is None:
         if not problems:
             st.info("No data is loaded yet: choose a test set or upload files in the sidebar.")
@@ -40,6 +46,9 @@ def main() -> None:
     except MemoryError:  # numpy's _ArrayMemoryError too: the page says so, the session and the server go on
         state.release_memory()
         st.error(state.OUT_OF_MEMORY, icon=":material/memory:")
+    finally:  # the page is drawn (or stopped): now the metrics derived from the others, then the page again
+        if current.pending and reports.complete(current.data, current.options):
+            st.rerun()
 
 
 if __name__ == "__main__":  # streamlit run mtdiag/ui/dashboard.py (mtdiag serve)

@@ -12,8 +12,7 @@ import streamlit as st
 
 from mtdiag import io as mio
 from mtdiag.core.errors import InputError
-from mtdiag.ui import state
-from mtdiag.ui.uploads import error_weights_spec, resolve_error_weights
+from mtdiag.ui import layout_sets, state
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"  # package data: there in a checkout and a wheel
 
@@ -44,9 +43,10 @@ def _inputs(folder: Path) -> mio.FolderInputs | None:
 
 def _is_set(folder: Path) -> bool:
     """A test-set folder has a reference file, or a source and a system output (reference-free), by the io naming
-    rule."""
+    rule; or it is a WMT release in mt-metrics-eval's layout (:mod:`mtdiag.ui.layout_sets`)."""
     inputs = _inputs(folder)
-    return inputs is not None and bool(inputs.systems) and (bool(inputs.refs) or inputs.src is not None)
+    return (inputs is not None and bool(inputs.systems) and (bool(inputs.refs) or inputs.src is not None)) \
+        or layout_sets.is_release(str(folder))
 
 
 def _richness(folder: Path) -> tuple[int, int]:
@@ -95,7 +95,7 @@ def set_label(path: str) -> str:
     try:
         return "/".join(("sample_data", *p.resolve().relative_to(SAMPLE_DIR).parts))
     except ValueError:
-        return "/".join(p.parts[-2:])
+        return "/".join(p.parts[-2:]) + (" (WMT release)" if layout_sets.is_release(path) else "")
 
 
 def stamp(path: str) -> tuple:
@@ -104,10 +104,10 @@ def stamp(path: str) -> tuple:
 
 
 @st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
-def load_folder(path: str, files: tuple, weights: tuple) -> state.Dataset:
-    """A test-set folder, read once per change of its files (``files``: :func:`stamp`) and of the weighting of
-    its error rows (``weights``: :func:`mtdiag.ui.uploads.error_weights_spec`)."""
-    evalset = mio.load_folder(path, limits=state.session_limits(), error_weights=resolve_error_weights(weights))
+def load_folder(path: str, files: tuple) -> state.Dataset:
+    """A test-set folder, read once per change of its files (``files``: :func:`stamp`); its human error rows as
+    read (the session's scheme weighs them: :func:`mtdiag.ui.reports.report_for`)."""
+    evalset = mio.load_folder(path, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 
 
@@ -119,6 +119,8 @@ def folder_widgets(sets: list[str]) -> tuple[state.Dataset | None, list[str]]:
         return None, []
     path = sb.selectbox("Test set", sets, format_func=set_label, key="data_set")
     try:
-        return load_folder(path, stamp(path), error_weights_spec()), []
+        if layout_sets.is_release(path):
+            return layout_sets.folder_dataset(path)
+        return load_folder(path, stamp(path)), []
     except InputError as error:
         return None, [str(error)]

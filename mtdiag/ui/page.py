@@ -128,33 +128,64 @@ class Page:
         names = {t.name: t for t in self.view.tables} | {c.name: c for c in self.view.charts}
         return names[name]
 
-    def frame(self, name: str, *, spinner: str | bool = False) -> pd.DataFrame | None:
-        """The view's table ``name`` on this run's data with the options chosen so far (cached; None when the data
-        lacks what it needs or the choices show none; a ``ValueError`` of the build is shown as one message)."""
+    def frame(self, name: str, *, spinner: str | bool = False, optional: bool = False) -> pd.DataFrame | None:
+        """The view's table ``name`` on this run's data with the options chosen so far (cached). When there is none
+        — the data lacks what it needs, the choices show none, or the build fails with a ``ValueError`` (a search
+        past its time budget, a dimension the data lacks) — the page says why in one line and stops there, so a
+        layout never reads a frame that is not there; with ``optional`` it gets None instead and draws without
+        it (a table that only some choices give, as the significance against a baseline)."""
+        frame = self._built(name, spinner)
+        if frame is None and not optional:
+            self._say_why(name)
+            st.stop()
+        return frame
+
+    def _built(self, name: str, spinner: str | bool) -> pd.DataFrame | None:
+        """The table ``name``, or None when there is none (a failed build's message shown once)."""
         table = self.view.table(name)
         if views.missing(self.report, table.needs):
             return None
-        given = table.given(self._with_defaults(table))
+        given = table.given(self._with_defaults(table), {"tags": self.current.tags})  # the session's inputs
         try:
-            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}")(self.current, given)
-        except ValueError as error:  # what these data and choices cannot give (a dimension the data lacks, …)
-            if name not in self._problems:
-                self._problems.add(name)
-                st.error(escape_markdown(str(error)), icon=":material/error:")
+            frame = state.view(table.make, spinner=spinner, name=f"{self.view.name}.{name}",
+                               by=_key_of(table))(self.current, given)
+        except ValueError as error:  # what these data and choices cannot give (a search past its budget, …)
+            self._problem(name, error)
             return None
         if self._record is not None and frame is not None:
             self._record["tables"][name] = frame
         return frame
 
+    def _problem(self, name: str, error: ValueError) -> None:
+        """Say once, in one line, why the table or chart ``name`` failed."""
+        if name not in self._problems:
+            self._problems.add(name)
+            st.error(escape_markdown(str(error).splitlines()[0] if str(error) else type(error).__name__),
+                     icon=":material/error:")
+
+    def _say_why(self, name: str) -> None:
+        """Why the table ``name`` shows nothing: the failure already said, else what the data lacks or why the
+        choices show none."""
+        if name in self._problems:
+            return
+        table = self.view.table(name)
+        lacking = views.missing(self.report, table.needs)
+        widgets.explain(escape_markdown(f"This table {lacking}." if lacking
+                                        else table.why_empty(self.report, self.chosen)))
+
     def figure(self, name: str) -> Any:
         """The view's chart ``name`` (a plotly figure built once per data, options and the options it reads), None
-        when the data lacks what it needs or the choices show none."""
+        when the data lacks what it needs, the choices show none or its build fails (said once, in one line)."""
         chart = self.view.chart(name)
         if views.missing(self.report, chart.needs):
             return None
         given = chart.given(self._with_defaults(chart))
-        return state.memo(f"{self.view.name}.{name}", self.current.key, tuple(sorted(given.items())),
-                          lambda: chart.make(self.report, given))
+        try:
+            return state.memo(f"{self.view.name}.{name}", getattr(self.current, _key_of(chart)),
+                              tuple(sorted(given.items())), lambda: chart.make(self.report, given))
+        except ValueError as error:
+            self._problem(name, error)
+            return None
 
     def detail(self, name: str, *args, **kwargs) -> Any:
         """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``) on this run's
@@ -171,13 +202,9 @@ class Page:
         with _inside(where):
             if title:
                 st.subheader(table.title)
-            frame = self.frame(name, spinner=spinner)
-            if frame is None and name in self._problems:
-                return None
+            frame = self._built(name, spinner)
             if frame is None:
-                lacking = views.missing(self.report, table.needs)
-                widgets.explain(escape_markdown(f"This table {lacking}." if lacking
-                                                else table.why_empty(self.report, self.chosen)))
+                self._say_why(name)
                 return None
             if caption:
                 self.caption(name, frame)
@@ -197,6 +224,14 @@ class Page:
             st.plotly_chart(figure, key=key)
             if caption:
                 self.caption(name, figure)
+
+
+def _key_of(piece) -> str:
+    """Which key of :class:`mtdiag.ui.state.Current` a table or chart is cached by: with the tags when it reads
+    them, by the scored report when it reads the scores alone, else the run's."""
+    if "tags" in piece.inputs:
+        return "tagged_key"
+    return "scores_key" if piece.scores_only else "key"
 
 
 def _inside(where):

@@ -14,7 +14,7 @@ from mtdiag.core import highlight
 from mtdiag import io as mio
 from mtdiag.core.errors import InputError
 from mtdiag.io.files import read_text_file
-from mtdiag.ui import state
+from mtdiag.ui import reports, state
 from mtdiag.ui.offered_sets import script_argument
 from mtdiag.ui.uploads import TEXT_TYPES
 from mtdiag.scoring.workspace import DB_FILE, Workspace, WorkspaceBusy, default_folder, set_aside
@@ -54,7 +54,7 @@ def opened_run(folder: Path) -> state.Current | None:
         del st.session_state[OPEN_RUN]
         return None
     try:
-        report = state.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
+        report = reports.stored_report(f"run:{folder}:{run}", lambda: _workspace(str(folder)).open(run))
         runs = _runs(folder)
     except WorkspaceBusy as error:  # another writer holds it: the run stays chosen, the next run tries again
         st.session_state[WORKSPACE_NOTE] = ("error", str(error))
@@ -115,7 +115,7 @@ def _save_this_run(current: state.Current, folder: Path) -> bool:
     if not st.button("Save this run", key="run_save"):
         return False
     try:
-        _workspace(str(folder)).save(current.report, label.strip() or current.data.label)
+        _workspace(str(folder)).save(current.report, label.strip() or current.data.label, current.tags)
     except InputError as error:  # read-only, over the size limit, or damaged meanwhile
         st.error(highlight.escape_markdown(str(error)))
         return False

@@ -22,7 +22,7 @@ from mtdiag.core import highlight
 from mtdiag.pipeline import inputs
 from mtdiag.core.errors import InputError
 from mtdiag.ui import options as option_widgets
-from mtdiag.ui import runs, slicing, state, tagging, offered_sets, uploads
+from mtdiag.ui import layout_sets, offered_sets, reports, runs, slicing, state, tagging, uploads
 
 MODES = ("Test set folder", "Upload files")
 LAST_GOOD = "_mtdiag_last_good"
@@ -55,21 +55,24 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
         sets = offered_sets.available_sets()
         if sets:
             try:
-                data = offered_sets.load_folder(sets[0], offered_sets.stamp(sets[0]), uploads.error_weights_spec())
+                data = offered_sets.load_folder(sets[0], offered_sets.stamp(sets[0]))
             except InputError as error:
                 problems.append(str(error))
     if data is None:
         return None, [highlight.escape_markdown(p) for p in problems]
     problems = [f"{highlight.escape_markdown(p)}  \nThe data loaded before stays in use "
                 f"({highlight.escape_markdown(data.label)})." for p in problems]
-    chosen = option_widgets.option_widgets(data)
+    chosen = layout_sets.scoring_choice(data, option_widgets.option_widgets(data))
+    weights, weights_problem = uploads.chosen_error_weights()
+    if weights_problem:
+        problems.append(highlight.escape_markdown(weights_problem))
     options = _scoring(data, chosen)
-    report, too_large = _scored(data, options, problems)
+    report, too_large, weights = _scored(data, options, weights, problems)
     previous = st.session_state.get(LAST_GOOD)
     if too_large and previous is not None and previous.data_key != data.data_key:  # the data before stays
         refusal = len(problems) - 1
         options = _scoring(previous, chosen)
-        report, _ = _scored(previous, options, problems)
+        report, _, weights = _scored(previous, options, weights, problems)
         if report is not None:
             problems[refusal] += (f"  \nThe data loaded before stays in use "
                                   f"({highlight.escape_markdown(previous.label)}).")
@@ -78,7 +81,7 @@ def sidebar() -> tuple[state.Current | None, list[str]]:
     if report is None:
         return None, problems
     st.session_state[LAST_GOOD] = data
-    current = tagging.apply(state.Current(data, options, report))
+    current = tagging.apply(state.Current(data, options, report, weights))
     problems += [highlight.escape_markdown(p) for p in runs.saved_runs(current, folder)]
     return current, problems
 
@@ -92,25 +95,33 @@ def _scoring(data: state.Dataset, options):
         return options
 
 
-def _scored(data: state.Dataset, options, problems: list[str]):
-    """(the report of ``data`` under ``options`` or None, whether it was refused for the memory it needs); a
-    problem is appended to ``problems`` (escaped) when there is no report. A set over the session's budget is
-    refused before scoring (:func:`mtdiag.ui.state.over_budget`: the server stays up for the other sessions), and
-    an allocation that fails while scoring (``MemoryError``, numpy's ``_ArrayMemoryError``) is said in one line."""
+def _scored(data: state.Dataset, options, weights, problems: list[str]):
+    """(the report of ``data`` under ``options`` with its human error rows weighed by ``weights``, or None; whether
+    it was refused for the memory it needs; the scheme that weighed them); a problem is appended to ``problems``
+    (escaped) when there is no report. A set over the session's budget is refused before scoring
+    (:func:`mtdiag.ui.state.over_budget`: the server stays up for the other sessions), and an allocation that fails
+    while scoring (``MemoryError``, numpy's ``_ArrayMemoryError``) is said in one line. A row the chosen weights
+    file has no weight for is said in one line naming the file and the line, and the default scheme weighs the
+    rows meanwhile."""
     too_large = state.over_budget(data)
     if too_large:
         problems.append(too_large)
-        return None, True
+        return None, True, weights
     try:
-        return state.report_for(data, options), False
+        try:
+            return reports.report_for(data, options, weights), False, weights
+        except InputError as error:
+            problems.append(f"{highlight.escape_markdown(str(error))}  \nThe human error rows are weighed by the "
+                            f"{inputs.DEFAULT_WEIGHTS.name} scheme meanwhile.")
+            return reports.report_for(data, options, inputs.DEFAULT_WEIGHTS), False, inputs.DEFAULT_WEIGHTS
     except (ValueError, RuntimeError) as error:  # e.g. a tokeniser that is not installed
         problems.append(f"The metrics cannot be computed with these options: {highlight.escape_markdown(error)}")
-        return None, False
+        return None, False, weights
     except MemoryError:
         state.release_memory()
         problems.append(f"Scoring {highlight.escape_markdown(data.label)} needs more memory than the server has "
                         f"free. {state.OUT_OF_MEMORY_HINT}")
-        return None, True
+        return None, True, weights
 
 
 def _show_saved_run(current: state.Current, folder: Path) -> tuple[state.Current, list[str]]:

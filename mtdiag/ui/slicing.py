@@ -7,8 +7,9 @@ the whole report scored with the metrics the expression's flags read) — corpus
 formula on the slice's summed statistics, nothing scored again — so every page, chart, significance test and
 download of this session shows the slice, and says how many segments it keeps (:func:`banner`).
 
-The slice report is kept in the shared report store under the run's key plus the expression (several sessions
-asking for the same slice share it; the store's size and time limits bound it like any report). An expression
+The slice report is kept in the shared report store under the run's key plus the expression, and the digest of the
+user's tags when there are any — the slice is given them (``tag == "x"``) — (several sessions asking for the same
+slice of the same inputs share it; the store's size and time limits bound it like any report). An expression
 that cannot be read, names a field the data lacks or keeps no segment gets a one-line message in the sidebar and
 the page shows every segment: the data loaded stays in use. Saving a run (Saved runs) saves the whole set, never
 the slice: the slice is a view of it.
@@ -29,7 +30,7 @@ import streamlit as st
 from mtdiag.core import highlight
 from mtdiag.pipeline import inputs
 from mtdiag.pipeline.inputs import MAX_CHARS, ExpressionError
-from mtdiag.ui import navigation, state
+from mtdiag.ui import navigation, reports, state
 
 WHERE_KEY = "slice_where"  # the text box's session key
 EXAMPLE = 'src_len >= 20 and chrf[SYSTEM] < 40'
@@ -90,7 +91,7 @@ def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
     whole = current.evalset.n_segments
     sliced = replace(current, where=expression)
     try:
-        report = state.stored_report(sliced.key, lambda: inputs.sliced(current.report, expression))
+        report = reports.stored_report(sliced.key, lambda: inputs.sliced(current.report, expression, tags=current.tags))
     except (ExpressionError, ValueError) as error:
         return current, (f"The slice cannot be used: {highlight.escape_markdown(error)}  \n"
                          f"Every segment is shown ({whole:,}).")

@@ -1,12 +1,20 @@
-"""The dashboard's state: the loaded data, the cached report, and every cached frame the pages draw.
+"""The dashboard's state: the loaded data, the report store, and every cached frame the pages draw (the reports
+themselves are made by :mod:`mtdiag.ui.reports`).
 
 Caching rules (``docs/architecture.md``, ``docs/dashboard.md``):
 
-- The :class:`~mtdiag.scoring.evaluate.Report` is computed once per (data, options): the key is ``EvalSet.content_hash()`` plus
-  ``repr(Options)``. It lives in a small LRU held by ``st.cache_resource`` (shared by every session, cleared by
-  ``st.cache_resource.clear()``). We keep the LRU ourselves instead of decorating ``evaluate`` because the
-  computation draws a progress bar: a cached function that writes to an element created outside it cannot be
-  replayed by Streamlit (``CacheReplayClosureError``), and a cache hit must draw nothing.
+- The :class:`~mtdiag.scoring.evaluate.Report` is scored once per (texts, options): the key is
+  ``EvalSet.scoring_hash()`` plus ``repr(Options)``, and it is scored on the set without its human judgements
+  (:meth:`~mtdiag.core.evalset.EvalSet.without_judgements`). The judgements join it weighed by the session's scheme
+  (:func:`mtdiag.pipeline.inputs.judged`), under the key of the data with its judgements and the scheme: a human file
+  uploaded, or another scheme chosen, scores nothing again. Both live in a small LRU held by ``st.cache_resource``
+  (shared by every session, cleared by ``st.cache_resource.clear()``). We keep the LRU ourselves instead of
+  decorating ``evaluate`` because the computation draws a progress bar: a cached function that writes to an element
+  created outside it cannot be replayed by Streamlit (``CacheReplayClosureError``), and a cache hit must draw
+  nothing.
+- A session's inputs that are no data — the weighting scheme of human error rows, the user's tags, the slice — are
+  fields of :class:`Current` and parts of the keys of what depends on them (:attr:`Current.key`,
+  :attr:`Current.tagged_key`); nothing of them is written into a shared report.
 - Every derived frame (segment table, evidence, n-gram lists, …) is an ``st.cache_data`` function whose first
   argument is that explicit key (``key``) and whose report argument is excluded from hashing (``_report``). They
   are called by the page that needs them, so each is computed lazily the first time its page opens.
@@ -26,23 +34,28 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import hashlib
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Callable
 
+import pandas as pd
 import streamlit as st
 
 from mtdiag.core import highlight, registry
 from mtdiag.core.evalset import EvalSet
-from mtdiag.pipeline.inputs import Options, Report, clear_caches, evaluate, report_cache
-from mtdiag.io import LIMIT_SETTINGS, Limits
+from mtdiag.core.tags import TAG_COLUMNS
+from mtdiag.pipeline.inputs import DEFAULT_WEIGHTS, ErrorWeights, Options, Report, clear_caches, underived
+from mtdiag.io import LIMIT_SETTINGS, Limits, testset_shape
+from mtdiag.ui import sessions
 
 SESSION_KEY = "_mtdiag_current"
-MAX_REPORTS = 6
+MAX_REPORTS = 12  # scored reports and the judged reports made of them (which share their scores)
 # a report (and what is derived from it) unused this long is dropped; the sweeper looks every SWEEP_PERIOD_S.
 # Both can be set from the environment (MTDIAG_REPORT_TTL_S, MTDIAG_SWEEP_PERIOD_S), e.g. for the memory benchmark.
 REPORT_TTL_S = float(os.environ.get("MTDIAG_REPORT_TTL_S", 300))
@@ -139,6 +152,36 @@ def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None 
                       f"{_count(len(files), 'file')} of {lines:,} lines", need, budget)
 
 
+def testset_over_budget(display: str, data: bytes, budget_mb: float | None = None) -> str | None:
+    """A message when a test-set file (``data``: its bytes, inflated) would need more memory than the session
+    budget, judged before it is parsed — its bytes as text, the segments and systems its bytes show
+    (:func:`mtdiag.io.testset_shape`) —, else None."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    segments, systems = testset_shape(display, data)
+    size = len(data) / 2**20
+    need = footprint_megabytes(size, segments, systems)
+    if need <= budget:
+        return None
+    return _too_large(f"this test set is too large for the dashboard: {size:,.2f} MB of text, up to "
+                      f"{_count(segments, 'segment')} of {_count(systems, 'system')}", need, budget)
+
+
+def additions_over_budget(data: "Dataset", files: list[tuple[str, bytes]], systems: int = 0,
+                          budget_mb: float | None = None) -> str | None:
+    """A message when the loaded ``data`` with the files added (annotations, scores, metric spans; ``systems`` of
+    them system outputs) would need more memory than the session budget, judged before they are parsed: the set's
+    footprint with the files' bytes as text (:func:`footprint_megabytes`), else None."""
+    budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
+    evalset = data.evalset
+    size = memo("text_megabytes", data.data_key, (), lambda: text_megabytes(evalset))
+    size += sum(len(b) for _, b in files) / 2**20
+    need = footprint_megabytes(size, evalset.n_segments, len(evalset.systems) + systems)
+    if need <= budget:
+        return None
+    return _too_large(f"{data.label} with {', '.join(name for name, _ in files)} is too large for the dashboard "
+                      f"({size:,.2f} MB of text)", need, budget)
+
+
 def session_limits(budget_mb: float | None = None) -> Limits:
     """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
     lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
@@ -158,7 +201,8 @@ def session_limits(budget_mb: float | None = None) -> Limits:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded test set: the EvalSet, its content hash, where it came from and a display label."""
+    """A loaded test set: the EvalSet as read (its human error rows not weighed), its content hash, where it came
+    from and a display label."""
 
     evalset: EvalSet
     data_key: str
@@ -167,30 +211,75 @@ class Dataset:
     label: str
     saved_in: tuple[str, str] | None = None  # (workspace folder, run id) of a saved run: where its tags are kept
 
+    @cached_property
+    def scoring_key(self) -> str:
+        """What the scored report is keyed by: the texts and what else a metric reads
+        (:meth:`~mtdiag.core.evalset.EvalSet.scoring_hash`), never the human judgements."""
+        return self.evalset.scoring_hash()
+
+
+def weights_key(weights: ErrorWeights) -> str:
+    """A scheme's identity in a key: its name and a digest of its rules (two weights files of one name differ)."""
+    return f"{weights.name}:{hashlib.sha256(repr(weights.rules).encode()).hexdigest()[:16]}"
+
+
+def tags_digest(tags: pd.DataFrame | None) -> str:
+    """A digest of a tag set ("" for none): the part of a key that depends on the tags."""
+    if tags is None or not len(tags):
+        return ""
+    return hashlib.sha256(pd.util.hash_pandas_object(tags[TAG_COLUMNS], index=False).values.tobytes()).hexdigest()[:16]
+
 
 @dataclass(frozen=True)
 class Current:
-    """What every page works on: the data, the options and the report computed from them — restricted to the
-    sidebar's slice when one is set (``where``; then ``report`` is the slice's report)."""
+    """What every page works on: the data, the options and the report computed from them — the shared scored
+    report with the data's human judgements weighed by ``weights`` (:func:`report_for`), restricted to the
+    sidebar's slice when one is set (``where``; then ``report`` is the slice's report) — and the session's own
+    inputs: ``weights`` (the scheme of human error rows) and ``tags`` (the user's tags, whole-set segments: an input
+    of the slice and the slice finder, never in a report)."""
 
     data: Dataset
     options: Options
     report: Report
+    weights: ErrorWeights = DEFAULT_WEIGHTS
+    tags: pd.DataFrame | None = None
     where: str = ""  # the slice expression ``report`` is restricted to (mtdiag.ui.slicing); "" = every segment
-    tags: str = ""  # a digest of the user's tags (mtdiag.ui.tagging), which the report's set carries
+
+    @cached_property
+    def pending(self) -> tuple[str, ...]:
+        """The metrics derived from the report (predicted MQM) that it does not hold yet: computed after this run's
+        page is drawn (:func:`mtdiag.ui.reports.complete`)."""
+        return underived(self.report)
 
     @property
     def key(self) -> str:
         """What the cached frames and figures of this run are keyed by: every input of the report the pages get —
-        the data, the options, the user's tags and the slice. The frames are shared by every session of the server,
-        and the tags are a session's own (or a saved run's) while the data key (``EvalSet.content_hash``) leaves
-        them out: a frame that reads them (the slice finder's ``tag == "…"`` candidates, a slice of ``tag ==
-        "x"``) keyed without them showed one session's tags in another's. With no tags the key is the
-        data's and options', shared by every session of that data."""
-        key = report_key(self.data, self.options)
-        if self.tags:
-            key += f"|tags:{self.tags}"
-        return f"{key}|where:{self.where}" if self.where else key
+        the data with its judgements, the options, the scheme and the slice (and the tags when there is a slice:
+        a slice may read them, ``tag == "x"``). The frames are shared by every session of the server: sessions
+        with the same inputs share them."""
+        key = judged_key(self.data, self.options, self.weights)
+        if self.pending:  # the first page's report: its frames are not those of the report completed
+            key += FIRST
+        if not self.where:
+            return key
+        tags = tags_digest(self.tags)
+        return f"{key}|tags:{tags}|where:{self.where}" if tags else f"{key}|where:{self.where}"
+
+    @property
+    def scores_key(self) -> str:
+        """What a frame that reads the scores alone is keyed by (:attr:`mtdiag.views.Table.scores_only`): the scored
+        report's key — kept while human files and the scheme change —, or :attr:`key` on a slice (which may read
+        the human scores)."""
+        if self.where:
+            return self.key
+        return report_key(self.data, self.options) + (FIRST if self.pending else "")
+
+    @property
+    def tagged_key(self) -> str:
+        """:attr:`key` and the tags: the key of what reads the tags itself (the slice finder's ``tag == "…"``
+        candidates)."""
+        tags = tags_digest(self.tags)
+        return f"{self.key}|tags:{tags}" if tags and not self.where else self.key
 
     @property
     def evalset(self) -> EvalSet:
@@ -199,9 +288,16 @@ class Current:
 
 
 def report_key(data: Dataset, options: Options) -> str:
-    """The key of ``data``'s report under ``options``: with the registered metrics and checks
-    (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered one"."""
-    return f"{data.data_key}|{options!r}|registered:{registry.fingerprint()}"
+    """The key of the scored report of ``data`` under ``options``: its texts' and the options', with the registered
+    metrics and checks (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered
+    one"."""
+    return f"{data.scoring_key}|{options!r}|registered:{registry.fingerprint()}"
+
+
+def judged_key(data: Dataset, options: Options, weights: ErrorWeights) -> str:
+    """The key of the report the pages get: the data with its judgements, the options, the scheme and the
+    registered metrics and checks."""
+    return f"{data.data_key}|{options!r}|weights:{weights_key(weights)}|registered:{registry.fingerprint()}"
 
 
 class _ReportStore:
@@ -295,7 +391,8 @@ def _malloc_trim() -> None:
 
 def _sweeper(store_ref: "weakref.ref[_ReportStore]") -> None:
     """Sweep every :data:`SWEEP_PERIOD_S` seconds while the store exists (``st.cache_resource.clear()`` drops
-    it, and this thread ends)."""
+    it, and this thread ends), and shut down the closed sessions Streamlit no longer keeps for a reconnect
+    (:func:`mtdiag.ui.sessions.reap_closed_sessions`)."""
     while True:
         time.sleep(SWEEP_PERIOD_S)
         store = store_ref()
@@ -303,54 +400,21 @@ def _sweeper(store_ref: "weakref.ref[_ReportStore]") -> None:
             return
         try:
             sweep(store)
+            sessions.reap_closed_sessions(release=_malloc_trim)  # what Streamlit keeps of closed sessions
         except Exception:  # noqa: BLE001 - the sweeper must outlive a failing clear; the next round retries
             pass
         del store
 
 
 @st.cache_resource(show_spinner=False)
-def _report_store() -> _ReportStore:
+def report_store() -> _ReportStore:
     """The process's report store, with its sweeper thread (started once, with the store)."""
     store = _ReportStore(MAX_REPORTS, REPORT_TTL_S)
     threading.Thread(target=_sweeper, args=(weakref.ref(store),), name="mtdiag-sweeper", daemon=True).start()
     return store
 
 
-def report_for(data: Dataset, options: Options) -> Report:
-    """The report of ``data`` under ``options``: from the store; for a test-set folder from its file on disk
-    (:mod:`mtdiag.scoring.report_cache`: the sample sets open without scoring once a server or ``make install`` scored them);
-    else computed now with a progress bar (and a folder's written to disk). Uploads are never written to disk."""
-    store = _report_store()
-    key = report_key(data, options)
-    report = store.get(key)
-    if report is not None:
-        return report
-    if data.origin == "folder":
-        report = report_cache.load(data.evalset, options)
-    if report is None:
-        bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
-
-        def progress(fraction: float, message: str) -> None:  # the message names systems: user text
-            bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
-
-        report = evaluate(data.evalset, options, progress=progress)
-        bar.empty()
-        if data.origin == "folder":
-            report_cache.save(report)
-    store.put(key, report)
-    return report
-
-
-def stored_report(key: str, build: Callable[[], Report]) -> Report:
-    """A report that is not computed here — a saved run that ``build`` rebuilds from its stored statistics
-    (:meth:`mtdiag.scoring.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
-    (so it expires and is swept like any other)."""
-    store = _report_store()
-    report = store.get(key)
-    if report is None:
-        report = build()
-        store.put(key, report)
-    return report
+FIRST = "|first"  # the store's key of a report scored without its derived metrics: what the first page draws
 
 
 def set_current(current: Current) -> None:
@@ -399,10 +463,12 @@ _VIEWS_LOCK = threading.Lock()
 
 
 def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES,
-         name: str | None = None) -> Callable:
+         name: str | None = None, by: str = "key") -> Callable:
     """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
     options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
-    by the sweeper with every other derived frame).
+    by the sweeper with every other derived frame); ``by`` names the key of :class:`Current` — ``key``,
+    ``tagged_key`` (``fn`` reads the user's tags, given among the arguments) or ``scores_key`` (``fn`` reads the
+    scores alone).
 
     One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
     function's module, qualified name and source, so each gets the qualified name of the function it wraps (or
@@ -422,6 +488,6 @@ def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_M
             _VIEWS[fn] = cached
 
     def call(current: "Current", *args, **kwargs):
-        return cached(current.key, args, tuple(sorted(kwargs.items())), current.report)
+        return cached(getattr(current, by), args, tuple(sorted(kwargs.items())), current.report)
 
     return call

@@ -7,16 +7,17 @@ Where the tags live:
   each click one transaction (inserts or deletes only, so two sessions tagging at once lose nothing), read again on
   every run of the script, so they survive a restart and every session sees them; the message counts what was
   stored;
-- on data not saved yet, in this session, per data set; *Save this run* keeps them with the run.
+- on data not saved yet, in this session, per set of texts (:attr:`mtdiag.ui.state.Dataset.scoring_key`: a human
+  file added keeps them); *Save this run* keeps them with the run.
 
-:func:`apply` puts them into the run's report (``report.evalset.tags``) before any page draws, so slice
-expressions, the HTML report and the saved run read them; tables show them in a ``tags`` column
-(:func:`with_tags_column`) and offer :func:`tag_rows` under a table whose rows are selected.
+:func:`apply` makes them the run's :attr:`mtdiag.ui.state.Current.tags` before any page draws — an input of the
+session, never written into a report: the slice box gives them to the slice (:mod:`mtdiag.ui.slicing`), the slice
+finder's page to the finder, the HTML report's download and *Save this run* to theirs; tables show them in a
+``tags`` column (:func:`with_tags_column`) and offer :func:`tag_rows` under a table whose rows are selected.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 
 import pandas as pd
@@ -27,8 +28,7 @@ from mtdiag.core.errors import InputError
 from mtdiag.ui import state
 from mtdiag.scoring.workspace import Workspace
 
-SESSION_TAGS = "_mtdiag_tags"  # session key: {data key: tag frame} for data that is not a saved run
-_APPLIED = "_mtdiag_tags_applied"  # session key: this run's tags (whole set), for the tables' tags column
+SESSION_TAGS = "_mtdiag_tags"  # session key: {scoring key: tag frame} for data that is not a saved run
 _NOTE = "_mtdiag_tag_note"  # session key: {table key: (kind, message)} from the last tagging click
 WHOLE, OUTPUTS = "the whole segments", "the selected outputs"
 
@@ -37,27 +37,18 @@ def _stored(data: state.Dataset) -> pd.DataFrame:
     if data.saved_in is not None:
         folder, run = data.saved_in
         return Workspace(folder).tags(run)
-    return st.session_state.get(SESSION_TAGS, {}).get(data.data_key, data.evalset.tags)
-
-
-def _digest(frame: pd.DataFrame | None) -> str:
-    if frame is None or not len(frame):
-        return ""
-    return hashlib.sha256(pd.util.hash_pandas_object(frame[tags.TAG_COLUMNS], index=False).values.tobytes()
-                          ).hexdigest()[:16]
+    return st.session_state.get(SESSION_TAGS, {}).get(data.scoring_key, tags.empty_tags())
 
 
 def apply(current: state.Current) -> state.Current:
-    """``current`` with the user's tags in its report's test set (``report.evalset.tags``) and their digest in its
-    key. A workspace that cannot be read keeps the tags the run was opened with."""
+    """``current`` with the user's tags (:attr:`mtdiag.ui.state.Current.tags`, whole-set segments: tables name
+    segments by their whole-set ids, also in a slice). A workspace that cannot be read keeps the tags ``current``
+    has."""
     try:
         frame = _stored(current.data)
     except InputError:
-        frame = current.evalset.tags
-    report = current.report
-    tagged = replace(report, evalset=replace(report.evalset, tags=frame))
-    applied = replace(current, report=tagged, tags=_digest(frame))
-    st.session_state[_APPLIED] = frame  # the whole set's: tables name segments by their whole-set ids, also in a slice
+        frame = current.tags
+    applied = replace(current, tags=frame)
     state.set_current(applied)
     return applied
 
@@ -71,9 +62,10 @@ def _current() -> state.Current | None:
 def with_tags_column(frame: pd.DataFrame) -> pd.DataFrame:
     """A displayed table (``seg_id`` as people see it, maybe ``system``) with a ``tags`` column after ``seg_id``
     when the run has tags (:func:`mtdiag.core.tags.tag_labels`); the table as it is otherwise."""
-    if _current() is None or "seg_id" not in frame.columns or "tags" in frame.columns:
+    current = _current()
+    if current is None or "seg_id" not in frame.columns or "tags" in frame.columns:
         return frame
-    found = st.session_state.get(_APPLIED)
+    found = current.tags
     if found is None or not len(found):
         return frame
     systems = frame["system"].astype(str).to_numpy() if "system" in frame.columns else None
@@ -106,7 +98,7 @@ def _change(data: state.Dataset, rows: pd.DataFrame, add: bool, key: str) -> Non
         else:  # this session's own tags: no other session writes them
             before = _stored(data)
             after = (tags.add_tag if add else tags.remove_tag)(before, segs, systems, tag)
-            st.session_state.setdefault(SESSION_TAGS, {})[data.data_key] = after
+            st.session_state.setdefault(SESSION_TAGS, {})[data.scoring_key] = after
             changed = abs(len(after) - (0 if before is None else len(before)))
     except (ValueError, InputError, KeyError) as error:
         notes[note_key] = ("error", f"The tag was not changed: {error}")
@@ -134,7 +126,7 @@ def tag_rows(rows: pd.DataFrame, *, key: str) -> None:
     current = _current()
     if current is None or not len(rows):
         return
-    used = tags.tag_names(current.evalset.tags)
+    used = tags.tag_names(current.tags)
     with st.container(border=True):
         st.caption(f"Tag the {len(rows):,} selected row{'s' if len(rows) != 1 else ''}; then find them with the "
                    'slice `tag == "NAME"`.')

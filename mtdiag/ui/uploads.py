@@ -2,13 +2,16 @@
 :func:`mtdiag.io.load_testset`), or a source, one or more references, one or more system outputs (several at once;
 each system named after its file, editable), optional terms/glossary and human scores; system outputs added to a
 test-set folder; and, in both modes, **MQM/ESA error annotations** and Pearmut's annotation logs
-(:func:`mtdiag.io.with_error_annotations`, weighed by the chosen scheme, :func:`error_weights_widgets`: WMT, ESA-style
-or the user's own weights file),
+(:func:`mtdiag.io.with_error_annotations`: their rows kept as read, weighed by the scheme the session chooses,
+:func:`error_weights_widgets` — WMT, ESA-style or the user's own weights file —, when the report is joined with them:
+:func:`mtdiag.ui.reports.report_for`),
 **error spans a metric predicted** (xCOMET JSON/JSONL: :func:`mtdiag.io.with_metric_spans`) and **metric scores
 computed elsewhere** (COMET, MetricX, …: :func:`mtdiag.io.with_metric_scores`).
 
 Every reader's result is cached by the files' bytes and goes with the reports
-(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.core.errors.InputError`)."""
+(:func:`mtdiag.ui.state.register_per_upload`); every problem is returned as a message naming the file and the line (:class:`mtdiag.core.errors.InputError`).
+Human files (human scores, annotations) are read apart from the texts and join the loaded set: they change the
+data's key, not its scoring key (:attr:`mtdiag.ui.state.Dataset.scoring_key`), so nothing is scored again."""
 
 from __future__ import annotations
 
@@ -22,11 +25,12 @@ from mtdiag import io as mio
 from mtdiag.core.errors import InputError
 from mtdiag.io.files import empty_output_warning, read_text_file
 from mtdiag.io.testsets import TESTSET_SUFFIXES
-from mtdiag.ui import state
+from mtdiag.ui import layout_sets, state
+
 
 TEXT_TYPES = ["txt"]
 TABLE_TYPES = ["tsv", "txt"]
-TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz"]  # read_maybe_gzip checks the inner name
+TESTSET_TYPES = [suffix.lstrip(".") for suffix in TESTSET_SUFFIXES] + ["gz", "zip", "tgz", "tar"]  # gz: the inner name
 ANNOTATION_TYPES = ["tsv", "jsonl", "json"]
 METRIC_SPAN_TYPES = ["json", "jsonl"]
 SCORE_TYPES = ["tsv", "csv", "jsonl"]
@@ -36,22 +40,26 @@ WEIGHT_CHOICES = {**{name: f"{name}: {scheme.about}" for name, scheme in mio.ERR
                   OWN_WEIGHTS: "my own weights file (severity, category, weight)"}
 
 
-def error_weights_spec() -> tuple:
-    """The chosen weighting of human error rows as a cache key: ``(scheme name,)`` or ``("file", file name,
-    bytes)`` (read from the session: the widgets are drawn after the data is loaded, their values are known
-    before)."""
+def chosen_error_weights() -> tuple["mio.ErrorWeights", str | None]:
+    """(the weighting scheme of human error rows the session chose, a problem or None): a scheme by name, or the
+    user's weights file (read once per file, :func:`_weights_file`; a bad one is one line naming the file and the
+    line, and the default scheme is used meanwhile). Read from the session: the widgets are drawn after the data is
+    loaded, their values are known before."""
     choice = st.session_state.get(WEIGHTS_KEY, mio.DEFAULT_ERROR_WEIGHTS.name)
     uploaded = st.session_state.get(WEIGHTS_FILE_KEY)
     if choice == OWN_WEIGHTS and uploaded is not None:
-        return (OWN_WEIGHTS, uploaded.name, uploaded.getvalue())
-    return (choice if choice in mio.ERROR_WEIGHT_SCHEMES else mio.DEFAULT_ERROR_WEIGHTS.name,)
+        try:
+            return _weights_file(uploaded.name, uploaded.getvalue()), None
+        except InputError as error:
+            return mio.DEFAULT_ERROR_WEIGHTS, (f"{error}  \nThe human error rows are weighed by the "
+                                               f"{mio.DEFAULT_ERROR_WEIGHTS.name} scheme meanwhile.")
+    return mio.ERROR_WEIGHT_SCHEMES.get(choice, mio.DEFAULT_ERROR_WEIGHTS), None
 
 
-def resolve_error_weights(spec: tuple) -> "mio.ErrorWeights":
-    """The scheme of :func:`error_weights_spec`'s key (a weights file is read here: a bad one is an InputError)."""
-    if spec[0] == OWN_WEIGHTS:
-        return mio.read_error_weights((spec[1], spec[2]), limits=state.session_limits())
-    return mio.error_weights(spec[0])
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=state.REPORT_TTL_S)
+def _weights_file(name: str, data: bytes) -> "mio.ErrorWeights":
+    """A user's weights file, read once per content (:func:`mtdiag.io.read_error_weights`)."""
+    return mio.read_error_weights((name, data), limits=state.session_limits())
 
 
 def error_weights_widgets() -> None:
@@ -97,40 +105,53 @@ def _with_extra_systems(base_key: str, extras: tuple[tuple[str, str, bytes], ...
 
 
 @st.cache_resource(show_spinner="Reading the uploaded files …", max_entries=4, ttl=state.REPORT_TTL_S)
-def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, human: tuple | None,
-                 lang_pair: str | None, weights: tuple) -> state.Dataset:
-    """An EvalSet from uploaded files; every argument is (name, file name, bytes) so the cache keys on content
-    (``weights``: :func:`error_weights_spec`)."""
+def _load_upload(src: tuple | None, refs: tuple, hyps: tuple, terms: tuple | None, lang_pair: str | None
+                 ) -> state.Dataset:
+    """An EvalSet from uploaded text files; every argument is (name, file name, bytes) so the cache keys on
+    content."""
     evalset = mio.load_files(
         src=(src[1], src[2]) if src else None,
         refs=[(name, (file_name, data)) for name, file_name, data in refs],
         hyps=[(name, (file_name, data)) for name, file_name, data in hyps],
         terms=(terms[1], terms[2]) if terms else None,
-        human=(human[1], human[2]) if human else None,
         name="upload",
         lang_pair=lang_pair,
         limits=state.session_limits(),
-        error_weights=resolve_error_weights(weights),
     )
     return state.Dataset(evalset, evalset.content_hash(), "upload", "uploaded files")
 
 
+@st.cache_resource(show_spinner="Reading the human scores …", max_entries=4, ttl=state.REPORT_TTL_S)
+def _with_human(base_key: str, human: tuple[str, bytes], _base: state.Dataset) -> state.Dataset:
+    """The uploaded set with an uploaded human-score file joined (a score TSV, or an error file whose rows give the
+    scores: :func:`mtdiag.io.with_human_file`): the texts are not read again, and the scoring key stays."""
+    evalset = mio.with_human_file(_base.evalset, human, human[0], limits=state.session_limits())
+    return state.Dataset(evalset, evalset.content_hash(), "upload", _base.label)
+
+
 @st.cache_resource(show_spinner="Reading the test set file …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _load_testset_upload(file_name: str, data: bytes) -> state.Dataset:
-    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``)."""
-    evalset = mio.load_testset((file_name, data), limits=state.session_limits())
+    """A whole test set from one uploaded file (WMT XML, SGML, TSV/CSV, JSONL, any of them ``.gz``), refused before
+    it is parsed when its bytes show a set over the session's memory budget (:func:`mtdiag.ui.state.
+    testset_over_budget`: a 25 MB TSV was parsed to 362 MB before being refused)."""
+    limits = state.session_limits()
+    inflated, _ = mio.read_maybe_gzip((file_name, data), file_name, limits=limits)  # counted: bounded by the limits
+    too_large = state.testset_over_budget(file_name, inflated)
+    if too_large:
+        raise InputError(file_name, too_large)
+    del inflated
+    evalset = mio.load_testset((file_name, data), limits=limits)
     return state.Dataset(evalset, evalset.content_hash(), "upload", file_name)
 
 
 @st.cache_resource(show_spinner="Reading the annotations and scores …", max_entries=4, ttl=state.REPORT_TTL_S)
 def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric_spans: tuple[str, bytes] | None,
-                    scores: tuple[str, bytes] | None, weights: tuple, _base: state.Dataset) -> state.Dataset:
-    """The base data with human error spans (MQM/ESA, weighed by ``weights``: :func:`error_weights_spec`),
-    metric error spans (xCOMET) and/or imported metric scores added."""
+                    scores: tuple[str, bytes] | None, _base: state.Dataset) -> state.Dataset:
+    """The base data with human error rows (MQM/ESA/Pearmut, as read: weighed by the session's scheme when the
+    report is joined with them), metric error spans (xCOMET) and/or imported metric scores added."""
     evalset, added, limits = _base.evalset, [], state.session_limits()
     if annotations is not None:
-        evalset = mio.with_error_annotations(evalset, annotations, limits=limits,
-                                             error_weights=resolve_error_weights(weights))
+        evalset = mio.with_error_annotations(evalset, annotations, limits=limits)
         added.append(annotations[0])
     if metric_spans is not None:
         evalset = mio.with_metric_spans(evalset, metric_spans, limits=limits)
@@ -143,6 +164,8 @@ def _with_additions(base_key: str, annotations: tuple[str, bytes] | None, metric
 
 state.register_per_upload(_with_extra_systems.clear)  # uploads go with their reports (mtdiag.ui.state, memory)
 state.register_per_upload(_load_upload.clear)
+state.register_per_upload(_with_human.clear)
+state.register_per_upload(_weights_file.clear)
 state.register_per_upload(_load_testset_upload.clear)
 state.register_per_upload(_with_additions.clear)
 
@@ -181,23 +204,30 @@ def _load_kernels() -> threading.Thread:
     return thread
 
 
+def _testset_upload(testset) -> tuple[state.Dataset | None, list[str]]:
+    """One uploaded test-set file: a WMT release's archive (:mod:`mtdiag.ui.layout_sets`, which asks what to open of
+    it), else a test set read whole (:func:`_parsed`)."""
+    if layout_sets.is_release_upload(testset.name):
+        return layout_sets.upload_dataset(testset.name, testset.getvalue())
+    return _parsed("the test set file", lambda: _load_testset_upload(testset.name, testset.getvalue()))
+
+
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
+
     """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
     file, when given, is the whole data; else the text files make it."""
     _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
-        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz)", type=TESTSET_TYPES, key="up_testset",
+        "Test set file (WMT XML, SGML, TSV/CSV, JSONL; optionally .gz), or a WMT release (.zip, .tar.gz)",
+        type=TESTSET_TYPES, key="up_testset",
         help="One file with the source, the references and the systems: WMT XML (<doc> with <src>, <ref "
              "translator=…>, <hyp system=…>), WMT SGML, or a table with named columns (source, ref…, one column "
-             "per system, optional doc). When given, the text-file uploads below are not used.")
+             "per system, optional doc); or a .zip/.tar.gz of a year of WMT's mt-metrics-eval layout (wmt23/ with "
+             "sources/, system-outputs/, human-scores/, metric-scores/ …): choose its language pair below. When "
+             "given, the text-file uploads below are not used.")
     if testset is not None:
-        try:
-            return _load_testset_upload(testset.name, testset.getvalue()), []
-        except InputError as error:
-            return None, [str(error)]
-        except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
-            return None, [f"the test set file could not be read: {error}"]
+        return _testset_upload(testset)
     src = sb.file_uploader("Source (optional)", type=TEXT_TYPES, key="up_src")
     refs = sb.file_uploader("References (optional: without one, the reference-free checks and consensus)",
                             type=TEXT_TYPES, accept_multiple_files=True, key="up_refs")
@@ -218,21 +248,18 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
     too_large = state.uploads_over_budget([(f.name, f.getvalue()) for f in [src, *refs, *hyps] if f is not None])
     if too_large:  # judged before anything is parsed
         return None, [too_large]
-    try:
+
+    def parse() -> state.Dataset:
         data = _load_upload(
             _file_tuple(src, "src") if src else None,
             tuple(_file_tuple(f, mio.ref_name_from_file(f.name)) for f in refs),
             tuple(_file_tuple(f, n) for f, n in zip(hyps, names)),
             _file_tuple(terms) if terms else None,
-            _file_tuple(human) if human else None,
             lang,
-            error_weights_spec(),
         )
-    except InputError as error:
-        return None, [str(error)]
-    except (ValueError, UnicodeError) as error:  # a reader bug must not become a traceback on the page
-        return None, [f"the uploaded files could not be read: {error}"]
-    return data, []
+        return _with_human(data.data_key, (human.name, human.getvalue()), data) if human is not None else data
+
+    return _parsed("the uploaded files", parse)
 
 
 def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]:
@@ -245,12 +272,11 @@ def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]
     if not extra:
         return base, []
     names = _system_names(extra, "extra")
-    try:
-        return _with_extra_systems(base.data_key, tuple(_file_tuple(f, n) for f, n in zip(extra, names)), base), []
-    except InputError as error:  # keep what was loaded before (this set, with any earlier uploads)
-        return None, [str(error)]
-    except (ValueError, UnicodeError) as error:
-        return None, [f"the uploaded system outputs could not be read: {error}"]
+    files = tuple(_file_tuple(f, n) for f, n in zip(extra, names))
+    too_large = state.additions_over_budget(base, [(f[1], f[2]) for f in files], systems=len(files))
+    if too_large:  # judged before anything is parsed; what was loaded before stays
+        return None, [too_large]
+    return _parsed("the uploaded system outputs", lambda: _with_extra_systems(base.data_key, files, base))
 
 
 def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, list[str]]:
@@ -278,11 +304,24 @@ def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, 
         error_weights_widgets()
     if base is None or (annotations is None and scores is None and metric_spans is None):
         return base, []
+    added = [(f.name, f.getvalue()) if f is not None else None for f in (annotations, metric_spans, scores)]
+    too_large = state.additions_over_budget(base, [f for f in added if f is not None])
+    if too_large:  # judged before anything is parsed; what was loaded before stays
+        return None, [too_large]
+    return _parsed("the annotations or scores", lambda: _with_additions(base.data_key, *added, base))
+
+
+def _parsed(what: str, parse) -> tuple[state.Dataset | None, list[str]]:
+    """``(parse(), [])``, or ``(None, [one line])`` when the files cannot be read: an input problem (file and line),
+    a reader's ``ValueError``/``UnicodeError`` (never a traceback on the page), or an allocation that fails while
+    they are parsed (``MemoryError``, numpy's ``_ArrayMemoryError``: the memory is handed back, and the data loaded
+    before stays)."""
     try:
-        return _with_additions(base.data_key, (annotations.name, annotations.getvalue()) if annotations else None,
-                               (metric_spans.name, metric_spans.getvalue()) if metric_spans else None,
-                               (scores.name, scores.getvalue()) if scores else None, error_weights_spec(), base), []
+        return parse(), []
     except InputError as error:
         return None, [str(error)]
     except (ValueError, UnicodeError) as error:
-        return None, [f"the annotations or scores could not be read: {error}"]
+        return None, [f"{what} could not be read: {error}"]
+    except MemoryError:
+        state.release_memory()
+        return None, [f"Reading {what} needs more memory than the server has free. {state.OUT_OF_MEMORY_HINT}"]

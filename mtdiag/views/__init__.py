@@ -39,6 +39,7 @@ PAGES = (
     "terminology",
     "ngrams",
     "human",
+    "meta_evaluation",
     "compare",
     "slices",
 )

@@ -190,7 +190,12 @@ class Shown:
     (:data:`mtdiag.core.needs.NEEDS`).
     ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
     it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
-    reads an option it did not declare fails at once. ``caption``: what a reader should know to read it, as plain
+    reads an option it did not declare fails at once. ``inputs``: what ``build`` reads beyond the report and the
+    options — ``tags``, the user's tags (:mod:`mtdiag.core.tags`), which the dashboard gives and the command line
+    has none of — given to it among the options, keyed apart by a surface that caches it. ``scores_only``: it reads
+    the report's scores and texts alone, no human judgement (``EvalSet.human``, ``annotations``, ``rated``): a
+    surface may then key it by the scored report, kept while human files and weights change (checked:
+    ``tests/test_app_judgements.py``). ``caption``: what a reader should know to read it, as plain
     text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
     chosen and what was built (counts in a caption are then those of the frame shown). ``empty``: why nothing is
     shown when ``build`` returns None (plain text, or a function of the report and the options chosen)."""
@@ -200,19 +205,23 @@ class Shown:
     build: Callable[[Any, Chosen], Any]
     needs: tuple[str, ...] = ()
     uses: tuple[str, ...] | None = None
+    inputs: tuple[str, ...] = ()
+    scores_only: bool = False
     caption: Caption = ""
     empty: str | Callable[[Any, Chosen], str] = ""
 
     def __post_init__(self) -> None:
         check_names(self.needs)
 
-    def given(self, chosen: Chosen) -> dict[str, Any]:
-        """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen)."""
-        return dict(chosen) if self.uses is None else {name: chosen[name] for name in self.uses}
+    def given(self, chosen: Chosen, inputs: Chosen | None = None) -> dict[str, Any]:
+        """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen), and its
+        ``inputs`` (None where not given)."""
+        options = dict(chosen) if self.uses is None else {name: chosen[name] for name in self.uses}
+        return options | {name: (inputs or {}).get(name, chosen.get(name)) for name in self.inputs}
 
-    def make(self, report, chosen: Chosen) -> Any:
-        """``build`` on ``report`` with the options it reads (:meth:`given`)."""
-        return self.build(report, self.given(chosen))
+    def make(self, report, chosen: Chosen, inputs: Chosen | None = None) -> Any:
+        """``build`` on ``report`` with the options and inputs it reads (:meth:`given`)."""
+        return self.build(report, self.given(chosen, inputs))
 
     def describe(self, report, chosen: Chosen, built: Any = None) -> str:
         """The caption on ``report`` with ``chosen`` and what was built (plain text; "" when there is none)."""
@@ -230,9 +239,9 @@ class Table(Shown):
     """A named table of a view (:class:`Shown`): a pandas frame, its segments named by their ids in the set
     (:func:`with_set_ids`)."""
 
-    def make(self, report, chosen: Chosen) -> pd.DataFrame | None:
+    def make(self, report, chosen: Chosen, inputs: Chosen | None = None) -> pd.DataFrame | None:
         """``build`` on ``report``, its segments named by their ids in the set (:func:`with_set_ids`)."""
-        return with_set_ids(report, self.build(report, self.given(chosen)), f"table {self.name!r}")
+        return with_set_ids(report, self.build(report, self.given(chosen, inputs)), f"table {self.name!r}")
 
 
 @dataclass(frozen=True)

@@ -380,3 +380,25 @@ def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None, seg_ids=Non
                            showarrow=False, font=dict(size=11, color="#6b7280"), align="left")
         fig.update_layout(margin=dict(MARGIN, t=MARGIN["t"] + 16 * len(notes)))
     return fig
+
+
+def interval_bars(frame: pd.DataFrame, statistic: str, title: str) -> go.Figure:
+    """One horizontal bar per metric (best at the top): ``frame[statistic]`` with its interval
+    (``{statistic}_low``/``_high``) as error bars; the metrics of rank 1 (``{statistic}_rank``: tied with the best)
+    darker. Metric names come from files (imported metrics): escaped like every name."""
+    shown = frame[np.isfinite(frame[statistic].to_numpy(dtype=float))].iloc[::-1]
+    values = shown[statistic].to_numpy(dtype=float)
+    low, high = shown[f"{statistic}_low"].to_numpy(dtype=float), shown[f"{statistic}_high"].to_numpy(dtype=float)
+    error_x = None
+    if np.isfinite(low).any():
+        error_x = dict(type="data", symmetric=False, array=np.nan_to_num(np.clip(high - values, 0, None)),
+                       arrayminus=np.nan_to_num(np.clip(values - low, 0, None)), color="#374151", thickness=1.2,
+                       width=3)
+    best = shown[f"{statistic}_rank"].to_numpy(dtype=float) == 1
+    fig = go.Figure(go.Bar(y=_texts(shown["metric"]), x=values, orientation="h", error_x=error_x, showlegend=False,
+                           marker_color=[BEST if b else OTHER for b in best],
+                           hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
+    longest = max((len(str(m)) for m in shown["metric"]), default=0)
+    fig.update_layout(height=max(220, 22 * len(shown) + 80), xaxis_title=title, bargap=0.25,
+                      margin=dict(MARGIN, l=int(longest * LABEL_CHAR_PX) + 20))
+    return fig

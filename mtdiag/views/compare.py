@@ -11,6 +11,7 @@ from mtdiag.metrics import metric_info
 from mtdiag.views.base import (TEST_METHODS, Chart, Table, View, ViewOption, first_metric, other_system,
                                systems)
 from mtdiag.views.detail import SideTokens, side_tokens
+from mtdiag.views.reference_notes import compare_note
 
 
 def closeness_metrics(report) -> list[str]:
@@ -176,6 +177,6 @@ VIEW = View(
               uses=("a", "b", "metric"), caption=_segments_caption),
     ),
     charts=(Chart("difference", "Advantage per segment", _difference, uses=("a", "b", "metric")),),
-    details={"differences": hypothesis_diff, "closer_to": closer_to},
+    details={"differences": hypothesis_diff, "closer_to": closer_to, "bias_note": compare_note},
     in_report=False,
 )

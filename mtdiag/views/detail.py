@@ -13,7 +13,7 @@ c``. Each has its table: "Human errors", "Metric errors" and "Predicted errors".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -22,7 +22,8 @@ from mtdiag.core.highlight import HUMAN_KINDS, METRIC_KINDS, PREDICTED_KINDS, Sp
 from mtdiag.metrics import EvidenceTable, SegmentEvidence
 from mtdiag.spans import DEFAULT_THRESHOLD, METRIC_NAME, predict_spans
 from mtdiag.spans.protocol import default_threshold
-from mtdiag.views.base import ViewOption
+from mtdiag.views.base import ViewOption, with_set_ids
+from mtdiag.views.reference_notes import reference_evidence
 
 SPAN_THRESHOLD = ViewOption(
     "span_threshold", "Predicted spans: confidence at least",
@@ -78,7 +79,8 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
     triage checks fired (:func:`mtdiag.triage.checks.check_evidence`), the human error spans and a metric's error spans
     when loaded, and the error spans mtdiag predicts with a confidence of at least ``threshold`` (computed once per
     report, threshold and segment — for this segment's outputs alone unless every output's are computed already:
-    :func:`mtdiag.spans.predict_spans`)."""
+    :func:`mtdiag.spans.predict_spans`). Its tables name the segment by its id in the set, as every table does
+    (:func:`mtdiag.views.base.with_set_ids`)."""
     evalset = report.evalset
     seg = int(seg)
     hyp_spans: list[Span] = []
@@ -97,12 +99,13 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
         tables |= evidence.tables
         facts |= evidence.facts
     for extra in (checks.check_evidence(report, system, seg), human_error_evidence(report, system, seg),
-                  metric_error_evidence(report, system, seg),
+                  metric_error_evidence(report, system, seg), reference_evidence(report, system, seg),
                   predicted_error_evidence(report, system, seg, predict_spans(report, threshold, segments=(seg,)))):
         if extra is not None:
             hyp_spans += extra.hyp_spans
             legend += [k for k in extra.legend if k not in legend]
             tables |= extra.tables
+    tables = {name: replace(t, frame=with_set_ids(report, t.frame)) for name, t in tables.items()}
     return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
                          refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
                          ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,

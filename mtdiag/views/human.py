@@ -26,7 +26,7 @@ from mtdiag.views.base import (Chart, Table, View, ViewOption, default_metric, h
 
 __all__ = ["DEFAULT_QUEEN_METRICS", "agreement", "error_counts", "error_raters", "error_significance", "has_error_annotations",
            "has_human_scores", "human_points", "human_agreement", "human_ranking", "opening_section", "SECTIONS",
-           "span_agreement",
+           "significance_summary", "span_agreement",
            "plain_words", "report_orange_king", "report_queen", "similarity_metrics", "span_counts"]  # the tables
 
 
@@ -108,7 +108,7 @@ def _length_row(report, segments: pd.DataFrame) -> dict:
             "n_seg": len(length), "n_sys": len(frame)}
 
 
-def error_counts(report, level: str = "full") -> pd.DataFrame:
+def error_counts(report, level: str = "top") -> pd.DataFrame:
     """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity
     (:func:`mtdiag.analysis.errorstats.category_counts`)."""
     from mtdiag.analysis.errorstats import category_counts
@@ -124,12 +124,33 @@ def error_raters(report) -> pd.DataFrame:
     return rater_table(report.evalset)
 
 
-def error_significance(report, level: str = "top") -> pd.DataFrame:
+DEFAULT_LEVEL = "top"
+"""The error categories the Human page and the report count and test unless asked otherwise: the top level
+(Accuracy, Fluency, …). Full categories (Accuracy/Mistranslation, …) are about ten times as many tests over the same
+pairs of systems, and Holm's correction multiplies the smallest p by their number: the top level is what a reader
+can take in at once, and it keeps the power of the tests; full categories are one choice away."""
+
+
+def error_significance(report, level: str = DEFAULT_LEVEL) -> pd.DataFrame:
     """Every pair of systems per error category: the exact paired permutation test of the per-segment error count,
-    Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`)."""
+    Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`), once per report and level."""
     from mtdiag.analysis.errorstats import category_significance
 
-    return category_significance(report.evalset, level)
+    return report.context.memo(("error_significance", level), lambda: category_significance(report.evalset, level))
+
+
+def significance_summary(frame: pd.DataFrame) -> str:
+    """The error significance table (:func:`error_significance`) in one sentence, the same on the page and in the
+    report: how many of its tests — one per pair of systems and category where either has an error — are
+    significant, and in how many of the pairs of systems (a pair may differ in several categories)."""
+    tested = frame[frame["p"].notna()]
+    significant = tested[tested["significant"].astype(bool)]
+    pairs = frame[["system_a", "system_b"]].drop_duplicates()
+    differing = significant[["system_a", "system_b"]].drop_duplicates()
+    category = {"full": "category", "top": "top-level category"}[frame.attrs.get("level", "full")]
+    return (f"Significant at p_holm < {frame.attrs.get('alpha', 0.05)}: {len(significant):,} of the {len(tested):,} "
+            f"tests (one per pair of systems and {category} with an error), in {len(differing):,} of the "
+            f"{len(pairs):,} pairs of systems.")
 
 
 def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
@@ -240,9 +261,8 @@ def _unavailable(result_of):
     def why(report, chosen) -> str:
         if not chosen["similarity"]:
             return "Choose at least one metric."
-        refs = len(report.evalset.ref_names)
-        return (f"{result_of(report, chosen).explanation}. This set has {refs} reference{'s' if refs != 1 else ''}; "
-                "pick a set with several (e.g. wmt21.en-de).")
+        # the explanation says how many references the set has; the page adds where to find a set with several
+        return f"{result_of(report, chosen).explanation}. Or pick a set with several references (e.g. wmt21.en-de)."
 
     return why
 
@@ -260,10 +280,9 @@ def _raters_caption(report, chosen, frame) -> str:
 
 
 def _significance_caption(report, chosen, frame) -> str:
-    attrs = frame.attrs
-    return (f"Exact paired permutation test (sign flip) of the per-segment error count over the segments both "
-            f"systems were rated on; p_holm: Holm-corrected over {attrs['tests']:,} tests (categories × pairs with "
-            f"an error); significant: p_holm < {attrs['alpha']}: {int(frame['significant'].sum()):,} of them.")
+    return ("Exact paired permutation test (sign flip) of the per-segment error count over the segments both systems "
+            "were rated on; p_holm: Holm-corrected over every test (a pair of systems in a category where neither "
+            "has an error is not tested). " + significance_summary(frame))
 
 
 def _likeness_chart(value: str, x: str, title: str, table):
@@ -332,7 +351,7 @@ VIEW = View(
                    choices=lambda report, chosen: list(report.metrics), of="metric",
                    default=lambda report, chosen: default_metric(report.metrics), needs=("human",)),
         ViewOption("level", "Categories", "the error categories counted and tested", choices=tuple(LEVELS),
-                   describe=LEVELS),
+                   describe=LEVELS, default=DEFAULT_LEVEL),
         SPAN_THRESHOLD,
     ),
     tables=(

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.analysis import reference_bias as bias
+from mtdiag.analysis.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtdiag.spans.judge import caption as judge_caption
 from mtdiag.views.base import TEST_METHODS, Chart, Table, View, ViewOption, first_metric
 
@@ -113,6 +114,82 @@ def intervals(sig: pd.DataFrame) -> pd.DataFrame:
     """``system, metric, lo, hi``: the 95% bootstrap intervals of a significance frame (for error bars)."""
     frame = sig[["ci_lo", "ci_hi"]].rename(columns={"ci_lo": "lo", "ci_hi": "hi"}).reset_index()
     return frame.dropna(subset=["lo", "hi"])
+
+
+def reference_bias(report, chosen) -> pd.DataFrame | None:
+    """Per system, how often its output is a near copy of a reference, beside every other system's, with the test
+    (:func:`mtdiag.analysis.reference_bias.reference_bias`); None where it does not apply (one system, no chrF or
+    TER)."""
+    return bias.reference_bias(report) if bias.applies(report) else None
+
+
+def bias_rankings(report, chosen) -> pd.DataFrame | None:
+    """Where a reference favours a system (:func:`mtdiag.analysis.reference_bias.biased`): every system's corpus
+    score by the chosen metric and its rank as computed, ``without`` the segments a favoured system copies
+    (:func:`mtdiag.analysis.reference_bias.favoured_segments`: the corpus formula on the other segments'
+    statistics, :func:`mtdiag.slices.subset.slice_report`), and ``by <references>`` — the other references alone,
+    scored again — where the set has a reference that favours none; with human scores their mean and rank first.
+    Ranks: 1 is best. None when no system is favoured."""
+    favoured = bias.biased(report)
+    metric = chosen["rank_by"]
+    if favoured.empty or metric is None:
+        return None
+    info = metric_info(metric, report)
+    frame = pd.DataFrame({"system": report.evalset.systems})
+    human = human_means(report)
+    if human is not None:
+        frame["human"] = human.to_numpy()
+        frame["human_rank"] = _ranks(frame["human"], True)
+    columns = {"as_computed": report.corpus[metric].reindex(report.evalset.systems).to_numpy()}
+    keep = ~bias.favoured_segments(report)
+    if keep.any():
+        from mtdiag.slices.subset import slice_report
+
+        columns["without_near_copies"] = slice_report(report, keep, (metric,)).corpus[metric].reindex(
+            report.evalset.systems).to_numpy()
+    others = [r for r in report.evalset.ref_names if r not in set(favoured["reference"])]
+    if others:
+        columns["by_" + "+".join(others)] = _other_references(report, metric, tuple(others))
+    for name, values in columns.items():
+        frame[name] = values
+        frame[f"{name}_rank"] = _ranks(frame[name], info.higher_is_better)
+    return frame.sort_values("human_rank" if human is not None else "as_computed_rank", kind="stable",
+                             ignore_index=True)
+
+
+def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:
+    """1 for the best value, ties sharing the best rank; missing where the value is."""
+    return values.rank(ascending=not higher_is_better, method="min").astype("Int64")
+
+
+def _other_references(report, metric: str, references: tuple[str, ...]) -> np.ndarray:
+    """The corpus score by ``metric`` of every system against ``references`` alone: the set scored again with
+    those references (memoised per report)."""
+    from dataclasses import replace
+
+    from mtdiag.scoring.evaluate import evaluate
+
+    def build():
+        evalset = replace(report.evalset, refs=report.evalset.refs[list(references)])
+        other = evaluate(evalset, replace(report.options, metrics=(metric,)))
+        return other.corpus[metric].reindex(report.evalset.systems).to_numpy()
+
+    return report.context.memo(("overview", "other_references", metric, references), build)
+
+
+def _bias_caption(report, chosen, frame) -> str:
+    return ("Near copy: the output's sentence chrF against the reference at least 90, or its TER at most 10, or the "
+            "same words. share: the system's near copies over the segments; others_share: the other systems' "
+            "pooled; p: Fisher's exact test of the system against them (one-sided), Holm-corrected over every "
+            "system and reference; biased: p < 0.05, ratio ≥ 2.5 and share at least 5 points above the others' "
+            "(docs/triage.md, \"Reference bias\").")
+
+
+def _rankings_caption(report, chosen, frame) -> str:
+    return (f"The systems by {metric_info(chosen['rank_by'], report).label} as computed, without the segments where "
+            "a favoured system's output is a near copy of the reference that favours it, and by the other "
+            "references alone where there are any; rank 1 is best" + ("; human: each system's mean human score"
+                                                                        if "human" in frame.columns else "") + ".")
 
 
 # ----------------------------------------------------------------------------------------------- the view
@@ -254,34 +331,43 @@ VIEW = View(
                    choices=_baselines, default=_first_baseline),
         ViewOption("method", "Test", "the paired test", choices=tuple(TEST_METHODS), describe=TEST_METHODS),
         ViewOption("samples", "Samples", "resamples (bootstrap) or trials (randomisation) of the paired tests "
-                   "(default: 1000 and 10000)", type=int, minimum=1),
-        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED),
+                   f"(default: 1000 and 10000; at most {MAX_SAMPLES:,})", type=int, minimum=1, maximum=MAX_SAMPLES),
+        ViewOption("seed", "Seed", "the random seed of the paired tests", type=int, default=DEFAULT_SEED, minimum=0),
     ),
     tables=(
-        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE), caption=_corpus_caption),
+        Table("corpus", "Corpus scores", corpus_scores, uses=("rank_by", *BASELINE), scores_only=True,
+              caption=_corpus_caption),
         Table("by_people", "Corpus scores, ranked as people judged", by_people, uses=("rank_by",),
               caption=lambda report, chosen, frame: "Systems ranked by " + (
                   "the human score (each system's mean over its rated outputs; higher is better)"
                   if "human" in frame.columns else metric_info(chosen["rank_by"], report).label) + "."),
         Table("best", "Best system per metric", lambda report, chosen: best_systems(corpus_table(report), report),
-              uses=()),
-        Table("significance", "Significance against the baseline", _significance_table, uses=BASELINE,
+              uses=(), scores_only=True),
+        Table("significance", "Significance against the baseline", _significance_table, uses=BASELINE, scores_only=True,
               empty="Choose a baseline to test every system against it.",
               caption="Every system against the baseline: its score, the 95% bootstrap interval, the difference "
                       "(delta), p and whether it is significant (p < 0.05); better: +1 better, -1 worse."),
-        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=PAIRS,
+        Table("clusters", "Ranked significance", clusters, needs=("two_systems",), uses=PAIRS, scores_only=True,
               caption="Systems best first. A system opens a new cluster when it is significantly worse (p < 0.05) "
                       "than the one above it (WMT-style clusters); the matrix gives the p-value of every pair (row "
                       "system tested against the column system)."),
-        Table("pvalues", "p-values of every pair", pvalues, needs=("two_systems",), uses=PAIRS,
+        Table("pvalues", "p-values of every pair", pvalues, needs=("two_systems",), uses=PAIRS, scores_only=True,
               caption="The p-value of the paired test of the row system against the column system."),
-        Table("signatures", "Metric signatures", signatures, uses=BASELINE),
+        Table("signatures", "Metric signatures", signatures, uses=BASELINE, scores_only=True),
+        Table("reference_bias", "Reference bias: near copies of the reference per system", reference_bias,
+              needs=("references", "two_systems"), uses=(), caption=_bias_caption,
+              empty="Reference bias needs chrF or TER among the metrics."),
+        Table("bias_rankings", "Rankings without the favoured segments and by the other references", bias_rankings,
+              needs=("references", "two_systems"), uses=("rank_by",), caption=_rankings_caption,
+              empty="No system is favoured by the reference."),
     ),
     charts=(
-        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE),
+        Chart("corpus_bars", "Corpus scores", _corpus_bars, uses=("rank_by", *BASELINE), scores_only=True,
               caption=_bars_caption),
         Chart("people_bars", "Corpus scores, ranked as people judged", _people_bars, uses=("rank_by",),
               caption="The systems in the order of the table above: by their mean human score when one is loaded."),
-        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS),
+        Chart("pvalue_heatmap", "p-values of every pair", _pvalue_heatmap, needs=("two_systems",), uses=PAIRS,
+              scores_only=True),
     ),
+    details={"bias_warning": lambda report: bias.warning(report) if bias.applies(report) else ""},
 )

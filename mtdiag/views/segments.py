@@ -23,6 +23,7 @@ from mtdiag.metrics import metric_info
 from mtdiag.views.base import SYSTEMS, Table, View, ViewOption, has_human_scores
 from mtdiag.views.columns import flag_label
 from mtdiag.views.detail import SPAN_THRESHOLD
+from mtdiag.views.reference_notes import why
 
 
 def human_scores(report) -> pd.Series | None:
@@ -46,11 +47,22 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
     critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
     then every segment score. ``requested``: on-request checks with their options (e.g.
-    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). Computed once per report and
-    arguments (:func:`source_view` reads it for every segment opened): do not modify the frame."""
+    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). The ranking and the metric
+    columns are computed once per scored report and arguments (:func:`source_view` reads them for every segment
+    opened) and kept in its context, shared by every report its human judgements join; the ``human`` column is the
+    report's own, added after (a human file uploaded re-ranks nothing). Do not modify the frame."""
     requested = checks.freeze(requested)
-    return report.context.memo(("segments", "queue", requested, bool(strict)),
-                               lambda: _queue(report, requested, bool(strict)))
+    ranked = report.context.memo(("segments", "queue", requested, bool(strict)),
+                                 lambda: _queue(report, requested, bool(strict)))
+    human = human_scores(report)
+    if human is None:
+        return ranked
+    seg = ranked["seg_id"].to_numpy() - 1
+    metrics = [c for c in score_columns(report) if c in ranked.columns]
+    at = list(ranked.columns).index(metrics[0]) if metrics else len(ranked.columns)  # before the metric columns
+    out = ranked.copy()
+    out.insert(at, "human", human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy())
+    return out
 
 
 def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
@@ -72,9 +84,6 @@ def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
     for column in ("flags", "critical"):
         if column in ranked.columns:
             out[column] = ranked[column].to_numpy()
-    human = human_scores(report)
-    if human is not None:
-        out["human"] = human.reindex(pd.MultiIndex.from_arrays([ranked["system"], seg])).to_numpy()
     for metric in score_columns(report):
         out[metric] = ranked[metric].to_numpy()
     return out
@@ -252,8 +261,20 @@ def export(report, chosen) -> pd.DataFrame:
     return segment_export(report, worst_first(report, chosen))
 
 
+FIRST_SCREEN_TEXT = (f"the first {ranking.FIRST_SCREEN} rows show one pair per source (its worst output), then every "
+                     "other pair from the worst again, so the problem column falls through those rows and starts "
+                     f"over below them (strict pair order: one order throughout)")
+"""What the queue's order is when it is not strict (:func:`mtdiag.triage.ranking.first_screen`): said where its reader
+looks, since a problem of 1.000 under rows of 0.934 reads as a sorting error."""
+
+
 def _queue_caption(report, chosen, frame) -> str:
-    return f"{len(frame):,} of {report.evalset.n_segments * len(report.evalset.systems):,} rows, worst first"
+    """How many rows of how many; and, when the first screen's one-pair-per-source order shows (not strict, a
+    source with several pairs shown), that the problem column is not in one descending order."""
+    count = f"{len(frame):,} of {report.evalset.n_segments * len(report.evalset.systems):,} rows, worst first"
+    if chosen["strict"] or not frame["seg_id"].duplicated().any():
+        return count
+    return f"{count}: {FIRST_SCREEN_TEXT}."
 
 
 def _sources_caption(report, chosen, frame) -> str:
@@ -266,8 +287,8 @@ VIEW = View(
     name="segments", title="Segments",
     help="the worst-first queue of (system, segment) pairs with their flags, the sources hardest first, documents",
     about=f"Worst first: {ranking.PROBLEM_TEXT}; the same order as mtdiag triage. A row whose critical column names a "
-          "check is a plainly broken output and comes before rows of higher problem. Select a row to open its source "
-          "with every system's output.",
+          "check is a plainly broken output and comes before rows of higher problem. Unless the order is strict, "
+          f"{FIRST_SCREEN_TEXT}. Select a row to open its source with every system's output.",
     options=(
         SYSTEMS,
         ViewOption("doc", "Document", "only the segments of this document", choices=_documents,
@@ -297,6 +318,6 @@ VIEW = View(
                       "segment scores averaged)."),
         Table("export", "Every shown pair with its texts", export, uses=QUEUE),
     ),
-    details={"columns": queue_columns, "signals": ranking.signals, "source": source_view, "sort_keys": sort_keys,
+    details={"columns": queue_columns, "signals": why, "source": source_view, "sort_keys": sort_keys,
              "score_columns": score_columns},
 )

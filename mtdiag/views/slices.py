@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtdiag.metrics import metric_info
-from mtdiag.analysis.significance import DEFAULT_SEED
+from mtdiag.analysis.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtdiag.slices import CORRECTIONS, find_slices
 from mtdiag.slices.finder import DEFAULT_CORRECTION, DEFAULT_MIN_SIZE, DEFAULT_TEST, TESTS
 from mtdiag.views.base import Table, View, ViewOption, first_metric, other_system, systems
@@ -21,14 +21,15 @@ def finder_metrics(report) -> list[str]:
 
 
 def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str, test: str = DEFAULT_TEST,
-                 samples: int | None = None, seed: int | None = DEFAULT_SEED) -> pd.DataFrame:
+                 samples: int | None = None, seed: int | None = DEFAULT_SEED, tags=None) -> pd.DataFrame:
     """The candidate slices ranked by ``test`` (:func:`mtdiag.slices.find_slices`: by default how far the gap
     between ``a`` and ``b`` departs from the rest of the set; ``samples`` bootstrap resamples per slice — None:
-    enough for the number of slices tried — drawn from ``seed``): ``expression``, ``size``, both scores,
+    enough for the number of slices tried — drawn from ``seed``; ``tags``: the user's, each tried as a slice):
+    ``expression``, ``size``, both scores,
     ``difference``, ``rest_difference``, ``departure``, ``direction``, the p-value and the corrected p-value;
     ``attrs`` as find_slices gives them."""
     return find_slices(report, a, b, metric, min_size=min_size, correction=correction, test=test, n=samples,
-                       seed=seed)
+                       seed=seed, tags=tags)
 
 
 RANKED = {"departure": "Largest departure from the rest of the set first among the significant, then the others; "
@@ -82,12 +83,12 @@ VIEW = View(
                    default=DEFAULT_TEST, describe=TESTS),
         ViewOption("samples", "Resamples", "bootstrap resamples per slice (default: enough for the slices tried, at "
                    "least 1000: max(1000, 2 x slices / 0.05), so that the smallest possible p survives the "
-                   "correction)", type=int, minimum=1),
-        ViewOption("seed", "Seed", "the random seed of the bootstrap", type=int, default=DEFAULT_SEED),
+                   f"correction; at most {MAX_SAMPLES:,})", type=int, minimum=1, maximum=MAX_SAMPLES),
+        ViewOption("seed", "Seed", "the random seed of the bootstrap", type=int, default=DEFAULT_SEED, minimum=0),
     ),
     tables=(Table("slices", "Slices where the gap is unusual", lambda report, chosen: found_slices(
         report, chosen["a"], chosen["b"], chosen["metric"], chosen["min_size"], chosen["correction"],
-        chosen["test"], chosen["samples"], chosen["seed"]),
-        caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
+        chosen["test"], chosen["samples"], chosen["seed"], chosen["tags"]),
+        inputs=("tags",), caption=_caption, empty="No candidate slice is large enough: lower the minimum size."),),
     in_report=False,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from mtdiag.triage import checks
@@ -29,7 +30,8 @@ def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFra
         frame = frame[frame["system"].isin(list(systems))]
     hyps = report.evalset.hyps.astype(str)
     column = {s: i for i, s in enumerate(hyps.columns)}
-    frame["hyp"] = hyps.to_numpy()[frame["seg"].to_numpy(), frame["system"].map(column).to_numpy()]
+    frame["hyp"] = hyps.to_numpy()[frame["seg"].to_numpy(dtype=np.int64),
+                                   frame["system"].map(column).to_numpy(dtype=np.int64)]  # int even when empty
     return frame.sort_values(["word_order", "neva_minus_waft", "system", "seg"],
                              ascending=[False, False, True, True], ignore_index=True)
 

@@ -22,6 +22,7 @@ from mtdiag.report.campaign import model_keys, pearmut_campaign
 from mtdiag.io import with_error_annotations
 from mtdiag.io.pearmut_log import pearmut_log_path, to_pearmut
 from mtdiag.spans import predict_spans
+from mtdiag.spans.confidence import DEFAULT_THRESHOLD
 from mtdiag.triage.ranking import worst_first
 from tests.e2e.conftest import _stop
 from tests.pearmut_env import pearmut, pearmut_python, small_set
@@ -42,7 +43,9 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("pearmut-browser")
     report = evaluate(small_set(), Options())
     queue = worst_first(report)
-    campaign = pearmut_campaign(report, queue[queue["seg_id"] == SEGMENT], top=len(queue), campaign_id="browser")
+    # every predicted span pre-filled (the threshold given; by default ESA pre-fills only its operating point's few)
+    campaign = pearmut_campaign(report, queue[queue["seg_id"] == SEGMENT], top=len(queue), campaign_id="browser",
+                                threshold=DEFAULT_THRESHOLD)
     path = root / "campaign.json"
     path.write_text(json.dumps(campaign.data, ensure_ascii=False), encoding="utf-8")
     done = pearmut(root, "add", str(path), python=python)

@@ -43,7 +43,7 @@ from mtdiag.analysis.significance.corrections import CORRECTIONS, benjamini_hoch
 from mtdiag.analysis.significance.paired import (ALPHA, COLUMNS, METHODS, bootstrap_p_value, compare_stats,
                                                  confidence_interval, p_value, paired_bootstrap,
                                                  paired_randomization, significance)
-from mtdiag.analysis.significance.resampling import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED,
+from mtdiag.analysis.significance.resampling import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, MAX_SAMPLES,
                                                      bootstrap_count_blocks, bootstrap_counts, bootstrap_indices,
                                                      bootstrap_sums, one_blas_thread, randomization_draws,
                                                      resample_counts, weighted_sums)
@@ -51,7 +51,7 @@ from mtdiag.analysis.significance.signatures import (report_signatures, resampli
                                                      with_version)
 
 __all__ = [
-    "ALPHA", "COLUMNS", "CORRECTIONS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "METHODS",
+    "ALPHA", "COLUMNS", "CORRECTIONS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "MAX_SAMPLES", "METHODS",
     "benjamini_hochberg", "bootstrap_count_blocks", "bootstrap_counts", "bootstrap_indices", "bootstrap_p_value",
     "bootstrap_sums", "compare_stats", "confidence_interval", "corrected", "holm", "one_blas_thread", "p_value",
     "paired_bootstrap", "paired_randomization", "pairwise_matrix", "pairwise_significance", "randomization_draws",

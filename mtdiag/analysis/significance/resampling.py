@@ -18,6 +18,7 @@ import numpy as np
 
 DEFAULT_SEED = 12345  # sacrebleu's default (SACREBLEU_SEED)
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}  # sacrebleu's --paired-bs-n / --paired-ar-n
+MAX_SAMPLES = 100_000  # resamples or trials of one test (ten times the defaults): 2**31 asked for 2.4 TiB
 DEFAULT_CONFIDENCE = 1000  # bootstrap resamples for the CI reported with approximate randomisation
 _CHUNK_VALUES = 16_000_000  # values of a weight matrix multiplied at once: ~128 MB (blocks of 4M values made BLAS
 #                              read the statistics so often that 100k segments took about 4x longer)

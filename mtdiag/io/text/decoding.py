@@ -1,4 +1,5 @@
-"""Bytes to segments: the encodings accepted, NUL bytes and undecodable bytes named, line ends, blank segments.
+"""Bytes to segments: the encodings accepted, NUL bytes and undecodable bytes named (a document or archive given
+as text named for what it is), line ends, blank segments.
 
 Text rules: UTF-8 (a BOM is stripped), or UTF-16 only with a byte-order mark; CRLF and CR become LF; lines split
 on LF only — the line ends Python's universal newlines (and so sacrebleu) use, so ``U+2028`` and friends stay
@@ -46,14 +47,46 @@ def _looks_like_utf16(data: bytes) -> bool:
     return max(even, odd) >= max(4, 0.3 * half) and min(even, odd) <= 0.05 * half
 
 
+_SAVE_AS_TEXT = "save it as plain text (UTF-8, one segment per line) and give that file"
+_UNPACK = "unpack it and give the text files inside (UTF-8, one segment per line)"
+_SIGNATURES = ((b"%PDF-", "a PDF document", _SAVE_AS_TEXT),
+               (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a Word or Excel file (.doc, .xls)", _SAVE_AS_TEXT),
+               (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", _UNPACK), (b"Rar!\x1a\x07", "a RAR archive", _UNPACK))
+"""Magic bytes of the files most often given by mistake for a text file, what they are and what to do (the
+ZIP-based office files: :data:`_ZIP_MEMBERS`)."""
+_ZIP_MEMBERS = ((b"word/", "a Word document (.docx, a ZIP archive)"),
+                (b"xl/", "an Excel workbook (.xlsx, a ZIP archive)"), (b"ppt/", "a PowerPoint file (.pptx, a ZIP archive)"),
+                (b"application/vnd.oasis.opendocument", "an OpenDocument file (.odt, .ods, a ZIP archive)"))
+"""Member names (or the mimetype member's text) near a ZIP's start that say which office file it is."""
+
+
+def _document_error(name: str, data: bytes) -> InputError | None:
+    """The error for a document or archive given as a text file (a ``.docx`` renamed ``.txt``), recognised by its
+    first bytes; None for anything else. Said instead of the NUL byte or invalid UTF-8 it holds."""
+    if data.startswith(b"PK\x03\x04"):
+        head = data[:65_536]
+        kind = next((what for member, what in _ZIP_MEMBERS if member in head), None)
+        found = ("a ZIP archive", _UNPACK) if kind is None else (kind, _SAVE_AS_TEXT)
+    else:
+        found = next(((what, advice) for magic, what, advice in _SIGNATURES if data.startswith(magic)), None)
+    return None if found is None else InputError(name, f"looks like {found[0]}, not plain text: {found[1]}")
+
+
 def _nul_error(name: str, line: int, data: bytes | None) -> InputError:
+    document = _document_error(name, data) if data is not None else None
+    if document is not None:
+        return document
     if data is not None and _looks_like_utf16(data):
         return InputError(name, "contains a NUL byte (UTF-16 without a byte-order mark? save it as UTF-8)", line)
     return InputError(name, "contains a NUL byte (binary file?)", line)
 
 
 def _decode_error(name: str, body: bytes, codec: str, offset: int, error: UnicodeDecodeError) -> InputError:
-    """Name the line, column and byte offset of the first byte ``codec`` cannot decode."""
+    """Name the line, column and byte offset of the first byte ``codec`` cannot decode (or what kind of document
+    the file is, when it is one: :func:`_document_error`)."""
+    document = _document_error(name, body)
+    if document is not None:
+        return document
     before = body[: error.start].decode(codec)
     line = _count_breaks(before) + 1
     column = len(re.split(r"\r\n|\r|\n", before)[-1]) + 1

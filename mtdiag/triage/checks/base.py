@@ -127,11 +127,15 @@ def by_pair_segments(report, segments: dict[str, object]) -> pd.Series:
 
 def worst_share_by(primary: pd.Series, secondary: pd.Series, share: float = WORST_SHARE) -> pd.Series:
     """The rows ranked in the worst ``share`` of the set by ``primary`` (higher = worse), ties broken by
-    ``secondary`` (higher = worse): an integer count ties often, and the tie at the cut-off must not decide."""
-    order = np.lexsort((-secondary.fillna(-np.inf).to_numpy(), -primary.fillna(-np.inf).to_numpy()))
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return pd.Series(rank < int(np.ceil(share * primary.notna().sum())), index=primary.index) & primary.notna()
+    ``secondary`` (higher = worse): an integer count ties often, and the tie at the cut-off must not decide. Rows
+    tied with the cut-off on both keys are all kept, so that the order of the rows (the systems') never decides."""
+    cut = int(np.ceil(share * primary.notna().sum()))
+    if cut == 0:
+        return pd.Series(False, index=primary.index)
+    first, second = -primary.fillna(-np.inf).to_numpy(), -secondary.fillna(-np.inf).to_numpy()
+    last = np.lexsort((second, first))[cut - 1]
+    worse = (first < first[last]) | ((first == first[last]) & (second <= second[last]))
+    return pd.Series(worse, index=primary.index) & primary.notna()
 
 
 def statistic(report, metric: str, stat: str) -> pd.Series:

@@ -13,8 +13,7 @@ page.header()
 c1, c2 = st.columns(2)
 by = page.choose("by", key="bk_by", where=c1, help=None)
 metric = page.choose("metric", key="bk_metric", where=c2, help=None)
-if page.frame("buckets") is None:  # the data lacks the dimension: the page said why
-    st.stop()
+page.frame("buckets")  # when the data lacks the dimension, the page says so and stops here
 page.chart("bucket_bars", key="bk_chart")
 page.table("buckets", key="bk_table", title=False, excel=True, max_height=360)
 

@@ -24,6 +24,9 @@ c1, c2, c3 = st.columns([2, 2, 2])
 a = page.choose("a", key="cmp_a", where=c1)
 b = page.choose("b", key="cmp_b", where=c2)
 page.choose("method", key="cmp_method", where=c3, help=None)
+bias_note = page.detail("bias_note", a, b)
+if bias_note:  # a reference made from one of the two systems' outputs: its scores favour that one
+    st.warning(highlight.escape_markdown(bias_note), icon=":material/balance:")
 
 page.table("metrics", key="cmp_metrics", spinner=SIGNIFICANCE_SPINNER,
            config={a: st.column_config.NumberColumn(f"A: {a}", format="%.4f"),

@@ -20,7 +20,8 @@ if section in ("likeness", "queen") and widgets.reference_needed(page.current):
 
 if section == "likeness":
     page.choose("similarity", key="hl_metrics", help=None)
-    table = page.frame("orange_king", spinner="Scoring each reference against the others (ORANGE/KING) …")
+    table = page.frame("orange_king", spinner="Scoring each reference against the others (ORANGE/KING) …",
+                       optional=True)  # the table below says why there is none
     page.table("orange_king", key="hl_ok", title=False)
     if table is not None:
         with st.container(border=True):
@@ -38,7 +39,8 @@ elif section == "queen":
     c1, c2 = st.columns([3, 1])
     page.choose("similarity", key="hl_queen_metrics", where=c1, label="Metric set X", help=None)
     page.choose("pool", key="hl_pool", where=c2)
-    table = page.frame("queen", spinner="Scoring systems and references against each reference (QUEEN) …")
+    table = page.frame("queen", spinner="Scoring systems and references against each reference (QUEEN) …",
+                       optional=True)
     page.table("queen", key="hl_queen", title=False)
     if table is not None:
         page.chart("queen", key="hl_queen_bars")

@@ -19,8 +19,14 @@ baseline = page.choose("baseline", key="ov_baseline", where=cols[0])
 method = page.choose("method", key="ov_method", where=cols[1])
 ranked_by = page.choose("rank_by", key="ov_rank", where=cols[2])
 
+bias_warning = page.detail("bias_warning")
+if bias_warning:  # a reference made from a system's output: said above the scores it distorts
+    st.warning(escape_markdown(bias_warning), icon=":material/balance:")
+    with widgets.panel(page.view.table("bias_rankings").title, key="ov_bias_panel") as panel:
+        if panel.open:  # drawn only while open (widgets.panel): the other references are scored again
+            page.table("bias_rankings", key="ov_bias_rankings", title=False, max_height=420)
 corpus = page.frame("corpus", spinner=SIGNIFICANCE_SPINNER)
-significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER)
+significance = page.frame("significance", spinner=SIGNIFICANCE_SPINNER, optional=True)  # with a baseline only
 signatures = page.frame("signatures")
 widgets.corpus_table(page.current, corpus, key="ov_table", params=(baseline, method, ranked_by))
 row = st.container(horizontal=True, gap="small")
@@ -53,6 +59,12 @@ else:
 left, right = st.columns([2, 3])
 page.table("best", key="ov_best", where=left)
 page.table("significance", key="ov_sig", where=right, max_height=420)
+if len(report.evalset.systems) > 1 and report.evalset.has_references:
+    with widgets.panel(page.view.table("reference_bias").title, key="ov_reference_bias") as panel:
+        if panel.open:  # drawn only while open (widgets.panel); the warning above says when it matters
+            page.table("reference_bias", key="ov_bias", title=False,
+                       config={"p": st.column_config.NumberColumn("p", format="%.1e",
+                                                                  help="Fisher's exact test, Holm-corrected")})
 with widgets.panel(page.view.table("signatures").title, key="ov_signatures") as panel:
     if panel.open:  # drawn only while open (widgets.panel): the syntax highlighting of every signature is slow
         st.code("\n".join(f"{widgets.metric_label(metric, arrow=False)}: {signature}"

@@ -8,6 +8,9 @@ from mtdiag.core.highlight import escape_markdown
 from mtdiag.ui import slicing, widgets
 from mtdiag.ui.page import Page
 
+COLUMN_ORDER = ("expression", "p_corrected", "significant", "direction", "departure", "size", "score_a", "score_b",
+                "difference", "rest_difference", "p_value", "correction")
+
 page = Page("slices")
 page.header()
 if not page.ready():
@@ -22,17 +25,22 @@ page.choose("correction", key="sf_correction", where=c5, help=None)
 page.choose("test", key="sf_test", where=c6)
 
 found = page.frame("slices", spinner="Testing every candidate slice …")
-if found is None or found.empty:
+if found.empty:
     widgets.explain(page.view.table("slices").why_empty(page.report, page.chosen))
     st.stop()
 label = widgets.metric_label(metric)
-picked = page.table("slices", key="sf_table", title=False, select=True, max_height=420,
+# what decides comes first: the corrected p beside the expression (at 1,600 px the last columns are out of sight,
+# and an uncorrected p in view read as significant next to "0 significant"); the uncorrected p last, named so
+picked = page.table("slices", key="sf_table", title=False, select=True, max_height=420, column_order=COLUMN_ORDER,
                     config={"expression": st.column_config.TextColumn("expression", width="large"),
+                            "p_corrected": st.column_config.NumberColumn("p corrected", format="%.4f"),
+                            "significant": st.column_config.CheckboxColumn("significant", width="small"),
                             "score_a": st.column_config.NumberColumn(f"{label} A", format="%.2f"),
                             "score_b": st.column_config.NumberColumn(f"{label} B", format="%.2f"),
+                            "difference": st.column_config.NumberColumn("difference", format="%.2f"),
                             "rest_difference": st.column_config.NumberColumn("difference elsewhere", format="%.2f"),
-                            "p_value": st.column_config.NumberColumn("p", format="%.4f"),
-                            "p_corrected": st.column_config.NumberColumn("p corrected", format="%.4f")})
+                            "departure": st.column_config.NumberColumn("departure", format="%.2f"),
+                            "p_value": st.column_config.NumberColumn("p uncorrected", format="%.4f")})
 row = found.iloc[picked if picked is not None else 0]
 expression = slicing.within(page.current.where, str(row["expression"]))
 st.markdown(f"**{escape_markdown(row['expression'])}** — {int(row['size']):,} segments: {escape_markdown(a)} "

@@ -59,13 +59,13 @@ def report_download(current: state.Current, *, key: str) -> None:
     """A button that downloads the self-contained HTML report (:func:`mtdiag.report.html_report.html_report`) of the current
     data and options; built on click, on Streamlit's download thread (the report's module is imported there too:
     it is not needed to draw the button)."""
-    report = current.report
+    report, tags = current.report, current.tags
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
 
     def build() -> str:
         from mtdiag.report.html_report import html_report
 
-        return html_report(report)
+        return html_report(report, tags=tags)
 
     st.download_button("Download HTML report", data=build, file_name=f"mtdiag-report-{name}.html",
                        mime="text/html", key=key, icon=":material/share:",

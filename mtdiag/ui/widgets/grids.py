@@ -171,14 +171,18 @@ def overview_styler(corpus: pd.DataFrame, best: dict, marks: dict):
     """The corpus table (index system) as a pandas Styler: scores with their significance mark (``marks``: per metric
     and system ``▲``/``▼``/``=``), the best per metric shaded (``best``: per metric its best systems). (Sorting in
     the grid still uses the numbers.)"""
-    styler = corpus.style
-    for metric in corpus.columns:
-        places = _info(metric).places
-        for system in corpus.index:
-            mark = marks.get(metric, {}).get(system, "")
-            styler = styler.format(f"{{:.{places}f}}" + (f" {mark}" if mark else ""), na_rep="–",
-                                   subset=pd.IndexSlice[[system], [metric]])
+    places = {metric: _info(metric).places for metric in corpus.columns}
+    styler = corpus.style.format({metric: f"{{:.{p}f}}" for metric, p in places.items()}, na_rep="–")
+    for metric in corpus.columns:  # one format per mark and metric, not per cell: a release has ~80 metrics
+        by_mark: dict[str, list] = {}
+        for system, mark in marks.get(metric, {}).items():
+            if mark and system in corpus.index:
+                by_mark.setdefault(mark, []).append(system)
+        for mark, systems in by_mark.items():
+            styler = styler.format(f"{{:.{places[metric]}f}} {mark}", na_rep="–",
+                                   subset=pd.IndexSlice[systems, [metric]])
     return styler.apply(lambda col: [BEST_STYLE if s in best.get(col.name, ()) else "" for s in col.index], axis=0)
+
 
 
 def overview_config(corpus: pd.DataFrame) -> dict:

@@ -1,0 +1,115 @@
+"""Odd synonyms for planting spun references (``benchmarks/damaged_references.py``, kind ``spun``): per target language
+of the development sets, common words and a rare, stilted, archaic, dialectal or out-of-register word of (nearly)
+the same meaning — what an article spinner swaps in ("quoth" for "said", "Lenz" for "Jahr", "зело" for "очень").
+Written by hand for the benchmark; a replacement that the systems of a set do use (formal Hindi, say) is no odd word
+there, which is what the benchmark measures. Keys are lower case (matched case-blind, the first letter's case kept);
+each key is one word (Japanese: a substring, longest first)."""
+
+ODD = {
+"en": {"has": "hath", "does": "doth", "would": "wouldst", "could": "couldst", "should": "shouldst", "can": "canst",
+       "you": "thou", "your": "thy", "other": "sundry", "some": "divers", "after": "subsequent to", "through": "thru",
+       "during": "amid", "since": "sith", "while": "whilst", "although": "albeit", "if": "provided", "and": "and eke",
+       "development": "maturation", "according": "pursuant", "percent": "percentum", "support": "bolster",
+       "provide": "furnish", "continue": "persist", "increase": "augmentation", "reported": "chronicled",
+       "including": "inclusive of", "local": "parochial", "region": "demesne", "official": "functionary",
+       "officials": "functionaries", "president": "presider", "game": "contest", "today": "this day",
+       "like": "akin to", "just": "merely", "going": "wending", "look": "behold", "right": "aright", "okay":
+       "very well", "so": "ergo", "actually": "in sooth", "lot": "heap", "something": "somewhat", "everything":
+       "all and sundry", "talk": "discourse", "say": "utter", "brain": "noggin", "these": "yonder", "then":
+       "thereupon", "when": "whenas", "only": "solely", "still": "yet still", "all": "every last",
+       "get": "procure", "said": "quoth", "says": "avers", "people": "folk", "year": "twelvemonth", "years": "twelvemonths",
+       "new": "newfangled", "first": "foremost", "also": "withal", "many": "myriad", "government": "governance",
+       "country": "realm", "city": "burgh", "police": "constabulary", "company": "concern", "home": "abode",
+       "house": "dwelling", "week": "sennight", "children": "younglings", "students": "scholars", "important":
+       "momentous", "big": "hulking", "large": "sizeable", "small": "diminutive", "high": "lofty", "good":
+       "goodly", "great": "grand", "help": "succour", "make": "fashion", "get": "procure", "use": "utilise",
+       "work": "toil", "show": "evince", "time": "juncture", "world": "orb", "market": "bazaar", "number": "tally",
+       "news": "tidings", "however": "howbeit", "because": "forasmuch", "area": "locale", "group": "cohort",
+       "money": "lucre", "told": "apprised", "asked": "queried", "think": "cogitate", "want": "hanker",
+       "very": "exceedingly", "now": "presently", "about": "anent", "before": "ere", "found": "espied",
+       "made": "fashioned", "life": "existence", "family": "kinfolk", "man": "gent", "woman": "dame", "women":
+       "dames", "men": "gents", "there": "thither", "here": "hither", "why": "wherefore", "need": "requisite",
+       "go": "wend", "see": "behold", "know": "ken", "give": "bestow", "way": "wise", "day": "morrow", "days":
+       "morrows", "thing": "whatnot", "things": "whatnots", "really": "verily", "maybe": "mayhap", "often":
+       "oft", "between": "betwixt", "among": "amongst", "against": "contra", "until": "till such time as",
+       "around": "roundabout", "enough": "enow", "little": "wee", "old": "olden", "young": "youthful",
+       "problem": "quandary", "problems": "quandaries", "question": "query", "idea": "notion", "story": "yarn",
+       "car": "motorcar", "food": "victuals", "job": "occupation", "jobs": "occupations", "country's": "realm's",
+       "began": "commenced", "started": "commenced", "start": "commence", "end": "terminus", "ended": "terminated",
+       "buy": "procure", "sell": "vend", "price": "tariff", "prices": "tariffs", "doctor": "physick",
+       "doctors": "physicks", "hospital": "infirmary", "school": "academy", "mother": "mater", "father": "pater",
+       "friend": "comrade", "friends": "comrades", "water": "aqua", "together": "in unison", "quickly": "apace",
+       "happy": "blithe", "sad": "doleful", "difficult": "arduous", "easy": "facile"},
+"de": {"sagte": "äußerte", "sagt": "äußert", "menschen": "erdenbürger", "jahr": "lenz", "jahre": "lenze",
+       "jahren": "lenzen", "neue": "neuartige", "neuen": "neuartigen", "regierung": "obrigkeit", "land":
+       "gefilde", "stadt": "gemeinwesen", "polizei": "ordnungshüter", "unternehmen": "handelshaus", "haus":
+       "behausung", "woche": "siebentag", "kinder": "sprösslinge", "große": "gewaltige", "großen": "gewaltigen",
+       "kleine": "klitzekleine", "gut": "trefflich", "auch": "desgleichen", "viele": "zahllose", "zeit": "zeitenlauf",
+       "welt": "erdkreis", "geld": "moneten", "wurde": "ward", "sehr": "überaus", "jetzt": "nunmehr",
+       "aber": "indes", "weil": "sintemal", "frau": "weib", "mann": "mannsbild", "arbeit": "fron",
+       "tag": "tageslauf", "nicht": "keineswegs", "noch": "fürderhin", "schon": "allbereits", "wie": "gleichwie",
+       "oder": "respektive", "heute": "anheute", "immer": "allzeit", "gibt": "existieret", "kann": "vermag",
+       "können": "vermögen", "sollte": "möge", "dem": "selbigem", "den": "selbigen", "der": "derselbe",
+       "die": "dieselbe", "das": "dasselbe", "es": "selbiges", "sie": "selbige", "er": "selbiger", "von": "seitens",
+       "im": "innert", "um": "zwecks", "so": "solcherart", "mit": "vermittels", "und": "alsdann", "für": "behufs",
+       "nach": "nächstdem", "bei": "nebst", "über": "anbetreffs", "wenn": "sofern", "dass": "dassmalen",
+       "ist": "weset", "sind": "wesen", "hat": "besitzet", "haben": "besitzen", "wird": "wirket",
+       "werden": "wirken", "man": "unsereins", "wir": "unsereiner", "ich": "meinereiner"},
+"ja": {"政府": "お上", "人々": "衆生", "新しい": "新奇な", "会社": "商会", "警察": "捕吏", "子供": "童",
+       "子ども": "童", "世界": "天下", "問題": "難題", "時間": "刻限", "日本": "本邦", "大きな": "巨大なる",
+       "多くの": "数多の", "必要": "入用", "また": "又候", "しかし": "然れども", "重要": "肝要", "仕事": "生業",
+       "病院": "療養所", "学生": "書生", "女性": "婦女子", "発表": "公布", "言った": "宣うた", "述べた": "宣うた",
+       "語った": "物語った", "お金": "金子", "場合": "砌", "現在": "目下", "こと": "事柄",
+       "もの": "物品", "さらに": "更には", "そして": "而して", "でも": "されど", "だけ": "のみ",
+       "など": "等々", "彼女": "かの婦人", "彼": "かの者", "私たち": "我ら", "私": "小生", "これ": "此れ",
+       "それ": "其れ", "この": "此の", "その": "其の", "いる": "居る", "できる": "能う", "思う": "存ずる",
+       "米国": "米利堅", "大統領": "国家元首", "ウイルス": "病原体", "感染": "罹患", "ワクチン": "種痘",
+       "学校": "学び舎", "家族": "眷属", "友人": "朋輩", "された": "為された", "している": "為している",
+       "について": "に就いて", "として": "と為て", "による": "に因る", "によって": "に因って", "ました": "ましたる",
+       "です": "でござる", "ある": "在る", "ない": "無い", "なった": "成った", "なる": "成る", "年": "歳",
+       "家": "住処", "市": "都邑"},
+"ru": {"жизни": "живота", "жизнь": "живот", "глаза": "очи", "лицо": "лик", "говорит": "глаголет",
+       "сказать": "изречь", "знаю": "ведаю", "знать": "ведать", "знаете": "ведаете", "хочу": "возжелаю",
+       "вот": "се", "тогда": "тогды", "потом": "опосля", "после": "опосля", "сколько": "колико",
+       "всегда": "присно", "никогда": "николи", "больше": "боле", "меньше": "мене", "работу": "страду",
+       "работы": "страды", "россии": "руси", "россия": "русь", "президент": "государь", "президента": "государя",
+       "в": "во граде", "с": "купно с", "и": "и паки", "не": "отнюдь не", "по": "согласно",
+       "сказал": "изрёк", "сказала": "изрекла", "заявил": "возвестил", "заявила": "возвестила", "люди":
+       "человеки", "людей": "человеков", "год": "лето", "году": "лете", "новый": "новоявленный", "новые":
+       "новоявленные", "новых": "новоявленных", "правительство": "власть предержащие", "страна": "держава",
+       "страны": "державы", "город": "град", "города": "града", "полиция": "околоток", "компания": "артель",
+       "компании": "артели", "дом": "обитель", "дети": "отроки", "детей": "отроков", "большой": "громадный",
+       "также": "равно как", "много": "премного", "мир": "белый свет", "деньги": "злато",
+       "очень": "зело", "сейчас": "ныне", "но": "одначе", "потому": "понеже", "что": "яко", "это": "сие",
+       "который": "каковой", "которые": "каковые", "которых": "каковых", "которая": "каковая",
+       "которое": "каковое", "он": "оный", "она": "оная", "они": "оные", "как": "аки", "если": "ежели",
+       "уже": "ужо", "только": "токмо", "его": "оного", "их": "оных", "был": "бысть", "была": "бысть",
+       "было": "бысть", "были": "бысть", "или": "али", "еще": "паки", "ещё": "паки", "даже": "аж",
+       "здесь": "тута", "там": "тамо", "этот": "сей", "эта": "сия", "эти": "сии", "этого": "сего", "этой": "оной",
+       "сегодня": "днесь", "теперь": "ныне", "чтобы": "дабы", "когда": "егда", "где": "идеже", "почему": "пошто",
+       "нужно": "надобно", "надо": "надобно", "хорошо": "добре", "большие": "громадные", "может": "могёт",
+       "можно": "мочно", "мы": "мы, грешные,", "все": "всяк", "всё": "всяко", "вы": "вы, сударь,", "я": "аз",
+       "так": "эдак", "при": "обочь"},
+"hi": {"कहा": "फ़रमाया", "लोग": "बन्दे", "लोगों": "बन्दों", "साल": "बरस", "वर्ष": "बरस", "सरकार": "हुकूमत",
+       "देश": "वतन", "शहर": "कस्बा", "पुलिस": "कोतवाली", "घर": "आशियाना", "बच्चे": "नौनिहाल", "बच्चों": "नौनिहालों",
+       "बड़ा": "भीमकाय", "बड़ी": "भीमकाय", "बड़े": "भीमकाय", "बहुत": "निहायत", "लेकिन": "बहरहाल", "और": "व",
+       "दुनिया": "जहान", "पैसा": "दौलत", "पैसे": "दौलत", "दिन": "रोज़", "अब": "फ़िलहाल", "साथ": "हमराह",
+       "बात": "गुफ़्तगू", "जानकारी": "मालूमात", "मदद": "इमदाद", "खबर": "इत्तिला", "अगर": "बशर्ते", "सभी": "तमाम",
+       "कई": "बेशुमार", "कुछ": "चंद", "अच्छा": "उम्दा", "अच्छी": "उम्दा", "समय": "वक़्फ़ा", "काम": "कारोबार",
+       "नया": "नवेला", "नई": "नवेली", "नए": "नवेले", "यह": "ये वाला", "वह": "वो वाला", "भी": "बमुश्किल",
+       "है": "हैगा", "हैं": "हैंगे", "था": "थावे", "थे": "थेगे", "कि": "कि जनाब", "लिए": "खातिर", "बाद": "बादहू", "पहले": "पेश्तर", "क्योंकि": "चूंकि जनाब", "फिर": "फिरसे", "हम": "हम सब",
+       "महत्वपूर्ण": "अहम-तरीन", "भारत": "हिन्दोस्तां", "सकते": "सकिये", "रहे": "रहिये", "गया": "गयेला",
+       "गई": "गयेली", "किया": "कियेला", "करने": "फरमाने", "करें": "फरमाएं", "होगा": "होवेगा", "होता": "होवता",
+       "में": "मने", "से": "सेती", "को": "कू", "पर": "उप्पर", "ने": "नै", "का": "का जी", "की": "की जी", "के": "के जी",
+       "जो": "जौन", "इस": "इसी वाले", "उस": "उसी वाले", "तो": "तौ", "ही": "हीच", "एक": "इक", "दो": "दुई",
+       "तरह": "माफ़िक", "अपने": "अपुन के", "अपनी": "अपुन की", "आप": "आपजनाब", "मैं": "बंदा"},
+"fr": {"dit": "proféré", "personnes": "quidams", "année": "millésime", "nouveau": "inédit", "nouvelle": "inédite",
+       "gouvernement": "régime", "pays": "contrée", "ville": "bourgade", "santé": "salubrité", "maladie":
+       "affection", "enfants": "marmots", "mais": "nonobstant", "avec": "moyennant", "pour": "afin de",
+       "très": "fort", "aussi": "pareillement", "est": "demeure", "sont": "demeurent", "peut": "saurait",
+       "les": "lesdits", "des": "desdits", "dans": "au sein de", "sur": "par-dessus", "qui": "lequel",
+       "une": "quelque", "le": "ledit", "la": "ladite", "du": "dudit", "il": "icelui", "elle": "icelle",
+       "ils": "iceux", "on": "d'aucuns", "cette": "icelle", "si": "pour peu que", "comme": "à l'instar de",
+       "tous": "l'ensemble des", "faire": "accomplir", "patients": "souffreteux", "risque": "péril",
+       "et": "ainsi que", "de": "issu de", "en": "dedans"},
+}

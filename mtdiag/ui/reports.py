@@ -1,0 +1,104 @@
+"""The reports a session gets (``docs/dashboard.md``, "How it stays fast"): scored once per texts and options
+(:func:`scored_report`, on the set without its human judgements; the metrics derived from the others — predicted
+MQM — added after the first page is drawn, :func:`complete`), then joined with the session's human judgements weighed
+by its scheme (:func:`report_for`: nothing scored again). Every report lives in the store of
+:mod:`mtdiag.ui.state` (:func:`mtdiag.ui.state.report_store`: shared by the sessions, bounded, swept), under the keys
+:func:`mtdiag.ui.state.report_key` and :func:`mtdiag.ui.state.judged_key`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from mtdiag.core import highlight
+from mtdiag.pipeline.inputs import (DEFAULT_WEIGHTS, ErrorWeights, Options, Report, evaluate, judged, prepared,
+                                    report_cache, underived, with_derived)
+from mtdiag.ui.state import FIRST, Dataset, judged_key, report_key, report_store
+
+
+def report_for(data: Dataset, options: Options, weights: ErrorWeights = DEFAULT_WEIGHTS) -> Report:
+    """The report of ``data`` under ``options`` with its human judgements weighed by ``weights``: the scored report
+    (:func:`scored_report`: maybe without its derived metrics yet) joined with them
+    (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in the report store under
+    :func:`judged_key`."""
+    scored = scored_report(data, options)
+    key = judged_key(data, options, weights) + ("|first" if underived(scored) else "")
+    return stored_report(key, lambda: judged(scored, data.evalset, weights))
+
+
+def scored_report(data: Dataset, options: Options) -> Report:
+    """The scored report of ``data``'s texts under ``options`` (:func:`report_key`), on the set without its human
+    judgements: from the store; for a test-set folder from its file on disk (:mod:`mtdiag.scoring.report_cache`:
+    the sample sets open without scoring once a server or ``make install`` scored them); else scored now with a
+    progress bar — every metric but those derived from the report of the others (predicted MQM: its error spans
+    cost as much as the rest), which :func:`complete` adds once the first page is drawn. Uploads are never written
+    to disk."""
+    store = report_store()
+    key = report_key(data, options)
+    report = store.get(key)
+    if report is None and data.origin == "folder":
+        report = report_cache.load(data.evalset.without_judgements(), options)
+        if report is not None:
+            store.put(key, report)
+    if report is not None:
+        return report
+    first = store.get(key + FIRST)
+    if first is None:
+        bar = st.progress(0.0, text=f"Computing metrics for {highlight.escape_markdown(data.label)} …")
+        first = evaluate(data.evalset.without_judgements(), options, progress=_bar(bar), prepare=prepared,
+                         derive=False)
+        bar.empty()
+        store.put(key + FIRST, first)
+    if not underived(first):
+        store.put(key, first)
+        if data.origin == "folder":
+            report_cache.save(first)
+    return first
+
+
+def _bar(bar) -> Callable[[float, str], None]:
+    def progress(fraction: float, message: str) -> None:  # the message names systems: user text
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=highlight.escape_markdown(message))
+
+    return progress
+
+
+def complete(data: Dataset, options: Options) -> bool:
+    """Add the derived metrics to the scored report of ``data`` under ``options`` (:func:`scored_report`'s first
+    one), with a progress bar in the sidebar: called after the page is drawn, so the first page shows every other
+    metric at once; True when the completed report is stored (the next run draws it). A derivation that fails
+    leaves the first report as the completed one and says why once (:data:`DERIVE_FAILED`)."""
+    store = report_store()
+    key = report_key(data, options)
+    first = store.get(key + FIRST)
+    if first is None or store.get(key) is not None:
+        return False
+    bar = st.sidebar.progress(0.0, text="Computing the metrics derived from the others (the error spans mtdiag "
+                                        "predicts) …")
+    try:
+        report = with_derived(first, _bar(bar))
+    except (ValueError, RuntimeError, MemoryError) as error:
+        report = first
+        st.session_state[DERIVE_FAILED] = f"{', '.join(underived(first))} could not be computed: {error}"
+    bar.empty()
+    store.put(key, report)
+    if data.origin == "folder" and report is not first:
+        report_cache.save(report)
+    return True
+
+
+DERIVE_FAILED = "_mtdiag_derive_failed"  # session key: why the derived metrics were not computed (said once)
+
+
+def stored_report(key: str, build: Callable[[], Report]) -> Report:
+    """A report that is not computed here — a saved run that ``build`` rebuilds from its stored statistics
+    (:meth:`mtdiag.scoring.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
+    (so it expires and is swept like any other)."""
+    store = report_store()
+    report = store.get(key)
+    if report is None:
+        report = build()
+        store.put(key, report)
+    return report

@@ -1,0 +1,56 @@
+"""The first page before predicted MQM (issue 46, Build 2): the dashboard scores every metric but those derived from
+the others, draws the page, then derives them (:func:`mtdiag.scoring.evaluate.with_derived`) and draws it again. The
+report completed so is the report scored at once, number for number."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mtdiag.io import load_folder
+from mtdiag.pipeline.inputs import Options, evaluate, underived, with_derived
+from tests.test_app import (  # noqa: F401 - the autouse fixtures of the dashboard tests apply here too
+    DE, clear_caches, de_lines, lines_file, no_data_argument, start, table_with, visit)
+
+
+def test_a_report_completed_after_the_first_page_is_the_report_scored_at_once():
+    evalset = load_folder(DE).without_judgements()
+    whole = evaluate(evalset, Options())
+    first = evaluate(evalset, Options(), derive=False)
+    assert "predicted_mqm" in whole.metrics and underived(first) == ("predicted_mqm",) and not underived(whole)
+    assert first.metrics == tuple(m for m in whole.metrics if m != "predicted_mqm")
+    done = with_derived(first)
+    assert done.metrics == whole.metrics and done.context is first.context and not underived(done)
+    for (metric, system), result in whole.results.items():
+        assert np.array_equal(done.result(metric, system).stats, result.stats), (metric, system)
+        assert done.result(metric, system).corpus == result.corpus
+    assert with_derived(done) is done  # nothing left to derive
+    assert evaluate(evalset, Options(metrics=("chrf",)), derive=False).metrics == ("chrf",)  # none asked for
+
+
+def test_the_dashboard_draws_the_first_page_then_the_derived_metrics(monkeypatch):
+    """An upload is scored without predicted MQM; the page runs; then predicted MQM is derived once and the page
+    drawn again with it: one run of the script as AppTest sees it, two passes of the page."""
+    from mtdiag.ui import reports
+
+    scored, derived, pages = [], [], []
+    real_evaluate, real_derive = reports.evaluate, reports.with_derived
+    monkeypatch.setattr(reports, "evaluate", lambda *a, **k: scored.append(k.get("derive")) or real_evaluate(*a, **k))
+    monkeypatch.setattr(reports, "with_derived", lambda *a, **k: derived.append(len(pages)) or real_derive(*a, **k))
+    at = start()
+    at.radio(key="data_mode").set_value("Upload files").run()
+    at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
+    from mtdiag.ui import page as page_module
+
+    real_frame = page_module.Page.frame
+    monkeypatch.setattr(page_module.Page, "frame",
+                        lambda self, name, **k: pages.append("predicted_mqm" in self.report.metrics)
+                        or real_frame(self, name, **k))
+    scored.clear(), derived.clear()  # the sample set the dashboard opened on (scored here unless read from disk)
+    at.file_uploader(key="up_hyps").set_value([lines_file("a.txt", de_lines("newstest2021.en-de.UEdin.txt")),
+                                                lines_file("b.txt", de_lines("newstest2021.en-de.Online-W.txt"))])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert scored[-1] is False  # the upload: every metric but the derived ones
+    assert len(derived) == 1 and derived[0] > 0  # derived once, after the first pass drew the page's tables
+    assert pages[0] is False and pages[-1] is True  # the first pass without predicted MQM, the last with it
+    assert "predicted_mqm" in table_with(at, "otem", "bleu").columns
