@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.metrics.chrf_consensus import ChrfConsensus
+from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS
 from mtdiag.metrics.standard import CHRF, chrf_from_stats
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD
@@ -71,19 +71,39 @@ def report_statistics(report, metric) -> np.ndarray:
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
     """``(outputs, reference)``: per (system, segment) the output's character consensus against the other
-    outputs (chrF consensus, :mod:`mtdiag.metrics.chrf_consensus`), and per segment the reference's against all
-    outputs — chrF's counts of every output against its reference pooled, the reference's n-grams as the
-    hypothesis (with several references, each output's own, the one chrF scores it against); NaN with fewer than
-    :data:`MIN_SYSTEMS` systems (the reference's: without a reference or with fewer than two systems)."""
+    outputs (chrF consensus, :mod:`mtdiag.metrics.chrf_consensus`), and per segment the first reference's against
+    all outputs — chrF's F-score with the reference's character n-grams as the hypothesis and every output's as
+    references, pooled; NaN with fewer than :data:`MIN_SYSTEMS` systems (the reference's: without a reference or
+    with fewer than two systems). With one reference, the reference's counts are chrF's statistics of the outputs
+    turned round (no n-gram is counted again); with several, they are counted against the first, as the judge was
+    fitted (:func:`_first_reference_consensus`)."""
     systems = report.evalset.systems
     outputs = np.full((len(systems), report.evalset.n_segments), np.nan)
     reference = np.full(report.evalset.n_segments, np.nan)
     if len(systems) >= MIN_SYSTEMS:
         outputs = chrf_from_stats(report_statistics(report, ChrfConsensus()))
     if report.evalset.has_references and len(systems) >= 2:
-        pooled = report_statistics(report, CHRF()).sum(axis=0).reshape(report.evalset.n_segments, -1, 3)
-        reference = chrf_from_stats(pooled[..., [1, 0, 2]].reshape(report.evalset.n_segments, -1))
+        if len(report.evalset.ref_names) == 1:
+            pooled = report_statistics(report, CHRF()).sum(axis=0).reshape(report.evalset.n_segments, -1, 3)
+            reference = chrf_from_stats(pooled[..., [1, 0, 2]].reshape(report.evalset.n_segments, -1))
+        else:
+            reference = _first_reference_consensus(report)
     return outputs, reference
+
+
+def _first_reference_consensus(report) -> np.ndarray:
+    """Per segment, chrF's F-score of the first reference (as the hypothesis) against every output pooled: from the
+    report's character n-gram index (chrF's orders), the reference's counts clipped by each output's, summed."""
+    index = report.context.char_ngrams(CHRF_ORDER)
+    hyps = [("hyp", s) for s in report.evalset.systems]
+    ref = ("ref", report.evalset.ref_names[0])
+    orders = range(1, CHRF_ORDER + 1)
+    totals = np.stack([index.segment_totals(hyps, n) for n in orders], axis=-1)  # (system, segment, order)
+    match = np.stack([index.segment_sums(np.minimum(index.rows([ref], n).astype(np.int32), index.rows(
+        hyps, n).astype(np.int32)).sum(axis=0, keepdims=True), n)[0] for n in orders], axis=-1)
+    own = np.stack([index.segment_totals([ref], n)[0] for n in orders], axis=-1)
+    stats = np.stack([own * len(hyps), totals.sum(axis=0), match], axis=-1)  # chrF's [hyp, ref, match] per order
+    return chrf_from_stats(stats.reshape(stats.shape[0], -1))
 
 
 def _sentence_chrf(report) -> np.ndarray:
