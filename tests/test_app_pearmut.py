@@ -131,6 +131,8 @@ def test_an_uploaded_log_gives_human_scores_raters_and_spans(made):
     ranking = table_with(at, "system", "human", "n_rated").set_index("system")  # the mean human score
     assert ranking["human"].to_dict() == pytest.approx({s: np.mean(v) for s, v in given.items()})
     assert set(ranking["n_rated"]) == {len(campaign.segments)}
+    # the set's human scores are ESA now: predicted ESA is derived on the judged report (no scoring again)
+    assert "predicted_esa" in set(table_with(at, "metric", "seg_accuracy")["metric"])
     at.segmented_control(key="hl_section").set_value("errors").run()
     # the set's protocol is now ESA, whose spans' default threshold is higher: measure at the campaign's threshold
     at.slider(key="hl_agreement_threshold").set_value(made[-1][1]["threshold"]).run()

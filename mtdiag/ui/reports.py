@@ -22,10 +22,18 @@ def report_for(data: Dataset, options: Options, weights: ErrorWeights = DEFAULT_
     """The report of ``data`` under ``options`` with its human judgements weighed by ``weights``: the scored report
     (:func:`scored_report`: maybe without its derived metrics yet) joined with them
     (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in the report store under
-    :func:`judged_key`."""
+    :func:`judged_key`. Once the scored report is complete, the derived metrics its judgements make available are
+    added (:func:`with_derived`: predicted ESA where the human scores are ESA; the judge's evidence is the scored
+    report's, on the same context)."""
     scored = scored_report(data, options)
-    key = judged_key(data, options, weights) + ("|first" if underived(scored) else "")
-    return stored_report(key, lambda: judged(scored, data.evalset, weights))
+    pending = underived(scored)
+    key = judged_key(data, options, weights) + ("|first" if pending else "")
+
+    def build() -> Report:
+        report = judged(scored, data.evalset, weights)
+        return report if pending else with_derived(report)
+
+    return stored_report(key, build)
 
 
 def scored_report(data: Dataset, options: Options) -> Report:
