@@ -19,7 +19,7 @@ import pytest
 
 from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.report.campaign import model_keys, pearmut_campaign
-from mtdiag.io import with_error_annotations
+from mtdiag.io import weighed, with_error_annotations
 from mtdiag.io.pearmut_log import pearmut_log_path, to_pearmut
 from mtdiag.spans import predict_spans
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD
@@ -112,7 +112,7 @@ def test_prefilled_spans_are_drawn_on_mtdiags_characters_and_marks_come_back(ser
     deadline = time.monotonic() + 30
     while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.2)
-    evalset = with_error_annotations(report.evalset, log)
+    evalset = weighed(with_error_annotations(report.evalset, log))  # the rows weighed by the default scheme
     rows = evalset.annotations[(evalset.annotations["system"] == "A") & (evalset.annotations["rater"] == user)]
     assert ("sitting", "minor") in [(text[r.start:r.end], r.severity) for r in rows.itertuples()]
     kept = {text[r.start:r.end] for r in rows.itertuples()}

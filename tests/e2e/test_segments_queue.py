@@ -34,7 +34,7 @@ def test_segments_page_shows_the_queue_and_its_strict_order(streamlit_server, pa
         timeout=60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.get_by_role("button", name="More").click()  # the order's option sits in the "More" popover
-    page.get_by_text("Strict pair order").click()
+    page.get_by_text("Strict pair order", exact=True).click()
     wait_for_app(page)
     top = strict.iloc[0]
     expect(page.get_by_role("heading", name=f"Segment {top['seg_id']} · {top['system']}")).to_be_visible(
