@@ -94,7 +94,7 @@ def test_human_files_join_the_loaded_set_and_score_nothing_again(counted):
     at.segmented_control(key="hl_section").set_value("errors").run()
     assert not at.exception, [e.value for e in at.exception]
     counts = table_with(at, "category", "errors", "per_100")  # the error rows weighed: an error where they weigh
-    assert counts[["system", "category", "errors"]].values.tolist() == [["UEdin", "Style/Awkward", 1]]
+    assert counts[["system", "category", "errors"]].values.tolist() == [["UEdin", "Style", 1]]  # the top level, the view's default
 
 
 def test_a_scheme_switch_reweighs_without_reading_or_scoring_again(counted):
