@@ -117,11 +117,33 @@ def print_warnings(evalset) -> None:
         note(f"warning: {warning}")
 
 
+LAYOUT_FLAGS = (("--lp", "lp"), ("--human-type", "human_type"), ("--references", "references"),
+                ("--include-outputs", "include_outputs"))
+
+
+def _check_layout_flags(args) -> None:
+    """The layout flags (a WMT release's language pair, human score type, references, outputs to include) apply to a
+    ``--testset`` that is a release's folder or archive (:mod:`mtdiag.io.mtme`): one line naming the flags given
+    otherwise."""
+    from mtdiag.io.archives import is_archive_name
+    from mtdiag.io.mtme import is_layout_folder
+
+    given = [flag for flag, name in LAYOUT_FLAGS if getattr(args, name, None)]
+    if not given:
+        return
+    path = Path(args.testset) if args.testset is not None else None
+    if path is None or (path.exists() and not (is_archive_name(path.name) or (path.is_dir()
+                                                                             and is_layout_folder(path)))):
+        raise CliError(f"{', '.join(given)}: {'apply' if len(given) > 1 else 'applies'} to a WMT release's folder "
+                       "or .zip/.tar.gz (mt-metrics-eval's layout) given as --testset; this --testset is none")
+
+
 def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
     """The test set of ``--testset`` (None without it); an error when separate files are given too, or neither."""
     from mtdiag.io.testsets import load_testset
 
     if args.testset is None:
+        _check_layout_flags(args)
         if not hyps or not (refs or getattr(args, "src", None)):
             raise CliError(f"give the inputs: --testset PATH, or {hyp_flag} with {ref_flag} and/or --src "
                            "(--src alone: reference-free checks)")
@@ -132,6 +154,7 @@ def _testset(args, ref_flag: str, hyp_flag: str, refs, hyps):
         raise CliError(f"--testset PATH brings the whole test set; leave out {', '.join(given)}")
     from mtdiag.cli.arguments import layout_choice
 
+    _check_layout_flags(args)
     evalset = load_testset(args.testset, limits=limits(args), layout=layout_choice(args))
 
     if getattr(args, "tgt_lang", None):
