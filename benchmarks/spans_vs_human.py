@@ -72,7 +72,7 @@ import devdata  # noqa: E402
 from mtdiag.triage import checks  # noqa: E402
 from mtdiag.scoring.evaluate import Options, default_metrics, evaluate  # noqa: E402
 from mtdiag.core.errors import InputError  # noqa: E402
-from mtdiag.io import load_folder  # noqa: E402
+from mtdiag.io import load_folder, weighed  # noqa: E402
 from mtdiag.metrics.predicted_mqm import STAT_NAMES  # noqa: E402
 from mtdiag.spans import DEFAULT_THRESHOLD, SEVERITIES, predict_spans  # noqa: E402
 from mtdiag.spans.agreement import (SPAN_MEASURES, CharacterAxis, HumanSpans, character_axis,  # noqa: E402
@@ -112,6 +112,7 @@ class Truth:
 
 def truth_of(evalset, name: str = "") -> Truth:
     """The truth of a set's rated outputs; folds named ``name`` + talk (held out across several sets)."""
+    evalset = weighed(evalset)  # the set's error rows as spans, by the default scheme (wmt)
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
     folds = np.array([f"{name} {fold}".strip() for fold in folds_of(evalset)], dtype=object)
     return Truth(human=human_spans(axis, evalset.annotations),
@@ -485,7 +486,7 @@ def held_out_mqm(frames: dict[str, pd.DataFrame], name: str) -> pd.Series:
 def score_rows(name: str, folder: Path, exclude: str | None, frames: dict[str, pd.DataFrame]
                ) -> list[tuple[str, str, dict]]:
     """Predicted MQM and chrF against the human MQM scores of one set: (set, metric, measures)."""
-    evalset = load_folder(folder)
+    evalset = weighed(load_folder(folder))
     systems = [s for s in evalset.systems if not (exclude and re.search(exclude, s))]
     evalset = evalset.with_hyps(evalset.hyps[systems])
     human = evalset.human[evalset.human["system"].isin(systems)]
@@ -522,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"development data; {devdata.SOURCES})", file=sys.stderr)
             return 1
         try:
-            evalset = load_folder(folder)
+            evalset = weighed(load_folder(folder))
         except InputError as error:
             print(f"spans_vs_human: {error}", file=sys.stderr)
             return 1
@@ -639,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     agreements = []
     for folder in scored:
         name = f"{folder.parent.name}/{folder.name}"
-        if not folder.is_dir() or load_folder(folder).human is None:
+        if not folder.is_dir() or weighed(load_folder(folder)).human is None:
             print(f"| {name} | no MQM scores here | | | |")
             continue
         for set_name, metric, a in score_rows(name, folder, args.exclude, frames):

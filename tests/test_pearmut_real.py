@@ -19,7 +19,7 @@ from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.report.campaign import merged_spans, model_keys, pearmut_campaign
 from mtdiag.analysis.errorstats import rater_table
 from mtdiag.analysis.human_agreement import human_ranking
-from mtdiag.io import load_testset, with_error_annotations
+from mtdiag.io import load_testset, weighed, with_error_annotations
 from mtdiag.io.pearmut_log import IDS_KEY, from_pearmut, pearmut_log_path
 from mtdiag.spans import span_records
 from mtdiag.spans.protocol import protocol_spans
@@ -126,7 +126,7 @@ def annotated(python, tmp_path_factory):
 
 
 def read_back(report, root: Path, campaign_id: str):
-    return with_error_annotations(report.evalset, pearmut_log_path(root, campaign_id))
+    return weighed(with_error_annotations(report.evalset, pearmut_log_path(root, campaign_id)))
 
 
 def test_human_scores_are_the_means_of_the_annotators_scores(annotated):
