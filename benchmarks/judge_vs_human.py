@@ -38,8 +38,10 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import train_judge  # noqa: E402
+from spans_vs_human import baseline_spans  # noqa: E402
 from mtdiag.metrics import metric_info  # noqa: E402
 from mtdiag.scoring.evaluate import evaluate  # noqa: E402
 from mtdiag.spans.agreement import (character_axis, human_spans, pairwise_accuracy, pearson,  # noqa: E402
@@ -48,8 +50,6 @@ from mtdiag.spans.agreement import (character_axis, human_spans, pairwise_accura
 from mtdiag.spans.judge import FIGURES_FILE, judged, stored_model  # noqa: E402
 from mtdiag.spans.judge_training import fit_model, training_rows  # noqa: E402
 from mtdiag.spans.protocol import protocol_spans  # noqa: E402
-from mtdiag.spans.support import word_support  # noqa: E402
-from mtdiag.spans.predict import locator  # noqa: E402
 from mtdiag.triage import ranking  # noqa: E402
 
 RESAMPLES = 1000
@@ -99,21 +99,6 @@ def scores_section(report, protocol: str, judge: pd.DataFrame, resamples: int) -
     return figures
 
 
-def reference_diff(report) -> pd.DataFrame:
-    """The trivial reference diff: runs of output words no reference has, located (severity added by the
-    caller)."""
-    support = word_support(report)
-    at = np.flatnonzero(support.word & (support.rho == 0))
-    follows = ((support.system[at[1:]] == support.system[at[:-1]]) & (support.seg[at[1:]] == support.seg[at[:-1]])
-               & (support.pos[at[1:]] == support.pos[at[:-1]] + 1))
-    starts = np.flatnonzero(np.concatenate([[True], ~follows])) if len(at) else np.zeros(0, np.int64)
-    ends = np.concatenate([starts[1:], [len(at)]]) - 1
-    tokens = pd.DataFrame({"system": np.asarray(support.systems, dtype=object)[support.system[at[starts]]],
-                           "seg": support.seg[at[starts]], "first": support.pos[at[starts]],
-                           "last": support.pos[at[ends]]})
-    return locator(report).frame(tokens)
-
-
 def spans_section(report, protocol: str, judge: pd.DataFrame) -> dict:
     """Severity F1 of the protocol's spans (gated by ``judge``, the fold's scores) and of the four trivial
     strategies on the rated outputs."""
@@ -122,7 +107,7 @@ def spans_section(report, protocol: str, judge: pd.DataFrame) -> dict:
     human = human_spans(axis, evalset.annotations)
     every = pd.DataFrame({"system": [s for s, _ in axis.pairs], "seg": [g for _, g in axis.pairs],
                           "start": 0, "end": axis.lengths})
-    diff = reference_diff(report)
+    diff = baseline_spans(report)  # the trivial reference diff (severity added below)
     strategies = {"ours": protocol_spans(report, protocol, judge),
                   "every character minor": every.assign(severity="minor"),
                   "every character major": every.assign(severity="major"),
