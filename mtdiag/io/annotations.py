@@ -51,8 +51,10 @@ _OPEN_MARK, _CLOSE_MARK = "<v>", "</v>"
 
 
 class Ratings(NamedTuple):
-    """What an annotation file holds: the scores it gives itself (``seg, system, score``; ESA's, else empty), its
-    error rows as written (:data:`mtdiag.io.ratings.ERROR_COLUMNS`) and the outputs each rater rated."""
+    """What an annotation file holds: its own scores, its error rows and the outputs each rater rated.
+
+    ``scores``: the scores it gives itself (``seg, system, score``; ESA's, else empty); ``rows``: its error rows as
+    written (:data:`mtdiag.io.ratings.ERROR_COLUMNS`); ``rated``: the outputs each rater rated."""
 
     scores: pd.DataFrame
     rows: pd.DataFrame
@@ -72,9 +74,10 @@ def _marked_span(text: str) -> tuple[int, int] | None:
 
 def read_ratings(source: Source, name: str | None = None, n_segments: int | None = None, *,
                  limits: Limits = DEFAULT_LIMITS, outputs: pd.DataFrame | None = None) -> Ratings:
-    """The :class:`Ratings` of an MQM error TSV, an ESA JSONL/TSV file (told apart by their columns) or a Pearmut
-    annotation log (:mod:`mtdiag.io.pearmut_log`; ``outputs``: the loaded set's, which the outputs its annotators
-    saw must be). Nothing is weighed here."""
+    """The :class:`Ratings` of an MQM error TSV, an ESA JSONL/TSV file or a Pearmut annotation log.
+
+    The MQM and ESA files are told apart by their columns; a Pearmut log is read by :mod:`mtdiag.io.pearmut_log`
+    (``outputs``: the loaded set's, which the outputs its annotators saw must be). Nothing is weighed here."""
     source, log = sniff_log(source, name, limits=limits)
     if log is not None:
         return Ratings(*read_pearmut_log(*log, n_segments, outputs))
@@ -87,9 +90,10 @@ def read_ratings(source: Source, name: str | None = None, n_segments: int | None
 
 
 def scores_under(ratings: Ratings, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
-    """The human scores ``seg, system, score`` of one file's ratings under ``error_weights``: the scores it gives
-    (a score table's in its order; ESA's) and those its scored errors give (MQM; then sorted by system and
-    segment)."""
+    """The human scores ``seg, system, score`` of one file's ratings under ``error_weights``.
+
+    The scores it gives (a score table's in its order; ESA's) and those its scored errors give (MQM; then sorted by
+    system and segment)."""
     if not len(ratings.rows):
         return ratings.scores
     weights = row_weights(ratings.rows, error_weights)
@@ -102,16 +106,19 @@ def scores_under(ratings: Ratings, error_weights: ErrorWeights = DEFAULT_WEIGHTS
 def read_error_annotations(source: Source, name: str | None = None, n_segments: int | None = None, *,
                            limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS
                            ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`) of one file under
-    ``error_weights``, in one call (scripts; a loaded set keeps the rows and weighs them later,
-    :func:`with_error_annotations`): :func:`scores_under` and the rows that weigh more than 0."""
+    """The human scores and the error spans of one file under ``error_weights``, in one call.
+
+    Returns (human scores ``seg, system, score``, error spans :data:`mtdiag.io.ratings.SPAN_COLUMNS`):
+    :func:`scores_under` and the rows that weigh more than 0. For scripts; a loaded set keeps the rows and weighs them
+    later (:func:`with_error_annotations`)."""
     ratings = read_ratings(source, name, n_segments, limits=limits)
     return scores_under(ratings, error_weights), spans_of(ratings.rows, row_weights(ratings.rows, error_weights))
 
 
 def is_error_table(header: list[str]) -> bool:
-    """Whether a header is an MQM error table's (``category`` and ``severity``) or ESA's (``error_spans``,
-    ``errors`` or ``esa_score``)."""
+    """Whether a header is an MQM error table's or ESA's.
+
+    An MQM error table has ``category`` and ``severity``; ESA's has ``error_spans``, ``errors`` or ``esa_score``."""
     lowered = {h.strip().lower() for h in header}
     return {"severity", "category"} <= lowered or bool(lowered & {"error_spans", "errors", "esa_score"})
 
@@ -214,11 +221,13 @@ def _esa_spans(raw: str, table: Table, line: int) -> list[tuple[int, int, str, s
 
 
 def with_ratings(evalset: EvalSet, ratings: Ratings, display: str, *, replace_scores: bool = False) -> EvalSet:
-    """``evalset`` with the error rows and rated outputs of ``ratings`` added (``EvalSet.error_rows``,
-    ``EvalSet.rated``), weighed when an analysis asks (:func:`mtdiag.io.error_weights.weighed`); the scores the file
-    gives (ESA) become the set's human scores when it has none. ``replace_scores``: the file is the set's human
-    scores — they replace any it had (its own scores, else the ones its errors give), and the rows read before
-    no longer give scores. Systems that are not loaded give a warning."""
+    """``evalset`` with the error rows and rated outputs of ``ratings`` added.
+
+    They go to ``EvalSet.error_rows`` and ``EvalSet.rated``, weighed when an analysis asks
+    (:func:`mtdiag.io.error_weights.weighed`); the scores the file gives (ESA) become the set's human scores when it
+    has none. ``replace_scores``: the file is the set's human scores — they replace any it had (its own scores, else
+    the ones its errors give), and the rows read before no longer give scores. Systems that are not loaded give a
+    warning."""
     warnings = list(evalset.warnings)
     unknown = sorted((set(ratings.rows["system"]) | set(ratings.scores["system"])) - set(evalset.systems))
     if unknown:
@@ -235,8 +244,9 @@ def with_ratings(evalset: EvalSet, ratings: Ratings, display: str, *, replace_sc
 
 def with_error_annotations(evalset: EvalSet, source: Source, name: str | None = None, *,
                            limits: Limits = DEFAULT_LIMITS) -> EvalSet:
-    """``evalset`` with the error rows of an MQM/ESA file or a Pearmut log added (:func:`with_ratings`); the
-    scores their errors give are the set's human scores where it has none given, under the scheme an analysis
-    weighs them by (:func:`mtdiag.io.error_weights.weighed`)."""
+    """``evalset`` with the error rows of an MQM/ESA file or a Pearmut log added (:func:`with_ratings`).
+
+    The scores their errors give are the set's human scores where it has none given, under the scheme an analysis weighs
+    them by (:func:`mtdiag.io.error_weights.weighed`)."""
     ratings = read_ratings(source, name, evalset.n_segments, limits=limits, outputs=evalset.hyps)
     return with_ratings(evalset, ratings, name or (source[0] if isinstance(source, tuple) else str(source)))

@@ -53,8 +53,10 @@ _ZIP64_LOCATOR = b"PK\x06\x07"
 
 @dataclass(frozen=True)
 class TreeBounds:
-    """What one tree may cost (module docstring): ``members`` files, ``total_bytes`` inflated bytes read from it,
-    and the input ``limits`` (``max_file_bytes`` per file, and how to raise it)."""
+    """What one tree may cost (module docstring).
+
+    ``members`` files, ``total_bytes`` inflated bytes read from it, and the input ``limits`` (``max_file_bytes`` per
+    file, and how to raise it)."""
 
     members: int
     total_bytes: int
@@ -62,13 +64,18 @@ class TreeBounds:
 
     @classmethod
     def of(cls, limits: Limits) -> "TreeBounds":
+        """The bounds of a tree under ``limits``.
+
+        :data:`MAX_MEMBERS` files, and :data:`TOTAL_FACTOR` times the limit per file (``max_file_bytes``) in bytes."""
         return cls(MAX_MEMBERS, TOTAL_FACTOR * limits.max_file_bytes, limits)
 
     def file_too_large(self, display: str, size: int | None = None) -> InputError:
+        """The error for a file of the tree over ``max_file_bytes`` (of ``size`` bytes, when known)."""
         what = f"has {size:,} bytes" if size is not None else "inflates to more bytes than one file may have"
         return self.limits.exceeded(display, "max_file_bytes", what)
 
     def too_many_bytes(self, display: str) -> InputError:
+        """The error for a tree whose files read inflate to more than ``total_bytes``."""
         return InputError(display, f"inflates to more than {self.total_bytes:,} bytes in the files read (the limit is "
                                    f"{TOTAL_FACTOR} times the limit per file, {self.limits.max_file_bytes:,} bytes)")
 
@@ -79,8 +86,9 @@ def is_archive_name(name: str) -> bool:
 
 
 def member_path(name: str, display: str) -> str:
-    """An archive member's name as a relative POSIX path (backslashes as separators, ``./`` dropped); an
-    :class:`InputError` naming the archive for a name that is absolute, climbs out (``..``) or holds a NUL."""
+    """An archive member's name as a relative POSIX path (backslashes as separators, ``./`` dropped).
+
+    Raises an :class:`InputError` naming the archive for a name that is absolute, climbs out (``..``) or holds a NUL."""
     cleaned = name.replace("\\", "/")
     parts = [p for p in cleaned.split("/") if p not in ("", ".")]
     if ("\x00" in cleaned or cleaned.startswith("/") or (len(cleaned) > 1 and cleaned[1] == ":")
@@ -91,17 +99,21 @@ def member_path(name: str, display: str) -> str:
 
 
 class FileTree:
-    """The files of a tree by relative POSIX path: :meth:`paths` lists them, :meth:`source` gives one as the
-    :mod:`mtdiag.io` readers take it (a path on disk, or ``(display name, bytes)``)."""
+    """The files of a tree by relative POSIX path.
+
+    :meth:`paths` lists them, :meth:`source` gives one as the :mod:`mtdiag.io` readers take it (a path on disk, or
+    ``(display name, bytes)``)."""
 
     def __init__(self, name: str, paths: list[str]) -> None:
         self.name = name
         self._paths = tuple(sorted(paths))
 
     def paths(self) -> tuple[str, ...]:
+        """The relative POSIX paths of the tree's files, sorted."""
         return self._paths
 
     def source(self, path: str) -> Source:
+        """The file at ``path`` as the :mod:`mtdiag.io` readers take it: a path, or ``(display name, bytes)``."""
         raise NotImplementedError
 
     def display(self, path: str) -> str:
@@ -109,9 +121,10 @@ class FileTree:
         return f"{self.name}:{path}"
 
     def counted(self) -> "FileTree":
-        """The tree for one reading of it — one language pair loaded: the bytes a reading inflates are counted
-        against :attr:`TreeBounds.total_bytes` afresh (a tree opened once is read again for another pair or
-        choice). Only a zip inflates as it is read; the others are themselves."""
+        """The tree for one reading of it — one language pair loaded.
+
+        The bytes a reading inflates are counted against :attr:`TreeBounds.total_bytes` afresh (a tree opened once is
+        read again for another pair or choice). Only a zip inflates as it is read; the others are themselves."""
         return self
 
 
@@ -131,9 +144,11 @@ class FolderTree(FileTree):
         self.root = root
 
     def source(self, path: str) -> Source:
+        """The file's path on disk."""
         return self.root / path
 
     def display(self, path: str) -> str:
+        """The file's path on disk, as messages name it."""
         return str(self.root / path)
 
 
@@ -156,11 +171,16 @@ class ZipTree(FileTree):
         self._bounds, self._read = bounds, 0
 
     def counted(self) -> "ZipTree":
+        """A copy of the tree whose count of inflated bytes starts at 0 (:meth:`FileTree.counted`)."""
         fresh = copy.copy(self)  # the same directory and archive; a counter of its own
         fresh._read = 0
         return fresh
 
     def source(self, path: str) -> Source:
+        """The member at ``path`` inflated, as ``(display name, bytes)``.
+
+        Raises an :class:`InputError` for an encrypted or unreadable member, or one that inflates past the tree's
+        bounds."""
         info = self._info[path]
         if info.flag_bits & 0x1:
             raise InputError(self.display(path), "is encrypted: refused")
@@ -189,6 +209,7 @@ class MemoryTree(FileTree):
         self._files = files
 
     def source(self, path: str) -> Source:
+        """The file at ``path`` as ``(display name, bytes)``."""
         return self.display(path), self._files[path]
 
 

@@ -61,9 +61,10 @@ def normal_name(text: str) -> str:
 
 
 def category_levels(category: str) -> Iterator[str]:
-    """A category's levels as the rules compare them, one at a time: split at ``/``, normalised, empty levels left
-    out (``Source error/-`` is ``sourceerror`` alone); a walk down the rules stops reading at the first level no
-    rule has."""
+    """A category's levels as the rules compare them, one at a time.
+
+    Split at ``/``, normalised, empty levels left out (``Source error/-`` is ``sourceerror`` alone); a walk down the
+    rules stops reading at the first level no rule has."""
     for level in str(category).split("/"):
         name = normal_name(level)
         if name:
@@ -77,8 +78,10 @@ def category_path(category: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class WeightRule:
-    """One rule: rows of ``severity`` (``*``: any) whose category lies under ``category`` (``*``: any) weigh
-    ``weight``; ``source`` says where the rule comes from."""
+    """One rule of a weighting scheme: the weight of the rows of one severity under one category.
+
+    Rows of ``severity`` (``*``: any) whose category lies under ``category`` (``*``: any) weigh ``weight``; ``source``
+    says where the rule comes from."""
 
     severity: str
     category: str
@@ -129,9 +132,10 @@ class ErrorWeights:
         object.__setattr__(self, "_tree", tree)
 
     def weight(self, category: str, severity: str) -> float:
-        """The weight of one row: the most specific matching rule's (module docstring) — the deepest category level
-        with a rule for the row's severity or for any severity, a named severity first. A ``ValueError`` when no
-        rule matches."""
+        """The weight of one row: the most specific matching rule's (module docstring).
+
+        The most specific rule is the one at the deepest category level with a rule for the row's severity or for any
+        severity, a named severity first. A ``ValueError`` when no rule matches."""
         severity_key, node = normal_name(severity), self._tree
         found = node.weights.get(severity_key, node.weights.get(ANY))
         for level in category_levels(category):
@@ -159,7 +163,9 @@ class ErrorWeights:
 
 
 def distinct_pairs(categories, severities) -> tuple[np.ndarray, list[tuple[str, str]], np.ndarray]:
-    """(the code of each row's (category, severity), the distinct pairs, the first row of each): the rows' texts
+    """The distinct (category, severity) pairs of the rows, and which one each row has.
+
+    Returns (the code of each row's (category, severity), the distinct pairs, the first row of each): the rows' texts
     factorised column by column (a multi-index of strings costs several times more)."""
     category_codes, category_names = pd.factorize(np.asarray(categories, dtype=object).astype(str))
     severity_codes, severity_names = pd.factorize(np.asarray(severities, dtype=object).astype(str))
@@ -200,11 +206,12 @@ DEFAULT_WEIGHTS = WMT
 
 
 def segment_scores(errors: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
-    """Human segment scores from error rows: ``errors`` holds one row per annotation row — ``system``, ``seg``
-    (0-based), ``rater``, ``category``, ``severity``, rows that mark an output clean included (they make it rated)
-    — and optionally a ``weight`` column already computed by :meth:`ErrorWeights.weights` (else it is). Per
-    (system, segment): minus the sum of each rater's weights, averaged over its raters. Columns ``seg, system,
-    score``, sorted by system and segment."""
+    """Human segment scores from error rows: per (system, segment), minus the rater-averaged sum of weights.
+
+    ``errors`` holds one row per annotation row — ``system``, ``seg`` (0-based), ``rater``, ``category``, ``severity``,
+    rows that mark an output clean included (they make it rated) — and optionally a ``weight`` column already computed
+    by :meth:`ErrorWeights.weights` (else it is). Per (system, segment): minus the sum of each rater's weights, averaged
+    over its raters. Columns ``seg, system, score``, sorted by system and segment."""
     if not len(errors):
         return pd.DataFrame({"seg": pd.Series(dtype="int64"), "system": pd.Series(dtype=object),
                              "score": pd.Series(dtype="float64")})
@@ -218,9 +225,11 @@ def segment_scores(errors: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS
 
 
 def row_weights(rows: pd.DataFrame, weights: ErrorWeights = DEFAULT_WEIGHTS) -> np.ndarray:
-    """The weight of every error row (:data:`mtdiag.io.ratings.ERROR_COLUMNS`) under ``weights``: each distinct
-    (category, severity) looked up once; a row with an empty severity (a rating without an error) weighs 0. A row
-    the scheme has no weight for is an :class:`InputError` naming its file and line (its first such row)."""
+    """The weight of every error row (:data:`mtdiag.io.ratings.ERROR_COLUMNS`) under ``weights``.
+
+    Each distinct (category, severity) is looked up once; a row with an empty severity (a rating without an error)
+    weighs 0. A row the scheme has no weight for is an :class:`InputError` naming its file and line (its first such
+    row)."""
     out = np.zeros(len(rows))
     marked = np.flatnonzero(rows["severity"].to_numpy(dtype=object) != "")
     if not len(marked):
@@ -247,11 +256,12 @@ def spans_of(rows: pd.DataFrame, weight: np.ndarray) -> pd.DataFrame:
 
 
 def weighed(evalset: EvalSet, weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSet:
-    """``evalset`` with its error rows (``EvalSet.error_rows``, as read) weighed under ``weights``: the rows that
-    weigh more than 0 become its error spans (``EvalSet.annotations``, each with its weight), and where the set
-    has no human scores given, the scores its scored rows give become them (:func:`segment_scores`). The weighed
-    set keeps no rows (weigh the set as read again for another scheme); a set without rows is returned as it is.
-    Work linear in the rows: a scheme switch re-weighs, nothing is read or scored again."""
+    """``evalset`` with its error rows (``EvalSet.error_rows``, as read) weighed under ``weights``.
+
+    The rows that weigh more than 0 become its error spans (``EvalSet.annotations``, each with its weight), and where
+    the set has no human scores given, the scores its scored rows give become them (:func:`segment_scores`). The weighed
+    set keeps no rows (weigh the set as read again for another scheme); a set without rows is returned as it is. Work
+    linear in the rows: a scheme switch re-weighs, nothing is read or scored again."""
     rows = evalset.error_rows
     if rows is None:
         return evalset
@@ -265,9 +275,10 @@ def weighed(evalset: EvalSet, weights: ErrorWeights = DEFAULT_WEIGHTS) -> EvalSe
 
 
 def read_error_weights(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> ErrorWeights:
-    """A user's weighting scheme from a TSV/CSV/JSONL table with the columns ``severity``, ``category`` and
-    ``weight``: one rule per row (at most :data:`MAX_RULES`), ``*`` or an empty cell for any severity or category, a
-    weight a number from 0 to :data:`MAX_WEIGHT`. The scheme is named after the file."""
+    """A user's weighting scheme from a TSV/CSV/JSONL table of ``severity``, ``category`` and ``weight``.
+
+    One rule per row (at most :data:`MAX_RULES`), ``*`` or an empty cell for any severity or category, a weight a number
+    from 0 to :data:`MAX_WEIGHT`. The scheme is named after the file."""
     rule_limit = f"a weights file holds at most {MAX_RULES:,} rules, one a line after its header"
     table = parse_table(source, name, None, replace(limits, max_rows=min(limits.max_rows, MAX_RULES + 1),
                                                     how_to_raise=(("max_rows", rule_limit),)))

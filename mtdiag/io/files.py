@@ -102,9 +102,11 @@ def _line_count_error(file: TextFile, expected: TextFile) -> InputError:
 def assemble(src: TextFile | None, refs: list[TextFile], hyps: list[TextFile], *, name: str,
               lang_pair: str | None, human: pd.DataFrame | None, warnings: list[str],
               term_files: list[TextFile | term_inputs.TermFile] = ()) -> EvalSet:
-    """Check line counts against the first reference, or the source where there is none (warning about systems
-    that output nothing), take inline ``<term>`` tags out of source and reference lines, read term files, and build
-    the :class:`EvalSet` (without references when none is given: the reference-free checks and metrics)."""
+    """The :class:`EvalSet` of read text files, after checking their line counts.
+
+    Checks line counts against the first reference, or the source where there is none (warning about systems that output
+    nothing), takes inline ``<term>`` tags out of source and reference lines, reads term files, and builds the
+    :class:`EvalSet` (without references when none is given: the reference-free checks and metrics)."""
     expected = refs[0] if refs else src
     for file in [f for f in ([src] if src else []) + refs + hyps if f is not expected]:
         if len(file.lines) != len(expected.lines):

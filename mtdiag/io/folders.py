@@ -22,8 +22,10 @@ from mtdiag.io.text import DEFAULT_LIMITS, Limits, quote_names, read_lines
 
 @dataclass(frozen=True)
 class FolderInputs:
-    """A folder's ``*.txt`` files by role (:func:`mtdiag.io.naming.file_role`): the source (or None), the
-    references and the systems as ``(name, path)``, each sorted by name, and every ``*.txt`` file seen."""
+    """A folder's ``*.txt`` files by role (:func:`mtdiag.io.naming.file_role`).
+
+    The source (or None), the references and the systems as ``(name, path)``, each sorted by name, and every ``*.txt``
+    file seen."""
 
     src: Path | None
     refs: list[tuple[str, Path]]
@@ -32,8 +34,10 @@ class FolderInputs:
 
 
 def folder_inputs(path: str | os.PathLike[str]) -> FolderInputs:
-    """Classify a folder's ``*.txt`` files (hidden, ``*.annotated.txt`` and README/LICENSE/notes files are no
-    input); an :class:`InputError` when the path is no readable folder."""
+    """The :class:`FolderInputs` of a folder: its ``*.txt`` files classified by role.
+
+    Hidden, ``*.annotated.txt`` and README/LICENSE/notes files are no input; an :class:`InputError` when the path is no
+    readable folder."""
     folder, display = Path(path), str(path)
     if not folder.exists():
         raise InputError(display, "no such folder")
@@ -60,17 +64,17 @@ def folder_inputs(path: str | os.PathLike[str]) -> FolderInputs:
 
 
 def load_folder(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
-    """An :class:`EvalSet` from a folder: ``src.txt`` (optional), ``ref.txt``/``ref.NAME.txt`` (one or more),
-    every other ``*.txt`` a system named by its stem without a ``testset.xx-yy.`` prefix (the rule of
-    :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes are no input); human scores from
-    ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a warning); metric scores computed
-    elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error rows from ``mqm.errors.tsv`` /
-    ``esa.jsonl`` (:mod:`mtdiag.io.annotations`, as read: weighed by the analysis's scheme, which makes their scores
-    the human scores where ``mqm.seg.tsv`` gives none);
-    segment labels from ``segments.tsv`` (:mod:`mtdiag.io.labels`);
-    ``lang_pair`` from
-    the folder name, else the systems' ``testset.xx-yy.`` file names.
-    Term occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt`` (:mod:`mtdiag.io.term_matching`)."""
+    """An :class:`EvalSet` from a folder of text files, with the human and metric files found beside them.
+
+    ``src.txt`` (optional), ``ref.txt``/``ref.NAME.txt`` (one or more), every other ``*.txt`` a system named by its stem
+    without a ``testset.xx-yy.`` prefix (the rule of :mod:`mtdiag.io.naming`: ``*.annotated.txt``, README/LICENSE/notes
+    are no input); human scores from ``mqm.seg.tsv`` when present (systems it rates that are not in the folder give a
+    warning); metric scores computed elsewhere from ``metric_scores.tsv`` (:mod:`mtdiag.io.scores`); human error rows
+    from ``mqm.errors.tsv`` / ``esa.jsonl`` (:mod:`mtdiag.io.annotations`, as read: weighed by the analysis's scheme,
+    which makes their scores the human scores where ``mqm.seg.tsv`` gives none); segment labels from ``segments.tsv``
+    (:mod:`mtdiag.io.labels`); ``lang_pair`` from the folder name, else the systems' ``testset.xx-yy.`` file names. Term
+    occurrences come from ``terms.tsv``, else ``glossary*.tsv``, else ``src.annotated.txt``/``ref*.annotated.txt``
+    (:mod:`mtdiag.io.term_matching`)."""
     folder, display = Path(path), str(path)
     inputs = folder_inputs(folder)
     paths, src, refs, hyps = inputs.files, inputs.src, inputs.refs, inputs.systems
@@ -123,8 +127,9 @@ def _with_extra_files(evalset: EvalSet, folder: Path, limits: Limits) -> EvalSet
 
 
 def extra_files(path: str | os.PathLike[str]) -> list[Path]:
-    """The files besides the texts that :func:`load_folder` reads from a folder by their names: human scores,
-    metric scores and error annotations (those present)."""
+    """The files besides the texts that :func:`load_folder` reads from a folder by their names.
+
+    Human scores, metric scores and error annotations (those present)."""
     folder = Path(path)
     names = (HUMAN_SCORES_FILE, METRIC_SCORES_FILE, *ANNOTATION_FILES)
     return [folder / name for name in names if (folder / name).is_file()]

@@ -39,9 +39,11 @@ def _score_column(table: Table, lowered: list[str]) -> int:
 
 def read_human_file(source: Source, name: str | None = None, n_segments: int | None = None, *,
                     limits: Limits = DEFAULT_LIMITS, outputs=None) -> Ratings:
-    """A file given as human judgements, as :class:`~mtdiag.io.annotations.Ratings`: a score table's scores, or the
-    ratings of an MQM error table, ESA spans (``error_spans``) or a Pearmut log (the file users have is often the
-    error file, and ``--human`` is where they give human judgements) — weighed by the analysis's scheme later.
+    """A file given as human judgements, as :class:`~mtdiag.io.annotations.Ratings`.
+
+    A score table's scores, or the ratings of an MQM error table, ESA spans (``error_spans``) or a Pearmut log (the file
+    users have is often the error file, and ``--human`` is where they give human judgements) — weighed by the analysis's
+    scheme later.
 
     A score table's header has ``system``, ``seg_id`` (1-based, checked against ``n_segments`` when given) and a
     score column (``score``, ``mqm_score`` or the one numeric non-id column). A blank score means not rated and the
@@ -58,18 +60,20 @@ def read_human_file(source: Source, name: str | None = None, n_segments: int | N
 
 def read_human_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
                       limits: Limits = DEFAULT_LIMITS, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> pd.DataFrame:
-    """Human judgements from a file into a frame ``seg`` (0-based), ``system``, ``score``, in one call (scripts; a
-    loaded set keeps an error file's rows and weighs them later, :func:`with_human_file`): a score table's
-    scores, or the scores an error file gives under ``error_weights`` (:func:`read_human_file`)."""
+    """Human judgements from a file as a frame ``seg`` (0-based), ``system``, ``score``, in one call.
+
+    For scripts; a loaded set keeps an error file's rows and weighs them later (:func:`with_human_file`). A score
+    table's scores, or the scores an error file gives under ``error_weights`` (:func:`read_human_file`)."""
     return scores_under(read_human_file(source, name, n_segments, limits=limits), error_weights)
 
 
 def with_human_file(evalset: EvalSet, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
                     absent: str = "that are not loaded") -> EvalSet:
-    """``evalset`` with the human judgements of a file given as its human scores (:func:`read_human_file`), in
-    place of any it had: a score table's scores (systems it rates that are neither loaded nor a reference give a
-    warning, ``absent`` says where they are missing), or an error file's ratings, whose errors then give the human
-    scores under the analysis's scheme (:func:`mtdiag.io.annotations.with_ratings`)."""
+    """``evalset`` with the human judgements of a file as its human scores, in place of any it had.
+
+    The file is read by :func:`read_human_file`: a score table's scores (systems it rates that are neither loaded nor a
+    reference give a warning, ``absent`` says where they are missing), or an error file's ratings, whose errors then
+    give the human scores under the analysis's scheme (:func:`mtdiag.io.annotations.with_ratings`)."""
     display = name or unpack(source, "human scores")[1]
     ratings = read_human_file(source, name or display, evalset.n_segments, limits=limits, outputs=evalset.hyps)
     if len(ratings.rows) or len(ratings.rated):
@@ -108,9 +112,10 @@ def _score_table(table: Table, n_segments: int | None) -> pd.DataFrame:
 
 def unknown_score_systems(scores: pd.DataFrame, refs: list[str], systems: list[str], display: str,
                           absent: str = "that are not loaded") -> list[str]:
-    """A warning naming the systems ``scores`` rates that are neither a loaded system nor a reference (as
-    ``NAME``, ``ref.NAME``, ``ref-NAME`` or ``ref_NAME``): their scores match no output. ``absent`` says where
-    they are missing (``not in the folder`` for a folder)."""
+    """A warning naming the systems ``scores`` rates that are neither a loaded system nor a reference.
+
+    A reference is matched as ``NAME``, ``ref.NAME``, ``ref-NAME`` or ``ref_NAME``; the scores of these systems match no
+    output. ``absent`` says where they are missing (``not in the folder`` for a folder)."""
     known = set(systems) | set(refs) | {f"ref{sep}{r}" for r in refs for sep in ".-_"}
     unknown = sorted(set(scores["system"]) - known)
     if not unknown:

@@ -23,9 +23,11 @@ _RESERVED = ("src", ORIGIN_COLUMN)  # segment columns a label must not replace
 
 def read_segment_labels(source: Source, name: str | None = None, n_segments: int | None = None, *,
                         limits: Limits = DEFAULT_LIMITS) -> pd.DataFrame:
-    """Labels per segment from a TSV with a ``seg_id`` column (1-based, checked against ``n_segments``) and one
-    column per label: a frame indexed by ``seg`` (0..n-1, every segment; the empty label where the file has no
-    row), one column per label. A segment listed twice is an error naming both lines."""
+    """Labels per segment from a TSV with a ``seg_id`` column and one column per label.
+
+    ``seg_id`` is 1-based, checked against ``n_segments``. Returns a frame indexed by ``seg`` (0..n-1, every segment;
+    the empty label where the file has no row), one column per label. A segment listed twice is an error naming both
+    lines."""
     table = parse_table(source, name, "tsv", limits)
     lowered = [h.lower() for h in table.header]
     if "seg_id" not in lowered:
@@ -58,7 +60,8 @@ def read_segment_labels(source: Source, name: str | None = None, n_segments: int
 
 
 def with_segment_labels(evalset, source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS):
-    """``evalset`` with the label columns of a labels file added to its segments (a label the set already has is
-    replaced)."""
+    """``evalset`` with the label columns of a labels file added to its segments.
+
+    A label the set already has is replaced."""
     labels = read_segment_labels(source, name, evalset.n_segments, limits=limits)
     return replace(evalset, segments=evalset.segments.assign(**{c: labels[c].to_numpy() for c in labels.columns}))

@@ -212,8 +212,9 @@ def read_metric_spans(source: Source, name: str | None = None,
                       outputs: Mapping[str, Sequence[str]] | None = None, n_segments: int | None = None, *,
                       metric: str | None = None, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, list[str]]:
     """(spans :data:`METRIC_SPAN_COLUMNS`, warnings) of a metric-span file (see the module docstring).
-    ``outputs`` maps each loaded system to its outputs (0-based segments), against which offsets are checked;
-    ``metric`` names the metric of records without a ``metric`` field (default ``xcomet``)."""
+
+    ``outputs`` maps each loaded system to its outputs (0-based segments), against which offsets are checked; ``metric``
+    names the metric of records without a ``metric`` field (default ``xcomet``)."""
     data, display, n_lines = read_counted(source, name, limits)
     text = decode_text(data, display)
     del data
@@ -340,8 +341,9 @@ def _frame(rows: list[tuple]) -> pd.DataFrame:
 
 def with_metric_spans(evalset, source: Source, name: str | None = None, *, metric: str | None = None,
                       limits: Limits = DEFAULT_LIMITS):
-    """``evalset`` with the spans of a metric-span file added to ``EvalSet.metric_spans`` (warnings appended);
-    the human scores and error annotations are left as they are."""
+    """``evalset`` with the spans of a metric-span file added to ``EvalSet.metric_spans`` (warnings appended).
+
+    The human scores and error annotations are left as they are."""
     outputs = {system: evalset.hyps[system].tolist() for system in evalset.systems}
     spans, warnings = read_metric_spans(source, name, outputs, evalset.n_segments, metric=metric, limits=limits)
     merged = spans if evalset.metric_spans is None else pd.concat([evalset.metric_spans, spans], ignore_index=True)

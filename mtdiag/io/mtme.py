@@ -58,9 +58,10 @@ PREFERRED_HUMAN = "mqm"
 
 @dataclass(frozen=True)
 class LayoutChoice:
-    """What to open of a layout: the language pair ``lp`` (None: the only one), the ``human`` score type (None:
-    MQM, else the first by name), the set's ``references`` (None: the default of the module docstring) and the
-    human outputs to ``include`` as systems."""
+    """What to open of a layout: a language pair, a human score type, references and human outputs as systems.
+
+    The language pair ``lp`` (None: the only one), the ``human`` score type (None: MQM, else the first by name), the
+    set's ``references`` (None: the default of the module docstring) and the human outputs to ``include`` as systems."""
 
     lp: str | None = None
     human: str | None = None
@@ -112,8 +113,9 @@ def _file(pairs: dict[str, _Pair], folder: str, rest: list[str], path: str) -> N
 
 @dataclass(frozen=True)
 class Layout:
-    """A year's folder of the layout in a file tree: ``prefix`` its path in the tree (``""`` or ``"wmt23/"``),
-    ``name`` the year's name (``wmt23``)."""
+    """A year's folder of the layout in a file tree.
+
+    ``prefix``: its path in the tree (``""`` or ``"wmt23/"``); ``name``: the year's name (``wmt23``)."""
 
     tree: FileTree
     prefix: str
@@ -121,6 +123,7 @@ class Layout:
 
     @cached_property
     def pairs(self) -> dict[str, _Pair]:
+        """The files of each language pair in the year's folder, by pair (sorted; pairs without a source left out)."""
         found: dict[str, _Pair] = {}
         for path in self.tree.paths():
             if path.startswith(self.prefix):
@@ -130,6 +133,7 @@ class Layout:
         return {lp: pair for lp, pair in sorted(found.items()) if pair.source is not None}
 
     def language_pairs(self) -> list[str]:
+        """The names of the year's language pairs, sorted."""
         return list(self.pairs)
 
     def pair(self, lp: str | None) -> tuple[str, _Pair]:
@@ -156,19 +160,22 @@ class Layout:
         return [o for o in pair.outputs if o in pair.references or o == SYNTHETIC]
 
     def default_references(self, lp: str, include=()) -> list[str]:
+        """The references of ``lp`` a set holds by default: all but those in ``include`` and ``synthetic_ref``."""
         return [r for r in self.pairs[lp].references if r not in include and r != SYNTHETIC]
 
     def counted(self) -> "Layout":
-        """This layout on its tree for one reading (:meth:`mtdiag.io.archives.FileTree.counted`), its files
-        already indexed."""
+        """This layout on its tree for one reading (:meth:`mtdiag.io.archives.FileTree.counted`).
+
+        Its files are already indexed."""
         fresh = Layout(self.tree.counted(), self.prefix, self.name)
         fresh.__dict__["pairs"] = self.pairs
         return fresh
 
 
 def find_layouts(tree: FileTree) -> list[Layout]:
-    """The year folders of the layout in ``tree``: the tree itself, or folders within three levels, that hold
-    ``sources/`` and ``system-outputs/``."""
+    """The year folders of the layout in ``tree``.
+
+    The tree itself, or folders within three levels, that hold ``sources/`` and ``system-outputs/``."""
     seen: dict[str, set[str]] = {}
     for path in tree.paths():
         parts = path.split("/")
@@ -185,8 +192,9 @@ def find_layouts(tree: FileTree) -> list[Layout]:
 
 
 def metric_references(metric: str, references: list[str]) -> set[str] | None:
-    """The references metric ``BASE-REFS`` used, as MTME parses its name (``ParseMetricName``): ``src`` none, ``all``
-    every one, else REFS split at ``.``; None for a name without ``-``."""
+    """The references metric ``BASE-REFS`` used, as MTME parses its name (``ParseMetricName``).
+
+    ``src``: none, ``all``: every one, else REFS split at ``.``; None for a name without ``-``."""
     if "-" not in metric:
         return None
     refs = metric.rsplit("-", 1)[1]
@@ -371,8 +379,9 @@ def _with_documents(evalset: EvalSet, layout: Layout, lp: str, limits: Limits) -
 
 
 def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
-    """One language pair of a layout as an :class:`~mtdiag.core.evalset.EvalSet` (the module docstring says what
-    becomes of each file; ``choice``: :class:`LayoutChoice`)."""
+    """One language pair of a layout as an :class:`~mtdiag.core.evalset.EvalSet`.
+
+    The module docstring says what becomes of each file; ``choice``: :class:`LayoutChoice`."""
     layout = layout.counted()
     lp, pair = layout.pair(choice.lp)
 
@@ -402,8 +411,9 @@ def load_mtme(layout: Layout, choice: LayoutChoice = LayoutChoice(), *, limits: 
 
 
 def open_layout(source, *, limits: Limits = DEFAULT_LIMITS) -> Layout:
-    """The one year folder of the layout in a folder or archive (:func:`mtdiag.io.archives.open_tree`); an
-    :class:`InputError` when it holds none, or several (naming them)."""
+    """The one year folder of the layout in a folder or archive (:func:`mtdiag.io.archives.open_tree`).
+
+    An :class:`InputError` when it holds none, or several (naming them)."""
     from mtdiag.io.archives import open_tree
 
     tree = open_tree(source, limits=limits)

@@ -53,9 +53,11 @@ def _scan(text: str, display: str, fields: int) -> None:
 
 
 def read_scores(source: Source, display: str, limits: Limits, *, domains: bool = False) -> pd.DataFrame:
-    """A score file as a frame ``system``, ``position`` (the line's place among its system's lines, from 0) and
-    ``score`` (NaN for ``None``), plus ``domain`` first for a domain file (``domains``). The bytes go to the C
-    reader as they are (UTF-8, a BOM dropped); a file it refuses is decoded and scanned for the message."""
+    """A score file as a frame ``system``, ``position`` and ``score``, plus ``domain`` first for a domain file.
+
+    ``position``: the line's place among its system's lines, from 0; ``score``: NaN for ``None``; ``domain`` when
+    ``domains``. The bytes go to the C reader as they are (UTF-8, a BOM dropped); a file it refuses is decoded and
+    scanned for the message."""
     data, display, _ = read_counted(source, display, limits)
     names = ["domain", "system", "score"] if domains else ["system", "score"]
     try:
@@ -78,8 +80,9 @@ def read_scores(source: Source, display: str, limits: Limits, *, domains: bool =
 
 
 def per_system(frame: pd.DataFrame, display: str, expected: int, what: str) -> dict[str, np.ndarray]:
-    """``{system: scores}`` of a seg or sys score frame (:func:`read_scores`), each system's in line order; an
-    :class:`InputError` when a system has other than ``expected`` lines (``what``: what they should be)."""
+    """``{system: scores}`` of a seg or sys score frame (:func:`read_scores`), each system's in line order.
+
+    An :class:`InputError` when a system has other than ``expected`` lines (``what``: what they should be)."""
     systems = frame["system"].cat.categories
     codes = frame["system"].cat.codes.to_numpy()
     counts = np.bincount(codes, minlength=len(systems))
@@ -135,11 +138,12 @@ def _span(error, display: str, number: int) -> tuple[str, int, int, str, str]:
 
 def read_ratings(source: Source, display: str, limits: Limits, n_segments: int,
                  systems: set[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS` as read, rated outputs ``seg, system, rater``) of a
-    rating file, for the outputs of ``systems`` (others are skipped): each error a row, and each rated output a
-    rating row without an error (a clean output scores 0). They are weighed like every human error row, by the
-    scheme the analysis chooses (:func:`mtdiag.io.error_weights.weighed`): errors of weight 0 (source issues,
-    no-errors) are then no spans, as in :mod:`mtdiag.io.annotations`."""
+    """The error rows and rated outputs of a rating file, for the outputs of ``systems`` (others are skipped).
+
+    Returns (error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS` as read, rated outputs ``seg, system, rater``): each
+    error a row, and each rated output a rating row without an error (a clean output scores 0). They are weighed like
+    every human error row, by the scheme the analysis chooses (:func:`mtdiag.io.error_weights.weighed`): errors of
+    weight 0 (source issues, no-errors) are then no spans, as in :mod:`mtdiag.io.annotations`."""
     rows, rated, position = [], [], {}
     for number, line in enumerate(split_lines(_text(source, display, limits)), 1):
         parts = line.split("\t")

@@ -47,24 +47,28 @@ def clean_name(name: str) -> str:
 
 
 def lang_pair_from_name(name: str) -> str | None:
-    """The language pair at the end of a folder or file name: ``wmt21.en-de``, ``en-de``, ``tico19-en-fr``
-    -> ``en-de``/``en-fr`` (lower-cased); None when there is none."""
+    """The language pair at the end of a folder or file name, lower-cased; None when there is none.
+
+    ``wmt21.en-de``, ``en-de``, ``tico19-en-fr`` -> ``en-de``/``en-fr``."""
     match = _LANG_PAIR.search(Path(name).name)
     return f"{match.group(1)}-{match.group(2)}".lower() if match else None
 
 
 def lang_pair_from_file_name(file_name: str) -> str | None:
-    """The language pair of a ``testset.xx-yy.NAME.ext`` file name (``generaltest2022.en-ja.X.txt`` -> ``en-ja``);
-    None without such a prefix (a bare ``Online-B.txt`` is a name, not a pair)."""
+    """The language pair of a ``testset.xx-yy.NAME.ext`` file name; None without such a prefix.
+
+    ``generaltest2022.en-ja.X.txt`` -> ``en-ja``; a bare ``Online-B.txt`` is a name, not a pair."""
     match = _SYSTEM_PREFIX.match(Path(file_name).stem)
     return f"{match.group(1)}-{match.group(2)}".lower() if match else None
 
 
 def resolve_lang_pair(tgt_lang: str | None = None, folders: Iterable[str] = (),
                       file_names: Iterable[str] = ()) -> str | None:
-    """The language pair of a set: from the folder names (:func:`lang_pair_from_name`), else the file names
-    (:func:`lang_pair_from_file_name`); ``tgt_lang`` (e.g. ``--tgt-lang``) overrides the target side, and alone
-    gives ``xx-LANG`` (source language unknown). None when nothing names a language."""
+    """The language pair of a set, from its folder names, else its file names; None when nothing names a language.
+
+    From the folder names (:func:`lang_pair_from_name`), else the file names (:func:`lang_pair_from_file_name`);
+    ``tgt_lang`` (e.g. ``--tgt-lang``) overrides the target side, and alone gives ``xx-LANG`` (source language
+    unknown)."""
     pair = next((p for p in map(lang_pair_from_name, folders) if p), None)
     pair = pair or next((p for p in map(lang_pair_from_file_name, file_names) if p), None)
     tgt = (tgt_lang or "").strip().lower()
@@ -74,7 +78,8 @@ def resolve_lang_pair(tgt_lang: str | None = None, folders: Iterable[str] = (),
 
 
 def system_name_from_stem(stem: str) -> str:
-    """A system name from a file stem, without a ``testset.xx-yy.`` prefix:
+    """A system name from a file stem, without a ``testset.xx-yy.`` prefix.
+
     ``newstest2021.en-de.Facebook-AI`` -> ``Facebook-AI``; ``tico19dev.en-fr.Fairseq`` -> ``Fairseq``."""
     stripped = _SYSTEM_PREFIX.sub("", stem, count=1)
     return clean_name(stripped or stem)
@@ -86,8 +91,9 @@ def system_name_from_file(file_name: str) -> str:
 
 
 def ref_name_from_column(column: str) -> str | None:
-    """The reference name a table column header declares (``ref`` -> ``ref``, ``ref.A``/``ref_A``/``refA`` ->
-    ``A``); None when the column is not a reference."""
+    """The reference name a table column header declares; None when the column is not a reference.
+
+    ``ref`` -> ``ref``, ``ref.A``/``ref_A``/``refA`` -> ``A``."""
     if _REF_BARE.match(column):
         return "ref"
     match = _REF_SEPARATED.match(column) or _REF_COMPACT.match(column)
@@ -106,22 +112,26 @@ def _declared_ref_name(file_name: str) -> str | None:
 
 
 def ref_name_from_file(file_name: str) -> str:
-    """A reference's name from its file name: ``ref.A.txt`` -> ``A``; ``ref.txt`` -> ``ref``;
-    ``newstest2021.en-de.ref.B.txt`` -> ``B``; a file that declares no reference name is named like a system
-    (``wmt.en-de.human.txt`` -> ``human``)."""
+    """A reference's name from its file name.
+
+    ``ref.A.txt`` -> ``A``; ``ref.txt`` -> ``ref``; ``newstest2021.en-de.ref.B.txt`` -> ``B``; a file that declares no
+    reference name is named like a system (``wmt.en-de.human.txt`` -> ``human``)."""
     return _declared_ref_name(file_name) or system_name_from_file(file_name)
 
 
 def is_ignored_file(file_name: str) -> bool:
-    """True for files that are never a source, reference or system: ``*.annotated.txt``, hidden files and
-    README/LICENSE/NOTES-like files."""
+    """True for files that are never a source, reference or system.
+
+    ``*.annotated.txt``, hidden files and README/LICENSE/NOTES-like files."""
     name = Path(file_name).name
     return name.startswith(".") or name.lower().endswith(".annotated.txt") or bool(_NOT_INPUT_FILES.match(name))
 
 
 def file_role(file_name: str) -> tuple[str, str] | None:
-    """``("src", "src")``, ``("ref", NAME)`` or ``("system", NAME)`` for a test-set folder's text file, or None
-    for a file that is no input (:func:`is_ignored_file`)."""
+    """The role and name of a test-set folder's text file, or None for a file that is no input.
+
+    ``("src", "src")``, ``("ref", NAME)`` or ``("system", NAME)``; None for a file that is no input
+    (:func:`is_ignored_file`)."""
     if is_ignored_file(file_name):
         return None
     if system_name_from_file(file_name).lower() == "src":

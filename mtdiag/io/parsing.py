@@ -56,6 +56,7 @@ class Table:
     lines: list[int]
 
     def column(self, index: int) -> list[str]:
+        """The cells of column ``index``, one per row."""
         return [row[index] for row in self.rows]
 
 
@@ -79,10 +80,12 @@ def _check_cells(name: str, rows: int, columns: int, limits: Limits, noun: str =
 
 def check_columns(name: str, columns: int, limits: Limits, line: int | None = None, about: str = "",
                   what: str = "columns", detail: str = "") -> None:
-    """Refuse a table of more than ``limits.max_columns`` columns (``about``: "up to " when the count is a bound) —
-    or more of anything else that becomes a column of its own downstream, with work of its own (``what``: the
-    systems and references of an XML or SGML set, the metrics of a score or span file: a 466 KB XML file of 5,000
-    systems took the dashboard 553 s of CPU and 7.9 GB; 16,000 span metrics made a report 3.4 times slower)."""
+    """Refuse a table of more than ``limits.max_columns`` columns, or of too many of anything that becomes one.
+
+    ``about``: "up to " when the count is a bound. Anything else that becomes a column of its own downstream, with work
+    of its own, is refused the same way (``what``: the systems and references of an XML or SGML set, the metrics of a
+    score or span file: a 466 KB XML file of 5,000 systems took the dashboard 553 s of CPU and 7.9 GB; 16,000 span
+    metrics made a report 3.4 times slower)."""
     if columns > limits.max_columns:
         each = "" if what == "columns" else ", each a column of its own"
         raise limits.exceeded(name, "max_columns", f"too many {what}: {about}{columns:,}{detail}{each}", line)
@@ -179,9 +182,10 @@ def _parse_jsonl(text: str, name: str, nested: bool, limits: Limits, n_lines: in
 
 
 def json_line(raw: str, name: str, line: int) -> object:
-    """One JSONL line parsed; syntax errors, numbers over Python's digit limit (``ValueError``), nesting
-    deeper than the interpreter's recursion limit (``RecursionError``) and lone surrogate escapes
-    (:func:`refuse_lone_surrogates`) become an :class:`InputError` on the line."""
+    """One JSONL line parsed; anything that cannot be parsed or kept is an :class:`InputError` on the line.
+
+    Syntax errors, numbers over Python's digit limit (``ValueError``), nesting deeper than the interpreter's recursion
+    limit (``RecursionError``) and lone surrogate escapes (:func:`refuse_lone_surrogates`) become the error."""
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as error:
@@ -199,10 +203,11 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def refuse_lone_surrogates(value: object, raw: str, name: str, line: int | None) -> None:
-    """Refuse a JSON value holding a lone surrogate: JSON may escape one (``"\\ud800"``, RFC 8259 §8.2), but it is no
-    character — it cannot be stored, shown or written as UTF-8. Only a value whose text ``raw`` has such an escape
-    is searched (a pair, ``"\\ud83d\\ude00"``, is one character and is kept); the search is iterative, so any depth
-    that parsed is searched."""
+    """Refuse a JSON value holding a lone surrogate.
+
+    JSON may escape one (``"\\ud800"``, RFC 8259 §8.2), but it is no character — it cannot be stored, shown or written
+    as UTF-8. Only a value whose text ``raw`` has such an escape is searched (a pair, ``"\\ud83d\\ude00"``, is one
+    character and is kept); the search is iterative, so any depth that parsed is searched."""
     if not _SURROGATE_ESCAPE.search(raw):
         return
     stack = [value]
@@ -246,9 +251,11 @@ def _first_long_column(table: Table, limits: Limits) -> int | None:
 
 
 def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limits, *, nested: bool = False) -> Table:
-    """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit
-    (:class:`~mtdiag.io.text.Limits`: lines are counted on the bytes; a TSV or CSV header's cells on the bytes too,
-    then lines x columns before any row is parsed; a JSONL table's cells as soon as its first object is read)."""
+    """A table's rows, refused before parsing when its lines, cells or the characters of a cell pass a limit.
+
+    The limits are :class:`~mtdiag.io.text.Limits`: lines are counted on the bytes; a TSV or CSV header's cells on
+    the bytes too, then lines x columns before any row is parsed; a JSONL table's cells as soon as its first object
+    is read."""
     shown = name or unpack(source, "input")[1]
     delimiter = DELIMITERS.get(fmt or TABLE_FORMATS.get(Path(shown).suffix.lower(), "jsonl"))
     data, display, lines = read_counted(source, name, limits, delimiter=delimiter and delimiter.encode())
@@ -275,14 +282,16 @@ def parse_table(source: Source, name: str | None, fmt: str | None, limits: Limit
 
 
 def all_numbers(values: list[str]) -> bool:
+    """Whether every non-blank value is a number, and there is at least one."""
     filled = [v for v in values if v.strip()]
     return bool(filled) and all(is_number(v) for v in filled)
 
 
 
 def parse_seg_id(value: str, table: Table, line: int, n_segments: int | None) -> int:
-    """A 1-based segment id: ASCII digits only (``١``, ``²``, ``1_0``, ``+1`` are refused), at least 1 and at most
-    ``n_segments`` (or :data:`MAX_SEG_ID` when the count is not known)."""
+    """A 1-based segment id parsed from ``value``: ASCII digits only, at least 1 and at most ``n_segments``.
+
+    ``١``, ``²``, ``1_0``, ``+1`` are refused; the upper bound is :data:`MAX_SEG_ID` when the count is not known."""
     digits = value.strip()
     if not _SEG_ID.fullmatch(digits):
         raise InputError(table.name, f"seg_id {quote(value)} is not a whole number", line)

@@ -64,29 +64,34 @@ _NOT_CAMPAIGN_ITEMS = ("welcome_", "random_", "goodbye_")  # Pearmut's tutorial,
 
 
 def utf16_boundaries(text: str) -> np.ndarray:
-    """The UTF-16 offset of every code-point boundary of ``text``: ``len(text) + 1`` values, from 0 to the text's
-    length in UTF-16 code units (a character outside the Basic Multilingual Plane is two units)."""
+    """The UTF-16 offset of every code-point boundary of ``text``.
+
+    ``len(text) + 1`` values, from 0 to the text's length in UTF-16 code units (a character outside the Basic
+    Multilingual Plane is two units)."""
     wide = np.frombuffer(text.encode("utf-32-le"), dtype="<u4") > 0xFFFF
     return np.concatenate([[0], np.cumsum(1 + wide.astype(np.int64))])
 
 
 def to_pearmut(text: str, start, end) -> tuple[np.ndarray, np.ndarray]:
-    """mtdiag's character spans of ``text`` (code points, ``end`` exclusive; scalars or arrays) as Pearmut's
-    ``(start_i, end_i)``: UTF-16 code units, ``end_i`` inclusive — the last unit of the span's last character. A
-    zero-width span (an omission) marks the one unit at its start, as WMT23's rule marks a zero-width span's start
-    (:mod:`mtdiag.spans.agreement`): at the text's end that is Pearmut's ``[missing]`` token."""
+    """mtdiag's character spans of ``text`` as Pearmut's ``(start_i, end_i)``.
+
+    mtdiag's spans are in code points, ``end`` exclusive (scalars or arrays); Pearmut's are in UTF-16 code units,
+    ``end_i`` inclusive — the last unit of the span's last character. A zero-width span (an omission) marks the one unit
+    at its start, as WMT23's rule marks a zero-width span's start (:mod:`mtdiag.spans.agreement`): at the text's end
+    that is Pearmut's ``[missing]`` token."""
     bounds = utf16_boundaries(text)
     start, end = np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64)
     return bounds[start], np.where(end > start, bounds[end] - 1, bounds[start])
 
 
 def from_pearmut(text: str, start_i: int, end_i: int) -> tuple[int, int]:
-    """Pearmut's span ``start_i..end_i`` (UTF-16 units, inclusive) of ``text`` as mtdiag's ``(start, end)`` (code
-    points, end exclusive): every character a unit of the span belongs to. A span on Pearmut's ``[missing]`` token
-    (drawn after the text, at the text's length in units: an omission) is the zero-width span at the text's end,
-    where WMT23 and mtdiag's predictions put an omission; a span that runs from the text onto it ends at the text's
-    end. ``ValueError`` for offsets that are not a span, or that lie past ``[missing]`` (no element of Pearmut's
-    page has them: a log edited or of another text)."""
+    """Pearmut's span ``start_i..end_i`` of ``text`` as mtdiag's ``(start, end)``.
+
+    Pearmut's offsets are UTF-16 units, inclusive; mtdiag's are code points, end exclusive: every character a unit of
+    the span belongs to. A span on Pearmut's ``[missing]`` token (drawn after the text, at the text's length in units:
+    an omission) is the zero-width span at the text's end, where WMT23 and mtdiag's predictions put an omission; a span
+    that runs from the text onto it ends at the text's end. ``ValueError`` for offsets that are not a span, or that lie
+    past ``[missing]`` (no element of Pearmut's page has them: a log edited or of another text)."""
     problem = span_problem(text, start_i, end_i)
     if problem:
         raise ValueError(problem)
@@ -100,8 +105,9 @@ def utf16_units(text: str) -> int:
 
 
 def span_problem(text: str, start_i: int, end_i: int) -> str | None:
-    """Why ``start_i..end_i`` is no span of Pearmut's page for ``text`` (not ``0 <= start_i <= end_i``, or past the
-    ``[missing]`` token), else None."""
+    """Why ``start_i..end_i`` is no span of Pearmut's page for ``text``, else None.
+
+    Either not ``0 <= start_i <= end_i``, or past the ``[missing]`` token."""
     if start_i < 0 or end_i < start_i:
         return f"start_i {_number(start_i)} and end_i {_number(end_i)} are not a span (0 <= start_i <= end_i)"
     units = utf16_units(text)
@@ -112,8 +118,10 @@ def span_problem(text: str, start_i: int, end_i: int) -> str | None:
 
 
 def spans_from_pearmut(text: str, start_i, end_i) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`from_pearmut` of many spans of one text at once (whole numbers, each a span of the page,
-    :func:`span_problem`, checked by the caller): one vectorised binary search over the text's UTF-16 boundaries."""
+    """:func:`from_pearmut` of many spans of one text at once.
+
+    The offsets are whole numbers, each a span of the page (:func:`span_problem`, checked by the caller): one vectorised
+    binary search over the text's UTF-16 boundaries."""
     bounds = utf16_boundaries(text)
     last = int(bounds[-1])
     start_i = np.minimum(np.asarray(start_i, dtype=np.int64), last)
@@ -135,28 +143,33 @@ def _number(value: int) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """One line of a Pearmut log: its object and where it is (``line`` of the file, or for the dashboard's download
-    ``where``: the campaign and the entry's position)."""
+    """One line of a Pearmut log: its object and where it is.
+
+    ``line``: the line of the file, or for the dashboard's download ``where``: the campaign and the entry's position."""
 
     value: dict
     line: int | None
     where: str = ""
 
     def error(self, display: str, detail: str) -> InputError:
+        """An :class:`InputError` of ``display`` about this entry: ``detail``, after its ``where``, at its ``line``."""
         return InputError(display, f"{self.where}: {detail}" if self.where else detail, self.line)
 
 
 def is_log_object(value: object) -> bool:
-    """Whether one JSON object is a line of a Pearmut annotation log (an ``annotation`` and the ``user_id`` the
-    server adds)."""
+    """Whether one JSON object is a line of a Pearmut annotation log.
+
+    A line has an ``annotation`` and the ``user_id`` the server adds."""
     return isinstance(value, dict) and "annotation" in value and "user_id" in value
 
 
 def sniff_log(source: Source, name: str | None = None, *,
               limits: Limits = DEFAULT_LIMITS) -> tuple[Source, tuple[str, list[Entry]] | None]:
-    """``(source, log)``: when ``source`` (named ``.jsonl``, ``.ndjson`` or ``.json``) is a Pearmut annotation log
-    or the dashboard's ``annotations.json``, ``log`` is ``(display name, its entries)``; else None, and ``source``
-    is what to parse instead (the bytes already read, so a file is read once; any other source unread)."""
+    """``(source, log)``: a Pearmut log's entries when ``source`` is one, else what to parse instead.
+
+    When ``source`` (named ``.jsonl``, ``.ndjson`` or ``.json``) is a Pearmut annotation log or the dashboard's
+    ``annotations.json``, ``log`` is ``(display name, its entries)``; else None, and ``source`` is what to parse instead
+    (the bytes already read, so a file is read once; any other source unread)."""
     display = name or unpack(source, "input")[1]
     if not display.lower().endswith(LOG_SUFFIXES):
         return source, None
@@ -190,9 +203,10 @@ def _downloaded(text: str, display: str) -> tuple[str, list[Entry]] | None:
 
 
 def answers(entries: list[Entry], display: str) -> list[Entry]:
-    """The entries that are answers: every user's lines after their last reset (the reset lines dropped), and of
-    several lines of one (user, document) the last; Pearmut's tutorial, attention-check and goodbye pages left
-    out. In log order."""
+    """The entries that are answers, in log order.
+
+    Every user's lines after their last reset (the reset lines dropped), and of several lines of one (user, document)
+    the last; Pearmut's tutorial, attention-check and goodbye pages left out."""
     for entry in entries:
         if not is_log_object(entry.value):
             raise entry.error(display, "not a line of a Pearmut annotation log (expected an object with "
@@ -212,9 +226,11 @@ def answers(entries: list[Entry], display: str) -> list[Entry]:
 
 def read_pearmut_log(display: str, entries: list[Entry], n_segments: int | None = None,
                      outputs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(the ESA scores given ``seg, system, score``, the error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS`, the
-    rated outputs ``seg, system, rater``) of a Pearmut log's entries (:func:`sniff_log`); ``outputs`` (the loaded
-    set's ``hyps``) checks that each annotated output is the set's. Every problem names the file and the line."""
+    """The ESA scores, error rows and rated outputs of a Pearmut log's entries (:func:`sniff_log`).
+
+    Returns (the ESA scores given ``seg, system, score``, the error rows :data:`mtdiag.io.ratings.ERROR_COLUMNS`, the
+    rated outputs ``seg, system, rater``); ``outputs`` (the loaded set's ``hyps``) checks that each annotated output is
+    the set's. Every problem names the file and the line."""
     scores: dict[tuple[str, int, str], float] = {}  # ESA: the annotator's score
     rows: dict[str, list] = {column: [] for column in ERROR_COLUMNS}
     rated: list[tuple[str, int, str]] = []
@@ -295,12 +311,13 @@ SEVERITY_RANK = {"critical": 3, "major": 2, "minor": 1}  # the heaviest of overl
 
 
 def without_overlaps(spans: dict[str, list]) -> dict[str, list]:
-    """One annotator's spans of one output (columns ``start, end, severity, category``) with those that overlap —
-    share a character, or are omissions at one place — merged into their union, with the severity and category of
-    the heaviest of them (:data:`SEVERITY_RANK`; a tie: the first by start). Pearmut's page never lets a character
-    belong to two spans, so overlapping spans come from an edited log or another tool's pre-filled spans; counted
-    apart they would charge the same characters twice. Spans that only touch stay apart. In order of their start;
-    vectorised over the spans."""
+    """One annotator's spans of one output with those that overlap merged into their union.
+
+    The spans have columns ``start, end, severity, category``. Spans overlap when they share a character, or are
+    omissions at one place; their union takes the severity and category of the heaviest of them (:data:`SEVERITY_RANK`;
+    a tie: the first by start). Pearmut's page never lets a character belong to two spans, so overlapping spans come
+    from an edited log or another tool's pre-filled spans; counted apart they would charge the same characters twice.
+    Spans that only touch stay apart. In order of their start; vectorised over the spans."""
     n = len(spans["start"])
     if n < 2:
         return spans

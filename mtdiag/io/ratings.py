@@ -41,8 +41,9 @@ def spans_frame(rows: list[tuple]) -> pd.DataFrame:
 
 
 def error_rows_frame(rows: list[tuple] | dict[str, list]) -> pd.DataFrame:
-    """Error rows (:data:`ERROR_COLUMNS`) of ``rows``: one tuple each, or a list per column (``line`` -1 where a row
-    has none)."""
+    """Error rows (:data:`ERROR_COLUMNS`) of ``rows``: one tuple each, or a list per column.
+
+    ``line`` is -1 where a row has none."""
     if isinstance(rows, dict):
         return pd.DataFrame(rows, columns=ERROR_COLUMNS).astype({**{c: "int64" for c in _INTEGERS}, "scored": bool})
     if not rows:

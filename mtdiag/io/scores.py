@@ -60,8 +60,9 @@ def _direction(value: str, table: Table, line: int) -> bool:
 def read_metric_scores(source: Source, name: str | None = None, n_segments: int | None = None, *,
                        systems: list[str] | None = None, limits: Limits = DEFAULT_LIMITS
                        ) -> tuple[pd.DataFrame, tuple[ImportedMetricInfo, ...], list[str]]:
-    """(scores, metric infos, warnings): ``scores`` a long frame ``seg`` (0-based), ``system``, ``metric``,
-    ``score``; one :class:`~mtdiag.core.evalset.ImportedMetricInfo` per metric; warnings for assumed directions and
+    """(scores, one :class:`~mtdiag.core.evalset.ImportedMetricInfo` per metric, warnings) of a metric scores file.
+
+    ``scores``: a long frame ``seg`` (0-based), ``system``, ``metric``, ``score``; warnings for assumed directions and
     for systems that are not loaded (``systems``)."""
     table = parse_table(source, name, None, limits)
     lowered = [h.strip().lower() for h in table.header]
@@ -165,16 +166,18 @@ def with_metric_scores(evalset, source: Source, name: str | None = None, *, limi
 
 
 def comet_metric_name(checkpoint: Path) -> str:
-    """The imported metric's name for a checkpoint: its model folder (``…/MODEL/checkpoints/model.ckpt``), else
-    ``comet``."""
+    """The imported metric's name for a checkpoint: its model folder, else ``comet``.
+
+    The model folder is ``MODEL`` of ``…/MODEL/checkpoints/model.ckpt``."""
     if checkpoint.parent.name == "checkpoints" and checkpoint.parent.parent.name:
         return metric_key(checkpoint.parent.parent.name)
     return "comet"
 
 
 def with_comet_scores(evalset, checkpoint: str | Path, *, batch_size: int = 8, gpus: int = 0):
-    """``evalset`` with every system scored by the local COMET checkpoint ``checkpoint`` (see the module
-    docstring: never downloads; source and first reference; higher is better)."""
+    """``evalset`` with every system scored by the local COMET checkpoint ``checkpoint``.
+
+    See the module docstring: never downloads; source and first reference; higher is better."""
     path = Path(checkpoint)
     if not path.is_file():
         raise InputError(str(checkpoint), "no such COMET checkpoint file (mtdiag never downloads a model: give the "

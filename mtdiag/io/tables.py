@@ -27,8 +27,10 @@ def is_table_name(file_name: str) -> bool:
 
 def read_table(source: Source, name: str | None = None, *, fmt: str | None = None,
                limits: Limits = DEFAULT_LIMITS) -> pd.DataFrame:
-    """A TSV/CSV/JSONL file as a frame of strings (one column per header name, index 0..n-1), validated for
-    shape: every row has every column. ``fmt`` (``tsv``/``csv``/``jsonl``) defaults to the file extension."""
+    """A TSV/CSV/JSONL file as a frame of strings, one column per header name (index 0..n-1).
+
+    Validated for shape: every row has every column. ``fmt`` (``tsv``/``csv``/``jsonl``) defaults to the file
+    extension."""
     table = parse_table(source, name, fmt, limits)
     return pd.DataFrame(table.rows, columns=table.header, dtype=object)
 
@@ -153,9 +155,11 @@ def _text_column_index(table: Table, role: str) -> int:
 
 def read_text_column(source: Source, name: str | None = None, *, role: str = "system",
                      limits: Limits = DEFAULT_LIMITS) -> tuple[str, str, list[str], list[int]]:
-    """A TSV/CSV/JSONL file given where one text file is expected (a ``--ref``, ``--hyp`` or ``--src``, or an
-    entry of :func:`mtdiag.io.load_files`): its display name, the name of its one text column
-    (:func:`_text_column_index` says which), that column's segments and the file line of each segment."""
+    """A TSV/CSV/JSONL file given where one text file is expected, as its one text column.
+
+    Such a file is a ``--ref``, ``--hyp`` or ``--src``, or an entry of :func:`mtdiag.io.load_files`. Returns its display
+    name, the name of its one text column (:func:`_text_column_index` says which), that column's segments and the file
+    line of each segment."""
     table = parse_table(source, name, None, limits)
     index = _text_column_index(table, role)
     return table.name, table.header[index], table.column(index), table.lines

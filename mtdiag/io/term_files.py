@@ -37,8 +37,9 @@ def read_term_file(source: Source, name: str | None = None, *, limits: Limits = 
 
 
 def folder_term_files(folder: Path, *, limits: Limits = DEFAULT_LIMITS) -> list[term_inputs.TermFile]:
-    """``terms.tsv`` when the folder has one, else every ``glossary*.tsv`` (sorted), else none (tags in
-    ``src.annotated.txt``/``ref*.annotated.txt`` are read by :func:`mtdiag.io.load_folder`)."""
+    """The term files of a folder: ``terms.tsv`` when it has one, else every ``glossary*.tsv`` (sorted), else none.
+
+    Tags in ``src.annotated.txt``/``ref*.annotated.txt`` are read by :func:`mtdiag.io.load_folder`."""
     if (folder / TERMS_FILE).is_file():
         return [read_term_file(folder / TERMS_FILE, TERMS_FILE, limits=limits)]
     return [read_term_file(p, p.name, limits=limits) for p in sorted(folder.glob("glossary*.tsv"))]

@@ -58,6 +58,7 @@ class TermTag:
 
 
 def empty_terms() -> pd.DataFrame:
+    """An empty frame of term occurrences (:data:`TERM_COLUMNS`)."""
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "seg" else "object") for c in TERM_COLUMNS})
 
 
@@ -142,6 +143,7 @@ def _column(header: list[str], role: str) -> int | None:
 
 
 def is_glossary_header(header: list[str]) -> bool:
+    """Whether a header is a glossary's: ``source`` and ``target`` columns, and no ``seg_id``."""
     lowered = {h.strip().lower() for h in header}
     return {"source", "target"} <= lowered and _column(header, "seg_id") is None
 
@@ -227,9 +229,11 @@ def _stem_equal(term_token: str, src_token: str) -> bool:
 
 
 def find_source_term(src_tokens: list[str], term_tokens: list[str]) -> list[tuple[int, int]]:
-    """Where a source term is in a source (lower-cased tokens): its exact matches (:func:`find_matches`), else the
-    leftmost non-overlapping spans whose every token stem-matches the term's (:func:`_stem_equal`) — a term list
-    may give the source term as a lemma (``infection`` for ``infections``). Empty when neither finds it."""
+    """Where a source term is in a source (lower-cased tokens): the spans of its matches.
+
+    Its exact matches (:func:`find_matches`), else the leftmost non-overlapping spans whose every token stem-matches the
+    term's (:func:`_stem_equal`) — a term list may give the source term as a lemma (``infection`` for ``infections``).
+    Empty when neither finds it."""
     exact = find_matches(src_tokens, [term_tokens])
     if exact or not term_tokens:
         return exact
@@ -298,9 +302,11 @@ class TermFile:
 
 def build_terms(src_lines: list[str] | None, ref_lines: list[str], lang_pair: str | None,
                 files: list[TermFile], warnings: list[str] | None = None) -> pd.DataFrame:
-    """Term occurrences from term files: terms TSVs are read as they are (their source terms located in the source
-    when there is one; the unlocated counted in one warning per file, appended to ``warnings``); glossary TSVs are
-    matched against source and first reference (several glossaries are pooled)."""
+    """Term occurrences from term files: terms TSVs as they are, glossary TSVs matched against the texts.
+
+    Terms TSVs are read as they are (their source terms located in the source when there is one; the unlocated counted
+    in one warning per file, appended to ``warnings``); glossary TSVs are matched against source and first reference
+    (several glossaries are pooled)."""
     src_lang, tgt_lang = (lang_pair.split("-", 1) if lang_pair and "-" in lang_pair else (None, None))
     src_tokenize, tgt_tokenize = _lowered_tokens(src_lang), _lowered_tokens(tgt_lang)
     # the source is tokenised only when a term file needs it (at 1M lines the token lists are the loading peak)

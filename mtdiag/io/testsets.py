@@ -62,10 +62,11 @@ def _inner_name(display: str) -> str:
 
 def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS,
                     markup: bool = False, delimiter: bytes | None = None) -> tuple[bytes, str]:
-    """The bytes of a file, inflated when its name ends in ``.gz``, and its display name; counted while they are
-    read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines, for ``markup`` tags, for a table's
-    ``delimiter`` its header cells), so a small compressed file that would expand past a limit is refused as soon
-    as it does."""
+    """The bytes of a file, inflated when its name ends in ``.gz``, and its display name.
+
+    The bytes are counted while they are read or inflated (:func:`mtdiag.io.text.read_counted`: bytes, lines, for
+    ``markup`` tags, for a table's ``delimiter`` its header cells), so a small compressed file that would expand past a
+    limit is refused as soon as it does."""
     display = name or unpack(source, "input")[1]
     data, display, _ = read_counted(source, display, limits, markup=markup, delimiter=delimiter,
                                     inflate=display.lower().endswith(".gz"))
@@ -74,9 +75,11 @@ def read_maybe_gzip(source: Source, name: str | None = None, *, limits: Limits =
 
 def load_testset(path: str | os.PathLike[str] | tuple[str, bytes], *, limits: Limits = DEFAULT_LIMITS,
                  layout: LayoutChoice | None = None) -> EvalSet:
-    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``). A
-    year's folder of WMT's mt-metrics-eval layout, or a ``.zip``/``.tar.gz`` of one, is one language pair of it (:func:`mtdiag.io.mtme.load_mtme`; ``layout`` chooses
-    the pair, the human score, the references and the human outputs included)."""
+    """A whole test set from a folder, a WMT XML file, an SGML file, or a TSV/CSV/JSONL table (any ``.gz``).
+
+    A year's folder of WMT's mt-metrics-eval layout, or a ``.zip``/``.tar.gz`` of one, is one language pair of it
+    (:func:`mtdiag.io.mtme.load_mtme`; ``layout`` chooses the pair, the human score, the references and the human
+    outputs included)."""
     name = path[0] if isinstance(path, tuple) else str(path)
     if is_archive_name(name) or (not isinstance(path, tuple) and is_layout_folder(path)):
         return load_mtme(open_layout(path, limits=limits), layout or LayoutChoice(), limits=limits)
@@ -117,10 +120,11 @@ _NAMED = {"xml": re.compile(rb"<hyp\b[^>]*?\bsystem\s*=\s*[\"']([^\"']*)"),
 
 
 def testset_shape(display: str, data: bytes) -> tuple[int, int]:
-    """Upper bounds of (segments, systems) of the test set in ``data`` (a test-set file named ``display``, inflated),
-    read from its bytes without parsing it — counting is C (``bytes.count``, one regular-expression scan): a table's
-    lines and header columns, or an XML/SGML file's ``<seg`` elements and distinct system names. What the dashboard
-    judges an upload's memory by before it is parsed (:func:`mtdiag.ui.state.testset_over_budget`)."""
+    """Upper bounds of (segments, systems) of the test set in ``data``, read from its bytes without parsing it.
+
+    ``data`` is a test-set file named ``display``, inflated. Counting is C (``bytes.count``, one regular-expression
+    scan): a table's lines and header columns, or an XML/SGML file's ``<seg`` elements and distinct system names. What
+    the dashboard judges an upload's memory by before it is parsed (:func:`mtdiag.ui.state.testset_over_budget`)."""
     kind = _inner_name(Path(display).name).lower()
     if kind.endswith(XML_SUFFIXES + SGML_SUFFIXES):
         systems = len(set(_NAMED["xml" if kind.endswith(XML_SUFFIXES) else "sgml"].findall(data))) or 1

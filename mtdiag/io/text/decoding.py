@@ -161,10 +161,11 @@ def blank_mask(values: Sequence[str]) -> np.ndarray:
 
 
 def read_segments(data: bytes, name: str, *, allow_blank: bool = False) -> Lines:
-    """The segments of a file's bytes, as :func:`split_lines` of :func:`decode_text` gives them (same rules, same
-    errors), built without a Python ``str`` per line: a UTF-8 body is validated and split by Arrow, so the decoded
-    text never exists as one Python string; only a UTF-16 file (or invalid UTF-8, to name the bad byte) is decoded
-    by Python first. The file's bytes can be dropped as soon as this returns."""
+    """The segments of a file's bytes, as :func:`split_lines` of :func:`decode_text` gives them.
+
+    Same rules, same errors, built without a Python ``str`` per line: a UTF-8 body is validated and split by Arrow, so
+    the decoded text never exists as one Python string; only a UTF-16 file (or invalid UTF-8, to name the bad byte) is
+    decoded by Python first. The file's bytes can be dropped as soon as this returns."""
     codec, bom_length = "utf-8", 0
     for bom, bom_codec in _BOMS:
         if data.startswith(bom):

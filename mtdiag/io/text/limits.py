@@ -46,10 +46,11 @@ class Limits:
 
     @classmethod
     def from_environment(cls, environ: "Mapping[str, str] | None" = None, **given: int | None) -> "Limits":
-        """The default limits, each replaced by its environment variable when set (``MTDIAG_MAX_ROWS`` …,
-        :data:`LIMIT_SETTINGS`), then by ``given`` values that are not None (command-line flags, already in the
-        limit's own unit: bytes, lines, cells, characters). A variable that is not a positive whole number is a
-        ``ValueError`` naming it."""
+        """The default limits, each replaced by its environment variable when set, then by ``given`` values.
+
+        The variables are ``MTDIAG_MAX_ROWS`` … (:data:`LIMIT_SETTINGS`); the ``given`` values that are not None replace
+        them (command-line flags, already in the limit's own unit: bytes, lines, cells, characters). A variable that is
+        not a positive whole number is a ``ValueError`` naming it."""
         environ = os.environ if environ is None else environ
         values: dict[str, int] = {}
         for field_name, (_, variable, unit) in LIMIT_SETTINGS.items():

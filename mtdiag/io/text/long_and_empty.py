@@ -24,11 +24,12 @@ def segment_warnings(name: str, values: list[str], line_numbers: list[int] | Non
 
 def column_warnings(name: str, columns: Sequence[str], cells: Sequence[str], line_numbers: Sequence[int],
                     limits: Limits) -> list[str]:
-    """:func:`segment_warnings` of every column of a table at once: ``cells`` holds the rows one after the other
-    (``len(columns)`` cells each, the row of line ``line_numbers[i]``), measured by Arrow in one pass — no work per
-    column but for the columns that have something to say (a one-row table of 1,000 columns took 1–2.5 ms per
-    column). Up to :data:`SHOWN_NAMES` columns get their own lines; more columns with empty or long
-    values get one line per kind, naming the first ten."""
+    """:func:`segment_warnings` of every column of a table at once.
+
+    ``cells`` holds the rows one after the other (``len(columns)`` cells each, the row of line ``line_numbers[i]``),
+    measured by Arrow in one pass — no work per column but for the columns that have something to say (a one-row table
+    of 1,000 columns took 1–2.5 ms per column). Up to :data:`SHOWN_NAMES` columns get their own lines; more columns with
+    empty or long values get one line per kind, naming the first ten."""
     width = len(columns)
     if not width or not len(cells):
         return []

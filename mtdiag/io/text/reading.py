@@ -89,10 +89,11 @@ def _check_size(size: int, display: str, limits: Limits) -> None:
 
 
 class WorkCounter:
-    """Counts a file's bytes, lines, (for XML and SGML, ``markup``) tags and (for a table, given its ``delimiter``)
-    the cells of its header line as its bytes arrive — all of them at once for a plain file, chunk by chunk while a
-    ``.gz`` inflates — and refuses at the first limit passed, before anything is parsed (:class:`Limits`).
-    Counting is C: ``bytes.count`` per chunk."""
+    """Counts a file's bytes, lines, tags and header cells as its bytes arrive, refusing at the first limit passed.
+
+    Tags are counted for XML and SGML (``markup``), the cells of its header line for a table (given its ``delimiter``);
+    all of them at once for a plain file, chunk by chunk while a ``.gz`` inflates. The limits (:class:`Limits`) are
+    checked before anything is parsed. Counting is C: ``bytes.count`` per chunk."""
 
     def __init__(self, display: str, limits: Limits, *, markup: bool = False, delimiter: bytes | None = None) -> None:
         self.display, self.limits, self.markup, self.delimiter = display, limits, markup, delimiter
@@ -101,6 +102,7 @@ class WorkCounter:
         self._ends_line = True
 
     def add(self, chunk: bytes, *, inflated: bool = False) -> None:
+        """Count one chunk of the file's bytes (``inflated``: from a ``.gz``); an :class:`InputError` past a limit."""
         limits = self.limits
         self.bytes += len(chunk)
         if inflated and self.bytes > limits.max_file_bytes:
@@ -160,13 +162,14 @@ def _after_padding(view: memoryview, position: int) -> int:
 
 
 def inflate_counted(data: bytes, counter: WorkCounter) -> bytes:
-    """The inflated bytes of gzip ``data`` (every member), counted by ``counter`` one chunk of at most 1 MiB at a
-    time: a file that inflates past a limit is refused as soon as it does, never inflated whole to be measured.
+    """The inflated bytes of gzip ``data`` (every member), counted by ``counter`` one chunk of at most 1 MiB at a time.
 
-    Linear in the compressed bytes: the input is handed to zlib in windows of 16 KiB from a ``memoryview`` (zlib
-    copies what a call leaves over — ``unconsumed_tail``, ``unused_data`` — so a call given the whole rest of the
-    file copied it at every member: quadratic in the members), and zero padding is skipped a window at a time.
-    Members are counted: more than one per :data:`MEMBER_BYTES` of the file-size limit is refused."""
+    A file that inflates past a limit is refused as soon as it does, never inflated whole to be measured.
+
+    Linear in the compressed bytes: the input is handed to zlib in windows of 16 KiB from a ``memoryview`` (zlib copies
+    what a call leaves over — ``unconsumed_tail``, ``unused_data`` — so a call given the whole rest of the file copied
+    it at every member: quadratic in the members), and zero padding is skipped a window at a time. Members are counted:
+    more than one per :data:`MEMBER_BYTES` of the file-size limit is refused."""
     limits = counter.limits
     max_members = max(1, limits.max_file_bytes // MEMBER_BYTES)
     parts: list[bytes] = []
@@ -201,9 +204,10 @@ def inflate_counted(data: bytes, counter: WorkCounter) -> bytes:
 
 def read_counted(source: Source, name: str | None, limits: Limits, fallback: str = "input", *,
                  markup: bool = False, delimiter: bytes | None = None, inflate: bool = False) -> tuple[bytes, str, int]:
-    """The bytes of a source (inflated when ``inflate``), its display name and its number of lines, refused before
-    any parsing when they pass a limit (:class:`WorkCounter`; the compressed bytes count against the file-size
-    limit too)."""
+    """The bytes of a source (inflated when ``inflate``), its display name and its number of lines.
+
+    They are refused before any parsing when they pass a limit (:class:`WorkCounter`; the compressed bytes count against
+    the file-size limit too)."""
     data, display = _read_bytes(source, name, limits, fallback)
     counter = WorkCounter(display, limits, markup=markup, delimiter=delimiter)
     if inflate:
@@ -214,8 +218,9 @@ def read_counted(source: Source, name: str | None, limits: Limits, fallback: str
 
 def check_segment_chars(values: Sequence[str], display: str, limits: Limits,
                         line_numbers: Sequence[int] | None = None, column: str | None = None) -> None:
-    """Refuse a segment (or table cell) over ``limits.max_segment_chars`` characters, naming its line (lengths from
-    Arrow: no Python loop)."""
+    """Refuse a segment (or table cell) over ``limits.max_segment_chars`` characters, naming its line.
+
+    Lengths come from Arrow: no Python loop."""
     if not len(values):
         return
     lengths = pc.utf8_length(pa.array(as_lines(values))).to_numpy(zero_copy_only=False)

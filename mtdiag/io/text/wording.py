@@ -18,8 +18,10 @@ SHOWN_NAMES = 10
 
 
 def quote_names(values: Iterable[str], total: int | None = None) -> str:
-    """``a, b, c`` (empty names shown as ``""``); of more than ten (or of ``total`` names, when ``values`` holds
-    only the first), the first ten and ``… N in all``: a message stays short whatever the file holds."""
+    """``a, b, c``: names listed for a message, at most ten (empty names shown as ``""``).
+
+    Of more than ten (or of ``total`` names, when ``values`` holds only the first), the first ten and ``… N in all``: a
+    message stays short whatever the file holds."""
     values = list(values)
     total = len(values) if total is None else total
     shown = ", ".join(v if v else '""' for v in values[:SHOWN_NAMES]) or "none"
@@ -42,6 +44,7 @@ def plural(count: int, noun: str) -> str:
 
 
 def is_number(value: str) -> bool:
+    """Whether ``value`` parses as a Python ``float``."""
     try:
         float(value)
     except ValueError:
