@@ -60,8 +60,9 @@ def _errors(evalset, level: str) -> pd.DataFrame:
 
 
 def rated_outputs(evalset) -> pd.DataFrame:
-    """``system, seg, raters``: every rated output of a loaded system and how many raters rated it (see the module
-    docstring for where they come from)."""
+    """``system, seg, raters``: every rated output of a loaded system and how many raters rated it.
+
+    See the module docstring for where they come from."""
     systems = evalset.systems
     if evalset.rated is not None and len(evalset.rated):
         rated = evalset.rated[evalset.rated["system"].isin(systems)].drop_duplicates()
@@ -125,8 +126,9 @@ def rater_table(evalset) -> pd.DataFrame:
 
 
 def per_segment_counts(evalset, level: str = "full") -> tuple[pd.DataFrame, list[str]]:
-    """The per-segment error count of each category (averaged over the output's raters): a frame indexed by
-    ``(system, seg)`` over every rated output, one column per category (sorted)."""
+    """The per-segment error count of each category, averaged over the output's raters.
+
+    A frame indexed by ``(system, seg)`` over every rated output, one column per category (sorted)."""
     errors = _errors(evalset, level)
     rated = rated_outputs(evalset).set_index(["system", "seg"])
     categories = sorted(set(errors["category"]), key=str.casefold)
@@ -137,9 +139,11 @@ def per_segment_counts(evalset, level: str = "full") -> tuple[pd.DataFrame, list
 
 
 def category_significance(evalset, level: str = "top", alpha: float = ALPHA) -> pd.DataFrame:
-    """Per category and pair of systems: ``segments`` (rated for both), ``mean_a``/``mean_b`` (errors per segment),
-    ``delta`` (a − b), the exact paired permutation ``p`` (:func:`sign_flip_p`), ``p_holm`` (Holm over every test)
-    and ``significant`` (``p_holm < alpha``); ``attrs``: ``test``, ``tests``, ``correction``, ``alpha``, ``level``."""
+    """Per category and pair of systems, whether their error counts differ significantly (Holm-corrected).
+
+    Columns ``segments`` (rated for both), ``mean_a``/``mean_b`` (errors per segment), ``delta`` (a − b), the exact
+    paired permutation ``p`` (:func:`sign_flip_p`), ``p_holm`` (Holm over every test) and ``significant`` (``p_holm <
+    alpha``); ``attrs``: ``test``, ``tests``, ``correction``, ``alpha``, ``level``."""
     counts, categories = per_segment_counts(evalset, level)
     systems = [s for s in evalset.systems if s in counts.index.get_level_values("system")]
     rows = []
@@ -184,14 +188,15 @@ def _binomial_half(m: int) -> np.ndarray:
 
 
 def sign_flip_p(diff: np.ndarray) -> float:
-    """Two-sided p-value of the exact paired permutation test of ``mean(diff)`` (Fisher 1935; Pitman 1937): under the
-    null hypothesis each segment's two counts are exchangeable, so each difference keeps or flips its sign with
-    probability 1/2 independently, and p is the share of the 2^n sign patterns whose ``|sum|`` reaches the observed
-    one. It is what approximate randomisation (Noreen 1989) estimates by sampling, computed exactly: the differences
-    are whole numbers once scaled (:func:`_common_scale`), so the distribution of the sum is a convolution of
-    binomials, one per distinct difference — no sampling, no seed and no floor of ``1/(T+1)`` on p, which matters
-    once Holm multiplies it by hundreds of tests. Differences that no small scale makes whole (never the case for
-    error counts) fall back to the normal approximation of the same permutation distribution."""
+    """Two-sided p-value of the exact paired permutation test of ``mean(diff)`` (Fisher 1935; Pitman 1937).
+
+    Under the null hypothesis each segment's two counts are exchangeable, so each difference keeps or flips its sign
+    with probability 1/2 independently, and p is the share of the 2^n sign patterns whose ``|sum|`` reaches the observed
+    one. It is what approximate randomisation (Noreen 1989) estimates by sampling, computed exactly: the differences are
+    whole numbers once scaled (:func:`_common_scale`), so the distribution of the sum is a convolution of binomials, one
+    per distinct difference — no sampling, no seed and no floor of ``1/(T+1)`` on p, which matters once Holm multiplies
+    it by hundreds of tests. Differences that no small scale makes whole (never the case for error counts) fall back to
+    the normal approximation of the same permutation distribution."""
     diff = np.asarray(diff, dtype=float)
     diff = diff[diff != 0]
     if not len(diff):

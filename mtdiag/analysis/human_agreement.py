@@ -52,16 +52,20 @@ def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def rated_segments(report: Report, human: pd.DataFrame) -> pd.DataFrame:
-    """The rated (system, seg) pairs of the report's systems: index ``(system, seg)``, column ``human`` and one
-    column per metric (metric scores as computed, not sign-flipped)."""
+    """The rated (system, seg) pairs of the report's systems, with their human and metric scores.
+
+    Index ``(system, seg)``, column ``human`` and one column per metric (metric scores as computed, not
+    sign-flipped)."""
     rated = human[human["system"].isin(report.evalset.systems)]
     rated = rated.set_index(["system", "seg"])["score"].rename("human")
     return report.segments.join(rated, how="inner")
 
 
 def human_system_scores(human: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
-    """Per system (every rated name, references included): ``mean`` human score over its rated segments and
-    ``n_rated``; sorted best first, ties by name."""
+    """The mean human score of every rated system over its rated segments, best first.
+
+    Per system (every rated name, references included): ``mean`` human score over its rated segments and ``n_rated``;
+    sorted best first, ties by name."""
     grouped = human.groupby("system")["score"]
     table = pd.DataFrame({"mean": grouped.mean(), "n_rated": grouped.size().astype("int64")})
     table = table.reset_index().sort_values(["mean", "system"], ascending=[not higher_is_better, True])
@@ -69,9 +73,10 @@ def human_system_scores(human: pd.DataFrame, higher_is_better: bool = True) -> p
 
 
 def mqm_system_ranking(human: pd.DataFrame) -> pd.DataFrame:
-    """The MQM system ranking as the WMT21 MQM tables publish it (Freitag et al. 2021): per system the mean MQM
-    score over its rated segments, reported as the positive penalty ``mqm = −mean`` (lower is better), best
-    first. Columns ``mqm``, ``mean``, ``n_rated``, ``rank`` (1 = best)."""
+    """The MQM system ranking as the WMT21 MQM tables publish it (Freitag et al. 2021).
+
+    Per system the mean MQM score over its rated segments, reported as the positive penalty ``mqm = −mean`` (lower is
+    better), best first. Columns ``mqm``, ``mean``, ``n_rated``, ``rank`` (1 = best)."""
     table = human_system_scores(human, higher_is_better=True)
     table.insert(0, "mqm", -table["mean"] + 0.0)
     table["rank"] = np.arange(1, len(table) + 1)
@@ -109,8 +114,10 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
 
 
 def human_ranking(report: Report) -> pd.DataFrame:
-    """The systems ranked by their mean human score (best first): ``human`` (the mean, as the Overview and Segments
-    tables name a human score), ``n_rated`` and ``rank`` from 1."""
+    """The systems ranked by their mean human score (best first).
+
+    Columns ``human`` (the mean, as the Overview and Segments tables name a human score), ``n_rated`` and ``rank`` from
+    1."""
     table = human_system_scores(report.evalset.human).rename(columns={"mean": "human"})
     table["rank"] = range(1, len(table) + 1)
     return table

@@ -54,10 +54,12 @@ class LikenessCounts:
 
 @dataclass(frozen=True)
 class OrangeKing:
-    """ORANGE and KING of every metric (§2.2). ``table``: index ``metric``, columns ``orange``, ``king``,
-    ``n_comparisons``, ``n_cases``, ``tie_share`` (ties count for the human: a metric that often gives human and
-    system the same score — OTEM is 0 on most segments — gets a high KING from ties alone); ``segments``: index ``seg``, one column per metric, the share of held-out
-    references of the segment for which KING holds."""
+    """ORANGE and KING of every metric (§2.2).
+
+    ``table``: index ``metric``, columns ``orange``, ``king``, ``n_comparisons``, ``n_cases``, ``tie_share`` (ties count
+    for the human: a metric that often gives human and system the same score — OTEM is 0 on most segments — gets a high
+    KING from ties alone); ``segments``: index ``seg``, one column per metric, the share of held-out references of the
+    segment for which KING holds."""
 
     table: pd.DataFrame
     segments: pd.DataFrame
@@ -65,11 +67,12 @@ class OrangeKing:
 
 
 def plain_words(table: pd.DataFrame, n_systems: int, within=None) -> list[str]:
-    """One sentence per metric of an ORANGE/KING ``table`` saying what its numbers mean against chance (Amigó et
-    al. 2006 §2.2: a random metric has ORANGE 0.5 and KING 1/|A|): above chance, the metric can tell a human
-    translation from system output; at or below it, it cannot — below 0.5 it even prefers system output, so it
-    must not be used to judge how human-like a system is. Imported metrics are named through ``within`` (the set
-    or report)."""
+    """One sentence per metric of an ORANGE/KING ``table`` saying what its numbers mean against chance.
+
+    Chance is Amigó et al. 2006 §2.2's random metric, with ORANGE 0.5 and KING 1/|A|. Above chance, the metric can tell
+    a human translation from system output; at or below it, it cannot — below 0.5 it even prefers system output, so it
+    must not be used to judge how human-like a system is. Imported metrics are named through ``within`` (the set or
+    report)."""
     chance_king = 1 / max(n_systems, 1)
     sentences = []
     for metric, row in table.iterrows():
@@ -93,8 +96,10 @@ def plain_words(table: pd.DataFrame, n_systems: int, within=None) -> list[str]:
 
 @dataclass(frozen=True)
 class Queen:
-    """QUEEN of every system over a metric set (§3.1). ``systems``: QUEEN per system (the probability over all
-    segments and triples); ``segments``: index ``seg``, one column per system."""
+    """QUEEN of every system over a metric set (§3.1).
+
+    ``systems``: QUEEN per system (the probability over all segments and triples); ``segments``: index ``seg``, one
+    column per system."""
 
     metrics: tuple[str, ...]
     pooled: bool
@@ -105,8 +110,10 @@ class Queen:
 
 @dataclass(frozen=True)
 class MetricSelection:
-    """The greedy metric-set search of §3.3. ``steps``: one row per metric in rank order — ``metric``,
-    ``king_alone`` (KING({x})), ``king_with`` (KING of the set so far plus x), ``added``."""
+    """The greedy metric-set search of §3.3.
+
+    ``steps``: one row per metric in rank order — ``metric``, ``king_alone`` (KING({x})), ``king_with`` (KING of the set
+    so far plus x), ``added``."""
 
     selected: tuple[str, ...]
     king: float
@@ -217,11 +224,11 @@ def queen_values(cand: np.ndarray, between: np.ndarray, pool: bool = False) -> n
 
 
 def king_of_set(pairs: np.ndarray, n_systems: int, pool: bool) -> LikenessCounts:
-    """KING (and ORANGE) of a metric set X with QUEEN as the similarity (Amigó et al. 2006 §3.3):
+    """KING (and ORANGE) of a metric set X with QUEEN as the similarity (Amigó et al. 2006 §3.3).
+
     ``P(r ∈ R, ∀a: QUEEN_{X,R−{r}}(r) ≥ QUEEN_{X,R−{r}}(a))``.
 
-    ``pairs[x, s, c, r]`` = x(c, r) for candidates c = the systems, then the references (NaN where c is r).
-    """
+    ``pairs[x, s, c, r]`` = x(c, r) for candidates c = the systems, then the references (NaN where c is r)."""
     _, n_seg, _, m = pairs.shape
     human = np.full((n_seg, m), np.nan)
     systems = np.full((n_seg, m, n_systems), np.nan)
@@ -238,8 +245,9 @@ def king_of_set(pairs: np.ndarray, n_systems: int, pool: bool) -> LikenessCounts
 
 
 def likeness_metrics(evalset: EvalSet) -> tuple[str, ...]:
-    """The segment-level metrics with a direction these inputs allow (term metrics only with terms; the set's
-    imported metrics too)."""
+    """The segment-level metrics with a direction these inputs allow.
+
+    Term metrics only with terms; the set's imported metrics too."""
     classes = metric_classes(evalset)
     return tuple(m for m in available_metrics(evalset)
                  if classes[m].info.segment_level and classes[m].info.has_direction)
@@ -267,10 +275,12 @@ class LikenessScores:
 
     @property
     def systems(self) -> list[str]:
+        """The set's systems."""
         return self.evalset.systems
 
     @property
     def refs(self) -> list[str]:
+        """The names of the set's references."""
         return self.evalset.ref_names
 
     @cached_property
@@ -308,8 +318,10 @@ class LikenessScores:
 
     @cached_property
     def pairs(self) -> dict[str, np.ndarray]:
-        """Per metric, (n_seg, n_systems + n_refs, n_refs): x(c, r) against the single reference r, for the
-        systems then the references as candidates (NaN where the candidate is r itself)."""
+        """Per metric, x(c, r) of every candidate c against each single reference r.
+
+        An array (n_seg, n_systems + n_refs, n_refs), for the systems then the references as candidates (NaN where the
+        candidate is r itself)."""
         n_seg, n_sys, m = self.evalset.n_segments, len(self.systems), len(self.refs)
         out = {x: np.full((n_seg, n_sys + m, m), np.nan) for x in self.metrics}
         for j, ref in enumerate(self.refs):
@@ -324,8 +336,10 @@ class LikenessScores:
 
 
 def likeness_scores(evalset: EvalSet, metrics: Sequence[str] | None = None, options: Options = Options()) -> LikenessScores:
-    """Prepare the similarity scores of ``metrics`` (default: every segment-level metric the inputs allow) for
-    ORANGE, KING and QUEEN (Amigó et al. 2006 §2.2, §3.1). Nothing is computed until a measure asks for it."""
+    """Prepare the similarity scores of ``metrics`` for ORANGE, KING and QUEEN (Amigó et al. 2006 §2.2, §3.1).
+
+    ``metrics`` defaults to every segment-level metric the inputs allow. Nothing is computed until a measure asks for
+    it."""
     allowed = likeness_metrics(evalset)
     chosen = tuple(metrics) if metrics is not None else allowed
     for m in chosen:
@@ -348,8 +362,9 @@ def _too_few(n_refs: int, needed: int, what: str) -> str:
 
 
 def orange_king(scores: LikenessScores) -> OrangeKing:
-    """ORANGE and KING of every metric of ``scores`` (Amigó et al. 2006 §2.2): each reference r is held out in
-    turn and compared, against the other references R−{r}, with every system."""
+    """ORANGE and KING of every metric of ``scores`` (Amigó et al. 2006 §2.2).
+
+    Each reference r is held out in turn and compared, against the other references R−{r}, with every system."""
     columns = ["orange", "king", "n_comparisons", "n_cases", "tie_share"]
     index = pd.RangeIndex(scores.evalset.n_segments, name="seg")
     if len(scores.refs) < 2:
@@ -369,10 +384,11 @@ def orange_king(scores: LikenessScores) -> OrangeKing:
 
 
 def queen(scores: LikenessScores, metrics: Sequence[str] | None = None, pool: bool = False) -> Queen:
-    """QUEEN_X(a) of every system (Amigó et al. 2006 §3.1) over the metric set X = ``metrics`` (default: the
-    metrics of ``scores``): the share of ordered triples ⟨r, r', r''⟩ of distinct references where
-    x(a, r) ≥ x(r', r'') for every x ∈ X. ``pool``: compare with the reference pairs of every segment (the paper's
-    choice with three references) instead of the segment's own."""
+    """QUEEN_X(a) of every system (Amigó et al. 2006 §3.1) over the metric set X = ``metrics``.
+
+    ``metrics`` defaults to the metrics of ``scores``. QUEEN is the share of ordered triples ⟨r, r', r''⟩ of distinct
+    references where x(a, r) ≥ x(r', r'') for every x ∈ X. ``pool``: compare with the reference pairs of every segment
+    (the paper's choice with three references) instead of the segment's own."""
     chosen = tuple(metrics) if metrics is not None else scores.metrics
     index = pd.RangeIndex(scores.evalset.n_segments, name="seg")
     if len(scores.refs) < 3:
@@ -424,10 +440,11 @@ def select_metrics(scores: LikenessScores, pool: bool | None = None) -> MetricSe
 
 
 def greedy_metric_set(pairs: dict[str, np.ndarray], n_systems: int, pool: bool):
-    """Amigó et al. 2006 §3.3's greedy heuristic over ``pairs`` (metric -> x(c, r) as in :func:`king_of_set`):
-    rank by KING({x}) (descending; ties keep the given order), start with the first, add each next metric iff
-    KING(X) strictly increases. Returns (selected, LikenessCounts of the set, steps as rows
-    ``[metric, king_alone, king_with, added]``)."""
+    """Amigó et al. 2006 §3.3's greedy heuristic over ``pairs`` (metric -> x(c, r) as in :func:`king_of_set`).
+
+    Rank by KING({x}) (descending; ties keep the given order), start with the first, add each next metric iff KING(X)
+    strictly increases. Returns (selected, LikenessCounts of the set, steps as rows ``[metric, king_alone, king_with,
+    added]``)."""
     def king(metrics: list[str]) -> LikenessCounts:
         return king_of_set(np.stack([pairs[m] for m in metrics]), n_systems, pool)
 

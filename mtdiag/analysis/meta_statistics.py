@@ -35,8 +35,10 @@ def _items(h: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def segment_sums(h: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Per segment the sums Pearson's r needs over its items (``N × 6``: count, Σh, Σm, Σh², Σm², Σhm), each
-    side centred on its mean over all items first (r does not change; the sums lose no precision to large means)."""
+    """Per segment the sums Pearson's r needs over its items (``N × 6``: count, Σh, Σm, Σh², Σm², Σhm).
+
+    Each side is centred on its mean over all items first (r does not change; the sums lose no precision to large
+    means)."""
     items = _items(h, m)
     if not items.any():
         return np.zeros((h.shape[1], SUMS))
@@ -47,8 +49,10 @@ def segment_sums(h: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def pearson_from_sums(totals: np.ndarray) -> np.ndarray:
-    """Pearson's r from summed ``(..., 6)`` statistics (:func:`segment_sums`); NaN with fewer than two items or a
-    constant side (as mt-metrics-eval, which forces NaN where scipy would return a number)."""
+    """Pearson's r from summed ``(..., 6)`` statistics (:func:`segment_sums`).
+
+    NaN with fewer than two items or a constant side (as mt-metrics-eval, which forces NaN where scipy would return a
+    number)."""
     n, sh, sm, shh, smm, shm = np.moveaxis(totals, -1, 0)
     vh, vm = n * shh - sh * sh, n * smm - sm * sm
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -59,8 +63,9 @@ def pearson_from_sums(totals: np.ndarray) -> np.ndarray:
 
 
 def segment_pearson(weights: np.ndarray, sums: np.ndarray) -> np.ndarray:
-    """Pooled Pearson's r under each row of ``weights`` (``R × N``) from :func:`segment_sums` (``N × 6``, or
-    ``N × M × 6`` for every metric in one product: ``R × M``)."""
+    """Pooled Pearson's r under each row of ``weights`` (``R × N``) from :func:`segment_sums`.
+
+    The sums are ``N × 6``, or ``N × M × 6`` for every metric in one product (then the result is ``R × M``)."""
     return pearson_from_sums(np.tensordot(weights, sums, axes=1))
 
 
@@ -70,15 +75,19 @@ def system_pairs(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def human_pairs(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The pairs of systems of every segment, human side (computed once for every metric): the pair indices
-    ``a``, ``b``, the human differences ``h[a] - h[b]`` (``P × N``) and where both are rated."""
+    """The pairs of systems of every segment, human side (computed once for every metric).
+
+    Returns the pair indices ``a``, ``b``, the human differences ``h[a] - h[b]`` (``P × N``) and where both are
+    rated."""
     a, b = system_pairs(h.shape[0])
     return a, b, h[a] - h[b], np.isfinite(h[a]) & np.isfinite(h[b])
 
 
 def within_segment_counts(pairs: tuple, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per segment (``N``): the credit the metric earns on the pairs of systems the humans tell apart (1 when it
-    orders the pair as they do, ½ when it ties it), and the number of those pairs (``pairs``: :func:`human_pairs`)."""
+    """Per segment (``N``): the metric's credit on the pairs of systems the humans tell apart, and their number.
+
+    The credit is 1 for a pair the metric orders as the humans do, ½ for one it ties (``pairs``:
+    :func:`human_pairs`)."""
     a, b, dh, rated = pairs
     dm = m[a] - m[b]
     counted = rated & np.isfinite(dm) & (dh != 0)
@@ -87,9 +96,10 @@ def within_segment_counts(pairs: tuple, m: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def weighted_mean_accuracy(weights: np.ndarray, credit: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """The mean over segments with pairs of each segment's accuracy (credit / pairs), under each row of
-    ``weights`` (``R × N``); ``credit`` and ``pairs`` are ``N`` or ``N × M`` (every metric in one product). NaN
-    where no weighted segment has a pair."""
+    """The mean over segments with pairs of each segment's accuracy (credit / pairs), under each row of ``weights``.
+
+    ``weights`` is ``R × N``; ``credit`` and ``pairs`` are ``N`` or ``N × M`` (every metric in one product). NaN where
+    no weighted segment has a pair."""
     has = pairs > 0
     accuracy = np.divide(credit, pairs, out=np.zeros_like(credit, dtype=np.float64), where=has)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -97,8 +107,10 @@ def weighted_mean_accuracy(weights: np.ndarray, credit: np.ndarray, pairs: np.nd
 
 
 def tie_calibrated_accuracy(pairs: tuple, m: np.ndarray) -> tuple[float, float, np.ndarray]:
-    """WMT23's acc-t (``pairs``: :func:`human_pairs`): (accuracy, the tie threshold ε that maximises it, each
-    segment's acc₂₃ at that ε — NaN where it has no pair).
+    """WMT23's acc-t (``pairs``: :func:`human_pairs`): the accuracy at the tie threshold ε that maximises it.
+
+    Returns (accuracy, the tie threshold ε that maximises it, each segment's acc₂₃ at that ε — NaN where it has no
+    pair).
 
     Per segment ``i`` every pair of systems with both scores present counts; at threshold ε a pair scores 1 when
     the humans tie it and |Δm| ≤ ε, or the humans do not tie it, |Δm| > ε and the metric orders it as they do.
@@ -142,8 +154,10 @@ def resampled_means(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def pairwise_agreement(human: np.ndarray, metric: np.ndarray) -> np.ndarray:
-    """System-level pairwise accuracy of each row (``R × S`` human and metric system scores): the share of pairs,
-    both sides present, whose differences have the same sign (``np.sign``: a tie agrees only with a tie)."""
+    """System-level pairwise accuracy of each row (``R × S`` human and metric system scores).
+
+    The share of pairs, both sides present, whose differences have the same sign (``np.sign``: a tie agrees only with a
+    tie)."""
     a, b = system_pairs(human.shape[-1])
     dh, dm = human[..., a] - human[..., b], metric[..., a] - metric[..., b]
     counted = np.isfinite(dh) & np.isfinite(dm)
@@ -166,8 +180,10 @@ def row_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def resample_weights(n_segments: int, samples: int, seed: int) -> np.ndarray:
-    """``samples × n_segments`` counts: each row how often each source segment is drawn when ``n_segments`` are
-    drawn with replacement (Efron's bootstrap, resampling source segments with all their systems' outputs)."""
+    """``samples × n_segments`` counts: each row how often each source segment is drawn in one bootstrap resample.
+
+    A resample draws ``n_segments`` with replacement (Efron's bootstrap, resampling source segments with all their
+    systems' outputs)."""
     rng = np.random.default_rng(seed)
     return rng.multinomial(n_segments, np.full(n_segments, 1.0 / n_segments), size=samples).astype(np.float64)
 
@@ -184,11 +200,12 @@ def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[np.ndar
 
 
 def rank_clusters(point: np.ndarray, draws: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """WMT's ranks (mt-metrics-eval ``AssignRanks``) from bootstrap draws: metrics sorted by ``point`` (best first);
-    ``p[i, j]`` is the share of draws where metric ``j`` is at least as good as metric ``i`` (the p-value of "j is
-    not worse than i"); walking down the order, a new rank starts at ``j`` when a metric of the current rank beats
-    it with ``p <= alpha``. Returns (rank per metric, 1 = tied with the best; NaN for a NaN point or no draws),
-    the p-values (``M × M`` in the input order)."""
+    """WMT's ranks (mt-metrics-eval ``AssignRanks``) from bootstrap draws, with their p-values.
+
+    Metrics are sorted by ``point`` (best first); ``p[i, j]`` is the share of draws where metric ``j`` is at least as
+    good as metric ``i`` (the p-value of "j is not worse than i"); walking down the order, a new rank starts at ``j``
+    when a metric of the current rank beats it with ``p <= alpha``. Returns (rank per metric, 1 = tied with the best;
+    NaN for a NaN point or no draws), the p-values (``M × M`` in the input order)."""
     valid = np.isfinite(point) & np.isfinite(draws).any(axis=0)  # a metric without draws cannot be tested
     ranks = np.full(len(point), np.nan)
 

@@ -3,7 +3,7 @@ WMT's metrics task per metric (:func:`metric_table`), per group of segments (:fu
 system scores as published beside the tool's means (:func:`system_table`), and where one metric disagrees most with
 the humans (:func:`disagreements`). The arithmetic is :mod:`mtdiag.analysis.meta_statistics`'.
 
-Decisions (the papers and the issue leave them open; ``docs/meta-evaluation.md`` says each with its reason):
+Decisions (the papers leave them open; ``docs/meta-evaluation.md`` says each with its reason):
 
 - **Metrics**: every metric of the report with a better direction — imported (a WMT release's, COMET …) and the
   tool's own (predicted MQM included) — each turned so that higher is better; the length ratio has no direction.
@@ -50,10 +50,11 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the statistics read of a report: the systems (``S``) and metrics (``M``) on trial, the human segment
-    scores (``S × N``), the metrics' oriented segment scores (``M × S × N``), the human system scores (``S``:
-    published where the set has them, else the mean of the rated segments) and the metrics' oriented corpus scores
-    (``M × S``)."""
+    """What the statistics read of a report: the systems and metrics on trial and their human and metric scores.
+
+    The systems (``S``) and metrics (``M``) on trial, the human segment scores (``S × N``), the metrics' oriented
+    segment scores (``M × S × N``), the human system scores (``S``: published where the set has them, else the mean of
+    the rated segments) and the metrics' oriented corpus scores (``M × S``)."""
 
     systems: tuple[str, ...]
     metrics: tuple[str, ...]
@@ -138,7 +139,8 @@ def _corpus_draws(report, ev: Evidence, weights: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Terms:
-    """Per segment and metric what the segment-level statistics sum (computed once, then weighted by any ``W``):
+    """Per segment and metric what the segment-level statistics sum (computed once, then weighted by any ``W``).
+
     Pearson's sums (``N × M × 6``), the within-segment accuracy (``N × M``) and whether the segment has a pair the
     humans tell apart, acc-t at its ε (NaN: no pair) with that ε per metric, and the items counted per metric."""
 
@@ -166,8 +168,9 @@ def segment_terms(ev: Evidence) -> Terms:
 
 
 def statistics_under(report, ev: Evidence, terms: Terms, weights: np.ndarray) -> dict[str, np.ndarray]:
-    """Every statistic of every metric under each row of ``weights`` (``R × N``): ``{name: R × M}`` — a handful of
-    matrix products; the system level from the weighted human means and the metrics' corpus formulas."""
+    """Every statistic of every metric under each row of ``weights`` (``R × N``): ``{name: R × M}``.
+
+    A handful of matrix products; the system level from the weighted human means and the metrics' corpus formulas."""
     human_system = ms.resampled_means(weights, ev.human)
     corpus = _corpus_draws(report, ev, weights)
     acc_t = np.isfinite(terms.acc_t)
@@ -179,8 +182,10 @@ def statistics_under(report, ev: Evidence, terms: Terms, weights: np.ndarray) ->
 
 
 def point_estimates(report, ev: Evidence, terms: Terms) -> dict[str, np.ndarray]:
-    """The statistics of every metric on the whole of the report's set (``{name: M}``), the system level from the
-    human system scores of :class:`Evidence` (published where the set has them) and the report's corpus scores."""
+    """The statistics of every metric on the whole of the report's set (``{name: M}``).
+
+    The system level comes from the human system scores of :class:`Evidence` (published where the set has them) and the
+    report's corpus scores."""
     whole = {name: values[0] for name, values in
              statistics_under(report, ev, terms, np.ones((1, report.evalset.n_segments))).items()}
     whole["system_accuracy"] = ms.pairwise_agreement(ev.human_system[None, :], ev.corpus)
@@ -189,10 +194,12 @@ def point_estimates(report, ev: Evidence, terms: Terms) -> dict[str, np.ndarray]
 
 
 def metric_table(report, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> pd.DataFrame:
-    """One row per metric on trial: each statistic of :data:`STATISTICS`, its bootstrap interval (``_low``,
-    ``_high``: 95 %, ``samples`` resamples of the source segments) and its WMT cluster (``_rank``: 1 = tied with the
-    best), acc-t's threshold ε, the items and systems counted, and where the metric comes from (``source``);
-    sorted best first by segment Pearson, else system accuracy."""
+    """One row per metric on trial: its statistics, their bootstrap intervals and WMT clusters; best first.
+
+    Each statistic of :data:`STATISTICS`, its bootstrap interval (``_low``, ``_high``: 95 %, ``samples`` resamples of
+    the source segments) and its WMT cluster (``_rank``: 1 = tied with the best), acc-t's threshold ε, the items and
+    systems counted, and where the metric comes from (``source``); sorted best first by segment Pearson, else system
+    accuracy."""
     ev = evidence(report)
     terms = segment_terms(ev)
     whole = point_estimates(report, ev, terms)
@@ -214,9 +221,10 @@ def metric_table(report, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEE
 
 
 def group_table(report, labels: np.ndarray, order) -> pd.DataFrame:
-    """The statistics of :data:`GROUP_STATISTICS` of every metric within each group of segments (``labels``: a
-    group per segment, None for none; ``order``: the groups as shown): one row per (group, metric), with the
-    segments and items of the group. No intervals; the system scores are the group's means and corpus scores
+    """The statistics of :data:`GROUP_STATISTICS` of every metric within each group of segments.
+
+    ``labels``: a group per segment, None for none; ``order``: the groups as shown. One row per (group, metric), with
+    the segments and items of the group. No intervals; the system scores are the group's means and corpus scores
     (published scores describe the whole set)."""
     ev = evidence(report)
     terms = segment_terms(ev)
@@ -235,9 +243,10 @@ def group_table(report, labels: np.ndarray, order) -> pd.DataFrame:
 
 
 def system_table(report) -> pd.DataFrame:
-    """Per system rated or published: its published human score (whole set), the mean of its rated segments and
-    how many were rated, and whether it is one of the report's systems; best first by the score the statistics
-    use."""
+    """Per system rated or published: its published and mean human scores; best first.
+
+    Its published human score (whole set), the mean of its rated segments and how many were rated, and whether it is one
+    of the report's systems; best first by the score the statistics use."""
     human = report.evalset.human
     if human is not None and len(human):
         grouped = human.groupby("system", sort=False)["score"]
@@ -284,12 +293,13 @@ def _span_texts(spans: pd.DataFrame | None, evalset, keys: pd.MultiIndex, label:
 
 def disagreements(report, metric: str, top: int = 50, metric_spans: pd.DataFrame | None = None,
                   span_label: str | None = None) -> pd.DataFrame:
-    """The (system, segment) pairs ``metric`` ranks most differently from the humans, worst first: over the items
-    both score, each side's percentile rank (average rank of ties / items; the metric oriented so that higher is
-    better), ``gap`` = metric percentile − human percentile (positive: the metric thinks better of the output than
-    the people did), both scores as given, the human error spans and the metric's own (``metric_spans``: rows
-    ``seg, system, start, end, severity``, and ``span_label`` the column naming a span's kind; default: the set's
-    spans of a metric of that name or of its name without the reference, ``XCOMET-XL`` for ``XCOMET-XL-refA``)."""
+    """The (system, segment) pairs ``metric`` ranks most differently from the humans, worst first.
+
+    Over the items both score, each side's percentile rank (average rank of ties / items; the metric oriented so that
+    higher is better), ``gap`` = metric percentile − human percentile (positive: the metric thinks better of the output
+    than the people did), both scores as given, the human error spans and the metric's own (``metric_spans``: rows
+    ``seg, system, start, end, severity``, and ``span_label`` the column naming a span's kind; default: the set's spans
+    of a metric of that name or of its name without the reference, ``XCOMET-XL`` for ``XCOMET-XL-refA``)."""
     evalset = report.evalset
     human = human_matrix(report)
     info = metric_info(metric, report)

@@ -49,8 +49,10 @@ def applies(report) -> bool:
 
 
 def near_copies(report) -> dict[str, pd.DataFrame]:
-    """Per reference: a boolean frame (index ``seg``, one column per system), True where the system's output is a
-    near copy of that reference (see the module docstring). Memoised per report."""
+    """Per reference: where each system's output is a near copy of it (see the module docstring).
+
+    A boolean frame (index ``seg``, one column per system), True where the system's output is a near copy of that
+    reference. Memoised per report."""
     return report.context.memo(("reference_bias", "near"), lambda: _near_copies(report))
 
 
@@ -96,11 +98,13 @@ def _chrf_per_reference(report) -> dict[str, np.ndarray]:
 
 
 def reference_bias(report) -> pd.DataFrame:
-    """One row per system (:data:`COLUMNS`): the reference it is most copied from (the smallest p, then the
-    largest share), its ``near_copies`` and ``identical`` outputs of that reference, ``segments``, its ``share`` of
-    near copies and the other systems' pooled ``others_share``, their ``ratio``, ``p`` (Fisher's exact test,
-    one-sided, Holm-corrected over every system and reference) and ``biased`` (p < :data:`ALPHA`, ratio ≥
-    :data:`MIN_RATIO`, share − others' share ≥ :data:`MIN_EXCESS`). Highest share first. Memoised per report."""
+    """One row per system (:data:`COLUMNS`): how much more often than the others it copies a reference.
+
+    The reference it is most copied from (the smallest p, then the largest share), its ``near_copies`` and ``identical``
+    outputs of that reference, ``segments``, its ``share`` of near copies and the other systems' pooled
+    ``others_share``, their ``ratio``, ``p`` (Fisher's exact test, one-sided, Holm-corrected over every system and
+    reference) and ``biased`` (p < :data:`ALPHA`, ratio ≥ :data:`MIN_RATIO`, share − others' share ≥
+    :data:`MIN_EXCESS`). Highest share first. Memoised per report."""
     return report.context.memo(("reference_bias", "table"), lambda: _reference_bias(report))
 
 

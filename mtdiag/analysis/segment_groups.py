@@ -60,8 +60,10 @@ def in_mqm_band(score: float, lo: float, hi: float) -> bool:
 
 @dataclass(frozen=True)
 class Bucketing:
-    """A bucket label per (system, segment): ``labels`` has one row per system (``systems`` order) and one column
-    per segment (None: the pair is in no bucket); ``order`` lists the buckets as they are shown."""
+    """A bucket label per (system, segment), and the order the buckets are shown in.
+
+    ``labels`` has one row per system (``systems`` order) and one column per segment (None: the pair is in no bucket);
+    ``order`` lists the buckets as they are shown."""
 
     by: str
     systems: tuple[str, ...]
@@ -77,6 +79,7 @@ def _same_for_all(report, per_segment: Sequence[object], order: Sequence[str], b
 
 
 def length_band(n: int) -> str:
+    """The band of :data:`LENGTH_EDGES` a length ``n`` falls in: ``0``, ``1-9``, ``10-19``, … ``50+``."""
     if n == 0:
         return "0"
     for lo, hi in zip(LENGTH_EDGES, LENGTH_EDGES[1:]):
@@ -89,6 +92,7 @@ LENGTH_ORDER = ("0", *(f"{lo}-{hi - 1}" for lo, hi in zip(LENGTH_EDGES, LENGTH_E
 
 
 def frequency_band(count: float) -> str:
+    """The label of the :data:`FREQ_BANDS` band ``count`` falls in (the last band's when none holds it)."""
     for lo, hi, label in FREQ_BANDS:
         if lo <= count <= hi:
             return label
@@ -96,8 +100,9 @@ def frequency_band(count: float) -> str:
 
 
 def read_word_counts(path: str | Path) -> dict[str, int]:
-    """A word-count file: one ``word<TAB>count`` per line (UTF-8); words are matched lower-cased when the report
-    lower-cases. Errors name the file and line."""
+    """A word-count file: one ``word<TAB>count`` per line (UTF-8), as ``{word: count}``.
+
+    Words are matched lower-cased when the report lower-cases. Errors name the file and line."""
     counts: dict[str, int] = {}
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -117,11 +122,12 @@ def read_word_counts(path: str | Path) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Dimension:
-    """A way to group a report's (system, segment) pairs: ``name`` (a word; ``label`` stands for every
-    ``label:COLUMN``), ``description`` (what the buckets are, in words), ``offered(evalset)`` — the names it offers
-    on these data (``[]`` when they lack what it reads; the label dimension offers one per label column) — and
-    ``build(report, by, word_counts)`` — the :class:`Bucketing` of one offered name (``word_counts``: a user's
-    word counts, read by frequency dimensions only; None for the set's own)."""
+    """A way to group a report's (system, segment) pairs: its name, its description, what it offers and its builder.
+
+    ``name`` (a word; ``label`` stands for every ``label:COLUMN``), ``description`` (what the buckets are, in words),
+    ``offered(evalset)`` — the names it offers on these data (``[]`` when they lack what it reads; the label dimension
+    offers one per label column) — and ``build(report, by, word_counts)`` — the :class:`Bucketing` of one offered name
+    (``word_counts``: a user's word counts, read by frequency dimensions only; None for the set's own)."""
 
     name: str
     description: str
@@ -200,8 +206,9 @@ def dimensions(report) -> list[str]:
 
 
 def bucketing(report, by: str, *, word_counts: dict[str, int] | None = None) -> Bucketing:
-    """The buckets of ``report``'s pairs along one dimension (a name of :data:`DIMENSIONS` or ``label:COLUMN``; see
-    the module doc)."""
+    """The buckets of ``report``'s pairs along one dimension.
+
+    ``by``: a name of :data:`DIMENSIONS` or ``label:COLUMN``; see the module doc."""
     dimension = DIMENSIONS.get("label" if by.startswith("label:") else by)
     if dimension is None or by == "label":
         known = ", ".join(name for name in DIMENSIONS if name != "label")
@@ -224,8 +231,10 @@ def reference_lengths(report) -> np.ndarray:
 
 
 def rarest_word_frequency(report, word_counts: dict[str, int] | None = None) -> np.ndarray:
-    """Per segment, the frequency of the rarest word of the first reference (punctuation left out): counted over
-    every reference of the report, or looked up in ``word_counts``; ``inf`` where the reference has no word."""
+    """Per segment, the frequency of the rarest word of the first reference (punctuation left out).
+
+    Counted over every reference of the report, or looked up in ``word_counts``; ``inf`` where the reference has no
+    word."""
     tokens = report.context.tokens
     vocab = tokens.vocab
     if word_counts is None:  # frequency within the test set's references
@@ -258,8 +267,9 @@ def _rated(report) -> pd.DataFrame:
 
 
 def human_quartiles(report) -> np.ndarray | None:
-    """The quartiles of the rated pairs' human scores, which band a scale other than MQM (a band is between two
-    quartiles: lower one included, upper one not); None for MQM-style scores (all ≤ 0), banded by
+    """The quartiles of the rated pairs' human scores, which band a scale other than MQM; None for MQM-style scores.
+
+    A band is between two quartiles: lower one included, upper one not. MQM-style scores (all ≤ 0) are banded by
     :data:`MQM_BANDS`."""
     scores = _rated(report)["score"].to_numpy(dtype=float)
     if len(scores) and (scores <= 0).all():
@@ -310,8 +320,9 @@ def _error_categories(report) -> Bucketing:
 
 
 def bucket_scores(report, buckets: Bucketing, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per bucket and system: ``segments`` and every metric by its corpus formula on the bucket's summed
-    statistics. Long frame ``bucket, system, segments, METRIC…`` in bucket then system order."""
+    """Per bucket and system: ``segments`` and every metric by its corpus formula on the bucket's summed statistics.
+
+    Long frame ``bucket, system, segments, METRIC…`` in bucket then system order."""
     names = [m for m in (metrics or report.metrics)]
     rows = []
     for bucket in buckets.order:
@@ -327,8 +338,9 @@ def bucket_scores(report, buckets: Bucketing, metrics: Sequence[str] | None = No
 
 def bucket_significance(report, buckets: Bucketing, a: str, b: str, method: str = "bs", n: int | None = None,
                         seed: int | None = DEFAULT_SEED, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """System ``a`` against ``b`` inside each bucket (paired test on the segments both have in that bucket):
-    ``bucket, metric, segments, a, b, delta, p, significant, better`` (better: +1 ``a`` better)."""
+    """System ``a`` against ``b`` inside each bucket, by a paired test on the segments both have in that bucket.
+
+    Columns ``bucket, metric, segments, a, b, delta, p, significant, better`` (better: +1 ``a`` better)."""
     names = [m for m in (metrics or report.metrics)]
     ia, ib = buckets.systems.index(a), buckets.systems.index(b)
     rows = []

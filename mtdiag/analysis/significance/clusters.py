@@ -46,9 +46,10 @@ def pairwise_significance(report, method: str = "bs", n: int | None = None, seed
 
 
 def pairwise_matrix(pairwise: pd.DataFrame) -> pd.DataFrame:
-    """The system × system p-value matrix per metric of :func:`mtdiag.analysis.significance.pairwise_significance`: index
-    ``(metric, system)``, one column per other system holding the p of the paired test of the row system with
-    the column system as baseline (NaN on the diagonal)."""
+    """The system × system p-value matrix per metric of :func:`mtdiag.analysis.significance.pairwise_significance`.
+
+    Index ``(metric, system)``, one column per other system holding the p of the paired test of the row system with the
+    column system as baseline (NaN on the diagonal)."""
     systems = list(dict.fromkeys(pairwise.index.get_level_values("system")))
     matrix = pairwise["p"].unstack("other")
     rows = pd.MultiIndex.from_tuples([(m, s) for m in dict.fromkeys(pairwise.index.get_level_values("metric"))

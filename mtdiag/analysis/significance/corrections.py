@@ -10,8 +10,10 @@ CORRECTIONS = {"holm": "Holm (1979) step-down: family-wise error rate",
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979): the i-th smallest of m becomes
-    ``max over j <= i of min(1, (m - j + 1) p_(j))``. NaN (no test) stays NaN and is not counted in m."""
+    """Holm's step-down adjusted p-values (Holm 1979).
+
+    The i-th smallest of m becomes ``max over j <= i of min(1, (m - j + 1) p_(j))``. NaN (no test) stays NaN and is not
+    counted in m."""
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
     tested = np.flatnonzero(np.isfinite(p))
@@ -24,8 +26,10 @@ def holm(p_values: np.ndarray) -> np.ndarray:
 
 
 def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
-    """Benjamini–Hochberg step-up adjusted p-values (Benjamini & Hochberg 1995): the i-th smallest of m becomes
-    ``min over j >= i of min(1, m p_(j) / j)``. NaN (no test) stays NaN and is not counted in m."""
+    """Benjamini–Hochberg step-up adjusted p-values (Benjamini & Hochberg 1995).
+
+    The i-th smallest of m becomes ``min over j >= i of min(1, m p_(j) / j)``. NaN (no test) stays NaN and is not
+    counted in m."""
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
     tested = np.flatnonzero(np.isfinite(p))

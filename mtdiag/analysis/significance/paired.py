@@ -44,9 +44,10 @@ def confidence_interval(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def p_value(sample_statistics: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """``(#{sample >= observed} + 1) / (N + 1)`` along the last axis (Riezler & Maxwell 2005; sacrebleu's
-    ``_compute_p_value`` with ``>=`` for ``>``, see :mod:`mtdiag.analysis.significance`). The ``+1`` keeps the test's
-    false-rejection rate at or below its level. Samples that are NaN (a metric undefined on that sample) are
+    """``(#{sample >= observed} + 1) / (N + 1)`` along the last axis (Riezler & Maxwell 2005).
+
+    As sacrebleu's ``_compute_p_value`` with ``>=`` for ``>``, see :mod:`mtdiag.analysis.significance`. The ``+1`` keeps
+    the test's false-rejection rate at or below its level. Samples that are NaN (a metric undefined on that sample) are
     not counted in N; a NaN observed statistic gives NaN."""
     samples = np.asarray(sample_statistics, dtype=float)
     observed = np.asarray(observed, dtype=float)

@@ -76,19 +76,21 @@ def randomization_draws(n_segments: int, n_trials: int = DEFAULT_SAMPLES["ar"], 
     return mask, counts
 
 def weighted_sums(weights: np.ndarray, stacked: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """``weights @ stats`` for many statistics arrays at once: ``(R, n)`` and ``{key: (n, ...)}`` -> ``{key: (R, ...)}``.
+    """``weights @ stats`` for many statistics arrays at once.
 
-    The distinct columns of all arrays form one ``(n, K)`` matrix, so that one matrix product serves every system
-    and metric; rows of ``weights`` are processed in blocks to bound memory.
-    """
+    ``(R, n)`` and ``{key: (n, ...)}`` -> ``{key: (R, ...)}``. The distinct columns of all arrays form one ``(n, K)``
+    matrix, so that one matrix product serves every system and metric; rows of ``weights`` are processed in blocks to
+    bound memory."""
     return _products(weights.shape[0], lambda start, stop: weights[start:stop].astype(np.float64, copy=False),
                      stacked)
 
 
 def bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int = DEFAULT_SAMPLES["bs"],
                    seed: int | None = DEFAULT_SEED) -> dict[str, np.ndarray]:
-    """Each statistics array summed over every bootstrap resample of sacrebleu's draw: ``{key: (n, ...)}`` ->
-    ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``, made faster three ways:
+    """Each statistics array summed over every bootstrap resample of sacrebleu's draw.
+
+    ``{key: (n, ...)}`` -> ``{key: (B, ...)}``, exactly ``weighted_sums(bootstrap_counts(n, B, seed), stacked)``, made
+    faster three ways:
 
     - the draw is taken block by block from the one generator (the same indices: a generator's stream does not
       depend on how it is cut), so the ``(B, n)`` indices and counts never exist whole (at 100,000 segments they
@@ -98,8 +100,7 @@ def bootstrap_sums(stacked: Mapping[str, np.ndarray], n_samples: int = DEFAULT_S
       is at most the total, and each block's results are checked — a column whose sum reaches 2^24 is multiplied
       again in double precision, for that block and every later one;
     - a statistics column that repeats is multiplied once (:func:`_products`);
-    - the products run on one BLAS thread (:func:`one_blas_thread`), the draw on the helper thread beside it.
-    """
+    - the products run on one BLAS thread (:func:`one_blas_thread`), the draw on the helper thread beside it."""
     keys = list(stacked)
     if not keys:
         return {}
@@ -132,9 +133,10 @@ _SINGLE_EXACT = 2.0 ** 24  # whole numbers below it, and sums of them below it, 
 
 
 def bootstrap_count_blocks(n_segments: int, n_samples: int = DEFAULT_SAMPLES["bs"], seed: int | None = DEFAULT_SEED):
-    """sacrebleu's draw (:func:`bootstrap_indices`) of ``n_samples`` resamples of ``n_segments``, block by block:
-    ``(start, stop, counts)`` with ``counts`` the float32 ``(stop - start, n_segments)`` rows of the resample-count
-    matrix — the whole ``(B, n)`` matrix never exists at once (:func:`_drawn_counts`)."""
+    """sacrebleu's draw (:func:`bootstrap_indices`) of ``n_samples`` resamples of ``n_segments``, block by block.
+
+    Yields ``(start, stop, counts)`` with ``counts`` the float32 ``(stop - start, n_segments)`` rows of the
+    resample-count matrix — the whole ``(B, n)`` matrix never exists at once (:func:`_drawn_counts`)."""
     rows = min(n_samples, _block_rows(n_segments))
     blocks = [(start, min(start + rows, n_samples)) for start in range(0, n_samples, rows)]
     for (start, stop), counts in zip(blocks, _drawn_counts(n_segments, blocks, seed)):

@@ -18,8 +18,10 @@ def resampling_fields(method: str, n: int, seed: int | None, n_confidence: int =
 
 def resampling_signature(signature: Signature, method: str, n: int, seed: int | None,
                          n_confidence: int = 0) -> Signature:
-    """A metric signature with the resampling fields added where sacrebleu puts them (after ``nrefs``; without it,
-    before ``version``, else at the end), naming the mtdiag version (:func:`with_version`)."""
+    """A metric signature with the resampling fields added where sacrebleu puts them.
+
+    They go after ``nrefs``; without it, before ``version``, else at the end. The signature names the mtdiag version
+    (:func:`with_version`)."""
     return with_version(signature.with_fields(resampling_fields(method, n, seed, n_confidence), after="nrefs"))
 
 
@@ -32,8 +34,10 @@ def with_version(signature: Signature) -> Signature:
 
 
 def report_signatures(report, comparison: pd.DataFrame | None = None) -> dict[str, str]:
-    """``{metric: signature}`` of a report's scores, formatted — with the resampling fields when ``comparison`` (a
-    frame from :func:`significance`) is given, and always naming the mtdiag version."""
+    """``{metric: signature}`` of a report's scores, formatted.
+
+    With the resampling fields when ``comparison`` (a frame from :func:`significance`) is given, and always naming the
+    mtdiag version."""
     if comparison is not None and comparison.attrs.get("signatures"):
         return dict(comparison.attrs["signatures"])
     return {metric: with_version(sig).format() for metric, sig in report.signatures().items()}
