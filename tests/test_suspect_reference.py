@@ -176,3 +176,26 @@ def test_the_outputs_agreement_counts_clipped_matches_as_the_definition_does():
             for row, s in enumerate(hyps):
                 expected = sum(min(count, grams[j][gram]) for gram, count in grams[s].items() for j in hyps if j != s)
                 assert match[row, seg] == expected, (n, seg, s)
+
+
+def test_the_word_check_poisson_tail_is_scipy_stats_without_importing_it():
+    """The spun-reference check's Poisson tail P(X >= k) equals ``scipy.stats.poisson.sf(k - 1, mean)`` bit for bit
+    (k from -2, means from 0), and running the check in a fresh process leaves scipy.stats unimported (its import
+    was most of the check's time)."""
+    import subprocess
+    import sys
+
+    from scipy.stats import poisson
+
+    from mtdiag.triage.checks.reference_words import _at_least
+
+    rng = np.random.default_rng(0)
+    k = np.concatenate([np.arange(-2, 40), rng.integers(0, 200, 1000)]).astype(float)
+    mean = np.concatenate([np.linspace(0, 30, 42), rng.uniform(0, 100, 1000)])
+    assert np.array_equal(_at_least(k, mean), poisson.sf(k - 1, mean))
+    code = ("import sys, numpy as np\n"
+            "from mtdiag.triage.checks.reference_words import _at_least\n"
+            "_at_least(np.array([3.0]), np.array([1.0]))\n"
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "False"
