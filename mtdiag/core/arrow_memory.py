@@ -16,6 +16,8 @@ VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
 
 
 def use_the_system_allocator() -> None:
-    """Make the system allocator Arrow's default memory pool in this process (and the processes it starts), unless
-    :data:`VARIABLE` is set already (a value set wins). Call it before the process's first Arrow allocation."""
+    """Make the system allocator Arrow's default memory pool in this process (and the processes it starts).
+
+    Nothing changes when :data:`VARIABLE` is set already (a value set wins). Call it before the process's first Arrow
+    allocation."""
     os.environ.setdefault(VARIABLE, "system")

@@ -51,11 +51,12 @@ _NOT_LABELS = ("src", ORIGIN_COLUMN)
 
 @dataclass(frozen=True)
 class ImportedMetricInfo:
-    """A metric whose segment scores come from a file (``EvalSet.scores``): its ``name`` (the column/key), whether
-    higher is better, where it came from (``source``: the file), and system-level scores the file gave
-    (``system_scores``: ``((system, score), ...)``, for checking). ``published``: those system scores are the
-    metric's own corpus scores as its authors published them (a WMT ``.sys.score``), shown in place of the mean of
-    its segment scores on the whole set (:mod:`mtdiag.metrics.imported`)."""
+    """A metric whose segment scores come from a file (``EvalSet.scores``).
+
+    Its ``name`` (the column/key), whether higher is better, where it came from (``source``: the file), and
+    system-level scores the file gave (``system_scores``: ``((system, score), ...)``, for checking). ``published``:
+    those system scores are the metric's own corpus scores as its authors published them (a WMT ``.sys.score``), shown
+    in place of the mean of its segment scores on the whole set (:mod:`mtdiag.metrics.imported`)."""
 
     name: str
     higher_is_better: bool
@@ -97,6 +98,7 @@ class EvalSet:
 
     @property
     def n_segments(self) -> int:
+        """The number of segments."""
         return len(self.segments)
 
     @property
@@ -106,10 +108,12 @@ class EvalSet:
 
     @property
     def systems(self) -> list[str]:
+        """The names of the systems, in column order."""
         return list(self.hyps.columns)
 
     @property
     def ref_names(self) -> list[str]:
+        """The names of the reference columns, in order (empty without references)."""
         return list(self.refs.columns)
 
     @property
@@ -121,6 +125,7 @@ class EvalSet:
 
     @property
     def src(self) -> pd.Series:
+        """The source text of each segment (empty strings when the set has no source)."""
         if "src" in self.segments.columns:
             return self.segments["src"]
         return pd.Series([""] * self.n_segments, index=self.segments.index, name="src")
@@ -132,14 +137,16 @@ class EvalSet:
 
     @property
     def label_columns(self) -> list[str]:
-        """The label columns of the segments (``doc``, ``domain``, …): every column but the source and
-        :data:`ORIGIN_COLUMN`."""
+        """The label columns of the segments (``doc``, ``domain``, …): every column but the source and the origin.
+
+        The origin is :data:`ORIGIN_COLUMN`."""
         return [c for c in self.segments.columns if c not in _NOT_LABELS]
 
     @property
     def seg_ids(self) -> np.ndarray:
-        """The 1-based id of each segment as the user knows it: ``seg + 1``, or in a slice the original segment's
-        (``orig_seg + 1``)."""
+        """The 1-based id of each segment as the user knows it.
+
+        ``seg + 1``, or in a slice the original segment's (``orig_seg + 1``)."""
         if ORIGIN_COLUMN in self.segments.columns:
             return self.segments[ORIGIN_COLUMN].to_numpy(dtype=np.int64) + 1
         return np.arange(1, self.n_segments + 1, dtype=np.int64)
@@ -149,9 +156,11 @@ class EvalSet:
         return replace(self, hyps=hyps)
 
     def segment_slice(self, start: int, stop: int) -> "EvalSet":
-        """Segments ``start..stop-1`` as an EvalSet of their own (``seg`` renumbered from 0; terms and human scores
-        of those segments kept). Every metric's per-segment statistics of a slice equal the whole set's rows, which
-        is what chunked and distributed scoring rely on (:mod:`mtdiag.scoring.chunks`)."""
+        """Segments ``start..stop-1`` as an EvalSet of their own.
+
+        ``seg`` is renumbered from 0; terms and human scores of those segments are kept. Every metric's per-segment
+        statistics of a slice equal the whole set's rows, which is what chunked and distributed scoring rely on
+        (:mod:`mtdiag.scoring.chunks`)."""
         index = pd.RangeIndex(stop - start, name="seg")
 
         def rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -171,11 +180,13 @@ class EvalSet:
                        human_systems=None, warnings=())
 
     def segment_subset(self, segments) -> "EvalSet":
-        """The segments at ``segments`` (0-based positions, ascending, each once; or a boolean mask) as an EvalSet of
-        their own: ``seg`` renumbered 0..k-1, the original segment of each row kept in ``orig_seg`` (composed when
-        this set is itself a slice), and the terms, human scores, imported scores and error spans of those segments
-        kept and renumbered. Like :meth:`segment_slice`, every metric's per-segment statistics of the subset are
-        the whole set's rows, which is what makes a slice's scores exact without scoring again."""
+        """The segments at ``segments`` as an EvalSet of their own.
+
+        ``segments`` are 0-based positions, ascending, each once; or a boolean mask. ``seg`` is renumbered 0..k-1, the
+        original segment of each row kept in ``orig_seg`` (composed when this set is itself a slice), and the terms,
+        human scores, imported scores and error spans of those segments kept and renumbered. Like
+        :meth:`segment_slice`, every metric's per-segment statistics of the subset are the whole set's rows, which is
+        what makes a slice's scores exact without scoring again."""
         positions = np.asarray(segments)
         if positions.dtype == bool:
             if len(positions) != self.n_segments:
@@ -207,20 +218,24 @@ class EvalSet:
                        error_rows=long(self.error_rows), human_systems=None, warnings=())
 
     def without_judgements(self) -> "EvalSet":
-        """This set without its human judgements (``human``, ``annotations``, ``rated``, ``error_rows``,
-        ``human_systems``): what a report is scored on; the judgements join the scored report afterwards
-        (:func:`mtdiag.pipeline.inputs.judged`)."""
+        """This set without its human judgements: what a report is scored on.
+
+        The judgements are ``human``, ``annotations``, ``rated``, ``error_rows`` and ``human_systems``; they join the
+        scored report afterwards (:func:`mtdiag.pipeline.inputs.judged`)."""
         return replace(self, human=None, annotations=None, rated=None, error_rows=None, human_systems=None)
 
     def scoring_hash(self) -> str:
-        """A stable digest of what the metrics read — every text, the terms, imported scores and metric spans, the
-        language pair — for the keys of scored reports: a human judgement added changes it not."""
+        """A stable digest of what the metrics read, for the keys of scored reports.
+
+        It covers every text, the terms, imported scores and metric spans, the language pair; a human judgement added
+        changes it not."""
         return self._digest((self.segments, self.refs, self.hyps, self.terms, None, self.scores, None),
                             (None, self.metric_spans))
 
     def content_hash(self) -> str:
-        """A stable digest of every text and extra in the set, the human judgements too, for cache keys (the
-        user's tags are no part of a set: :mod:`mtdiag.core.tags`)."""
+        """A stable digest of every text and extra in the set, the human judgements too, for cache keys.
+
+        The user's tags are no part of a set (:mod:`mtdiag.core.tags`)."""
         return self._digest((self.segments, self.refs, self.hyps, self.terms, self.human, self.scores,
                              self.annotations), (self.rated, self.metric_spans, self.error_rows, self.human_systems))
 

@@ -114,8 +114,10 @@ def escape(text: object) -> str:
 
 
 def segment_number(seg: int) -> int:
-    """The number people see for the core's 0-based segment index ``seg``: 1-based, like the lines of the files
-    and the ``seg_id`` of terms and human-score TSVs (the one conversion at the display edge)."""
+    """The number people see for the core's 0-based segment index ``seg``: ``seg + 1``.
+
+    1-based, like the lines of the files and the ``seg_id`` of terms and human-score TSVs (the one conversion at the
+    display edge)."""
     return int(seg) + 1
 
 
@@ -126,8 +128,9 @@ WORD_JOINER = "\u2060"
 
 
 def escape_markdown(text: object) -> str:
-    """``text`` as Markdown source that Streamlit renders as exactly this text (``st.markdown``, ``st.error``,
-    ``st.caption``, widget labels, progress text …): user-derived text is data, never markup.
+    """``text`` as Markdown source that Streamlit renders as exactly this text: user-derived text is data, never markup.
+
+    It is for ``st.markdown``, ``st.error``, ``st.caption``, widget labels, progress text …
 
     - Every ASCII punctuation character is backslash-escaped (CommonMark §2.4 allows it for all of them), which
       neutralises links and images (``[x](javascript:…)``, ``![t](http://…)``), emphasis, headings, lists, code,
@@ -181,9 +184,10 @@ def _cut(tokens: Sequence[str], max_tokens: int | None) -> tuple[list[str], str]
 
 def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_tokens: int | None = MAX_TOKENS,
                   label: str | None = None) -> str:
-    """The tokens joined by spaces, runs of tokens with the same kinds wrapped in one ``<span>``, as one
-    ``<div class="mtd-text">``. Everything is escaped. Texts longer than ``max_tokens`` are cut with a note, and
-    marks beyond :data:`MAX_SPANS` are not drawn (:func:`_marks`)."""
+    """The tokens as one ``<div class="mtd-text">``: joined by spaces, each run with the same kinds in one ``<span>``.
+
+    Everything is escaped. Texts longer than ``max_tokens`` are cut with a note, and marks beyond :data:`MAX_SPANS` are
+    not drawn (:func:`_marks`)."""
     shown, note = _cut(tokens, max_tokens)
     marks, _, dropped = _marks(spans, len(shown))
     parts: list[str] = []
@@ -200,8 +204,9 @@ def render_tokens(tokens: Sequence[str], spans: Iterable[Span] = (), *, max_toke
 
 
 def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Character offsets of each token in ``text`` as written, or None when a token cannot be found (the tokeniser
-    rewrote the text beyond recognition): then show the tokens instead.
+    """Character offsets of each token in ``text`` as written, or None when a token cannot be found.
+
+    None means the tokeniser rewrote the text beyond recognition: then show the tokens instead.
 
     The tokens are located by :func:`mtdiag.core.offsets.token_offsets` in the text folded as tokens are (case,
     typography — ``„`` read as ``"``, ``…`` as ``...`` —, 13a's HTML entities), searching left to right, and mapped
@@ -215,9 +220,10 @@ def token_offsets(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | N
 
 
 def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
-    """The tokens ``[first, last + 1)`` whose characters (``offsets``, :func:`token_offsets`, in text order) overlap
-    the character span ``[start, end)`` (an empty span marks the token it falls in); None when no token does. Two
-    binary searches: locating every span of a long output costs spans × log(tokens)."""
+    """The tokens ``[first, last + 1)`` whose characters overlap the character span ``[start, end)``; None if none do.
+
+    The characters of the tokens are ``offsets`` (:func:`token_offsets`, in text order); an empty span marks the token
+    it falls in. Two binary searches: locating every span of a long output costs spans × log(tokens)."""
     first = bisect.bisect_right(offsets, start, key=lambda offset: offset[1])  # the first token ending after start
     if start == end:
         return (first, first + 1) if first < len(offsets) and offsets[first][0] <= start else None
@@ -228,9 +234,10 @@ def char_span_tokens(offsets: Sequence[tuple[int, int]], start: int, end: int) -
 def render_marked_text(text: str, tokens: Sequence[str], spans: Iterable[Span] = (), *,
                        max_tokens: int | None = MAX_TOKENS, max_chars: int | None = MAX_CHARS,
                        label: str | None = None) -> str:
-    """The original ``text`` with the token ``spans`` highlighted on it (tokens located by
-    :func:`token_offsets`); falls back to :func:`render_tokens` when the tokens cannot be located. Escaped; cut
-    after ``max_tokens`` tokens or ``max_chars`` characters with a note."""
+    """The original ``text`` with the token ``spans`` highlighted on it (tokens located by :func:`token_offsets`).
+
+    Falls back to :func:`render_tokens` when the tokens cannot be located. Escaped; cut after ``max_tokens`` tokens or
+    ``max_chars`` characters with a note."""
     text = "" if text is None else str(text)
     spans = list(spans)
     tokens = list(tokens)
@@ -357,8 +364,9 @@ def _wrap(body: str, label: str | None, note: str) -> str:
 
 def render_alignment(rows: Iterable[tuple[str, str, str]], *, max_ops: int | None = MAX_ALIGNMENT,
                      hyp_label: str = "hyp", ref_label: str = "ref") -> str:
-    """An edit-operation alignment ``(op, hyp token, ref token)`` as aligned pairs: the hypothesis token above
-    the reference token, coloured by operation (match / substitute / insert / delete)."""
+    """An edit-operation alignment ``(op, hyp token, ref token)`` as aligned pairs, coloured by operation.
+
+    The hypothesis token stands above the reference token; the operations are match / substitute / insert / delete."""
     rows = list(rows)
     note = ""
     if max_ops is not None and len(rows) > max_ops:

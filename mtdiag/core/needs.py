@@ -17,9 +17,11 @@ from typing import Callable, Iterable, Sequence
 
 @dataclass(frozen=True)
 class Need:
-    """One thing the data may have: ``test(evalset)``; ``what`` names it in "needs …"; ``absent`` says what the data
-    is without it ("has one system"); ``given`` says in a few words how the command line and a folder give it;
-    ``how`` says it for a person at the dashboard (what the file holds, where to upload it)."""
+    """One thing the data may have, found by ``test(evalset)``, with the words that name it.
+
+    ``what`` names it in "needs …"; ``absent`` says what the data is without it ("has one system"); ``given`` says in a
+    few words how the command line and a folder give it; ``how`` says it for a person at the dashboard (what the file
+    holds, where to upload it)."""
 
     name: str
     what: str
@@ -42,9 +44,10 @@ def _rated(frame, evalset) -> bool:
 
 
 def human_protocol(evalset) -> str | None:
-    """Which protocol the set's human scores follow: ``esa`` when they are 0–100 judgements (none below 0 and
-    some above 25, the most an MQM segment score falls to — a score that is minus a weighted error count is at
-    most 0), ``mqm`` for other scores, None without human scores for its systems."""
+    """Which protocol the set's human scores follow: ``esa``, ``mqm``, or None without human scores for its systems.
+
+    ``esa`` when they are 0–100 judgements (none below 0 and some above 25, the most an MQM segment score falls to — a
+    score that is minus a weighted error count is at most 0), ``mqm`` for other scores."""
     if not _rated(evalset.human, evalset):
         return None
     scores = evalset.human["score"]
@@ -112,8 +115,9 @@ def check_names(needs: Iterable[str]) -> None:
 
 
 def lacking(evalset, metrics: Sequence[str] | None, needs: Iterable[str]) -> list[str]:
-    """The needs of ``needs`` the data lacks, in order. ``metrics``: the metrics computed (None: not scored yet,
-    so ``metric:NAME`` is not judged)."""
+    """The needs of ``needs`` the data lacks, in order.
+
+    ``metrics``: the metrics computed (None: not scored yet, so ``metric:NAME`` is not judged)."""
     out = []
     for need in needs:
         if need.startswith(METRIC):

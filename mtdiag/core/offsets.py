@@ -28,9 +28,10 @@ def _fold_char(piece: str, lowercase: bool, typography: bool) -> str:
 
 def fold(text: str, *, lowercase: bool = True, typography: bool = True,
          entities: bool = False) -> tuple[str, np.ndarray | None, np.ndarray | None]:
-    """``(folded, first, last)``: ``text`` folded as the tokens are, and for each folded position the first and
-    one-past-the-last character of ``text`` it stands for (both None when position i is character i).
-    ``entities``: decode 13a's four HTML entities."""
+    """``(folded, first, last)``: ``text`` folded as the tokens are, with where each folded position comes from.
+
+    For each folded position, the first and one-past-the-last character of ``text`` it stands for (both None when
+    position i is character i). ``entities``: decode 13a's four HTML entities."""
     folded = _fold_char(text, lowercase, typography)
     if len(folded) == len(text) and not (entities and "&" in text):
         return folded, None, None
@@ -54,10 +55,11 @@ def fold(text: str, *, lowercase: bool = True, typography: bool = True,
 
 def token_offsets(text: str, tokens: Sequence[str], *, lowercase: bool = True, typography: bool = True,
                   entities: bool = False) -> np.ndarray:
-    """``offsets[i] = (start, end)``: the characters of ``text`` that token i covers, ``(-1, -1)`` when it cannot
-    be located. The tokens are as the report holds them — made from the text by a tokeniser (``entities``: the 13a
-    tokeniser, which decodes four HTML entities), then folded as ``lowercase`` and ``typography`` say
-    (``TokenizeOptions``) — and are searched for in the text folded the same way."""
+    """``offsets[i] = (start, end)``: the characters of ``text`` that token i covers, ``(-1, -1)`` if not located.
+
+    The tokens are as the report holds them — made from the text by a tokeniser (``entities``: the 13a tokeniser,
+    which decodes four HTML entities), then folded as ``lowercase`` and ``typography`` say (``TokenizeOptions``) — and
+    are searched for in the text folded the same way."""
     folded, first, last = fold(text, lowercase=lowercase, typography=typography, entities=entities)
     starts, ends = [], []
     pos = 0
@@ -80,8 +82,9 @@ def token_offsets(text: str, tokens: Sequence[str], *, lowercase: bool = True, t
 
 
 def span_characters(offsets: np.ndarray, first: int, last: int) -> tuple[int, int] | None:
-    """The characters ``[start, end)`` from token ``first`` to token ``last`` (inclusive): from the first located
-    token of that range to the last; None when none of them was located."""
+    """The characters ``[start, end)`` from token ``first`` to token ``last`` (inclusive); None if none was located.
+
+    They run from the first located token of that range to the last."""
     start, end = int(offsets[first, 0]), int(offsets[last, 1])
     if start >= 0 and end >= 0:  # both ends located: the usual case
         return start, end

@@ -35,8 +35,10 @@ T = TypeVar("T")
 
 
 def origin(entry: object) -> str:
-    """Where an entry is defined, for messages and cache keys: ``module.QualName`` of a class or function, else the
-    module and class of the object (a view is a ``View`` instance: its module says where it was declared)."""
+    """Where an entry is defined, for messages and cache keys.
+
+    ``module.QualName`` of a class or function, else the module and class of the object (a view is a ``View``
+    instance: its module says where it was declared)."""
     if isinstance(entry, type) or callable(entry) and hasattr(entry, "__qualname__"):
         return f"{entry.__module__}.{entry.__qualname__}"
     declared = getattr(entry, "module", None)
@@ -44,8 +46,9 @@ def origin(entry: object) -> str:
 
 
 class Registry(Mapping[str, T], Generic[T]):
-    """Named entries of one kind (``"metric"``, ``"check"``, ``"view"``, ``"bucket dimension"``), in registration
-    order; ``name_of(entry)`` gives an entry's name (see the module docstring for the rules)."""
+    """Named entries of one kind (``"metric"``, ``"check"``, ``"view"``, ``"bucket dimension"``), in registration order.
+
+    ``name_of(entry)`` gives an entry's name (see the module docstring for the rules)."""
 
     _every: ClassVar[weakref.WeakSet] = weakref.WeakSet()
 
@@ -61,8 +64,9 @@ class Registry(Mapping[str, T], Generic[T]):
     @classmethod
     def of_modules(cls, kind: str, package: str, modules: Iterable[str], name_of: Callable[[T], str],
                    entries_of: Callable[[ModuleType], Iterable[T]]) -> "Registry[T]":
-        """A registry of the entries that each module ``package.NAME`` of ``modules`` defines
-        (``entries_of(module)``, in the module's order), module after module."""
+        """A registry of the entries that each module ``package.NAME`` of ``modules`` defines, module after module.
+
+        A module's entries are ``entries_of(module)``, in the module's order."""
         registry = cls(kind, name_of)
         for name in modules:
             module = import_module(f"{package}.{name}")
@@ -89,6 +93,7 @@ class Registry(Mapping[str, T], Generic[T]):
     # -- changes
     def register(self, entry: T, *, where: str | None = None) -> T:
         """Add ``entry`` under its name (the last place in the order); returns it, so it serves as a decorator.
+
         A name that is not a word, or that is taken, is a ``ValueError``."""
         name = self._name_of(entry)
         if not isinstance(name, str) or not name or not name.replace("_", "").isalnum() or not name[0].isalpha():
@@ -107,8 +112,9 @@ class Registry(Mapping[str, T], Generic[T]):
 
     @contextmanager
     def registered(self, entry: T, *, replace: bool = False) -> Iterator[T]:
-        """``with registry.registered(entry):`` — ``entry`` is registered inside the block only. With
-        ``replace=True`` it stands in for the entry of the same name, which is put back at its place on exit;
+        """``with registry.registered(entry):`` — ``entry`` is registered inside the block only.
+
+        With ``replace=True`` it stands in for the entry of the same name, which is put back at its place on exit;
         without, a taken name is refused before the block runs (nothing is changed)."""
         name = self._name_of(entry)
         if not (replace and name in self._entries):
@@ -142,7 +148,8 @@ class Registry(Mapping[str, T], Generic[T]):
 
 
 def fingerprint() -> str:
-    """A digest of every registry of the process (:meth:`Registry.fingerprint`): part of every cache key that
-    stands for "all the registered ones"."""
+    """A digest of every registry of the process (:meth:`Registry.fingerprint`).
+
+    It is part of every cache key that stands for "all the registered ones"."""
     parts = sorted(f"{r.kind}:{r.fingerprint()}" for r in Registry._every)
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]

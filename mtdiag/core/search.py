@@ -54,8 +54,9 @@ _UNSUPPORTED = (
 
 
 def text_matches(pattern: str, texts: Sequence[str], budget: float = SEARCH_SECONDS) -> np.ndarray:
-    """Which texts contain a match of ``pattern``, a case-insensitive regular expression in RE2's syntax
-    (``Pandemie|Virus``, ``\\d+ %``; a plain word matches as a substring). ``ValueError`` in one line for a pattern
+    """Which texts contain a match of ``pattern``, a case-insensitive regular expression in RE2's syntax.
+
+    E.g. ``Pandemie|Virus``, ``\\d+ %``; a plain word matches as a substring. ``ValueError`` in one line for a pattern
     that is invalid, not supported or longer than :data:`MAX_PATTERN_CHARS`, or a search that exceeds ``budget``
     seconds over all texts."""
     return columns_matching(pattern, [texts], budget)[0]
@@ -63,9 +64,10 @@ def text_matches(pattern: str, texts: Sequence[str], budget: float = SEARCH_SECO
 
 def columns_matching(pattern: str, columns: Sequence[Sequence[str]], budget: float = SEARCH_SECONDS
                      ) -> list[np.ndarray]:
-    """:func:`text_matches` of each of several columns of texts (a table's source, references and outputs), the
-    pattern compiled once and one time ``budget`` for them all: compiling is the costly part of a long pattern
-    (done once, not once per column: twelve columns compiled it twelve times), and a search box's Enter costs at
+    """:func:`text_matches` of each of several columns of texts (a table's source, references and outputs).
+
+    The pattern is compiled once and one time ``budget`` serves them all: compiling is the costly part of a long pattern
+    (done once, not once per column: twelve columns would compile it twelve times), and a search box's Enter costs at
     most ``budget`` whatever the columns."""
     compiled = compile_pattern(pattern)
     deadline = time.monotonic() + budget
@@ -80,9 +82,10 @@ def columns_matching(pattern: str, columns: Sequence[Sequence[str]], budget: flo
 
 
 def window_bytes(compiled) -> int:
-    """The bytes of text one search call is given: :data:`WINDOW_STEPS` over the compiled pattern's program size
-    (its instructions; RE2's ``programsize``), so that a call costs at most ~0.1 s even where RE2 falls back to its
-    slowest matcher."""
+    """The bytes of text one search call is given: :data:`WINDOW_STEPS` over the compiled pattern's program size.
+
+    The program size is its instructions (RE2's ``programsize``), so that a call costs at most ~0.1 s even where RE2
+    falls back to its slowest matcher."""
     return max(2, WINDOW_STEPS // max(int(compiled.programsize), 1))
 
 
@@ -116,9 +119,11 @@ def _shown(pattern: str) -> str:
 
 
 def compile_pattern(pattern: str):
-    """``pattern`` compiled by RE2, case-insensitive, with Unicode ``\\w``/``\\d``/``\\s``; ``ValueError`` saying
-    what is not supported, why it is invalid, or that it is longer than :data:`MAX_PATTERN_CHARS` (checked first:
-    the work of compiling grows with the pattern, and a search box is typed into by anyone)."""
+    """``pattern`` compiled by RE2, case-insensitive, with Unicode ``\\w``/``\\d``/``\\s``.
+
+    ``ValueError`` saying what is not supported, why it is invalid, or that it is longer than
+    :data:`MAX_PATTERN_CHARS` (checked first: the work of compiling grows with the pattern, and a search box is typed
+    into by anyone)."""
     import re2
 
     if len(pattern) > MAX_PATTERN_CHARS:

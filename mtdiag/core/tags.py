@@ -54,9 +54,10 @@ def tag_name(text: str) -> str:
 
 
 def pair_rows(segs: Iterable[int], systems: Iterable[str] | None, tag: str, *, checked: bool = True) -> pd.DataFrame:
-    """The rows that put ``tag`` on each (segment, system) given, each pair once (0-based segments; ``systems``
-    None or ``""`` entries: the whole segment). ``checked``: the name must be a tag (:func:`tag_name`), else it is
-    only stripped (to remove a tag of any name)."""
+    """The rows that put ``tag`` on each (segment, system) given, each pair once.
+
+    Segments are 0-based; ``systems`` None or ``""`` entries: the whole segment. ``checked``: the name must be a tag
+    (:func:`tag_name`), else it is only stripped (to remove a tag of any name)."""
     tag = tag_name(tag) if checked else str(tag).strip()
     segs = np.asarray(list(segs), dtype=np.int64)
     systems = [""] * len(segs) if systems is None else [str(s) for s in systems]
@@ -72,8 +73,10 @@ def too_many(n_tags: int) -> str | None:
 
 
 def add_tag(tags: pd.DataFrame | None, segs: Iterable[int], systems: Iterable[str] | None, tag: str) -> pd.DataFrame:
-    """``tags`` with ``tag`` on each (segment, system) given (as :func:`pair_rows` names them); a pair already
-    tagged so stays once. :class:`ValueError` for a bad name or when the set would exceed :data:`MAX_TAGS` rows."""
+    """``tags`` with ``tag`` on each (segment, system) given (as :func:`pair_rows` names them).
+
+    A pair already tagged so stays once. :class:`ValueError` for a bad name or when the set would exceed
+    :data:`MAX_TAGS` rows."""
     merged = pd.concat([empty_tags() if tags is None else tags, pair_rows(segs, systems, tag)], ignore_index=True)
     merged = merged.drop_duplicates(TAG_COLUMNS, ignore_index=True)
     if too_many(len(merged)):
@@ -96,12 +99,14 @@ def tag_names(tags: pd.DataFrame | None) -> list[str]:
 
 
 def tag_values(tags: pd.DataFrame | None, seg_ids, system: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The tags of each segment of a set whose segments have the 1-based ids ``seg_ids`` (ascending: the whole
-    set's, or a slice's, :attr:`mtdiag.core.evalset.EvalSet.seg_ids`) as one flat array of text and the position of
-    each (``values, owner``): every tag of a segment once, and ``""`` once for each untagged segment, so a slice
-    condition on ``tag`` holds on a segment where it holds for any of its values (:mod:`mtdiag.slices.catalogue`)
-    and ``tag == ""`` keeps exactly the untagged segments. Linear in the tags however many one segment holds.
-    ``system`` None: every tag of the segment; a system: the segment's own tags and that system's."""
+    """The tags of each segment of a set as ``(values, owner)``: one flat array of text and the position of each.
+
+    The set's segments have the 1-based ids ``seg_ids`` (ascending: the whole set's, or a slice's,
+    :attr:`mtdiag.core.evalset.EvalSet.seg_ids`). Every tag of a segment comes once, and ``""`` once for each untagged
+    segment, so a slice condition on ``tag`` holds on a segment where it holds for any of its values
+    (:mod:`mtdiag.slices.catalogue`) and ``tag == ""`` keeps exactly the untagged segments. Linear in the tags however
+    many one segment holds. ``system`` None: every tag of the segment; a system: the segment's own tags and that
+    system's."""
     whole = np.asarray(seg_ids, dtype=np.int64) - 1
     rows = empty_tags() if tags is None else tags
     if system is not None:
@@ -117,9 +122,11 @@ def tag_values(tags: pd.DataFrame | None, seg_ids, system: str | None = None) ->
 
 
 def tag_labels(tags: pd.DataFrame | None, seg_ids, systems=None) -> np.ndarray:
-    """For table rows given by their 1-based ``seg_ids`` (whole-set ids) and, for rows of one output, ``systems``:
-    the tags that apply to each row joined by ``", "`` (a segment's own tags and, on a row of one output, that
-    output's; on a row of a segment, every tag of its outputs too)."""
+    """The tags that apply to each table row, joined by ``", "``.
+
+    The rows are given by their 1-based ``seg_ids`` (whole-set ids) and, for rows of one output, ``systems``. A row
+    gets its segment's own tags and, on a row of one output, that output's; on a row of a segment, every tag of its
+    outputs too."""
     seg = np.asarray(seg_ids, dtype=np.int64) - 1
     labels = np.full(len(seg), "", dtype=object)
     if tags is None or not len(tags) or not len(seg):
@@ -136,8 +143,9 @@ def tag_labels(tags: pd.DataFrame | None, seg_ids, systems=None) -> np.ndarray:
 
 
 def tag_summary(tags: pd.DataFrame | None, seg_ids: np.ndarray) -> pd.DataFrame:
-    """Per tag of the segments whose 1-based ids are ``seg_ids`` (a set's, or a slice's): how many segments and how
-    many (system, segment) pairs carry it, and the segments' ids, for the HTML report."""
+    """Per tag: how many segments and (system, segment) pairs carry it, and the segments' ids, for the HTML report.
+
+    The segments counted are those whose 1-based ids are ``seg_ids`` (a set's, or a slice's)."""
     columns = ["tag", "segments", "outputs", "seg_ids"]
     if tags is None or not len(tags):
         return pd.DataFrame(columns=columns)

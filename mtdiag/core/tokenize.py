@@ -55,9 +55,11 @@ _TYPOGRAPHIC = re.compile("[" + "".join(map(chr, _TYPOGRAPHY)) + "]")
 
 
 def normalise_typography(text: str) -> str:
-    """``text`` with typographic variants written the plain way (``don’t`` -> ``don't``, ``„Haus“`` ->
-    ``"Haus"``, ``１０％`` -> ``10%``, ``–`` -> ``-``): one ``str.translate``, only when the text has such a
-    character (a regular-expression scan is far faster than a translation that changes nothing)."""
+    """``text`` with typographic variants written the plain way.
+
+    E.g. ``don’t`` -> ``don't``, ``„Haus“`` -> ``"Haus"``, ``１０％`` -> ``10%``, ``–`` -> ``-``: one ``str.translate``,
+    only when the text has such a character (a regular-expression scan is far faster than a translation that changes
+    nothing)."""
     return text.translate(_TYPOGRAPHY) if _TYPOGRAPHIC.search(text) else text
 
 
@@ -73,15 +75,18 @@ _TOKENIZER_CLASSES = {
 
 
 def default_tokenizer(lang: str | None) -> str:
-    """The default tokeniser for a target language, as sacrebleu chooses it: ``ja-mecab`` for Japanese, ``zh``
-    for Chinese, ``13a`` otherwise (and when the language is unknown)."""
+    """The default tokeniser for a target language, as sacrebleu chooses it.
+
+    ``ja-mecab`` for Japanese, ``zh`` for Chinese, ``13a`` otherwise (and when the language is unknown)."""
     return _LANGUAGE_TOKENIZERS.get((lang or "").lower().split("-")[0], DEFAULT_TOKENIZER)
 
 
 @dataclass(frozen=True)
 class TokenizeOptions:
-    """How texts become tokens. ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold the tokens' case;
-    ``typography``: normalise typographic variants first (:func:`normalise_typography`)."""
+    """How texts become tokens.
+
+    ``tokenize``: a sacrebleu tokeniser name; ``lowercase``: fold the tokens' case; ``typography``: normalise
+    typographic variants first (:func:`normalise_typography`)."""
 
     tokenize: str = DEFAULT_TOKENIZER
     lowercase: bool = DEFAULT_LOWERCASE
@@ -155,9 +160,10 @@ class _Tokenizer13a:
 
 @lru_cache(maxsize=None)
 def sacrebleu_tokenizer(name: str) -> Callable[[str], str]:
-    """The sacrebleu tokeniser for ``name`` (imported lazily: MeCab is heavy). ``13a`` is
-    :class:`_Tokenizer13a`; ``zh`` gets the faster, identical :class:`_PostTokenizer` in place of sacrebleu's
-    regular-expression post-tokeniser."""
+    """The sacrebleu tokeniser for ``name`` (imported lazily: MeCab is heavy).
+
+    ``13a`` is :class:`_Tokenizer13a`; ``zh`` gets the faster, identical :class:`_PostTokenizer` in place of
+    sacrebleu's regular-expression post-tokeniser."""
     if name not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     if name == "13a":
@@ -191,9 +197,11 @@ def _tokenize_lowered(name: str, text: str) -> str:
 
 
 def clear_token_caches() -> None:
-    """Forget every cached tokenisation. The caches keep the texts of every set tokenised since and their tokens
-    (up to 2**18 texts each); a long-running server clears them with its expired reports
-    (:func:`mtdiag.scoring.evaluate.clear_caches`), and a text is tokenised again when next needed."""
+    """Forget every cached tokenisation.
+
+    The caches keep the texts of every set tokenised since and their tokens (up to 2**18 texts each); a long-running
+    server clears them with its expired reports (:func:`mtdiag.scoring.evaluate.clear_caches`), and a text is
+    tokenised again when next needed."""
     _tokenize_cased.cache_clear()
     _tokenize_lowered.cache_clear()
 
@@ -217,9 +225,11 @@ def tokenize_texts(texts: Iterable[str], options: TokenizeOptions = TokenizeOpti
 
 
 def is_punctuation(token: str) -> bool:
-    """A punctuation token: every character in a Unicode punctuation category (P*) — the rule of METRICS.md §3
-    (term windows skip them) and §4 (they become ``<PUNC>``). Symbols (S*) are words. A token of letters and digits
-    only (``str.isalnum``: no such character is in a P* category) is answered without looking up each character."""
+    """Whether ``token`` is punctuation: every character in a Unicode punctuation category (P*).
+
+    The rule of METRICS.md §3 (term windows skip them) and §4 (they become ``<PUNC>``). Symbols (S*) are words. A
+    token of letters and digits only (``str.isalnum``: no such character is in a P* category) is answered without
+    looking up each character."""
     if not token or token.isalnum():
         return False
     return all(unicodedata.category(ch).startswith("P") for ch in token)
@@ -234,16 +244,20 @@ class TokenSide:
 
     @cached_property
     def lengths(self) -> np.ndarray:
+        """The number of tokens of each segment."""
         return np.diff(self.offsets)
 
     @property
     def n_segments(self) -> int:
+        """The number of segments."""
         return len(self.offsets) - 1
 
     def segment(self, i: int) -> np.ndarray:
+        """The token ids of segment ``i``."""
         return self.ids[self.offsets[i] : self.offsets[i + 1]]
 
     def segments(self) -> list[np.ndarray]:
+        """The token ids of every segment, one array each."""
         return np.split(self.ids, self.offsets[1:-1])
 
 
@@ -257,9 +271,11 @@ class TokenizedSet:
     options: TokenizeOptions
 
     def side(self, name: str) -> TokenSide:
+        """The system or reference named ``name`` (a system first when both have that name)."""
         return self.hyps[name] if name in self.hyps else self.refs[name]
 
     def tokens(self, name: str, i: int) -> list[str]:
+        """The tokens of segment ``i`` of the system or reference ``name``, as strings."""
         return self.vocab[self.side(name).segment(i)].tolist()
 
 

@@ -38,8 +38,10 @@ order)."""
 
 
 def metrics_of(module: ModuleType) -> list[type[Metric]]:
-    """The metrics a module defines: its :class:`Metric` subclasses that declare their own ``info`` (a shared base
-    such as ``TermWindowOverlap`` declares none), in the module's order."""
+    """The metrics a module defines, in the module's order.
+
+    They are its :class:`Metric` subclasses that declare their own ``info`` (a shared base such as
+    ``TermWindowOverlap`` declares none)."""
     found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Metric)
              and obj.__module__ == module.__name__ and "info" in vars(obj) and not isabstract(obj)]
     return list(dict.fromkeys(found))
@@ -51,8 +53,10 @@ REGISTRY: Registry[type[Metric]] = Registry.of_modules("metric", "mtdiag.metrics
 
 
 def metric_classes(within=None) -> dict[str, type[Metric]]:
-    """The registered metrics, then the imported metrics of ``within`` (an ``EvalSet``, a ``Report``, or None for
-    the registered ones only), by name. An imported name that is a registered metric is a ``ValueError``."""
+    """The registered metrics, then the imported metrics of ``within``, by name.
+
+    ``within`` is an ``EvalSet``, a ``Report``, or None for the registered ones only. An imported name that is a
+    registered metric is a ``ValueError``."""
     evalset = getattr(within, "evalset", within)
     if evalset is None or not evalset.imported:
         return dict(REGISTRY)
@@ -92,8 +96,10 @@ def unregister(name: str) -> None:
 
 
 def registered(cls: type[Metric], *, replace: bool = False):
-    """``with registered(MyMetric): ...`` — the metric is in the registry inside the block only; ``replace=True``
-    stands in for a registered metric of that name and puts it back after (:meth:`Registry.registered`)."""
+    """A context in which the metric ``cls`` is registered: ``with registered(MyMetric): ...``.
+
+    The metric is in the registry inside the block only; ``replace=True`` stands in for a registered metric of that
+    name and puts it back after (:meth:`Registry.registered`)."""
     return REGISTRY.registered(cls, replace=replace)
 
 

@@ -1,13 +1,10 @@
 """What every metric is: metadata, a result, and a computation over sufficient statistics.
 
-Modelled on sacrebleu's ``metrics/base.py``: a metric extracts per-segment *sufficient statistics* once (a numpy
-array ``stats`` of shape ``(n_segments, k)``), and both the corpus score and every resampled score (bootstrap,
-randomisation: :mod:`mtdiag.analysis.significance`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which
-is vectorised over any leading axes. A segment score is, unless the metric's paper says otherwise, the same formula
-applied to one row (:meth:`Metric.segment_scores`).
-
-Computing never mutates a metric object; results are frozen dataclasses.
-"""
+Modelled on sacrebleu's ``metrics/base.py``: a metric extracts per-segment *sufficient statistics* once (a numpy array
+``stats`` of shape ``(n_segments, k)``), and both the corpus score and every resampled score (bootstrap, randomisation:
+:mod:`mtdiag.analysis.significance`) are computed from sums of those rows by :meth:`Metric.corpus_score`, which is
+vectorised over any leading axes. A segment score is, unless the metric's paper says otherwise, the same formula applied
+to one row (:meth:`Metric.segment_scores`). Computing never mutates a metric object; results are frozen dataclasses."""
 
 from __future__ import annotations
 
@@ -30,13 +27,12 @@ from mtdiag.core.tokenize import TokenizedSet, TokenizeOptions, tokenize_evalset
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One user-settable option of a metric, declared once: the CLI generates ``--METRIC-OPTION`` from it, the
-    sidebar draws a widget from it, and :class:`Metric` validates values with it.
+    """One user-settable option of a metric, declared once.
 
-    ``type`` is ``int``, ``float``, ``bool`` or ``str`` (inferred from ``default`` when not given). A ``default`` of
-    ``None`` means *automatic* (the metric decides from the data, e.g. by target language) and needs an explicit
-    ``type``. ``choices`` restricts the values; ``minimum``/``maximum`` bound numbers (inclusive).
-    """
+    The CLI generates ``--METRIC-OPTION`` from it, the sidebar draws a widget from it, and :class:`Metric` validates
+    values with it. ``type`` is ``int``, ``float``, ``bool`` or ``str`` (inferred from ``default`` when not given). A
+    ``default`` of ``None`` means *automatic* (the metric decides from the data, e.g. by target language) and needs an
+    explicit ``type``. ``choices`` restricts the values; ``minimum``/``maximum`` bound numbers (inclusive)."""
 
     name: str
     default: Any
@@ -117,8 +113,7 @@ class MetricInfo:
     """Declarative metadata: what the registry, the CLI, the dashboard and every export know about a metric.
 
     The display facts (``label``, ``decimals``, ``higher_is_better``, ``scale``) are the one source for number
-    formatting, best-per-column shading, significance direction and export headers.
-    """
+    formatting, best-per-column shading, significance direction and export headers."""
 
     name: str  # the key used in JSON, the CLI and column names, e.g. "otem"
     label: str  # a short display name, e.g. "OTEM"
@@ -153,6 +148,7 @@ class MetricInfo:
 
     @property
     def has_direction(self) -> bool:
+        """Whether one direction of the score is better (``higher_is_better`` is not None)."""
         return self.higher_is_better is not None
 
     @property
@@ -164,6 +160,7 @@ class MetricInfo:
 
     @property
     def direction(self) -> str:
+        """The better direction in words: ``higher is better``, ``lower is better`` or ``no better direction``."""
         if not self.has_direction:
             return "no better direction"
         return "higher is better" if self.higher_is_better else "lower is better"
@@ -175,6 +172,7 @@ class MetricInfo:
 
     @property
     def scale_text(self) -> str:
+        """How the scale reads: ``range_text`` when given, else ``0–100``, ``0–1`` or ``0–SCALE``."""
         if self.range_text is not None:
             return self.range_text
         return "0–100" if self.scale == 100 else "0–1" if self.scale == 1 else f"0–{self.scale:g}"
@@ -184,13 +182,13 @@ class MetricInfo:
         return "—" if value is None or not np.isfinite(value) else f"{float(value):.{self.places}f}"
 
     def oriented(self, values):
-        """``values`` turned so that higher is better (negated for lower-is-better metrics; a metric without a
-        direction has no orientation: ``ValueError``)."""
+        """``values`` turned so that higher is better (negated if lower is better; no direction: ``ValueError``)."""
         if not self.has_direction:
             raise ValueError(f"{self.label} has no better direction")
         return values if self.higher_is_better else -values
 
     def option(self, name: str) -> OptionSpec:
+        """The declaration of the option ``name`` (``KeyError`` when the metric has none by that name)."""
         for spec in self.options:
             if spec.name == name:
                 return spec
@@ -202,19 +200,20 @@ class Signature:
     """What produced a score, as sacrebleu prints it: ``name|key:value|…`` (e.g. ``bleu|nrefs:1|case:mixed|…``).
 
     A frozen value built by the metric from the options it really computed with; resampling tests add their fields
-    with :meth:`with_fields` (no string is ever parsed back).
-    """
+    with :meth:`with_fields` (no string is ever parsed back)."""
 
     name: str
     fields: tuple[tuple[str, str], ...] = ()
 
     def format(self) -> str:
+        """The signature as sacrebleu prints it: ``name|key:value|…``."""
         return "|".join([self.name, *(f"{key}:{value}" for key, value in self.fields)])
 
     def __str__(self) -> str:
         return self.format()
 
     def get(self, key: str) -> str | None:
+        """The value of the field ``key``, None when the signature has no such field."""
         return next((value for k, value in self.fields if k == key), None)
 
     def with_fields(self, fields: Sequence[tuple[str, str]], *, after: str | None = None) -> "Signature":
@@ -229,6 +228,7 @@ class Signature:
 
 
 def mtdiag_version_field() -> tuple[str, str]:
+    """The field that ends every signature: ``("version", "mtdiag-VERSION")``."""
     return ("version", f"mtdiag-{__version__}")
 
 
@@ -252,40 +252,33 @@ class MetricResult:
 
 @dataclass(frozen=True)
 class EvidenceTable:
-    """One table of a segment's evidence, as the detail view lists it: a ``title`` (its tab), the ``frame``, a
-    ``caption`` above it, the text shown when it is ``empty``; ``alignment=True`` when its ``op``/``hyp``/``ref``
-    columns are also drawn as an alignment strip."""
+    """One table of a segment's evidence, as the detail view lists it."""
 
-    title: str
+    title: str  # its tab
     frame: pd.DataFrame
-    caption: str = ""
-    empty: str = ""
-    alignment: bool = False
+    caption: str = ""  # shown above it
+    empty: str = ""  # the text shown when it is empty
+    alignment: bool = False  # True: its op/hyp/ref columns are also drawn as an alignment strip
 
 
 @dataclass(frozen=True)
 class SegmentEvidence:
-    """What one metric shows for one (system, segment): highlight spans, the legend of their kinds, and tables.
+    """What one metric shows for one (system, segment): highlight spans, the legend of their kinds, and tables."""
 
-    ``hyp_spans`` mark the hypothesis, ``ref_spans`` each reference (by name); ``tables`` are keyed by a short name
-    (``over``, ``alignment``, …); ``facts`` are single values (e.g. ``best_ref``, the reference an alignment was
-    made against).
-    """
-
-    hyp_spans: tuple[Span, ...] = ()
-    ref_spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
-    tables: Mapping[str, EvidenceTable] = field(default_factory=dict)
+    hyp_spans: tuple[Span, ...] = ()  # marks on the hypothesis
+    ref_spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)  # marks on each reference, by name
+    tables: Mapping[str, EvidenceTable] = field(default_factory=dict)  # keyed by a short name (over, alignment, …)
     legend: tuple[str, ...] = ()
+    # single values, e.g. best_ref (the reference an alignment was made against)
     facts: Mapping[str, Any] = field(default_factory=dict)
 
 
 class ScoringContext:
     """Everything metrics share for one EvalSet and one tokenisation: tokens, n-gram counts, raw texts.
 
-    Built once per (data, options) by :func:`mtdiag.scoring.evaluate.evaluate`; each shared structure is computed lazily on
-    first use and then reused by every metric and every system (references are processed once, not per system).
-    Anything else a metric wants to compute once per context goes through :meth:`memo`.
-    """
+    Built once per (data, options) by :func:`mtdiag.scoring.evaluate.evaluate`; each shared structure is computed lazily
+    on first use and then reused by every metric and every system (references are processed once, not per system).
+    Anything else a metric wants to compute once per context goes through :meth:`memo`."""
 
     def __init__(self, evalset: EvalSet, options: TokenizeOptions = TokenizeOptions(), tgt_lang: str | None = None):
         self.evalset = evalset
@@ -296,10 +289,11 @@ class ScoringContext:
         self._lock = threading.Lock()
 
     def memo(self, key: Hashable, build: Callable[[], Any]) -> Any:
-        """The value stored under ``key``, built by ``build()`` on first request. Thread-safe, and built once: the
-        dashboard shares a report between sessions and metrics score on two threads (:mod:`mtdiag.scoring.chunks`),
-        so a second thread asking for a value being built waits for it (an n-gram index is seconds of work). A
-        build that fails stores nothing; the next request builds again."""
+        """The value stored under ``key``, built by ``build()`` on first request.
+
+        Thread-safe, and built once: the dashboard shares a report between sessions and metrics score on two threads
+        (:mod:`mtdiag.scoring.chunks`), so a second thread asking for a value being built waits for it (an n-gram
+        index is seconds of work). A build that fails stores nothing; the next request builds again."""
         with self._lock:
             if key in self._memo:
                 return self._memo[key]
@@ -330,8 +324,7 @@ class ScoringContext:
 
     @cached_property
     def cased_tokens(self) -> TokenizedSet:
-        """Tokens with the user's tokeniser but sacrebleu's defaults otherwise (case-sensitive, texts as written), for
-        BLEU and the length ratio."""
+        """Tokens under the user's tokeniser, sacrebleu's defaults otherwise (cased, as written): BLEU, length ratio."""
         if not self.options.lowercase and not self.options.typography:
             return self.tokens
         return tokenize_evalset(
@@ -344,6 +337,7 @@ class ScoringContext:
         return self._ngram_index("word", max_order)
 
     def cased_word_ngrams(self, max_order: int):
+        """Word n-gram counts of every side in :attr:`cased_tokens` (orders 1..max_order), for BLEU."""
         return self._ngram_index("cased", max_order)
 
     def char_ngrams(self, max_order: int):
@@ -379,12 +373,14 @@ class ScoringContext:
         return [self.evalset.refs[name].tolist() for name in self.evalset.ref_names]
 
     def hyp_texts(self, system: str) -> list[str]:
+        """Raw texts of one system's output, one per segment."""
         return self.evalset.hyps[system].tolist()
 
     def display_tokens(self, side: str, seg: int) -> tuple[list[str], list[str]]:
-        """(shown, matched) tokens of a reference or system for one segment: ``matched`` exactly the tokens the
-        metrics saw, ``shown`` the same as written (original case and typography) when the tokenisation of the
-        text as written lines up."""
+        """(shown, matched) tokens of a reference or system for one segment.
+
+        ``matched`` exactly the tokens the metrics saw, ``shown`` the same as written (original case and typography)
+        when the tokenisation of the text as written lines up."""
         matched = self.tokens.tokens(side, seg)
         shown = matched
         if self.cased_tokens is not self.tokens:
@@ -398,11 +394,9 @@ class ScoringContext:
 class Metric(ABC):
     """A metric: metadata + validated options; ``compute`` returns a :class:`MetricResult` for one system.
 
-    Subclasses implement :meth:`statistics` and :meth:`corpus_score`; they may override :meth:`segment_scores`
-    (where the paper's sentence score differs), :meth:`signature_fields` (what their numbers depend on),
-    :meth:`evidence` (per-system detail, computed once per context) and :meth:`segment_evidence` (what the
-    segment detail highlights).
-    """
+    Subclasses implement :meth:`statistics` and :meth:`corpus_score`; they may override :meth:`segment_scores` (where
+    the paper's sentence score differs), :meth:`signature_fields` (what their numbers depend on), :meth:`evidence`
+    (per-system detail, computed once per context) and :meth:`segment_evidence` (what the segment detail highlights)."""
 
     info: ClassVar[MetricInfo]
 
@@ -415,6 +409,7 @@ class Metric(ABC):
 
     @property
     def stat_names(self) -> tuple[str, ...]:
+        """Names of the columns of :meth:`statistics`, in order."""
         raise NotImplementedError
 
     @abstractmethod
@@ -443,20 +438,24 @@ class Metric(ABC):
         return None
 
     def signature_name(self) -> str:
+        """The name that opens the signature (the metric's name unless a metric says otherwise)."""
         return self.info.name
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """The fields between ``nrefs`` and ``version``: by default the shared tokenisation (``tok``, ``case``,
-        ``typo``) and every option as ``name:value``. Metrics that run on their own tokenisation override this."""
+        """The fields between ``nrefs`` and ``version`` (metrics on their own tokenisation override this).
+
+        By default the shared tokenisation (``tok``, ``case``, ``typo``) and every option as ``name:value``."""
         options = tuple((spec.name, spec.describe(self.options[spec.name])) for spec in self.info.options)
         return (*ctx.options.signature_fields, *options)
 
     def signature(self, ctx: ScoringContext) -> Signature:
+        """What produced the scores: name, ``nrefs``, :meth:`signature_fields` and the mtdiag version."""
         refs = len(ctx.evalset.ref_names)
         return Signature(self.signature_name(),
                          (("nrefs", str(refs)), *self.signature_fields(ctx), mtdiag_version_field()))
 
     def compute(self, ctx: ScoringContext, system: str) -> MetricResult:
+        """The scores of one system, from its :meth:`statistics` on this context."""
         return self.result(system, self.statistics(ctx, system), ctx)
 
     def result(self, system: str, stats: np.ndarray, ctx: ScoringContext) -> MetricResult:
@@ -473,14 +472,16 @@ class Metric(ABC):
 
 
 class DerivedMetric(Metric):
-    """A metric whose per-segment statistics are derived from a *report* of the other metrics — e.g. predicted MQM,
-    a function of the error spans predicted on the report (``docs/architecture.md``, "Metrics derived from a
-    report"). What its numbers mean stays here, in the metrics layer (:meth:`corpus_score`, :meth:`segment_scores`,
-    the metadata: saved runs, slices and significance re-aggregate its statistics without computing anything);
-    where its statistics come from is :attr:`provider`, ``"module:function"`` of a layer above the scoring layer,
-    which :func:`mtdiag.scoring.evaluate.evaluate` calls once the other metrics are scored: ``function(report, metric) ->
-    {system: (n_segments, k) array}``. The import by name is the one place a lower layer reaches up, and it is
-    declared: ``tests/test_architecture.py`` checks that every provider is a module of a layer above scoring."""
+    """A metric whose per-segment statistics are derived from a *report* of the other metrics.
+
+    E.g. predicted MQM, a function of the error spans predicted on the report (``docs/architecture.md``, "Metrics
+    derived from a report"). What its numbers mean stays here, in the metrics layer (:meth:`corpus_score`,
+    :meth:`segment_scores`, the metadata: saved runs, slices and significance re-aggregate its statistics without
+    computing anything); where its statistics come from is :attr:`provider`, ``"module:function"`` of a layer above the
+    scoring layer, which :func:`mtdiag.scoring.evaluate.evaluate` calls once the other metrics are scored:
+    ``function(report, metric) -> {system: (n_segments, k) array}``. The import by name is the one place a lower layer
+    reaches up, and it is declared: ``tests/test_architecture.py`` checks that every provider is a module of a layer
+    above scoring."""
 
     provider: ClassVar[str]
     # registered metrics whose statistics the provider reads from the report: scored with the others (slice by slice
@@ -488,6 +489,7 @@ class DerivedMetric(Metric):
     reads: ClassVar[tuple[str, ...]] = ()
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Not computed from a context: ``TypeError`` (:func:`mtdiag.scoring.evaluate.evaluate` uses :meth:`derive`)."""
         raise TypeError(f"{self.info.name} is derived from a report of the other metrics: mtdiag.scoring.evaluate.evaluate "
                         "computes it (DerivedMetric.derive)")
 

@@ -32,9 +32,10 @@ from mtdiag.metrics.standard import CHRF_ORDER, chrf_from_stats
 
 
 def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
-    """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` over the order-``n``
-    n-grams of ``index`` (:class:`~mtdiag.metrics.ngram_index.NgramIndex`; module docstring) — the first count level
-    over the whole table, the levels above over the n-grams two sides have twice or more."""
+    """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` at order ``n``.
+
+    Over the order-``n`` n-grams of ``index`` (:class:`~mtdiag.metrics.ngram_index.NgramIndex`; module docstring) —
+    the first count level over the whole table, the levels above over the n-grams two sides have twice or more."""
     rows, seg_start = index.rows(sides, n), index.seg_start(n)
     present = rows > 0
     out = index.segment_sums(present * (present.sum(axis=0, dtype=np.int16) - 1), n)
@@ -54,8 +55,9 @@ def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
 
 
 class ChrfConsensus(Metric):
-    """chrF of the output against the other systems' outputs (MBR on character n-grams); 0–100, higher is better;
-    no reference."""
+    """chrF of the output against the other systems' outputs (MBR on character n-grams).
+
+    0–100, higher is better; no reference."""
 
     info = MetricInfo(
         name="chrf_consensus", label="chrF consensus", scale=100, higher_is_better=True,
@@ -84,11 +86,14 @@ class ChrfConsensus(Metric):
         return ctx.memo(("chrf_consensus",), build)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: chrF's ``[hyp, ref, match]`` per character order, against the other systems' outputs."""
         return self._all_statistics(ctx)[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """chrF's F-score (β = 2) of the summed counts (:func:`mtdiag.metrics.standard.chrf_from_stats`)."""
         return chrf_from_stats(stats_sum)
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """No reference, the other systems as pseudo-references, chrF's order and β, then the shared fields."""
         return (("ref", "none"), ("pseudo", "other-systems"), ("nc", str(CHRF_ORDER)), ("beta", "2"),
                 *super().signature_fields(ctx))

@@ -76,10 +76,11 @@ def _f_score(stats: np.ndarray, order: int) -> np.ndarray:
 
 
 def pairwise_agreement(ctx: ScoringContext, segments: np.ndarray, order: int = 2) -> np.ndarray:
-    """For the given segments (0-based positions): the agreement of every two systems' outputs, ``(system, system,
-    segment)`` — the consensus formula with one pseudo-reference (word n-gram F1 over orders 1..``order``,
-    symmetric; the diagonal is each output against itself). One pass per order over the n-gram table's columns of
-    those segments."""
+    """The agreement of every two systems' outputs on the given segments, ``(system, system, segment)``.
+
+    ``segments`` are 0-based positions. The agreement is the consensus formula with one pseudo-reference (word n-gram
+    F1 over orders 1..``order``, symmetric; the diagonal is each output against itself). One pass per order over the
+    n-gram table's columns of those segments."""
     index = ctx.word_ngrams(order)
     outputs = [("hyp", s) for s in ctx.evalset.systems]
     segments = np.asarray(segments, dtype=np.int64)
@@ -113,14 +114,17 @@ class Consensus(Metric):
 
     @property
     def order(self) -> int:
+        """The maximum word n-gram order N."""
         return self.options["order"]
 
     @property
     def stat_names(self) -> tuple[str, ...]:
+        """``match_1..N``, ``hyp_1..N``, ``ref_1..N`` (module docstring)."""
         n = range(1, self.order + 1)
         return (*(f"match_{i}" for i in n), *(f"hyp_{i}" for i in n), *(f"ref_{i}" for i in n))
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """No reference, the other systems as pseudo-references, then the shared tokenisation and the options."""
         return (("ref", "none"), ("pseudo", "other-systems"), *super().signature_fields(ctx))
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
@@ -136,9 +140,11 @@ class Consensus(Metric):
         return ctx.memo(("consensus", self.order), build)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: ``[match_1..N, hyp_1..N, ref_1..N]`` against the other systems' outputs."""
         return self._all_statistics(ctx)[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """``100 · 2PR / (P + R)`` over the orders that have n-grams (module docstring)."""
         return _f_score(stats_sum, self.order)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence | None:

@@ -50,9 +50,10 @@ _UNION_CHUNK = 1 << 22  # segment entries merged per sort in the skewed table (b
 
 @dataclass(frozen=True)
 class NgramTable:
-    """The tables of one system at one order: frames with columns ``ngram, ht_count, mt_count, segments``
-    (``skewed`` also ``log_ratio``); ``segments`` holds the ascending 0-based segment indices (an int array) where
-    the n-gram occurs in the HT or in the system."""
+    """The HT-only, MT-only and skewed tables of one system at one order.
+
+    Frames with columns ``ngram, ht_count, mt_count, segments`` (``skewed`` also ``log_ratio``); ``segments`` holds the
+    ascending 0-based segment indices (an int array) where the n-gram occurs in the HT or in the system."""
 
     system: str
     order: int
@@ -74,9 +75,11 @@ class NgramTables:
 
     @property
     def systems(self) -> list[str]:
+        """The systems that have tables, in order."""
         return list(self.tables)
 
     def table(self, system: str, order: int) -> NgramTable:
+        """The tables of ``system`` at ``order``."""
         return self.tables[system][order]
 
 
@@ -109,8 +112,9 @@ class _SideGrams:
 
 
 def frequent_words(vocab: np.ndarray, counts: np.ndarray, n: int = N_FREQUENT) -> np.ndarray:
-    """Vocabulary ids of the ``n`` most frequent non-punctuation words (``counts`` per id), ties by the word
-    ascending (Aikawa & Rarrick §2.2: "the hundred most frequent words ... lexicalized")."""
+    """Vocabulary ids of the ``n`` most frequent non-punctuation words (``counts`` per id), ties by the word ascending.
+
+    Aikawa & Rarrick §2.2: "the hundred most frequent words ... lexicalized"."""
     present = np.flatnonzero(counts > 0)
     ranked = pd.DataFrame({"count": counts[present], "word": vocab[present], "id": present})
     ranked = ranked.sort_values(["count", "word"], ascending=[False, True], kind="stable")
@@ -139,9 +143,11 @@ def _transformed_space(vocab: np.ndarray, kept: np.ndarray) -> _Space:
 
 
 def ngram_codes(ids: np.ndarray, offsets: np.ndarray, n: int, pad: int, base: int) -> np.ndarray:
-    """One code per token: the order-``n`` n-gram ending at it, each text padded at the start with n−1 ``pad``
-    (Aikawa & Rarrick §3.1: "<s>" marks the sentence beginning). The code is the ids in base ``base``, the last
-    token least significant. Every token ends exactly one padded n-gram, and no n-gram is padding only."""
+    """One code per token: the order-``n`` n-gram ending at it, each text padded at the start with n−1 ``pad``.
+
+    The padding follows Aikawa & Rarrick §3.1 ("<s>" marks the sentence beginning). The code is the ids in base
+    ``base``, the last token least significant. Every token ends exactly one padded n-gram, and no n-gram is padding
+    only."""
     ids = np.asarray(ids, dtype=np.int64)
     position = np.arange(len(ids), dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
     codes = ids.copy()
@@ -222,7 +228,8 @@ def _merge_rows(rows: np.ndarray, a: _SideGrams, b: _SideGrams, n_seg: int) -> l
 
 
 def smoothed_log_ratio(ht: np.ndarray, mt: np.ndarray, n_ht: int, n_mt: int, n_types: int) -> np.ndarray:
-    """Add-one smoothed log-ratio of relative frequencies, HT over MT (mtdiag's choice for the skewed table):
+    """Add-one smoothed log-ratio of relative frequencies, HT over MT (mtdiag's choice for the skewed table).
+
     ``log((ht + 1) / (N_ht + V)) − log((mt + 1) / (N_mt + V))``, computed as ``log((ht + 1) / (mt + 1)) +
     log((N_mt + V) / (N_ht + V))`` so that equal count ratios give exactly equal values (ties sort by text)."""
     return np.log((ht + 1) / (mt + 1)) + np.log((n_mt + n_types) / (n_ht + n_types))
@@ -385,8 +392,10 @@ def ht_word_counts(evalset: EvalSet, ht_ref: str, options: TokenizeOptions) -> p
 
 @dataclass(frozen=True)
 class NgramPartition:
-    """A slice of segments' n-grams in a form that needs no shared ids: per order the text of each distinct
-    n-gram (``texts``) and every side's counts and segment lists over those (segments numbered from ``start``)."""
+    """A slice of segments' n-grams in a form that needs no shared ids.
+
+    Per order the text of each distinct n-gram (``texts``) and every side's counts and segment lists over those
+    (segments numbered from ``start``)."""
 
     start: int
     texts: dict[int, np.ndarray]
@@ -395,8 +404,10 @@ class NgramPartition:
 
 def ngram_partition(evalset: EvalSet, start: int, ht_ref: str, orders: tuple[int, ...], options: TokenizeOptions,
                     systems: Sequence[str], kept_words: tuple[str, ...]) -> NgramPartition:
-    """The n-grams of a slice of segments (``evalset``: the slice, its first segment ``start`` in the whole set),
-    with the whole set's kept words: a task of the second pass of :func:`partitioned_ngram_tables`."""
+    """The n-grams of a slice of segments, with the whole set's kept words.
+
+    ``evalset`` is the slice, its first segment ``start`` in the whole set. A task of the second pass of
+    :func:`partitioned_ngram_tables`."""
     _, grams = _order_grams(_columns(evalset, ht_ref, systems), orders, options, kept_words)
     return NgramPartition(start=start,
                           texts={order: ngram_texts(values, order, space.labels, space.base)
@@ -406,8 +417,10 @@ def ngram_partition(evalset: EvalSet, start: int, ht_ref: str, orders: tuple[int
 
 def merge_partitions(parts: Sequence[NgramPartition], order: int, names: Sequence[str],
                      n_segments: int) -> tuple[np.ndarray, dict[str, _SideGrams]]:
-    """One order's n-grams of every slice over one set of ids: the texts, and per side the summed counts and the
-    concatenated segment lists (slices hold disjoint, ascending segments)."""
+    """One order's n-grams of every slice over one set of ids.
+
+    The texts, and per side the summed counts and the concatenated segment lists (slices hold disjoint, ascending
+    segments)."""
     codes, texts = pd.factorize(np.concatenate([p.texts[order] for p in parts]))
     ends = np.cumsum([0] + [len(p.texts[order]) for p in parts])
     n_seg = max(n_segments, 1)
@@ -424,11 +437,12 @@ def merge_partitions(parts: Sequence[NgramPartition], order: int, names: Sequenc
 
 def partitioned_ngram_tables(evalset: EvalSet, bounds: Sequence[tuple[int, int]], run=None, ht_ref=None,
                              orders=ORDERS, min_count=DEFAULT_MIN_COUNT, options=None, systems=None) -> NgramTables:
-    """:func:`ngram_tables` computed slice by slice (``bounds``: ``[start, stop)`` of each slice) — exactly the same
-    tables. Two passes: the slices' HT word counts are summed to choose the kept words (orders 3-4), then each
-    slice counts its n-grams and :func:`merge_partitions` sums them. ``run(function, argument lists)`` computes the
-    tasks of a pass (default: one after the other here; :func:`mtdiag.scoring.chunks.ngram_tables_on_dask` sends them
-    to a Dask cluster)."""
+    """:func:`ngram_tables` computed slice by slice (``bounds``: ``[start, stop)`` of each slice): exactly its tables.
+
+    Two passes: the slices' HT word counts are summed to choose the kept words (orders 3-4), then each slice counts its
+    n-grams and :func:`merge_partitions` sums them. ``run(function, argument lists)`` computes the tasks of a pass
+    (default: one after the other here; :func:`mtdiag.scoring.chunks.ngram_tables_on_dask` sends them to a Dask
+    cluster)."""
     ht_ref, orders, systems, options = resolve_ngram_arguments(evalset, ht_ref, orders, min_count, options, systems)
     run = run or (lambda function, arguments: [function(*a) for a in arguments])
     columns = [ht_ref, *systems]
@@ -452,8 +466,9 @@ def partitioned_ngram_tables(evalset: EvalSet, bounds: Sequence[tuple[int, int]]
 
 def context_ngram_tables(ctx, orders: Sequence[int] = ORDERS, min_count: int = DEFAULT_MIN_COUNT,
                          ht_ref: str | None = None) -> NgramTables:
-    """:func:`ngram_tables` of a scoring context's set and tokenisation, computed once per context and arguments
-    (the N-grams view and the ``mt_only_ngram`` check share them)."""
+    """:func:`ngram_tables` of a scoring context's set and tokenisation, computed once per context and arguments.
+
+    The N-grams view and the ``mt_only_ngram`` check share them."""
     key = ("ngram_tables", tuple(orders), min_count, ht_ref)
     return ctx.memo(key, lambda: ngram_tables(ctx.evalset, ht_ref=ht_ref, orders=tuple(orders), min_count=min_count,
                                               options=ctx.options))

@@ -38,6 +38,7 @@ _PREFIX = "Imported_"
 
 
 def class_name(name: str, higher_is_better: bool) -> str:
+    """The class name of an imported metric: ``Imported_<name>_<up|down>``."""
     return f"{_PREFIX}{name}_{'up' if higher_is_better else 'down'}"
 
 
@@ -72,6 +73,7 @@ class ImportedMetric(Metric):
     stat_names = ("score_sum", "scored")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: ``[score, 1]`` where the file has a score, ``[0, 0]`` where it has none."""
         stats = np.zeros((ctx.evalset.n_segments, 2))
         segs, values = ctx.memo(("imported scores",), lambda: _scores_by_key(ctx.evalset)).get(
             (self.info.name, system), (np.zeros(0, dtype=np.int64), np.zeros(0)))
@@ -88,11 +90,13 @@ class ImportedMetric(Metric):
         return result if published is None else replace(result, corpus=published)
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """The mean of the segment scores (summed scores / scored segments); NaN without any."""
         stats_sum = np.asarray(stats_sum, dtype=float)
         total, scored = stats_sum[..., 0], stats_sum[..., 1]
         return np.where(scored > 0, total / np.where(scored > 0, scored, 1), np.nan)
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """Where the numbers came from: ``source:FILE|imported:yes``."""
         source = next((m.source for m in ctx.evalset.imported if m.name == self.info.name), "unknown")
         return (("source", source), ("imported", "yes"))
 
@@ -120,9 +124,10 @@ def _published_scores(evalset) -> dict[tuple[str, str], float]:
 
 
 def imported_classes(evalset) -> dict[str, type[Metric]]:
-    """The metric classes of the EvalSet's imported metrics, by name — the set's own, never added to the
-    process-wide registry (on a server, one session's imported names and directions must not reach
-    another). A name that is a registered (built-in) metric is a ``ValueError``."""
+    """The metric classes of the EvalSet's imported metrics, by name.
+
+    They are the set's own, never added to the process-wide registry (on a server, one session's imported names and
+    directions must not reach another). A name that is a registered (built-in) metric is a ``ValueError``."""
     from mtdiag.metrics import REGISTRY
 
     classes = {}

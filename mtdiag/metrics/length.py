@@ -35,13 +35,16 @@ class LengthRatio(Metric):
     stat_names = ("hyp_len", "ref_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: the hypothesis length and the closest reference length, on BLEU's tokens."""
         c, r = hyp_and_closest_ref_lengths(ctx.cased_tokens, system)
         return np.column_stack([c, r]).astype(np.int64)
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """Summed hypothesis length c / summed closest reference length r; with r = 0: c, or 1 when c is 0 too."""
         stats_sum = np.asarray(stats_sum, dtype=float)
         c, r = stats_sum[..., 0], stats_sum[..., 1]
         return np.where(r > 0, c / np.maximum(r, 1), np.where(c > 0, c, 1.0))
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """``tok`` (the user's tokeniser), ``case:mixed`` (as written) and ``ref:closest`` (the closest reference)."""
         return (("tok", ctx.options.tokenize), ("case", "mixed"), ("ref", "closest"))

@@ -28,8 +28,9 @@ _CHRF_PUNCTS = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 
 @dataclass(frozen=True)
 class NgramCounts:
-    """The n-grams of one order in one side: sorted distinct (segment, n-gram) keys (:class:`NgramIndex`) with their
-    counts; ``keys[bounds[i]:bounds[i+1]]`` are segment i's."""
+    """The n-grams of one order in one side: sorted distinct (segment, n-gram) keys with their counts.
+
+    The keys are those of :class:`NgramIndex`; ``keys[bounds[i]:bounds[i+1]]`` are segment i's."""
 
     keys: np.ndarray  # int32: the n-grams' numbers in the order's table, sorted (so grouped by segment)
     counts: np.ndarray  # int64
@@ -37,6 +38,7 @@ class NgramCounts:
 
     @property
     def n_segments(self) -> int:
+        """The number of segments."""
         return len(self.bounds) - 1
 
     @property
@@ -85,8 +87,9 @@ class _Order:
 
 
 class NgramIndex:
-    """The n-grams of orders 1..max_order of several named sides of equal segment count, numbered alike on every
-    side; ``references`` name the sides every other side is compared with.
+    """The n-grams of orders 1..max_order of several named sides of equal segment count, numbered alike on every side.
+
+    ``references`` name the sides every other side is compared with.
 
     The positions of every side are sorted once by (segment, token) — each token numbered by its rank among the
     (segment, token) pairs, one hash — and each higher order refines the order below: positions already sorted by
@@ -212,8 +215,7 @@ class NgramIndex:
         return self._order(n).reference_extremes[1][self.counts(side, n).keys].astype(np.int64)
 
     def count_of(self, side: Hashable, n: int, keys: np.ndarray) -> np.ndarray:
-        """Each of the order-``n`` n-grams ``keys`` (the table's numbers) counted in ``side`` (0 where it lacks
-        it)."""
+        """Each of the order-``n`` n-grams ``keys`` (the table's numbers) counted in ``side`` (0 where it lacks it)."""
         return self._order(n).table[self._row[side]][keys].astype(np.int64)
 
     def counts_at_reference(self, side: Hashable, n: int, reference: Hashable) -> np.ndarray:
@@ -235,8 +237,10 @@ class NgramIndex:
         return self._order(n).seg_start
 
     def segment_columns(self, n: int, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The columns of the order-``n`` table (:meth:`rows`) that hold the n-grams of ``segments`` (0-based
-        positions), and for each column the position in ``segments`` of its segment."""
+        """The columns of the order-``n`` table (:meth:`rows`) holding the n-grams of ``segments``, with their segment.
+
+        ``segments`` are 0-based positions; the second array gives for each column the position in ``segments`` of its
+        segment."""
         starts = self._order(n).seg_start
         segments = np.asarray(segments, dtype=np.int64)
         widths = starts[segments + 1] - starts[segments]
@@ -248,8 +252,9 @@ class NgramIndex:
         return self._order(n).reference_extremes
 
     def segment_sums(self, values: np.ndarray, n: int) -> np.ndarray:
-        """``values`` over the order-``n`` n-grams (rows x n-grams) summed within each segment: rows x segments,
-        exactly, in int64."""
+        """``values`` over the order-``n`` n-grams (rows x n-grams) summed within each segment: rows x segments.
+
+        The sums are exact, in int64."""
         return _per_segment(values, self._order(n).seg_start)
 
     def gram_ids(self, n: int, gram: np.ndarray) -> np.ndarray:
@@ -283,8 +288,10 @@ def char_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, TokenSi
 
 
 def chrf_words(text: str) -> list[str]:
-    """chrF++'s words (sacrebleu ``CHRF._remove_punctuation``, after Popović's chrF++): whitespace-split words, a
-    punctuation mark at the end (else the start) of a longer word split off; one-character words kept whole."""
+    """chrF++'s words (sacrebleu ``CHRF._remove_punctuation``, after Popović's chrF++).
+
+    Whitespace-split words, a punctuation mark at the end (else the start) of a longer word split off; one-character
+    words kept whole."""
     words: list[str] = []
     for w in text.split():
         if len(w) == 1:
@@ -306,9 +313,10 @@ def chrf_word_sides(refs: pd.DataFrame, hyps: pd.DataFrame) -> dict[Hashable, To
 
 
 def clipped_ngram_statistics(index: NgramIndex, tokens, systems: list[str], order: int) -> dict[str, np.ndarray]:
-    """``[c, r, clipped_1..order, total_1..order]`` per segment for each of ``systems`` (BLEU's statistics, shared
-    with NEVA): hypothesis length, closest reference length, and per order the n-grams clipped by their maximum
-    count over references — all systems at once, per order one pass over the n-gram table."""
+    """``[c, r, clipped_1..order, total_1..order]`` per segment for each of ``systems`` (BLEU's statistics, and NEVA's).
+
+    Hypothesis length, closest reference length, and per order the n-grams clipped by their maximum count over
+    references — all systems at once, per order one pass over the n-gram table."""
     hyps = [("hyp", s) for s in systems]
     lengths = [hyp_and_closest_ref_lengths(tokens, s) for s in systems]
     clipped = [index.segment_sums(np.minimum(index.rows(hyps, n), index.reference_extremes(n)[0]), n)
@@ -319,8 +327,9 @@ def clipped_ngram_statistics(index: NgramIndex, tokens, systems: list[str], orde
 
 
 def hyp_and_closest_ref_lengths(tokens, system: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per segment, the hypothesis length and the closest reference length (:func:`closest_ref_length`) in
-    ``tokens`` (a :class:`~mtdiag.core.tokenize.TokenizedSet`)."""
+    """Per segment, the hypothesis length and the closest reference length (:func:`closest_ref_length`) in ``tokens``.
+
+    ``tokens`` is a :class:`~mtdiag.core.tokenize.TokenizedSet`."""
     c = tokens.hyps[system].lengths
     return c, closest_ref_length(c, np.stack([side.lengths for side in tokens.refs.values()], axis=1))
 

@@ -91,8 +91,10 @@ class OTEM(_OverUnder):
     )
 
     def over_counts(self, ctx: ScoringContext, system: str, n: int, segments: Sequence[int] | None = None):
-        """Per candidate (segment, n-gram) — of ``segments`` only when given —: the segments, the n-grams, the
-        candidate count, the reference count (min over refs) and the over-count."""
+        """Per candidate (segment, n-gram) of order ``n``: segments, n-grams, the counts and the over-count (eq. 3).
+
+        Of ``segments`` only when given; the arrays are the segments, the n-grams, the candidate count, the reference
+        count (min over refs) and the over-count."""
         index = ctx.word_ngrams(self.order)
         hyp = index.counts(("hyp", system), n)
         at = _positions(hyp, segments)
@@ -102,6 +104,7 @@ class OTEM(_OverUnder):
         return hyp.seg[at], keys, cc, rc, over
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: ``[c, r, m_1..m_N, t_1..t_N]`` (m: over-counts), computed once for every system."""
         return ctx.memo(("otem", self.order), lambda: self._all_statistics(ctx))[system]
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
@@ -120,11 +123,13 @@ class OTEM(_OverUnder):
                                    ).astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """``100 * LP * exp(mean_n log mp_n)`` with OTEM's long-length penalty (LP, eq. 5)."""
         return _geometric_score(stats_sum, self.order, long_penalty=True)
 
     def evidence(self, ctx: ScoringContext, system: str, segments: Sequence[int] | None = None) -> pd.DataFrame:
-        """The over-matched n-grams of every segment (or of ``segments``): ``seg, order, ngram, hyp_count,
-        ref_count, over``."""
+        """The over-matched n-grams of every segment (or of ``segments``).
+
+        Columns: ``seg, order, ngram, hyp_count, ref_count, over``."""
         frames = []
         for n in range(1, self.order + 1):
             seg, keys, cc, rc, over = self.over_counts(ctx, system, n, segments)
@@ -139,8 +144,10 @@ class OTEM(_OverUnder):
         return pd.concat(frames, ignore_index=True).sort_values(["seg", "order"], kind="stable", ignore_index=True)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
-        """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour). Only this
-        segment's n-grams are spelled out (a view of one source shows every system: not the whole corpus each)."""
+        """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour).
+
+        Only this segment's n-grams are spelled out (a view of one source shows every system: not the whole corpus
+        each)."""
         over = self.evidence(ctx, system, segments=[seg])
         _, hyp_tokens = ctx.display_tokens(system, seg)
         spans = _order_spans(hyp_tokens, over, "over", lambda r: f"over-matched {r.order}-gram: {r.hyp_count}× in "
@@ -166,8 +173,10 @@ class UTEM(_OverUnder):
 
     def under_counts(self, ctx: ScoringContext, system: str, ref: str, n: int,
                      segments: Sequence[int] | None = None):
-        """Per reference (segment, n-gram) — of ``segments`` only when given —: the segments, the n-grams, the
-        reference count, the candidate count and the under-count."""
+        """Per reference (segment, n-gram) of order ``n``: segments, n-grams, the counts and the under-count (eq. 6).
+
+        Of ``segments`` only when given; the arrays are the segments, the n-grams, the reference count, the candidate
+        count and the under-count."""
         index = ctx.word_ngrams(self.order)
         ref_counts = index.counts(("ref", ref), n)
         at = _positions(ref_counts, segments)
@@ -176,6 +185,7 @@ class UTEM(_OverUnder):
         return ref_counts.seg[at], keys, rc, cc, np.maximum(rc - cc, 0)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: ``[c, r, m_1..m_N, t_1..t_N]`` (m: under-counts), computed once for every system."""
         return ctx.memo(("utem", self.order), lambda: self._all_statistics(ctx))[system]
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
@@ -201,11 +211,13 @@ class UTEM(_OverUnder):
                                    ).astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """``100 * LP * exp(mean_n log mp_n)`` with UTEM's short-length penalty (LP, eq. 7)."""
         return _geometric_score(stats_sum, self.order, long_penalty=False)
 
     def evidence(self, ctx: ScoringContext, system: str, segments: Sequence[int] | None = None) -> pd.DataFrame:
-        """Under-matched reference n-grams of every segment (or of ``segments``): ``seg, ref, order, ngram,
-        ref_count, hyp_count, under``."""
+        """Under-matched reference n-grams of every segment (or of ``segments``).
+
+        Columns: ``seg, ref, order, ngram, ref_count, hyp_count, under``."""
         frames = []
         for ref in ctx.tokens.refs:
             for n in range(1, self.order + 1):
@@ -221,9 +233,10 @@ class UTEM(_OverUnder):
         return pd.concat(frames, ignore_index=True).sort_values(["seg", "ref", "order"], kind="stable", ignore_index=True)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
-        """The segment's under-matched reference n-grams, marked in each reference up to order
-        :data:`HIGHLIGHT_MAX_ORDER` (longer ones are listed: they would cover most of the text). Only this segment's
-        n-grams are spelled out."""
+        """The segment's under-matched reference n-grams, marked in each reference up to :data:`HIGHLIGHT_MAX_ORDER`.
+
+        Longer ones are listed, not marked: they would cover most of the text. Only this segment's n-grams are spelled
+        out."""
         under = self.evidence(ctx, system, segments=[seg])
         marked = under[under["order"] <= HIGHLIGHT_MAX_ORDER]
         ref_spans = {}

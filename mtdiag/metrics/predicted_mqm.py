@@ -67,14 +67,17 @@ class PredictedMQM(DerivedMetric):
     protocol = "mqm"
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """The mean segment score: summed ``judged`` / summed ``segments`` (NaN without segments)."""
         stats_sum = np.asarray(stats_sum, dtype=float)
         segments = stats_sum[..., STAT_NAMES.index("segments")]
         return np.where(segments > 0, self.segment_scores(stats_sum) / np.maximum(segments, 1), np.nan) + 0.0
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """The judge's score of each output (``judged``)."""
         return np.asarray(stats, dtype=float)[..., STAT_NAMES.index("judged")] + 0.0
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
+        """mtdiag's spans, the severity weights and the judge's model version, then the shared fields."""
         weights = "/".join(f"{w:g}" for w in SEVERITY_WEIGHTS.values())
         return (("spans", "mtdiag"), ("weights", weights), ("judge", JUDGE_VERSION),
                 *super().signature_fields(ctx))

@@ -61,8 +61,9 @@ def bleu_from_stats(stats: np.ndarray, effective_order: bool) -> np.ndarray:
 
 
 def chrf_from_stats(stats: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``CHRF._compute_f_score`` (no eps smoothing) vectorised over leading axes of ``stats``: the
-    last axis holds ``[hyp, ref, match]`` per n-gram order (character orders, then word orders for chrF++)."""
+    """sacrebleu's ``CHRF._compute_f_score`` (no eps smoothing) vectorised over leading axes of ``stats``.
+
+    The last axis holds ``[hyp, ref, match]`` per n-gram order (character orders, then word orders for chrF++)."""
     stats = np.asarray(stats, dtype=float)
     factor = CHRF_BETA**2
     avg_prec = np.zeros(stats.shape[:-1])
@@ -97,13 +98,16 @@ class BLEU(Metric):
     stat_names = ("hyp_len", "ref_len", *(f"correct_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: lengths and clipped n-gram counts on the cased tokens (:func:`clipped_ngram_statistics`)."""
         return ctx.memo(("clipped", "cased", BLEU_ORDER), lambda: clipped_ngram_statistics(
             ctx.cased_word_ngrams(BLEU_ORDER), ctx.cased_tokens, ctx.evalset.systems, BLEU_ORDER))[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """Corpus BLEU from summed statistics, as sacrebleu computes it."""
         return bleu_from_stats(stats_sum, effective_order=False)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Sentence BLEU with effective order, as sacrebleu's sentence BLEU."""
         return bleu_from_stats(stats, effective_order=True)
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
@@ -112,8 +116,9 @@ class BLEU(Metric):
 
 
 class CHRF(Metric):
-    """chrF (Popović 2015) and chrF++ (Popović 2017, ``word_order=2``) as sacrebleu computes them; 0-100, higher
-    is better."""
+    """chrF (Popović 2015) and chrF++ (Popović 2017, ``word_order=2``) as sacrebleu computes them.
+
+    0-100, higher is better."""
 
     info = MetricInfo(
         name="chrf",
@@ -127,6 +132,7 @@ class CHRF(Metric):
 
     @property
     def stat_names(self) -> tuple[str, ...]:
+        """``hyp_ORDER``, ``ref_ORDER``, ``match_ORDER`` for character orders 1-6, then word orders (chrF++)."""
         orders = [f"char{n}" for n in range(1, CHRF_ORDER + 1)]
         orders += [f"word{n}" for n in range(1, self.options["word_order"] + 1)]
         return tuple(f"{kind}_{order}" for order in orders for kind in ("hyp", "ref", "match"))
@@ -142,12 +148,14 @@ class CHRF(Metric):
         return orders
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: ``[hyp, ref, match]`` per order against the reference with the best sentence chrF."""
         return ctx.memo(("chrf", self.options["word_order"]), lambda: self._all_statistics(ctx))[system]
 
     def statistics_per_reference(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
-        """Per reference: every system's statistics against that reference alone, ``(system, segment,
-        statistic)`` — ``[hyp, ref, match]`` per order (the hypothesis' n-grams count only where the reference has
-        n-grams of that order, as sacrebleu); per order one pass over the n-gram table of every side."""
+        """Per reference: every system's statistics against that reference alone, ``(system, segment, statistic)``.
+
+        ``[hyp, ref, match]`` per order (the hypothesis' n-grams count only where the reference has n-grams of that
+        order, as sacrebleu); per order one pass over the n-gram table of every side."""
         systems = ctx.evalset.systems
         hyps = [("hyp", s) for s in systems]
         orders = self._order_indexes(ctx)
@@ -179,9 +187,11 @@ class CHRF(Metric):
         return {s: best_stats[i].astype(np.int64) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """Corpus chrF from summed statistics, as sacrebleu computes it."""
         return chrf_from_stats(stats_sum)
 
     def signature_name(self) -> str:
+        """sacrebleu's name: ``chrF2`` and one ``+`` per word order (``chrF2++`` is chrF++)."""
         return f"chrF{CHRF_BETA}" + "+" * self.options["word_order"]  # sacrebleu's name: chrF2, chrF2++
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:

@@ -28,15 +28,18 @@ CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 
 
 def default_ter_tokenization(tgt_lang: str | None) -> TerTokenization:
-    """The TER tokenisation with every *auto* option resolved for a target language: ``normalized`` and
-    ``asian_support`` on for zh/ja/ko (any region/script suffix, e.g. ``zh-TW``), everything else sacrebleu's
-    default."""
+    """The TER tokenisation with every *auto* option resolved for a target language.
+
+    ``normalized`` and ``asian_support`` on for zh/ja/ko (any region/script suffix, e.g. ``zh-TW``), everything else
+    sacrebleu's default."""
     return resolve_ter_tokenization({}, tgt_lang)
 
 
 def resolve_ter_tokenization(options: dict, tgt_lang: str | None) -> TerTokenization:
-    """:class:`TerTokenization` from TER option values (``None`` or absent = auto for ``normalized`` and
-    ``asian_support``; absent = off for ``no_punct`` and ``case_sensitive``)."""
+    """:class:`TerTokenization` from TER option values, auto values resolved for ``tgt_lang``.
+
+    ``None`` or absent = auto for ``normalized`` and ``asian_support``; absent = off for ``no_punct`` and
+    ``case_sensitive``."""
     cjk = (tgt_lang or "").replace("_", "-").split("-")[0].lower() in CJK_LANGUAGES
 
     def auto(name: str) -> bool:
@@ -59,8 +62,9 @@ def clear_reference_sets() -> None:
 
 
 def reference_set(refs: Sequence[Sequence[str]], tokenization: TerTokenization = TerTokenization()) -> ReferenceSet:
-    """The TER-tokenised, encoded references (``refs[k][s]``: column k, segment s), cached on the texts and the
-    tokenisation options."""
+    """The TER-tokenised, encoded references (``refs[k][s]``: column k, segment s).
+
+    Cached on the texts and the tokenisation options."""
     return _reference_set(tuple(tuple(column) for column in refs), tokenization)
 
 
@@ -96,8 +100,10 @@ def ter_scores(stats: np.ndarray) -> np.ndarray:
 
 
 class TER(Metric):
-    """Translation Edit Rate on sacrebleu's TER tokenisation; equal to ``sacrebleu.metrics.TER(**options)`` with
-    the resolved options (auto = on for a zh/ja/ko target, see the module docstring)."""
+    """Translation Edit Rate on sacrebleu's TER tokenisation.
+
+    Equal to ``sacrebleu.metrics.TER(**options)`` with the resolved options (auto = on for a zh/ja/ko target, see the
+    module docstring)."""
 
     info = MetricInfo(
         name="ter",
@@ -128,6 +134,7 @@ class TER(Metric):
         return resolve_ter_tokenization(self.options, ctx.tgt_lang)
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: the minimum edits over the references and the average reference length, in TER words."""
         return ctx.memo(("ter", self.tokenization(ctx)), lambda: self._all_statistics(ctx))[system]
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
@@ -142,9 +149,11 @@ class TER(Metric):
         return {s: np.column_stack([edits[i], lengths]) for i, s in enumerate(systems)}
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """100 · summed edits / summed reference lengths, as sacrebleu (:func:`ter_scores`)."""
         return ter_scores(stats_sum)
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """sacrebleu's TER signature fields with the resolved options: TER runs on its own tokenisation, whatever
-        mtdiag's tokenisation options say."""
+        """sacrebleu's TER signature fields with the resolved options.
+
+        TER runs on its own tokenisation, whatever mtdiag's tokenisation options say."""
         return self.tokenization(ctx).signature_fields

@@ -57,8 +57,10 @@ from mtdiag.metrics.ter_kernel import batch_kernel
 
 @dataclass(frozen=True)
 class TerTokenization:
-    """The four options of sacrebleu's TER tokenisation (``TER(normalized=, no_punct=, asian_support=,
-    case_sensitive=)``, passed unchanged to its ``TercomTokenizer``).
+    """The four options of sacrebleu's TER tokenisation.
+
+    They are those of ``TER(normalized=, no_punct=, asian_support=, case_sensitive=)``, passed unchanged to its
+    ``TercomTokenizer``:
 
     - ``normalized``: Tercom's character normalisation (XML entities, punctuation split off words);
     - ``no_punct``: remove punctuation;
@@ -143,10 +145,12 @@ class ReferenceSet:
 
     @property
     def n_refs(self) -> int:
+        """The number of reference columns."""
         return len(self.words)
 
     @property
     def n_segments(self) -> int:
+        """The number of segments."""
         return len(self.words[0])
 
     @property
@@ -220,8 +224,10 @@ class ReferenceSet:
         columns: Sequence[Sequence[Sequence[str]]],
         ref_costs: Sequence[Sequence[Sequence[float] | None]] | None = None,
     ) -> np.ndarray:
-        """The fewest edits over the references of every segment of several hypothesis columns (systems): shape
-        (n_columns, n_segments), each value the minimum of :meth:`edits` over the references, computed with less:
+        """The fewest edits over the references of every segment of several hypothesis columns (systems).
+
+        Shape (n_columns, n_segments); each value is the minimum of :meth:`edits` over the references, computed with
+        less:
 
         - a hypothesis equal to another column's for the same segment is scored once;
         - with unit costs, each hypothesis is first scored against the reference with the smallest lower bound
@@ -299,8 +305,9 @@ def translation_edit_rate(
 
 
 def load_kernel() -> None:
-    """Load the compiled kernel for unit and for per-word costs (TER and TERm) from numba's on-disk cache, compiling
-    and caching it the first time. ``make install`` calls it (no user waits for the compiler), and the dashboard in a
-    background thread once its first page is drawn, so that the first set it scores does not wait 1-3 s for numba
-    to import and load (docs/scaling.md)."""
+    """Load the compiled kernel for unit and for per-word costs (TER and TERm), compiling it the first time.
+
+    It is loaded from numba's on-disk cache, compiled and cached the first time. ``make install`` calls it (no user
+    waits for the compiler), and the dashboard in a background thread once its first page is drawn, so that the first
+    set it scores does not wait 1-3 s for numba to import and load (docs/scaling.md)."""
     translation_edit_rate(["a"], ["b"])

@@ -37,8 +37,10 @@ _KERNEL_LOCK = threading.Lock()
 
 @cache
 def batch_kernel():
-    """Compile the kernel (or load it from numba's cache) on first use; returns :func:`_batch`. Thread-safe (slices
-    are scored on several threads) and compiled ``nogil``, so those threads really run on several cores."""
+    """Compile the kernel (or load it from numba's cache) on first use; returns :func:`_batch`.
+
+    Thread-safe (slices are scored on several threads) and compiled ``nogil``, so those threads really run on several
+    cores."""
     from numba import njit
 
     with _KERNEL_LOCK:

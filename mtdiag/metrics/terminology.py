@@ -114,9 +114,10 @@ def _term_occurrences(ctx: ScoringContext, system: str) -> pd.DataFrame:
 
 
 def term_costs(ctx: ScoringContext, cost: float) -> list[list[np.ndarray | None]]:
-    """Per reference column and segment, the TER-word costs: ``cost`` (λ) on the words of target terms, 1
-    elsewhere, computed once per context and cost. The words are TER's (:func:`default_ter_tokenization` for the
-    target language, as :class:`TermTER` scores)."""
+    """Per reference column and segment, the TER-word costs: ``cost`` (λ) on the words of target terms, 1 elsewhere.
+
+    Computed once per context and cost. The words are TER's (:func:`default_ter_tokenization` for the target language,
+    as :class:`TermTER` scores)."""
     return ctx.memo(("term_costs", cost), lambda: _term_costs(ctx, cost))
 
 
@@ -163,20 +164,25 @@ class TermExactMatch(Metric):
     stat_names = ("correct", "occurrences")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: the term occurrences found in the hypothesis, and all term occurrences."""
         occ = term_occurrences(ctx, system)
         total = _per_segment(ctx, occ, pd.Series(np.ones(len(occ))))
         correct = _per_segment(ctx, occ, occ["correct"] if len(occ) else pd.Series(dtype=float))
         return np.column_stack([correct, total])
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """Correct occurrences / all occurrences x 100; NaN without any."""
         return _ratio(stats_sum)
 
     def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
+        """Every term occurrence scored for this system (:func:`term_occurrences`)."""
         return term_occurrences(ctx, system)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
-        """The segment's term occurrences: the matched term in the hypothesis, and in the first reference (the
-        one terms are annotated on) marked as found or missed."""
+        """The segment's term occurrences, marked in the hypothesis and in the first reference.
+
+        The hypothesis shows the matched term; the first reference (the one terms are annotated on) shows it marked as
+        found or missed."""
         occ = term_occurrences(ctx, system)
         rows = occ[occ["seg"] == seg].reset_index(drop=True) if len(occ) else occ
         hyp_spans, ref_spans = [], []
@@ -200,9 +206,11 @@ class TermWindowOverlap(Metric):
 
     @property
     def stat_names(self) -> tuple[str, ...]:
+        """Names of the statistics: a segment's summed window scores, and how many of its occurrences have one."""
         return ("overlap_sum", "scored_occurrences")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: the sum of the window scores of the occurrences that have one, and how many have one."""
         occ = term_occurrences(ctx, system)
         if not len(occ):
             return np.zeros((ctx.evalset.n_segments, 2))
@@ -213,9 +221,11 @@ class TermWindowOverlap(Metric):
         ])
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """The mean window score of the scored occurrences x 100; NaN without any."""
         return _ratio(stats_sum)
 
     def evidence(self, ctx: ScoringContext, system: str) -> pd.DataFrame:
+        """Every term occurrence scored for this system (:func:`term_occurrences`)."""
         return term_occurrences(ctx, system)
 
 
@@ -246,14 +256,17 @@ class TermTER(Metric):
     stat_names = ("edits", "ref_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: TER's edits, a reference word of a target term costing ``cost``, and the reference length."""
         return ter_statistics(ctx.hyp_texts(system), ctx.ref_texts(), term_costs(ctx, self.options["cost"]),
                               default_ter_tokenization(ctx.tgt_lang))
 
     def signature_fields(self, ctx: ScoringContext) -> tuple[tuple[str, str], ...]:
-        """TERm runs on TER's own tokenisation with TER's defaults for the target language
-        (:func:`default_ter_tokenization`), plus the cost."""
+        """TER's signature fields for the target language (:func:`default_ter_tokenization`), plus the cost.
+
+        TERm runs on TER's own tokenisation with TER's defaults for the target language."""
         return (*default_ter_tokenization(ctx.tgt_lang).signature_fields,
                 ("cost", self.info.option("cost").describe(self.options["cost"])))
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """(1 - TERm) x 100 from summed edits and summed reference lengths."""
         return 100.0 - ter_scores(stats_sum)

@@ -77,15 +77,18 @@ class WAFT(Metric):
     stat_names = ("edits", "max_len")
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: the Levenshtein edits e and ``max(r, c)`` against the best-WAFT reference."""
         e, m, _ = best_reference_edits(ctx, system)
         return np.column_stack([e, m]).astype(np.int64)
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """``1 - sum e / sum max(r, c)``; 1 when both sides are empty."""
         stats_sum = np.asarray(stats_sum, dtype=float)
         e, m = stats_sum[..., 0], stats_sum[..., 1]
         return np.where(m > 0, 1.0 - e / np.where(m > 0, m, 1), 1.0)
 
     def evidence(self, ctx: ScoringContext, system: str) -> "EditEvidence":
+        """The system's word-level edit operations (:class:`EditEvidence`)."""
         return EditEvidence(ctx, system)
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
@@ -118,10 +121,12 @@ class NEVA(Metric):
     stat_names = ("hyp_len", "ref_len", *(f"clipped_{n}" for n in range(1, 5)), *(f"total_{n}" for n in range(1, 5)))
 
     def statistics(self, ctx: ScoringContext, system: str) -> np.ndarray:
+        """Per segment: lengths and clipped n-gram counts on the user's tokens (:func:`clipped_ngram_statistics`)."""
         return ctx.memo(("clipped", "word", NEVA_ORDER), lambda: clipped_ngram_statistics(
             ctx.word_ngrams(NEVA_ORDER), ctx.tokens, ctx.evalset.systems, NEVA_ORDER))[system]
 
     def corpus_score(self, stats_sum: np.ndarray) -> np.ndarray:
+        """BP times the mean clipped precision over the orders that have n-grams (eq. 4); 0 when c = 0."""
         stats_sum = np.asarray(stats_sum, dtype=float)
         c, r = stats_sum[..., 0], stats_sum[..., 1]
         clipped, total = stats_sum[..., 2:6], stats_sum[..., 6:10]
@@ -142,6 +147,7 @@ class EditEvidence:
         self._system = system
 
     def best_reference(self, seg: int) -> str:
+        """The name of the reference with the best WAFT on segment ``seg`` (the first on a tie)."""
         _, _, k = best_reference_edits(self._ctx, self._system)
         return list(self._ctx.tokens.refs)[int(k[seg])]
 
@@ -189,8 +195,9 @@ class EditEvidence:
                              "hyp": shown[ids_h], "ref": shown[ids_r]})
 
     def operation_counts(self) -> dict[str, int]:
-        """Corpus totals of substitutions, insertions and deletions: the sizes of the edit blocks of the same
-        alignments (rapidfuzz opcodes), without looking up a token."""
+        """Corpus totals of substitutions, insertions and deletions.
+
+        The sizes of the edit blocks of the same alignments (rapidfuzz opcodes), without looking up a token."""
         tokens = self._ctx.tokens
         _, _, best = best_reference_edits(self._ctx, self._system)
         hyp_strings = token_strings(tokens.hyps[self._system])

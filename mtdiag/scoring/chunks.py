@@ -57,21 +57,24 @@ ChunkStats = dict[tuple[str, str], np.ndarray]
 
 @dataclass(frozen=True)
 class Execution:
-    """How statistics are computed (never what they are): ``chunk`` segments per slice (None: by the texts per
-    segment, :meth:`chunk_size`),
-    ``workers`` threads (None: every core when the work is large enough, else 1), or a Dask ``dask`` scheduler
-    address / ``local`` / ``local:N``."""
+    """How statistics are computed (never what they are): slice size, threads, or a Dask cluster.
+
+    ``chunk`` segments per slice (None: by the texts per segment, :meth:`chunk_size`), ``workers`` threads (None: two,
+    at most the cores, when the work is large enough, else 1; :meth:`n_workers`), or a Dask ``dask`` scheduler address
+    / ``local`` / ``local:N``."""
 
     chunk: int | None = None
     workers: int | None = None
     dask: str | None = None
 
     def chunk_size(self, sides: int = 1) -> int:
-        """Segments per slice: ``chunk``, else :data:`SLICE_TEXTS` texts over ``sides`` texts per segment (the
-        references and systems), at least :data:`MIN_SLICE`."""
+        """Segments per slice: ``chunk``, else :data:`SLICE_TEXTS` texts over ``sides`` texts per segment.
+
+        ``sides`` are the references and systems; a slice has at least :data:`MIN_SLICE` segments."""
         return int(self.chunk) if self.chunk else max(SLICE_TEXTS // max(sides, 1), MIN_SLICE)
 
     def n_workers(self, pairs: int) -> int:
+        """Threads to use: ``workers``, else 2 (at most the cores) from :data:`PARALLEL_MIN_PAIRS` ``pairs``, else 1."""
         if self.workers:
             return max(int(self.workers), 1)
         return min(os.cpu_count() or 1, 2) if pairs >= PARALLEL_MIN_PAIRS else 1
@@ -91,8 +94,9 @@ def step_message(label: str, system_number: int, n_systems: int) -> str:
 def slice_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: str | None,
                      metrics: Sequence[tuple[str, dict]],
                      step: Callable[[str, int], None] | None = None) -> ChunkStats:
-    """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs. A pure
-    function of its arguments (it runs in a thread, a process or on a Dask worker); ``step(label, j)`` is called
+    """The statistics of every (metric, system) on one slice: ``metrics`` are ``(name, options)`` pairs.
+
+    A pure function of its arguments (it runs in a thread, a process or on a Dask worker); ``step(label, j)`` is called
     before the metric labelled ``label`` scores system ``j`` (0-based), for progress in the same process."""
     ctx = ScoringContext(evalset, tokenize, tgt_lang=tgt_lang)
     out: ChunkStats = {}
@@ -159,12 +163,13 @@ def chunked_statistics(evalset: EvalSet, tokenize: TokenizeOptions, tgt_lang: st
 def shared_statistics(context: ScoringContext, metrics: Sequence[tuple[str, object]], workers: int = 1,
                       progress: Callable[[float, str], None] | None = None,
                       meanwhile: Callable[[], None] | None = None) -> ChunkStats:
-    """Statistics of every (metric, system) on one context — the report's own, whose tokens and n-gram indexes the
-    analyses that follow (checks, spans, the queue, evidence) then reuse instead of building them again. With
-    ``workers`` > 1 the metrics (``(name, metric object)`` pairs) run on a pool of threads, each metric whole: TER's
-    compiled kernel and numpy's array work run outside the GIL, and an index two metrics need is built once
-    (:meth:`~mtdiag.metrics.ScoringContext.memo`); the calling thread runs ``meanwhile()`` (work on the same
-    context that reads no score), then reports progress (the callback runs on the calling thread)."""
+    """Statistics of every (metric, system) on one context, the report's own.
+
+    The analyses that follow (checks, spans, the queue, evidence) then reuse its tokens and n-gram indexes instead of
+    building them again. With ``workers`` > 1 the metrics (``(name, metric object)`` pairs) run on a pool of threads,
+    each metric whole: TER's compiled kernel and numpy's array work run outside the GIL, and an index two metrics need
+    is built once (:meth:`~mtdiag.metrics.ScoringContext.memo`); the calling thread runs ``meanwhile()`` (work on the
+    same context that reads no score), then reports progress (the callback runs on the calling thread)."""
     n_systems = len(context.evalset.systems)
     units = max(len(metrics) * n_systems, 1)
     started = [0, ""]
@@ -202,14 +207,18 @@ def shared_statistics(context: ScoringContext, metrics: Sequence[tuple[str, obje
 
 
 def max_local_workers() -> int:
-    """The most worker processes ``--dask local:N`` starts: twice the machine's cores (each is a Python process
-    that imports mtdiag; ``local:1000000`` started processes until the machine ran out)."""
+    """The most worker processes ``--dask local:N`` starts: twice the machine's cores.
+
+    Each is a Python process that imports mtdiag; without a bound, ``local:1000000`` would start processes until the
+    machine ran out."""
     return 2 * (os.cpu_count() or 1)
 
 
 def dask_client(address: str):
-    """A ``dask.distributed`` client: ``local`` / ``local:N`` start a local cluster of N worker processes (default:
-    the number of cores) on the loopback interface; anything else is a scheduler address (``tcp://host:8786``)."""
+    """A ``dask.distributed`` client for ``address``: a local cluster, or a scheduler.
+
+    ``local`` / ``local:N`` start a local cluster of N worker processes (default: the number of cores) on the loopback
+    interface; anything else is a scheduler address (``tcp://host:8786``)."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - dask is a dependency; a broken install is the user's to fix
@@ -253,12 +262,13 @@ def _dask_session(address: str):
 
 
 def ngram_tables_on_dask(evalset: EvalSet, address: str, chunk: int | None = None, **kwargs):
-    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` on a Dask cluster, partitioned by segments: slices of
-    ``chunk`` segments (default :data:`DEFAULT_CHUNK`), two passes of one task per slice (the HT's word counts,
-    summed to choose the words kept at orders 3-4; then each slice's n-gram counts and segment lists, merged here)
-    — :func:`~mtdiag.metrics.ht_mt_ngrams.partitioned_ngram_tables`. ``kwargs``: ``ht_ref``, ``orders``,
-    ``min_count``, ``options``, ``systems``. The tables are exactly the single-process ones (``tests/test_chunks.py``,
-    a real ``LocalCluster``)."""
+    """:func:`mtdiag.metrics.ht_mt_ngrams.ngram_tables` on a Dask cluster, partitioned by segments.
+
+    Slices of ``chunk`` segments (default :data:`DEFAULT_CHUNK`), two passes of one task per slice (the HT's word
+    counts, summed to choose the words kept at orders 3-4; then each slice's n-gram counts and segment lists, merged
+    here) — :func:`~mtdiag.metrics.ht_mt_ngrams.partitioned_ngram_tables`. ``kwargs``: ``ht_ref``, ``orders``,
+    ``min_count``, ``options``, ``systems``. The tables are exactly the single-process ones (``tests/test_chunks.py``, a
+    real ``LocalCluster``)."""
     from mtdiag.metrics.ht_mt_ngrams import partitioned_ngram_tables
 
     bounds = slices(evalset.n_segments, chunk or DEFAULT_CHUNK)

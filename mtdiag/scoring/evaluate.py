@@ -68,6 +68,7 @@ class Options:
 
     @property
     def tokenize_options(self) -> TokenizeOptions:
+        """The tokenisation these options ask for (the target language's default tokeniser when none is named)."""
         return TokenizeOptions(self.tokenize or default_tokenizer(self.tgt_lang), self.lowercase, self.typography)
 
     def resolved(self, evalset: EvalSet) -> "Options":
@@ -81,19 +82,21 @@ class Options:
 
 
 def available_metrics(evalset: EvalSet) -> list[str]:
-    """The metrics these inputs allow: the registered ones, then the set's own imported metrics
-    (:func:`mtdiag.metrics.metric_classes`) — term metrics only when the set has terms, source-reading metrics only
-    when it has a source, reference-based metrics only when it has a reference, consensus-style metrics only with
-    enough systems."""
+    """The metrics these inputs allow: the registered ones, then the set's own imported metrics.
+
+    The order is :func:`mtdiag.metrics.metric_classes`'s. Term metrics only when the set has terms, source-reading
+    metrics only when it has a source, reference-based metrics only when it has a reference, consensus-style metrics
+    only with enough systems."""
     return [name for name in metric_classes(evalset) if missing_input(evalset, name) is None]
 
 
 def default_metrics(evalset: EvalSet) -> tuple[str, ...]:
-    """The metrics computed when none are named: every available one — with references, those whose
-    ``default_with_references`` is set (reference-free signals such as consensus are then on request) — and a
-    metric with ``default_max_pairs`` only on a set of at most that many (system, segment) pairs (above, on
-    request: predicted MQM, whose spans are computed on the whole set, not slice by slice); never a metric
-    ``on_request``."""
+    """The metrics computed when none are named.
+
+    Every available one — with references, those whose ``default_with_references`` is set (reference-free signals
+    such as consensus are then on request) — and a metric with ``default_max_pairs`` only on a set of at most that
+    many (system, segment) pairs (above, on request: predicted MQM, whose spans are computed on the whole set, not
+    slice by slice); never a metric ``on_request``."""
     classes = metric_classes(evalset)
     pairs = evalset.n_segments * len(evalset.systems)
     return tuple(name for name in available_metrics(evalset) if not classes[name].info.on_request
@@ -151,6 +154,7 @@ class Report:
         return pd.DataFrame(data, index=index)
 
     def result(self, metric: str, system: str) -> MetricResult:
+        """The scores of ``metric`` for ``system``."""
         return self.results[(metric, system)]
 
     def evidence(self, metric: str, system: str):
@@ -162,6 +166,7 @@ class Report:
         return self.metric_objects[name]
 
     def signatures(self) -> dict[str, Signature]:
+        """The signature of each metric (the same for every system: read from the first)."""
         first = self.evalset.systems[0]
         return {m: self.results[(m, first)].sig for m in self.metrics}
 
@@ -215,9 +220,10 @@ def evaluate(evalset: EvalSet, options: Options = Options(), progress: ProgressC
 
 
 def read_key(metric: Metric) -> tuple:
-    """The key of the context's memo under which :func:`evaluate` keeps the statistics, per system, of a metric a
-    derived metric reads (:attr:`~mtdiag.metrics.DerivedMetric.reads`) that the report does not show: its name and
-    options."""
+    """The memo key of the statistics of a metric that a derived metric reads and the report does not show.
+
+    :func:`evaluate` keeps those statistics, per system, in the context's memo under this key
+    (:attr:`~mtdiag.metrics.DerivedMetric.reads`); the key holds the metric's name and options."""
     return ("statistics read", metric.info.name, repr(sorted(metric.options.items())))
 
 
@@ -249,8 +255,9 @@ def _requested(evalset: EvalSet, options: Options) -> dict[str, Metric]:
 
 
 def underived(report: Report) -> tuple[str, ...]:
-    """The derived metrics (:class:`~mtdiag.metrics.DerivedMetric`) ``report``'s options ask for that it lacks:
-    what :func:`with_derived` adds (none for a report :func:`evaluate` completed). Read from the names and the
+    """The derived metrics (:class:`~mtdiag.metrics.DerivedMetric`) ``report``'s options ask for that it lacks.
+
+    What :func:`with_derived` adds (none for a report :func:`evaluate` completed). Read from the names and the
     classes: nothing is made."""
     options = report.options
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(report.evalset)
@@ -260,9 +267,10 @@ def underived(report: Report) -> tuple[str, ...]:
 
 
 def with_derived(report: Report, progress: ProgressCallback | None = None) -> Report:
-    """``report`` with the metrics derived from it that its options ask for (:func:`underived`: predicted MQM),
-    computed from the report of the others on its context (their predicted spans stay in its memo for the pages),
-    in the order the options name them; nothing else is scored again."""
+    """``report`` with the metrics derived from it that its options ask for (:func:`underived`: predicted MQM).
+
+    They are computed from the report of the others on its context (their predicted spans stay in its memo for the
+    pages), in the order the options name them; nothing else is scored again."""
     requested = _requested(report.evalset, report.options)
     missing = {name: requested[name] for name in underived(report)}
     results = dict(report.results)
@@ -310,12 +318,14 @@ def _report(evalset: EvalSet, options: Options, names: tuple[str, ...], stats, c
 
 
 def clear_caches() -> None:
-    """Forget what scoring keeps between calls for speed: the tokenisations of every text seen
-    (:func:`mtdiag.core.tokenize.clear_token_caches`), TER's encoded references (:func:`mtdiag.metrics.ter.
-    clear_reference_sets`), and the unused memory of Arrow's pool (pandas keeps texts in Arrow strings; its
-    allocator does not give freed memory back by itself). A long-running server calls it when its reports expire
-    (:func:`mtdiag.ui.state.sweep`): ten sessions' uploads of 4 systems × 2,000 lines left 1,229 MB held after they
-    closed (425 MB at the start) without it (``benchmarks/bench_hostile_load.py``, ``docs/scaling.md``)."""
+    """Forget what scoring keeps between calls for speed.
+
+    That is the tokenisations of every text seen (:func:`mtdiag.core.tokenize.clear_token_caches`), TER's encoded
+    references (:func:`mtdiag.metrics.ter.clear_reference_sets`), and the unused memory of Arrow's pool (pandas keeps
+    texts in Arrow strings; its allocator does not give freed memory back by itself). A long-running server calls it
+    when its reports expire (:func:`mtdiag.ui.state.sweep`): ten sessions' uploads of 4 systems × 2,000 lines left
+    1,229 MB held after they closed (425 MB at the start) without it (``benchmarks/bench_hostile_load.py``,
+    ``docs/scaling.md``)."""
     import pyarrow as pa
 
     from mtdiag.metrics.ter import clear_reference_sets
@@ -328,9 +338,11 @@ def clear_caches() -> None:
 
 def report_from_statistics(evalset: EvalSet, options: Options, metrics: tuple[str, ...],
                            statistics: Mapping[tuple[str, str], np.ndarray]) -> Report:
-    """A report from per-segment statistics computed before (a saved run, a Dask job): corpus and segment scores
-    by the metrics' formulas, nothing tokenised or counted again. ``options`` are the ones the statistics were
-    computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)`` array."""
+    """A report from per-segment statistics computed before (a saved run, a Dask job).
+
+    Corpus and segment scores come from the metrics' formulas, nothing tokenised or counted again. ``options`` are the
+    ones the statistics were computed with; ``statistics`` maps every ``(metric, system)`` to its ``(n_segments, k)``
+    array."""
     options = options.resolved(evalset)
     missing = [(m, s) for m in metrics for s in evalset.systems if (m, s) not in statistics]
     if missing:

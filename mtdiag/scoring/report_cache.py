@@ -97,8 +97,9 @@ def max_bytes() -> int:
 
 
 def usable(where: Path, create: bool = False) -> bool:
-    """Whether ``where`` may hold reports: a folder of this user that no one else may write (made with mode 0700
-    when ``create`` and it is not there). A folder that fails says so once on stderr."""
+    """Whether ``where`` may hold reports: a folder of this user that no one else may write.
+
+    It is made with mode 0700 when ``create`` and it is not there. A folder that fails says so once on stderr."""
     try:
         if create and not where.exists():
             where.mkdir(parents=True, mode=0o700)
@@ -133,9 +134,10 @@ def code_digest() -> str:
 
 
 def registered_digest() -> str | None:
-    """A digest of the registered metrics: each name with its class, and the source of every class's module outside
-    the package (the package's own are in :func:`code_digest`); None when such a source cannot be read (a metric
-    defined in an interactive session): then no report is kept."""
+    """A digest of the registered metrics; None when a metric's source cannot be read: then no report is kept.
+
+    It covers each name with its class, and the source of every class's module outside the package (the package's own
+    are in :func:`code_digest`). A source cannot be read for a metric defined in an interactive session."""
     digest = hashlib.sha256(METRICS.fingerprint().encode())
     for cls in METRICS.values():
         module = inspect.getmodule(cls)
@@ -150,8 +152,9 @@ def registered_digest() -> str | None:
 
 
 def key(evalset: EvalSet, options: Options) -> str | None:
-    """The file name (without suffix) of ``evalset``'s report under ``options``; None when it cannot be kept
-    (:func:`registered_digest`)."""
+    """The file name (without suffix) of ``evalset``'s report under ``options``.
+
+    None when it cannot be kept (:func:`registered_digest`)."""
     registered = registered_digest()
     if registered is None:
         return None
@@ -170,8 +173,9 @@ def _path(evalset: EvalSet, options: Options) -> Path | None:
 
 
 def digest(name: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """The checksum of a report's file named ``name`` (its key) holding ``arrays``: SHA-256 of the name and of every
-    array's name, dtype, shape and bytes, in name order."""
+    """The checksum of a report's file named ``name`` (its key) holding ``arrays``.
+
+    SHA-256 of the name and of every array's name, dtype, shape and bytes, in name order."""
     sha = hashlib.sha256(name.encode())
     for array_name in sorted(arrays):
         array = np.ascontiguousarray(arrays[array_name])
@@ -181,9 +185,10 @@ def digest(name: str, arrays: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def load(evalset: EvalSet, options: Options) -> Report | None:
-    """The report of ``evalset`` under ``options`` from its file, None when there is none (or it is not a report of
-    this set under these options — damaged, altered, of another version, or naming a metric this process does not
-    know —: then it is removed; module docstring)."""
+    """The report of ``evalset`` under ``options`` from its file, None when there is none.
+
+    Also None when the file is not a report of this set under these options — damaged, altered, of another version, or
+    naming a metric this process does not know —: then it is removed (module docstring)."""
     path = _path(evalset, options)
     if path is None or not usable(path.parent):
         return None
@@ -225,9 +230,10 @@ def _read(path: Path, evalset: EvalSet, options: Options) -> Report:
 
 
 def save(report: Report) -> Path | None:
-    """Write ``report``'s statistics to its file with their checksum (then prune the folder); the path, or None
-    when the folder cannot be written or is not private, the report is not kept (:func:`key`), or it is larger than
-    the cache may hold."""
+    """Write ``report``'s statistics to its file with their checksum (then prune the folder); returns the path.
+
+    None when the folder cannot be written or is not private, the report is not kept (:func:`key`), or it is larger
+    than the cache may hold."""
     target = _path(report.evalset, report.options)
     if target is None:
         return None
@@ -280,8 +286,10 @@ def _remove(path: Path) -> None:
 
 def evaluate_stored(evalset: EvalSet, options: Options = Options(),
                     progress: ProgressCallback | None = None) -> Report:
-    """:func:`mtdiag.scoring.evaluate.evaluate`, read from disk when this set was scored before with these options and this
-    code, else computed (with ``progress``) and written."""
+    """:func:`mtdiag.scoring.evaluate.evaluate`, read from disk when it can be, else computed and written.
+
+    Read from disk when this set was scored before with these options and this code; else computed (with
+    ``progress``) and written."""
     report = load(evalset, options)
     if report is None:
         report = evaluate(evalset, options, progress=progress)
@@ -290,10 +298,11 @@ def evaluate_stored(evalset: EvalSet, options: Options = Options(),
 
 
 def store_folders(root: Path, names: Sequence[str] = ()) -> list[str]:
-    """Score every test-set folder under ``root`` (``mtdiag/sample_data``) — those ``names`` only, when given — with
-    the default options into the cache, as the dashboard opens them; returns their names. ``make install`` runs it
-    (``python -m mtdiag.scoring.report_cache FOLDER [NAME ...]``; ``make run`` for the set the dashboard opens on),
-    with the compiled kernel loaded first."""
+    """Score every test-set folder under ``root`` into the cache, as the dashboard opens them; returns their names.
+
+    The folders under ``root`` (``mtdiag/sample_data``) — those ``names`` only, when given — are scored with the default
+    options. ``make install`` runs it (``python -m mtdiag.scoring.report_cache FOLDER [NAME ...]``; ``make run`` for the
+    set the dashboard opens on), with the compiled kernel loaded first."""
     from mtdiag.core.errors import InputError
     from mtdiag.io import load_folder
     from mtdiag.metrics.ter_engine import load_kernel

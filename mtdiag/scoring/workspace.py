@@ -62,8 +62,9 @@ _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
 
 class WorkspaceBusy(InputError):
-    """The workspace is healthy but another writer held it past :data:`BUSY_TIMEOUT_S`: try again, never set it
-    aside (a busy workspace is not "an unreadable workspace database")."""
+    """The workspace is healthy but another writer held it past :data:`BUSY_TIMEOUT_S`: try again, never set it aside.
+
+    A busy workspace is not "an unreadable workspace database"."""
 
 
 _FRAMES = ("segments", "refs", "hyps", "terms", "human", "scores", "annotations", "rated", "metric_spans",
@@ -90,6 +91,7 @@ def _frame_back(text: str | None, index_name: str | None) -> pd.DataFrame | None
 
 
 def evalset_to_json(evalset: EvalSet) -> str:
+    """``evalset`` as JSON text: its frames, name, language pair, warnings and imported metrics."""
     payload = {name: _frame_json(getattr(evalset, name)) for name in _FRAMES}
     payload |= {"name": evalset.name, "lang_pair": evalset.lang_pair, "warnings": list(evalset.warnings),
                 "imported": [asdict(i) for i in evalset.imported]}
@@ -97,6 +99,7 @@ def evalset_to_json(evalset: EvalSet) -> str:
 
 
 def evalset_from_json(text: str) -> EvalSet:
+    """The EvalSet that :func:`evalset_to_json` wrote as ``text``."""
     payload = json.loads(text)
     frames = {name: _frame_back(payload.get(name), "seg" if name in ("segments", "refs", "hyps") else None)
               for name in _FRAMES}
@@ -111,6 +114,7 @@ def evalset_from_json(text: str) -> EvalSet:
 
 
 def options_to_json(options: Options) -> str:
+    """``options`` as JSON text."""
     return json.dumps({"tokenize": options.tokenize, "lowercase": options.lowercase,
                        "metrics": list(options.metrics) if options.metrics is not None else None,
                        "metric_options": {m: dict(o) for m, o in options.metric_options},
@@ -118,6 +122,7 @@ def options_to_json(options: Options) -> str:
 
 
 def options_from_json(text: str) -> Options:
+    """The Options that :func:`options_to_json` wrote as ``text``."""
     payload = json.loads(text)
     metrics = tuple(payload["metrics"]) if payload["metrics"] is not None else None
     return Options(tokenize=payload["tokenize"], lowercase=payload["lowercase"], metrics=metrics,
@@ -207,6 +212,7 @@ class Workspace:
 
     def save(self, report: Report, label: str | None = None, tags: pd.DataFrame | None = None) -> str:
         """Store a report (its test set, options and statistics) and the user's ``tags`` of it; returns the run id.
+
         With a size limit, the oldest other runs are removed until the stored data fits (a run larger than the limit
         alone is refused)."""
         run = uuid.uuid4().hex[:12]
@@ -237,8 +243,10 @@ class Workspace:
         db.execute("PRAGMA incremental_vacuum").fetchall()  # stepped to the end: every free page released
 
     def runs(self) -> pd.DataFrame:
-        """Every saved run, newest first: ``id, label, created, systems, segments, metrics`` (from the runs table's
-        summary columns: listing never reads a stored test set, so it stays fast however large the runs are)."""
+        """Every saved run, newest first: ``id, label, created, systems, segments, metrics``.
+
+        From the runs table's summary columns: listing never reads a stored test set, so it stays fast however large
+        the runs are."""
         with self._database() as db:
             rows = db.execute("SELECT id, label, created, systems, segments, metrics FROM runs "
                               "ORDER BY created DESC").fetchall()
@@ -274,10 +282,12 @@ class Workspace:
         return pd.DataFrame(rows, columns=TAG_COLUMNS).astype({"seg": "int64"}) if rows else empty_tags()
 
     def add_tags(self, run: str, segs, systems, tag: str) -> int:
-        """Put ``tag`` on the (segment, system) pairs given (:func:`mtdiag.core.tags.pair_rows`) of a saved run; returns
-        how many were stored (a pair that has the tag already is not stored again). One transaction, inserts only:
-        sessions and processes tagging the same run at once lose nothing. :class:`ValueError` for a bad name or
-        when the run would hold more than :data:`mtdiag.core.tags.MAX_TAGS` tags (then nothing is stored)."""
+        """Put ``tag`` on the (segment, system) pairs given of a saved run; returns how many were stored.
+
+        The pairs are as :func:`mtdiag.core.tags.pair_rows` names them; a pair that has the tag already is not stored
+        again. One transaction, inserts only: sessions and processes tagging the same run at once lose nothing.
+        :class:`ValueError` for a bad name or when the run would hold more than :data:`mtdiag.core.tags.MAX_TAGS` tags
+        (then nothing is stored)."""
         rows = pair_rows(segs, systems, tag)
         with self._tag_transaction(run) as db:
             stored = _write_tags(db, run, rows)
@@ -305,16 +315,18 @@ class Workspace:
             yield db
 
     def delete(self, run: str) -> None:
+        """Remove the saved run ``run`` (``KeyError`` when there is none)."""
         with self._database(write=True) as db:
             if db.execute("DELETE FROM runs WHERE id = ?", (run,)).rowcount == 0:
                 raise KeyError(f"no saved run {run!r}")
 
     def add_system(self, run: str, name: str, lines: list[str], label: str | None = None) -> str:
-        """A new run: the saved one plus system ``name`` (one output line per segment), scoring only that system —
-        but for the metrics that compare a system with the others (``MetricInfo.compares_systems``: consensus),
-        which are scored again on every system, and the metrics derived from the others (predicted MQM and ESA,
-        :func:`~mtdiag.scoring.evaluate.with_derived`), derived again from the grown run's statistics; returns the
-        new run's id."""
+        """A new run: the saved one plus system ``name`` (one output line per segment); returns the new run's id.
+
+        Only that system is scored — but for the metrics that compare a system with the others
+        (``MetricInfo.compares_systems``: consensus), which are scored again on every system, and the metrics derived
+        from the others (predicted MQM and ESA, :func:`~mtdiag.scoring.evaluate.with_derived`), derived again from the
+        grown run's statistics."""
         if self.read_only:
             with self._database(write=True):
                 pass  # raises: says why nothing can be added
@@ -406,8 +418,9 @@ def default_max_bytes() -> int | None:
 
 
 def set_aside(folder: str | os.PathLike[str]) -> Path:
-    """Move a workspace file that cannot be used (and its ``-wal``/``-shm`` companions) aside, next to it, as
-    ``workspace.sqlite.unreadable-<time>``, so that a new workspace can start in the folder; returns the new path.
+    """Move a workspace file that cannot be used (and its ``-wal``/``-shm`` companions) aside; returns the new path.
+
+    It goes next to it, as ``workspace.sqlite.unreadable-<time>``, so that a new workspace can start in the folder.
     Nothing is deleted."""
     path = Path(folder) / DB_FILE
     target = path.with_name(f"{DB_FILE}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
