@@ -24,9 +24,11 @@ COMMANDS = (score, triage, spans, pearmut, report, ngrams, likeness, buckets, sl
 
 
 def build_parser(only: str | None = None, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The ``mtdiag`` parser; with ``only`` a command name, the other commands are listed but get no options
-    (:func:`main` passes the command of its arguments, or ``""`` when there is none, e.g. ``mtdiag --help``).
-    ``argv``: this run's arguments (``mtdiag view NAME`` adds the options of view NAME)."""
+    """The ``mtdiag`` parser: every command listed, with its options for ``only`` (None: for every command).
+
+    :func:`main` passes the command of its arguments as ``only``, or ``""`` when there is none (e.g. ``mtdiag --help``):
+    the other commands are listed but get no options. ``argv``: this run's arguments (``mtdiag view NAME`` adds the
+    options of view NAME)."""
     parser = argparse.ArgumentParser(prog="mtdiag", description="Diagnostic evaluation of machine translation output.")
     parser.add_argument("--version", action="version", version=f"mtdiag {__version__}")
     commands = Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only, list(argv))
@@ -39,6 +41,9 @@ def build_parser(only: str | None = None, argv: Sequence[str] = ()) -> argparse.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv`` (default: ``sys.argv[1:]``) and print its output; returns the exit status.
+
+    An input error is printed to stderr as one line (``mtdiag: error: …``), with the status :data:`EXIT_INPUT`."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""), argv=argv)
     args = parser.parse_args(argv)
@@ -65,14 +70,14 @@ def _printed(output: str, args) -> str:
 
 
 def run() -> None:
-    """The console entry point (``mtdiag``, ``python -m mtdiag``): :func:`main` with Arrow's memory pool the system
-    allocator (:mod:`mtdiag.core.arrow_memory`), then leave at once.
+    """The console entry point (``mtdiag``, ``python -m mtdiag``): :func:`main`, then leave at once.
 
-    With pandas loaded, the interpreter's teardown (freeing every module's objects) takes ~60 ms — a tenth of a
-    quick ``mtdiag score``. Once ``main`` has returned nothing of mtdiag's is left to clean up (thread pools, Dask
-    clients and files are closed by their own ``with`` blocks and ``finally`` clauses), so the output is flushed and
-    the process ends with ``os._exit``. An uncaught exception still goes through Python's normal exit (traceback).
-    """
+    :func:`main` runs with Arrow's memory pool the system allocator (:mod:`mtdiag.core.arrow_memory`).
+
+    With pandas loaded, the interpreter's teardown (freeing every module's objects) takes ~60 ms — a tenth of a quick
+    ``mtdiag score``. Once ``main`` has returned nothing of mtdiag's is left to clean up (thread pools, Dask clients and
+    files are closed by their own ``with`` blocks and ``finally`` clauses), so the output is flushed and the process
+    ends with ``os._exit``. An uncaught exception still goes through Python's normal exit (traceback)."""
     import os
 
     from mtdiag.core.arrow_memory import use_the_system_allocator

@@ -14,8 +14,10 @@ HUMAN_HELP = ("human scores (system, seg_id, score), or an MQM/ESA error file (i
 
 
 def named_file(value: str) -> tuple[str, str]:
-    """``NAME=FILE`` -> (name, file); a bare FILE is named after its file name (:mod:`mtdiag.io.naming`:
-    ``newstest2021.en-de.Facebook-AI.txt`` -> ``Facebook-AI``)."""
+    """``NAME=FILE`` -> (name, file); a bare FILE is named after its file name.
+
+    The name of a bare FILE comes from :mod:`mtdiag.io.naming` (``newstest2021.en-de.Facebook-AI.txt`` ->
+    ``Facebook-AI``)."""
     from mtdiag.io import system_name_from_file
 
     if "=" in value:
@@ -28,6 +30,7 @@ def named_file(value: str) -> tuple[str, str]:
 
 
 def add_tokenize_options(parser: argparse.ArgumentParser) -> None:
+    """The tokenisation flags: ``--tokenize``, ``--no-lowercase`` and ``--keep-typography``."""
     from mtdiag.core.tokenize import TOKENIZERS
 
     parser.add_argument("--tokenize", default=None, choices=TOKENIZERS,
@@ -41,6 +44,7 @@ def add_tokenize_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_testset_option(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--testset PATH`` (``note`` ends its help), with the layout flags and the input limits."""
     parser.add_argument("--testset", metavar="PATH", help="the whole test set instead of separate files: a folder, "
                         "WMT XML (.xml), SGML (.sgm, or a folder of them), TSV/CSV/JSONL with named columns; any of "
                         "them .gz; or a year of WMT's mt-metrics-eval layout (wmt23/, or a .zip/.tar.gz of it) with "
@@ -98,6 +102,9 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scores_option(parser: argparse.ArgumentParser) -> None:
+    """The flags of the scores and annotations added to the test set.
+
+    ``--annotations``, ``--error-weights``, ``--metric-spans``, ``--scores`` and ``--comet-checkpoint``."""
     parser.add_argument("--annotations", action="append", metavar="ERRORS.tsv",
                         help="human error annotations: an MQM error TSV (system, seg_id, rater, target with <v>...</v>, "
                         "category, severity) or ESA scores with error_spans (JSONL/TSV); their segment scores become the "
@@ -143,9 +150,10 @@ def _option_type(spec):
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
-    """One flag per declared metric option (the registry's :class:`~mtdiag.metrics.OptionSpec`), e.g.
-    ``--otem-order 3``, ``--chrf-word-order 2``, ``--term-ter-cost 2``; booleans as ``--X``/``--no-X``. A flag
-    not given leaves the metric's declared default."""
+    """One flag per declared metric option (the registry's :class:`~mtdiag.metrics.OptionSpec`).
+
+    E.g. ``--otem-order 3``, ``--chrf-word-order 2``, ``--term-ter-cost 2``; booleans as ``--X``/``--no-X``. A flag not
+    given leaves the metric's declared default."""
     from mtdiag.metrics import REGISTRY
 
     group = parser.add_argument_group("metric options (generated from the metric registry)")
@@ -167,12 +175,15 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_format(parser: argparse.ArgumentParser, choices=("json", "tsv"), default: str = "json") -> None:
+    """``--format``: one of ``choices``, ``default`` when not given."""
     parser.add_argument("--format", default=default, choices=choices, help="output format (default: %(default)s)")
 
 
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
-    """``--paired-bs [N]`` / ``--paired-ar [N]`` with ``--baseline NAME`` (as sacrebleu's paired tests), or without
-    it: every system against every other (ranked clusters and the p-value matrix, docs/significance.md)."""
+    """The paired tests' flags: ``--paired-bs [N]`` / ``--paired-ar [N]``, ``--baseline NAME``, ``--seed``.
+
+    With ``--baseline NAME``, as sacrebleu's paired tests; without it, every system against every other (ranked clusters
+    and the p-value matrix, docs/significance.md)."""
     from mtdiag.analysis.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
     tests = parser.add_mutually_exclusive_group()
@@ -186,8 +197,9 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
-    """The inputs and scoring options of ``score`` (and of every command that scores like it). The parser is used
-    before the registry is imported, so a command this run does not use stops here
+    """The inputs and scoring options of ``score`` (and of every command that scores like it).
+
+    The parser is used before the registry is imported, so a command this run does not use stops here
     (:class:`mtdiag.cli.base.Unfilled`)."""
     parser.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
     from mtdiag.metrics import REGISTRY
@@ -210,6 +222,7 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_where_option(parser: argparse.ArgumentParser) -> None:
+    """``--where EXPR``: only the segments the expression selects, every system kept (docs/slices.md)."""
     parser.add_argument("--where", metavar="EXPR", help="only the segments this expression selects, every system "
                         "kept (docs/slices.md): e.g. 'seg_id <= 500', 'doc == \"talk.2\"', 'chrf[A] < 40 and "
                         "src_len >= 20'; everything is recomputed on them from the statistics already computed")
@@ -217,9 +230,11 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_view_option(parser, option, flag: str | None = None, help_text: str | None = None) -> None:
-    """One flag for one option a view declares (:class:`mtdiag.views.ViewOption`), its help and parsing from the
-    declaration: ``--NAME VALUE`` (or ``flag``; comma-separated for several), booleans as ``--NAME``/``--no-NAME``.
-    The value lands in ``view_option:NAME`` (None: not given); ``help_text`` replaces the declared help."""
+    """One flag for one option a view declares (:class:`mtdiag.views.ViewOption`), made from its declaration.
+
+    Its help and parsing come from the declaration: ``--NAME VALUE`` (or ``flag``; comma-separated for several),
+    booleans as ``--NAME``/``--no-NAME``. The value lands in ``view_option:NAME`` (None: not given); ``help_text``
+    replaces the declared help."""
     dest = f"view_option:{option.name}"
     fixed = option.offered(None, {}) if option.choices is not None and not callable(option.choices) else None
     text = help_text or option.help or option.label
@@ -243,8 +258,9 @@ def view_options_given(args) -> dict:
 
 
 def fixed_view_option(args, option, flag: str | None = None):
-    """The value of a view option whose allowed values do not depend on the data (a number between fixed bounds),
-    checked before any file is read: the one given (:func:`add_view_option`), else its default; ``ValueError``
+    """The value of a view option whose allowed values do not depend on the data (a number between fixed bounds).
+
+    It is checked before any file is read: the one given (:func:`add_view_option`), else its default; ``ValueError``
     naming ``flag`` (the option's own by default) when it is out of bounds."""
     try:
         return option.resolve(None, {}, getattr(args, f"view_option:{option.name}"))
@@ -253,8 +269,9 @@ def fixed_view_option(args, option, flag: str | None = None):
 
 
 def add_human_option(parser: argparse.ArgumentParser, use: str) -> None:
-    """``--human SCORES.tsv``: human scores read with the test set (:func:`mtdiag.pipeline.inputs.with_human`), for
-    ``use``."""
+    """``--human SCORES.tsv``: human scores read with the test set, for ``use``.
+
+    They are read by :func:`mtdiag.pipeline.inputs.with_human`."""
     parser.add_argument("--human", metavar="SCORES.tsv", help=f"{HUMAN_HELP}{use}")
 
 

@@ -30,8 +30,10 @@ def note(text: str) -> None:
 
 
 def write_file(path: str | Path, pieces: Iterable[str]) -> int:
-    """Write ``pieces`` of text (UTF-8) to ``path`` whole or not at all: into a temporary file beside it, renamed
-    over it once complete (a run stopped half-way leaves the file as it was). Returns the bytes written."""
+    """Write ``pieces`` of text (UTF-8) to ``path`` whole or not at all; returns the bytes written.
+
+    The text goes into a temporary file beside it, renamed over it once complete (a run stopped half-way leaves the file
+    as it was)."""
     target = Path(path)
     handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".part", delete=False)
@@ -54,21 +56,26 @@ class Skip(Exception):
 
 
 class Unfilled:
-    """Stands for the parser of a command this run does not use: its first use stops that command's set-up
-    (:class:`Skip`), so the imports its options need (pandas, the metric registry) never happen."""
+    """Stands for the parser of a command this run does not use.
+
+    Its first use stops that command's set-up (:class:`Skip`), so the imports its options need (pandas, the metric
+    registry) never happen."""
 
     def __getattr__(self, name: str):
         raise Skip
 
 
 class Commands:
-    """The subparsers of ``mtdiag``, filled only for ``only`` (None: every command). Every command is still listed
-    with its help line, so ``mtdiag --help`` shows them all without importing pandas (0.05 s instead of 0.4 s).
-    ``argv``: the arguments of this run (a command may read what follows its name, as ``mtdiag view NAME``)."""
+    """The subparsers of ``mtdiag``, filled only for ``only`` (None: every command).
+
+    Every command is still listed with its help line, so ``mtdiag --help`` shows them all without importing pandas
+    (0.05 s instead of 0.4 s). ``argv``: the arguments of this run (a command may read what follows its name, as
+    ``mtdiag view NAME``)."""
 
     def __init__(self, action, only: str | None, argv: list[str]):
         self._action, self._only, self.argv = action, only, argv
 
     def add_parser(self, name: str, **kwargs):
+        """The parser of command ``name`` (argparse's ``kwargs``); :class:`Unfilled` when this run does not use it."""
         parser = self._action.add_parser(name, **kwargs)
         return parser if self._only is None or name == self._only else Unfilled()

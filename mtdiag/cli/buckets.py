@@ -12,6 +12,7 @@ from mtdiag.cli.base import CliError
 
 
 def add(commands) -> None:
+    """Add the ``buckets`` command and its flags (the options of view ``buckets`` among them) to ``commands``."""
     buckets = commands.add_parser("buckets", help="every metric per bucket of segments (length, rare words, "
                                   "labels, human-score bands)")
     arguments.add_input_options(buckets)
@@ -35,6 +36,9 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The output of ``mtdiag buckets``: every metric per bucket of each ``--by`` dimension, as JSON or TSV.
+
+    With ``--compare`` (or ``--a``/``--b``), the paired test of the two systems inside each bucket too."""
     from mtdiag.report.export import to_json_records, to_tsv
     from mtdiag.views import REGISTRY
 

@@ -14,6 +14,7 @@ from mtdiag.cli.base import json_value, note
 
 
 def add(commands) -> None:
+    """Add the ``likeness`` command and its flags (the options of view ``human`` among them) to ``commands``."""
     likeness = commands.add_parser("likeness", help="ORANGE/KING of metrics and QUEEN of systems (several references)")
     likeness.add_argument("--ref", action="append", metavar="REF.txt", help="reference file (repeatable)")
     likeness.add_argument("--hyp", action="append", type=arguments.named_file, metavar="NAME=FILE",
@@ -31,6 +32,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The output of ``mtdiag likeness``: ORANGE and KING per metric, QUEEN per system, as JSON or TSV."""
     from mtdiag.analysis.likeness import likeness_metrics
     from mtdiag.metrics import metric_classes
     from mtdiag.views import REGISTRY

@@ -31,8 +31,9 @@ def limits(args) -> "Limits":
 
 
 def error_weights(args):
-    """The weighting scheme of human error rows: ``--error-weights`` (a scheme's name or a weights file), else the
-    default (:mod:`mtdiag.io.error_weights`)."""
+    """The weighting scheme of human error rows: ``--error-weights``, else the default.
+
+    ``--error-weights`` is a scheme's name or a weights file (:mod:`mtdiag.io.error_weights`)."""
     from mtdiag.io.error_weights import SCHEMES, error_weights as resolve
 
     given = getattr(args, "error_weights", None)
@@ -50,8 +51,9 @@ def _is_file(path: str) -> bool:
 
 
 def shown(value: str) -> str:
-    """A value the user gave, as a message quotes it: ``repr``, at most 60 characters (a flag may be given
-    100,000)."""
+    """A value the user gave, as a message quotes it: ``repr``, at most 60 characters.
+
+    A flag may be given 100,000."""
     return repr(value if len(value) <= 60 else value[:60] + "…")
 
 
@@ -76,8 +78,10 @@ def metric_options(args) -> dict[str, dict]:
 
 
 def options(args) -> "Options":
-    """The scoring options of a command's flags — the one place they are read: tokeniser, case, typography,
-    ``--metrics``, the metric options and ``--tgt-lang`` (a command without a flag leaves its default)."""
+    """The scoring options of a command's flags — the one place they are read.
+
+    Tokeniser, case, typography, ``--metrics``, the metric options and ``--tgt-lang`` (a command without a flag leaves
+    its default)."""
     from mtdiag.scoring.evaluate import Options
 
     return Options(tokenize=args.tokenize, lowercase=not args.no_lowercase,
@@ -86,9 +90,11 @@ def options(args) -> "Options":
 
 
 def load(args, ref_flag: str = "--ref", hyp_flag: str = "--hyp") -> "EvalSet":
-    """The command's test set: ``--testset PATH``, else the separate files (``--src``, the references of
-    ``ref_flag``, the systems of ``hyp_flag``, ``--terms``), with the scores, annotations and spans the command's
-    flags add. Its warnings are the command's to print (:func:`print_warnings`), after its own checks."""
+    """The command's test set, with the scores, annotations and spans the command's flags add.
+
+    The set: ``--testset PATH``, else the separate files (``--src``, the references of ``ref_flag``, the systems of
+    ``hyp_flag``, ``--terms``). Its warnings are the command's to print (:func:`print_warnings`), after its own
+    checks."""
     from mtdiag.io import with_error_annotations, with_metric_scores
     from mtdiag.io.scores import with_comet_scores
 
@@ -184,8 +190,9 @@ def _files(args, refs: Sequence[str], hyps: Sequence[tuple[str, str]]) -> "EvalS
 
 
 def ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
-    """References named by :func:`mtdiag.io.ref_name_from_file` (``ref.A.txt`` -> ``A``); a repeated name gets a
-    prime (``A'``)."""
+    """``(name, path)`` of each reference, named by :func:`mtdiag.io.ref_name_from_file`.
+
+    ``ref.A.txt`` -> ``A``; a repeated name gets a prime (``A'``)."""
     from mtdiag.io import ref_name_from_file
 
     refs: dict[str, str] = {}
@@ -198,8 +205,10 @@ def ref_entries(ref_paths: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def lang_pair(tgt_lang: str | None, paths: Sequence[str]) -> str | None:
-    """The language pair (:func:`mtdiag.io.resolve_lang_pair`): ``--tgt-lang``, else the files' folder names
-    (``wmt22.en-ja``, ``en-ja``), else their ``testset.xx-yy.`` file names."""
+    """The language pair (:func:`mtdiag.io.resolve_lang_pair`) from ``--tgt-lang`` or the files' names.
+
+    ``--tgt-lang``, else the files' folder names (``wmt22.en-ja``, ``en-ja``), else their ``testset.xx-yy.`` file
+    names."""
     from mtdiag.io import resolve_lang_pair
 
     return resolve_lang_pair(tgt_lang, folders=[Path(p).resolve().parent.name for p in paths],
@@ -238,15 +247,16 @@ def _check_metrics(scoring: "Options", evalset: "EvalSet") -> None:
 
 def report(args, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp"),
            analysed: bool = False) -> tuple["Report", "Report"]:
-    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): the test set (:func:`load`), its human scores
-    (the folder's, or ``--human``), its error rows weighed (``--error-weights``), ``--where`` checked on them (a bad
-    expression is the one line printed), the set's warnings on stderr, then the options (``scoring``:
-    :class:`Options`, or a function of the loaded set giving them; default :func:`options`) with the metrics
-    ``--where``'s flags read, scoring (on the Dask cluster of ``--dask``) and the slice. Returns (the whole report,
-    the report of ``--where``'s segments — the whole one without it); how many segments the slice keeps goes to
-    stderr. ``before(evalset)``: the command's own checks of the loaded set, before anything is scored. ``flags``:
-    the command's flags of the references and the systems (:func:`load`). ``analysed``: the command reads checks or
-    spans next (:func:`mtdiag.pipeline.inputs.report`)."""
+    """The one input path of a command (:mod:`mtdiag.pipeline.inputs`): its inputs read, checked and scored.
+
+    The test set (:func:`load`), its human scores (the folder's, or ``--human``), its error rows weighed
+    (``--error-weights``), ``--where`` checked on them (a bad expression is the one line printed), the set's warnings on
+    stderr, then the options (``scoring``: :class:`Options`, or a function of the loaded set giving them; default
+    :func:`options`) with the metrics ``--where``'s flags read, scoring (on the Dask cluster of ``--dask``) and the
+    slice. Returns (the whole report, the report of ``--where``'s segments — the whole one without it); how many
+    segments the slice keeps goes to stderr. ``before(evalset)``: the command's own checks of the loaded set, before
+    anything is scored. ``flags``: the command's flags of the references and the systems (:func:`load`). ``analysed``:
+    the command reads checks or spans next (:func:`mtdiag.pipeline.inputs.report`)."""
     from mtdiag.pipeline import inputs
     from mtdiag.scoring.chunks import Execution
 

@@ -17,6 +17,7 @@ KINDS = ("ht_only", "mt_only")
 
 
 def add(commands) -> None:
+    """Add the ``ngrams`` command and its flags (the options of view ``ngrams`` among them) to ``commands``."""
     ngrams = commands.add_parser("ngrams", help="n-grams only the human translation or only a system uses")
     ngrams.add_argument("--ht", metavar="REF.txt", help="the human translation")
     ngrams.add_argument("--mt", action="append", type=arguments.named_file, metavar="NAME=FILE",
@@ -39,6 +40,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The output of ``mtdiag ngrams``: the HT-only and MT-only n-grams of every system and order, as JSON or TSV."""
     from mtdiag.views import REGISTRY
 
     if args.top < 0:

@@ -9,6 +9,7 @@ from mtdiag.cli.base import CliError, note, write_file
 
 
 def add(commands) -> None:
+    """Add the ``pearmut`` command, its action ``export`` and that action's flags to ``commands``."""
     pearmut = commands.add_parser(
         "pearmut", help="human evaluation in Pearmut: a campaign of the queue with mtdiag's spans pre-filled",
         description="Pearmut (pip install pearmut; Python >= 3.12) runs WMT's human evaluation (ESA, MQM). "
@@ -52,6 +53,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The campaign of ``mtdiag pearmut export`` to print, or ``""`` once it is written to ``--output``."""
     from mtdiag.report.campaign import MAX_USERS, campaign_text, pearmut_campaign
     from mtdiag.views.detail import SPAN_THRESHOLD
 

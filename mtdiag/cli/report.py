@@ -7,6 +7,7 @@ from mtdiag.cli.base import CliError, note, write_file
 
 
 def add(commands) -> None:
+    """Add the ``report`` command and its flags to ``commands``."""
     report = commands.add_parser(
         "report", help="one self-contained HTML file to share: overview, ranked significance, buckets, worst segments",
         description="Write one HTML file (docs/report.md) that opens in any browser without a server or network: "
@@ -29,6 +30,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """Write the HTML report of ``mtdiag report`` to ``--output``; returns ``""`` (nothing to print)."""
     from mtdiag.report.html_report import MAX_TOP, html_report
 
     if not 1 <= args.top <= MAX_TOP:

@@ -11,6 +11,7 @@ from mtdiag.cli.base import CliError, json_value, note
 
 
 def add(commands) -> None:
+    """Add the ``score`` command and its flags to ``commands``."""
     score = commands.add_parser("score", help="corpus (and segment) scores of one or more systems")
     arguments.add_input_options(score)
     score.add_argument("--segments", action="store_true", help="also print one score per segment")
@@ -109,6 +110,7 @@ def _warn_reference_bias(report) -> None:
 
 
 def run(args) -> str:
+    """The output of ``mtdiag score``: the scores, paired tests and agreement with humans, as JSON, TSV or LaTeX."""
     _check_significance_args(args)
     _check_human_args(args)
     whole, report = load.report(args, before=lambda evalset: _check_baseline(args, evalset.systems))

@@ -23,6 +23,7 @@ SETTINGS = {
 
 
 def add(commands) -> None:
+    """Add the ``serve`` command and its flags to ``commands``."""
     serve = commands.add_parser("serve", help="start the dashboard")
     serve.add_argument("--data", metavar="DIR", help="open this test-set folder (default: the sample data)")
     serve.add_argument("--workspace", metavar="DIR", help="the folder of saved runs (default: $MTDIAG_WORKSPACE, "
@@ -36,6 +37,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """Serve the dashboard with Streamlit until it exits (``mtdiag serve``); an error when its status is not 0."""
     import os
     import subprocess
 

@@ -13,6 +13,7 @@ from mtdiag.cli.base import CliError, json_value, note
 
 
 def add(commands) -> None:
+    """Add the ``slices`` command and its flags (the options of view ``slices`` among them) to ``commands``."""
     slices = commands.add_parser(
         "slices", help="where is the gap between two systems unusual? candidate slices ranked, as --where expressions",
         description="Every bucket, label value, flag, human-score band and error category, and their pairwise "
@@ -72,6 +73,7 @@ def _scoring(args, metric: str | None):
 
 
 def run(args) -> str:
+    """The output of ``mtdiag slices``: the slices where the gap between two systems is unusual, as TSV or JSON."""
     from mtdiag.analysis.significance import CORRECTIONS
     from mtdiag.slices.finder import TESTS
     from mtdiag.views import REGISTRY

@@ -12,6 +12,7 @@ from mtdiag.cli.base import note, write_file
 
 
 def add(commands) -> None:
+    """Add the ``spans`` command and its flags to ``commands``."""
     spans = commands.add_parser(
         "spans", help="the error spans mtdiag predicts: one xCOMET-style record per (system, segment)",
         description="The error spans mtdiag predicts in every output (docs/spans.md): one record per (system, "
@@ -39,6 +40,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The span records of ``mtdiag spans`` (JSONL or JSON) to print, or ``""`` once written to ``--output``."""
     from mtdiag.spans import predict_spans, span_records, write_span_records
     from mtdiag.spans.protocol import operating_point, protocol_spans
     from mtdiag.views.detail import SPAN_THRESHOLD

@@ -13,6 +13,7 @@ SOURCES = ["seg_id", "difficulty", "spread", "worst_system", "worst_problem"]
 
 
 def add(commands) -> None:
+    """Add the ``triage`` command and its flags (the options of view ``segments`` among them) to ``commands``."""
     triage = commands.add_parser(
         "triage", help="the worst-first queue: every (system, segment) pair by problem score, with its flags",
         description="Every (system, segment) pair worst first (docs/triage.md): system, seg_id (1-based, the set's "
@@ -38,6 +39,7 @@ def add(commands) -> None:
 
 
 def run(args) -> str:
+    """The output of ``mtdiag triage``: the worst-first queue (its sources with ``--sources``), as TSV or JSON."""
     from mtdiag.report.export import to_json, to_tsv
     from mtdiag.views import REGISTRY
 

@@ -33,7 +33,8 @@ def _named(argv: list[str]) -> str | None:
 
 
 def add_options(parser, view, aliases: Mapping[str, str] | None = None, exclude: tuple[str, ...] = ()) -> None:
-    """One flag per option of ``view`` (:func:`mtdiag.cli.arguments.add_view_option`) in a group of their own;
+    """One flag per option of ``view`` (:func:`mtdiag.cli.arguments.add_view_option`) in a group of their own.
+
     ``aliases``: ``{option: older flag}`` — the flag a command had before it was an alias of the view, kept;
     ``exclude``: options the command takes another way (a list where the view takes one value)."""
     group = parser.add_argument_group(f"options of view {view.name} (default: as its page starts)")
@@ -46,6 +47,7 @@ def add_options(parser, view, aliases: Mapping[str, str] | None = None, exclude:
 
 
 def add(commands) -> None:
+    """Add the ``view`` command and its flags to ``commands`` (with a view named, that view's options too)."""
     view = commands.add_parser(
         "view", help="any dashboard page's tables (mtdiag view --list), as JSON or TSV",
         description="The named tables of one view of the dashboard (its page), from the view's own declaration: "
@@ -82,9 +84,10 @@ def _list(args) -> str:
 
 
 def evaluated(args, view, *, scoring=None, before=None, flags: tuple[str, str] = ("--ref", "--hyp")):
-    """The report ``view`` is shown on: the command's inputs through the one input path
-    (:func:`mtdiag.cli.load.report`: ``scoring``, ``before`` and the input ``flags`` as it takes them), the report of
-    ``--where``'s segments; an error when the data lacks what the view needs."""
+    """The report ``view`` is shown on: the report of ``--where``'s segments of the command's inputs.
+
+    The inputs go through the one input path (:func:`mtdiag.cli.load.report`: ``scoring``, ``before`` and the input
+    ``flags`` as it takes them); an error when the data lacks what the view needs."""
     _, report = load.report(args, scoring=scoring, before=before, flags=flags, analysed=True)
     why = view.missing(report)
     if why:
@@ -93,9 +96,11 @@ def evaluated(args, view, *, scoring=None, before=None, flags: tuple[str, str] =
 
 
 def shown(args, view, report, tables=None, *, given: Mapping | None = None, quiet: bool = False):
-    """(the options chosen — the flags given, ``given`` over them, the page's defaults for the rest —, the frames of
-    ``tables`` (default: every table) that the data and options give) of ``view`` on ``report``. A table left out is
-    named on stderr (not with ``quiet``)."""
+    """(the options chosen, the frames of ``tables``) of ``view`` on ``report``.
+
+    The options chosen: the flags given, ``given`` over them, the page's defaults for the rest. The frames: those of
+    ``tables`` (default: every table) that the data and options give. A table left out is named on stderr (not with
+    ``quiet``)."""
     from mtdiag.views import missing
 
     chosen = view.resolve(report, {**arguments.view_options_given(args), **(given or {})})
@@ -120,6 +125,7 @@ def computed(args, view, tables=None, *, given: Mapping | None = None, quiet: bo
 
 
 def run(args) -> str:
+    """The output of ``mtdiag view``: the named view's tables as JSON or TSV (with ``--list``, the views)."""
     from mtdiag.report.export import to_json_records, to_tsv
     from mtdiag.views import REGISTRY
 

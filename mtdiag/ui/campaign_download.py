@@ -35,8 +35,10 @@ class Made:
 
 
 def limit_mb() -> float:
-    """Megabytes a campaign file made here may take: :data:`~mtdiag.report.campaign.MAX_CAMPAIGN_MB` and
-    1/:data:`BUDGET_SHARE` of the session's memory budget (102 MB of the default 2,048 MB)."""
+    """Megabytes a campaign file made here may take: the smaller of two bounds.
+
+    :data:`~mtdiag.report.campaign.MAX_CAMPAIGN_MB` and 1/:data:`BUDGET_SHARE` of the session's memory budget
+    (102 MB of the default 2,048 MB)."""
     return min(MAX_CAMPAIGN_MB, state.SESSION_BUDGET_MB / BUDGET_SHARE)
 
 
@@ -62,9 +64,11 @@ def _digest(pairs: pd.DataFrame) -> str:
 
 
 def campaign_download(current: state.Current, pairs: pd.DataFrame, threshold: float, *, key: str) -> None:
-    """Options (pairs of the queue, annotators, protocol, the reference shown), the button that makes the campaign
-    of ``pairs`` (``system, seg_id``: the queue as filtered, in its order) and its download; the spans pre-filled are
-    those of confidence at least ``threshold`` (the page's)."""
+    """Draw the campaign's options, the button that makes the campaign of ``pairs``, and its download.
+
+    The options: pairs of the queue, annotators, protocol, the reference shown. ``pairs``: ``system, seg_id``, the
+    queue as filtered, in its order; the spans pre-filled are those of confidence at least ``threshold`` (the
+    page's)."""
     st.markdown("**Annotate in Pearmut**")
     if not len(pairs):
         st.caption("No row matches these filters: there is nothing to annotate.")

@@ -15,12 +15,13 @@ from mtdiag.views import View, ViewOption
 
 def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str, Any], *, key: str, where=st,
                 widget: str = "select", label: str | None = None, **kwargs) -> Any:
-    """The widget of one option a view declares, on this run's report after the options ``chosen`` before it: a
-    select box (``widget="segmented"``: a segmented control, ``"radio"``: radio buttons) for a choice, a
+    """The widget of one option a view declares, on this run's report after the options ``chosen`` before it.
+
+    A select box (``widget="segmented"``: a segmented control, ``"radio"``: radio buttons) for a choice, a
     multiselect for several, a toggle for yes/no, a number box for a number (``widget="slider"``: a slider, for a
-    number with both bounds, in a hundred steps). Its value follows the data
-    (:func:`mtdiag.ui.widgets.follow`); None when the option does not apply to this data. ``label``: another label
-    than the declared one (a page that offers one option in two places)."""
+    number with both bounds, in a hundred steps). Its value follows the data (:func:`mtdiag.ui.widgets.follow`); None
+    when the option does not apply to this data. ``label``: another label than the declared one (a page that offers
+    one option in two places)."""
     report = current.report
     label = label or option.label
     if not option.applies(report):
@@ -72,7 +73,8 @@ def view_option(option: ViewOption, current: state.Current, chosen: Mapping[str,
 
 
 def choose(view: View, name: str, current: state.Current, chosen: dict, **kwargs) -> Any:
-    """:func:`view_option` of ``view``'s option ``name``, its value also put into ``chosen`` (for the options
-    declared after it, and the view's tables)."""
+    """:func:`view_option` of ``view``'s option ``name``, its value also put into ``chosen``.
+
+    For the options declared after it, and the view's tables."""
     chosen[name] = view_option(view.option(name), current, chosen, **kwargs)
     return chosen[name]

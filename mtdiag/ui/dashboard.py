@@ -20,9 +20,10 @@ from mtdiag.ui import navigation, reports, sidebar, slicing, state, widgets  # n
 
 
 def main() -> None:
-    """One run of the dashboard: the navigation, the sidebar, the slice, then the page — and, the first time a set
-    is scored, the metrics derived from the others after the page is drawn (:func:`mtdiag.ui.reports.complete`): the
-    first page shows every other metric at once, then again with them."""
+    """One run of the dashboard: the navigation, the sidebar, the slice, then the page.
+
+    The first time a set is scored, the metrics derived from the others come after the page is drawn
+    (:func:`mtdiag.ui.reports.complete`): the first page shows every other metric at once, then again with them."""
     st.set_page_config(page_title="mtdiag", layout="wide")  # no page_icon: a material favicon is fetched from the web
     page = st.navigation(navigation.pages())
     current, problems = sidebar.sidebar()

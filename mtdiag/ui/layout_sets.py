@@ -53,9 +53,10 @@ state.register_per_upload(_load.clear)
 
 
 def choice_widgets(layout: Layout, key: str) -> LayoutChoice:
-    """What to open of ``layout``: the language pair, the human score type, the human outputs scored as systems and
-    the references kept (:class:`mtdiag.io.mtme.LayoutChoice`). The options are names from the files, shown as
-    plain text (a select box does not read Markdown)."""
+    """What to open of ``layout`` (:class:`mtdiag.io.mtme.LayoutChoice`), as the user chooses it in widgets.
+
+    The language pair, the human score type, the human outputs scored as systems and the references kept. The
+    options are names from the files, shown as plain text (a select box does not read Markdown)."""
     sb = st.sidebar
     lp = sb.selectbox("Language pair", layout.language_pairs(), key=f"{key}_lp")
     types = layout.human_types(lp)
@@ -85,8 +86,9 @@ def _year(layouts: list[Layout], key: str, where: str) -> Layout:
 
 
 def folder_dataset(path: str) -> tuple[state.Dataset | None, list[str]]:
-    """The layout widgets of a release's folder on the server and the data they choose (None and the problem when
-    it cannot be read)."""
+    """The layout widgets of a release's folder on the server and the data they choose.
+
+    None and the problem when it cannot be read."""
     try:
         files = _stamp(path)
         layout = _year(_folder_layouts(path, files), "mtme_folder", path)
@@ -125,8 +127,9 @@ SLOW_PAIRS = 5_000
 
 
 def scoring_choice(data: state.Dataset, options: Options) -> Options:
-    """For a WMT release's data (a set with published system scores): whether the tool's slow metrics
-    (:data:`SLOW`) are computed too — on by default up to :data:`SLOW_PAIRS` (system, segment) pairs — as
+    """For a WMT release's data (a set with published system scores): whether the slow metrics are computed too.
+
+    The tool's slow metrics (:data:`SLOW`) — on by default up to :data:`SLOW_PAIRS` (system, segment) pairs — as
     ``options.metrics``; other data, and options that name their metrics, unchanged."""
     evalset = data.evalset
     if options.metrics is not None or not (evalset.human_systems is not None

@@ -38,7 +38,9 @@ def pages() -> list[st.Page]:
 
 
 def link_to(name: str, label: str, *, help: str | None = None, query_params: dict | None = None) -> None:
-    """A link to view ``name``'s page. Following it is a navigation the browser makes, as a click in the sidebar's
-    navigation is: every widget keeps its state (``st.switch_page`` from a run resets them)."""
+    """A link to view ``name``'s page.
+
+    Following it is a navigation the browser makes, as a click in the sidebar's navigation is: every widget keeps
+    its state (``st.switch_page`` from a run resets them)."""
     st.page_link(page(views.REGISTRY[name]), label=label, help=help, query_params=query_params,
                  icon=":material/filter_alt:")

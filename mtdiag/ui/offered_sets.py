@@ -57,8 +57,9 @@ def _richness(folder: Path) -> tuple[int, int]:
 
 @st.cache_data(show_spinner=False, ttl=60)
 def find_sets(root: str) -> list[str]:
-    """Test-set folders at ``root``: the folder itself when it is one, else its sub-folders (two levels deep)
-    that are; richest first (most references, then most systems), then by name."""
+    """Test-set folders at ``root``: the folder itself when it is one, else its sub-folders (two levels deep) that are.
+
+    Richest first (most references, then most systems), then by name."""
     base = Path(root)
     if not base.is_dir():
         return []
@@ -89,8 +90,9 @@ def available_sets() -> list[str]:
 
 
 def set_label(path: str) -> str:
-    """A test set's name in the picker: ``sample_data/NAME`` for the package's samples, else its last two folders
-    (``wmt21/en-ja``)."""
+    """A test set's name in the picker.
+
+    ``sample_data/NAME`` for the package's samples, else its last two folders (``wmt21/en-ja``)."""
     p = Path(path)
     try:
         return "/".join(("sample_data", *p.resolve().relative_to(SAMPLE_DIR).parts))
@@ -105,8 +107,9 @@ def stamp(path: str) -> tuple:
 
 @st.cache_resource(show_spinner="Reading the test set …", max_entries=8)
 def load_folder(path: str, files: tuple) -> state.Dataset:
-    """A test-set folder, read once per change of its files (``files``: :func:`stamp`); its human error rows as
-    read (the session's scheme weighs them: :func:`mtdiag.ui.reports.report_for`)."""
+    """A test-set folder, read once per change of its files (``files``: :func:`stamp`).
+
+    Its human error rows are left as read (the session's scheme weighs them: :func:`mtdiag.ui.reports.report_for`)."""
     evalset = mio.load_folder(path, limits=state.session_limits())
     return state.Dataset(evalset, evalset.content_hash(), "folder", Path(path).name)
 

@@ -58,8 +58,9 @@ class Page:
                 st.markdown(escape_markdown(text))
 
     def ready(self) -> bool:
-        """True when the data has what the view needs; else what it lacks and how to give it, and False (the layout
-        stops)."""
+        """True when the data has what the view needs; else False, the page saying what it lacks and how to give it.
+
+        The layout then stops."""
         absent = needs.lacking(self.report.evalset, self.report.metrics, self.view.needs)
         if absent:
             need = absent[0]
@@ -84,8 +85,9 @@ class Page:
     # ------------------------------------------------------------------------------------------- one segment
 
     def segment_detail(self, system: str, seg: int, threshold: float | None = None) -> views.SegmentDetail:
-        """One output's evidence (:func:`mtdiag.views.segment_detail`: texts, tokens, highlights, evidence tables),
-        cached; ``seg`` 0-based."""
+        """One output's evidence, cached; ``seg`` 0-based.
+
+        :func:`mtdiag.views.segment_detail`: texts, tokens, highlights, evidence tables."""
         args = (system, int(seg)) if threshold is None else (system, int(seg), threshold)
         return state.view(views.segment_detail)(self.current, *args)
 
@@ -104,13 +106,15 @@ class Page:
     # ------------------------------------------------------------------------------------------- choices
 
     def choose(self, name: str, **kwargs) -> Any:
-        """The widget of the view's option ``name`` (:func:`mtdiag.ui.choices.view_option`; ``key=`` and the
-        widget's placement from the layout); its value joins :attr:`chosen`."""
+        """The widget of the view's option ``name``; its value joins :attr:`chosen`.
+
+        Drawn by :func:`mtdiag.ui.choices.view_option`, with ``key=`` and the widget's placement from the layout."""
         return choices.choose(self.view, name, self.current, self.chosen, **kwargs)
 
     def set(self, name: str, value: Any) -> Any:
-        """Choose ``value`` for option ``name`` without a widget of its own (the layout offers it another way),
-        checked as the command line checks it."""
+        """Choose ``value`` for option ``name`` without a widget of its own, checked as the command line checks it.
+
+        The layout offers it another way."""
         self.chosen[name] = self.view.option(name).resolve(self.report, self.chosen, value)
         return self.chosen[name]
 
@@ -129,11 +133,12 @@ class Page:
         return names[name]
 
     def frame(self, name: str, *, spinner: str | bool = False, optional: bool = False) -> pd.DataFrame | None:
-        """The view's table ``name`` on this run's data with the options chosen so far (cached). When there is none
-        — the data lacks what it needs, the choices show none, or the build fails with a ``ValueError`` (a search
-        past its time budget, a dimension the data lacks) — the page says why in one line and stops there, so a
-        layout never reads a frame that is not there; with ``optional`` it gets None instead and draws without
-        it (a table that only some choices give, as the significance against a baseline)."""
+        """The view's table ``name`` on this run's data with the options chosen so far (cached).
+
+        When there is none — the data lacks what it needs, the choices show none, or the build fails with a
+        ``ValueError`` (a search past its time budget, a dimension the data lacks) — the page says why in one line and
+        stops there, so a layout never reads a frame that is not there; with ``optional`` it gets None instead and draws
+        without it (a table that only some choices give, as the significance against a baseline)."""
         frame = self._built(name, spinner)
         if frame is None and not optional:
             self._say_why(name)
@@ -174,8 +179,9 @@ class Page:
                                         else table.why_empty(self.report, self.chosen)))
 
     def figure(self, name: str) -> Any:
-        """The view's chart ``name`` (a plotly figure built once per data, options and the options it reads), None
-        when the data lacks what it needs, the choices show none or its build fails (said once, in one line)."""
+        """The view's chart ``name``: a plotly figure built once per data, options and the options it reads.
+
+        None when the data lacks what it needs, the choices show none or its build fails (said once, in one line)."""
         chart = self.view.chart(name)
         if views.missing(self.report, chart.needs):
             return None
@@ -188,16 +194,19 @@ class Page:
             return None
 
     def detail(self, name: str, *args, **kwargs) -> Any:
-        """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``) on this run's
-        report with ``args``, cached per data, options and arguments."""
+        """What the view opens from a selected row (:attr:`mtdiag.views.View.details` ``[name]``).
+
+        On this run's report with ``args``, cached per data, options and arguments."""
         return state.view(self.view.details[name], name=f"{self.view.name}.{name}")(self.current, *args, **kwargs)
 
     def table(self, name: str, *, key: str, title: bool = True, caption: bool = True, where=st,
               spinner: str | bool = False, **kwargs) -> int | None:
-        """Draw the view's table ``name``: its title (``title``), its caption (``caption``) and the grid with its
-        downloads (``VIEW_TABLE.csv``…; :func:`mtdiag.ui.widgets.table`, whose settings ``kwargs`` pass on).
-        Returns the selected row's position (``select=True``), else None; a table the data or the choices cannot
-        give says why (:meth:`mtdiag.views.Table.why_empty`)."""
+        """Draw the view's table ``name``: title, caption, grid and downloads; returns the selected row's position.
+
+        ``title``, ``caption``: whether to draw them; the downloads are ``VIEW_TABLE.csv``…; the grid is
+        :func:`mtdiag.ui.widgets.table`, whose settings ``kwargs`` pass on. The selected row's position with
+        ``select=True``, else None; a table the data or the choices cannot give says why
+        (:meth:`mtdiag.views.Table.why_empty`)."""
         table = self.view.table(name)
         with _inside(where):
             if title:

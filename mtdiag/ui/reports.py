@@ -19,12 +19,13 @@ from mtdiag.ui.state import FIRST, Dataset, judged_key, report_key, report_store
 
 
 def report_for(data: Dataset, options: Options, weights: ErrorWeights = DEFAULT_WEIGHTS) -> Report:
-    """The report of ``data`` under ``options`` with its human judgements weighed by ``weights``: the scored report
-    (:func:`scored_report`: maybe without its derived metrics yet) joined with them
-    (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in the report store under
-    :func:`judged_key`. Once the scored report is complete, the derived metrics its judgements make available are
-    added (:func:`with_derived`: predicted ESA where the human scores are ESA; the judge's evidence is the scored
-    report's, on the same context)."""
+    """The report of ``data`` under ``options`` with its human judgements weighed by ``weights``.
+
+    The scored report (:func:`scored_report`: maybe without its derived metrics yet) joined with them
+    (:func:`mtdiag.pipeline.inputs.judged`: nothing scored again), kept in the report store under :func:`judged_key`.
+    Once the scored report is complete, the derived metrics its judgements make available are added
+    (:func:`with_derived`: predicted ESA where the human scores are ESA; the judge's evidence is the scored report's, on
+    the same context)."""
     scored = scored_report(data, options)
     pending = underived(scored)
     key = judged_key(data, options, weights) + ("|first" if pending else "")
@@ -37,12 +38,13 @@ def report_for(data: Dataset, options: Options, weights: ErrorWeights = DEFAULT_
 
 
 def scored_report(data: Dataset, options: Options) -> Report:
-    """The scored report of ``data``'s texts under ``options`` (:func:`report_key`), on the set without its human
-    judgements: from the store; for a test-set folder from its file on disk (:mod:`mtdiag.scoring.report_cache`:
-    the sample sets open without scoring once a server or ``make install`` scored them); else scored now with a
-    progress bar — every metric but those derived from the report of the others (predicted MQM: its error spans
-    cost as much as the rest), which :func:`complete` adds once the first page is drawn. Uploads are never written
-    to disk."""
+    """The scored report of ``data``'s texts under ``options`` (:func:`report_key`), on the set without judgements.
+
+    Scored on the set without its human judgements: from the store; for a test-set folder from its file on disk
+    (:mod:`mtdiag.scoring.report_cache`: the sample sets open without scoring once a server or ``make install`` scored
+    them); else scored now with a progress bar — every metric but those derived from the report of the others
+    (predicted MQM: its error spans cost as much as the rest), which :func:`complete` adds once the first page is
+    drawn. Uploads are never written to disk."""
     store = report_store()
     key = report_key(data, options)
     report = store.get(key)
@@ -74,10 +76,12 @@ def _bar(bar) -> Callable[[float, str], None]:
 
 
 def complete(data: Dataset, options: Options) -> bool:
-    """Add the derived metrics to the scored report of ``data`` under ``options`` (:func:`scored_report`'s first
-    one), with a progress bar in the sidebar: called after the page is drawn, so the first page shows every other
-    metric at once; True when the completed report is stored (the next run draws it). A derivation that fails
-    leaves the first report as the completed one and says why once (:data:`DERIVE_FAILED`)."""
+    """Add the derived metrics to the scored report of ``data`` under ``options``; True once it is stored.
+
+    The report is :func:`scored_report`'s first one; a progress bar shows in the sidebar. Called after the page is
+    drawn, so the first page shows every other metric at once; True when the completed report is stored (the next run
+    draws it). A derivation that fails leaves the first report as the completed one and says why once
+    (:data:`DERIVE_FAILED`)."""
     store = report_store()
     key = report_key(data, options)
     first = store.get(key + FIRST)
@@ -101,9 +105,10 @@ DERIVE_FAILED = "_mtdiag_derive_failed"  # session key: why the derived metrics 
 
 
 def stored_report(key: str, build: Callable[[], Report]) -> Report:
-    """A report that is not computed here — a saved run that ``build`` rebuilds from its stored statistics
-    (:meth:`mtdiag.scoring.workspace.Workspace.open`) — from the report store under ``key``, else built and stored there
-    (so it expires and is swept like any other)."""
+    """A report that is not computed here, from the report store under ``key``, else built and stored there.
+
+    Such a report is a saved run that ``build`` rebuilds from its stored statistics
+    (:meth:`mtdiag.scoring.workspace.Workspace.open`); stored, it expires and is swept like any other."""
     store = report_store()
     report = store.get(key)
     if report is None:

@@ -24,7 +24,9 @@ WORKSPACE_NOTE = "_mtdiag_workspace_note"  # (kind, text) from a button's callba
 
 
 def workspace_argument(argv: list[str] | None = None) -> Path:
-    """The workspace folder: ``--workspace DIR`` from the script arguments (``mtdiag serve --workspace DIR``), else
+    """The workspace folder: ``--workspace DIR`` from the script arguments, else the default folder.
+
+    ``--workspace DIR`` comes from ``mtdiag serve --workspace DIR``; the default is
     :func:`mtdiag.scoring.workspace.default_folder` (``MTDIAG_WORKSPACE``, else ``~/.mtdiag/workspace``)."""
     given = script_argument("--workspace", argv)
     return Path(given) if given else default_folder()
@@ -44,9 +46,10 @@ def _runs(folder: Path):
 
 
 def opened_run(folder: Path) -> state.Current | None:
-    """The saved run this session opened, from the report store or rebuilt by
-    :meth:`mtdiag.scoring.workspace.Workspace.open` (statistics → scores: nothing is scored); None when none is open, it
-    was deleted meanwhile, or the workspace cannot be read any more (the Saved runs section then says why)."""
+    """The saved run this session opened, from the report store or rebuilt; None when none is open.
+
+    Rebuilt by :meth:`mtdiag.scoring.workspace.Workspace.open` (statistics → scores: nothing is scored). None also
+    when it was deleted meanwhile, or the workspace cannot be read any more (the Saved runs section then says why)."""
     run = st.session_state.get(OPEN_RUN)
     if run is None:
         return None
@@ -68,10 +71,11 @@ def opened_run(folder: Path) -> state.Current | None:
 
 
 def saved_runs(current: state.Current | None, folder: Path) -> list[str]:
-    """The "Saved runs" expander: save this run, the list, open, delete (confirmed), add a system. Returns the
-    problems to show. A workspace file that cannot be used is named here, with a button that sets it aside and
-    starts a new workspace: every other part of the app keeps working; a read-only workspace lists and
-    opens runs, and saving says why it cannot."""
+    """Draw the "Saved runs" expander (save this run, the list, open, delete, add a system); returns the problems.
+
+    Deleting is confirmed. A workspace file that cannot be used is named here, with a button that sets it aside and
+    starts a new workspace: every other part of the app keeps working; a read-only workspace lists and opens runs,
+    and saving says why it cannot."""
     problems: list[str] = []
     note = st.session_state.pop(WORKSPACE_NOTE, None)
     with st.sidebar.expander("Saved runs", expanded=st.session_state.get(OPEN_RUN) is not None or bool(note)):

@@ -32,8 +32,10 @@ def _expired_sessions_cache():
 
 
 def reap_now(release: Callable[[], None] | None = None) -> int:
-    """Drop the closed sessions whose time for a reconnect is up and shut each down; returns how many. To run on
-    Streamlit's event loop (the cache is not shared between threads); ``release`` runs after any were shut down."""
+    """Drop the closed sessions whose time for a reconnect is up and shut each down; returns how many.
+
+    To run on Streamlit's event loop (the cache is not shared between threads); ``release`` runs after any were shut
+    down."""
     cache = _expired_sessions_cache()
     if cache is None:
         return 0

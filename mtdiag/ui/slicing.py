@@ -39,14 +39,16 @@ PARAMETER = "where"  # the address's query parameter that carries a slice (slice
 
 
 def open_slice(expression: str) -> None:
-    """Make ``expression`` the sidebar's slice from the next run on (a button callback may call it: the box takes
-    it before it is drawn)."""
+    """Make ``expression`` the sidebar's slice from the next run on.
+
+    A button callback may call it: the box takes it before it is drawn."""
     st.session_state[_PENDING] = expression
 
 
 def within(where: str, expression: str) -> str:
-    """The expression that selects ``expression``'s segments inside the slice ``where`` (a slice found on a slice is
-    the intersection of both; the whole set's when ``where`` is empty)."""
+    """The expression that selects ``expression``'s segments inside the slice ``where``.
+
+    A slice found on a slice is the intersection of both; the whole set's when ``where`` is empty."""
     return f"({where}) and ({expression})" if where else expression
 
 
@@ -66,9 +68,10 @@ def _field_help(report) -> str:
 
 
 def current_expression() -> str | None:
-    """The slice this run shows (None: every segment), read before the box is drawn — the loader scores with the
-    metrics its flags read (:func:`mtdiag.pipeline.inputs.scoring`): a page link's slice (``?where=``, then taken off the
-    address), else one a button put (:func:`open_slice`), else the box's."""
+    """The slice this run shows (None: every segment), read before the box is drawn.
+
+    The loader scores with the metrics its flags read (:func:`mtdiag.pipeline.inputs.scoring`). A page link's slice
+    (``?where=``, then taken off the address), else one a button put (:func:`open_slice`), else the box's."""
     if PARAMETER in st.query_params:  # a page link that carries a slice (slice_link), or an address typed so
         st.session_state[WHERE_KEY] = st.query_params[PARAMETER][:MAX_CHARS]
         del st.query_params[PARAMETER]
@@ -78,8 +81,9 @@ def current_expression() -> str | None:
 
 
 def slice_box(current: state.Current) -> tuple[state.Current, str | None]:
-    """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None). An empty
-    box, or one that cannot be used, leaves ``current`` as it is."""
+    """Draw the box in the sidebar and return (the run restricted to its slice, a problem to show or None).
+
+    An empty box, or one that cannot be used, leaves ``current`` as it is."""
     current_expression()
     sb = st.sidebar
     text = sb.text_input("Slice: only segments where …", key=WHERE_KEY, max_chars=MAX_CHARS,

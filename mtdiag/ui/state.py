@@ -8,10 +8,9 @@ Caching rules (``docs/architecture.md``, ``docs/dashboard.md``):
   (:meth:`~mtdiag.core.evalset.EvalSet.without_judgements`). The judgements join it weighed by the session's scheme
   (:func:`mtdiag.pipeline.inputs.judged`), under the key of the data with its judgements and the scheme: a human file
   uploaded, or another scheme chosen, scores nothing again. Both live in a small LRU held by ``st.cache_resource``
-  (shared by every session, cleared by ``st.cache_resource.clear()``). We keep the LRU ourselves instead of
-  decorating ``evaluate`` because the computation draws a progress bar: a cached function that writes to an element
-  created outside it cannot be replayed by Streamlit (``CacheReplayClosureError``), and a cache hit must draw
-  nothing.
+  (shared by every session, cleared by ``st.cache_resource.clear()``). We keep the LRU ourselves instead of decorating
+  ``evaluate`` because the computation draws a progress bar: a cached function that writes to an element created outside
+  it cannot be replayed by Streamlit (``CacheReplayClosureError``), and a cache hit must draw nothing.
 - A session's inputs that are no data — the weighting scheme of human error rows, the user's tags, the slice — are
   fields of :class:`Current` and parts of the keys of what depends on them (:attr:`Current.key`,
   :attr:`Current.tagged_key`); nothing of them is written into a shared report.
@@ -21,13 +20,13 @@ Caching rules (``docs/architecture.md``, ``docs/dashboard.md``):
 
 A widget click therefore never recomputes a metric: it reruns the script, which finds everything in the caches.
 
-Memory (figures in ``docs/dashboard.md``): a session holds no report between runs — its
-:class:`Current` is kept in ``st.session_state`` through a weak reference, so the report store is the only owner.
-A report unused for :data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every
-:data:`SWEEP_PERIOD_S` seconds) drops such reports and then clears the derived frames (``st.cache_data``), the drawn
-objects (:func:`_memo`), the registered per-upload resources (:func:`register_per_upload`) and scoring's own caches
-(:func:`mtdiag.scoring.evaluate.clear_caches`: tokenisations, TER references, Arrow's pool), and hands the freed memory back to the system
-(``malloc_trim``). Active sessions recompute only the views they draw next.
+Memory (figures in ``docs/dashboard.md``): a session holds no report between runs — its :class:`Current` is kept in
+``st.session_state`` through a weak reference, so the report store is the only owner. A report unused for
+:data:`REPORT_TTL_S` seconds leaves the store; a sweeper thread (:func:`_sweeper`, every :data:`SWEEP_PERIOD_S` seconds)
+drops such reports and then clears the derived frames (``st.cache_data``), the drawn objects (:func:`_memo`), the
+registered per-upload resources (:func:`register_per_upload`) and scoring's own caches
+(:func:`mtdiag.scoring.evaluate.clear_caches`: tokenisations, TER references, Arrow's pool), and hands the freed memory
+back to the system (``malloc_trim``). Active sessions recompute only the views they draw next.
 """
 
 from __future__ import annotations
@@ -65,7 +64,7 @@ SWEEP_PERIOD_S = float(os.environ.get("MTDIAG_SWEEP_PERIOD_S", 30))
 SESSION_BUDGET_MB = float(os.environ.get("MTDIAG_SESSION_BUDGET_MB", 2048))
 SESSION_MB = 256.0
 """What a session's pages cost whatever the data (tables, figures, their cached copies), in MB: measured as the
-shift of every set after issues 34b, 36 and 37 landed (105-140 MB whatever the shape; 96 before), with a margin."""
+shift of every set (105-140 MB whatever the shape), with a margin."""
 FOOTPRINT_FACTOR = 67.0
 """Peak memory of a session per byte of loaded text (UTF-8), scoring and every page drawn from it."""
 SEGMENT_BYTES = 3_800
@@ -80,15 +79,13 @@ system's statistics at once (1,000 resamples of every statistic), the ranked sig
 # The five are measured, not guessed: benchmarks/bench_session_memory.py opens every page of uploaded sets (2 to 998
 # systems, 80 to 40,000 segments, 1 to 400 words per output) under AppTest and reads the peak RSS above a warm
 # start. With SESSION_MB held at 256, the other four are the smallest (a linear program minimising the sum of the
-# estimates, then rounded up) that put the estimate of each of nineteen such sets at least 20 % above its peak
-# measured on main at the end of round 5 (docs/inputs.md: the table, and sets admitted just under a budget).
-# Refitted then: the fit of mid-round-5 (45 x text, 23,000 per segment, 4,200 per pair, 1.45 MB per system)
-# estimated 300 systems x 300 segments at 0.72 of its new peak.
+# estimates, then rounded up) that put the estimate of each of nineteen such sets at least 20 % above its measured
+# peak (docs/inputs.md: the table, and sets admitted just under a budget). An earlier fit (45 x text, 23,000 per
+# segment, 4,200 per pair, 1.45 MB per system) estimated 300 systems x 300 segments at 0.72 of its peak.
 
 
 def text_megabytes(evalset: EvalSet) -> float:
-    """The UTF-8 size of every text of the set (source, references, systems) in MB (2**20 bytes), from Arrow's
-    string lengths (no copy of the texts)."""
+    """The UTF-8 size in MB (2**20 bytes) of every text of the set, from Arrow's string lengths, copying none."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -101,10 +98,11 @@ def text_megabytes(evalset: EvalSet) -> float:
 
 
 def footprint_megabytes(text_mb: float, segments: int, systems: int) -> float:
-    """The estimated peak of a session on ``text_mb`` MB of text in ``segments`` segments of ``systems`` systems,
-    every page drawn: :data:`SESSION_MB`, :data:`FOOTPRINT_FACTOR` per byte of text, :data:`SEGMENT_BYTES` per
-    segment, :data:`PAIR_BYTES` per (system, segment) pair — systems x segments, with the statistics of the default
-    metrics — and :data:`SYSTEM_BYTES` per system; measured (``benchmarks/bench_session_memory.py``)."""
+    """The estimated peak of a session on ``text_mb`` MB of text in ``segments`` segments of ``systems`` systems.
+
+    Every page drawn: :data:`SESSION_MB`, :data:`FOOTPRINT_FACTOR` per byte of text, :data:`SEGMENT_BYTES` per segment,
+    :data:`PAIR_BYTES` per (system, segment) pair — systems x segments, with the statistics of the default metrics — and
+    :data:`SYSTEM_BYTES` per system; measured (``benchmarks/bench_session_memory.py``)."""
     work = segments * SEGMENT_BYTES + segments * systems * PAIR_BYTES + systems * SYSTEM_BYTES
     return SESSION_MB + text_mb * FOOTPRINT_FACTOR + work / 2**20
 
@@ -122,10 +120,11 @@ def _too_large(what: str, need: float, budget: float) -> str:
 
 
 def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
-    """A message when scoring ``data`` would need more memory than the session budget (``MTDIAG_SESSION_BUDGET_MB``,
-    default 2,048 MB), else None (:func:`footprint_megabytes`). A set too large for a shared server is
-    refused before scoring starts, so the server stays up for the others; uploads are also checked before they are
-    parsed (:func:`uploads_over_budget`, :func:`session_limits`)."""
+    """A message when scoring ``data`` would need more memory than the session budget, else None.
+
+    The budget: ``MTDIAG_SESSION_BUDGET_MB``, default 2,048 MB; the need: :func:`footprint_megabytes`. A set too large
+    for a shared server is refused before scoring starts, so the server stays up for the others; uploads are also
+    checked before they are parsed (:func:`uploads_over_budget`, :func:`session_limits`)."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     evalset = data.evalset
     size = text_megabytes(evalset)
@@ -138,9 +137,10 @@ def over_budget(data: "Dataset", budget_mb: float | None = None) -> str | None:
 
 
 def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None = None) -> str | None:
-    """A message when uploaded text files would need more memory than the session budget, judged before any of
-    them is parsed: their bytes as text, the longest file's lines as the segments and every file as a system (upper
-    bounds; counting is C: ``bytes.count``), else None."""
+    """A message when uploaded text files would need more memory than the session budget, else None.
+
+    Judged before any of them is parsed: their bytes as text, the longest file's lines as the segments and every file
+    as a system (upper bounds; counting is C: ``bytes.count``)."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     size = sum(len(data) for _, data in files) / 2**20
     counts = [data.count(b"\n") + 1 for _, data in files]
@@ -153,9 +153,9 @@ def uploads_over_budget(files: list[tuple[str, bytes]], budget_mb: float | None 
 
 
 def testset_over_budget(display: str, data: bytes, budget_mb: float | None = None) -> str | None:
-    """A message when a test-set file (``data``: its bytes, inflated) would need more memory than the session
-    budget, judged before it is parsed — its bytes as text, the segments and systems its bytes show
-    (:func:`mtdiag.io.testset_shape`) —, else None."""
+    """A message when a test-set file (``data``: its bytes, inflated) would exceed the session's budget, else None.
+
+    Judged before parsing: its bytes as text, the segments and systems they show (:func:`mtdiag.io.testset_shape`)."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     segments, systems = testset_shape(display, data)
     size = len(data) / 2**20
@@ -168,9 +168,10 @@ def testset_over_budget(display: str, data: bytes, budget_mb: float | None = Non
 
 def additions_over_budget(data: "Dataset", files: list[tuple[str, bytes]], systems: int = 0,
                           budget_mb: float | None = None) -> str | None:
-    """A message when the loaded ``data`` with the files added (annotations, scores, metric spans; ``systems`` of
-    them system outputs) would need more memory than the session budget, judged before they are parsed: the set's
-    footprint with the files' bytes as text (:func:`footprint_megabytes`), else None."""
+    """A message when ``data`` with the files added would need more than the session's memory budget, else None.
+
+    The files: annotations, scores, metric spans; ``systems`` of them system outputs. Judged before they are parsed:
+    the set's footprint with the files' bytes as text (:func:`footprint_megabytes`)."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     evalset = data.evalset
     size = memo("text_megabytes", data.data_key, (), lambda: text_megabytes(evalset))
@@ -183,11 +184,12 @@ def additions_over_budget(data: "Dataset", files: list[tuple[str, bytes]], syste
 
 
 def session_limits(budget_mb: float | None = None) -> Limits:
-    """The input limits of a dashboard session: the environment's (``MTDIAG_MAX_ROWS`` …, docs/inputs.md), each
-    lowered to what the session's memory budget can serve by itself — bytes by :data:`FOOTPRINT_FACTOR`, lines
-    by :data:`SEGMENT_BYTES` + :data:`PAIR_BYTES` (a line is at least a segment with one system's output: a set
-    has a system), cells by :data:`PAIR_BYTES` (a cell is at most a pair) — so a file too large for the budget is
-    refused while it is read or inflated, before it is parsed, and its message says the budget is what bounds it."""
+    """The input limits of a session: the environment's (``MTDIAG_MAX_ROWS`` …), each lowered to what the budget serves.
+
+    See docs/inputs.md. What the session's memory budget serves by itself: bytes by :data:`FOOTPRINT_FACTOR`, lines
+    by :data:`SEGMENT_BYTES` + :data:`PAIR_BYTES` (a line is at least a segment with one system's output: a set has a
+    system), cells by :data:`PAIR_BYTES` (a cell is at most a pair) — so a file too large for the budget is refused
+    while it is read or inflated, before it is parsed, and its message says the budget is what bounds it."""
     budget = SESSION_BUDGET_MB if budget_mb is None else budget_mb
     limits = Limits.from_environment()
     fits = {"max_file_bytes": budget * 2**20 / FOOTPRINT_FACTOR,
@@ -201,8 +203,7 @@ def session_limits(budget_mb: float | None = None) -> Limits:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded test set: the EvalSet as read (its human error rows not weighed), its content hash, where it came
-    from and a display label."""
+    """A loaded test set: the EvalSet as read (human error rows not weighed), content hash, origin and display label."""
 
     evalset: EvalSet
     data_key: str
@@ -213,8 +214,9 @@ class Dataset:
 
     @cached_property
     def scoring_key(self) -> str:
-        """What the scored report is keyed by: the texts and what else a metric reads
-        (:meth:`~mtdiag.core.evalset.EvalSet.scoring_hash`), never the human judgements."""
+        """What the scored report is keyed by: the texts and what else a metric reads, never the human judgements.
+
+        As :meth:`~mtdiag.core.evalset.EvalSet.scoring_hash` gives it."""
         return self.evalset.scoring_hash()
 
 
@@ -232,11 +234,12 @@ def tags_digest(tags: pd.DataFrame | None) -> str:
 
 @dataclass(frozen=True)
 class Current:
-    """What every page works on: the data, the options and the report computed from them — the shared scored
-    report with the data's human judgements weighed by ``weights`` (:func:`report_for`), restricted to the
-    sidebar's slice when one is set (``where``; then ``report`` is the slice's report) — and the session's own
-    inputs: ``weights`` (the scheme of human error rows) and ``tags`` (the user's tags, whole-set segments: an input
-    of the slice and the slice finder, never in a report)."""
+    """What every page works on: the data, the options, the report of them, and the session's ``weights`` and ``tags``.
+
+    ``report``: the shared scored report with the data's human judgements weighed by ``weights`` (:func:`report_for`),
+    restricted to the sidebar's slice when one is set (``where``: then it is the slice's report). ``weights``: the
+    scheme of human error rows; ``tags``: the user's tags (whole-set segments: an input of the slice and the slice
+    finder, never in a report)."""
 
     data: Dataset
     options: Options
@@ -247,16 +250,17 @@ class Current:
 
     @cached_property
     def pending(self) -> tuple[str, ...]:
-        """The metrics derived from the report (predicted MQM) that it does not hold yet: computed after this run's
-        page is drawn (:func:`mtdiag.ui.reports.complete`)."""
+        """The metrics derived from the report (predicted MQM) that it does not hold yet.
+
+        They are computed after this run's page is drawn (:func:`mtdiag.ui.reports.complete`)."""
         return underived(self.report)
 
     @property
     def key(self) -> str:
-        """What the cached frames and figures of this run are keyed by: every input of the report the pages get —
-        the data with its judgements, the options, the scheme and the slice (and the tags when there is a slice:
-        a slice may read them, ``tag == "x"``). The frames are shared by every session of the server: sessions
-        with the same inputs share them."""
+        """What the cached frames and figures of this run are keyed by: every input of the report the pages get.
+
+        The data with its judgements, the options, the scheme and the slice (with a slice also the tags: it may read
+        them, ``tag == "x"``); the frames are shared by every session of the server with the same inputs."""
         key = judged_key(self.data, self.options, self.weights)
         if self.pending:  # the first page's report: its frames are not those of the report completed
             key += FIRST
@@ -267,17 +271,17 @@ class Current:
 
     @property
     def scores_key(self) -> str:
-        """What a frame that reads the scores alone is keyed by (:attr:`mtdiag.views.Table.scores_only`): the scored
-        report's key — kept while human files and the scheme change —, or :attr:`key` on a slice (which may read
-        the human scores)."""
+        """What a frame that reads the scores alone is keyed by (:attr:`mtdiag.views.Table.scores_only`).
+
+        The scored report's key — kept while human files and the scheme change —, or :attr:`key` on a slice (which may
+        read the human scores)."""
         if self.where:
             return self.key
         return report_key(self.data, self.options) + (FIRST if self.pending else "")
 
     @property
     def tagged_key(self) -> str:
-        """:attr:`key` and the tags: the key of what reads the tags itself (the slice finder's ``tag == "…"``
-        candidates)."""
+        """:attr:`key` and the tags: the key of what reads tags itself (the slice finder's ``tag == "…"`` slices)."""
         tags = tags_digest(self.tags)
         return f"{self.key}|tags:{tags}" if tags and not self.where else self.key
 
@@ -288,15 +292,14 @@ class Current:
 
 
 def report_key(data: Dataset, options: Options) -> str:
-    """The key of the scored report of ``data`` under ``options``: its texts' and the options', with the registered
-    metrics and checks (:func:`mtdiag.core.registry.fingerprint`), as options that name none mean "every registered
-    one"."""
+    """The key of the scored report: ``data``'s texts, ``options`` and the registered metrics and checks.
+
+    By :func:`mtdiag.core.registry.fingerprint`: options that name none mean "every registered one"."""
     return f"{data.scoring_key}|{options!r}|registered:{registry.fingerprint()}"
 
 
 def judged_key(data: Dataset, options: Options, weights: ErrorWeights) -> str:
-    """The key of the report the pages get: the data with its judgements, the options, the scheme and the
-    registered metrics and checks."""
+    """The key of the pages' report: data with judgements, options, scheme, and the registered metrics and checks."""
     return f"{data.data_key}|{options!r}|weights:{weights_key(weights)}|registered:{registry.fingerprint()}"
 
 
@@ -344,15 +347,17 @@ _PER_UPLOAD: list[Callable[[], None]] = []
 
 
 def register_per_upload(clear: Callable[[], None]) -> None:
-    """Have the sweeper call ``clear`` (e.g. a ``st.cache_resource`` function's ``.clear``) whenever reports
-    expire: for caches of uploaded data outside this module."""
+    """Have the sweeper call ``clear`` whenever reports expire: for caches of uploaded data outside this module.
+
+    ``clear``: e.g. a ``st.cache_resource`` function's ``.clear``."""
     if clear not in _PER_UPLOAD:
         _PER_UPLOAD.append(clear)
 
 
 def sweep(store: "_ReportStore", now: float | None = None) -> int:
-    """Drop expired reports; if any, clear everything derived from reports and uploads and return the freed
-    memory to the system. Returns the number of reports dropped."""
+    """Drop the expired reports; returns how many were dropped.
+
+    If any, clear everything derived from reports and uploads and hand the freed memory back to the system."""
     dropped = store.expire(now)
     if dropped:
         st.cache_data.clear()
@@ -373,8 +378,9 @@ OUT_OF_MEMORY = ("This page needs more memory than the server has free: nothing 
 
 
 def release_memory() -> None:
-    """After a failed allocation: drop this process's derived frames and drawn objects (they are rebuilt on demand)
-    and hand the freed memory back to the system, so the next run — this session's or another's — starts clean."""
+    """After a failed allocation: drop this process's derived frames and drawn objects, and free the memory.
+
+    They are rebuilt on demand; the memory goes back to the system, so the next run (any session's) starts clean."""
     st.cache_data.clear()
     _memo.clear()
     gc.collect()
@@ -418,22 +424,23 @@ FIRST = "|first"  # the store's key of a report scored without its derived metri
 
 
 def set_current(current: Current) -> None:
-    """Make ``current`` this run's data for the pages. Held weakly: the dashboard's entry owns it for the run, and a
-    session between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
+    """Make ``current`` this run's data for the pages, held weakly: the dashboard's entry owns it for the run.
+
+    A session between runs keeps no report alive (the store may drop it; the next run fetches or recomputes it)."""
     st.session_state[SESSION_KEY] = weakref.ref(current)
 
 
 def current_report() -> Report | None:
-    """This run's report once the dashboard's entry has set it (None before): the widgets name metric columns through
-    it, so a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
+    """This run's report (None before the dashboard's entry sets it): the widgets name metric columns through it.
+
+    So a session's imported metrics are its own (:func:`mtdiag.metrics.metric_info`)."""
     ref = st.session_state.get(SESSION_KEY)
     value = ref() if ref is not None else None
     return value.report if value is not None else None
 
 
 def current() -> Current:
-    """The data, options and report of this run (set by the dashboard's entry, :mod:`mtdiag.ui.dashboard`, before
-    the page runs)."""
+    """The data, options and report of this run, set by :mod:`mtdiag.ui.dashboard` before the page runs."""
     ref = st.session_state.get(SESSION_KEY)
     value = ref() if ref is not None else None
     if value is None:
@@ -448,9 +455,9 @@ def _memo(kind: str, key: str, params: tuple, _build: Callable[[], Any]) -> Any:
 
 
 def memo(kind: str, key: str, params: tuple, build: Callable[[], Any]) -> Any:
-    """A drawn object (a plotly figure, a table style) built once per (kind, data + options key, params) and
-    shared read-only: building plotly figures costs more than a rerun may (a figure is serialised, never changed,
-    by ``st.plotly_chart``)."""
+    """A drawn object (a plotly figure, a table style) built once per (kind, data + options key, params), shared.
+
+    Read-only: a plotly figure costs more to build than a rerun may (``st.plotly_chart`` only serialises it)."""
     return _memo(kind, key, tuple(params), build)
 
 
@@ -464,17 +471,17 @@ _VIEWS_LOCK = threading.Lock()
 
 def view(fn: Callable, *, spinner: str | bool = False, max_entries: int = VIEW_MAX_ENTRIES,
          name: str | None = None, by: str = "key") -> Callable:
-    """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (data +
-    options key, arguments) with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared
-    by the sweeper with every other derived frame); ``by`` names the key of :class:`Current` — ``key``,
+    """``view(fn)(current, *args, **kwargs)`` = ``fn(current.report, *args, **kwargs)``, cached per (key, arguments).
+
+    Cached with ``st.cache_data`` (bounded: ``max_entries``, ``ttl`` :data:`REPORT_TTL_S`; cleared by the sweeper with
+    every other derived frame) per data + options key: the one of :class:`Current` that ``by`` names — ``key``,
     ``tagged_key`` (``fn`` reads the user's tags, given among the arguments) or ``scores_key`` (``fn`` reads the
     scores alone).
 
     One cached function per wrapped ``fn``, made on first use and kept: Streamlit keys a cache on the decorated
     function's module, qualified name and source, so each gets the qualified name of the function it wraps (or
     ``name``, for functions without a name of their own, such as a view's table builders) — two views never share
-    entries. The report itself is not hashed (``_report``): the key identifies it.
-    """
+    entries. The report itself is not hashed (``_report``): the key identifies it."""
     with _VIEWS_LOCK:
         cached = _VIEWS.get(fn)
         if cached is None:

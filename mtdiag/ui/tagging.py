@@ -41,9 +41,10 @@ def _stored(data: state.Dataset) -> pd.DataFrame:
 
 
 def apply(current: state.Current) -> state.Current:
-    """``current`` with the user's tags (:attr:`mtdiag.ui.state.Current.tags`, whole-set segments: tables name
-    segments by their whole-set ids, also in a slice). A workspace that cannot be read keeps the tags ``current``
-    has."""
+    """``current`` with the user's tags (:attr:`mtdiag.ui.state.Current.tags`).
+
+    The tags are of whole-set segments: tables name segments by their whole-set ids, also in a slice. A workspace
+    that cannot be read keeps the tags ``current`` has."""
     try:
         frame = _stored(current.data)
     except InputError:
@@ -60,8 +61,9 @@ def _current() -> state.Current | None:
 
 
 def with_tags_column(frame: pd.DataFrame) -> pd.DataFrame:
-    """A displayed table (``seg_id`` as people see it, maybe ``system``) with a ``tags`` column after ``seg_id``
-    when the run has tags (:func:`mtdiag.core.tags.tag_labels`); the table as it is otherwise."""
+    """A displayed table with a ``tags`` column after ``seg_id`` when the run has tags; else the table as it is.
+
+    The table: ``seg_id`` as people see it, maybe ``system``; the tags: :func:`mtdiag.core.tags.tag_labels`."""
     current = _current()
     if current is None or "seg_id" not in frame.columns or "tags" in frame.columns:
         return frame
@@ -121,8 +123,10 @@ def _said(changed: int, asked: int, add: bool, whole: bool, tag: str, saved: boo
 
 
 def tag_rows(rows: pd.DataFrame, *, key: str) -> None:
-    """Under a table with rows selected: a tag name (the help lists those used so far) and buttons that add it to the
-    selected rows or remove it — the outputs when the rows are (system, segment) pairs, or their whole segments."""
+    """Under a table with rows selected: a tag name and buttons that add it to the selected rows or remove it.
+
+    The help of the name lists the tags used so far. The tagged are the outputs when the rows are (system, segment)
+    pairs, or their whole segments."""
     current = _current()
     if current is None or not len(rows):
         return

@@ -41,10 +41,11 @@ WEIGHT_CHOICES = {**{name: f"{name}: {scheme.about}" for name, scheme in mio.ERR
 
 
 def chosen_error_weights() -> tuple["mio.ErrorWeights", str | None]:
-    """(the weighting scheme of human error rows the session chose, a problem or None): a scheme by name, or the
-    user's weights file (read once per file, :func:`_weights_file`; a bad one is one line naming the file and the
-    line, and the default scheme is used meanwhile). Read from the session: the widgets are drawn after the data is
-    loaded, their values are known before."""
+    """(the weighting scheme of human error rows the session chose, a problem or None).
+
+    A scheme by name, or the user's weights file (read once per file, :func:`_weights_file`; a bad one is one line
+    naming the file and the line, and the default scheme is used meanwhile). Read from the session: the widgets are
+    drawn after the data is loaded, their values are known before."""
     choice = st.session_state.get(WEIGHTS_KEY, mio.DEFAULT_ERROR_WEIGHTS.name)
     uploaded = st.session_state.get(WEIGHTS_FILE_KEY)
     if choice == OWN_WEIGHTS and uploaded is not None:
@@ -214,8 +215,9 @@ def _testset_upload(testset) -> tuple[state.Dataset | None, list[str]]:
 
 def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
 
-    """The upload form; returns (the uploaded data set or None while incomplete, the problems found). A test set
-    file, when given, is the whole data; else the text files make it."""
+    """The upload form; returns (the uploaded data set or None while incomplete, the problems found).
+
+    A test set file, when given, is the whole data; else the text files make it."""
     _load_kernels()
     sb = st.sidebar
     testset = sb.file_uploader(
@@ -263,8 +265,9 @@ def upload_widgets() -> tuple[state.Dataset | None, list[str]]:
 
 
 def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]:
-    """The uploader of system outputs scored against the chosen test-set folder; returns (``base`` with them, or
-    ``base`` itself without; None on a problem, so the data loaded before stays; the problems found)."""
+    """The uploader of system outputs scored against the chosen test-set folder; returns (data, problems).
+
+    The data: ``base`` with them, or ``base`` itself without; None on a problem, so the data loaded before stays."""
     extra = st.sidebar.file_uploader("Add system outputs (one segment per line)", type=TEXT_TYPES,
                                      accept_multiple_files=True, key="up_extra",
                                      help="Score your own outputs against this test set; the system is named after "
@@ -280,8 +283,10 @@ def extra_systems(base: state.Dataset) -> tuple[state.Dataset | None, list[str]]
 
 
 def addition_widgets(base: state.Dataset | None) -> tuple[state.Dataset | None, list[str]]:
-    """Uploads that add to the data: human error spans (MQM/ESA) and metric scores computed elsewhere. Returns
-    (``base`` with them, or ``base`` itself without them; None on a problem, so the data loaded before stays)."""
+    """Uploads that add to the data: human error spans (MQM/ESA) and metric scores computed elsewhere.
+
+    Returns (``base`` with them, or ``base`` itself without them; None on a problem, so the data loaded before
+    stays; the problems found)."""
     sb = st.sidebar
     with sb.expander("Human error spans and metric scores"):
         annotations = st.file_uploader(

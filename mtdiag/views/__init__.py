@@ -52,8 +52,9 @@ REGISTRY: Registry[View] = Registry.of_modules("view", "mtdiag.views", PAGES, la
 
 
 def register(view: View) -> View:
-    """Add a view to the registry (every surface picks it up); its name must be new and a word (it is a page's
-    address)."""
+    """Add a view to the registry (every surface picks it up).
+
+    Its name must be new and a word (it is a page's address)."""
     return REGISTRY.register(view)
 
 
@@ -63,8 +64,10 @@ def unregister(name: str) -> None:
 
 
 def registered(view: View, *, replace: bool = False):
-    """``with registered(MY_VIEW): ...`` — the view is in the registry inside the block only; ``replace=True``
-    stands in for a registered view of that name and puts it back after (:meth:`Registry.registered`)."""
+    """``with registered(MY_VIEW): ...`` — the view is in the registry inside the block only.
+
+    ``replace=True`` stands in for a registered view of that name and puts it back after
+    (:meth:`Registry.registered`)."""
     return REGISTRY.registered(view, replace=replace)
 
 

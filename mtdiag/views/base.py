@@ -32,8 +32,9 @@ morphologically rich segments, the WMT metrics task's long-standing baseline), t
 
 
 def default_metric(metrics: Sequence[str], preferred: Sequence[str] = DEFAULT_METRICS) -> str | None:
-    """The first of ``preferred`` among ``metrics`` (default: chrF, else BLEU), else the first of ``metrics``; None
-    when there is none."""
+    """The first of ``preferred`` among ``metrics`` (default: chrF, else BLEU), else the first of ``metrics``.
+
+    None when there is none."""
     return next((m for m in preferred if m in metrics), metrics[0] if len(metrics) else None)
 
 
@@ -41,7 +42,9 @@ def default_metric(metrics: Sequence[str], preferred: Sequence[str] = DEFAULT_ME
 
 
 def has_human_scores(report) -> bool:
-    """True when the data has human scores for at least one of the report's systems (:data:`mtdiag.core.needs.NEEDS`)."""
+    """True when the data has human scores for at least one of the report's systems.
+
+    As :data:`mtdiag.core.needs.NEEDS` tests it."""
     return NEEDS["human"].test(report.evalset)
 
 
@@ -67,9 +70,10 @@ Chosen = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class ViewOption:
-    """One choice a view takes, declared once: the dashboard draws a widget from it (``label``, ``help``, the
-    choices read as ``describe`` says), ``mtdiag view NAME`` a flag (``--NAME``, underscores as hyphens), and both
-    start from :meth:`default_for`.
+    """One choice a view takes, declared once: the dashboard draws a widget from it, ``mtdiag view NAME`` a flag.
+
+    The widget shows ``label``, ``help`` and the choices read as ``describe`` says; the flag is ``--NAME``
+    (underscores as hyphens); both start from :meth:`default_for`.
 
     ``choices``: the values offered — a sequence, or a function of the report and the options chosen before it
     (a second system is any system but the first), None for a free number; ``type`` is ``str``, ``int``, ``float``
@@ -103,6 +107,7 @@ class ViewOption:
 
     @property
     def flag(self) -> str:
+        """The option's command-line flag: ``--NAME``, underscores as hyphens."""
         return "--" + self.name.replace("_", "-")
 
     def offered(self, report, chosen: Chosen) -> list | None:
@@ -116,8 +121,10 @@ class ViewOption:
         return self.maximum(report) if callable(self.maximum) else self.maximum
 
     def default_for(self, report, chosen: Chosen) -> Any:
-        """The value a view starts from: the declared default (a function of the report and the options chosen
-        before it, or a value), the first choice when it declares none; for ``many``, the defaults offered."""
+        """The value a view starts from: the declared default, else the first choice.
+
+        The declared default is a function of the report and the options chosen before it, or a value; the first choice
+        is taken when it declares none; for ``many``, the defaults offered."""
         value = self.default(report, chosen) if callable(self.default) else self.default
         offered = self.offered(report, chosen)
         if self.many:
@@ -152,8 +159,10 @@ class ViewOption:
         return text
 
     def resolve(self, report, chosen: Chosen, value: Any = None) -> Any:
-        """``value`` checked against what ``report`` offers (the default when None); ``ValueError`` naming the
-        flag and the choices otherwise."""
+        """``value`` checked against what ``report`` offers (the default when None).
+
+        ``ValueError`` naming the flag and the choices otherwise. None when the option does not apply
+        (:meth:`applies`)."""
         if not self.applies(report):
             return None
         if value is None:
@@ -185,20 +194,21 @@ Caption = str | Callable[[Any, Chosen, Any], str]
 
 @dataclass(frozen=True)
 class Shown:
-    """What a view shows by name — a table or a chart: ``build(report, chosen)`` makes it, or returns None when the
-    choices made show none (e.g. no baseline chosen). ``needs``: what the data must have for it
-    (:data:`mtdiag.core.needs.NEEDS`).
-    ``uses``: the options ``build`` reads (None: every option) — it is given those alone, so a surface that caches
-    it keys the cache on them (a page recomputes a table only when an option it reads changes) and a build that
-    reads an option it did not declare fails at once. ``inputs``: what ``build`` reads beyond the report and the
-    options — ``tags``, the user's tags (:mod:`mtdiag.core.tags`), which the dashboard gives and the command line
-    has none of — given to it among the options, keyed apart by a surface that caches it. ``scores_only``: it reads
-    the report's scores and texts alone, no human judgement (``EvalSet.human``, ``annotations``, ``rated``): a
-    surface may then key it by the scored report, kept while human files and weights change (checked:
-    ``tests/test_app_judgements.py``). ``caption``: what a reader should know to read it, as plain
-    text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of the report, the options
-    chosen and what was built (counts in a caption are then those of the frame shown). ``empty``: why nothing is
-    shown when ``build`` returns None (plain text, or a function of the report and the options chosen)."""
+    """What a view shows by name — a table or a chart — and how it is built.
+
+    ``build(report, chosen)`` makes it, or returns None when the choices made show none (e.g. no baseline chosen).
+    ``needs``: what the data must have for it (:data:`mtdiag.core.needs.NEEDS`). ``uses``: the options ``build`` reads
+    (None: every option) — it is given those alone, so a surface that caches it keys the cache on them (a page
+    recomputes a table only when an option it reads changes) and a build that reads an option it did not declare fails
+    at once. ``inputs``: what ``build`` reads beyond the report and the options — ``tags``, the user's tags
+    (:mod:`mtdiag.core.tags`), which the dashboard gives and the command line has none of — given to it among the
+    options, keyed apart by a surface that caches it. ``scores_only``: it reads the report's scores and texts alone, no
+    human judgement (``EvalSet.human``, ``annotations``, ``rated``): a surface may then key it by the scored report,
+    kept while human files and weights change (checked: ``tests/test_app_judgements.py``). ``caption``: what a reader
+    should know to read it, as plain text (a page, the report and ``mtdiag view`` escape it) — a text, or a function of
+    the report, the options chosen and what was built (counts in a caption are then those of the frame shown).
+    ``empty``: why nothing is shown when ``build`` returns None (plain text, or a function of the report and the options
+    chosen)."""
 
     name: str
     title: str
@@ -214,8 +224,9 @@ class Shown:
         check_names(self.needs)
 
     def given(self, chosen: Chosen, inputs: Chosen | None = None) -> dict[str, Any]:
-        """The options ``build`` reads, from ``chosen`` (``KeyError`` when one it declared is not chosen), and its
-        ``inputs`` (None where not given)."""
+        """The options ``build`` reads, from ``chosen``, and its ``inputs`` (None where not given).
+
+        ``KeyError`` when an option it declared is not chosen."""
         options = dict(chosen) if self.uses is None else {name: chosen[name] for name in self.uses}
         return options | {name: (inputs or {}).get(name, chosen.get(name)) for name in self.inputs}
 
@@ -228,16 +239,18 @@ class Shown:
         return self.caption(report, self.given(chosen), built) if callable(self.caption) else self.caption
 
     def why_empty(self, report, chosen: Chosen) -> str:
-        """Why ``build`` gave nothing on ``report`` with ``chosen`` (plain text; a generic sentence when the
-        declaration says nothing)."""
+        """Why ``build`` gave nothing on ``report`` with ``chosen`` (plain text).
+
+        A generic sentence when the declaration says nothing."""
         text = self.empty(report, self.given(chosen)) if callable(self.empty) else self.empty
         return text or "Nothing to show with these choices."
 
 
 @dataclass(frozen=True)
 class Table(Shown):
-    """A named table of a view (:class:`Shown`): a pandas frame, its segments named by their ids in the set
-    (:func:`with_set_ids`)."""
+    """A named table of a view (:class:`Shown`): a pandas frame, its segments named by their ids in the set.
+
+    The ids are set by :func:`with_set_ids`."""
 
     def make(self, report, chosen: Chosen, inputs: Chosen | None = None) -> pd.DataFrame | None:
         """``build`` on ``report``, its segments named by their ids in the set (:func:`with_set_ids`)."""
@@ -251,13 +264,14 @@ class Chart(Shown):
 
 @dataclass(frozen=True)
 class View:
-    """One analysis of a report (see the module docstring). ``about``: what the page says under its title, before any
-    choice (plain text; default: ``help``). ``in_report``: whether the HTML report has a section of it.
-    ``details``: what the page opens from a selected row, by name — functions of the report and the row's keys (the
-    segments an n-gram occurs in, its highlights, two outputs' differences) that no table holds; the page calls
-    them through the registry too (the command line and the report show tables and charts only). ``notes``:
-    ``(title, text)`` pairs of prose a reader may open beside the tables (plain text; the page and the report
-    show them)."""
+    """One analysis of a report, declared once (see the module docstring).
+
+    ``about``: what the page says under its title, before any choice (plain text; default: ``help``). ``in_report``:
+    whether the HTML report has a section of it. ``details``: what the page opens from a selected row, by name —
+    functions of the report and the row's keys (the segments an n-gram occurs in, its highlights, two outputs'
+    differences) that no table holds; the page calls them through the registry too (the command line and the report
+    show tables and charts only). ``notes``: ``(title, text)`` pairs of prose a reader may open beside the tables
+    (plain text; the page and the report show them)."""
 
     name: str
     title: str
@@ -280,17 +294,21 @@ class View:
         return self.about or self.help[0].upper() + self.help[1:] + "."
 
     def option(self, name: str) -> ViewOption:
+        """The view's option named ``name``."""
         return next(o for o in self.options if o.name == name)
 
     def table(self, name: str) -> Table:
+        """The view's table named ``name``."""
         return next(t for t in self.tables if t.name == name)
 
     def chart(self, name: str) -> Chart:
+        """The view's chart named ``name``."""
         return next(c for c in self.charts if c.name == name)
 
     def missing(self, report) -> str | None:
-        """Why the view shows nothing on ``report`` (what the data lacks, or an option with nothing to offer), else
-        None."""
+        """Why the view shows nothing on ``report``, else None.
+
+        What the data lacks, or an option with nothing to offer."""
         lacking = missing(report, self.needs)
         if lacking:
             return lacking
@@ -305,8 +323,9 @@ class View:
         return None
 
     def resolve(self, report, given: Chosen | None = None) -> dict[str, Any]:
-        """Every option's value on ``report``, in declaration order: ``given`` where given, checked, else the
-        default (``ValueError`` naming the flag of a value not offered)."""
+        """Every option's value on ``report``, in declaration order: ``given`` where given, checked, else the default.
+
+        ``ValueError`` naming the flag of a value not offered."""
         given = given or {}
         unknown = sorted(set(given) - {o.name for o in self.options})
         if unknown:

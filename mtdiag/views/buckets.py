@@ -20,14 +20,18 @@ def chart_metrics(report) -> list[str]:
 
 
 def bucket_table(report, by: str) -> pd.DataFrame:
-    """Every metric per bucket of dimension ``by`` and system (:func:`mtdiag.analysis.segment_groups.bucket_scores`: corpus formula
-    on each bucket's summed statistics); ``ValueError`` when the data lacks the dimension."""
+    """Every metric per bucket of dimension ``by`` and system; ``ValueError`` when the data lacks the dimension.
+
+    The scores are :func:`mtdiag.analysis.segment_groups.bucket_scores`': the corpus formula on each bucket's summed
+    statistics."""
     return bucket_scores(report, bucketing(report, by))
 
 
 def bucket_comparison(report, by: str, a: str, b: str, method: str, metric: str) -> pd.DataFrame:
-    """Systems ``a`` and ``b`` on ``metric`` inside every bucket of ``by``, with the paired test (``method``
-    ``bs``/``ar``, default samples and seed: :func:`mtdiag.analysis.segment_groups.bucket_significance`)."""
+    """Systems ``a`` and ``b`` on ``metric`` inside every bucket of ``by``, with the paired test.
+
+    The test: ``method`` ``bs``/``ar``, default samples and seed
+    (:func:`mtdiag.analysis.segment_groups.bucket_significance`)."""
     return bucket_significance(report, bucketing(report, by), a, b, method, None, DEFAULT_SEED, [metric])
 
 

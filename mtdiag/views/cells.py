@@ -13,8 +13,10 @@ TABLE_TEXT = 1000  # characters of a text shown in a table cell; the detail view
 
 
 def preview(texts: pd.Series, width: int = TABLE_TEXT) -> pd.Series:
-    """``texts`` with every text longer than ``width`` characters cut there and marked ``…`` (values that are no
-    text, such as lists of segments, unchanged): a 10,000-word output must not make a table heavy."""
+    """``texts`` with every text longer than ``width`` characters cut there and marked ``…``.
+
+    Values that are no text, such as lists of segments, are unchanged. A 10,000-word output must not make a table
+    heavy."""
     long = texts.map(lambda value: isinstance(value, str) and len(value) > width).to_numpy(dtype=bool)
     if not long.any():
         return texts
@@ -46,9 +48,10 @@ def _texts(values: pd.Series) -> pd.Series:
 
 
 def wide_script(texts: pd.Series) -> np.ndarray:
-    """Which texts are written mostly in wide characters (half or more of their characters other than spaces):
-    Chinese, Japanese, Korean. A table that wraps text measures these apart from the others (see
-    :mod:`mtdiag.ui.widgets`)."""
+    """Which texts are written mostly in wide characters (Chinese, Japanese, Korean), as a boolean array.
+
+    Mostly: half or more of their characters other than spaces. A table that wraps text measures these apart from
+    the others (see :mod:`mtdiag.ui.widgets`)."""
     text = _texts(texts)
     visible = text.str.len().to_numpy(dtype=float) - text.str.count(r"\s").to_numpy(dtype=float)
     wide = text.str.count(WIDE.pattern).to_numpy(dtype=float)
@@ -76,10 +79,11 @@ def _wrapped_end(text: str, line_em: float, lines: int) -> int:
 
 
 def fit_lines(texts: pd.Series, width_px: float, lines: int) -> pd.Series:
-    """``texts`` cut, with ``…``, to what ``lines`` wrapped lines of a table cell ``width_px`` wide show — so a row
-    shows its text whole or says it goes on, never a line cut in half by the row's border. Widths are estimated
-    per character (:data:`NARROW_EM`, :data:`WIDE_EM`) and lines broken as the grid breaks them; values that are no
-    text are unchanged. The full text stays in the frame behind the table."""
+    """``texts`` cut, with ``…``, to what ``lines`` wrapped lines of a table cell ``width_px`` wide show.
+
+    So a row shows its text whole or says it goes on, never a line cut in half by the row's border. Widths are
+    estimated per character (:data:`NARROW_EM`, :data:`WIDE_EM`) and lines broken as the grid breaks them; values
+    that are no text are unchanged. The full text stays in the frame behind the table."""
     line_em = (width_px - CELL_PADDING_PX) / CELL_FONT_PX * LINE_MARGIN
     text = _texts(texts)
     chars = text.str.len().to_numpy(dtype=float)

@@ -31,8 +31,10 @@ TITLE_PX = 28  # a subplot title above its panel
 
 
 def segment_numbers(seg: pd.Series, seg_ids=None) -> np.ndarray:
-    """The numbers people see for 0-based segments ``seg`` (hover texts): ``seg_ids[seg]`` — the set's
-    :attr:`~mtdiag.core.evalset.EvalSet.seg_ids`, a slice's original ids — or ``seg + 1`` without them."""
+    """The numbers people see for 0-based segments ``seg`` (hover texts).
+
+    ``seg_ids[seg]`` — the set's :attr:`~mtdiag.core.evalset.EvalSet.seg_ids`, a slice's original ids — or
+    ``seg + 1`` without them."""
     positions = seg.to_numpy(dtype=np.int64)
     return positions + 1 if seg_ids is None else np.asarray(seg_ids)[positions]
 
@@ -120,8 +122,9 @@ def mp_bars(frame: pd.DataFrame, metric: str, within=None) -> go.Figure:
 
 
 def waft_neva_scatter(frame: pd.DataFrame, seg_ids=None) -> go.Figure:
-    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half shaded
-    (what it does and does not mean: :data:`mtdiag.triage.checks.word_order.NEVA_ABOVE_WAFT`)."""
+    """NEVA (y) against WAFT (x) per segment, coloured by system; the NEVA > WAFT half shaded.
+
+    What it does and does not mean: :data:`mtdiag.triage.checks.word_order.NEVA_ABOVE_WAFT`."""
     palette = colours(frame["system"])
     kind = go.Scatter if len(frame) <= SCATTER_SVG_MAX else go.Scattergl
     fig = go.Figure()
@@ -174,8 +177,9 @@ RANGE_PAD = 0.08  # of an axis's span, on each side: a point at the edge is draw
 
 
 def padded_range(values) -> list[float] | None:
-    """An axis range around ``values`` with :data:`RANGE_PAD` of their span on each side (1 when they are all
-    equal), None without a finite value."""
+    """An axis range around ``values`` with :data:`RANGE_PAD` of their span on each side (1 when all equal).
+
+    None without a finite value."""
     finite = np.asarray(values, dtype=float)
     finite = finite[np.isfinite(finite)]
     if not len(finite):
@@ -212,6 +216,9 @@ def human_scatter(frame: pd.DataFrame, metric: str, x: str = "human", within=Non
 
 
 def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference: float | None = None) -> go.Figure:
+    """One bar of ``frame[value]`` per ``frame[x]``, on a 0-1 axis titled ``title``.
+
+    ``reference`` (optional): a dashed line at that height, marked "random"."""
     fig = go.Figure(go.Bar(x=_texts(frame[x]), y=frame[value], marker_color=OTHER,
                            hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
     if reference is not None:
@@ -222,8 +229,10 @@ def likeness_bars(frame: pd.DataFrame, value: str, x: str, title: str, reference
 
 
 def bucket_bars(table: pd.DataFrame, metric: str, within=None) -> go.Figure:
-    """One metric per bucket, one bar per system (grouped): ``table`` is :func:`mtdiag.analysis.segment_groups.bucket_scores`'s
-    long frame ``bucket, system, segments, METRIC…``; hover shows the bucket's segment count."""
+    """One metric per bucket, one bar per system (grouped); hover shows the bucket's segment count.
+
+    ``table`` is :func:`mtdiag.analysis.segment_groups.bucket_scores`'s long frame ``bucket, system, segments,
+    METRIC…``."""
     fig = go.Figure()
     buckets = list(dict.fromkeys(table["bucket"].astype(str)))
     palette = colours(list(dict.fromkeys(table["system"])))
@@ -237,9 +246,11 @@ def bucket_bars(table: pd.DataFrame, metric: str, within=None) -> go.Figure:
 
 
 def pvalue_heatmap(matrix: pd.DataFrame, clusters: pd.DataFrame) -> go.Figure:
-    """The system × system p-values of :func:`mtdiag.analysis.significance.pairwise_significance` for one metric (rows and columns
-    in ranked order; ``clusters``: :func:`~mtdiag.analysis.significance.ranked_clusters`' rows of that metric): dark = the pair
-    differs significantly; each cell says its p-value, each axis label its cluster."""
+    """The system × system p-values of one metric: dark = the pair differs significantly.
+
+    The p-values are :func:`mtdiag.analysis.significance.pairwise_significance`'s for one metric (rows and columns in
+    ranked order; ``clusters``: :func:`~mtdiag.analysis.significance.ranked_clusters`' rows of that metric); each cell
+    says its p-value, each axis label its cluster."""
     names = list(matrix.index)
     cluster_of = dict(zip(clusters["system"], clusters["cluster"]))
     labels = [f"{_text(n)} ({cluster_of.get(n, '?')})" for n in names]
@@ -259,8 +270,9 @@ EDGE_SYMBOL = {"above": "triangle-up", "below": "triangle-down"}
 
 
 def robust_range(values) -> tuple[float, float] | None:
-    """An axis range that one outlier cannot squash (one OTEM of 231 put every box near 0), or None when
-    no value is far out (then the axis covers them all).
+    """An axis range that one outlier cannot squash, or None when no value is far out.
+
+    One OTEM of 231 put every box near 0. None: the axis covers them all.
 
     The bulk is the values between the 1st and 99th percentile (:data:`AXIS_QUANTILE`), its *span* their distance.
     A side is cut at its percentile only where the values beyond it reach more than :data:`AXIS_STRETCH` spans
@@ -306,8 +318,9 @@ def _edge_note(values: np.ndarray, axis_range: tuple[float, float], what: str) -
 
 
 def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None, seg_ids=None) -> go.Figure:
-    """One box (or violin) per system of a metric's segment scores (``frame``: ``system, seg, score``, as
-    :func:`mtdiag.views.distributions.segment_scores`); whiskers at 1.5 IQR, outliers drawn, the mean marked. The y
+    """One box (or violin) per system of a metric's segment scores: whiskers at 1.5 IQR, outliers drawn.
+
+    ``frame``: ``system, seg, score``, as :func:`mtdiag.views.distributions.segment_scores`; the mean is marked. The y
     axis is robust (:func:`robust_range`): scores beyond it are drawn at its edge as ▲/▼ with their value on hover,
     and a note says how many; the boxes themselves are computed from every score."""
     palette = colours(frame["system"])
@@ -345,10 +358,11 @@ def metric_box(frame: pd.DataFrame, metric: str, kind: str = "box", within=None,
 
 
 def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None, seg_ids=None) -> go.Figure:
-    """Segment scores of two metrics against each other, coloured by system, drawn with WebGL (``frame``: rows of
-    :func:`mtdiag.views.distributions.metric_pairs`, already sampled by
-    :func:`mtdiag.views.distributions.sample_rows`). Both axes are robust (:func:`robust_range`): a point beyond one
-    is drawn at its edge (hover: its values), and a note says how many."""
+    """Segment scores of two metrics against each other, coloured by system, drawn with WebGL.
+
+    ``frame``: rows of :func:`mtdiag.views.distributions.metric_pairs`, already sampled by
+    :func:`mtdiag.views.distributions.sample_rows`. Both axes are robust (:func:`robust_range`): a point beyond one is
+    drawn at its edge (hover: its values), and a note says how many."""
     palette = colours(frame["system"])
     ranges = {axis: robust_range(frame[metric]) for axis, metric in (("x", x), ("y", y))}
     fig = go.Figure()
@@ -383,9 +397,10 @@ def metric_scatter(frame: pd.DataFrame, x: str, y: str, within=None, seg_ids=Non
 
 
 def interval_bars(frame: pd.DataFrame, statistic: str, title: str) -> go.Figure:
-    """One horizontal bar per metric (best at the top): ``frame[statistic]`` with its interval
-    (``{statistic}_low``/``_high``) as error bars; the metrics of rank 1 (``{statistic}_rank``: tied with the best)
-    darker. Metric names come from files (imported metrics): escaped like every name."""
+    """One horizontal bar per metric (best at the top): ``frame[statistic]`` with its interval as error bars.
+
+    The interval is ``{statistic}_low``/``_high``; the metrics of rank 1 (``{statistic}_rank``: tied with the best)
+    are darker. Metric names come from files (imported metrics): escaped like every name."""
     shown = frame[np.isfinite(frame[statistic].to_numpy(dtype=float))].iloc[::-1]
     values = shown[statistic].to_numpy(dtype=float)
     low, high = shown[f"{statistic}_low"].to_numpy(dtype=float), shown[f"{statistic}_high"].to_numpy(dtype=float)

@@ -15,8 +15,9 @@ from mtdiag.views.reference_notes import compare_note
 
 
 def closeness_metrics(report) -> list[str]:
-    """The metrics that can say which of two outputs is better (closer to the reference, or without one to the
-    other systems' outputs): segment scores with a better direction."""
+    """The metrics that can say which of two outputs is better: segment scores with a better direction.
+
+    Better: closer to the reference, or without one to the other systems' outputs."""
     return [m for m in report.metrics if metric_info(m, report).has_direction and metric_info(m, report).segment_level
             and m in report.segments.columns]
 
@@ -38,9 +39,10 @@ def corpus_differences(report, a: str, b: str) -> pd.DataFrame:
 
 
 def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per metric: A's and B's corpus scores, ``difference`` (A − B), and — given ``sig``, a frame of
-    :func:`mtdiag.analysis.significance.significance` with ``b`` as the baseline — the paired test's ``p`` and ``significant``;
-    ``better`` names the system the metric prefers ("tie" when equal)."""
+    """Per metric: A's and B's corpus scores, ``difference`` (A − B), ``better`` and, given ``sig``, the paired test.
+
+    ``sig``: a frame of :func:`mtdiag.analysis.significance.significance` with ``b`` as the baseline; it adds the
+    paired test's ``p`` and ``significant``. ``better`` names the system the metric prefers ("tie" when equal)."""
     frame = corpus_differences(report, a, b)
     if sig is not None:
         frame["p"] = [float(sig.at[(a, m), "p"]) if (a, m) in sig.index else np.nan for m in frame["metric"]]
@@ -50,19 +52,21 @@ def pair_differences(report, a: str, b: str, sig: pd.DataFrame | None = None) ->
 
 
 def closer_to(report) -> str:
-    """What the ``closer`` column's output is closer to, in words: the reference(s), or — without one, where the
-    only metric is consensus — the other systems' outputs. The page never says "reference" of data that has
-    none."""
+    """What the ``closer`` column's output is closer to, in words: the reference(s) or the other systems' outputs.
+
+    The other systems' outputs without a reference, where the only metric is consensus. The page never says
+    "reference" of data that has none."""
     if report.evalset.has_references:
         return "closer to the reference" + ("s" if len(report.evalset.ref_names) > 1 else "")
     return "closer to the other systems' outputs (no reference)"
 
 
 def closer_to_reference(report, a: str, b: str, metric: str) -> pd.Series:
-    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s) (without
-    one: to the other systems' outputs, :func:`closer_to`) — ``a``,
-    ``b``, or ``"tie"`` (equal scores, or a score undefined on either side). Direction-aware (:class:`MetricInfo`);
-    a metric without a better direction (the length ratio) says ``"tie"`` everywhere."""
+    """Per segment (0-based index): which of the two outputs ``metric`` puts closer to the reference(s).
+
+    ``a``, ``b``, or ``"tie"`` (equal scores, or a score undefined on either side); without a reference, closer to
+    the other systems' outputs (:func:`closer_to`). Direction-aware (:class:`MetricInfo`); a metric without a better
+    direction (the length ratio) says ``"tie"`` everywhere."""
     seg = report.segments[metric]
     va, vb = seg.xs(a, level="system"), seg.xs(b, level="system")
     info = metric_info(metric, report)
@@ -114,8 +118,9 @@ def segment_differences(report, a: str, b: str, metric: str) -> pd.DataFrame:
 
 
 def hypothesis_diff(report, a: str, b: str, seg: int) -> tuple[SideTokens, SideTokens, list[Span], list[Span]]:
-    """The two systems' tokens for one segment and spans marking the tokens the other system does not share
-    (a word-level Levenshtein alignment of the two hypotheses)."""
+    """The two systems' tokens for one segment, and spans marking the tokens the other system does not share.
+
+    The spans come from a word-level Levenshtein alignment of the two hypotheses."""
     from mtdiag.core.highlight import diff_spans
     from mtdiag.metrics.waft_neva import aligned_tokens
 

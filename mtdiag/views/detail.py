@@ -36,8 +36,10 @@ SPAN_THRESHOLD = ViewOption(
 
 @dataclass(frozen=True)
 class SideTokens:
-    """One text of a segment as tokens: ``shown`` (the user's tokeniser, original case when it lines up) and
-    ``matched`` (exactly the tokens the metrics saw), same length."""
+    """One text of a segment as tokens: ``shown`` and ``matched``, of the same length.
+
+    ``shown``: the user's tokeniser, original case when it lines up; ``matched``: exactly the tokens the metrics
+    saw."""
 
     name: str
     shown: list[str]
@@ -52,8 +54,10 @@ def side_tokens(report, side: str, seg: int) -> SideTokens:
 
 @dataclass(frozen=True)
 class SegmentDetail:
-    """Everything the dashboard shows for one (system, segment): texts, tokens, highlight spans, the legend of
-    their kinds, and every metric's evidence tables (keyed by name, in the report's metric order)."""
+    """Everything the dashboard shows for one (system, segment).
+
+    Texts, tokens, highlight spans, the legend of their kinds, and every metric's evidence tables (keyed by name, in
+    the report's metric order)."""
 
     system: str
     seg: int
@@ -73,14 +77,15 @@ class SegmentDetail:
 
 
 def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THRESHOLD) -> SegmentDetail:
-    """Source, references and hypothesis of one segment with every computed metric's evidence
-    (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis, under-matched ones in
-    each reference, the edit alignment, term occurrences, …), merged in the report's metric order, then why the
-    triage checks fired (:func:`mtdiag.triage.checks.check_evidence`), the human error spans and a metric's error spans
-    when loaded, and the error spans mtdiag predicts with a confidence of at least ``threshold`` (computed once per
-    report, threshold and segment — for this segment's outputs alone unless every output's are computed already:
-    :func:`mtdiag.spans.predict_spans`). Its tables name the segment by its id in the set, as every table does
-    (:func:`mtdiag.views.base.with_set_ids`)."""
+    """Source, references and hypothesis of one segment, with every computed metric's evidence and the error spans.
+
+    The metrics' evidence (:meth:`~mtdiag.metrics.Metric.segment_evidence`: over-matched n-grams in the hypothesis,
+    under-matched ones in each reference, the edit alignment, term occurrences, …) is merged in the report's metric
+    order, then why the triage checks fired (:func:`mtdiag.triage.checks.check_evidence`), the human error spans and
+    a metric's error spans when loaded, and the error spans mtdiag predicts with a confidence of at least
+    ``threshold`` (computed once per report, threshold and segment — for this segment's outputs alone unless every
+    output's are computed already: :func:`mtdiag.spans.predict_spans`). Its tables name the segment by its id in the
+    set, as every table does (:func:`mtdiag.views.base.with_set_ids`)."""
     evalset = report.evalset
     seg = int(seg)
     hyp_spans: list[Span] = []
@@ -129,8 +134,9 @@ def _spans_of_output(report, spans: pd.DataFrame, system: str, seg: int):
 
 
 def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
-    """The human error spans (MQM/ESA annotations) of one output: marked in the hypothesis (major/minor) and listed
-    with rater, severity, category and the marked text; None when the data has no annotations."""
+    """The human error spans (MQM/ESA annotations) of one output; None when the data has no annotations.
+
+    They are marked in the hypothesis (major/minor) and listed with rater, severity, category and the marked text."""
     spans = report.evalset.annotations
     if spans is None:
         return None
@@ -149,8 +155,9 @@ def human_error_evidence(report, system: str, seg: int) -> SegmentEvidence | Non
 
 
 def human_kind(severity: str, weight: float) -> str:
-    """The highlight kind of a human error: critical by its severity, major by its severity or a weight of 5 or
-    more (a Non-translation), else minor."""
+    """The highlight kind of a human error: critical, major or minor.
+
+    Critical by its severity, major by its severity or a weight of 5 or more (a Non-translation), else minor."""
     severity = str(severity).strip().lower()
     if severity == "critical":
         return "human_critical"
@@ -158,9 +165,10 @@ def human_kind(severity: str, weight: float) -> str:
 
 
 def metric_error_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
-    """The error spans a metric predicted for one output (``EvalSet.metric_spans``, xCOMET): marked in the
-    hypothesis by severity (``metric_critical``/``metric_major``/``metric_minor``, titled with the metric, severity
-    and confidence) and listed with metric, severity, confidence, offsets and text; None without metric spans."""
+    """The error spans a metric predicted for one output (``EvalSet.metric_spans``, xCOMET); None without them.
+
+    They are marked in the hypothesis by severity (``metric_critical``/``metric_major``/``metric_minor``, titled with
+    the metric, severity and confidence) and listed with metric, severity, confidence, offsets and text."""
     spans = report.evalset.metric_spans
     if spans is None:
         return None
@@ -178,9 +186,10 @@ def metric_error_evidence(report, system: str, seg: int) -> SegmentEvidence | No
 
 
 def predicted_error_evidence(report, system: str, seg: int, spans: pd.DataFrame) -> SegmentEvidence:
-    """The error spans mtdiag predicts for one output, among ``spans`` (:func:`mtdiag.spans.predict_spans`'s frame):
-    marked in the hypothesis by severity (``predicted_critical``/``predicted_major``/``predicted_minor``, titled
-    ``mtdiag: kind, severity, confidence c``) and listed with kind, severity, confidence, offsets and text, the
+    """The error spans mtdiag predicts for one output, among ``spans`` (:func:`mtdiag.spans.predict_spans`'s frame).
+
+    They are marked in the hypothesis by severity (``predicted_critical``/``predicted_major``/``predicted_minor``,
+    titled ``mtdiag: kind, severity, confidence c``) and listed with kind, severity, confidence, offsets and text, the
     most confident first."""
     rows, _, tokens_of = _spans_of_output(report, spans, system, seg)
     marks = []

@@ -16,9 +16,11 @@ def segment_metrics(report) -> list[str]:
 
 
 def spread_metric(report) -> str | None:
-    """The metric the page opens on: :func:`mtdiag.views.default_metric` (chrF, else BLEU) when its segment scores
-    spread (an interquartile range above 0), else the first metric that spreads, else the default — never OTEM's
-    boxes flat at 0 when another metric tells the systems apart."""
+    """The metric the page opens on: the default metric when its segment scores spread, else the first that does.
+
+    The default is :func:`mtdiag.views.default_metric` (chrF, else BLEU); scores spread when their interquartile
+    range is above 0. When none spreads, the default — never OTEM's boxes flat at 0 when another metric tells the
+    systems apart."""
     metrics = segment_metrics(report)
     first = default_metric(metrics)
     ordered = [first, *(m for m in metrics if m != first)] if first is not None else []
@@ -31,8 +33,10 @@ def spread_metric(report) -> str | None:
 
 
 def scatter_axes(metrics: Sequence[str]) -> tuple[str, str]:
-    """The two metrics a metric-vs-metric scatter opens on: :func:`mtdiag.views.default_metric` across, TER up
-    (an edit rate against a character F-score) when computed, else the second metric."""
+    """The two metrics a metric-vs-metric scatter opens on: the default metric across, TER up (else the second).
+
+    Across: :func:`mtdiag.views.default_metric`; up: TER (an edit rate against a character F-score) when computed,
+    else the second metric."""
     return default_metric(metrics), default_metric(metrics, ("ter", metrics[min(1, len(metrics) - 1)]))
 
 
@@ -55,9 +59,10 @@ SCATTER_POINTS = 5_000  # a scatter shows at most this many points (a seeded ran
 
 
 def sample_rows(frame: pd.DataFrame, limit: int = SCATTER_POINTS, seed: int = 0) -> pd.DataFrame:
-    """``frame`` itself when it has at most ``limit`` rows, else a seeded random sample of ``limit`` rows in their
-    original order (``attrs["total"]`` keeps the full count, for a "showing n of N" caption): 15,000 points in one
-    scatter are one mass, a uniform sample shows the same shape."""
+    """``frame`` itself when it has at most ``limit`` rows, else a seeded random sample of ``limit`` rows.
+
+    The sample keeps the rows' original order (``attrs["total"]`` keeps the full count, for a "showing n of N"
+    caption): 15,000 points in one scatter are one mass, a uniform sample shows the same shape."""
     total = len(frame)
     out = frame if total <= limit else frame.sample(n=limit, random_state=seed).sort_index()
     out = out.copy()
@@ -66,14 +71,16 @@ def sample_rows(frame: pd.DataFrame, limit: int = SCATTER_POINTS, seed: int = 0)
 
 
 def metric_pairs(report, x: str, y: str, limit: int = SCATTER_POINTS) -> pd.DataFrame:
-    """Per (system, segment): the segment scores of two metrics (``system, seg, X, Y``), rows with either undefined
-    left out, at most ``limit`` of them (:func:`sample_rows`), for a metric-vs-metric scatter."""
+    """Per (system, segment): the segment scores of two metrics (``system, seg, X, Y``), for a scatter.
+
+    Rows with either undefined are left out; at most ``limit`` of them (:func:`sample_rows`)."""
     return sample_rows(report.segments[list(dict.fromkeys([x, y]))].dropna().reset_index(), limit)
 
 
 def segment_scores(report, metric: str) -> pd.DataFrame:
-    """Per (system, segment): one metric's segment score (``system, seg, score``; undefined left out), for
-    per-system distributions."""
+    """Per (system, segment): one metric's segment score (``system, seg, score``), for per-system distributions.
+
+    Undefined scores are left out."""
     return report.segments[metric].dropna().rename("score").reset_index()
 
 

@@ -31,17 +31,21 @@ __all__ = ["DEFAULT_QUEEN_METRICS", "agreement", "error_counts", "error_raters",
 
 
 def similarity_metrics(report) -> list[str]:
-    """The metrics ORANGE, KING and QUEEN can score references with on the report's set
+    """The metrics ORANGE, KING and QUEEN can score references with on the report's set.
+
+    Those that compare a text with a reference, the terminology scores left out
     (:func:`mtdiag.analysis.likeness.likeness_metrics`: they score references and outputs themselves, whether or not the
-    report computed them) — those that compare a text with a reference, the terminology scores left out."""
+    report computed them)."""
     evalset = report.evalset
     return [m for m in likeness_metrics(evalset)
             if not m.startswith("term_") and "references" in metric_info(m, evalset).needs]
 
 
 def human_points(report, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What the metric-vs-human scatter plots draw: per rated (system, segment) ``system, seg, human, <metric>``,
-    and per system ``system, human`` (mean over its rated segments) and ``<metric>`` (its corpus score)."""
+    """What the metric-vs-human scatter plots draw: a frame of rated segments and a frame of systems.
+
+    Per rated (system, segment) ``system, seg, human, <metric>``, and per system ``system, human`` (mean over its
+    rated segments) and ``<metric>`` (its corpus score)."""
     from mtdiag.analysis.human_agreement import rated_segments
 
     segments = rated_segments(report, report.evalset.human)[["human", metric]].reset_index()
@@ -58,9 +62,10 @@ MEAN_SCORES = ("predicted_mqm", "predicted_esa")  # a system's score is the mean
 
 
 def agreement(report) -> pd.DataFrame:
-    """The agreement of every metric with the human scores, with the length baseline below: per metric
-    (:data:`AGREEMENT_TABLE_COLUMNS`) the **within-segment pairwise accuracy** (the systems' outputs of one source
-    ordered as the humans order them: the headline for ranking, free of length), the system pairwise accuracy
+    """The agreement of every metric with the human scores, with the length baseline below.
+
+    Per metric (:data:`AGREEMENT_TABLE_COLUMNS`) the **within-segment pairwise accuracy** (the systems' outputs of one
+    source ordered as the humans order them: the headline for ranking, free of length), the system pairwise accuracy
     (:mod:`mtdiag.spans.agreement`; for predicted MQM and ESA with its 95 % bootstrap interval over the sources,
     ``sys_low``–``sys_high``), then the correlations of :func:`mtdiag.analysis.human_agreement.human_agreement`;
     the last row, ``length (baseline)``, is minus the output's length in characters (a shorter output is better):
@@ -109,16 +114,18 @@ def _length_row(report, segments: pd.DataFrame) -> dict:
 
 
 def error_counts(report, level: str = "top") -> pd.DataFrame:
-    """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity
-    (:func:`mtdiag.analysis.errorstats.category_counts`)."""
+    """Errors per system × category (``level``: ``full`` or ``top``), per 100 rated segments and per severity.
+
+    Counted by :func:`mtdiag.analysis.errorstats.category_counts`."""
     from mtdiag.analysis.errorstats import category_counts
 
     return category_counts(report.evalset, level)
 
 
 def error_raters(report) -> pd.DataFrame:
-    """Per rater × system: rated segments, errors, errors per 100 segments, mean MQM score
-    (:func:`mtdiag.analysis.errorstats.rater_table`)."""
+    """Per rater × system: rated segments, errors, errors per 100 segments, mean MQM score.
+
+    The table of :func:`mtdiag.analysis.errorstats.rater_table`."""
     from mtdiag.analysis.errorstats import rater_table
 
     return rater_table(report.evalset)
@@ -132,7 +139,8 @@ can take in at once, and it keeps the power of the tests; full categories are on
 
 
 def error_significance(report, level: str = DEFAULT_LEVEL) -> pd.DataFrame:
-    """Every pair of systems per error category: the exact paired permutation test of the per-segment error count,
+    """Every pair of systems per error category: the exact paired permutation test of the per-segment error count.
+
     Holm-corrected (:func:`mtdiag.analysis.errorstats.category_significance`), once per report and level."""
     from mtdiag.analysis.errorstats import category_significance
 
@@ -140,9 +148,11 @@ def error_significance(report, level: str = DEFAULT_LEVEL) -> pd.DataFrame:
 
 
 def significance_summary(frame: pd.DataFrame) -> str:
-    """The error significance table (:func:`error_significance`) in one sentence, the same on the page and in the
-    report: how many of its tests — one per pair of systems and category where either has an error — are
-    significant, and in how many of the pairs of systems (a pair may differ in several categories)."""
+    """The error significance table (:func:`error_significance`) in one sentence.
+
+    The same on the page and in the report: how many of its tests — one per pair of systems and category where either
+    has an error — are significant, and in how many of the pairs of systems (a pair may differ in several
+    categories)."""
     tested = frame[frame["p"].notna()]
     significant = tested[tested["significant"].astype(bool)]
     pairs = frame[["system_a", "system_b"]].drop_duplicates()
@@ -154,10 +164,11 @@ def significance_summary(frame: pd.DataFrame) -> str:
 
 
 def span_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """Per (metric, system): outputs, error spans per severity (critical, major, minor) and in all, and an MQM
-    score — the spans mtdiag predicts at ``threshold`` (metric ``mtdiag``, with their predicted MQM) first, then the
-    raters' errors (metric ``human``, with the human MQM score) where the set has error annotations, then each
-    imported metric's (:func:`mtdiag.spans.severity_counts`)."""
+    """Per (metric, system): outputs, error spans per severity (critical, major, minor) and in all, and an MQM score.
+
+    The spans mtdiag predicts at ``threshold`` (metric ``mtdiag``, with their predicted MQM) first, then the raters'
+    errors (metric ``human``, with the human MQM score) where the set has error annotations, then each imported
+    metric's (:func:`mtdiag.spans.severity_counts`)."""
     return severity_counts(report, threshold)
 
 
@@ -166,14 +177,15 @@ SPAN_AGREEMENT_COLUMNS = ("system", "outputs", "human_spans", *SPAN_MEASURES, *S
 
 
 def span_agreement(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """The error spans mtdiag predicts at ``threshold`` measured against the human error spans of the outputs the
-    humans rated (:mod:`mtdiag.spans.agreement`, the measures of ``benchmarks/spans_vs_human.py``): per system and
-    over all (``system`` = ``all``, the last row) — ``outputs`` rated, ``human_spans`` (target spans with
-    characters; several raters of one output counted each), the predicted ``spans``, their ``precision`` (share
-    overlapping a human span), ``major_recall``, character precision, recall and F1 and the share of characters
-    ``marked``, the WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of
-    those outputs (the learned judge's, :func:`mtdiag.spans.judge.judged`) beside their ``human`` score (MQM: minus the weighted errors; ESA:
-    0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
+    """The error spans mtdiag predicts at ``threshold``, measured against the human spans of the rated outputs.
+
+    The measures are :mod:`mtdiag.spans.agreement`'s, those of ``benchmarks/spans_vs_human.py``: per system and over
+    all (``system`` = ``all``, the last row) — ``outputs`` rated, ``human_spans`` (target spans with characters;
+    several raters of one output counted each), the predicted ``spans``, their ``precision`` (share overlapping a
+    human span), ``major_recall``, character precision, recall and F1 and the share of characters ``marked``, the
+    WMT23 character F1 with severity (``sev_p``, ``sev_r``, ``sev_f1``), and the predicted MQM of those outputs (the
+    learned judge's, :func:`mtdiag.spans.judge.judged`) beside their ``human`` score (MQM: minus the weighted errors;
+    ESA: 0–100), both means over the rated outputs. Empty without rated outputs of the report's systems."""
     evalset = report.evalset
     axis = character_axis(evalset.hyps, rated_pairs(evalset))
     if not axis.pairs:
@@ -205,11 +217,12 @@ SECTIONS = {"human": "Human scores", "likeness": "ORANGE / KING per metric", "qu
 
 
 def opening_section(report) -> str:
-    """The section the Human page opens on: the first of :data:`SECTIONS` this data has — the agreement of the
-    metrics with the human scores when they are loaded (``human``: what people judged, which the other sections
-    approximate), else ORANGE/KING with two or more references (``likeness``), else the error statistics
-    (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened on
-    ORANGE/KING, which one-reference data cannot have."""
+    """The section the Human page opens on: the first of :data:`SECTIONS` this data has.
+
+    The agreement of the metrics with the human scores when they are loaded (``human``: what people judged, which
+    the other sections approximate), else ORANGE/KING with two or more references (``likeness``), else the error
+    statistics (``errors``: the error annotations when loaded, and the spans mtdiag predicts for every set). It opened
+    on ORANGE/KING, which one-reference data cannot have."""
     if has_human_scores(report):
         return "human"
     return "likeness" if len(report.evalset.ref_names) >= 2 else "errors"
@@ -233,8 +246,9 @@ def _queen(report, chosen):
 
 
 def orange_king(report, chosen) -> pd.DataFrame | None:
-    """ORANGE and KING per metric of the chosen similarity metrics, None when the set cannot give them (fewer
-    than two references)."""
+    """ORANGE and KING per metric of the chosen similarity metrics.
+
+    None when the set cannot give them (fewer than two references)."""
     result = _orange_king(report, chosen)
     return None if result is None or result.explanation else result.table.reset_index()
 

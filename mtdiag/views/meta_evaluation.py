@@ -76,8 +76,9 @@ def group_rows(report, chosen) -> pd.DataFrame | None:
 
 
 def disagreement_rows(report, chosen) -> pd.DataFrame | None:
-    """:func:`mtdiag.analysis.metrics_vs_humans.disagreements` of the chosen metric (predicted MQM with the spans
-    mtdiag predicts at the span threshold: they are that metric's own spans)."""
+    """:func:`mtdiag.analysis.metrics_vs_humans.disagreements` of the chosen metric.
+
+    For predicted MQM, with the spans mtdiag predicts at the span threshold: they are that metric's own spans."""
     metric = chosen["metric"]
     if metric is None:
         return None
@@ -90,10 +91,11 @@ def disagreement_rows(report, chosen) -> pd.DataFrame | None:
 
 
 def marked_output(report, system: str, seg: int, metric: str, threshold: float) -> tuple:
-    """What the page draws of one disagreement: (the output's tokens, its spans — the human error spans and the
-    metric's own: a metric's spans file, or for predicted MQM the spans mtdiag predicts at ``threshold`` —, their
-    legend). Only those: a disagreement is about these two, and the segment's whole evidence (every check) is the
-    Segments page's."""
+    """What the page draws of one disagreement: (the output's tokens, its spans, their legend).
+
+    The spans: the human error spans and the metric's own — a metric's spans file, or for predicted MQM the spans
+    mtdiag predicts at ``threshold``. Only those: a disagreement is about these two, and the segment's whole evidence
+    (every check) is the Segments page's."""
     evidence = [human_error_evidence(report, system, seg)]
     names = {metric.lower(), metric.rsplit("-", 1)[0].lower()}  # a spans file names XCOMET-XL, the scores -refA
     if report.evalset.metric_spans is not None and report.evalset.metric_spans["metric"].str.lower().isin(names).any():

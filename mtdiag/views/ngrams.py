@@ -26,10 +26,11 @@ def _is_symbolic(token: str) -> bool:
 
 
 def function_ngrams(ngrams: pd.Series, lang: str | None) -> np.ndarray:
-    """True for each n-gram (tokens joined by one space) made only of punctuation, symbols and stop words of
-    ``lang`` (stopwordsiso, case-insensitive; punctuation alone when the language is unknown) — what a frequency
-    list hides by default (``hide_function_words``): ``,``, ``die``, ``of the`` go; ``of the virus`` stays.
-    Each distinct token is judged once."""
+    """True for each n-gram made only of punctuation, symbols and stop words of ``lang``.
+
+    An n-gram is tokens joined by one space; stop words are stopwordsiso's, case-insensitive (punctuation alone when
+    the language is unknown). What a frequency list hides by default (``hide_function_words``): ``,``, ``die``,
+    ``of the`` go; ``of the virus`` stays. Each distinct token is judged once."""
     if len(ngrams) == 0:
         return np.zeros(0, dtype=bool)
     stops = stop_words(lang)
@@ -48,8 +49,9 @@ def content_only(frame: pd.DataFrame, columns: Sequence[str], lang: str | None) 
 
 
 def ngram_tables(report, orders=(1, 2, 3, 4), min_count: int = DEFAULT_MIN_COUNT, ht_ref: str | None = None):
-    """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens
-    (computed once per report and arguments)."""
+    """HT-only / MT-only / skewed n-gram tables (Aikawa & Rarrick) of every system, on the report's tokens.
+
+    Computed once per report and arguments."""
     from mtdiag.metrics.ht_mt_ngrams import context_ngram_tables
 
     return context_ngram_tables(report.context, orders, min_count, ht_ref)
@@ -79,11 +81,12 @@ def ngram_highlights(report, system: str, seg: int, ngram: str, ref: str | None 
 
 def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = DEFAULT_MIN_COUNT,
                       hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
-    """N-grams one system produces and another never does (MT-ComparEval #23): Aikawa & Rarrick's tables with
-    system ``b`` in the place of the human translation. ``{"only_a": …, "only_b": …}``, each ``ngram``, ``a_count``,
-    ``b_count``, ``segments`` (where the system that has it uses it), ``n_segments``; ``hide_function_words`` as in
-    :func:`ngram_rows`. For orders 3–4 the kept words are ``b``'s 100 most frequent (the paper's transform, with
-    ``b`` as the corpus of reference)."""
+    """N-grams one system produces and another never does: ``{"only_a": …, "only_b": …}``.
+
+    Aikawa & Rarrick's tables with system ``b`` in the place of the human translation (MT-ComparEval #23). Each table
+    has ``ngram``, ``a_count``, ``b_count``, ``segments`` (where the system that has it uses it), ``n_segments``;
+    ``hide_function_words`` as in :func:`ngram_rows`. For orders 3–4 the kept words are ``b``'s 100 most frequent
+    (the paper's transform, with ``b`` as the corpus of reference)."""
     from dataclasses import replace
 
     from mtdiag.metrics.ht_mt_ngrams import ngram_tables as build
@@ -108,9 +111,10 @@ def system_ngram_rows(report, a: str, b: str, order: int, *, min_count: int = DE
 
 def ngram_rows(report, system: str, order: int, kind: str, *, min_count: int = DEFAULT_MIN_COUNT,
                ht_ref: str | None = None, hide_function_words: bool = False) -> pd.DataFrame:
-    """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order (:func:`ngram_tables`), with
-    ``n_segments`` (how many segments contain each n-gram); ``hide_function_words`` drops the n-grams made only of
-    punctuation, stop words and the <s>/<UNK>/<PUNC> markers."""
+    """One n-gram table (``ht_only``, ``mt_only`` or ``skewed``) of a system and order, with ``n_segments``.
+
+    The table is :func:`ngram_tables`'; ``n_segments``: how many segments contain each n-gram. ``hide_function_words``
+    drops the n-grams made only of punctuation, stop words and the <s>/<UNK>/<PUNC> markers."""
     tables = ngram_tables(report, orders=(order,), min_count=min_count, ht_ref=ht_ref)
     table = getattr(tables.table(system, order), kind).copy()
     if hide_function_words:
@@ -132,8 +136,9 @@ def _against(report, chosen) -> list[str]:
 
 
 def human_ngrams(report, chosen) -> pd.DataFrame | None:
-    """The chosen n-gram table of the system against the human translation (:func:`ngram_rows`); None when two
-    systems are compared."""
+    """The chosen n-gram table of the system against the human translation (:func:`ngram_rows`).
+
+    None when two systems are compared."""
     if chosen["against"] != "human":
         return None
     return ngram_rows(report, chosen["system"], chosen["order"], chosen["kind"], min_count=chosen["min_count"],
@@ -141,8 +146,9 @@ def human_ngrams(report, chosen) -> pd.DataFrame | None:
 
 
 def between_systems(report, chosen) -> pd.DataFrame | None:
-    """The n-grams one of two systems uses and the other never does (:func:`system_ngram_rows`, the chosen
-    ``side``); None when the system is compared with the human translation, or there is no other system."""
+    """The n-grams one of two systems uses and the other never does (:func:`system_ngram_rows`, the chosen ``side``).
+
+    None when the system is compared with the human translation, or there is no other system."""
     if chosen["against"] != "system" or chosen["other"] is None:
         return None
     return system_ngram_rows(report, chosen["system"], chosen["other"], chosen["order"], min_count=chosen["min_count"],

@@ -14,8 +14,9 @@ __all__ = ["distribution_summary", "segment_scores", "mp_per_order", "evidence_n
 
 
 def mp_per_order(report, metric: str) -> pd.DataFrame:
-    """OTEM/UTEM ``mp_n`` per system and order from the summed statistics: ``system, order, mp, matched,
-    total`` (mp in 0–1: the share of over-/under-matched n-grams of that order)."""
+    """OTEM/UTEM ``mp_n`` per system and order from the summed statistics: ``system, order, mp, matched, total``.
+
+    ``mp`` in 0–1: the share of over-/under-matched n-grams of that order."""
     m = report.metric(metric)
     order = m.order
     rows = []
@@ -29,7 +30,8 @@ def mp_per_order(report, metric: str) -> pd.DataFrame:
 
 
 def evidence_ngrams(report, metric: str, system: str, hide_function_words: bool = False) -> pd.DataFrame:
-    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM);
+    """:func:`frequent_ngrams` of a metric's n-gram evidence (over-matched for OTEM, under-matched for UTEM).
+
     ``hide_function_words`` drops the n-grams made only of punctuation and stop words (:func:`function_ngrams`)."""
     evidence = report.evidence(metric, system)
     grams = frequent_ngrams(evidence, "over" if "over" in evidence.columns else "under")
@@ -37,8 +39,10 @@ def evidence_ngrams(report, metric: str, system: str, hide_function_words: bool 
 
 
 def frequent_ngrams(evidence: pd.DataFrame, count: str) -> pd.DataFrame:
-    """The over-/under-matched n-grams of one system, most frequent first: ``order, ngram, segments`` (how many
-    segments have it) and ``count`` (summed ``count`` column: over- or under-matched occurrences)."""
+    """The over-/under-matched n-grams of one system, most frequent first: ``order, ngram, segments`` and ``count``.
+
+    ``segments``: how many segments have it; ``count``: the summed ``count`` column (over- or under-matched
+    occurrences)."""
     if evidence.empty:
         return pd.DataFrame(columns=["order", "ngram", "segments", count])
     frame = evidence.groupby(["order", "ngram"], sort=False).agg(segments=("seg", "nunique"), total=(count, "sum"))
@@ -71,8 +75,9 @@ def _mp(report, chosen):
 
 
 def segments_of(report, metric: str, system: str, ngram: str, order: int) -> list[int]:
-    """The segments (0-based, ascending) where ``system``'s output has ``ngram`` (of ``order``) over- or
-    under-matched by ``metric``."""
+    """The segments (0-based, ascending) where ``system``'s output has ``ngram`` over- or under-matched.
+
+    The n-gram is of order ``order``, over- or under-matched by ``metric``."""
     return ngram_segments(report.evidence(metric, system), ngram, order)
 
 

@@ -24,8 +24,9 @@ def ranking_metrics(report) -> list[str]:
 
 
 def ranked(report, metric: str | None) -> pd.DataFrame:
-    """:func:`corpus_table` with the systems best first by ``metric`` (direction-aware; ties keep system order);
-    in system order when ``metric`` is None."""
+    """:func:`corpus_table` with the systems best first by ``metric`` (direction-aware; ties keep system order).
+
+    In system order when ``metric`` is None."""
     corpus = corpus_table(report)
     if metric is None:
         return corpus
@@ -33,8 +34,9 @@ def ranked(report, metric: str | None) -> pd.DataFrame:
 
 
 def human_means(report) -> pd.Series | None:
-    """Per system of the report: its mean human score over its rated outputs (MQM and ESA alike: higher is better),
-    None when no system has one."""
+    """Per system of the report: its mean human score over its rated outputs; None when no system has one.
+
+    MQM and ESA alike: higher is better."""
     human = report.evalset.human
     if human is None or human.empty:
         return None
@@ -45,9 +47,10 @@ def human_means(report) -> pd.Series | None:
 
 
 def ranked_by_people(report, metric: str | None) -> pd.DataFrame:
-    """:func:`ranked`, but where human scores are loaded a ``human`` column (:func:`human_means`) comes first and
-    ranks the systems (best first; systems without a rated output last): what people judged leads what metrics
-    estimate."""
+    """:func:`ranked`, with a ``human`` column first that ranks the systems where human scores are loaded.
+
+    The ``human`` column (:func:`human_means`) ranks the systems best first, systems without a rated output last:
+    what people judged leads what metrics estimate."""
     human = human_means(report)
     if human is None:
         return ranked(report, metric)
@@ -57,8 +60,9 @@ def ranked_by_people(report, metric: str | None) -> pd.DataFrame:
 
 
 def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
-    """Per metric: the best system (ties: all of them, in system order), its score and the direction (imported
-    metrics resolved through ``within``, the report or set: :func:`mtdiag.metrics.metric_info`)."""
+    """Per metric: the best system (ties: all of them, in system order), its score and the direction.
+
+    Imported metrics are resolved through ``within``, the report or set (:func:`mtdiag.metrics.metric_info`)."""
     rows = []
     for metric in corpus.columns:
         values = corpus[metric]
@@ -73,8 +77,9 @@ def best_systems(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
 
 
 def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
-    """Boolean frame shaped like ``corpus``: True where a system is best on that metric (imported metrics resolved
-    through ``within``)."""
+    """Boolean frame shaped like ``corpus``: True where a system is best on that metric.
+
+    Imported metrics are resolved through ``within``."""
     mask = pd.DataFrame(False, index=corpus.index, columns=corpus.columns)
     for metric in corpus.columns:
         values = corpus[metric]
@@ -86,9 +91,10 @@ def best_mask(corpus: pd.DataFrame, within=None) -> pd.DataFrame:
 
 
 def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.DataFrame:
-    """Per (system, metric) of ``corpus``: ``"▲"`` significantly better than the baseline, ``"▼"`` significantly
-    worse, ``"="`` the baseline itself, ``""`` not significant or not tested. ``sig`` is a frame of
-    :func:`mtdiag.analysis.significance.significance`."""
+    """Per (system, metric) of ``corpus``: ``"▲"``, ``"▼"``, ``"="`` or ``""`` against the baseline.
+
+    ``"▲"`` significantly better than the baseline, ``"▼"`` significantly worse, ``"="`` the baseline itself, ``""``
+    not significant or not tested. ``sig`` is a frame of :func:`mtdiag.analysis.significance.significance`."""
     marks = pd.DataFrame("", index=corpus.index, columns=corpus.columns)
     if sig is None:
         return marks
@@ -104,8 +110,9 @@ def significance_marks(corpus: pd.DataFrame, sig: pd.DataFrame | None) -> pd.Dat
 
 
 def significance_table(sig: pd.DataFrame) -> pd.DataFrame:
-    """The significance frame flattened for display/export: ``system, metric, score, ci_lo, ci_hi, delta, p,
-    significant, better``."""
+    """The significance frame flattened for display/export.
+
+    Columns: ``system, metric, score, ci_lo, ci_hi, delta, p, significant, better``."""
     cols = [c for c in ("score", "ci_lo", "ci_hi", "ci", "delta", "p", "significant", "better") if c in sig.columns]
     return sig[cols].reset_index()
 
@@ -117,19 +124,22 @@ def intervals(sig: pd.DataFrame) -> pd.DataFrame:
 
 
 def reference_bias(report, chosen) -> pd.DataFrame | None:
-    """Per system, how often its output is a near copy of a reference, beside every other system's, with the test
-    (:func:`mtdiag.analysis.reference_bias.reference_bias`); None where it does not apply (one system, no chrF or
-    TER)."""
+    """Per system, how often its output is a near copy of a reference, beside every other system's, with the test.
+
+    The test is :func:`mtdiag.analysis.reference_bias.reference_bias`; None where it does not apply (one system, no
+    chrF or TER)."""
     return bias.reference_bias(report) if bias.applies(report) else None
 
 
 def bias_rankings(report, chosen) -> pd.DataFrame | None:
-    """Where a reference favours a system (:func:`mtdiag.analysis.reference_bias.biased`): every system's corpus
-    score by the chosen metric and its rank as computed, ``without`` the segments a favoured system copies
-    (:func:`mtdiag.analysis.reference_bias.favoured_segments`: the corpus formula on the other segments'
-    statistics, :func:`mtdiag.slices.subset.slice_report`), and ``by <references>`` — the other references alone,
-    scored again — where the set has a reference that favours none; with human scores their mean and rank first.
-    Ranks: 1 is best. None when no system is favoured."""
+    """Where a reference favours a system: the rankings as computed, without its copies and by the other references.
+
+    Favoured: :func:`mtdiag.analysis.reference_bias.biased`. Every system's corpus score by the chosen metric and its
+    rank as computed, ``without`` the segments a favoured system copies
+    (:func:`mtdiag.analysis.reference_bias.favoured_segments`: the corpus formula on the other segments' statistics,
+    :func:`mtdiag.slices.subset.slice_report`), and ``by <references>`` — the other references alone, scored again —
+    where the set has a reference that favours none; with human scores their mean and rank first. Ranks: 1 is best. None
+    when no system is favoured."""
     favoured = bias.biased(report)
     metric = chosen["rank_by"]
     if favoured.empty or metric is None:
@@ -207,8 +217,10 @@ def _first_baseline(report, chosen) -> str:
 
 
 def baseline_significance(report, chosen) -> pd.DataFrame | None:
-    """The paired test of every system against the chosen baseline (:func:`mtdiag.analysis.significance.significance`: the
-    chosen method, samples and seed; computed once per report and choices), None without a baseline."""
+    """The paired test of every system against the chosen baseline; None without a baseline.
+
+    :func:`mtdiag.analysis.significance.significance` with the chosen method, samples and seed; computed once per
+    report and choices."""
     if chosen["baseline"] in (None, NO_BASELINE):
         return None
     from mtdiag.analysis.significance import significance
@@ -219,8 +231,10 @@ def baseline_significance(report, chosen) -> pd.DataFrame | None:
 
 
 def pairwise(report, chosen) -> pd.DataFrame:
-    """Every pair of systems' paired test on the chosen metric (:func:`mtdiag.analysis.significance.pairwise_significance`:
-    the chosen method, samples and seed; computed once per report and choices)."""
+    """Every pair of systems' paired test on the chosen metric.
+
+    :func:`mtdiag.analysis.significance.pairwise_significance` with the chosen method, samples and seed; computed
+    once per report and choices."""
     from mtdiag.analysis.significance import pairwise_significance
 
     key = ("overview", "pairwise", chosen["method"], chosen["rank_by"], chosen["samples"], chosen["seed"])
@@ -229,16 +243,18 @@ def pairwise(report, chosen) -> pd.DataFrame:
 
 
 def clusters(report, chosen) -> pd.DataFrame:
-    """The systems ranked by the chosen metric in significance clusters (:func:`mtdiag.analysis.significance.ranked_clusters` of
-    every pair's paired test, :func:`pairwise`)."""
+    """The systems ranked by the chosen metric in significance clusters.
+
+    :func:`mtdiag.analysis.significance.ranked_clusters` of every pair's paired test (:func:`pairwise`)."""
     from mtdiag.analysis.significance import ranked_clusters
 
     return ranked_clusters(report, pairwise(report, chosen)).drop(columns="metric")
 
 
 def pvalues(report, chosen) -> pd.DataFrame:
-    """The p-value of every pair on the chosen metric, system × system, the systems ranked as :func:`clusters`
-    (:func:`mtdiag.analysis.significance.pairwise_matrix`; the row system tested against the column system)."""
+    """The p-value of every pair on the chosen metric, system × system, the systems ranked as :func:`clusters`.
+
+    From :func:`mtdiag.analysis.significance.pairwise_matrix`; the row system is tested against the column system."""
     from mtdiag.analysis.significance import pairwise_matrix
 
     order = list(clusters(report, chosen)["system"])
@@ -247,16 +263,19 @@ def pvalues(report, chosen) -> pd.DataFrame:
 
 
 def by_people(report, chosen) -> pd.DataFrame:
-    """The corpus scores ranked as people judged them: with human scores, a ``human`` column first (each system's
-    mean over its rated outputs) and the systems best first by it (:func:`ranked_by_people`); without, by the
-    chosen metric."""
+    """The corpus scores ranked as people judged them (:func:`ranked_by_people`), else by the chosen metric.
+
+    With human scores, a ``human`` column first (each system's mean over its rated outputs) and the systems best
+    first by it; without, by the chosen metric."""
     return ranked_by_people(report, chosen["rank_by"]).reset_index()
 
 
 def corpus_scores(report, chosen) -> pd.DataFrame:
-    """The corpus scores ranked by the chosen metric (``system`` and one column per metric), with what a reader sees
-    on them in ``attrs``: ``best`` — per metric the best systems (:func:`best_mask`) — and ``marks`` — per metric
-    and system ``▲``/``▼``/``=`` against the baseline (:func:`significance_marks`; empty without one)."""
+    """The corpus scores ranked by the chosen metric (``system`` and one column per metric), with marks in ``attrs``.
+
+    What a reader sees on them is in ``attrs``: ``best`` — per metric the best systems (:func:`best_mask`) — and
+    ``marks`` — per metric and system ``▲``/``▼``/``=`` against the baseline (:func:`significance_marks`; empty
+    without one)."""
     corpus = ranked(report, chosen["rank_by"])
     best = best_mask(corpus, report)
     marks = significance_marks(corpus, baseline_significance(report, chosen))
@@ -272,8 +291,9 @@ def _significance_table(report, chosen) -> pd.DataFrame | None:
 
 
 def signatures(report, chosen) -> pd.DataFrame:
-    """Per metric its signature (:func:`mtdiag.analysis.significance.report_signatures`: with the paired test's resampling
-    fields when a baseline is chosen)."""
+    """Per metric its signature (:func:`mtdiag.analysis.significance.report_signatures`).
+
+    With the paired test's resampling fields when a baseline is chosen."""
     from mtdiag.analysis.significance import report_signatures
 
     found = report_signatures(report, baseline_significance(report, chosen))

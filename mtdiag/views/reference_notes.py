@@ -16,8 +16,10 @@ MAX_RUNS = 3  # runs of spun or garbled segments the Why box names
 
 
 def why(report) -> str:
-    """The Segments page's *Why*: what the problem score is built from (:func:`mtdiag.triage.ranking.signals`), then
-    which references are suspect and why, the runs of spun or garbled ones, and the systems a reference favours."""
+    """The Segments page's *Why*: what the problem score is built from, and what is suspect in the references.
+
+    What the problem score is built from (:func:`mtdiag.triage.ranking.signals`), then which references are suspect
+    and why, the runs of spun or garbled ones, and the systems a reference favours."""
     parts = [ranking.signals(report)]
     if report.evalset.has_references and report.evalset.systems:
         rows = suspect_reference.suspect_references(report)
@@ -50,9 +52,10 @@ def _runs(report, rows: pd.DataFrame) -> str:
 
 
 def reference_evidence(report, system: str, seg: int) -> SegmentEvidence | None:
-    """For the segment detail: a *Reference* table — why the segment's reference is suspect, the words that gave
-    it away, and whether the reference is here (nearly) the output of a system it favours; None when there is
-    nothing to say."""
+    """For the segment detail: a *Reference* table; None when there is nothing to say.
+
+    Why the segment's reference is suspect, the words that gave it away, and whether the reference is here (nearly)
+    the output of a system it favours."""
     rows = []
     if report.evalset.has_references and report.evalset.systems:
         flagged = suspect_reference.suspect_references(report)
@@ -87,8 +90,9 @@ def favoured_here(report, seg: int) -> list[str]:
 
 
 def compare_note(report, a: str, b: str) -> str:
-    """For the Compare page: which of the two systems a reference favours (Overview, Reference bias), in one
-    sentence; "" when neither."""
+    """For the Compare page, in one sentence: which of the two systems a reference favours; "" when neither.
+
+    As the Overview page's Reference bias finds it."""
     favoured = reference_bias.biased(report)
     named = favoured[favoured["system"].isin([a, b])]
     if named.empty:

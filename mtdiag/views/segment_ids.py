@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 
 def with_set_ids(report, frame: pd.DataFrame | None, table: str = "a table") -> pd.DataFrame | None:
-    """``frame`` as people read it: every segment named by its id in the set (:attr:`mtdiag.core.evalset.EvalSet.seg_ids`:
-    the line of the files; in a slice, the segment's id in the whole set — never its place in the slice).
+    """``frame`` as people read it: every segment named by its id in the set.
+
+    The id is :attr:`mtdiag.core.evalset.EvalSet.seg_ids`: the line of the files; in a slice, the segment's id in the
+    whole set — never its place in the slice.
 
     A view's builders name segments by position in the report: ``seg`` (0-based, a column or an index level),
     ``seg_id`` (1-based), ``segments`` (a list of 0-based positions in each cell) and ``missed_in`` (0-based
@@ -45,7 +47,8 @@ def with_set_ids(report, frame: pd.DataFrame | None, table: str = "a table") -> 
 
 
 def positions(report, seg_ids) -> np.ndarray:
-    """The 0-based positions in ``report`` of segments named by their ids in the set (:func:`with_set_ids`);
+    """The 0-based positions in ``report`` of segments named by their ids in the set (:func:`with_set_ids`).
+
     ``ValueError`` for an id the report does not have."""
     wanted = np.asarray(seg_ids, dtype=np.int64).reshape(-1)
     found = pd.Index(report.evalset.seg_ids).get_indexer(wanted)

@@ -27,8 +27,9 @@ from mtdiag.views.reference_notes import why
 
 
 def human_scores(report) -> pd.Series | None:
-    """The human score of each rated (system, seg) pair of the report's systems (index ``(system, seg)``, 0-based
-    ``seg``; the data's own scale — MQM: 0 best, more negative worse), None without human scores."""
+    """The human score of each rated (system, seg) pair of the report's systems; None without human scores.
+
+    Index ``(system, seg)``, 0-based ``seg``; the data's own scale — MQM: 0 best, more negative worse."""
     if not has_human_scores(report):
         return None
     human = report.evalset.human
@@ -42,15 +43,17 @@ def score_columns(report) -> list[str]:
 
 
 def queue(report, requested: checks.Requested | None = None, strict: bool = False) -> pd.DataFrame:
-    """Every (system, segment) pair worst first (:func:`mtdiag.triage.ranking.worst_first`, one pair per source on the
-    first screen unless ``strict``) with what a translator reads: ``system, seg_id, doc`` (when the data has
-    documents), ``src, hyp`` (full texts), ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the
-    critical checks that put the row ahead of rows of higher problem; empty when none), ``human`` (when loaded),
-    then every segment score. ``requested``: on-request checks with their options (e.g.
-    ``(("mt_only_ngram", (("order", 2),)),)``, :func:`mtdiag.triage.checks.freeze`). The ranking and the metric
-    columns are computed once per scored report and arguments (:func:`source_view` reads them for every segment
-    opened) and kept in its context, shared by every report its human judgements join; the ``human`` column is the
-    report's own, added after (a human file uploaded re-ranks nothing). Do not modify the frame."""
+    """Every (system, segment) pair worst first, with what a translator reads.
+
+    The order is :func:`mtdiag.triage.ranking.worst_first`'s, one pair per source on the first screen unless ``strict``.
+    The columns: ``system, seg_id, doc`` (when the data has documents), ``src, hyp`` (full texts),
+    ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the critical checks that put the row ahead of
+    rows of higher problem; empty when none), ``human`` (when loaded), then every segment score. ``requested``:
+    on-request checks with their options (e.g. ``(("mt_only_ngram", (("order", 2),)),)``,
+    :func:`mtdiag.triage.checks.freeze`). The ranking and the metric columns are computed once per scored report and
+    arguments (:func:`source_view` reads them for every segment opened) and kept in its context, shared by every report
+    its human judgements join; the ``human`` column is the report's own, added after (a human file uploaded re-ranks
+    nothing). Do not modify the frame."""
     requested = checks.freeze(requested)
     ranked = report.context.memo(("segments", "queue", requested, bool(strict)),
                                  lambda: _queue(report, requested, bool(strict)))
@@ -90,10 +93,11 @@ def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
 
 
 def queue_columns(report, columns: Sequence[str]) -> list[str]:
-    """The ``columns`` of a :func:`queue` frame as the Segments grid shows them: ``system, seg_id`` and then
-    what a reader scans first — ``critical`` (why a row is ahead of rows with a higher problem score), ``flags``
-    (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every segment score, one check
-    box per flag, ``relative`` and ``doc``; only those of ``columns``."""
+    """The ``columns`` of a :func:`queue` frame as the Segments grid shows them, in its order.
+
+    ``system, seg_id`` and then what a reader scans first — ``critical`` (why a row is ahead of rows with a higher
+    problem score), ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every
+    segment score, one check box per flag, ``relative`` and ``doc``; only those of ``columns``."""
     flags = [name for name in checks.REGISTRY if name in columns]
     order = ["system", "seg_id", "critical", "flags", "problem", "src", "hyp", "human", *score_columns(report),
              *flags, "relative", "doc"]
@@ -101,9 +105,11 @@ def queue_columns(report, columns: Sequence[str]) -> list[str]:
 
 
 def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The segment export: ``rows`` — a :func:`queue` or a filtered part of it (the dashboard's
-    current view; all pairs when None) — with every reference added after the source, written by
-    :func:`mtdiag.report.export.to_csv`, :func:`~mtdiag.report.export.to_excel` or :func:`~mtdiag.report.export.to_json`.
+    """The segment export: ``rows`` with every reference added after the source.
+
+    ``rows``: a :func:`queue` or a filtered part of it (the dashboard's current view; all pairs when None). It is
+    written by :func:`mtdiag.report.export.to_csv`, :func:`~mtdiag.report.export.to_excel` or
+    :func:`~mtdiag.report.export.to_json`.
 
     *Long* format — one row per (system, segment), in the queue's worst-first order — because a row is then one
     thing to read and judge (a source, its references, one output, that output's scores and flags) and
@@ -124,9 +130,10 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def sources(report) -> pd.DataFrame:
-    """The queue viewed as sources (:func:`mtdiag.triage.ranking.source_difficulty`: ``seg_id, difficulty, spread,
-    worst_system, worst_problem``, hardest first) with ``doc`` (when present), the full ``src`` and one
-    ``ref:NAME`` per reference."""
+    """The queue viewed as sources, hardest first, with ``doc`` (when present), the full ``src`` and the references.
+
+    The sources are :func:`mtdiag.triage.ranking.source_difficulty`'s (``seg_id, difficulty, spread, worst_system,
+    worst_problem``); one ``ref:NAME`` per reference."""
     frame = ranking.source_difficulty(report)
     evalset = report.evalset
     seg = frame["seg_id"].to_numpy() - 1
@@ -141,9 +148,10 @@ def sources(report) -> pd.DataFrame:
 
 
 def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
-    """One source with every system: per system ``system, hyp, problem, relative``, the flag
-    columns, ``human`` (when loaded) and every segment score, sorted worst first by ``sort_by`` (``problem``,
-    ``human`` or a metric, direction-aware; ties in system order). ``seg_id`` is 1-based."""
+    """One source with every system, sorted worst first by ``sort_by``; ``seg_id`` is 1-based.
+
+    Per system ``system, hyp, problem, relative``, the flag columns, ``human`` (when loaded) and every segment score;
+    ``sort_by`` is ``problem``, ``human`` or a metric, direction-aware; ties in system order."""
     rows = queue(report, strict=True)
     rows = rows[rows["seg_id"] == int(seg_id)].drop(columns=["seg_id", "src", *(["doc"] if "doc" in rows else [])])
     if len(rows) == 0:
@@ -180,8 +188,10 @@ def documents(report) -> list[str]:
 
 
 def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per document and system: ``doc, system, segments`` and every metric by its *corpus* formula on the
-    document's summed statistics (:func:`mtdiag.analysis.segment_groups.bucket_scores` over ``label:doc``), in document order."""
+    """Per document and system: ``doc, system, segments`` and every metric by its *corpus* formula, in document order.
+
+    The formula runs on the document's summed statistics (:func:`mtdiag.analysis.segment_groups.bucket_scores` over
+    ``label:doc``)."""
     from mtdiag.analysis.segment_groups import bucket_scores, bucketing
 
     frame = bucket_scores(report, bucketing(report, "label:doc"), metrics)
@@ -189,10 +199,12 @@ def document_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFram
 
 
 def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
-    """Rows of a :func:`queue` (or of :func:`sources`) whose source, any reference or hypothesis — a pair's own,
-    for a source any system's — contains a match of ``pattern`` (:func:`mtdiag.core.search.columns_matching`: regular
-    expression, case-insensitive, compiled once, one time budget for every column; ``ValueError`` for an invalid
-    pattern or one longer than :data:`mtdiag.core.search.MAX_PATTERN_CHARS`)."""
+    """Rows of a :func:`queue` (or of :func:`sources`) whose texts contain a match of ``pattern``.
+
+    The texts: the source, any reference or hypothesis — a pair's own, for a source any system's. Matched by
+    :func:`mtdiag.core.search.columns_matching`: regular expression, case-insensitive, compiled once, one time budget
+    for every column; ``ValueError`` for an invalid pattern or one longer than
+    :data:`mtdiag.core.search.MAX_PATTERN_CHARS`."""
     evalset = report.evalset
     hyps = evalset.hyps.astype(str)
     sides = [evalset.src.astype(str).tolist(), *(evalset.refs[r].astype(str).tolist() for r in evalset.ref_names)]
@@ -240,8 +252,9 @@ def _kept(report, frame: pd.DataFrame, chosen) -> pd.DataFrame:
 
 
 def worst_first(report, chosen) -> pd.DataFrame:
-    """The queue (:func:`queue`) of the chosen systems, with any of the chosen flags, in the chosen document, whose
-    texts match the chosen search."""
+    """The queue (:func:`queue`) of the chosen systems, with any of the chosen flags, in the chosen document.
+
+    Only the rows whose texts match the chosen search."""
     rows = queue(report, requested=requested(chosen["mt_order"]), strict=chosen["strict"])
     rows = rows[rows["system"].isin(chosen["systems"])]
     if chosen["flags"]:
@@ -250,8 +263,9 @@ def worst_first(report, chosen) -> pd.DataFrame:
 
 
 def hardest_sources(report, chosen) -> pd.DataFrame:
-    """The sources (:func:`sources`) by the chosen order, hardest first (ties: segment order), in the chosen
-    document, whose texts match the chosen search."""
+    """The sources (:func:`sources`) by the chosen order, hardest first (ties: segment order).
+
+    Only those in the chosen document whose texts match the chosen search."""
     frame = sources(report).sort_values([chosen["sort_sources"], "seg_id"], ascending=[False, True], kind="stable")
     return _kept(report, frame, chosen)
 

@@ -15,19 +15,21 @@ __all__ = ["CORRECTIONS", "DEFAULT_MIN_SIZE", "TESTS", "finder_metrics", "found_
 
 
 def finder_metrics(report) -> list[str]:
-    """The metrics two systems can be compared by on a slice: computed here from per-segment statistics (the corpus
-    formula on a slice's summed statistics; imported scores have none) and with a better direction."""
+    """The metrics two systems can be compared by on a slice.
+
+    Those computed here from per-segment statistics (the corpus formula on a slice's summed statistics; imported
+    scores have none) and with a better direction."""
     return [m for m in report.metrics if m in report.metric_objects and metric_info(m, report).has_direction]
 
 
 def found_slices(report, a: str, b: str, metric: str, min_size: int, correction: str, test: str = DEFAULT_TEST,
                  samples: int | None = None, seed: int | None = DEFAULT_SEED, tags=None) -> pd.DataFrame:
-    """The candidate slices ranked by ``test`` (:func:`mtdiag.slices.find_slices`: by default how far the gap
-    between ``a`` and ``b`` departs from the rest of the set; ``samples`` bootstrap resamples per slice — None:
-    enough for the number of slices tried — drawn from ``seed``; ``tags``: the user's, each tried as a slice):
-    ``expression``, ``size``, both scores,
-    ``difference``, ``rest_difference``, ``departure``, ``direction``, the p-value and the corrected p-value;
-    ``attrs`` as find_slices gives them."""
+    """The candidate slices ranked by ``test`` (:func:`mtdiag.slices.find_slices`), with their scores and p-values.
+
+    ``test`` by default: how far the gap between ``a`` and ``b`` departs from the rest of the set; ``samples``:
+    bootstrap resamples per slice — None: enough for the number of slices tried — drawn from ``seed``; ``tags``: the
+    user's, each tried as a slice. Columns: ``expression``, ``size``, both scores, ``difference``, ``rest_difference``,
+    ``departure``, ``direction``, the p-value and the corrected p-value; ``attrs`` as find_slices gives them."""
     return find_slices(report, a, b, metric, min_size=min_size, correction=correction, test=test, n=samples,
                        seed=seed, tags=tags)
 

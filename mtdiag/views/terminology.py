@@ -20,8 +20,9 @@ def term_table(report, system: str) -> pd.DataFrame | None:
 
 
 def term_summary(report) -> pd.DataFrame:
-    """Per term (source term + target alternatives) and system: occurrences, correct, accuracy (0–100) and the
-    segments where it was missed; long form, most-missed first."""
+    """Per term and system: occurrences, correct, accuracy (0–100) and the segments where it was missed.
+
+    A term is a source term with its target alternatives. Long form, most-missed first."""
     rows = []
     for system in report.evalset.systems:
         occ = term_table(report, system)
@@ -40,8 +41,9 @@ def term_summary(report) -> pd.DataFrame:
 
 
 def term_spans(report, system: str, occurrence: pd.Series, window: int) -> tuple[list[Span], list[Span]]:
-    """Highlight spans of one term occurrence: (hypothesis spans, first-reference spans) with the term and its
-    ``window``-token context."""
+    """Highlight spans of one term occurrence: (hypothesis spans, first-reference spans).
+
+    They mark the term and its ``window``-token context."""
     hyp, ref = [], []
     title = f"{occurrence['src_term']} → {occurrence['tgt_terms']}"
     if occurrence["hyp_span"] is not None:
@@ -62,8 +64,9 @@ def term_scores(report) -> pd.DataFrame:
 
 
 def occurrences(report, system: str, window: int, only_missed: bool = False) -> pd.DataFrame:
-    """Every term occurrence of one system as the page lists it (only the missed ones with ``only_missed``):
-    ``seg, src_term, tgt_terms, k, correct`` and the ``window``-token overlap."""
+    """Every term occurrence of one system as the page lists it (only the missed ones with ``only_missed``).
+
+    Columns: ``seg, src_term, tgt_terms, k, correct`` and the ``window``-token overlap."""
     table = term_table(report, system)
     if only_missed:
         table = table[~table["correct"]]
@@ -72,8 +75,9 @@ def occurrences(report, system: str, window: int, only_missed: bool = False) -> 
 
 def occurrence_spans(report, system: str, seg: int, src_term: str, tgt_terms: str, k: int,
                      window: int) -> tuple[list[Span], list[Span], bool]:
-    """One occurrence (segment ``seg``, 0-based; the ``k``-th of its term there) of ``system``: its
-    :func:`term_spans` and whether the output has the term."""
+    """One occurrence of a term in ``system``'s output: its :func:`term_spans` and whether the output has the term.
+
+    The occurrence: segment ``seg``, 0-based; the ``k``-th of its term there."""
     table = term_table(report, system)
     row = table[(table["seg"] == seg) & (table["src_term"] == src_term) & (table["tgt_terms"] == tgt_terms)
                 & (table["k"] == k)].iloc[0]

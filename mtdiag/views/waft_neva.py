@@ -19,9 +19,10 @@ __all__ = ["NEVA_ABOVE_WAFT", "disagreement", "word_order_table", "edit_tables",
 
 
 def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order`` (:mod:`mtdiag.triage.checks.word_order`:
-    shared words in an order no reference has, in two or more places); those rows first, each group by largest
-    NEVA − WAFT; ``hyp`` holds the output whole."""
+    """Per (system, segment): WAFT, NEVA, ``neva_minus_waft`` and ``word_order``; word-order rows first.
+
+    ``word_order`` (:mod:`mtdiag.triage.checks.word_order`): shared words in an order no reference has, in two or
+    more places; those rows first, each group by largest NEVA − WAFT; ``hyp`` holds the output whole."""
     frame = report.segments[["waft", "neva"]].copy()
     frame["neva_minus_waft"] = frame["neva"] - frame["waft"]
     frame["word_order"] = checks.flag(report, "word_order")
@@ -37,17 +38,21 @@ def word_order_table(report, systems: Sequence[str] | None = None) -> pd.DataFra
 
 
 def disagreement(frame: pd.DataFrame) -> dict[str, int]:
-    """What the page counts of a :func:`word_order_table` frame: ``rows``; ``neva_above`` — rows with NEVA > WAFT,
-    the shaded half of the scatter; ``word_order`` — rows whose shared words are in an order no reference has."""
+    """What the page counts of a :func:`word_order_table` frame: ``rows``, ``neva_above`` and ``word_order``.
+
+    ``neva_above`` — rows with NEVA > WAFT, the shaded half of the scatter; ``word_order`` — rows whose shared words
+    are in an order no reference has."""
     return {"rows": len(frame), "neva_above": int((frame["neva_minus_waft"] > 0).sum()),
             "word_order": int(frame["word_order"].sum())}
 
 
 def edit_tables(report, system: str, top: int | None = 50, hide_function_words: bool = False) -> dict[str, pd.DataFrame]:
-    """The corpus's most frequent edit operations of one system: ``substitute`` (confusion pairs hyp → ref),
-    ``insert`` (words only in the hypothesis) and ``delete`` (reference words missing), each ``hyp, ref, count``.
-    ``hide_function_words`` drops the rows whose words are all punctuation or stop words (a confusion pair
-    stays when either side is a content word: ``die → der`` goes, ``Virus → Erreger`` stays)."""
+    """The corpus's most frequent edit operations of one system: ``substitute``, ``insert`` and ``delete``.
+
+    ``substitute``: confusion pairs hyp → ref; ``insert``: words only in the hypothesis; ``delete``: reference words
+    missing; each ``hyp, ref, count``. ``hide_function_words`` drops the rows whose words are all punctuation or stop
+    words (a confusion pair stays when either side is a content word: ``die → der`` goes, ``Virus → Erreger``
+    stays)."""
     pairs = report.evidence("waft", system).confusion_pairs()
     out = {}
     for op, cols in (("substitute", ["hyp", "ref", "count"]), ("insert", ["hyp", "count"]),
@@ -70,8 +75,10 @@ def op_counts(report) -> pd.DataFrame:
 
 
 def disagreeing(report, chosen) -> pd.DataFrame:
-    """:func:`word_order_table` of the chosen systems, in its order (word-order rows first, largest NEVA − WAFT
-    first) or, with ``reverse``, the other way round (the largest WAFT − NEVA first)."""
+    """:func:`word_order_table` of the chosen systems, in its order or, with ``reverse``, the other way round.
+
+    Its order: word-order rows first, largest NEVA − WAFT first; the other way round: the largest WAFT − NEVA
+    first."""
     frame = word_order_table(report, chosen["systems"])
     return frame.iloc[::-1].reset_index(drop=True) if chosen["reverse"] else frame
 

@@ -27,20 +27,23 @@ def html(body: str) -> None:
 
 
 def explain(text: str) -> None:
+    """Show ``text`` on the page in an info box."""
     st.info(text, icon=":material/info:")
 
 
 def panel(label: str, *, key: str, where=st):
-    """An optional panel: an expander that tracks whether it is open (``on_change="rerun"``). Its ``.open`` is True
-    only while the user has it open, so a page draws (and computes) the panel's content only then — a closed
-    expander's content was built, sent and laid out by the browser on every run (the Overview's signatures cost the
-    browser 0.7 s of syntax highlighting, unseen). Opening or closing it reruns the page."""
+    """An optional panel: an expander that tracks whether it is open (``on_change="rerun"``).
+
+    Its ``.open`` is True only while the user has it open, so a page draws (and computes) the panel's content only
+    then — a closed expander's content was built, sent and laid out by the browser on every run (the Overview's
+    signatures cost the browser 0.7 s of syntax highlighting, unseen). Opening or closing it reruns the page."""
     return where.expander(label, key=key, on_change="rerun")
 
 
 def reference_needed(current: state.Current) -> bool:
-    """True (and one sentence on the page saying why and what to upload) when the data has no reference: the
-    caller stops or offers what works without one."""
+    """True when the data has no reference, with one sentence on the page saying why and what to upload.
+
+    The caller stops or offers what works without one."""
     if current.evalset.has_references:
         return False
     explain(NO_REFERENCE[0].upper() + NO_REFERENCE[1:] + ".")
@@ -56,9 +59,10 @@ def chart(current: state.Current, kind: str, params: Sequence, build: Callable, 
 
 
 def report_download(current: state.Current, *, key: str) -> None:
-    """A button that downloads the self-contained HTML report (:func:`mtdiag.report.html_report.html_report`) of the current
-    data and options; built on click, on Streamlit's download thread (the report's module is imported there too:
-    it is not needed to draw the button)."""
+    """A button that downloads the self-contained HTML report of the current data and options.
+
+    The report (:func:`mtdiag.report.html_report.html_report`) is built on click, on Streamlit's download thread (the
+    report's module is imported there too: it is not needed to draw the button)."""
     report, tags = current.report, current.tags
     name = re.sub(r"[^\w.-]+", "_", report.evalset.name)
 

@@ -72,6 +72,7 @@ def metric_value(metric: str, value) -> str:
 
 
 def number_format(metric: str) -> str:
+    """The ``%.Nf`` format of ``metric``'s scores, N its decimal places."""
     return f"%.{_info(metric).places}f"
 
 
@@ -81,8 +82,9 @@ TAGS_PX = (75, 240)  # the tags column's width: at least Streamlit's "small", at
 
 
 def tags_width(labels: pd.Series) -> int:
-    """The pixel width of a ``tags`` column: its longest word on one line (within :data:`TAGS_PX`), so that a
-    tag wraps between its words, never inside one. Without a width the grid gave the column the width of its
+    """The pixel width of a ``tags`` column: its longest word on one line (within :data:`TAGS_PX`).
+
+    So a tag wraps between its words, never inside one. Without a width the grid gave the column the width of its
     header, and in a table whose rows wrap (the Segments queue) "check later" wrapped letter by letter;
     as wide as a whole label the column pushed the outputs' text off a 1,600-pixel screen."""
     words = labels.astype(str).str.split(r"[\s,]+", regex=True).explode() if len(labels) else pd.Series([], dtype=str)
@@ -91,8 +93,10 @@ def tags_width(labels: pd.Series) -> int:
 
 
 def column_config(frame: pd.DataFrame, wrap: bool = False) -> dict:
-    """Column settings for a frame holding metric columns, flag columns and texts; ``wrap``: the table's rows wrap
-    their text (then the ``tags`` column gets the width of its longest word, :func:`tags_width`)."""
+    """Column settings for a frame holding metric columns, flag columns and texts.
+
+    ``wrap``: the table's rows wrap their text (then the ``tags`` column gets the width of its longest word,
+    :func:`tags_width`)."""
     config: dict = {}
     for column in frame.columns:
         if is_metric(column):

@@ -26,8 +26,9 @@ BORDER_PX = 1
 
 
 def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, json: bool = False) -> None:
-    """Download buttons for a table: CSV (always), Excel (``excel=True``) and JSON records (``json=True``). Files
-    are built on click."""
+    """Download buttons for a table: CSV (always), Excel (``excel=True``) and JSON records (``json=True``).
+
+    Files are built on click."""
     slug = re.sub(r"[^\w.-]+", "_", name).strip("_") or "table"
     row = st.container(horizontal=True, gap="small")
     row.download_button("CSV", data=lambda: export.to_csv(frame), file_name=f"{slug}.csv", mime="text/csv",
@@ -45,21 +46,23 @@ def downloads(frame: pd.DataFrame, name: str, key: str, excel: bool = False, jso
 
 
 def fitted_height(rows: int, max_height: int, row_height: int | None = None) -> int:
-    """The pixel height of a table that shows its ``rows`` rows (an empty table shows one empty row) of
-    ``row_height`` pixels (Streamlit's 35 by default) under its header, at most ``max_height`` (then it scrolls).
-    Streamlit's own geometry (its ``DataFrame`` element: rows × row height + header + two borders); a fixed height
-    would pad a one-row result with blank rows."""
+    """The pixel height of a table that shows its ``rows`` rows under its header, at most ``max_height``.
+
+    An empty table shows one empty row; rows are ``row_height`` pixels (Streamlit's 35 by default); past
+    ``max_height`` the table scrolls. Streamlit's own geometry (its ``DataFrame`` element: rows × row height + header +
+    two borders); a fixed height would pad a one-row result with blank rows."""
     return min(max_height, max(rows, 1) * (row_height or ROW_PX) + ROW_PX + 2 * BORDER_PX)
 
 
 def wrapped(frame: pd.DataFrame, config: dict, row_height: int) -> tuple[pd.DataFrame, pd.DataFrame | Styler]:
-    """A frame whose rows wrap their text (rows taller than :data:`WRAP_PX`), ready for the grid: (the frame with
-    each text of a column of known width cut to the lines a row shows, :func:`mtdiag.views.fit_lines`; what to
-    draw). The grid (glide-data-grid) decides where to wrap a text by measuring a prefix as long as an *average*
-    character width allows, averaged over every text drawn in its font: beside Chinese sources that average is
-    twice a Latin letter's, and English outputs were never wrapped. Cells of wide-script text
-    (:func:`mtdiag.views.wide_script`) are therefore drawn through a Styler in a font that reads the same but has a
-    name of its own (``font-weight: 400``), which keeps their widths apart from the others'."""
+    """A frame whose rows wrap their text (rows taller than :data:`WRAP_PX`), ready for the grid.
+
+    Returns (the frame with each text of a column of known width cut to the lines a row shows,
+    :func:`mtdiag.views.fit_lines`; what to draw). The grid (glide-data-grid) decides where to wrap a text by measuring
+    a prefix as long as an *average* character width allows, averaged over every text drawn in its font: beside Chinese
+    sources that average is twice a Latin letter's, and English outputs were never wrapped. Cells of wide-script text
+    (:func:`mtdiag.views.wide_script`) are therefore drawn through a Styler in a font that reads the same but has a name
+    of its own (``font-weight: 400``), which keeps their widths apart from the others'."""
     lines = max(1, (row_height - 2 * CELL_VERTICAL_PX) // LINE_PX)
     texts = [c for c in frame.columns if isinstance(config.get(c), dict) and config[c].get("type_config", {}).get(
         "type") == "text" and _width_px(config[c].get("width"))
@@ -92,16 +95,17 @@ def table(frame: pd.DataFrame, key: str, *, name: str | None = None, select: boo
           max_height: int | None = None, hide_index: bool = True, config: dict | None = None,
           column_order: Sequence[str] | None = None, page_size: int | None = None, row_height: int | None = None,
           download: pd.DataFrame | None = None) -> int | None:
-    """A table (``st.dataframe``) with its download buttons; with ``select=True`` one row can be selected and
-    its position in ``frame`` is returned (None when nothing is selected). A table whose rows name segments
-    (``seg``/``seg_id``) of the loaded run lets several rows be selected and tagged (:mod:`mtdiag.ui.tagging`:
-    then ``select`` returns the first selected row) and shows their tags in a ``tags`` column. ``page_size``: a longer frame is shown a
-    page at a time, with a page number input (the browser gets one page, not 23,000 rows of text; the downloads
-    hold every row; a selection is returned as its position in the whole ``frame``). ``max_height`` (pixels): the
-    table is as tall as its rows up to there (:func:`fitted_height`); None: Streamlit's (at most ten rows).
-    ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px (4rem) onto several lines.
-    ``download``: what the buttons write instead of the table (e.g. :func:`mtdiag.views.segments.segment_export`: then
-    CSV, Excel and JSON)."""
+    """A table (``st.dataframe``) with its download buttons; with ``select=True``, the selected row's position.
+
+    With ``select=True`` one row can be selected and its position in ``frame`` is returned (None when nothing is
+    selected). A table whose rows name segments (``seg``/``seg_id``) of the loaded run lets several rows be selected and
+    tagged (:mod:`mtdiag.ui.tagging`: then ``select`` returns the first selected row) and shows their tags in a ``tags``
+    column. ``page_size``: a longer frame is shown a page at a time, with a page number input (the browser gets one
+    page, not 23,000 rows of text; the downloads hold every row; a selection is returned as its position in the whole
+    ``frame``). ``max_height`` (pixels): the table is as tall as its rows up to there (:func:`fitted_height`); None:
+    Streamlit's (at most ten rows). ``row_height`` (pixels): Streamlit wraps the text of cells in rows taller than 64 px
+    (4rem) onto several lines. ``download``: what the buttons write instead of the table (e.g.
+    :func:`mtdiag.views.segments.segment_export`: then CSV, Excel and JSON)."""
     frame = tagging.with_tags_column(frame)
     if column_order is not None:
         column_order = list(column_order)
@@ -168,9 +172,10 @@ BEST_STYLE = "background-color: rgba(37, 99, 235, 0.22); font-weight: 700;"
 
 
 def overview_styler(corpus: pd.DataFrame, best: dict, marks: dict):
-    """The corpus table (index system) as a pandas Styler: scores with their significance mark (``marks``: per metric
-    and system ``▲``/``▼``/``=``), the best per metric shaded (``best``: per metric its best systems). (Sorting in
-    the grid still uses the numbers.)"""
+    """The corpus table (index system) as a pandas Styler: scores with their significance mark, the best shaded.
+
+    ``marks``: per metric and system ``▲``/``▼``/``=``; ``best``: per metric its best systems, shaded. (Sorting in the
+    grid still uses the numbers.)"""
     places = {metric: _info(metric).places for metric in corpus.columns}
     styler = corpus.style.format({metric: f"{{:.{p}f}}" for metric, p in places.items()}, na_rep="–")
     for metric in corpus.columns:  # one format per mark and metric, not per cell: a release has ~80 metrics
@@ -186,6 +191,7 @@ def overview_styler(corpus: pd.DataFrame, best: dict, marks: dict):
 
 
 def overview_config(corpus: pd.DataFrame) -> dict:
+    """Column settings of the corpus table: ``system``, then each metric with its label and help."""
     config = {"system": st.column_config.TextColumn("system")}
     for metric in corpus.columns:
         config[metric] = st.column_config.Column(metric_label(metric), help=metric_help(metric))
@@ -193,8 +199,10 @@ def overview_config(corpus: pd.DataFrame) -> dict:
 
 
 def corpus_table(current: state.Current, frame: pd.DataFrame, *, key: str, params: Sequence) -> None:
-    """The Overview's corpus scores (its view's ``corpus`` table: ``system`` and a column per metric, what is best
-    and what is significant in its ``attrs``), styled (:func:`overview_styler`, built once per ``params``)."""
+    """Draw the Overview's corpus scores, styled (:func:`overview_styler`, built once per ``params``).
+
+    ``frame``: its view's ``corpus`` table (``system`` and a column per metric, what is best and what is significant
+    in its ``attrs``)."""
     corpus = frame.set_index("system")
     st.dataframe(state.memo("overview_styler", current.key, tuple(params),
                             lambda: overview_styler(corpus, frame.attrs["best"], frame.attrs["marks"])),

@@ -17,8 +17,9 @@ from mtdiag.ui.widgets.pickers import select
 from mtdiag.views import SegmentDetail, flag_columns
 
 def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
-    """The evidence tables of one output (edit alignment, over/under-matched n-grams, terms, human errors), one
-    tab each."""
+    """The evidence tables of one output, one tab each.
+
+    Edit alignment, over/under-matched n-grams, terms, human errors."""
     if not detail.tables:
         return
     names = list(detail.tables)
@@ -37,8 +38,9 @@ def evidence_tabs(detail: SegmentDetail, *, key: str) -> None:
 
 
 def evidence_table(detail: SegmentDetail, name: str, *, key: str) -> None:
-    """One evidence table of one output (``alignment``, ``over``, ``terms``, …: :class:`mtdiag.views.SegmentDetail`)
-    with its downloads, named for the table, the system and the segment."""
+    """One evidence table of one output with its downloads, named for the table, the system and the segment.
+
+    The tables: ``alignment``, ``over``, ``terms``, … (:class:`mtdiag.views.SegmentDetail`)."""
     table(detail.table(name), key=key, name=f"{name}_{detail.system}_{segment_number(detail.seg)}", max_height=260)
 
 
@@ -63,14 +65,15 @@ def _output_label(row: pd.Series, sort_by: str, flags: Sequence[str], selected: 
 
 
 def source_view(page, seg: int, selected: str | None = None, *, key: str, threshold: float) -> None:
-    """One source with every system (the Segments page's :class:`~mtdiag.ui.page.Page`: its view's ``source``,
-    ``sort_keys`` and ``score_columns`` details): the source and every reference, then every system's output
-    stacked — each labelled with its problem score, sort score, human score and flags, its evidence (and the human
-    error spans, when loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and
-    marked, its under-matched n-grams marked in the references, followed by its evidence tables
-    (:func:`evidence_tabs`). The error spans mtdiag predicts are drawn when their confidence is at least
-    ``threshold`` (the view option :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg`` is the segment's 0-based
-    position."""
+    """One source with every system's output, sorted worst first by a chosen score, the ``selected`` system first.
+
+    ``page``: the Segments page's :class:`~mtdiag.ui.page.Page` (its view's ``source``, ``sort_keys`` and
+    ``score_columns`` details). Drawn: the source and every reference, then every system's output stacked — each
+    labelled with its problem score, sort score, human score and flags, its evidence (and the human error spans, when
+    loaded) highlighted — sorted worst first by a chosen score; the ``selected`` system first and marked, its
+    under-matched n-grams marked in the references, followed by its evidence tables (:func:`evidence_tabs`). The
+    error spans mtdiag predicts are drawn when their confidence is at least ``threshold`` (the view option
+    :data:`mtdiag.views.SPAN_THRESHOLD`). ``seg`` is the segment's 0-based position."""
     ev = page.current.evalset
     seg = int(seg)
     sort_by = select("Sort systems by", page.detail("sort_keys"), key=f"{key}_sort", format_func=sort_label,
@@ -112,6 +115,7 @@ def source_view(page, seg: int, selected: str | None = None, *, key: str, thresh
 def segment_list(current: state.Current, system: str, segments: Sequence[int], *, spans_for: Callable | None = None,
                  limit: int = 20, ref: str | None = None) -> None:
     """Several segments of one system (source, first reference, hypothesis), e.g. the segments an n-gram opens.
+
     ``spans_for(seg) -> (hyp_spans, ref_spans)`` adds highlights. ``ref`` may also name another system (shown in
     the reference's place, for system-vs-system views)."""
     ev = current.evalset
