@@ -28,8 +28,8 @@ def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFram
     with error annotations, the human errors as metric ``human`` over the rated outputs (source-side errors included: an
     omission is an error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but
     no error rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
-    imported metric in name order (the tool's own spans read back from a file, ``mtdiag spans``, as ``mtdiag
-    (imported)``), without an MQM score. Systems in the report's order."""
+    imported metric in name order (the tool's own spans read back from a file, ``mtdiag spans``, as
+    ``mtdiag (imported)``), without an MQM score. Systems in the report's order."""
     evalset = report.evalset
     systems = list(evalset.systems)
     spans = predict_spans(report, threshold)

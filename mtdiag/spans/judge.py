@@ -114,8 +114,8 @@ def model_inputs(features: pd.DataFrame, n_systems: int, n_segments: int) -> tup
 def linear(block: dict, frame: pd.DataFrame) -> np.ndarray:
     """A linear block of the model file applied to the columns of ``frame`` it names.
 
-    The block holds ``features``, ``mean``, ``scale``, ``weights`` and ``intercept``; the result is ``((x − mean) /
-    scale) · weights + intercept``, a missing value at the mean."""
+    The block holds ``features``, ``mean``, ``scale``, ``weights`` and ``intercept``; the result is
+    ``((x − mean) / scale) · weights + intercept``, a missing value at the mean."""
     x = frame[block["features"]].to_numpy(dtype=float)
     z = (x - np.asarray(block["mean"])) / np.asarray(block["scale"])
     return np.nan_to_num(z, nan=0.0) @ np.asarray(block["weights"]) + float(block.get("intercept", 0.0))

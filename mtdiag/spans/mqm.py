@@ -55,8 +55,8 @@ def report_statistics(report, threshold: float) -> np.ndarray:
 def predicted_mqm_statistics(report, metric) -> dict[str, np.ndarray]:
     """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM` and of predicted ESA.
 
-    Predicted ESA is the judge's score on the metric's ``protocol`` scale. Per system of ``report``: its ``(n_segments,
-    len(STAT_NAMES))`` statistics at the metric's ``threshold``."""
+    Predicted ESA is the judge's score on the metric's ``protocol`` scale. Per system of ``report``: its
+    ``(n_segments, len(STAT_NAMES))`` statistics at the metric's ``threshold``."""
     stats = report_statistics(report, metric.options["threshold"])
     scores = judged(report)[metric.protocol].to_numpy(dtype=float)
     stats[..., STAT_NAMES.index("judged")] = scores.reshape(len(report.evalset.systems), report.evalset.n_segments)

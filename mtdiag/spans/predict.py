@@ -31,10 +31,10 @@ SPAN_COLUMNS = ["system", "seg", "start", "end", "text", "severity", "confidence
 def predict_spans(report, threshold: float = DEFAULT_THRESHOLD, segments=None) -> pd.DataFrame:
     """Every predicted span with ``confidence >= threshold``, ordered by system, segment and start.
 
-    :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and ``end`` character offsets into the output, ``text =
-    output[start:end]``), systems in the report's order. The frame of a threshold is computed once per report and shared
-    (every segment drawn, the records and the counts read the same one: do not modify it); each source of spans is
-    computed once per report, and a check whose confidence is below the threshold is not asked at all.
+    :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and ``end`` character offsets into the output,
+    ``text = output[start:end]``), systems in the report's order. The frame of a threshold is computed once per report
+    and shared (every segment drawn, the records and the counts read the same one: do not modify it); each source of
+    spans is computed once per report, and a check whose confidence is below the threshold is not asked at all.
 
     ``segments`` (0-based; None: all): only the spans of these segments' outputs — the rows of the whole frame for them,
     read from it when it is computed already, else computed for these segments alone (every source of spans is a
