@@ -37,10 +37,12 @@ Texts = Sequence[str]
 
 @dataclass(frozen=True)
 class Scores:
-    """What :func:`score` returns: ``corpus`` — a frame with one row per system (index ``system``) and one column
-    per metric (the corpus scores, by each metric's own formula); ``segments`` — the segment scores, index
-    ``(system, seg_id)``, one column per metric; ``signatures`` — ``{metric: sacrebleu-style signature}``; ``report``
-    — the whole :class:`~mtdiag.scoring.evaluate.Report` the other calls read."""
+    """What :func:`score` returns: corpus scores, segment scores, signatures and the whole report.
+
+    ``corpus`` — a frame with one row per system (index ``system``) and one column per metric (the corpus scores, by
+    each metric's own formula); ``segments`` — the segment scores, index ``(system, seg_id)``, one column per metric;
+    ``signatures`` — ``{metric: sacrebleu-style signature}``; ``report`` — the whole
+    :class:`~mtdiag.scoring.evaluate.Report` the other calls read."""
 
     corpus: pd.DataFrame
     segments: pd.DataFrame
@@ -73,10 +75,11 @@ def score(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[st
 def worst_first(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
                 src: Texts | None = None, *, top: int | None = 20, lang_pair: str | None = None,
                 **options: Any) -> pd.DataFrame:
-    """The worst-first queue (``docs/triage.md``): the ``top`` (system, segment) pairs most likely wrong, first the
-    plainly broken ones (a critical check fired), then by problem score (0–1, the share of the set's pairs that
-    look better); columns ``system``, ``seg_id``, ``problem``, ``flags`` (the checks that fired), ``critical``,
-    the segment's score by each metric and the output ``hyp``. ``top=None``: every pair."""
+    """The worst-first queue (``docs/triage.md``): the ``top`` (system, segment) pairs most likely wrong.
+
+    First the plainly broken ones (a critical check fired), then by problem score (0–1, the share of the set's pairs
+    that look better); columns ``system``, ``seg_id``, ``problem``, ``flags`` (the checks that fired), ``critical``, the
+    segment's score by each metric and the output ``hyp``. ``top=None``: every pair."""
     from mtdiag.triage.ranking import worst_first as ranked
     from mtdiag.views import positions
 
@@ -92,10 +95,11 @@ def worst_first(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
 def error_spans(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
                 src: Texts | None = None, *, threshold: float | None = None, lang_pair: str | None = None,
                 **options: Any) -> pd.DataFrame:
-    """Predicted error spans (``docs/spans.md``): per output, character spans of the text as written with a
-    ``severity`` (minor, major, critical), a ``confidence`` (0–1) and the ``kind`` of evidence; columns ``system``,
-    ``seg_id``, ``start``, ``end``, ``text``, ``severity``, ``confidence``, ``kind``. ``threshold``: the least
-    confidence kept (default :data:`mtdiag.spans.DEFAULT_THRESHOLD`)."""
+    """Predicted error spans (``docs/spans.md``): per output, character spans of the text as written.
+
+    Each span has a ``severity`` (minor, major, critical), a ``confidence`` (0–1) and the ``kind`` of evidence; columns
+    ``system``, ``seg_id``, ``start``, ``end``, ``text``, ``severity``, ``confidence``, ``kind``. ``threshold``: the
+    least confidence kept (default :data:`mtdiag.spans.DEFAULT_THRESHOLD`)."""
     from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans
     from mtdiag.views import with_set_ids
 
@@ -106,9 +110,11 @@ def error_spans(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
 
 def score_slice(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
                 src: Texts | None = None, *, where: str, lang_pair: str | None = None, **options: Any) -> Scores:
-    """The scores of the segments an expression selects (``docs/slices.md``: ``chrf[A] < 40``, ``doc == "talk.2"``,
-    ``repetition[B]``), recomputed from the set's statistics by each metric's corpus formula; its segments keep their
-    ids in the whole set. An expression that cannot be read is a ``ValueError`` naming where."""
+    """The scores of the segments an expression selects, recomputed from the set's statistics.
+
+    The expression is that of ``docs/slices.md`` (``chrf[A] < 40``, ``doc == "talk.2"``, ``repetition[B]``); the scores
+    are recomputed by each metric's corpus formula; its segments keep their ids in the whole set. An expression that
+    cannot be read is a ``ValueError`` naming where."""
     from mtdiag.slices import where as sliced
 
     return Scores.of(sliced(_report(hyps, refs, src, lang_pair, options), where))
@@ -117,8 +123,10 @@ def score_slice(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
 def html_report(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
                 src: Texts | None = None, *, path: str | Path | None = None, lang_pair: str | None = None,
                 **options: Any) -> str:
-    """The self-contained HTML report (``docs/report.md``: the overview, ranked significance, buckets, the worst
-    segments with their evidence; opens offline), written to ``path`` when given; returns the HTML."""
+    """The self-contained HTML report, written to ``path`` when given; returns the HTML.
+
+    The report of ``docs/report.md``: the overview, ranked significance, buckets, the worst segments with their
+    evidence; it opens offline."""
     from mtdiag.report.html_report import html_report as written
 
     page = written(_report(hyps, refs, src, lang_pair, options))

@@ -59,19 +59,22 @@ Say = Callable[[str], None]
 
 
 def with_human(evalset: EvalSet, path, *, limits: Limits = DEFAULT_LIMITS) -> EvalSet:
-    """``evalset`` with the human judgements of the file ``path`` — a human-score TSV, or an MQM/ESA error file or
-    a Pearmut log whose errors give the segment scores under the analysis's scheme (:func:`weighed`) — in place of
-    any it had (:func:`mtdiag.io.with_human_file`; the dashboard's upload is read with the set,
-    :func:`mtdiag.io.load_files`); each rated system that is not loaded gives a warning in the set's warnings."""
+    """``evalset`` with the human judgements of the file ``path`` in place of any it had.
+
+    The file is a human-score TSV, or an MQM/ESA error file or a Pearmut log whose errors give the segment scores under
+    the analysis's scheme (:func:`weighed`); read by :func:`mtdiag.io.with_human_file` (the dashboard's upload is read
+    with the set, :func:`mtdiag.io.load_files`); each rated system that is not loaded gives a warning in the set's
+    warnings."""
     return with_human_file(evalset, path, str(path), limits=limits)
 
 
 def judged(scored: Report, evalset: EvalSet, error_weights: ErrorWeights = DEFAULT_WEIGHTS) -> Report:
-    """``scored`` — a report of ``evalset``'s texts (scored on :meth:`~mtdiag.core.evalset.EvalSet.without_judgements`,
-    or on ``evalset`` itself) — with ``evalset``'s human judgements, its error rows weighed under
-    ``error_weights`` (:func:`weighed`): the human scores, error spans and rated outputs join the report, nothing is
-    scored again (a human file uploaded, or another scheme chosen, re-weighs: linear in the error rows); the human
-    system scores published with the set (``human_systems``) join too."""
+    """``scored`` with ``evalset``'s human judgements, its error rows weighed under ``error_weights``.
+
+    ``scored`` is a report of ``evalset``'s texts (scored on :meth:`~mtdiag.core.evalset.EvalSet.without_judgements`, or
+    on ``evalset`` itself); the error rows are weighed by :func:`weighed`. The human scores, error spans and rated
+    outputs join the report, nothing is scored again (a human file uploaded, or another scheme chosen, re-weighs: linear
+    in the error rows); the human system scores published with the set (``human_systems``) join too."""
     judgements = weighed(evalset, error_weights)
     joined = replace(scored.evalset, human=judgements.human, annotations=judgements.annotations,
                      rated=judgements.rated, error_rows=None, human_systems=judgements.human_systems)
@@ -79,8 +82,9 @@ def judged(scored: Report, evalset: EvalSet, error_weights: ErrorWeights = DEFAU
 
 
 def flag_metrics(where: str | None) -> list[str]:
-    """The metrics the flags of expression ``where`` read (a check's ``metric:NAME`` needs,
-    :attr:`mtdiag.triage.checks.Check.needs`), in reading order; none without an expression."""
+    """The metrics the flags of expression ``where`` read, in reading order; none without an expression.
+
+    A flag reads a metric through its check's ``metric:NAME`` needs (:attr:`mtdiag.triage.checks.Check.needs`)."""
     if not where:
         return []
     from mtdiag.triage import checks
@@ -94,8 +98,9 @@ def flag_metrics(where: str | None) -> list[str]:
 
 
 def check_metrics(evalset: EvalSet) -> list[str]:
-    """The metrics the triage checks read (their ``metric:NAME`` needs) that scoring with no metric named computes:
-    with them, every check that applies to the default report applies (the same flags), whatever else is left out."""
+    """The metrics the triage checks read (their ``metric:NAME`` needs) that scoring with no metric named computes.
+
+    With them, every check that applies to the default report applies (the same flags), whatever else is left out."""
     from mtdiag.triage import checks
 
     defaults = default_metrics(evalset)
@@ -104,8 +109,9 @@ def check_metrics(evalset: EvalSet) -> list[str]:
 
 
 def scoring(evalset: EvalSet, options: Options, where: str | None = None) -> Options:
-    """``options`` with the metrics ``where``'s flags read added where these inputs allow them (the metrics named,
-    or the defaults, otherwise unchanged)."""
+    """``options`` with the metrics ``where``'s flags read added where these inputs allow them.
+
+    The metrics named, or the defaults, are otherwise unchanged."""
     extra = [m for m in flag_metrics(where) if m in available_metrics(evalset)]
     names = tuple(options.metrics) if options.metrics is not None else default_metrics(evalset)
     missing = [m for m in extra if m not in names]
@@ -113,8 +119,10 @@ def scoring(evalset: EvalSet, options: Options, where: str | None = None) -> Opt
 
 
 def check(evalset: EvalSet, options: Options, where: str | None) -> None:
-    """``where``'s syntax and fields on ``evalset`` scored with ``options`` (:func:`scoring`'s), before anything is
-    scored: :class:`~mtdiag.slices.ExpressionError`, one line, for a field these inputs lack."""
+    """Check ``where``'s syntax and fields on ``evalset`` scored with ``options``, before anything is scored.
+
+    The options are :func:`scoring`'s. :class:`~mtdiag.slices.ExpressionError`, one line, for a field these inputs
+    lack."""
     if where is None:
         return
     scored = scoring(evalset, options, where)
@@ -122,11 +130,12 @@ def check(evalset: EvalSet, options: Options, where: str | None) -> None:
 
 
 def unscored_mask(evalset: EvalSet, where: str | None):
-    """The segments ``where`` selects when it reads nothing scoring computes — no metric, flag or problem score
-    (``seg_id > 1000``, ``doc == "a"``, ``human[A] < -5``, ``src ~ "virus"``: :func:`mtdiag.slices.catalogue.
-    unscored_fields`) — read on the set before anything is scored;
-    None for any other expression (or none). A command then refuses an expression that keeps no segment without
-    scoring the set first (the sample set scored, 276 MB and 2.7 s of CPU, to say "keeps none")."""
+    """The segments ``where`` selects when it reads nothing scoring computes, read on the set before anything is scored.
+
+    Such an expression reads no metric, flag or problem score (``seg_id > 1000``, ``doc == "a"``, ``human[A] < -5``,
+    ``src ~ "virus"``: :func:`mtdiag.slices.catalogue.unscored_fields`); None for any other expression (or none). A
+    command then refuses an expression that keeps no segment without scoring the set first (the sample set scored,
+    276 MB and 2.7 s of CPU, to say "keeps none")."""
     if where is None:
         return None
     from mtdiag.slices.catalogue import unscored_fields
@@ -137,11 +146,12 @@ def unscored_mask(evalset: EvalSet, where: str | None):
 
 
 def prepared(report: Report) -> None:
-    """What every analysis of a report reads that depends on no score, computed on ``report`` (a report of the set
-    without scores, on the context the scored report will have: :func:`mtdiag.scoring.evaluate.evaluate`'s
-    ``prepare``, run while the metrics score): the flags of the checks that read no metric (language detection,
-    copied words, numbers, suspect references …; a check that reads a metric is not active on a report without
-    scores) and the words' support the predicted spans read."""
+    """Compute on ``report`` what every analysis of a report reads that depends on no score.
+
+    ``report`` is a report of the set without scores, on the context the scored report will have
+    (:func:`mtdiag.scoring.evaluate.evaluate`'s ``prepare``, run while the metrics score). What is computed: the flags
+    of the checks that read no metric (language detection, copied words, numbers, suspect references …; a check that
+    reads a metric is not active on a report without scores) and the words' support the predicted spans read."""
     from mtdiag.spans.support import word_support
     from mtdiag.triage import checks
 
@@ -151,9 +161,10 @@ def prepared(report: Report) -> None:
 
 
 def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = None, tags=None) -> Report:
-    """The report of ``where``'s segments (``whole`` itself without an expression): the expression is evaluated on
-    ``whole`` — its flags computed there, ``tag`` read from ``tags`` (the user's, :mod:`mtdiag.core.tags`) — and the
-    slice keeps ``metrics`` (default: every metric of ``whole``)."""
+    """The report of ``where``'s segments (``whole`` itself without an expression).
+
+    The expression is evaluated on ``whole`` — its flags computed there, ``tag`` read from ``tags`` (the user's,
+    :mod:`mtdiag.core.tags`) — and the slice keeps ``metrics`` (default: every metric of ``whole``)."""
     if where is None:
         return whole
     mask = segment_mask(whole, where, tags)
@@ -164,10 +175,12 @@ def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = Non
 
 def report(evalset: EvalSet, options: Options, where: str | None = None, *, execution: Execution | None = None,
            progress=None, say: Say | None = None, analysed: bool = False) -> tuple[Report, Report]:
-    """Steps 4 to 7 of the input path on a loaded set (human scores and annotations attached): the whole report
-    and the report of ``where``'s segments (the same without an expression), which keeps the metrics ``options``
-    name. ``say`` is told how many segments the slice keeps. ``analysed``: the caller reads the checks or the spans
-    next (a view, the queue, the report), which are then :func:`prepared` while the metrics score."""
+    """The whole report and the report of ``where``'s segments: steps 4 to 7 of the input path on a loaded set.
+
+    The loaded set has its human scores and annotations attached. The report of ``where``'s segments (the same without
+    an expression) keeps the metrics ``options`` name. ``say`` is told how many segments the slice keeps. ``analysed``:
+    the caller reads the checks or the spans next (a view, the queue, the report), which are then :func:`prepared` while
+    the metrics score."""
     check(evalset, options, where)
     early = unscored_mask(evalset, where)
     if early is not None and not early.any():
@@ -182,8 +195,9 @@ def report(evalset: EvalSet, options: Options, where: str | None = None, *, exec
 
 
 def warm_up() -> None:
-    """Load what scoring compiles (the TER kernel, :func:`mtdiag.metrics.ter_engine.load_kernel`) before it is needed:
-    the dashboard calls it in the background while a user chooses files."""
+    """Load what scoring compiles (the TER kernel, :func:`mtdiag.metrics.ter_engine.load_kernel`) before it is needed.
+
+    The dashboard calls it in the background while a user chooses files."""
     from mtdiag.metrics.ter_engine import load_kernel
 
     load_kernel()

@@ -92,9 +92,11 @@ PREFILLED_NOTE = (
 
 @dataclass(frozen=True)
 class Campaign:
-    """A Pearmut campaign (``data``: the JSON ``pearmut add`` reads), the segments it holds (1-based ids of the
-    whole set, page order), its pre-filled spans per system (``spans``: ``system, seg_id, start, end, severity`` —
-    mtdiag's offsets, after merging overlaps) and the notes of segments left out."""
+    """A Pearmut campaign: its JSON, the segments it holds, its pre-filled spans and the notes of segments left out.
+
+    ``data``: the JSON ``pearmut add`` reads; the segments it holds (1-based ids of the whole set, page order); its
+    pre-filled spans per system (``spans``: ``system, seg_id, start, end, severity`` — mtdiag's offsets, after merging
+    overlaps) and the notes of segments left out."""
 
     data: dict
     segments: list[int]
@@ -103,16 +105,19 @@ class Campaign:
 
 
 def campaign_segments(pairs: pd.DataFrame, top: int) -> list[int]:
-    """The segments (1-based ``seg_id`` of ``pairs``) of the first ``top`` pairs, each once, in the order the
-    queue first reaches them."""
+    """The segments of the first ``top`` pairs, each once, in the order the queue first reaches them.
+
+    The segments are the 1-based ``seg_id`` of ``pairs``."""
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
     return list(dict.fromkeys(int(s) for s in pairs["seg_id"].head(top)))
 
 
 def model_keys(systems: list[str]) -> dict[str, str]:
-    """Each system's key in Pearmut's ``tgt``: its name, or ``system-K`` (K its position from 1) for a name Pearmut
-    refuses (only digits) or would put into its page's markup unescaped."""
+    """Each system's key in Pearmut's ``tgt``: its name, or ``system-K`` for a name Pearmut cannot take as it is.
+
+    ``K`` is the system's position from 1; a name Pearmut refuses (only digits) or would put into its page's markup
+    unescaped gets ``system-K``."""
     keys: dict[str, str] = {}
     taken = set(systems)
     for position, system in enumerate(systems, start=1):
@@ -128,11 +133,12 @@ def model_keys(systems: list[str]) -> dict[str, str]:
 
 
 def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
-    """Spans (``start, end, severity, confidence, kind``, per output when ``system`` and ``seg`` are columns) with
-    those of one output that overlap (share a character) merged into their union: the most severe severity, the
-    highest confidence, the kinds joined by ``+`` in alphabetical order (``number_mismatch+unsupported`` whichever
-    span starts first: one combination, one name). Spans that only touch stay apart. Sorted by output and start;
-    vectorised over every output at once."""
+    """Spans with those of one output that overlap (share a character) merged into their union.
+
+    The spans have ``start, end, severity, confidence, kind``, per output when ``system`` and ``seg`` are columns. The
+    union has the most severe severity, the highest confidence, the kinds joined by ``+`` in alphabetical order
+    (``number_mismatch+unsupported`` whichever span starts first: one combination, one name). Spans that only touch stay
+    apart. Sorted by output and start; vectorised over every output at once."""
     keys = [c for c in ("system", "seg") if c in spans.columns]
     rows = spans.sort_values([*keys, "start", "end"], kind="stable").reset_index(drop=True)
     columns = [*keys, "start", "end", "severity", "confidence", "kind"]
@@ -157,16 +163,19 @@ def merged_spans(spans: pd.DataFrame) -> pd.DataFrame:
 
 
 def campaign_id_for(name: str, protocol: str) -> str:
-    """A campaign id from the test set's name: ``mtdiag-NAME-PROTOCOL``, characters other than letters, digits,
-    ``.``, ``_`` and ``-`` replaced (the id names Pearmut's files and appears in its links)."""
+    """A campaign id from the test set's name: ``mtdiag-NAME-PROTOCOL``.
+
+    Characters other than letters, digits, ``.``, ``_`` and ``-`` are replaced (the id names Pearmut's files and appears
+    in its links)."""
     return _CAMPAIGN_ID.sub("_", f"mtdiag-{name}-{protocol}").strip("_")
 
 
 def check_campaign_id(campaign_id: str) -> str:
-    """``campaign_id`` when Pearmut can store and show it, else ``ValueError``: not empty, ``.`` or ``..``; no ``/``
-    or ``\\`` (it names the campaign's files); no control or format character (a line break, or U+202E, which
-    turns the text of Pearmut's links around); at most :data:`MAX_CAMPAIGN_ID_BYTES` bytes of UTF-8 (a file name is
-    at most 255 bytes, ``.jsonl`` added)."""
+    """``campaign_id`` when Pearmut can store and show it, else ``ValueError``.
+
+    It must be: not empty, ``.`` or ``..``; no ``/`` or ``\\`` (it names the campaign's files); no control or format
+    character (a line break, or U+202E, which turns the text of Pearmut's links around); at most
+    :data:`MAX_CAMPAIGN_ID_BYTES` bytes of UTF-8 (a file name is at most 255 bytes, ``.jsonl`` added)."""
     shown = repr(campaign_id if len(campaign_id) <= 40 else campaign_id[:40] + "…")
     size = len(campaign_id.encode("utf-8", "surrogatepass"))
     if size > MAX_CAMPAIGN_ID_BYTES:
@@ -186,11 +195,11 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
                      users: int = DEFAULT_USERS, protocol: str = "esa", threshold: float | None = None,
                      campaign_id: str | None = None, with_reference: bool = False,
                      strict: bool = False) -> Campaign:
-    """The Pearmut campaign of the segments of the first ``top`` pairs of ``pairs`` (``system, seg_id`` — 1-based
-    positions in ``report`` —, in queue order: the Segments page's queue as filtered; default the queue,
-    :func:`mtdiag.triage.ranking.worst_first` with ``strict``), for ``users`` annotators and ``protocol`` (``esa`` or
-    ``mqm``), mtdiag's spans of confidence at least ``threshold`` pre-filled (module docstring; None: the spans at the protocol's
-    operating point, :func:`mtdiag.spans.protocol.protocol_spans`)."""
+    """A ``protocol`` (``esa``/``mqm``) Pearmut campaign of the first ``top`` pairs' segments for ``users`` annotators.
+
+    ``pairs``: ``system, seg_id`` (1-based positions in ``report``) in queue order (the Segments page's, as filtered;
+    default :func:`mtdiag.triage.ranking.worst_first` with ``strict``); mtdiag's spans pre-filled (module docstring):
+    confidence ≥ ``threshold`` (None: the protocol's operating point, :func:`mtdiag.spans.protocol.protocol_spans`)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}")
     if not 1 <= users <= MAX_USERS:
@@ -245,9 +254,10 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
 
 
 def campaign_text(campaign: Campaign, limit_mb: float = MAX_CAMPAIGN_MB) -> list[str]:
-    """The campaign's JSON file as pieces of text to write one after the other: the task serialised once and
-    written once per annotator. ``ValueError`` when the file would pass ``limit_mb`` megabytes (its size is exact,
-    computed from the one task before any piece is joined)."""
+    """The campaign's JSON file as pieces of text to write one after the other.
+
+    The task is serialised once and written once per annotator. ``ValueError`` when the file would pass ``limit_mb``
+    megabytes (its size is exact, computed from the one task before any piece is joined)."""
     data = campaign.data
     tasks = data["data"]
     head = json.dumps({key: value for key, value in data.items() if key != "data"}, ensure_ascii=False, indent=1)

@@ -48,8 +48,9 @@ def neutralise(value: object) -> object:
 
 
 def flatten(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy with array/list cells (e.g. n-gram segment lists) as space-separated text and the index kept as
-    columns when it is named."""
+    """A copy of ``frame`` with array/list cells as space-separated text and a named index kept as columns.
+
+    Array/list cells are, e.g., n-gram segment lists; the index is kept as columns when it is named."""
     keep_index = any(name is not None for name in frame.index.names)
     out = frame.reset_index() if keep_index else frame.copy()
     for column in out.columns:
@@ -73,8 +74,9 @@ def safe_for_spreadsheets(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv(frame: pd.DataFrame) -> bytes:
-    """A table as UTF-8 CSV (RFC 4180 line ends, so a field holding a carriage return is quoted), safe to open in
-    a spreadsheet (the index kept when it is named)."""
+    """A table as UTF-8 CSV, safe to open in a spreadsheet (the index kept when it is named).
+
+    RFC 4180 line ends, so a field holding a carriage return is quoted."""
     return safe_for_spreadsheets(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
@@ -82,9 +84,10 @@ _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r
 
 
 def tsv_cell(value: Any) -> Any:
-    """A text as one TSV cell: backslash, tab, newline and carriage return written as ``\\\\``, ``\\t``, ``\\n``,
-    ``\\r`` (the "linear TSV" convention: a row is one line, a tab always separates columns, and the escapes undo
-    exactly); anything that is not text unchanged."""
+    """A text as one TSV cell, its backslashes, tabs and line breaks escaped; anything that is not text unchanged.
+
+    Backslash, tab, newline and carriage return are written as ``\\\\``, ``\\t``, ``\\n``, ``\\r`` (the "linear TSV"
+    convention: a row is one line, a tab always separates columns, and the escapes undo exactly)."""
     return value.translate(_TSV_ESCAPES) if isinstance(value, str) else value
 
 
@@ -92,9 +95,11 @@ PLACES = 4  # decimals of a number written for people: as the dashboard shows th
 
 
 def for_people(value: Any) -> str:
-    """A number as the command line prints it in a table: :data:`PLACES` decimals (``0.9965``, ``57.1598``), four
-    significant digits when that would print a non-zero value as 0 (``0.0001562``, ``1.562e-05``), whole numbers
-    as they are, empty for undefined; ``--format json`` keeps every digit instead (for programs)."""
+    """A number as the command line prints it in a table.
+
+    :data:`PLACES` decimals (``0.9965``, ``57.1598``), four significant digits when that would print a non-zero value as
+    0 (``0.0001562``, ``1.562e-05``), whole numbers as they are, empty for undefined; ``--format json`` keeps every
+    digit instead (for programs)."""
     if value is None or isinstance(value, (bool, np.bool_)):
         return "" if value is None else str(value)
     if isinstance(value, (int, np.integer)):
@@ -108,9 +113,10 @@ def for_people(value: Any) -> str:
 
 
 def people_column(values: np.ndarray) -> list[str]:
-    """:func:`for_people` of every number of a float column, formatted in one pass: the common case — a finite
-    number not too small for :data:`PLACES` decimals — by one format each, the others one by one (a queue of 12,000
-    pairs × 10 scores: 0.06 s against 0.3 s through pandas' ``float_format`` callback)."""
+    """:func:`for_people` of every number of a float column, formatted in one pass.
+
+    The common case — a finite number not too small for :data:`PLACES` decimals — by one format each, the others one by
+    one (a queue of 12,000 pairs × 10 scores: 0.06 s against 0.3 s through pandas' ``float_format`` callback)."""
     values = np.asarray(values, dtype=float)
     shown = [f"{x:.{PLACES}f}" for x in values.tolist()]
     with np.errstate(invalid="ignore"):
@@ -121,8 +127,10 @@ def people_column(values: np.ndarray) -> list[str]:
 
 
 def to_tsv(frame: pd.DataFrame, header: bool = True) -> str:
-    """A table as TSV text for the command line: numbers for people (:func:`for_people`), empty for undefined,
-    every text through :func:`tsv_cell` (never quoted: a quote is a character like any other)."""
+    """A table as TSV text for the command line.
+
+    Numbers for people (:func:`for_people`), empty for undefined, every text through :func:`tsv_cell` (never quoted: a
+    quote is a character like any other)."""
     out = flatten(frame)
     for column in _text_columns(out):
         out[column] = out[column].map(tsv_cell)
@@ -150,12 +158,14 @@ def _json_value(value: Any):
 
 
 def to_json(frame: pd.DataFrame) -> str:
+    """A table as JSON text: the list of its records (:func:`to_json_records`)."""
     return json.dumps(to_json_records(frame), ensure_ascii=False)
 
 
 def to_excel(frame: pd.DataFrame, sheet: str = "segments") -> bytes:
-    """A table as an .xlsx workbook (openpyxl): header, then at most :data:`EXCEL_MAX_ROWS` rows; every text cell
-    is a text cell (dangerous ones with Excel's quote prefix), numbers are numbers."""
+    """A table as an .xlsx workbook (openpyxl): header, then at most :data:`EXCEL_MAX_ROWS` rows.
+
+    Every text cell is a text cell (dangerous ones with Excel's quote prefix), numbers are numbers."""
     from openpyxl import Workbook
 
     flat = flatten(frame).head(EXCEL_MAX_ROWS)
@@ -208,8 +218,10 @@ def _number(value: Any) -> float | None:
 
 
 def significance_json(frame: pd.DataFrame) -> dict:
-    """``{SYSTEM: {METRIC: {"score", "mean", "ci": [lo, hi], "p", "significant", "delta", "better"}}}``
-    (the baseline's ``p`` is None); the ``"significance"`` object of ``mtdiag score --format json``."""
+    """The ``"significance"`` object of ``mtdiag score --format json``.
+
+    ``{SYSTEM: {METRIC: {"score", "mean", "ci": [lo, hi], "p", "significant", "delta", "better"}}}`` (the baseline's
+    ``p`` is None)."""
     out: dict[str, dict[str, dict]] = {}
     for (system, metric), row in frame.iterrows():
         out.setdefault(system, {})[metric] = {
@@ -335,9 +347,10 @@ def export_comparison(frame: pd.DataFrame, fmt: str, rounded: bool = False, **la
 
 
 def pairwise_json(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> dict:
-    """``{"method", "n", "seed", "alpha", "clusters": {METRIC: [{"rank", "system", "score", "cluster",
-    "p_above"}]}, "pairwise": {METRIC: {SYSTEM: {OTHER: {"p", "delta", "significant", "better"}}}}}``: the
-    ``"pairwise"`` object of ``mtdiag score --paired-bs|--paired-ar`` without ``--baseline``."""
+    """The ``"pairwise"`` object of ``mtdiag score --paired-bs|--paired-ar`` without ``--baseline``.
+
+    ``{"method", "n", "seed", "alpha", "clusters": {METRIC: [{"rank", "system", "score", "cluster", "p_above"}]},
+    "pairwise": {METRIC: {SYSTEM: {OTHER: {"p", "delta", "significant", "better"}}}}}``."""
     attrs = pairwise.attrs
     matrix: dict[str, dict[str, dict[str, dict]]] = {}
     for (metric, system, other), row in pairwise.iterrows():
@@ -351,18 +364,21 @@ def pairwise_json(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> dict:
 
 
 def pairwise_tsv(pairwise: pd.DataFrame, clusters: pd.DataFrame) -> str:
-    """Two TSV tables separated by one empty line: the ranked clusters (``metric, rank, system, score, cluster,
-    p_above``), then the p-value matrix (:func:`pairwise_matrix`: ``metric, system``, one column per system)."""
+    """Two TSV tables separated by one empty line: the ranked clusters, then the p-value matrix.
+
+    The clusters have ``metric, rank, system, score, cluster, p_above``; the matrix is :func:`pairwise_matrix`'s:
+    ``metric, system``, one column per system."""
     return to_tsv(clusters) + "\n" + to_tsv(pairwise_matrix(pairwise).reset_index())
 
 
 def clusters_latex(corpus: pd.DataFrame, clusters: pd.DataFrame, pairwise: pd.DataFrame, *,
                    signatures: Mapping[str, str] | None = None, within=None) -> str:
-    """A booktabs LaTeX corpus table (systems × metrics, as :func:`latex_table`) where each score carries its
-    significance cluster as a superscript, ``33.12$^{(1)}$``: 1 = the top cluster of that metric; a system opens
-    a new cluster when it is significantly worse than the system ranked directly above it
-    (:func:`mtdiag.analysis.significance.ranked_clusters`). A metric without a direction has no clusters. ``within`` (the report)
-    names imported metrics and their directions."""
+    """A booktabs LaTeX corpus table where each score carries its significance cluster as a superscript.
+
+    Systems × metrics, as :func:`latex_table`; a score reads ``33.12$^{(1)}$``: 1 = the top cluster of that metric; a
+    system opens a new cluster when it is significantly worse than the system ranked directly above it
+    (:func:`mtdiag.analysis.significance.ranked_clusters`). A metric without a direction has no clusters. ``within``
+    (the report) names imported metrics and their directions."""
     cluster = clusters.set_index(["system", "metric"])["cluster"]
     metrics = list(corpus.columns)
     infos = {m: _info(pairwise, m, within) for m in metrics}

@@ -120,9 +120,11 @@ def _primary(report) -> str | None:
 
 @dataclass(frozen=True)
 class Declared:
-    """One table or chart a view declares (``view``, ``name``), as a section shows it: with the options ``given``
-    over the view's defaults (and the report's paired-test choices), under ``title`` (default: its declared title),
-    its caption, and — ``fold`` — behind a fold of that name; ``rows``: the column whose values head the rows."""
+    """One table or chart a view declares (``view``, ``name``), as a section shows it.
+
+    With the options ``given`` over the view's defaults (and the report's paired-test choices), under ``title``
+    (default: its declared title), its caption, and — ``fold`` — behind a fold of that name; ``rows``: the column whose
+    values head the rows."""
 
     view: str
     name: str
@@ -231,10 +233,11 @@ def _errors_summary(report, writing: "Writing") -> str:
 
 
 def worst_megabytes(report, top: int) -> float:
-    """The estimated size of the ``top`` worst segments' part in MB (an upper bound on the sets measured):
-    :data:`BOX_BYTES` per segment and :data:`MARKUP_FACTOR` times the UTF-8 bytes of the texts they show (the
-    source, every reference and the output, each at most what a segment's display shows,
-    :data:`mtdiag.core.highlight.MAX_CHARS` characters of 4 bytes)."""
+    """The estimated size of the ``top`` worst segments' part in MB (an upper bound on the sets measured).
+
+    :data:`BOX_BYTES` per segment and :data:`MARKUP_FACTOR` times the UTF-8 bytes of the texts they show (the source,
+    every reference and the output, each at most what a segment's display shows, :data:`mtdiag.core.highlight.MAX_CHARS`
+    characters of 4 bytes)."""
     view = views.REGISTRY["segments"]
     queue = view.table("queue").make(report, view.resolve(report)).head(top)
     positions = views.positions(report, queue["seg_id"])
@@ -250,8 +253,10 @@ def worst_megabytes(report, top: int) -> float:
 
 
 def check_top(report, top: int) -> None:
-    """``ValueError`` in one line when ``top`` is not 1 to :data:`MAX_TOP` or its worst segments' part would pass
-    :data:`MAX_WORST_MB` (:func:`worst_megabytes`), before anything is built."""
+    """Refuse a ``top`` the report cannot hold, before anything is built.
+
+    ``ValueError`` in one line when ``top`` is not 1 to :data:`MAX_TOP` or its worst segments' part would pass
+    :data:`MAX_WORST_MB` (:func:`worst_megabytes`)."""
     if not 1 <= top <= MAX_TOP:
         raise ValueError(f"--top {top:,}: from 1 to {MAX_TOP:,} worst segments")
     size = worst_megabytes(report, top)
@@ -339,9 +344,11 @@ class Section:
 
 @dataclass(frozen=True)
 class Writing:
-    """What the report is asked for: ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``),
-    ``say``, told each step, the confidence threshold of the predicted error spans (``span_threshold``) and the
-    user's tags (``tags``, :mod:`mtdiag.core.tags`: whole-set segments)."""
+    """What the report is asked for: worst segments, paired test, progress, span threshold and tags.
+
+    ``top`` worst segments, the paired test (``method``, ``n`` samples, ``seed``), ``say``, told each step, the
+    confidence threshold of the predicted error spans (``span_threshold``) and the user's tags (``tags``,
+    :mod:`mtdiag.core.tags`: whole-set segments)."""
 
     top: int
     method: str
@@ -422,8 +429,10 @@ SECTIONS: dict[str, Callable[..., list[Section]]] = {
 
 
 def sections(report, writing: Writing) -> list[Section]:
-    """Every section of the report: those of each view in the report (``View.in_report``) — the :data:`LEAD` ones
-    first, the others in the registry's order — then the metric signatures."""
+    """Every section of the report: those of each view in the report, then the metric signatures.
+
+    The views in the report are those with ``View.in_report``: the :data:`LEAD` ones first, the others in the registry's
+    order."""
     out: list[Section] = []
     for view in views.REGISTRY.values():
         if view.in_report:
@@ -437,10 +446,11 @@ def html_report(report, *, top: int = DEFAULT_TOP, title: str | None = None, met
                 n: int | None = None, seed: int | None = significance.DEFAULT_SEED,
                 progress: Callable[[str], None] | None = None, span_threshold: float = DEFAULT_THRESHOLD,
                 tags: pd.DataFrame | None = None) -> str:
-    """The whole report as one HTML document (see the module docstring): the header with the table of contents,
-    every section (:func:`sections`; the ranked significance by ``method`` ``bs``/``ar`` with ``n`` samples, the
-    ``top`` worst segments, the error spans mtdiag predicts at a confidence of at least ``span_threshold``, the
-    user's ``tags``)."""
+    """The whole report as one HTML document (see the module docstring).
+
+    The header with the table of contents, every section (:func:`sections`; the ranked significance by ``method``
+    ``bs``/``ar`` with ``n`` samples, the ``top`` worst segments, the error spans mtdiag predicts at a confidence of at
+    least ``span_threshold``, the user's ``tags``)."""
     import plotly.offline
 
     title = title or f"mtdiag report: {report.evalset.name}"

@@ -51,9 +51,11 @@ _SHOWN_CHARS = 400  # how much of the field list an error message shows
 
 @dataclass(frozen=True)
 class FieldInfo:
-    """One field: its ``name``, ``kind`` (``number``, ``text`` or ``flag``), ``key`` (None: one value per segment;
-    ``system``: written ``name[SYSTEM]``; ``reference``: ``ref`` or ``ref[REF]``; ``any system``: ``tag`` or
-    ``tag[SYSTEM]``) and what it holds."""
+    """One field of the catalogue: its name, kind, key and what it holds.
+
+    Its ``name``, ``kind`` (``number``, ``text`` or ``flag``), ``key`` (None: one value per segment; ``system``: written
+    ``name[SYSTEM]``; ``reference``: ``ref`` or ``ref[REF]``; ``any system``: ``tag`` or ``tag[SYSTEM]``) and what it
+    holds."""
 
     name: str
     kind: str
@@ -68,9 +70,11 @@ class FieldInfo:
 
 @dataclass(frozen=True)
 class Column:
-    """A field's values on a report: ``values``, one per segment when ``owner`` is None; else any number per segment
-    (every reference's text for ``ref``, every tag for ``tag``), ``owner`` holding the segment of each value, and a
-    condition holds on a segment where it holds for any of its values."""
+    """A field's values on a report.
+
+    ``values``, one per segment when ``owner`` is None; else any number per segment (every reference's text for ``ref``,
+    every tag for ``tag``), ``owner`` holding the segment of each value, and a condition holds on a segment where it
+    holds for any of its values."""
 
     kind: str
     values: np.ndarray
@@ -127,8 +131,9 @@ UNSCORED = frozenset({"human", "hyp", "errors"})
 
 
 def unscored_fields(evalset) -> set[str]:
-    """The names of the fields read from the set alone, before anything is scored: every segment field (id, labels,
-    lengths, texts, tags) and :data:`UNSCORED`."""
+    """The names of the fields read from the set alone, before anything is scored.
+
+    They are every segment field (id, labels, lengths, texts, tags) and :data:`UNSCORED`."""
     return {f.name for f in _segment_fields(evalset)} | UNSCORED
 
 
@@ -149,8 +154,10 @@ def field_list(fields: list[FieldInfo], systems) -> str:
 
 
 def resolve(field: Field, evalset, metrics) -> FieldInfo:
-    """The catalogue entry of a field reference, its key checked; :class:`ExpressionError` otherwise (unknown name,
-    missing or unknown system, a field that these inputs do not have)."""
+    """The catalogue entry of a field reference, its key checked.
+
+    :class:`ExpressionError` otherwise (unknown name, missing or unknown system, a field that these inputs do not
+    have)."""
     fields = field_catalogue(evalset, metrics)
     by_name = {f.name: f for f in fields}
     info = by_name.get(field.name)
@@ -262,8 +269,10 @@ def _one_per_segment(report, info: FieldInfo, field: Field) -> np.ndarray:
 
 
 def column(report, field: Field, tags=None) -> Column:
-    """The values of ``field`` on ``report`` (``tags``: the user's tags, :mod:`mtdiag.core.tags`, for ``tag``) —
-    computed once per report and field, then kept in its context, but for :data:`SESSION_FIELDS`."""
+    """The values of ``field`` on ``report``, computed once per report and field.
+
+    ``tags``: the user's tags, :mod:`mtdiag.core.tags`, for ``tag``. The values are kept in the report's context, but
+    for :data:`SESSION_FIELDS`."""
     info = resolve(field, report.evalset, report.metrics)
     if field.name in SESSION_FIELDS:
         values, owner = _values(report, info, field, tags)

@@ -45,8 +45,9 @@ _COMPARE_HINT = "compare fields with values, e.g. chrf[SYSTEM] < 40"
 
 
 class ExpressionError(ValueError):
-    """A slice expression that cannot be read or evaluated: one line, ``where: WHAT at column N; HINT``, with the
-    1-based ``column`` of the offending text when there is one."""
+    """A slice expression that cannot be read or evaluated.
+
+    One line, ``where: WHAT at column N; HINT``, with the 1-based ``column`` of the offending text when there is one."""
 
     def __init__(self, message: str, column: int | None = None, hint: str | None = None):
         self.column = column
@@ -67,17 +68,20 @@ class Field:
 
     @property
     def written(self) -> str:
+        """The field as an expression writes it: ``name`` or ``name[key]``."""
         return self.name if self.key is None else f"{self.name}[{key_text(self.key)}]"
 
 
 @dataclass(frozen=True)
 class Literal:
+    """A literal of an expression: a number, a string, ``true`` or ``false``."""
     value: float | str | bool
     column: int
 
 
 @dataclass(frozen=True)
 class Comparison:
+    """``left op right``: a field or literal compared with another by one of :data:`COMPARISONS`."""
     op: str
     left: Field | Literal
     right: Field | Literal
@@ -96,8 +100,10 @@ class Membership:
 
 @dataclass(frozen=True)
 class Containment:
-    """``field has "TEXT"``, or ``not has`` when ``negated``: a list field (``errors``) has the item (or an item
-    under it: ``Fluency`` covers ``Fluency/Grammar``), a text field contains the text; case ignored."""
+    """``field has "TEXT"``, or ``not has`` when ``negated``.
+
+    A list field (``errors``) has the item (or an item under it: ``Fluency`` covers ``Fluency/Grammar``), a text field
+    contains the text; case ignored."""
 
     field: Field
     value: Literal
@@ -115,12 +121,14 @@ class Truth:
 
 @dataclass(frozen=True)
 class Not:
+    """``not operand``: the negation of a condition."""
     operand: "Node"
     column: int
 
 
 @dataclass(frozen=True)
 class Logical:
+    """Two or more conditions joined by ``op``, ``and`` or ``or``."""
     op: str  # "and" | "or"
     operands: tuple["Node", ...]
     column: int
@@ -134,6 +142,7 @@ Node = Union[Comparison, Membership, Containment, Truth, Not, Logical]
 
 @dataclass(frozen=True)
 class Token:
+    """One token of an expression: its ``kind``, its ``text`` as written, its ``value`` and its ``column``."""
     kind: str  # name, key, number, string, op, keyword, "(", ")", ",", end
     text: str
     value: object

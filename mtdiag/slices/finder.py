@@ -88,8 +88,9 @@ COLUMNS = ("expression", "size", "score_a", "score_b", "difference", "rest_diffe
 
 @dataclass(frozen=True)
 class Candidate:
-    """A candidate slice: the ``expression`` that defines it, its ``group`` (the dimension it comes from:
-    intersections pair different groups) and its segments (``mask``)."""
+    """A candidate slice: its defining ``expression``, its ``group`` and its segments (``mask``).
+
+    The ``group`` is the dimension the slice comes from: intersections pair different groups."""
 
     expression: str
     group: str
@@ -131,13 +132,17 @@ def length_band_expressions(field: str) -> list[tuple[str, str]]:
 
 
 def frequency_band_expressions() -> list[tuple[str, str]]:
-    """``(band label, expression)`` for every rare-word band of :mod:`mtdiag.analysis.segment_groups` (``rare_freq``)."""
+    """``(band label, expression)`` for every rare-word band of :mod:`mtdiag.analysis.segment_groups`.
+
+    The expressions read ``rare_freq``."""
     return [(label, _between("rare_freq", lo, hi)) for lo, hi, label in segment_groups.FREQ_BANDS]
 
 
 def human_band_expressions(report, system: str) -> list[tuple[str, str]]:
-    """``(band label, expression)`` for every human-score band of :mod:`mtdiag.analysis.segment_groups` over ``human[system]``:
-    :data:`~mtdiag.analysis.segment_groups.MQM_BANDS` (both ends included), or the quartile bands (lower end included)."""
+    """``(band label, expression)`` for every human-score band of :mod:`mtdiag.analysis.segment_groups`.
+
+    The bands are over ``human[system]``: :data:`~mtdiag.analysis.segment_groups.MQM_BANDS` (both ends included), or the
+    quartile bands (lower end included)."""
     field = f"human[{key_text(system)}]"
     quartiles = segment_groups.human_quartiles(report)
     if quartiles is None:
@@ -199,9 +204,10 @@ def _and(x: str, y: str) -> str:
 
 
 def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE, tags=None) -> list[Candidate]:
-    """Every candidate slice of ``report`` for systems ``a`` and ``b`` that keeps at least ``min_size`` segments
-    and fewer than all, each once (the first expression of a set of segments is kept), singles first; ``tags``:
-    the user's tags (:mod:`mtdiag.core.tags`), each tried as a slice."""
+    """Every candidate slice of ``report`` for systems ``a`` and ``b``, each once, singles first.
+
+    A slice keeps at least ``min_size`` segments and fewer than all; the first expression of a set of segments is kept.
+    ``tags``: the user's tags (:mod:`mtdiag.core.tags`), each tried as a slice."""
     n = report.evalset.n_segments
     seen: set[bytes] = set()
     singles: list[Candidate] = []
@@ -230,22 +236,24 @@ def candidate_slices(report, a: str, b: str, min_size: int = DEFAULT_MIN_SIZE, t
 
 
 def resamples_for(tried: int) -> int:
-    """Bootstrap resamples for ``tried`` slices: sacrebleu's default 1,000, or enough that the smallest possible
-    p-value, ``1 / (n + 1)``, survives Holm's or Benjamini–Hochberg's correction over ``tried`` tests with a factor
-    2 to spare: ``n + 1 >= 2 tried / 0.05``."""
+    """The number of bootstrap resamples for ``tried`` slices.
+
+    It is sacrebleu's default 1,000, or enough that the smallest possible p-value, ``1 / (n + 1)``, survives Holm's or
+    Benjamini–Hochberg's correction over ``tried`` tests with a factor 2 to spare: ``n + 1 >= 2 tried / 0.05``."""
     return max(DEFAULT_SAMPLES["bs"], int(np.ceil(2 * tried / ALPHA)) - 1)
 
 
 def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int = DEFAULT_MIN_SIZE,
                 correction: str = DEFAULT_CORRECTION, test: str = DEFAULT_TEST, n: int | None = None,
                 seed: int | None = DEFAULT_SEED, top: int | None = None, tags=None) -> pd.DataFrame:
-    """The candidate slices (:func:`candidate_slices`, the user's ``tags`` among them) ranked by ``test`` (see the module docstring): columns
-    :data:`COLUMNS` — ``expression``, ``size``, ``score_a``, ``score_b``, ``difference`` (``score_a − score_b``),
-    ``rest_difference`` (A − B on the segments outside the slice), ``departure`` (``difference −
-    rest_difference``), ``direction`` (:func:`direction`), ``p_value`` (``departure``: the paired bootstrap of the
-    difference of differences; ``gap``: the paired bootstrap on the slice, ``b`` as the baseline),
-    ``p_corrected``, ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all). ``n``
-    bootstrap resamples (None: :func:`resamples_for` the number of slices tried). ``attrs`` hold the systems, the
+    """The candidate slices (:func:`candidate_slices`, the user's ``tags`` among them) ranked by ``test``.
+
+    See the module docstring for the tests. Columns :data:`COLUMNS` — ``expression``, ``size``, ``score_a``,
+    ``score_b``, ``difference`` (``score_a − score_b``), ``rest_difference`` (A − B on the segments outside the slice),
+    ``departure`` (``difference − rest_difference``), ``direction`` (:func:`direction`), ``p_value`` (``departure``: the
+    paired bootstrap of the difference of differences; ``gap``: the paired bootstrap on the slice, ``b`` as the
+    baseline), ``p_corrected``, ``correction`` and ``significant`` (``p_corrected < 0.05``); ``top`` rows (None: all).
+    ``n`` bootstrap resamples (None: :func:`resamples_for` the number of slices tried). ``attrs`` hold the systems, the
     metric, the test, the whole set's scores, the number of slices tried and of resamples drawn."""
     systems = report.evalset.systems
     for system in (a, b):
@@ -293,8 +301,10 @@ def find_slices(report, a: str, b: str, metric: str = "chrf", *, min_size: int =
 
 
 def direction(gap: float, rest: float, a: str, b: str) -> str:
-    """Which way a slice departs from the rest of the set, in words (module docstring): ``gap`` and ``rest`` are
-    A's advantage over B on the slice and on the rest, in the metric's better direction (positive: A better)."""
+    """Which way a slice departs from the rest of the set, in words (module docstring).
+
+    ``gap`` and ``rest`` are A's advantage over B on the slice and on the rest, in the metric's better direction
+    (positive: A better)."""
     if not (np.isfinite(gap) and np.isfinite(rest)):
         return ""
     if rest == 0:

@@ -32,8 +32,9 @@ _ORDER = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_e
 
 
 def check(expression: str, evalset, metrics) -> Node:
-    """The parsed expression after checking that every field it reads exists for ``evalset`` scored with
-    ``metrics`` — nothing is read or computed (the command line checks before it scores)."""
+    """The parsed expression, after checking that every field it reads exists for ``evalset`` scored with ``metrics``.
+
+    Nothing is read or computed (the command line checks before it scores)."""
     tree = parse(expression)
     for field in fields_of(tree):
         resolve(field, evalset, metrics)
@@ -41,9 +42,10 @@ def check(expression: str, evalset, metrics) -> Node:
 
 
 def segment_mask(report, expression: str, tags=None) -> np.ndarray:
-    """Which segments of ``report`` the expression selects (``tags``: the user's tags, which ``tag`` reads; none
-    when None): a boolean array, one value per segment; :class:`~mtdiag.slices.expression.ExpressionError` (one
-    line, with the column) when it cannot be read."""
+    """Which segments of ``report`` the expression selects: a boolean array, one value per segment.
+
+    ``tags``: the user's tags, which ``tag`` reads; none when None. :class:`~mtdiag.slices.expression.ExpressionError`
+    (one line, with the column) when the expression cannot be read."""
     tree = check(expression, report.evalset, report.metrics)
     return _Evaluation(report, tags).mask(tree)
 

@@ -38,11 +38,12 @@ def _positions(report, segments) -> np.ndarray:
 
 
 def slice_report(report: Report, segments, metrics: Sequence[str] | None = None) -> Report:
-    """``report`` restricted to ``segments`` (a boolean mask over its segments, or ascending 0-based positions):
-    a :class:`~mtdiag.scoring.evaluate.Report` of the sliced :class:`~mtdiag.core.evalset.EvalSet`
+    """``report`` restricted to ``segments``, a boolean mask over its segments or ascending 0-based positions.
+
+    A :class:`~mtdiag.scoring.evaluate.Report` of the sliced :class:`~mtdiag.core.evalset.EvalSet`
     (:meth:`~mtdiag.core.evalset.EvalSet.segment_subset`: renumbered, original ids kept) whose results are the rows of
-    ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula; of ``metrics`` only
-    when given (a metric computed only to select the slice, :func:`mtdiag.pipeline.inputs.scoring`, is left out).
+    ``report``'s statistics and segment scores, corpus scores by each metric's corpus formula; of ``metrics`` only when
+    given (a metric computed only to select the slice, :func:`mtdiag.pipeline.inputs.scoring`, is left out).
     ``ValueError`` for an empty slice."""
     positions = _positions(report, segments)
     if len(positions) == 0:
@@ -63,9 +64,11 @@ def slice_report(report: Report, segments, metrics: Sequence[str] | None = None)
 
 
 def where(report: Report, expression: str, tags=None) -> Report:
-    """The report of the segments ``expression`` selects (:func:`~mtdiag.slices.selection.segment_mask`, ``tag``
-    read from ``tags``, then :func:`slice_report`); an :class:`~mtdiag.slices.expression.ExpressionError` when it
-    cannot be read or keeps no segment."""
+    """The report of the segments ``expression`` selects.
+
+    The segments are :func:`~mtdiag.slices.selection.segment_mask`'s, ``tag`` read from ``tags``, then
+    :func:`slice_report`; an :class:`~mtdiag.slices.expression.ExpressionError` when the expression cannot be read or
+    keeps no segment."""
     mask = segment_mask(report, expression, tags)
     if not mask.any():
         raise ExpressionError(f"the expression keeps none of the {report.evalset.n_segments:,} segments")

@@ -57,9 +57,11 @@ def is_major(severity: Iterable[str], weight: Iterable[float] | None = None) -> 
 
 @dataclass(frozen=True)
 class CharacterAxis:
-    """Outputs laid end to end: output ``i`` (``pairs[i]``, a ``(system, seg)``) takes slots ``base[i]`` ..
-    ``base[i] + lengths[i]`` — its characters, then one slot after its end (an omission's place, WMT23's rule).
-    ``nonspace``: per slot, a character that is not whitespace (the end slot never is)."""
+    """Outputs laid end to end on one axis of character slots.
+
+    Output ``i`` (``pairs[i]``, a ``(system, seg)``) takes slots ``base[i]`` .. ``base[i] + lengths[i]`` — its
+    characters, then one slot after its end (an omission's place, WMT23's rule). ``nonspace``: per slot, a character
+    that is not whitespace (the end slot never is)."""
 
     pairs: tuple[tuple[str, int], ...]
     base: np.ndarray
@@ -68,6 +70,7 @@ class CharacterAxis:
 
     @property
     def size(self) -> int:
+        """The number of slots on the axis."""
         return len(self.nonspace)
 
     def index(self, systems: Iterable[str], segs: Iterable[int]) -> np.ndarray:
@@ -97,8 +100,9 @@ def character_axis(hyps: pd.DataFrame, pairs: Iterable[tuple[str, int]]) -> Char
 
 
 def rated_pairs(evalset, systems: Iterable[str] | None = None) -> list[tuple[str, int]]:
-    """The (system, seg) outputs a human rated — ``EvalSet.rated``, else those with an error row — of ``systems``
-    (default: the set's), in the set's system order, then by segment."""
+    """The (system, seg) outputs a human rated, in the set's system order, then by segment.
+
+    Rated: ``EvalSet.rated``, else those with an error row; of ``systems`` (default: the set's)."""
     systems = list(evalset.systems if systems is None else systems)
     rated = evalset.rated if evalset.rated is not None else evalset.annotations
     if rated is None:
@@ -130,9 +134,11 @@ def _placed(axis: CharacterAxis, spans: pd.DataFrame) -> tuple[np.ndarray, np.nd
 
 @dataclass(frozen=True)
 class HumanSpans:
-    """The human error spans of the outputs on an axis: per slot ``error`` (inside a span that has characters),
-    ``major`` and ``minor`` (WMT23's marks: a zero-width span marks its start slot); the spans that have
-    characters as ``start``/``end`` on the axis with their ``pair`` and whether each ``is_major``."""
+    """The human error spans of the outputs on an axis.
+
+    Per slot ``error`` (inside a span that has characters), ``major`` and ``minor`` (WMT23's marks: a zero-width span
+    marks its start slot); the spans that have characters as ``start``/``end`` on the axis with their ``pair`` and
+    whether each ``is_major``."""
 
     axis: CharacterAxis
     error: np.ndarray
@@ -145,9 +151,10 @@ class HumanSpans:
 
 
 def human_spans(axis: CharacterAxis, annotations: pd.DataFrame | None) -> HumanSpans:
-    """The target-side human error spans (rows of :mod:`mtdiag.io.annotations`: ``system``, ``seg``, ``side``,
-    ``start``, ``end``, ``severity``, ``weight``) of the outputs on ``axis``; rows of other outputs, source-side
-    errors and errors without a span are left out."""
+    """The target-side human error spans of the outputs on ``axis``.
+
+    The spans are rows of :mod:`mtdiag.io.annotations` (``system``, ``seg``, ``side``, ``start``, ``end``, ``severity``,
+    ``weight``); rows of other outputs, source-side errors and errors without a span are left out."""
     if annotations is None:
         annotations = pd.DataFrame({"system": [], "seg": [], "side": [], "start": [], "end": [], "severity": [],
                                     "weight": []})
@@ -174,8 +181,10 @@ def _f1(precision: float, recall: float) -> float:
 
 
 def span_measures(human: HumanSpans, predicted: pd.DataFrame, within: np.ndarray | None = None) -> dict[str, float]:
-    """:data:`SPAN_MEASURES` of the predicted spans (``system``, ``seg``, ``start``, ``end``) against the human
-    ones, over the outputs of the axis (``within``: a boolean per output of the axis, the outputs counted)."""
+    """:data:`SPAN_MEASURES` of the predicted spans against the human ones.
+
+    The predicted spans have ``system``, ``seg``, ``start``, ``end``; measured over the outputs of the axis (``within``:
+    a boolean per output of the axis, the outputs counted)."""
     axis = human.axis
     keep = np.ones(len(axis.pairs), dtype=bool) if within is None else np.asarray(within, dtype=bool)
     _, pair, start, end = _placed(axis, predicted)
@@ -200,9 +209,11 @@ def span_measures(human: HumanSpans, predicted: pd.DataFrame, within: np.ndarray
 
 
 def severity_f1(human: HumanSpans, predicted: pd.DataFrame, within: np.ndarray | None = None) -> dict[str, float]:
-    """:data:`SEVERITY_MEASURES`: the WMT23 QE task 2 character precision, recall and F1 with severity (the module
-    docstring) of the predicted spans (``system``, ``seg``, ``start``, ``end``, ``severity``; critical counts as
-    major) over the outputs of the axis (``within``: a boolean per output, the outputs counted)."""
+    """The WMT23 QE task 2 character precision, recall and F1 with severity (:data:`SEVERITY_MEASURES`).
+
+    These are the measures of the module docstring, of the predicted spans (``system``, ``seg``, ``start``, ``end``,
+    ``severity``; critical counts as major) over the outputs of the axis (``within``: a boolean per output, the outputs
+    counted)."""
     axis = human.axis
     keep = np.ones(len(axis.pairs), dtype=bool) if within is None else np.asarray(within, dtype=bool)
     rows, pair, start, end = _placed(axis, predicted)
@@ -238,8 +249,10 @@ def _pair_agreement(metric_i: np.ndarray, metric_j: np.ndarray, human_i: np.ndar
 
 
 def pairwise_accuracy(metric: Iterable[float], human: Iterable[float]) -> tuple[float, int]:
-    """The share of item pairs the metric orders as the humans do, and the number of pairs compared — both sides
-    higher = better; pairs the humans tie are left out, a pair the metric ties counts ½ (NaN with no pair)."""
+    """The share of item pairs the metric orders as the humans do, and the number of pairs compared.
+
+    Both sides higher = better; pairs the humans tie are left out, a pair the metric ties counts ½ (NaN with no
+    pair)."""
     metric, human = np.asarray(list(metric), dtype=float), np.asarray(list(human), dtype=float)
     defined = np.isfinite(metric) & np.isfinite(human)
     metric, human = metric[defined], human[defined]
@@ -250,8 +263,10 @@ def pairwise_accuracy(metric: Iterable[float], human: Iterable[float]) -> tuple[
 
 def within_segment_accuracy(segs: Iterable[int], metric: Iterable[float],
                             human: Iterable[float]) -> tuple[float, int]:
-    """:func:`pairwise_accuracy` over the pairs of items of the same segment (systems on the same source),
-    pooled over the segments: agreeing pairs over compared pairs, and the number compared (NaN with no pair)."""
+    """:func:`pairwise_accuracy` over the pairs of items of the same segment, pooled over the segments.
+
+    Items of the same segment are systems on the same source. Returns agreeing pairs over compared pairs, and the number
+    compared (NaN with no pair)."""
     frame = pd.DataFrame({"seg": np.asarray(list(segs)), "metric": np.asarray(list(metric), dtype=float),
                           "human": np.asarray(list(human), dtype=float)})
     frame = frame[np.isfinite(frame["metric"]) & np.isfinite(frame["human"])].sort_values("seg", kind="stable")
@@ -295,9 +310,11 @@ def _measures(system_scores: pd.Series, system_means: pd.Series, rated: pd.DataF
 
 
 def mean_score_agreement(segment_scores: pd.Series, human: pd.DataFrame) -> dict[str, float]:
-    """:data:`SCORE_MEASURES` of segment scores (indexed ``(system, seg)``, higher = better) whose system score
-    is their mean — MQM-like scores — against human scores (``seg``, ``system``, ``score``) of the same pairs:
-    a system's score is the mean over its rated segments."""
+    """:data:`SCORE_MEASURES` of segment scores whose system score is their mean, against human scores.
+
+    The segment scores are indexed ``(system, seg)``, higher = better, and their system score is their mean — MQM-like
+    scores; the human scores (``seg``, ``system``, ``score``) are of the same pairs: a system's score is the mean over
+    its rated segments."""
     rated = human[human["system"].isin(segment_scores.index.get_level_values(0))]
     values = segment_scores.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(dtype=float)
     frame = pd.DataFrame({"system": rated["system"].to_numpy(), "value": values, "human": rated["score"].to_numpy()})
@@ -307,11 +324,13 @@ def mean_score_agreement(segment_scores: pd.Series, human: pd.DataFrame) -> dict
 
 def score_agreement(report, metric: str, human: pd.DataFrame | None = None,
                     systems: Iterable[str] | None = None) -> dict[str, float]:
-    """:data:`SCORE_MEASURES` of one metric of ``report`` against human scores (``seg``, ``system``, ``score``,
-    higher = better, as MQM's −penalty; default ``report.evalset.human``) over ``systems`` (default the
-    report's): system-level pairwise accuracy (corpus scores over each system's rated segments against its mean
-    human score), segment-level Pearson and within-segment pairwise accuracy over the rated (system, segment)
-    pairs; the metric turned so that higher is better (:meth:`~mtdiag.metrics.MetricInfo.oriented`)."""
+    """:data:`SCORE_MEASURES` of one metric of ``report`` against human scores.
+
+    Human scores: ``seg``, ``system``, ``score``, higher = better, as MQM's −penalty; default ``report.evalset.human``.
+    Over ``systems`` (default the report's): system-level pairwise accuracy (corpus scores over each system's rated
+    segments against its mean human score), segment-level Pearson and within-segment pairwise accuracy over the rated
+    (system, segment) pairs; the metric turned so that higher is better
+    (:meth:`~mtdiag.metrics.MetricInfo.oriented`)."""
     from mtdiag.metrics import metric_info
 
     human = report.evalset.human if human is None else human
@@ -337,10 +356,12 @@ RESAMPLES = 1000  # bootstrap resamples of the sources for the system accuracy's
 
 def system_accuracy_interval(segs: Iterable[int], systems: Iterable[str], values: Iterable[float],
                              human: Iterable[float], resamples: int = RESAMPLES) -> tuple[float, float]:
-    """The 95 % bootstrap interval of the system pairwise accuracy of a score whose system score is the mean of
-    its segment scores (MQM-like): ``resamples`` resamples of the sources (a source drawn brings all its rated
-    outputs, so the systems are compared on the same sources; seed 0), each system's mean score and mean human
-    score over the drawn outputs; the 2.5 % and 97.5 % quantiles (Koehn 2004's bootstrap, at system level)."""
+    """The 95 % bootstrap interval of the system pairwise accuracy of an MQM-like score.
+
+    MQM-like: a score whose system score is the mean of its segment scores. ``resamples`` resamples of the sources (a
+    source drawn brings all its rated outputs, so the systems are compared on the same sources; seed 0), each system's
+    mean score and mean human score over the drawn outputs; the 2.5 % and 97.5 % quantiles (Koehn 2004's bootstrap, at
+    system level)."""
     segs, systems = np.asarray(list(segs)), np.asarray(list(systems))
     values, human = np.asarray(list(values), dtype=float), np.asarray(list(human), dtype=float)
     defined = np.isfinite(values) & np.isfinite(human)

@@ -54,16 +54,18 @@ SEVERITIES = ("minor", "major", "critical")
 
 
 def lexical_features(min_sigma: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """The model's features per phrase, shape (n, 2): ``1 − σ_min`` (0 without consensus) and
-    ``log(1 + words)``."""
+    """The model's features per phrase, shape (n, 2).
+
+    The features are ``1 − σ_min`` (0 without consensus) and ``log(1 + words)``."""
     unshared = 1.0 - np.nan_to_num(np.asarray(min_sigma, dtype=np.float64), nan=1.0)
     return np.column_stack([unshared, np.log1p(np.asarray(words, dtype=np.float64))])
 
 
 def lexical_confidence(kind: str, min_sigma: np.ndarray, words: np.ndarray,
                        models: dict[str, tuple[float, float, float]] = LEXICAL_MODELS) -> np.ndarray:
-    """The confidence of phrases of one evidence kind (the module docstring), vectorised; ``models``: the
-    coefficients (default the measured ones)."""
+    """The confidence of phrases of one evidence kind (the module docstring), vectorised.
+
+    ``models``: the coefficients (default the measured ones)."""
     b0, b1, b2 = models[kind]
     features = lexical_features(min_sigma, words)
     return 1.0 / (1.0 + np.exp(-(b0 + features @ np.array([b1, b2]))))
@@ -71,7 +73,8 @@ def lexical_confidence(kind: str, min_sigma: np.ndarray, words: np.ndarray,
 
 def check_confidence(check: str, evidence: dict[str, tuple[int, int]] = CHECK_EVIDENCE,
                      critical: bool = False) -> float:
-    """A check's span confidence: its dev-set precision by Laplace's rule (0.5 when it never fired there);
+    """A check's span confidence: its dev-set precision by Laplace's rule (0.5 when it never fired there).
+
     ``evidence``: the counts (default the measured ones). A ``critical`` check: the critical tier's measured rate
     (:data:`CRITICAL_EVIDENCE`)."""
     hits, spans = CRITICAL_EVIDENCE if critical else evidence.get(check, (0, 0))

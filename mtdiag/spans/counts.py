@@ -20,16 +20,16 @@ HUMAN_NAME = "human"  # the raters' errors (MQM / ESA annotations)
 
 
 def severity_counts(report, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """One row per (metric, system): :data:`COUNT_COLUMNS` — the outputs counted, their spans of each severity
-    (``critical``, ``major``, ``minor``) and in all, and ``mqm``. First the predicted spans (at ``threshold``) as
-    metric ``mtdiag`` over every output, ``mqm`` the system's predicted MQM (the learned judge's, the ``predicted_mqm``
-    metric's corpus score); then, with error annotations,
-    the human errors as metric ``human`` over the rated outputs (source-side errors included: an omission is an
-    error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but no error
-    rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
-    imported metric in
-    name order (the tool's own spans read back from a file, ``mtdiag spans``, as ``mtdiag (imported)``), without
-    an MQM score. Systems in the report's order."""
+    """The span counts by severity and the MQM score of each system, one row per (metric, system).
+
+    Columns :data:`COUNT_COLUMNS`: the outputs counted, their spans of each severity (``critical``, ``major``,
+    ``minor``) and in all, and ``mqm``. First the predicted spans (at ``threshold``) as metric ``mtdiag`` over every
+    output, ``mqm`` the system's predicted MQM (the learned judge's, the ``predicted_mqm`` metric's corpus score); then,
+    with error annotations, the human errors as metric ``human`` over the rated outputs (source-side errors included: an
+    omission is an error of the output), ``mqm`` the human score (mean over the rated outputs) — with human scores but
+    no error rows, that score alone (the counts empty: ``<NA>``); a system no one rated has no human row; then each
+    imported metric in name order (the tool's own spans read back from a file, ``mtdiag spans``, as
+    ``mtdiag (imported)``), without an MQM score. Systems in the report's order."""
     evalset = report.evalset
     systems = list(evalset.systems)
     spans = predict_spans(report, threshold)

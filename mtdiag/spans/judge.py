@@ -52,9 +52,10 @@ def stored_model() -> dict:
 
 @lru_cache(maxsize=1)
 def dev_figures() -> dict:
-    """The judge's figures on the dev sets held out by language pair (``judge_figures.json``, written by
-    ``benchmarks/judge_vs_human.py --write-figures``): per set, the within-segment and system pairwise accuracy of
-    the judge, chrF and the length baseline."""
+    """The judge's figures on the dev sets held out by language pair.
+
+    Read from ``judge_figures.json``, written by ``benchmarks/judge_vs_human.py --write-figures``: per set, the
+    within-segment and system pairwise accuracy of the judge, chrF and the length baseline."""
     return json.loads(resources.files("mtdiag.spans").joinpath(FIGURES_FILE).read_text(encoding="utf-8"))
 
 
@@ -64,8 +65,9 @@ def _span(values: list[float], places: int) -> str:
 
 
 def caption(label: str = "Predicted MQM") -> str:
-    """What a predicted score column is good for and how well it ranks, in the dev sets' own figures
-    (:func:`dev_figures`): one sentence for the dashboard and the report."""
+    """One sentence on what a predicted score column is good for and how well it ranks.
+
+    It gives the dev sets' own figures (:func:`dev_figures`), for the dashboard and the report."""
     sets = dev_figures()["sets"]
     judge = [f["judge"] for f in sets.values()]
     chrf = [f["chrf"] for f in sets.values()]
@@ -78,16 +80,16 @@ def caption(label: str = "Predicted MQM") -> str:
 
 
 def variant(report) -> str:
-    """Which of the model's variants applies: ``references`` when the set has a reference, else
-    ``no_references``."""
+    """Which of the model's variants applies: ``references`` when the set has a reference, else ``no_references``."""
     return "references" if report.evalset.has_references else "no_references"
 
 
 def model_inputs(features: pd.DataFrame, n_systems: int, n_segments: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(relative, level)`` inputs of the two parts from the per-output features (index ``(system, seg)``,
-    systems then segments): per output each feature minus its source's mean over systems (NaN: 0) and
-    ``prior_NAME``, the system's mean of NAME over the set minus the mean over systems; per source the mean of each
-    feature over its outputs (``seg_NAME``), broadcast to its outputs."""
+    """The ``(relative, level)`` inputs of the model's two parts, from the per-output features.
+
+    The features are indexed ``(system, seg)``, systems then segments. Per output each feature minus its source's mean
+    over systems (NaN: 0) and ``prior_NAME``, the system's mean of NAME over the set minus the mean over systems; per
+    source the mean of each feature over its outputs (``seg_NAME``), broadcast to its outputs."""
     values = features.to_numpy(dtype=float).reshape(n_systems, n_segments, -1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)  # a feature the set lacks: all NaN, mean NaN
@@ -110,17 +112,21 @@ def model_inputs(features: pd.DataFrame, n_systems: int, n_segments: int) -> tup
 
 
 def linear(block: dict, frame: pd.DataFrame) -> np.ndarray:
-    """A linear block of the model file (``features``, ``mean``, ``scale``, ``weights``, ``intercept``) applied to
-    the columns of ``frame`` it names: ``((x − mean) / scale) · weights + intercept``, a missing value at the mean."""
+    """A linear block of the model file applied to the columns of ``frame`` it names.
+
+    The block holds ``features``, ``mean``, ``scale``, ``weights`` and ``intercept``; the result is
+    ``((x − mean) / scale) · weights + intercept``, a missing value at the mean."""
     x = frame[block["features"]].to_numpy(dtype=float)
     z = (x - np.asarray(block["mean"])) / np.asarray(block["scale"])
     return np.nan_to_num(z, nan=0.0) @ np.asarray(block["weights"]) + float(block.get("intercept", 0.0))
 
 
 def judged(report, model: dict | None = None) -> pd.DataFrame:
-    """Per (system, seg) of ``report`` (its index): ``relative`` (the ranking score ``q`` minus its source's mean:
-    > 0 better than the source's other outputs), ``mqm`` (predicted MQM, ≤ 0) and ``esa`` (predicted ESA, 0–100);
-    ``model`` defaults to the shipped one. Memoised per report for the shipped model."""
+    """The judge's scores of every output of ``report``: relative, predicted MQM and predicted ESA.
+
+    Per (system, seg) of ``report`` (its index): ``relative`` (the ranking score ``q`` minus its source's mean: > 0
+    better than the source's other outputs), ``mqm`` (predicted MQM, ≤ 0) and ``esa`` (predicted ESA, 0–100); ``model``
+    defaults to the shipped one. Memoised per report for the shipped model."""
     if model is not None:
         return _judged(report, model)
     return report.context.memo(("judge", "scores"), lambda: _judged(report, stored_model()))

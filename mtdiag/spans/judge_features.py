@@ -49,16 +49,19 @@ FEATURES = (
 
 
 def judge_features(report) -> pd.DataFrame:
-    """:data:`FEATURES` per (system, seg), index as ``report.segments`` (systems in the report's order, then
-    segments); memoised per report."""
+    """:data:`FEATURES` per (system, seg) of the report; memoised per report.
+
+    The index is as ``report.segments`` (systems in the report's order, then segments)."""
     return report.context.memo(("judge", "features"), lambda: _features(report))
 
 
 def report_statistics(report, metric) -> np.ndarray:
-    """``(system, segment, statistic)`` of ``metric`` (an instance) on the report: the report's own statistics when
-    it computed that metric with these options, or those the scoring kept on its context for the derived metrics
-    (predicted MQM has the scoring compute what the judge reads: :attr:`~mtdiag.metrics.base.DerivedMetric.reads`,
-    :func:`mtdiag.scoring.evaluate.read_key`), else computed on the report's context now."""
+    """The ``(system, segment, statistic)`` statistics of ``metric`` (an instance) on the report.
+
+    The report's own statistics when it computed that metric with these options, or those the scoring kept on its
+    context for the derived metrics (predicted MQM has the scoring compute what the judge reads:
+    :attr:`~mtdiag.metrics.base.DerivedMetric.reads`, :func:`mtdiag.scoring.evaluate.read_key`), else computed on the
+    report's context now."""
     from mtdiag.scoring.evaluate import read_key
 
     systems = report.evalset.systems
@@ -70,13 +73,14 @@ def report_statistics(report, metric) -> np.ndarray:
 
 
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
-    """``(outputs, reference)``: per (system, segment) the output's character consensus against the other
-    outputs (chrF consensus, :mod:`mtdiag.metrics.chrf_consensus`), and per segment the first reference's against
-    all outputs — chrF's F-score with the reference's character n-grams as the hypothesis and every output's as
-    references, pooled; NaN with fewer than :data:`MIN_SYSTEMS` systems (the reference's: without a reference or
-    with fewer than two systems). With one reference, the reference's counts are chrF's statistics of the outputs
-    turned round (no n-gram is counted again); with several, they are counted against the first, as the judge was
-    fitted (:func:`_first_reference_consensus`)."""
+    """The character consensus ``(outputs, reference)`` of each output and of each segment's first reference.
+
+    Per (system, segment) the output's character consensus against the other outputs (chrF consensus,
+    :mod:`mtdiag.metrics.chrf_consensus`), and per segment the first reference's against all outputs — chrF's F-score
+    with the reference's character n-grams as the hypothesis and every output's as references, pooled; NaN with fewer
+    than :data:`MIN_SYSTEMS` systems (the reference's: without a reference or with fewer than two systems). With one
+    reference, the reference's counts are chrF's statistics of the outputs turned round (no n-gram is counted again);
+    with several, they are counted against the first, as the judge was fitted (:func:`_first_reference_consensus`)."""
     systems = report.evalset.systems
     outputs = np.full((len(systems), report.evalset.n_segments), np.nan)
     reference = np.full(report.evalset.n_segments, np.nan)

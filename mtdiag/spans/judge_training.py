@@ -43,8 +43,10 @@ def _round(values) -> list[float]:
 
 
 def training_rows(report, protocol: str, name: str) -> pd.DataFrame:
-    """The model inputs (:func:`mtdiag.spans.judge.model_inputs`) of every rated (system, seg) of ``report`` with
-    ``human`` (mean over raters, higher = better), ``protocol``, ``set`` (``name``), ``system`` and ``seg``."""
+    """The training rows of ``report``: the model inputs of every rated (system, seg), with its human score.
+
+    The model inputs are :func:`mtdiag.spans.judge.model_inputs`'s; with them ``human`` (mean over raters, higher =
+    better), ``protocol``, ``set`` (``name``), ``system`` and ``seg``."""
     evalset = report.evalset
     relative, level = model_inputs(judge_features(report), len(evalset.systems), evalset.n_segments)
     rows = pd.concat([relative, level], axis=1)
@@ -119,9 +121,10 @@ def fit_level(rows: pd.DataFrame, rank: dict, inputs: tuple[str, ...]) -> dict:
 
 
 def fit_model(rows: pd.DataFrame) -> dict:
-    """The model file's content from the training rows of every set (:func:`training_rows`, concatenated): per
-    variant the ranking block fitted on every set, and per protocol the scale fitted on that protocol's sets (a
-    protocol without sets has none: its scale cannot be fitted)."""
+    """The model file's content, fitted on the training rows of every set.
+
+    The rows are :func:`training_rows`'s, concatenated. Per variant the ranking block fitted on every set, and per
+    protocol the scale fitted on that protocol's sets (a protocol without sets has none: its scale cannot be fitted)."""
     variants = {}
     for name, inputs in RANK_INPUTS.items():
         rank = fit_ranking(rows, inputs)

@@ -21,9 +21,11 @@ COUNTED = ("critical", "major", "minor")  # the first statistics, in STAT_NAMES'
 
 def penalty_statistics(spans: pd.DataFrame, systems: Sequence[str], n_segments: int,
                        omitted: np.ndarray | None = None) -> np.ndarray:
-    """``(len(systems), n_segments, len(STAT_NAMES))`` statistics of the spans (``system``, ``seg``,
-    ``severity``, ``confidence``) of those systems — spans of other systems are left out — and of ``omitted``
-    (``(len(systems), n_segments)`` missing reference words; none when not given)."""
+    """The statistics of the spans of ``systems`` and of the reference words their outputs miss.
+
+    Shape ``(len(systems), n_segments, len(STAT_NAMES))``. The spans have ``system``, ``seg``, ``severity``,
+    ``confidence``; spans of other systems are left out. ``omitted``: ``(len(systems), n_segments)`` missing reference
+    words (none when not given)."""
     systems = list(systems)
     stats = np.zeros((len(systems), n_segments, len(STAT_NAMES)))
     stats[..., STAT_NAMES.index("segments")] = 1.0
@@ -43,16 +45,18 @@ def penalty_statistics(spans: pd.DataFrame, systems: Sequence[str], n_segments: 
 
 
 def report_statistics(report, threshold: float) -> np.ndarray:
-    """The statistics of every system of ``report`` (its order), from the spans predicted at ``threshold`` and
-    the reference words each output lacks."""
+    """The statistics of every system of ``report`` (its order).
+
+    They are computed from the spans predicted at ``threshold`` and the reference words each output lacks."""
     return penalty_statistics(predict_spans(report, threshold), list(report.evalset.systems),
                               report.evalset.n_segments, missing_reference_words(report))
 
 
 def predicted_mqm_statistics(report, metric) -> dict[str, np.ndarray]:
-    """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM` (and of predicted ESA: the judge's score
-    on the metric's ``protocol`` scale): per system of ``report``, its ``(n_segments, len(STAT_NAMES))`` statistics
-    at the metric's ``threshold``."""
+    """The provider of :class:`~mtdiag.metrics.predicted_mqm.PredictedMQM` and of predicted ESA.
+
+    Predicted ESA is the judge's score on the metric's ``protocol`` scale. Per system of ``report``: its
+    ``(n_segments, len(STAT_NAMES))`` statistics at the metric's ``threshold``."""
     stats = report_statistics(report, metric.options["threshold"])
     scores = judged(report)[metric.protocol].to_numpy(dtype=float)
     stats[..., STAT_NAMES.index("judged")] = scores.reshape(len(report.evalset.systems), report.evalset.n_segments)

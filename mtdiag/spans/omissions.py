@@ -31,8 +31,9 @@ from mtdiag.spans.support import token_keys
 
 
 def missing_reference_words(report) -> np.ndarray:
-    """``(n_systems, n_segments)``: per output (systems in the report's order), the words of the closest
-    reference it lacks (module docstring); zeros without a reference. Memoised per report."""
+    """Per output, the words of the closest reference it lacks (module docstring); memoised per report.
+
+    Shape ``(n_systems, n_segments)``, systems in the report's order; zeros without a reference."""
     return report.context.memo(("spans", "missing_reference_words"), lambda: _missing(report))
 
 

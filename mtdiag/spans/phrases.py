@@ -34,9 +34,11 @@ PHRASE_COLUMNS = ["system", "seg", "first", "last", "words", "min_sigma", "kind"
 
 
 def evidence_kind(support: WordSupport) -> str | None:
-    """The kind of evidence a set's phrases rest on: ``unsupported`` (references and other systems),
-    ``no_reference`` (references, fewer than three systems), ``no_consensus`` (other systems, no reference), None
-    (one or two systems and no reference: nothing to compare an output with)."""
+    """The kind of evidence a set's phrases rest on, or None when there is nothing to compare an output with.
+
+    ``unsupported`` (references and other systems), ``no_reference`` (references, fewer than three systems),
+    ``no_consensus`` (other systems, no reference), None (one or two systems and no reference: nothing to compare an
+    output with)."""
     if support.has_references:
         return "unsupported" if support.has_consensus else "no_reference"
     return "no_consensus" if support.has_consensus else None
@@ -59,9 +61,11 @@ def word_flags(support: WordSupport) -> tuple[np.ndarray, np.ndarray]:
 
 
 def phrases(support: WordSupport, gap: int = GAP) -> pd.DataFrame:
-    """One row per phrase (:data:`PHRASE_COLUMNS`): its ``system`` and ``seg``, its ``first`` and ``last`` token
-    positions (inclusive), ``words`` (its candidate words), ``min_sigma`` (the least system support among its
-    unsupported words; NaN without consensus) and its evidence ``kind``."""
+    """One row per phrase of the outputs (:data:`PHRASE_COLUMNS`).
+
+    Its ``system`` and ``seg``, its ``first`` and ``last`` token positions (inclusive), ``words`` (its candidate words),
+    ``min_sigma`` (the least system support among its unsupported words; NaN without consensus) and its evidence
+    ``kind``."""
     kind = evidence_kind(support)
     candidate, unsupported = word_flags(support)
     at = np.flatnonzero(candidate)

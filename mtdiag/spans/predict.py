@@ -29,16 +29,17 @@ SPAN_COLUMNS = ["system", "seg", "start", "end", "text", "severity", "confidence
 
 
 def predict_spans(report, threshold: float = DEFAULT_THRESHOLD, segments=None) -> pd.DataFrame:
-    """Every predicted span with ``confidence >= threshold``: :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and
-    ``end`` character offsets into the output, ``text = output[start:end]``), ordered by system (the report's
-    order), segment and start. The frame of a threshold is computed once per report and shared (every segment
-    drawn, the records and the counts read the same one: do not modify it); each source of spans is computed once
-    per report, and a check whose confidence is below the threshold is not asked at all.
+    """Every predicted span with ``confidence >= threshold``, ordered by system, segment and start.
 
-    ``segments`` (0-based; None: all): only the spans of these segments' outputs — the rows of the whole frame for
-    them, read from it when it is computed already, else computed for these segments alone (every source of spans
-    is a function of one segment's outputs and references; a check's flags are the whole report's). The Segments
-    page shows one segment: it waited ~1 s for the spans of all 10,000 outputs of a dev set."""
+    :data:`SPAN_COLUMNS` (``seg`` 0-based, ``start`` and ``end`` character offsets into the output,
+    ``text = output[start:end]``), systems in the report's order. The frame of a threshold is computed once per report
+    and shared (every segment drawn, the records and the counts read the same one: do not modify it); each source of
+    spans is computed once per report, and a check whose confidence is below the threshold is not asked at all.
+
+    ``segments`` (0-based; None: all): only the spans of these segments' outputs — the rows of the whole frame for them,
+    read from it when it is computed already, else computed for these segments alone (every source of spans is a
+    function of one segment's outputs and references; a check's flags are the whole report's). The Segments page shows
+    one segment: it waited ~1 s for the spans of all 10,000 outputs of a dev set."""
     threshold = float(threshold)
     if segments is None:
         return report.context.memo(("spans", "predicted", threshold), lambda: _predicted(report, threshold))
@@ -91,8 +92,10 @@ class TokenLocator:
         return span_characters(offsets, first, min(last, len(offsets) - 1))
 
     def frame(self, tokens: pd.DataFrame) -> pd.DataFrame:
-        """Token ranges (``system``, ``seg``, ``first``, ``last`` inclusive, any further columns) with their
-        characters: ``start``, ``end`` and ``text`` added; ranges whose tokens cannot be located are left out."""
+        """Token ranges with their characters: ``start``, ``end`` and ``text`` added.
+
+        The ranges have ``system``, ``seg``, ``first``, ``last`` inclusive and any further columns; ranges whose tokens
+        cannot be located are left out."""
         chars = [self.characters(s, int(g), int(a), int(b)) for s, g, a, b in
                  tokens[["system", "seg", "first", "last"]].itertuples(index=False)]
         located = np.array([c is not None for c in chars], dtype=bool)
@@ -111,9 +114,10 @@ def locator(report) -> TokenLocator:
 
 
 def phrase_spans(report, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """The phrases the references and the other systems do not support (:func:`mtdiag.spans.phrases.phrases`),
-    located: :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's ``words`` and ``min_sigma``; of the outputs of
-    ``segments`` only when given."""
+    """The phrases the references and the other systems do not support, located.
+
+    The phrases of :func:`mtdiag.spans.phrases.phrases`, as :data:`SPAN_COLUMNS` but ``confidence``, with the phrase's
+    ``words`` and ``min_sigma``; of the outputs of ``segments`` only when given."""
     def build():
         found = locator(report).frame(phrases(word_support(report, segments)))
         return found.assign(severity=phrase_severity(found["words"].to_numpy()))
@@ -122,8 +126,10 @@ def phrase_spans(report, segments: tuple[int, ...] | None = None) -> pd.DataFram
 
 
 def check_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """The marks of one check (``mtdiag.triage.checks``) on every output it fired on (of ``segments`` only when given),
-    located: :data:`SPAN_COLUMNS` but ``confidence``; kind = the check's name."""
+    """The marks of one check on every output it fired on, located.
+
+    The check is one of ``mtdiag.triage.checks``; outputs of ``segments`` only when given. :data:`SPAN_COLUMNS` but
+    ``confidence``; kind = the check's name."""
     def build():
         fired = checks.fired(report, check)
         if segments is not None:
@@ -139,9 +145,10 @@ def check_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.Da
 
 
 def whole_output_spans(report, check, segments: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """A critical check that marks no words (``empty``, ``truncated``: what is wrong is what is missing): one
-    zero-width span at the end of every output it fired on (of ``segments`` only when given) — where WMT23's error
-    spans put an omission —, ``critical``; :data:`SPAN_COLUMNS` but ``confidence``."""
+    """One zero-width ``critical`` span at the end of every output that a critical check marking no words fired on.
+
+    Such checks are ``empty`` and ``truncated``: what is wrong is what is missing. The span is where WMT23's error spans
+    put an omission; outputs of ``segments`` only when given; :data:`SPAN_COLUMNS` but ``confidence``."""
     fired = checks.fired(report, check)
     if segments is not None:
         fired = fired & fired.index.get_level_values("seg").isin(segments)

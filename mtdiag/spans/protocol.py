@@ -35,11 +35,12 @@ def operating_point(protocol: str = DEFAULT_PROTOCOL) -> dict[str, float]:
 
 
 def protocol_spans(report, protocol: str = DEFAULT_PROTOCOL, scores: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The predicted spans (:func:`mtdiag.spans.predict_spans`) at ``protocol``'s operating point: confidence at
-    least its ``threshold``, in the outputs among the worst ``share`` of the set by the judge's score on the
-    protocol's scale (``scores``: :func:`mtdiag.spans.judge.judged`'s frame, default the shipped model's; an output
-    tied with the cut-off is kept) and in every plainly broken output (a critical check fired: empty, truncated, a
-    loop, …, which any rater marks)."""
+    """The predicted spans (:func:`mtdiag.spans.predict_spans`) at ``protocol``'s operating point.
+
+    Confidence at least its ``threshold``, in the outputs among the worst ``share`` of the set by the judge's score on
+    the protocol's scale (``scores``: :func:`mtdiag.spans.judge.judged`'s frame, default the shipped model's; an output
+    tied with the cut-off is kept) and in every plainly broken output (a critical check fired: empty, truncated, a loop,
+    …, which any rater marks)."""
     point = operating_point(protocol)
     spans = predict_spans(report, point["threshold"])
     if point["share"] >= 1.0:
@@ -52,13 +53,16 @@ def protocol_spans(report, protocol: str = DEFAULT_PROTOCOL, scores: pd.DataFram
 
 
 def protocol_of(report) -> str:
-    """The protocol the loaded human scores follow (:func:`mtdiag.core.needs.human_protocol`), else
-    :data:`DEFAULT_PROTOCOL`; None (no report yet: a command checking its flags) gives the default."""
+    """The protocol the loaded human scores follow, else :data:`DEFAULT_PROTOCOL`.
+
+    The protocol is read by :func:`mtdiag.core.needs.human_protocol`; None (no report yet: a command checking its flags)
+    gives the default."""
     found = human_protocol(report.evalset) if report is not None else None
     return found or DEFAULT_PROTOCOL
 
 
 def default_threshold(report, chosen=None) -> float:
-    """The spans' confidence threshold at the operating point of :func:`protocol_of` ``report`` (the default of
-    the span threshold wherever it is offered)."""
+    """The spans' confidence threshold at the operating point of :func:`protocol_of` ``report``.
+
+    It is the default of the span threshold wherever it is offered."""
     return operating_point(protocol_of(report))["threshold"]

@@ -23,6 +23,7 @@ FORMATS = ("jsonl", "json")
 
 def span_records(report, spans: pd.DataFrame | None = None, threshold: float = DEFAULT_THRESHOLD) -> list[dict]:
     """The records of every (system, segment) of ``report``, systems in the report's order, then segments.
+
     ``spans`` defaults to :func:`~mtdiag.spans.predict_spans` at ``threshold``."""
     spans = predict_spans(report, threshold) if spans is None else spans
     listed: dict[tuple[str, int], list[dict]] = {}

@@ -39,10 +39,11 @@ MIN_SYSTEMS = Consensus.info.min_systems  # with fewer, each output is the other
 
 @dataclass(frozen=True)
 class WordSupport:
-    """One row per token of every output, systems in the report's order, then segments, then positions:
-    ``system`` (index into ``systems``), ``seg``, ``pos``, ``token`` (vocabulary id), ``word`` (not
-    punctuation), ``rho``, ``aligned`` and ``sigma`` (``ρ``, ``α``, ``σ`` of the module docstring; NaN when not
-    defined); ``n_refs`` references."""
+    """The reference, aligned and system support of every token of every output, one row per token.
+
+    Rows: systems in the report's order, then segments, then positions. Columns: ``system`` (index into ``systems``),
+    ``seg``, ``pos``, ``token`` (vocabulary id), ``word`` (not punctuation), ``rho``, ``aligned`` and ``sigma`` (``ρ``,
+    ``α``, ``σ`` of the module docstring; NaN when not defined); ``n_refs`` references."""
 
     systems: tuple[str, ...]
     n_refs: int
@@ -57,6 +58,7 @@ class WordSupport:
 
     @property
     def has_references(self) -> bool:
+        """True when the set has at least one reference."""
         return self.n_refs > 0
 
     @property
@@ -100,9 +102,10 @@ def _aligned_counts(hyps: list, refs: list) -> np.ndarray:
 
 
 def word_support(report, segments: tuple[int, ...] | None = None) -> WordSupport:
-    """Reference and system support of every output token of the report, or of the outputs of ``segments`` only
-    (0-based; the support of a word depends on its segment's references and outputs alone, so the rows are those of
-    the whole report's for these segments); memoised per report and segments."""
+    """Reference and system support of every output token of the report, or of the outputs of ``segments`` only.
+
+    ``segments`` are 0-based; the support of a word depends on its segment's references and outputs alone, so the rows
+    are those of the whole report's for these segments. Memoised per report and segments."""
     return report.context.memo(("spans", "support", segments), lambda: _word_support(report, segments))
 
 

@@ -83,22 +83,25 @@ PROBLEM_TEXT = ("problem score (0–1, higher = worse): how much a human would p
 
 
 def badness_percentile(values: pd.Series, metric: str, within=None) -> pd.Series:
-    """0–1 per row, 1 = the worst row of this set for ``metric`` (direction-aware; ties averaged; NaN kept; an
-    imported metric's direction from ``within``, the report)."""
+    """Each row's badness as a 0–1 percentile, 1 = the worst row of this set for ``metric``.
+
+    Direction-aware; ties averaged; NaN kept; an imported metric's direction from ``within``, the report."""
     bad = -metric_info(metric, within).oriented(values)
     return bad.rank(method="average", pct=True, na_option="keep")
 
 
 def ranking_metrics(report) -> list[str]:
-    """The metrics the problem score averages: :data:`VIEWS` present in the report plus every imported metric
-    with a direction (COMET, MetricX, … computed elsewhere: trained on human judgements, they are views of their
-    own), else every segment-level metric with a direction; and :data:`CONSENSUS` wherever the set has the
-    systems it needs (:func:`view_scores` computes it when the report has not).
+    """The metrics the problem score averages.
 
-    Predicted MQM (``predicted_mqm``, derived from the predicted spans) is not a view: no way of joining it —
-    as a further view of the rank product (a rate or a count) or at the penalty level — scored at least this
-    score's lift on every dev set and kind of human score, with and without references (``docs/triage.md``,
-    "Predicted MQM and the queue")."""
+    :data:`VIEWS` present in the report plus every imported metric with a direction (COMET, MetricX, … computed
+    elsewhere: trained on human judgements, they are views of their own), else every segment-level metric with a
+    direction; and :data:`CONSENSUS` wherever the set has the systems it needs (:func:`view_scores` computes it when the
+    report has not).
+
+    Predicted MQM (``predicted_mqm``, derived from the predicted spans) is not a view: no way of joining it — as a
+    further view of the rank product (a rate or a count) or at the penalty level — scored at least this score's lift on
+    every dev set and kind of human score, with and without references (``docs/triage.md``, "Predicted MQM and the
+    queue")."""
     imported = {info.name for info in report.evalset.imported}
     chosen = [m for m in report.metrics if (m in VIEWS or m in imported) and metric_info(m, report).has_direction]
     if not chosen:  # a metric derived from the spans (predicted MQM) reads the checks the queue already has
@@ -110,9 +113,10 @@ def ranking_metrics(report) -> list[str]:
 
 
 def view_scores(report, metric: str) -> pd.Series:
-    """The segment scores of one view over the report's pairs: the report's own column, or — for
-    :data:`CONSENSUS` on a report that did not compute it (a set with references computes it only on request) —
-    consensus with its default options on the report's tokens (memoised per report)."""
+    """The segment scores of one view over the report's pairs.
+
+    The report's own column, or — for :data:`CONSENSUS` on a report that did not compute it (a set with references
+    computes it only on request) — consensus with its default options on the report's tokens (memoised per report)."""
     if metric in report.segments.columns:
         return report.segments[metric]
 
@@ -128,8 +132,9 @@ def view_scores(report, metric: str) -> pd.Series:
 
 
 def signals(report) -> str:
-    """One sentence saying what the problem score was built from for this report (the CLI prints it, the
-    Segments page shows it)."""
+    """One sentence saying what the problem score was built from for this report.
+
+    The CLI prints it, the Segments page shows it."""
     views = ranking_metrics(report)
     labels = ", ".join(metric_info(m, report).label for m in views) if views else "no metric"
     length = ("mean reference length" if report.evalset.has_references
@@ -143,10 +148,11 @@ def signals(report) -> str:
 
 
 def error_rate(report, metrics: Sequence[str] | None = None) -> pd.Series:
-    """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics`` (default
-    :func:`ranking_metrics`), 0–1; 0 where no metric has a value. On a segment whose every reference is suspect
-    (:func:`mtdiag.triage.checks.suspect_reference.reference_at_fault`), over the reference-free views among them only
-    (consensus, imported metrics), or the set's median rate when there is none."""
+    """Per (system, seg): the geometric mean of the pair's badness percentiles over ``metrics``, 0–1.
+
+    ``metrics`` defaults to :func:`ranking_metrics`; 0 where no metric has a value. On a segment whose every reference
+    is suspect (:func:`mtdiag.triage.checks.suspect_reference.reference_at_fault`), over the reference-free views among
+    them only (consensus, imported metrics), or the set's median rate when there is none."""
     metrics = list(metrics or ranking_metrics(report))
     if not metrics:
         return pd.Series(0.0, index=report.segments.index)
@@ -172,17 +178,17 @@ WITNESS_SCALE = 0.1  # a witness this much better in mean error rate counts e (2
 
 
 def witness_badness(report, rate: pd.Series, at_fault: pd.Series) -> pd.Series:
-    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the other
-    outputs, each a witness weighed by how good its system looks elsewhere against the output's own system — its
-    badness percentile among the set's consensus scores (:data:`CONSENSUS`, 1 = the least agreement). How good a
-    system looks: its mean error rate ``q`` on the segments whose reference is trusted (the segments a
-    reference-favoured system copies, :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out unless they
-    are all there is); witness
-    ``j`` of output ``s`` weighs ``exp((q_s − q_j) / WITNESS_SCALE)``, so disagreeing with better systems costs more
-    than disagreeing with worse ones (one system, one vote where all look alike). Agreement is pairwise n-gram F1
-    (:func:`mtdiag.metrics.consensus.pairwise_agreement`). NaN elsewhere. Measured (``docs/triage.md``, "The
-    fallback weighs the witnesses"): as good as one vote on the dev sets; counting only the better witnesses, or
-    not charging the best-looking output at all, was worse on every one."""
+    """Per pair of a segment whose every reference is suspect: how badly the output disagrees with the other outputs.
+
+    Each other output is a witness, weighed by how good its system looks elsewhere against the output's own system; the
+    disagreement is the output's badness percentile among the set's consensus scores (:data:`CONSENSUS`, 1 = the least
+    agreement). How good a system looks: its mean error rate ``q`` on the segments whose reference is trusted (the
+    segments a reference-favoured system copies, :func:`mtdiag.analysis.reference_bias.favoured_segments`, left out
+    unless they are all there is); witness ``j`` of output ``s`` weighs ``exp((q_s − q_j) / WITNESS_SCALE)``, so
+    disagreeing with better systems costs more than disagreeing with worse ones (one system, one vote where all look
+    alike). Agreement is pairwise n-gram F1 (:func:`mtdiag.metrics.consensus.pairwise_agreement`). NaN elsewhere.
+    Measured (``docs/triage.md``, "The fallback weighs the witnesses"): as good as one vote on the dev sets; counting
+    only the better witnesses, or not charging the best-looking output at all, was worse on every one."""
     from mtdiag.analysis.reference_bias import applies, favoured_segments
     from mtdiag.metrics.consensus import pairwise_agreement
 
@@ -210,8 +216,9 @@ def witness_badness(report, rate: pd.Series, at_fault: pd.Series) -> pd.Series:
 
 
 def source_flags(report) -> pd.Series:
-    """Per pair: how many of the checks that read the output against its source alone (not the reference) fired —
-    what decides between outputs the witnesses cannot tell apart."""
+    """Per pair: how many of the checks that read the output against its source alone (not the reference) fired.
+
+    This is what decides between outputs the witnesses cannot tell apart."""
     chosen = [c for c in checks.active_checks(report) if "source" in c.needs and not c.reads_reference
               and c.about == "output"]
     if not chosen:
@@ -220,11 +227,12 @@ def source_flags(report) -> pd.Series:
 
 
 def segment_length(report) -> pd.Series:
-    """Per (system, seg): the length the penalty scales with — the segment's mean reference length in tokens;
-    without references, the median length of the systems' outputs of the segment (the length a translation of
-    that source has in this set, robust to one system's truncation or loop). A suspect reference
-    (:mod:`mtdiag.triage.checks.suspect_reference`) does not count: the other references' mean, or where every reference
-    is suspect the outputs' median. At least 1."""
+    """Per (system, seg): the length the penalty scales with, at least 1.
+
+    The segment's mean reference length in tokens; without references, the median length of the systems' outputs of the
+    segment (the length a translation of that source has in this set, robust to one system's truncation or loop). A
+    suspect reference (:mod:`mtdiag.triage.checks.suspect_reference`) does not count: the other references' mean, or
+    where every reference is suspect the outputs' median."""
     outputs = np.median([side.lengths for side in report.context.tokens.hyps.values()], axis=0)
     if report.evalset.has_references:
         lengths = _trusted_reference_lengths(report, outputs)
@@ -252,9 +260,11 @@ def _trusted_reference_lengths(report, outputs: np.ndarray) -> np.ndarray:
 
 
 def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (system, seg): ``problem`` (the percentile of error rate × length among the set's pairs, 0–1) and
-    ``relative`` (the pair's problem minus the mean problem of all systems on the same source: > 0 means worse
-    than its peers there). Index as ``report.segments``."""
+    """Per (system, seg): the pair's ``problem`` score and its ``relative`` problem against its peers on the source.
+
+    ``problem``: the percentile of error rate × length among the set's pairs, 0–1; ``relative``: the pair's problem
+    minus the mean problem of all systems on the same source (> 0 means worse than its peers there). Index as
+    ``report.segments``."""
     penalty = error_rate(report, metrics) * segment_length(report)
     problem = penalty.rank(method="average", pct=True).where(penalty > 0, 0.0)
     relative = problem - problem.groupby(level="seg").transform("mean")
@@ -263,16 +273,17 @@ def problem_scores(report, metrics: Sequence[str] | None = None) -> pd.DataFrame
 
 def worst_first(report, metrics: Sequence[str] | None = None, *, requested: checks.Requested | None = None,
                 strict: bool = False) -> pd.DataFrame:
-    """Every (system, segment) pair worst first: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags``
-    (the fired checks of :mod:`mtdiag.triage.checks`, comma-joined, empty when none), ``critical`` (the fired *critical*
-    checks, comma-joined, empty when none: why a row stands above rows of higher problem), every segment score,
-    then one boolean column per check (``requested``: on-request checks and their options, e.g.
-    ``{"mt_only_ngram": {"order": 2}}``).
+    """Every (system, segment) pair worst first, with its problem score, the checks that fired and its segment scores.
 
-    Order: a critical check first (a plainly broken output), then problem descending, relative descending, system
-    and segment order. Other flags explain a pair; they do not move it (adding them to the problem score changed
-    the lift by less than its noise on the dev sets, ``docs/triage.md``). Unless ``strict``, the first
-    :data:`FIRST_SCREEN` rows hold at most :data:`PER_SOURCE` pair per source (:func:`first_screen`)."""
+    Columns: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags`` (the fired checks of
+    :mod:`mtdiag.triage.checks`, comma-joined, empty when none), ``critical`` (the fired *critical* checks,
+    comma-joined, empty when none: why a row stands above rows of higher problem), every segment score, then one boolean
+    column per check (``requested``: on-request checks and their options, e.g. ``{"mt_only_ngram": {"order": 2}}``).
+
+    Order: a critical check first (a plainly broken output), then problem descending, relative descending, system and
+    segment order. Other flags explain a pair; they do not move it (adding them to the problem score changed the lift by
+    less than its noise on the dev sets, ``docs/triage.md``). Unless ``strict``, the first :data:`FIRST_SCREEN` rows
+    hold at most :data:`PER_SOURCE` pair per source (:func:`first_screen`)."""
     scores = problem_scores(report, metrics)
     flags = checks.flag_frame(report, requested)
     scores["flags"] = checks.flag_names(flags)
@@ -289,10 +300,11 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
 
 
 def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int = PER_SOURCE) -> pd.DataFrame:
-    """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source
-    (``seg_id``): the first rows of that many different sources in queue order, then every other row in queue
-    order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the reference
-    is no finding about the output."""
+    """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source.
+
+    A source is a ``seg_id``. The first rows of that many different sources in queue order come first, then every other
+    row in queue order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the
+    reference is no finding about the output."""
     reference_only = ((ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns
                       else np.zeros(len(ranked), dtype=bool))
     occurrence = ranked[~reference_only].groupby("seg_id", sort=False).cumcount().reindex(
@@ -303,9 +315,10 @@ def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int
 
 
 def source_difficulty(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """The queue viewed as sources: per segment ``seg_id``, ``difficulty`` (mean problem over systems: a hard
-    source), ``spread`` (max − min problem over systems: the systems disagree), ``worst_system`` and its
-    ``worst_problem``; hardest first."""
+    """The queue viewed as sources, hardest first.
+
+    Per segment ``seg_id``, ``difficulty`` (mean problem over systems: a hard source), ``spread`` (max − min problem
+    over systems: the systems disagree), ``worst_system`` and its ``worst_problem``."""
     scores = problem_scores(report, metrics)["problem"].unstack("system")
     worst = scores.idxmax(axis=1)
     frame = pd.DataFrame({"seg_id": scores.index + 1, "difficulty": scores.mean(axis=1).to_numpy(),
@@ -315,8 +328,9 @@ def source_difficulty(report, metrics: Sequence[str] | None = None) -> pd.DataFr
 
 
 def top_weights(badness: np.ndarray, share: float = SHARE) -> np.ndarray:
-    """Membership of each item in the worst ``share`` (highest badness): 1 above the cut-off, 0 below, and the
-    remaining places shared equally by the items tied at the cut-off."""
+    """Membership of each item in the worst ``share`` (highest badness).
+
+    1 above the cut-off, 0 below, and the remaining places shared equally by the items tied at the cut-off."""
     badness = np.asarray(badness, dtype=float)
     k = share * len(badness)
     if len(badness) == 0 or k <= 0:
@@ -335,8 +349,9 @@ def lift(badness: np.ndarray, human_badness: np.ndarray, share: float = SHARE) -
 
 
 def flag_lift(flag: np.ndarray, human_badness: np.ndarray, share: float = SHARE) -> tuple[float, float]:
-    """(firing rate, lift) of a boolean flag: the share of flagged pairs in the human-worst ``share``, over
-    ``share`` (NaN when it never fires)."""
+    """(firing rate, lift) of a boolean flag.
+
+    The lift is the share of flagged pairs in the human-worst ``share``, over ``share`` (NaN when it never fires)."""
     flag = np.asarray(flag, dtype=bool)
     theirs = top_weights(human_badness, share)
     rate = float(flag.mean()) if len(flag) else 0.0

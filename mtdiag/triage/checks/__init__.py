@@ -73,6 +73,7 @@ Requested = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
 
 def register(cls: type[Check]) -> type[Check]:
     """Add a check to the registry (a plug-in, or a test's throw-away check); returns it (usable as a decorator).
+
     A taken name is a ``ValueError``."""
     return REGISTRY.register(cls)
 
@@ -83,14 +84,17 @@ def unregister(name: str) -> None:
 
 
 def registered(cls: type[Check], *, replace: bool = False):
-    """``with registered(MyCheck): ...`` — the check is in the registry inside the block only; ``replace=True``
-    stands in for a registered check of that name and puts it back after (:meth:`Registry.registered`)."""
+    """``with registered(MyCheck): ...`` — the check is in the registry inside the block only.
+
+    ``replace=True`` stands in for a registered check of that name and puts it back after
+    (:meth:`Registry.registered`)."""
     return REGISTRY.registered(cls, replace=replace)
 
 
 def freeze(requested: Mapping[str, Mapping[str, Any]] | Requested | None) -> Requested:
-    """On-request checks and their options as a sorted, hashable tuple (a cache key); unknown or not-on-request
-    names are refused."""
+    """On-request checks and their options as a sorted, hashable tuple (a cache key).
+
+    Unknown or not-on-request names are refused."""
     items = dict(requested or ())
     for name in items:
         if name not in REGISTRY or not REGISTRY[name].on_request:
@@ -100,8 +104,9 @@ def freeze(requested: Mapping[str, Mapping[str, Any]] | Requested | None) -> Req
 
 
 def active_checks(report, requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> list[Check]:
-    """The checks computed for ``report``: every check that is not on request and whose needs the report meets,
-    plus the requested ones, in registry order."""
+    """The checks computed for ``report``, in registry order.
+
+    Every check that is not on request and whose needs the report meets, plus the requested ones."""
     asked = dict(freeze(requested))
     chosen = []
     for name, cls in REGISTRY.items():
@@ -114,10 +119,12 @@ def active_checks(report, requested: Mapping[str, Mapping[str, Any]] | Requested
 
 
 def fired(report, check: Check) -> pd.Series:
-    """One check's flag over the report's pairs (memoised per report, check and options: a page that needs one
-    flag, e.g. the WAFT/NEVA view's ``word_order``, computes only that one). A check whose evidence is the
-    reference (``reads_reference``) does not fire where every reference of the segment is suspect
-    (:func:`mtdiag.triage.checks.suspect_reference.reference_at_fault`): the reference's fault is not the output's."""
+    """One check's flag over the report's pairs.
+
+    Memoised per report, check and options: a page that needs one flag, e.g. the WAFT/NEVA view's ``word_order``,
+    computes only that one. A check whose evidence is the reference (``reads_reference``) does not fire where every
+    reference of the segment is suspect (:func:`mtdiag.triage.checks.suspect_reference.reference_at_fault`): the
+    reference's fault is not the output's."""
     def build() -> pd.Series:
         flags = check.fires(report).reindex(report.segments.index, fill_value=False).astype(bool)
         if check.reads_reference:
@@ -135,8 +142,9 @@ def flag(report, name: str) -> pd.Series:
 
 
 def flag_frame(report, requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> pd.DataFrame:
-    """Every check that the report's metrics and inputs allow (and the requested ones), one boolean column each,
-    over the report's (system, seg) index, in registry order."""
+    """One boolean column per check that the report's metrics and inputs allow (and per requested one).
+
+    The columns are over the report's (system, seg) index, in registry order."""
     checks = active_checks(report, requested)
     return pd.DataFrame({c.name: fired(report, c) for c in checks}, index=report.segments.index, dtype=bool)
 
@@ -169,8 +177,9 @@ def critical(flags: pd.DataFrame) -> pd.Series:
 
 def check_evidence(report, system: str, seg: int,
                    requested: Mapping[str, Mapping[str, Any]] | Requested | None = None) -> SegmentEvidence | None:
-    """Why the checks fired on one pair: marks in the output and a ``checks`` table with one plain sentence per
-    finding; None when no check fired."""
+    """Why the checks fired on one pair; None when no check fired.
+
+    Marks in the output and a ``checks`` table with one plain sentence per finding."""
     spans, rows, legend = [], [], []
     for check in active_checks(report, requested):
         flags = fired(report, check)

@@ -68,26 +68,33 @@ class Check(ABC):
 
 
 class WorstByCount(Check):
-    """A check that counts something per pair (a statistic of a metric) and fires on the set's worst
-    :data:`WORST_SHARE` by that count (ties broken by the metric's score) where the count reaches ``min_count``:
-    length-aware, as a human penalty is (a sum over errors, not a rate)."""
+    """A check that counts something per pair and fires on the set's worst :data:`WORST_SHARE` by that count.
+
+    The count is a statistic of a metric; ties are broken by the metric's score, and the check fires where the count
+    reaches ``min_count``: length-aware, as a human penalty is (a sum over errors, not a rate)."""
 
     metric: ClassVar[str]
     statistic: ClassVar[str]
     min_count: ClassVar[int]
 
     def counts(self, report) -> pd.Series:
+        """The check's count per pair: its ``statistic`` of its ``metric`` (:func:`statistic`)."""
         return statistic(report, self.metric, self.statistic)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: among the set's worst :data:`WORST_SHARE` by count (:func:`worst_share_by`).
+
+        Ties are broken by the metric's score; the count must reach ``min_count``."""
         counts = self.counts(report)
         return worst_share_by(counts, report.segments[self.metric]) & (counts >= self.min_count)
 
 
 def modified_z_scores(values) -> np.ndarray:
-    """The modified z-score of each value (Iglewicz & Hoaglin 1993): its distance from the median over the median
-    absolute deviation scaled by 1.4826 (a normal's σ); when more than half the values equal the median (MAD 0),
-    the mean absolute deviation scaled by 1.2533 stands in for it. NaN stays NaN; values that never vary give 0."""
+    """The modified z-score of each value (Iglewicz & Hoaglin 1993).
+
+    Its distance from the median over the median absolute deviation scaled by 1.4826 (a normal's σ); when more than half
+    the values equal the median (MAD 0), the mean absolute deviation scaled by 1.2533 stands in for it. NaN stays NaN;
+    values that never vary give 0."""
     values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
     if not len(finite):
@@ -126,9 +133,10 @@ def by_pair_segments(report, segments: dict[str, object]) -> pd.Series:
 
 
 def worst_share_by(primary: pd.Series, secondary: pd.Series, share: float = WORST_SHARE) -> pd.Series:
-    """The rows ranked in the worst ``share`` of the set by ``primary`` (higher = worse), ties broken by
-    ``secondary`` (higher = worse): an integer count ties often, and the tie at the cut-off must not decide. Rows
-    tied with the cut-off on both keys are all kept, so that the order of the rows (the systems') never decides."""
+    """The rows ranked in the worst ``share`` of the set by ``primary``, ties broken by ``secondary``.
+
+    Higher = worse for both; an integer count ties often, and the tie at the cut-off must not decide. Rows tied with the
+    cut-off on both keys are all kept, so that the order of the rows (the systems') never decides."""
     cut = int(np.ceil(share * primary.notna().sum()))
     if cut == 0:
         return pd.Series(False, index=primary.index)
@@ -148,9 +156,10 @@ def statistic(report, metric: str, stat: str) -> pd.Series:
 
 
 def count_in_ranges(texts: pd.Series, groups: list[list[tuple[int, int]]]) -> np.ndarray:
-    """``counts[i, g]``: how many characters of text ``i`` fall in group ``g`` of code-point ranges (inclusive
-    ``(first, last)`` pairs; groups must not overlap). The code points of all texts are classified at once
-    through a lookup table (numpy), no loop over texts."""
+    """``counts[i, g]``: how many characters of text ``i`` fall in group ``g`` of code-point ranges.
+
+    The ranges are inclusive ``(first, last)`` pairs; groups must not overlap. The code points of all texts are
+    classified at once through a lookup table (numpy), no loop over texts."""
     texts = texts.astype(str).tolist()
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
@@ -174,9 +183,10 @@ def runs(marked: np.ndarray, kind: str, title: str) -> list[Span]:
 
 
 def character_spans(report, system: str, seg: int, char_spans, kind: str, title: str) -> list[Span]:
-    """Token spans of one output covering character spans of its text (tokens located as the detail view locates
-    them, :func:`mtdiag.core.highlight.token_offsets`, in the text as written or in its typography-normalised form);
-    none when the tokens cannot be located."""
+    """Token spans of one output covering character spans of its text; none when the tokens cannot be located.
+
+    The tokens are located as the detail view locates them (:func:`mtdiag.core.highlight.token_offsets`), in the text as
+    written or in its typography-normalised form."""
     shown, _ = report.context.display_tokens(system, seg)
     offsets = token_offsets(str(report.evalset.hyps.at[seg, system]), shown)
     if offsets is None:

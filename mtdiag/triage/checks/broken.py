@@ -28,8 +28,10 @@ def _lengths(texts: pd.Series) -> np.ndarray:
 
 
 def expected_lengths(report) -> np.ndarray:
-    """Per segment: the output length (characters) its source asks for in this set — the source's length times
-    the median output/source ratio over the set's non-empty outputs of non-empty sources."""
+    """Per segment: the output length (characters) its source asks for in this set.
+
+    It is the source's length times the median output/source ratio over the set's non-empty outputs of non-empty
+    sources."""
     def build():
         src = _lengths(report.evalset.src)
         hyps = np.column_stack([_lengths(report.evalset.hyps[s]) for s in report.evalset.systems])
@@ -41,6 +43,7 @@ def expected_lengths(report) -> np.ndarray:
 
 
 class Empty(Check):
+    """The ``empty`` check (critical): the output is empty (or only spaces) while the source is not."""
     name = "empty"
     label = "empty output"
     help = "the output is empty (or only spaces) while the source is not"
@@ -49,14 +52,17 @@ class Empty(Check):
     claims = ("Accuracy/Omission", "Non-translation")
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output is empty (or only spaces) while its source is not."""
         src = _lengths(report.evalset.src) > 0
         return by_pair(report, {s: (_lengths(report.evalset.hyps[s]) == 0) & src for s in report.evalset.systems})
 
     def explain(self, report, system, seg):
+        """Why ``empty`` fired on one pair: nothing of the source was translated."""
         return Finding(("the output is empty: nothing of the source was translated",))
 
 
 class Truncated(Check):
+    """The ``truncated`` check (critical): the output is under a fifth of the length its source asks for in this set."""
     name = "truncated"
     label = "truncated"
     help = "the output is under a fifth of the length its source asks for in this set"
@@ -65,6 +71,9 @@ class Truncated(Check):
     claims = ("Accuracy/Omission",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: a non-empty output under :data:`TRUNCATED_SHARE` of :func:`expected_lengths`.
+
+        Only where the expected length is at least :data:`TRUNCATED_MIN_CHARS` characters."""
         expected = expected_lengths(report)
         long_enough = expected >= TRUNCATED_MIN_CHARS
         flagged = {}
@@ -74,6 +83,7 @@ class Truncated(Check):
         return by_pair(report, flagged)
 
     def explain(self, report, system, seg):
+        """Why ``truncated`` fired on one pair: the output's length against the length its source asks for."""
         length = len(str(report.evalset.hyps.at[seg, system]).strip())
         return Finding((f"{length} characters where the source asks for about {expected_lengths(report)[seg]:.0f} "
                         "in this set: most of the source is not translated",))
@@ -100,6 +110,7 @@ def _floods(texts: pd.Series) -> list[set[str]]:
 
 
 class Flood(Check):
+    """The ``flood`` check (critical): a run of :data:`FLOOD_RUN` or more of one character the source does not have."""
     name = "flood"
     label = "character flood"
     help = f"one character {FLOOD_RUN} or more times in a row (!!!!!!!!, ........), which the source does not have"
@@ -109,6 +120,7 @@ class Flood(Check):
     marks = ("loop",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output floods a character (:data:`FLOOD`) that its source does not flood."""
         src = _floods(report.evalset.src)
         flagged = {}
         for system in report.evalset.systems:
@@ -117,6 +129,7 @@ class Flood(Check):
         return by_pair(report, flagged)
 
     def explain(self, report, system, seg):
+        """Why ``flood`` fired on one pair: the flooded characters, their runs marked."""
         text = str(report.evalset.hyps.at[seg, system])
         source = set(FLOOD.findall(str(report.evalset.src.iat[seg])))
         runs = [m for m in FLOOD.finditer(text) if m.group(1) not in source]

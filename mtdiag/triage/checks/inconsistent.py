@@ -20,8 +20,9 @@ def _collapsed(texts: pd.Series) -> pd.Series:
 
 
 def repeated_sources(report) -> pd.Series:
-    """Per segment: an id shared by the segments with the same (non-empty) source text, −1 for a source that
-    occurs once."""
+    """Per segment: an id shared by the segments with the same (non-empty) source text.
+
+    The id is −1 for a source that occurs once."""
     def build():
         src = report.evalset.src.astype(str)
         codes, _ = pd.factorize(_collapsed(src))
@@ -33,8 +34,9 @@ def repeated_sources(report) -> pd.Series:
 
 
 def inconsistent_segments(report) -> dict[str, np.ndarray]:
-    """Per system: the segments whose source recurs in the set and that the system translated in more than one
-    way (only the outputs of recurring sources are read)."""
+    """Per system: the segments whose source recurs in the set and that the system translated in more than one way.
+
+    Only the outputs of recurring sources are read."""
     group = repeated_sources(report)
     repeated = np.flatnonzero(group.to_numpy() >= 0)
     out = {}
@@ -49,6 +51,7 @@ def inconsistent_segments(report) -> dict[str, np.ndarray]:
 
 
 class Inconsistent(Check):
+    """The ``inconsistent`` check: a source that recurs in the set, translated by this system in different ways."""
     name = "inconsistent"
     label = "inconsistent"
     help = "the same source occurs more than once in the set and this system translated it in different ways"
@@ -56,9 +59,13 @@ class Inconsistent(Check):
     claims = ("Terminology/Inconsistent", "Fluency/Inconsistency", "Style/Inconsistent")
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: :func:`inconsistent_segments`."""
         return by_pair(report, inconsistent_segments(report))
 
     def explain(self, report, system, seg):
+        """Why ``inconsistent`` fired on one pair: the system's other translations of the same source.
+
+        One sentence per other translation, with the segments that have it."""
         group = repeated_sources(report)
         others = np.flatnonzero(group.to_numpy() == group.iat[seg])
         outputs = _collapsed(report.evalset.hyps[system].iloc[others]).to_numpy()

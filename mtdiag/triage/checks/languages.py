@@ -59,8 +59,9 @@ _NAMES = {code: name for name, code in pycld2.LANGUAGES}
 
 @lru_cache(maxsize=1024)
 def normalise(code: str | None) -> str | None:
-    """A language code as the checks compare them: lower-case primary subtag, CLD2's old codes mapped to ISO 639-1
-    (``zh-Hant`` → ``zh``, ``iw`` → ``he``); None for unknown (``un``, CLD2's script-only ``xx-…``)."""
+    """A language code as the checks compare them; None for unknown (``un``, CLD2's script-only ``xx-…``).
+
+    Lower-case primary subtag, CLD2's old codes mapped to ISO 639-1 (``zh-Hant`` → ``zh``, ``iw`` → ``he``)."""
     if not code:
         return None
     code = code.strip().lower().replace("_", "-")
@@ -93,8 +94,10 @@ def letter_bytes(text: str) -> int:
 
 @dataclass(frozen=True)
 class Detection:
-    """CLD2's reading of one text: ``reliable``, the top ``language`` (normalised, None when unknown) and its
-    ``percent`` of the text, and every passage's ``(byte start, byte end, language)``."""
+    """CLD2's reading of one text: its top language, how sure it is, and the language of every passage.
+
+    ``reliable``, the top ``language`` (normalised, None when unknown) and its ``percent`` of the text, and every
+    passage's ``(byte start, byte end, language)``."""
 
     reliable: bool
     language: str | None
@@ -106,9 +109,10 @@ UNDETECTED = Detection(False, None, 0, ())
 
 
 def detect(text: str) -> Detection:
-    """CLD2 on one text (plain text, not HTML; not hinted towards the expected language, which would hide short
-    passages in another); a text CLD2 refuses is read again with the refused characters as spaces, and any other
-    error gives :data:`UNDETECTED`."""
+    """CLD2 on one text (plain text, not HTML; not hinted towards the expected language).
+
+    A hint would hide short passages in another language. A text CLD2 refuses is read again with the refused characters
+    as spaces, and any other error gives :data:`UNDETECTED`."""
     try:
         reliable, _, top, vectors = pycld2.detect(text, isPlainText=True, returnVectors=True)
     except (pycld2.error, ValueError, UnicodeError):
@@ -127,16 +131,18 @@ def detect_all(texts: Sequence[str]) -> list[Detection]:
 
 
 def dominant(detections: Sequence[Detection], texts: Sequence[str]) -> str | None:
-    """The language most texts are reliably detected in (texts of at least :data:`MIN_LETTER_BYTES`), None when
-    no text is."""
+    """The language most texts are reliably detected in, None when no text is.
+
+    Only texts of at least :data:`MIN_LETTER_BYTES` count."""
     counts = Counter(d.language for d, t in zip(detections, texts)
                      if d.reliable and d.language is not None and letter_bytes(str(t)) >= MIN_LETTER_BYTES)
     return counts.most_common(1)[0][0] if counts else None
 
 
 def declared_languages(report) -> tuple[str | None, str | None]:
-    """(source, target) language codes as the set declares them (``lang_pair``; the target may be set by the
-    scoring options), None where it doesn't."""
+    """(source, target) language codes as the set declares them (``lang_pair``), None where it doesn't.
+
+    The target may be set by the scoring options."""
     pair = report.evalset.lang_pair
     source = normalise(pair.split("-")[0]) if pair and "-" in pair else None
     return source, normalise(report.context.tgt_lang)
@@ -149,8 +155,10 @@ def output_detections(report) -> dict[str, list[Detection]]:
 
 
 def target_language(report) -> str | None:
-    """The language the outputs should be in: the declared target when CLD2 knows it (None when it doesn't),
-    else the dominant detected language of the outputs."""
+    """The language the outputs should be in.
+
+    The declared target when CLD2 knows it (None when it doesn't), else the dominant detected language of the
+    outputs."""
     def build():
         declared = declared_languages(report)[1]
         if declared is not None:
@@ -176,9 +184,10 @@ def source_language(report) -> str | None:
 
 
 def blank_non_language(text: str, source: str) -> str:
-    """``text`` with what is not language replaced by spaces of the same length: protected items (URLs, tags,
-    placeholders, handles, …), words with digits, and capitalised words the source also has (names kept as
-    written)."""
+    """``text`` with what is not language replaced by spaces of the same length.
+
+    Protected items (URLs, tags, placeholders, handles, …), words with digits, and capitalised words the source also has
+    (names kept as written)."""
     def blank(match: re.Match) -> str:
         return " " * len(match.group(0))
 
@@ -190,9 +199,10 @@ def blank_non_language(text: str, source: str) -> str:
 
 @dataclass(frozen=True)
 class LanguageFinding:
-    """What is not in the target language in one output: the whole output (``language`` and its ``percent``;
-    None when the output is in the target language) and the ``passages`` in other languages (character
-    ``start``, ``end``, language)."""
+    """What is not in the target language in one output: the whole output, and the passages in other languages.
+
+    The whole output: ``language`` and its ``percent``, None when the output is in the target language; the ``passages``
+    in other languages: character ``start``, ``end``, language."""
 
     language: str | None
     percent: int
@@ -200,8 +210,9 @@ class LanguageFinding:
 
 
 def passages(text: str, detection: Detection, target: str) -> tuple[tuple[int, int, str], ...]:
-    """The passages of ``text`` that CLD2 reads as a known language other than ``target``, with at least
-    :data:`MIN_LETTER_BYTES` bytes of letters, as character offsets (space around them left out)."""
+    """The passages of ``text`` that CLD2 reads as a known language other than ``target``, as character offsets.
+
+    Only passages with at least :data:`MIN_LETTER_BYTES` bytes of letters; the space around them is left out."""
     data = text.encode("utf-8")
     found = []
     for start, end, language in detection.vectors:
@@ -229,13 +240,14 @@ def _stop_words(code: str) -> frozenset[str]:
 
 
 def function_words_agree(text: str, language: str, target: str, source: str | None = None) -> bool:
-    """A second opinion for languages written with spaces between words: the text has more function words of
-    ``language`` than of ``target`` (stopwords-iso lists, words in both lists not counted). CLD2 alone reads
-    *possible ; cela risque de devenir encore plus difficile au fur et à mesure…* as English (99 %, reliable);
-    its words *cela, encore, à, les* are French only. A language without a list counts only when it is the
-    ``source``'s (on short texts CLD2 guesses rare languages: Luxembourgish, Khasi, Corsican); no second opinion
-    where the target has no list or a language is written without spaces (Chinese, Japanese, Thai …: there CLD2
-    reads the script, and reads it well)."""
+    """A second opinion on a language: the text has more function words of ``language`` than of ``target``.
+
+    For languages written with spaces between words (stopwords-iso lists, words in both lists not counted). CLD2 alone
+    reads *possible ; cela risque de devenir encore plus difficile au fur et à mesure…* as English (99 %, reliable); its
+    words *cela, encore, à, les* are French only. A language without a list counts only when it is the ``source``'s (on
+    short texts CLD2 guesses rare languages: Luxembourgish, Khasi, Corsican); no second opinion where the target has no
+    list or a language is written without spaces (Chinese, Japanese, Thai …: there CLD2 reads the script, and reads it
+    well)."""
     if language in UNSPACED or target in UNSPACED:
         return True
     theirs, ours = _stop_words(language), _stop_words(target)
@@ -249,10 +261,12 @@ def function_words_agree(text: str, language: str, target: str, source: str | No
 
 def finding(text: str, source: str, detection: Detection, target: str,
             source_language: str | None = None) -> LanguageFinding | None:
-    """What of one output is not in ``target``: the whole output and the passages CLD2 reads as another language,
-    each confirmed by a second reading with the names kept from the source and the protected items blanked
-    (:func:`blank_non_language`) — the whole blanked output, and each blanked passage on its own (read inside the
-    output, a short passage would be absorbed by the text around it). None when nothing is confirmed."""
+    """What of one output is not in ``target``; None when nothing is confirmed.
+
+    The whole output and the passages CLD2 reads as another language, each confirmed by a second reading with the names
+    kept from the source and the protected items blanked (:func:`blank_non_language`) — the whole blanked output, and
+    each blanked passage on its own (read inside the output, a short passage would be absorbed by the text around
+    it)."""
     whole = _in_another_language(text, detection, target, source_language)
     found = passages(text, detection, target)
     if not whole and not found:
@@ -271,8 +285,9 @@ def finding(text: str, source: str, detection: Detection, target: str,
 
 
 def language_findings(report) -> dict[str, dict[int, LanguageFinding]]:
-    """Per system: the outputs with text in another language than the target (by segment, :func:`finding`);
-    empty when the target is unknown."""
+    """Per system: the outputs with text in another language than the target; empty when the target is unknown.
+
+    By segment, as :func:`finding` reads them."""
     def build():
         target = target_language(report)
         out: dict[str, dict[int, LanguageFinding]] = {s: {} for s in report.evalset.systems}

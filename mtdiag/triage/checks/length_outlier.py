@@ -24,6 +24,9 @@ MIN_REFERENCE_TOKENS = 10
 
 
 class LengthOutlier(Check):
+    """The ``length_outlier`` check: an output/reference length ratio far outside the set's range.
+
+    Only for references of at least :data:`MIN_REFERENCE_TOKENS` tokens."""
     name = "length_outlier"
     label = "length outlier"
     help = ("output/reference length ratio far outside the set's range (references of at least "
@@ -33,6 +36,10 @@ class LengthOutlier(Check):
     claims = ("Accuracy/Addition",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: a long-enough reference and a log length ratio that is a high modified z-score outlier.
+
+        The modified z-score (:func:`modified_z_scores`) is above :data:`LENGTH_Z` and the ratio at least
+        :data:`MIN_FACTOR`; the reference has at least :data:`MIN_REFERENCE_TOKENS` tokens."""
         ratio = report.segments["length_ratio"].astype(float)
         logs = np.log(ratio.where(ratio > 0))
         z = pd.Series(modified_z_scores(logs.to_numpy()), index=ratio.index)
@@ -41,5 +48,6 @@ class LengthOutlier(Check):
         return ((z > LENGTH_Z) & (logs >= math.log(MIN_FACTOR))).fillna(False) & long_enough
 
     def explain(self, report, system, seg):
+        """Why ``length_outlier`` fired on one pair: its length ratio, far outside the set's range."""
         ratio = report.segments.at[(system, seg), "length_ratio"]
         return Finding((f"length ratio {ratio:.2f}, far outside the set's range",))

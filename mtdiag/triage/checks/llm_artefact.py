@@ -55,8 +55,9 @@ def _prefilter(sources: list[str], start: bool) -> re.Pattern:
 
 
 class Pattern:
-    """One kind of artefact: a pattern matched at the start of the text (``start``) and one searched anywhere
-    (``anywhere``), both case-insensitive."""
+    """One kind of artefact: a pattern matched at the start of the text and one searched anywhere.
+
+    ``start`` and ``anywhere``, both case-insensitive."""
 
     def __init__(self, start: str | None = None, anywhere: str | None = None, prefilter: str | None = None):
         self.start_source = start
@@ -150,8 +151,9 @@ def _found(texts: pd.Series) -> dict[str, np.ndarray]:
 
 
 def artefacts(report) -> dict[str, dict[str, np.ndarray]]:
-    """Per system and kind (:data:`KINDS`): which outputs have an artefact of that kind the source does not (the
-    source and every output read in one pass)."""
+    """Per system and kind (:data:`KINDS`): which outputs have an artefact of that kind the source does not.
+
+    The source and every output are read in one pass."""
     def build():
         ev = report.evalset
         n = ev.n_segments
@@ -170,8 +172,10 @@ def artefacts(report) -> dict[str, dict[str, np.ndarray]]:
 
 
 def artefact_spans(text: str, kind: str) -> list[tuple[int, int]]:
-    """Character spans of one kind of artefact in an output: the preamble, refusal or closing phrase as matched,
-    a note to the end of its line or bracket, each code fence, the answer."""
+    """Character spans of one kind of artefact in an output.
+
+    The preamble, refusal or closing phrase as matched, a note to the end of its line or bracket, each code fence, the
+    answer."""
     if kind == "answer instead of a translation":
         return ANSWER.spans(text)
     spans = []
@@ -184,6 +188,10 @@ def artefact_spans(text: str, kind: str) -> list[tuple[int, int]]:
 
 
 class LlmArtefact(Check):
+    """The ``llm_artefact`` check (critical): an LLM's preamble, note, refusal, closing remark, code fence or answer.
+
+    The output has an LLM's preamble, note, refusal, closing remark or code fence, or answers the question it should
+    translate."""
     name = "llm_artefact"
     label = "LLM artefact"
     help = ("the output has an LLM's preamble, note, refusal, closing remark or code fence, or answers the "
@@ -194,9 +202,11 @@ class LlmArtefact(Check):
     marks = ("artefact",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output has an artefact of any kind (:func:`artefacts`)."""
         return by_pair(report, {s: np.any(list(found.values()), axis=0) for s, found in artefacts(report).items()})
 
     def explain(self, report, system, seg):
+        """Why ``llm_artefact`` fired on one pair: one sentence per kind of artefact, the artefacts marked."""
         text = str(report.evalset.hyps.at[seg, system])
         kinds = [k for k, found in artefacts(report)[system].items() if found[seg]]
         spans = character_spans(report, system, seg, [s for k in kinds for s in artefact_spans(text, k)],

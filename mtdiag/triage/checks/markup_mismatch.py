@@ -48,8 +48,10 @@ _TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)")
 
 
 def canonical(kind: str, text: str) -> str:
-    """The value an item is compared by: a tag by name and kind (``<b>``, ``</b>``, ``<br/>``), a ``{{ var }}``
-    without its inner spaces, a URL without the punctuation that ends its sentence, any other item as written."""
+    """The value an item is compared by.
+
+    A tag by name and kind (``<b>``, ``</b>``, ``<br/>``), a ``{{ var }}`` without its inner spaces, a URL without the
+    punctuation that ends its sentence, any other item as written."""
     if kind == "tag":
         slash, name = _TAG.match(text).groups()
         return f"<{slash}{name.lower()}{'/' if text.endswith('/>') else ''}>"
@@ -61,8 +63,9 @@ def canonical(kind: str, text: str) -> str:
 
 
 def items(text: str) -> list[tuple[str, str, int, int]]:
-    """Every protected item of one text: ``(kind, value, start, end)`` (character offsets of the item as written,
-    a URL's sentence punctuation left out)."""
+    """Every protected item of one text: ``(kind, value, start, end)``.
+
+    ``start`` and ``end`` are the character offsets of the item as written, a URL's sentence punctuation left out."""
     found = []
     for match in PROTECTED.finditer(text):
         kind = _KIND_OF[match.lastgroup]
@@ -73,8 +76,9 @@ def items(text: str) -> list[tuple[str, str, int, int]]:
 
 
 def extract(texts: pd.Series) -> pd.DataFrame:
-    """``row, kind, value``: every protected item of every text (``row``: the text's position), vectorised — one
-    ``extractall`` over the texts that contain a trigger character."""
+    """``row, kind, value``: every protected item of every text (``row``: the text's position).
+
+    Vectorised — one ``extractall`` over the texts that contain a trigger character."""
     texts = texts.astype(str).reset_index(drop=True)
     texts = texts[texts.str.contains(_TRIGGER, regex=True)]
     found = texts.str.extractall(PROTECTED) if len(texts) else pd.DataFrame()
@@ -88,8 +92,9 @@ def extract(texts: pd.Series) -> pd.DataFrame:
 
 
 def mismatches(report) -> dict[str, pd.DataFrame]:
-    """Per system: ``seg, kind, value, source, output`` — every item whose count in the output differs from its
-    count in the source (the source and every output read in one pass)."""
+    """Per system: every item whose count in the output differs from its count in the source.
+
+    Columns ``seg, kind, value, source, output``; the source and every output are read in one pass."""
     def build():
         ev = report.evalset
         n = ev.n_segments
@@ -112,6 +117,9 @@ def _shown(value: str, limit: int = 80) -> str:
 
 
 class MarkupMismatch(Check):
+    """The ``markup_mismatch`` check: a protected item of the source is missing from the output, changed, or added.
+
+    The items are placeholders, tags, entities, URLs, e-mail addresses, @handles and #hashtags."""
     name = "markup_mismatch"
     label = "placeholders and markup"
     help = ("a placeholder, tag, entity, URL, e-mail address, @handle or #hashtag of the source is missing from the "
@@ -121,6 +129,7 @@ class MarkupMismatch(Check):
     marks = ("markup",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: some item's count differs between the output and the source (:func:`mismatches`)."""
         n = report.evalset.n_segments
         flagged = {}
         for system, differ in mismatches(report).items():
@@ -130,6 +139,7 @@ class MarkupMismatch(Check):
         return by_pair(report, flagged)
 
     def explain(self, report, system, seg):
+        """Why ``markup_mismatch`` fired on one pair: each item missing or added, the added ones marked."""
         source = Counter((k, v) for k, v, _, _ in items(str(report.evalset.src.iat[seg])))
         found = items(str(report.evalset.hyps.at[seg, system]))
         output = Counter((k, v) for k, v, _, _ in found)

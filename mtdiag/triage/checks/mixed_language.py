@@ -16,6 +16,7 @@ QUOTED = 60  # characters of a passage quoted in the explanation
 
 
 class MixedLanguage(Check):
+    """The ``mixed_language`` check: a passage of the output is in another language than the target."""
     name = "mixed_language"
     label = "mixed language"
     help = "a passage of the output is in another language than the target (e.g. a sentence left untranslated)"
@@ -24,9 +25,11 @@ class MixedLanguage(Check):
     marks = ("language",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: an output in the target language with passages in another (:func:`whole_outputs`)."""
         return by_pair(report, whole_outputs(report, whole=False))
 
     def explain(self, report, system, seg):
+        """Why ``mixed_language`` fired on one pair: each passage in another language, quoted and marked."""
         finding = language_findings(report)[system][seg]
         text = str(report.evalset.hyps.at[seg, system])
         sentences = []

@@ -20,6 +20,7 @@ def mt_only_segments(report, order: int = 1, min_count: int = MIN_COUNT) -> dict
 
 
 class MtOnlyNgram(Check):
+    """The ``mt_only_ngram`` check (on request): an n-gram of the output never occurs in the human translation."""
     name = "mt_only_ngram"
     label = "MT-only n-gram"
     help = "the output contains an n-gram that never occurs in the human translation"
@@ -28,8 +29,10 @@ class MtOnlyNgram(Check):
     on_request = True
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output has an MT-only n-gram of the ``order`` option (default 1)."""
         return by_pair_segments(report, mt_only_segments(report, int(self.options.get("order", 1))))
 
     def explain(self, report, system, seg):
+        """Why ``mt_only_ngram`` fired on one pair: the output has an MT-only n-gram of this system."""
         return Finding((f"the output has an MT-only {self.options.get('order', 1)}-gram of this system "
                         "(see N-grams)",))

@@ -34,10 +34,11 @@ def _integer(digits: str) -> str:
 
 
 def number_values(text: str) -> frozenset[str]:
-    """Every value a written number can mean, as canonical decimal strings: ``3,5`` and ``3.5`` → {3.5};
-    ``1,000`` → {1000, 1} (thousands or a decimal ``1.000``); ``1.234.567`` → {1234567}; ``35`` → {35}.
-    A separator followed by exactly three digits may group thousands; the last separator may be a decimal mark
-    when no other separator of the number is the same character."""
+    """Every value a written number can mean, as canonical decimal strings.
+
+    ``3,5`` and ``3.5`` → {3.5}; ``1,000`` → {1000, 1} (thousands or a decimal ``1.000``); ``1.234.567`` → {1234567};
+    ``35`` → {35}. A separator followed by exactly three digits may group thousands; the last separator may be a decimal
+    mark when no other separator of the number is the same character."""
     groups = re.split(r"[.,'\u00a0\u202f]", text)
     if len(groups) == 1:
         return frozenset({_integer(text)})
@@ -104,8 +105,10 @@ UNEXPECTED = {"references": "is in neither the source nor a reference",
 
 
 def basis(report) -> str:
-    """What the output's numbers are compared with besides the source: ``references``, the other ``systems``
-    (no reference, at least :data:`CONSENSUS_SYSTEMS` systems) or the ``source`` alone."""
+    """What the output's numbers are compared with besides the source.
+
+    ``references``, the other ``systems`` (no reference, at least :data:`CONSENSUS_SYSTEMS` systems) or the ``source``
+    alone."""
     if report.evalset.ref_names:
         return "references"
     return "systems" if len(report.evalset.systems) >= CONSENSUS_SYSTEMS else "source"
@@ -133,8 +136,9 @@ class _Outputs:
 
 
 def number_findings(report) -> dict[str, pd.DataFrame]:
-    """Per system: ``seg, kind, number`` — ``missing`` (a required source number absent from the output) and
-    ``changed`` (an output number that is not expected), as :func:`basis` says."""
+    """Per system: ``seg, kind, number`` of every number missing or changed, as :func:`basis` says.
+
+    ``missing``: a required source number absent from the output; ``changed``: an output number that is not expected."""
     def build():
         ev = report.evalset
         how = basis(report)
@@ -163,6 +167,7 @@ def number_findings(report) -> dict[str, pd.DataFrame]:
 
 
 class NumberMismatch(Check):
+    """The ``number_mismatch`` check: a number of the source is missing or changed."""
     name = "number_mismatch"
     label = "number mismatch"
     help = "a number of the source is missing or changed"
@@ -171,9 +176,11 @@ class NumberMismatch(Check):
     marks = ("number",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output has a finding of :func:`number_findings`."""
         return by_pair_segments(report, {s: f["seg"].to_numpy() for s, f in number_findings(report).items()})
 
     def explain(self, report, system, seg):
+        """Why ``number_mismatch`` fired on one pair: each number missing or unexpected, the unexpected ones marked."""
         findings = number_findings(report)[system]
         findings = findings[findings["seg"] == seg]
         sentences = tuple(f"{number} of the source is missing from the output" if kind == "missing"

@@ -20,6 +20,9 @@ MIN_WORDS = 2
 
 
 class OverTranslation(WorstByCount):
+    """The ``over_translation`` check: many words repeated beyond the references (OTEM's over-matched words).
+
+    Among the set's 10 % of outputs with the most such words, at least :data:`MIN_WORDS`."""
     name = "over_translation"
     label = "over-translation"
     help = (f"among the set's 10 % of outputs with the most words repeated beyond the references (OTEM's "
@@ -30,6 +33,9 @@ class OverTranslation(WorstByCount):
     metric, statistic, min_count = "otem", "matched_1", MIN_WORDS  # OTEM's over-matched unigrams
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: :class:`WorstByCount`'s rule, but not where the source itself repeats.
+
+        Whether the source repeats is read only for the segments where the rule fired (:func:`source_loops`)."""
         fired = super().fires(report)
         if has_source(report):
             segs = fired.index.get_level_values("seg").to_numpy()
@@ -40,6 +46,7 @@ class OverTranslation(WorstByCount):
         return fired
 
     def explain(self, report, system, seg):
+        """Why ``over_translation`` fired on one pair: its count of words repeated beyond the references, its OTEM."""
         count = int(self.counts(report).loc[(system, seg)])
         return Finding((f"{count} word(s) repeated beyond the references (OTEM "
                         f"{report.segments.at[(system, seg), 'otem']:.3g}): among the set's most",))

@@ -81,9 +81,10 @@ def output_keys(report) -> np.ndarray:
 
 
 def odd_words(report) -> pd.DataFrame:
-    """Every odd word of every reference (module docstring): :data:`WORD_COLUMNS` — ``pos`` its token position,
-    ``word`` as the report tokenised it, ``near_miss`` whether it is a broken form of an output's word of the
-    segment. Memoised per report; empty without references or systems."""
+    """Every odd word of every reference (module docstring), one row each.
+
+    :data:`WORD_COLUMNS` — ``pos`` its token position, ``word`` as the report tokenised it, ``near_miss`` whether it is
+    a broken form of an output's word of the segment. Memoised per report; empty without references or systems."""
     return report.context.memo(("checks", "odd_words"), lambda: _odd_words(report))
 
 
@@ -178,11 +179,13 @@ def _at_least(k: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
 
 def word_flags(report, reference: str, explained: np.ndarray) -> pd.DataFrame:
-    """The flagged segments of ``reference``: :data:`FLAG_COLUMNS` — ``spun``/``garbled``, the segment's odd words,
-    the window's odd words and the count its words predict, the first and last segment of the run of flagged
-    segments it belongs to in its document (0-based). ``explained``: per segment, the reference is suspect for
-    another reason there (another segment's text, cut, doubled) — its odd words are that damage's, so they count
-    for no neighbour's window nor for the usual rate (the segment's own window still counts them)."""
+    """The flagged segments of ``reference``, one row each.
+
+    :data:`FLAG_COLUMNS` — ``spun``/``garbled``, the segment's odd words, the window's odd words and the count its
+    words predict, the first and last segment of the run of flagged segments it belongs to in its document
+    (0-based). ``explained``: per segment, the reference is suspect for another reason there (another segment's
+    text, cut, doubled) — its odd words are that damage's, so they count for no neighbour's window nor for the usual
+    rate (the segment's own window still counts them)."""
 
     evalset, tokens = report.evalset, report.context.tokens
     documents = _documents(evalset)
@@ -265,9 +268,10 @@ def _runs(flagged: np.ndarray, documents: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def outputs_word(report, seg: int, reference: str, pos: int) -> str | None:
-    """The word most outputs of the segment have where the reference has its word at ``pos``: the centre of the
-    outputs' trigrams with the reference's two neighbours, when at least half of the outputs have the same one
-    (None otherwise: the outputs do not agree on a word there)."""
+    """The word most outputs of the segment have where the reference has its word at ``pos``, or None.
+
+    The centre of the outputs' trigrams with the reference's two neighbours, when at least half of the outputs have the
+    same one (None otherwise: the outputs do not agree on a word there)."""
     tokens = report.context.tokens
     ref = tokens.tokens(reference, seg)
     left = ref[pos - 1] if pos > 0 else None

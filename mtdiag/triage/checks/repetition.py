@@ -13,6 +13,9 @@ from mtdiag.triage.checks.tokens import loop_positions, loops_per_segment, sourc
 
 
 class Repetition(Check):
+    """The ``repetition`` check (critical): a phrase repeated in a row that neither the source nor a reference repeats.
+
+    A word counts when it is said three times in a row."""
     name = "repetition"
     label = "repetition loop"
     help = "the output repeats a phrase in a row (a word: three times), and neither the source nor a reference does"
@@ -21,6 +24,7 @@ class Repetition(Check):
     marks = ("loop",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output loops (:func:`loop_positions`), neither the source nor a reference."""
         toks = report.context.tokens
         words = word_ids(report)
         loops = {s: loops_per_segment(side.ids, side.offsets, words) for s, side in toks.hyps.items()}
@@ -32,6 +36,7 @@ class Repetition(Check):
         return by_pair(report, {s: loop & ~excused for s, loop in loops.items()})
 
     def explain(self, report, system, seg):
+        """Why ``repetition`` fired on one pair: the words that repeat in a row, marked."""
         ids = report.context.tokens.hyps[system].segment(seg)
         marked = loop_positions(ids, np.array([0, len(ids)]), word_ids(report))
         return Finding(("the marked words repeat in a row, and neither the source nor a reference does",),

@@ -27,21 +27,26 @@ def normalised(texts: pd.Series) -> pd.Series:
 
 
 def copyable_sources(report) -> pd.Series:
-    """Per segment: the source is long enough that an identical output is a copy (:data:`MIN_WORDS` words or
-    :data:`MIN_SYLLABIC` syllabic characters)."""
+    """Per segment: the source is long enough that an identical output is a copy.
+
+    Long enough: :data:`MIN_WORDS` words or :data:`MIN_SYLLABIC` syllabic characters."""
     src = report.evalset.src.astype(str)
     return (src.str.count(_WORD) >= MIN_WORDS) | (src.str.count(f"[{_SYLLABIC}]") >= MIN_SYLLABIC)
 
 
 def languages_differ(report) -> bool:
-    """The target language is known and differs from the known source language (declared codes are taken as
-    they are, also those CLD2 does not know)."""
+    """The target language is known and differs from the known source language.
+
+    Declared codes are taken as they are, also those CLD2 does not know."""
     source = source_language(report)
     target = declared_languages(report)[1] or target_language(report)
     return source is not None and target is not None and not same_language(source, target)
 
 
 class SourceCopy(Check):
+    """The ``source_copy`` check (critical): the output is identical to the source though the languages differ.
+
+    Case and spaces aside."""
     name = "source_copy"
     label = "copy of the source"
     help = "the output is identical to the source (case and spaces aside) though the languages differ"
@@ -51,6 +56,7 @@ class SourceCopy(Check):
     marks = ("copied",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output is its copyable source (case and spaces aside), the languages differing."""
         if not languages_differ(report):
             return pd.Series(False, index=report.segments.index)
         src = normalised(report.evalset.src)
@@ -59,6 +65,7 @@ class SourceCopy(Check):
                                 for s in report.evalset.systems})
 
     def explain(self, report, system, seg):
+        """Why ``source_copy`` fired on one pair: the output is the source, not translated; all of it marked."""
         text = str(report.evalset.hyps.at[seg, system])
         spans = character_spans(report, system, seg, [(0, len(text))], "copied", "copied from the source")
         return Finding(("the output is the source, not translated",), tuple(spans))

@@ -63,6 +63,10 @@ COLUMNS = ("seg", "reference", *REASONS, "agreement", "outputs_agreement", "refe
 
 
 class SuspectReference(Check):
+    """The ``suspect_reference`` check: the segment's reference disagrees with what the outputs and the source agree on.
+
+    It is unrelated to them, far longer or shorter, repeating itself, or spun or garbled (a run of words no system
+    uses): its reference-based scores are not charged to the systems. A claim about the reference, not the output."""
     name = "suspect_reference"
     label = "suspect reference"
     help = ("the segment's reference disagrees with what the outputs and the source agree on — unrelated to them, "
@@ -72,10 +76,14 @@ class SuspectReference(Check):
     about = "reference"
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: some reference of the pair's segment is suspect (the same for every system)."""
         suspect = suspect_segments(report)
         return by_pair(report, {s: suspect for s in report.evalset.systems})
 
     def explain(self, report, system, seg):
+        """Why ``suspect_reference`` fired on one pair: each suspect reference, and whether the outputs are charged.
+
+        One sentence per suspect reference, then whether the queue charges the outputs for it."""
         rows = suspect_references(report)
         rows = rows[rows["seg"] == seg]
         several = len(report.evalset.ref_names) > 1
@@ -114,8 +122,9 @@ MAX_SHOWN = 8  # odd words an explanation quotes
 
 
 def giveaway(report, seg: int, reference: str) -> list[tuple[str, str | None]]:
-    """The odd words of ``reference`` in segment ``seg`` (:func:`mtdiag.triage.checks.reference_words.odd_words`),
-    in text order, each with the word most outputs have in its place (None when they have none there)."""
+    """The odd words of ``reference`` in segment ``seg``, each with the word most outputs have in its place.
+
+    In text order (:func:`mtdiag.triage.checks.reference_words.odd_words`); None where the outputs have none there."""
     words = reference_words.odd_words(report)
     mine = words[(words["seg"] == seg) & (words["reference"] == reference)].sort_values("pos")
     return [(row.word, reference_words.outputs_word(report, seg, reference, int(row.pos)))
@@ -153,17 +162,21 @@ def every_reference_suspect(report) -> np.ndarray:
 
 
 def reference_at_fault(report) -> pd.Series:
-    """Per (system, segment) pair: every reference of its segment is suspect — the reference-based evidence of the
-    pair is the reference's fault, not the output's. Over ``report.segments.index``; all False without references."""
+    """Per (system, segment) pair: every reference of its segment is suspect.
+
+    The reference-based evidence of the pair is then the reference's fault, not the output's. Over
+    ``report.segments.index``; all False without references."""
     suspect = every_reference_suspect(report) if report.evalset.ref_names else np.zeros(report.evalset.n_segments,
                                                                                           dtype=bool)
     return by_pair(report, {s: suspect for s in report.evalset.systems})
 
 
 def suspect_references(report) -> pd.DataFrame:
-    """One row per suspect (segment, reference): :data:`COLUMNS` — the reasons (booleans, :data:`REASONS`) and the
-    figures they read (the reference's agreement with the outputs and theirs with each other, n-gram F1 0–100 in
-    characters; lengths in characters; repeated n-gram shares). Memoised per report; empty without references."""
+    """One row per suspect (segment, reference): the reasons, and the figures they read.
+
+    :data:`COLUMNS` — the reasons (booleans, :data:`REASONS`) and the figures they read (the reference's agreement with
+    the outputs and theirs with each other, n-gram F1 0–100 in characters; lengths in characters; repeated n-gram
+    shares). Memoised per report; empty without references."""
     return report.context.memo(("checks", "suspect_references"), lambda: _suspect_references(report))
 
 

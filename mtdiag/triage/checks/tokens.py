@@ -37,8 +37,9 @@ def _source_options(report) -> TokenizeOptions:
 
 
 def source_tokens(report) -> pd.DataFrame:
-    """The source tokenised like the outputs (user's tokeniser and case), as ``seg, pos, id`` over the context's
-    vocabulary (source tokens no output or reference uses get id −1)."""
+    """The source tokenised like the outputs, as ``seg, pos, id`` over the context's vocabulary.
+
+    Tokenised with the user's tokeniser and case; source tokens no output or reference uses get id −1."""
     ctx = report.context
 
     def build():
@@ -61,11 +62,12 @@ def reference_token_sets(report) -> pd.DataFrame:
 
 def loop_positions(ids: np.ndarray, offsets: np.ndarray, words: np.ndarray,
                    max_order: int = LOOP_MAX_ORDER) -> np.ndarray:
-    """Per token: it belongs to a loop — a word said :data:`LOOP_REPEATS` times in a row, or an n-gram of words
-    (2 ≤ n ≤ ``max_order``) said twice in a row (a doubled word is often grammatical: German ``die die``, English
-    ``had had``; a doubled phrase almost never is). For order n and r repeats, ``ids[i] == ids[i + n]`` over
-    ``(r − 1) · n`` consecutive positions of one segment is exactly such a run (cumulative sums; runs never cross
-    a segment boundary)."""
+    """Per token: it belongs to a loop.
+
+    A loop is a word said :data:`LOOP_REPEATS` times in a row, or an n-gram of words (2 ≤ n ≤ ``max_order``) said twice
+    in a row (a doubled word is often grammatical: German ``die die``, English ``had had``; a doubled phrase almost
+    never is). For order n and r repeats, ``ids[i] == ids[i + n]`` over ``(r − 1) · n`` consecutive positions of one
+    segment is exactly such a run (cumulative sums; runs never cross a segment boundary)."""
     n_tok = len(ids)
     marked = np.zeros(n_tok, dtype=bool)
     if n_tok == 0:
@@ -94,14 +96,16 @@ def loops_per_segment(ids: np.ndarray, offsets: np.ndarray, words: np.ndarray) -
 
 
 def source_loops(report, candidates: np.ndarray | None = None) -> np.ndarray:
-    """Per segment: the source itself repeats (a loop of :func:`loop_positions` among its words, punctuation left
-    out, so ``Thank you. Thank you.`` and ``交了啦，交了啦`` count). The source is read with sacrebleu's ``zh``
-    tokeniser, which splits Chinese characters and treats other scripts as 13a does, so a repeated phrase is found
-    whatever the source language. A repetition the source has is not the output's fault.
+    """Per segment: the source itself repeats.
 
-    ``candidates`` (a boolean mask over segments): only those sources are read (False elsewhere) — the checks ask
-    only where an output loops or over-translates, a small share of the set; each source is read once per report
-    whatever the order of the questions."""
+    A loop of :func:`loop_positions` among its words, punctuation left out, so ``Thank you. Thank you.`` and ``交了啦，交了啦``
+    count. The source is read with sacrebleu's ``zh`` tokeniser, which splits Chinese characters and treats other
+    scripts as 13a does, so a repeated phrase is found whatever the source language. A repetition the source has is not
+    the output's fault.
+
+    ``candidates`` (a boolean mask over segments): only those sources are read (False elsewhere) — the checks ask only
+    where an output loops or over-translates, a small share of the set; each source is read once per report whatever the
+    order of the questions."""
     n = report.evalset.n_segments
     wanted = np.ones(n, bool) if candidates is None else np.asarray(candidates, dtype=bool)
     known = report.context.memo(("checks", "source_loops"), lambda: {})

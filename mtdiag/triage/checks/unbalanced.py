@@ -53,8 +53,9 @@ def unpaired(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def unbalanced_families(report) -> dict[str, dict[str, np.ndarray]]:
-    """Per system and family: the output has an unpaired bracket or quote of that family where the source has
-    none of that family (brackets) or none at all (quotes)."""
+    """Per system and family: the outputs with an unpaired bracket or quote of that family the source does not have.
+
+    The source has none of that family (brackets) or none at all (quotes)."""
     def build():
         src = unpaired(char_counts(report.evalset.src))
         quotes = [*QUOTES, "double quotes", "single quotes"]
@@ -69,9 +70,10 @@ def unbalanced_families(report) -> dict[str, dict[str, np.ndarray]]:
 
 
 def unpaired_positions(text: str, family: str) -> list[int]:
-    """Character offsets of the marks of ``family`` in ``text`` that lack a partner: for brackets the ones a
-    left-to-right pairing leaves over, for quotation marks every mark of the family (which one lacks its
-    partner cannot be told from counts)."""
+    """Character offsets of the marks of ``family`` in ``text`` that lack a partner.
+
+    For brackets the ones a left-to-right pairing leaves over, for quotation marks every mark of the family (which one
+    lacks its partner cannot be told from counts)."""
     if family in BRACKETS:
         opening, closing = BRACKETS[family]
         stack, left = [], []
@@ -87,6 +89,7 @@ def unpaired_positions(text: str, family: str) -> list[int]:
 
 
 class Unbalanced(Check):
+    """The ``unbalanced`` check: an output's bracket or quotation mark has no partner; the source's are all paired."""
     name = "unbalanced"
     label = "unbalanced brackets or quotes"
     help = "a bracket or quotation mark of the output has no partner, and the source's are all paired"
@@ -95,10 +98,12 @@ class Unbalanced(Check):
     marks = ("unbalanced",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output has an unpaired mark of some family (:func:`unbalanced_families`)."""
         return by_pair(report, {s: np.any(list(f.values()), axis=0)
                                 for s, f in unbalanced_families(report).items()})
 
     def explain(self, report, system, seg):
+        """Why ``unbalanced`` fired on one pair: the families with unpaired marks, those marks marked."""
         text = str(report.evalset.hyps.at[seg, system])
         families = [f for f, flagged in unbalanced_families(report)[system].items() if flagged[seg]]
         positions = sorted({i for f in families for i in unpaired_positions(text, f)})

@@ -16,6 +16,9 @@ MIN_WORDS = 3
 
 
 class UnderTranslation(WorstByCount):
+    """The ``under_translation`` check: many reference words left out (UTEM's under-matched words).
+
+    Among the set's 10 % of outputs that leave out the most reference words, at least :data:`MIN_WORDS`."""
     name = "under_translation"
     label = "under-translation"
     help = (f"among the set's 10 % of outputs that leave out the most reference words (UTEM's under-matched "
@@ -26,6 +29,7 @@ class UnderTranslation(WorstByCount):
     metric, statistic, min_count = "utem", "matched_1", MIN_WORDS  # UTEM's under-matched unigrams
 
     def explain(self, report, system, seg):
+        """Why ``under_translation`` fired on one pair: its count of reference words left out, and its UTEM."""
         count = int(self.counts(report).loc[(system, seg)])
         return Finding((f"{count} reference word(s) left out (UTEM {report.segments.at[(system, seg), 'utem']:.3g}): "
                         "among the set's most",))

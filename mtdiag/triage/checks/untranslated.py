@@ -56,8 +56,9 @@ _SCRIPT_RANGES = [_ranges(chars) for chars in SCRIPTS.values()]
 
 
 def script_counts(report, side: tuple[str, str]) -> np.ndarray:
-    """``counts[seg, k]``: characters of the ``k``-th script of :data:`SCRIPTS` in one side's texts (``("src",
-    "")``, ``("ref", name)`` or ``("hyp", system)``), counted once per report."""
+    """``counts[seg, k]``: characters of the ``k``-th script of :data:`SCRIPTS` in one side's texts.
+
+    The side is ``("src", "")``, ``("ref", name)`` or ``("hyp", system)``; counted once per report."""
     ev = report.evalset
     texts = {"src": lambda: ev.src, "ref": lambda: ev.refs[side[1]], "hyp": lambda: ev.hyps[side[1]]}[side[0]]
     return report.context.memo(("checks", "scripts", side), lambda: count_in_ranges(texts(), _SCRIPT_RANGES))
@@ -70,8 +71,9 @@ def _targets(report) -> list[tuple[str, str]]:
 
 
 def foreign_scripts(report) -> list[str]:
-    """Scripts of the source that the references (without references: the outputs of all systems together)
-    almost never use: Han for zh→en, Latin for en→zh."""
+    """Scripts of the source that the references almost never use: Han for zh→en, Latin for en→zh.
+
+    Without references: those the outputs of all systems together almost never use."""
     src = script_counts(report, ("src", "")).sum(axis=0)
     target = np.sum([script_counts(report, side).sum(axis=0) for side in _targets(report)], axis=0)
     src_share, target_share = src / max(src.sum(), 1), target / max(target.sum(), 1)
@@ -105,8 +107,9 @@ def _foreign_excess(report, scripts: list[str]) -> dict[str, np.ndarray]:
 
 
 def copied_tokens(report) -> dict[str, pd.DataFrame]:
-    """Per system: the output tokens (``seg, pos``) that are words of the source that no reference of the segment
-    contains, in runs of at least :data:`COPIED_RUN` consecutive tokens."""
+    """Per system: the output tokens (``seg, pos``) that are words of the source no reference of the segment contains.
+
+    Only in runs of at least :data:`COPIED_RUN` consecutive tokens."""
     def build():
         ctx = report.context
         src = source_tokens(report)
@@ -133,6 +136,9 @@ def copied_tokens(report) -> dict[str, pd.DataFrame]:
 
 
 class Untranslated(Check):
+    """The ``untranslated`` check: source text kept in the output (source script, or words copied from the source).
+
+    Copied words count in a run of three or more."""
     name = "untranslated"
     label = "untranslated"
     help = "source text kept in the output: source script, or three or more words copied from the source"
@@ -141,6 +147,10 @@ class Untranslated(Check):
     marks = ("copied",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: source-script characters beyond the usual, or copied words (:func:`copied_tokens`).
+
+        Source-script characters: those of :func:`foreign_scripts`, beyond the references' (without references, beyond
+        what the systems keep); copied words are read only with references."""
         n = report.evalset.n_segments
         excess = _foreign_excess(report, foreign_scripts(report))
         copied = copied_tokens(report) if report.evalset.ref_names else {}
@@ -155,6 +165,7 @@ class Untranslated(Check):
         return by_pair(report, flagged)
 
     def explain(self, report, system, seg):
+        """Why ``untranslated`` fired on one pair: its source-script characters and its copied words, marked."""
         positions = np.array([], dtype=np.int64)
         if report.evalset.ref_names:
             copied = copied_tokens(report)[system]

@@ -109,8 +109,9 @@ def unsupported_descents(report) -> dict[str, np.ndarray]:
 
 
 def reordering(report) -> dict[str, np.ndarray]:
-    """Per system and segment: the most unsupported descents against any one reference (0 = every change of order
-    the output makes is some reference's)."""
+    """Per system and segment: the most unsupported descents against any one reference.
+
+    0 = every change of order the output makes is some reference's."""
     return {system: counts.max(axis=0) for system, counts in unsupported_descents(report).items()}
 
 
@@ -133,15 +134,17 @@ def _lis_members(values: list[int]) -> set[int]:
 
 
 def moved_reference(report, system: str, seg: int) -> str:
-    """The name of the reference the output's order is read against: the one with the most unsupported descents
-    (the first on a tie)."""
+    """The name of the reference the output's order is read against.
+
+    It is the one with the most unsupported descents (the first on a tie)."""
     names = list(report.context.tokens.refs)
     return names[int(np.argmax(unsupported_descents(report)[system][:, seg]))]
 
 
 def moved_positions(report, system: str, seg: int) -> list[int]:
-    """Output positions of the shared words out of the order of :func:`moved_reference`: the shared words outside a
-    longest increasing subsequence of their positions in it."""
+    """Output positions of the shared words out of the order of :func:`moved_reference`.
+
+    They are the shared words outside a longest increasing subsequence of their positions in it."""
     ctx = report.context
     words = word_ids(report)
     hyp = pd.DataFrame({"seg": 0, "id": ctx.tokens.hyps[system].segment(seg)})
@@ -154,6 +157,9 @@ def moved_positions(report, system: str, seg: int) -> list[int]:
 
 
 class WordOrder(Check):
+    """The ``word_order`` check (on request): shared words in an order no reference has, in two or more places.
+
+    It shows how the output's order differs, not a measured error (docs/triage.md)."""
     name = "word_order"
     label = "word order"
     help = ("shared words in an order no reference has, in two or more places: how the output's order differs, "
@@ -165,9 +171,11 @@ class WordOrder(Check):
     marks = ("moved",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: at least :data:`MIN_DESCENTS` unsupported descents (:func:`reordering`)."""
         return by_pair(report, {s: d >= MIN_DESCENTS for s, d in reordering(report).items()})
 
     def explain(self, report, system, seg):
+        """Why ``word_order`` fired on one pair: the places out of every reference's order, the moved words marked."""
         moved = moved_positions(report, system, seg)
         places = int(reordering(report)[system][seg])
         reference = moved_reference(report, system, seg)

@@ -13,8 +13,10 @@ from mtdiag.triage.checks.languages import language_findings, language_name, sou
 
 
 def whole_outputs(report, whole: bool) -> dict[str, np.ndarray]:
-    """Per system: the outputs whose text is (``whole``) mostly in another language than the target, or (not
-    ``whole``) in the target language with passages in another."""
+    """Per system: the outputs mostly in another language (``whole``), or with passages in another (not ``whole``).
+
+    With ``whole``: the outputs whose text is mostly in another language than the target; without: those in the target
+    language with passages in another."""
     n = report.evalset.n_segments
     flagged = {}
     for system, findings in language_findings(report).items():
@@ -31,6 +33,9 @@ def described(report, language: str) -> str:
 
 
 class WrongLanguage(Check):
+    """The ``wrong_language`` check (critical): the output is not in the target language.
+
+    By language identification, names kept from the source aside."""
     name = "wrong_language"
     label = "wrong language"
     help = "the output is not in the target language (language identification, names kept from the source aside)"
@@ -40,9 +45,11 @@ class WrongLanguage(Check):
     marks = ("language",)
 
     def fires(self, report) -> pd.Series:
+        """One boolean per pair: the output is mostly in another language than the target (:func:`whole_outputs`)."""
         return by_pair(report, whole_outputs(report, whole=True))
 
     def explain(self, report, system, seg):
+        """Why ``wrong_language`` fired on one pair: the language it is in and its share, the passages marked."""
         finding = language_findings(report)[system][seg]
         sentence = (f"the output is in {described(report, finding.language)} ({finding.percent} % of its text), "
                     f"not in {language_name(target_language(report))}")
