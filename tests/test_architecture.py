@@ -531,3 +531,58 @@ def test_the_size_rule_finds_a_long_function(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "PKG", package)
     modules, functions = _sizes()
     assert modules == {"mtdiag/big.py": 62} and functions == {"mtdiag/big.py:A.long": 61}
+
+
+MAX_SUMMARY_COLUMNS = 120
+
+
+def _missing_summaries(package: Path) -> list[str]:
+    """Public functions, classes and methods under ``package`` whose docstring has no one-line summary.
+
+    Public: a name without a leading underscore (a method only in a public class). A docstring has a summary when
+    it is one line, or its second line is blank (PEP 257), and its first line in the file fits
+    :data:`MAX_SUMMARY_COLUMNS` columns."""
+    missing = []
+    for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts):
+        lines = path.read_text(encoding="utf-8").splitlines()
+
+        def visit(node, public: bool = True) -> None:
+            for child in ast.iter_child_nodes(node):
+                if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                mine = public and not child.name.startswith("_")
+                if mine:
+                    where = f"{path.relative_to(package.parent)}:{child.lineno} {child.name}"
+                    doc = ast.get_docstring(child, clean=True)
+                    if not doc:
+                        missing.append(f"{where}: no docstring")
+                    elif len(doc.split("\n")) > 1 and doc.split("\n")[1].strip():
+                        missing.append(f"{where}: the first paragraph is more than one line")
+                    elif len(lines[child.body[0].lineno - 1]) > MAX_SUMMARY_COLUMNS:
+                        missing.append(f"{where}: the summary line is over {MAX_SUMMARY_COLUMNS} columns")
+                if isinstance(child, ast.ClassDef):
+                    visit(child, mine)
+
+        visit(ast.parse("\n".join(lines)))
+    return missing
+
+
+def test_every_public_function_says_what_it_does_in_one_line():
+    """Words that help the next person: every public function, class and method of the package opens its docstring
+    with a one-line summary, then a blank line before the details (PEP 257)."""
+    missing = _missing_summaries(PKG)
+    assert not missing, "give each a one-line summary, then a blank line:\n" + "\n".join(missing)
+
+
+def test_the_summary_rule_finds_a_long_first_paragraph_and_a_missing_docstring(tmp_path):
+    package = tmp_path / "mtdiag"
+    package.mkdir()
+    (package / "m.py").write_text(
+        'def ok():\n    """One line."""\n\n\n'
+        'def long():\n    """Two lines\n    of summary."""\n\n\n'
+        'class A:\n    """A class.\n\n    Details."""\n\n    def bare(self):\n        return 0\n\n'
+        '    def _private(self):\n        return 0\n\n\n'
+        'def _hidden():\n    return 0\n', encoding="utf-8")
+    assert [m.split(": ", 1)[1] for m in _missing_summaries(package)] == [
+        "the first paragraph is more than one line", "no docstring"]
+    assert [m.split(": ")[0].split()[1] for m in _missing_summaries(package)] == ["long", "bare"]
