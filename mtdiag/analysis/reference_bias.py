@@ -28,6 +28,8 @@ With the warning go two rankings (:mod:`mtdiag.views.overview`): without the seg
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -108,9 +110,29 @@ def reference_bias(report) -> pd.DataFrame:
     return report.context.memo(("reference_bias", "table"), lambda: _reference_bias(report))
 
 
-def _reference_bias(report) -> pd.DataFrame:
-    from scipy.stats import hypergeom  # imported here: scipy.stats takes ~0.5 s, which a dashboard start need not pay
+def hypergeom_upper_tail(k: int, total: int, marked: int, drawn: int) -> float:
+    """P(X >= k) for X hypergeometric: ``drawn`` of ``total`` items taken, ``marked`` of them marked (Fisher 1922).
 
+    The one-sided p of Fisher's exact test: the sum of the probabilities C(marked, i) C(total - marked, drawn - i) /
+    C(total, drawn) for i from k up, each taken in logs (``math.lgamma``) and summed scaled by the largest, so it
+    agrees with ``scipy.stats.hypergeom.sf(k - 1, total, marked, drawn)`` to 1e-9 relative (tested) without
+    importing scipy.stats — 0.5-1.5 s that the dashboard's first page paid for this test alone."""
+    low, high = max(k, 0, drawn - (total - marked)), min(marked, drawn)
+    if k <= 0:
+        return 1.0
+    if low > high:
+        return 0.0
+
+    def log_choose(n: int, r: np.ndarray) -> np.ndarray:
+        return math.lgamma(n + 1) - np.array([math.lgamma(x + 1) + math.lgamma(n - x + 1) for x in r.tolist()])
+
+    i = np.arange(low, high + 1)
+    terms = log_choose(marked, i) + log_choose(total - marked, drawn - i) - log_choose(total, np.array([drawn]))[0]
+    top = terms.max()
+    return float(min(1.0, math.exp(top) * np.exp(terms - top).sum()))
+
+
+def _reference_bias(report) -> pd.DataFrame:
     evalset = report.evalset
     n, k = evalset.n_segments, len(evalset.systems)
     rows = []
@@ -120,7 +142,7 @@ def _reference_bias(report) -> pd.DataFrame:
         for i, system in enumerate(evalset.systems):
             others = int(counts.sum() - counts[i])
             pooled = n * (k - 1)
-            p = float(hypergeom.sf(counts[i] - 1, n + pooled, counts[i] + others, n)) if counts[i] else 1.0
+            p = hypergeom_upper_tail(int(counts[i]), n + pooled, int(counts[i]) + others, n)
             share, others_share = counts[i] / n, others / pooled
             rows.append({"system": system, "reference": ref, "near_copies": int(counts[i]),
                          "identical": int(same[i]), "segments": n, "share": share, "others_share": others_share,
