@@ -52,7 +52,7 @@ class Scores:
         """The scores of a report (a slice's: its segments keep their ids in the whole set)."""
         from mtdiag.views import with_set_ids
 
-        return cls(report.corpus, with_set_ids(report, report.segments),
+        return cls(report.corpus, with_set_ids(report, report.segments, "the segment scores"),
                    {metric: signature.format() for metric, signature in report.signatures().items()}, report)
 
 
@@ -101,7 +101,7 @@ def error_spans(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
 
     report = _report(hyps, refs, src, lang_pair, options)
     spans = predict_spans(report, DEFAULT_THRESHOLD if threshold is None else threshold)
-    return with_set_ids(report, spans).reset_index(drop=True)
+    return with_set_ids(report, spans, "the error spans").reset_index(drop=True)
 
 
 def score_slice(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
