@@ -65,9 +65,9 @@ def test_a_repetition_the_source_has_is_not_the_outputs_fault(report):
 
 def test_broken_outputs_lead_the_queue(report):
     queue = ranking.worst_first(report, strict=True)
-    top = dict(zip(zip(queue["system"].head(4), queue["seg_id"].head(4)), queue["critical"].head(4)))
-    assert top == {("broken", 1): "empty", ("broken", 2): "flood", ("broken", 5): "truncated",
-                   ("loop", 5): "repetition"}  # the column says why each row stands above higher problems
+    top = dict(zip(zip(queue["system"].head(4), queue["seg"].head(4)), queue["critical"].head(4)))
+    assert top == {("broken", 0): "empty", ("broken", 1): "flood", ("broken", 4): "truncated",
+                   ("loop", 4): "repetition"}  # the column says why each row stands above higher problems
     assert (queue["critical"].iloc[4:] == "").all()
 
 
@@ -105,7 +105,7 @@ def test_on_real_data_every_broken_output_is_in_the_first_percent():
     assert ("Online-W", 514) in empty and ("Online-W", 1487) in empty
     planted = empty + [("Online-B", long_src[0]), ("Online-G", long_src[1]), ("SMU", long_src[2])]
     queue = ranking.worst_first(report)
-    position = {(s, g - 1): i for i, (s, g) in enumerate(zip(queue["system"], queue["seg_id"]))}
+    position = {(s, g): i for i, (s, g) in enumerate(zip(queue["system"], queue["seg"]))}
     first_percent = len(queue) // 100
     for pair in planted:
         assert position[pair] < first_percent, (pair, position[pair], first_percent)

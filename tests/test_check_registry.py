@@ -64,10 +64,10 @@ def test_a_registered_check_reaches_the_queue_detail_exports_and_report(shouting
     report = _report()
     queue = ranking.worst_first(report)
     assert "shouting" in queue.columns
-    assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("loud", 6)  # critical: leads the queue
+    assert (queue.iloc[0]["system"], queue.iloc[0]["seg"]) == ("loud", 5)  # critical: leads the queue
     assert "shouting" in queue.iloc[0]["flags"].split(",")
     rows = segments.queue(report)
-    assert rows.loc[(rows["system"] == "loud") & (rows["seg_id"] == 6), "shouting"].item()
+    assert rows.loc[(rows["system"] == "loud") & (rows["seg"] == 5), "shouting"].item()
     exported = segments.segment_export(report)
     assert "shouting" in exported.columns
     detail = segment_detail(report, "loud", 5)

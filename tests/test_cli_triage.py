@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+from mtdiag import views
 from mtdiag.triage import checks, ranking
 from mtdiag.scoring.evaluate import evaluate
 from mtdiag.io import load_folder
@@ -21,7 +22,9 @@ METRICS = list(evaluate(load_folder(FOLDER)).metrics)  # the default metrics the
 
 @pytest.fixture(scope="module")
 def queue():
-    return ranking.worst_first(evaluate(load_folder(FOLDER)))
+    """The ranking with its segments named as the command names them (the set's ids)."""
+    report = evaluate(load_folder(FOLDER))
+    return views.with_set_ids(report, ranking.worst_first(report))
 
 
 def test_tsv_columns_order_and_one_based_ids(capsys, queue):

@@ -45,7 +45,7 @@ def table(report):
 
 
 def _row(table, system, seg):
-    return table[(table["system"] == system) & (table["seg_id"] == seg + 1)].iloc[0]
+    return table[(table["system"] == system) & (table["seg"] == seg)].iloc[0]
 
 
 def test_queue_is_the_triage_order_with_full_texts(report, table):
@@ -58,9 +58,9 @@ def test_queue_is_the_triage_order_with_full_texts(report, table):
     critical = strict["repetition"].to_numpy()
     assert critical[: critical.sum()].all()  # the loop leads, then worst first
     assert strict["problem"][~critical].is_monotonic_decreasing
-    assert table["seg_id"].head(4).nunique() == 4  # the first screen: one pair per source
+    assert table["seg"].head(4).nunique() == 4  # the first screen: one pair per source
     queue = ranking.worst_first(report)
-    assert list(zip(table["system"], table["seg_id"])) == list(zip(queue["system"], queue["seg_id"]))
+    assert list(zip(table["system"], table["seg"])) == list(zip(queue["system"], queue["seg"]))
     assert list(table["flags"]) == list(queue["flags"])
     assert _row(table, "rep", 0)["hyp"] == HYPS["rep"][0] and _row(table, "rep", 0)["src"] == SRC[0]
 
@@ -83,7 +83,7 @@ def test_over_translation_flags_the_repeated_word(table):
 
 
 def test_perfect_segments_score_lowest_and_come_last(table):
-    perfect = table[(table["system"] == "good") & table["seg_id"].isin([1, 2, 4])]
+    perfect = table[(table["system"] == "good") & table["seg"].isin([0, 1, 3])]
     worse = table[table["problem"] > perfect["problem"].max()]
     assert perfect.index.min() > worse.index.max()
     # the source "le chat <b>" has a tag the outputs drop: markup_mismatch rightly fires there, and nothing else
@@ -93,7 +93,7 @@ def test_perfect_segments_score_lowest_and_come_last(table):
 def test_text_filter_searches_full_source_references_and_output(report, table):
     def hits(pattern):
         found = segments.text_filter(report, table, pattern)
-        return set(zip(found["system"], found["seg_id"] - 1))
+        return set(zip(found["system"], found["seg"]))
 
     assert {g for _, g in hits("<B>")} == {0}  # source, case-insensitive
     assert {g for _, g in hits("non-return")} == {2}  # reference
@@ -109,7 +109,7 @@ def test_text_filter_searches_full_source_references_and_output(report, table):
 def test_mt_only_flag(report):
     table = segments.queue(report, requested=checks.freeze({"mt_only_ngram": {"order": 1}}))
     assert "mt_only_ngram" in table.columns and "mt_only_ngram" not in segments.queue(report).columns
-    flagged = set(zip(table.loc[table["mt_only_ngram"], "system"], table.loc[table["mt_only_ngram"], "seg_id"] - 1))
+    flagged = set(zip(table.loc[table["mt_only_ngram"], "system"], table.loc[table["mt_only_ngram"], "seg"]))
     expected = {(s, g) for s, segs in mt_only_segments(report, 1).items() for g in segs}
     assert flagged == expected
     with pytest.raises(ValueError, match="not a check computed on request"):

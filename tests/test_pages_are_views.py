@@ -94,7 +94,9 @@ def test_with_set_ids_names_every_kind_of_segment_reference():
     shown = views.with_set_ids(Part, frame)
     assert list(shown.columns) == ["seg_id", "segments", "missed_in"] and shown["seg_id"].tolist() == [3, 9]
     assert shown["segments"].tolist() == [[3, 5], [9]] and shown["missed_in"].tolist() == ["3, 9", ""]
-    assert views.with_set_ids(Part, pd.DataFrame({"seg_id": [1, 3]}))["seg_id"].tolist() == [3, 9]  # 1-based
+    for given in (pd.DataFrame({"seg_id": [1, 3]}), pd.DataFrame({"king": [0.5]}, index=pd.Index([3], name="seg_id"))):
+        with pytest.raises(ValueError, match=r"^a table: a builder names segments by their 0-based position, as seg "):
+            views.with_set_ids(Part, given)  # a seg_id is the set's id: only with_set_ids writes one
     indexed = views.with_set_ids(Part, pd.DataFrame({"king": [0.5, 1.0]}, index=pd.Index([0, 1], name="seg")))
     assert indexed.index.name == "seg_id" and list(indexed.index) == [3, 5]
     assert list(frame["seg"]) == [0, 2]  # the builder's frame is not changed

@@ -93,7 +93,7 @@ def test_missing_is_the_zero_width_span_at_the_end():
 def test_items_are_the_queues_segments_each_once_in_queue_order(report):
     queue = worst_first(report)
     campaign = pearmut_campaign(report, top=8)
-    expected = list(dict.fromkeys(queue["seg_id"].head(8).tolist()))
+    expected = list(dict.fromkeys(report.evalset.seg_ids[queue["seg"].head(8)].tolist()))  # the set's ids
     assert campaign.segments == expected
     task = campaign.data["data"][0]
     assert [page[0][IDS_KEY]["seg_id"] for page in task] == expected
@@ -201,7 +201,7 @@ def test_users_each_annotate_every_page(report):
 
 def test_media_tags_are_left_out_with_a_note(report):
     hyps = report.evalset.hyps.copy()
-    seg = int(worst_first(report)["seg_id"].iat[0]) - 1
+    seg = int(worst_first(report)["seg"].iat[0])
     hyps.loc[seg, "B"] = '<img src=x onerror="alert(1)">'
     hostile = evaluate(report.evalset.with_hyps(hyps), Options())
     campaign = pearmut_campaign(hostile, top=24)

@@ -67,7 +67,8 @@ def test_export_of_a_dev_set_is_accepted_by_pearmut_add(python, tmp_path, capsys
 
     queue = worst_first(report)
     pages = campaign["data"][0]
-    assert [page[0][IDS_KEY]["seg_id"] for page in pages] == list(dict.fromkeys(queue["seg_id"].head(20)))
+    assert [page[0][IDS_KEY]["seg_id"] for page in pages] == list(dict.fromkeys(
+        report.evalset.seg_ids[queue["seg"].head(20)].tolist()))
     for task in stored["data"].values():  # Pearmut keeps the items as they are (it shuffles the outputs' order)
         assert [page[0] for page in task] == [page[0] for page in pages]
 

@@ -124,7 +124,7 @@ def test_french_output_for_an_en_de_source_is_the_wrong_language(references):
     assert _marked(report, "language")[:3] == ["Le", "gouvernement", "a"]
     if references:  # the queue without references is the reference-free problem score's (mtdiag.triage.ranking)
         queue = ranking.worst_first(report, strict=True)
-        assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("probe", 1)  # critical: leads the queue
+        assert (queue.iloc[0]["system"], queue.iloc[0]["seg"]) == ("probe", 0)  # critical: leads the queue
 
 
 def test_without_a_language_pair_the_target_is_the_outputs_dominant_language():

@@ -40,8 +40,8 @@ def test_the_queue_is_built_from_consensus_and_output_length(report):
     lengths = ranking.segment_length(report).xs("a", level="system").to_numpy()
     np.testing.assert_allclose(lengths, [6, 9.5, 5.5, 7.5])  # median of the four outputs' token counts
     queue = ranking.worst_first(report, strict=True)
-    assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("d", 2)  # empty: critical
-    assert (queue.iloc[1]["system"], queue.iloc[1]["seg_id"]) == ("c", 2)  # disagrees with every other system
+    assert (queue.iloc[0]["system"], queue.iloc[0]["seg"]) == ("d", 1)  # empty: critical
+    assert (queue.iloc[1]["system"], queue.iloc[1]["seg"]) == ("c", 1)  # disagrees with every other system
     assert "median output length (no reference)" in ranking.signals(report)
 
 

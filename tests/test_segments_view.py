@@ -15,6 +15,7 @@ from mtdiag.triage import ranking
 from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.analysis.segment_groups import bucket_scores, bucketing
 from mtdiag.core.evalset import evalset_from_lists
+from mtdiag import views
 from mtdiag.views import segments
 
 REFS = {"A": ["the cat sat on the mat", "a dog runs in the park", "it rains today", "we eat bread, \"fresh\""],
@@ -37,36 +38,39 @@ def report():
 def test_queue_is_worst_first_with_full_texts_documents_and_human_scores(report):
     q = segments.queue(report)
     ranked = ranking.worst_first(report)
-    assert q[["system", "seg_id"]].equals(ranked[["system", "seg_id"]])
-    assert list(q.columns[:5]) == ["system", "seg_id", "doc", "src", "hyp"]
-    row = q[(q["system"] == "bad") & (q["seg_id"] == 4)].iloc[0]
+    assert q[["system", "seg"]].equals(ranked[["system", "seg"]])
+    assert list(q.columns[:5]) == ["system", "seg", "doc", "src", "hyp"]  # seg: 0-based, as every builder's
+    row = q[(q["system"] == "bad") & (q["seg"] == 3)].iloc[0]
     assert row["hyp"] == HYPS["bad"][3] and len(row["hyp"]) > 15000 and row["src"] == "wir essen Brot"
     assert row["doc"] == "d2" and row["human"] == -5.0
-    assert q.loc[(q["system"] == "good") & (q["seg_id"] == 1), "human"].item() == 0.0
-    assert q.loc[(q["system"] == "loop") & (q["seg_id"] == 1), "human"].isna().all()  # not rated
-    assert {"ter", "chrf", "otem", "bleu", "problem", "relative"} <= set(q.columns) and q["seg_id"].min() == 1
+    assert q.loc[(q["system"] == "good") & (q["seg"] == 0), "human"].item() == 0.0
+    assert q.loc[(q["system"] == "loop") & (q["seg"] == 0), "human"].isna().all()  # not rated
+    assert {"ter", "chrf", "otem", "bleu", "problem", "relative"} <= set(q.columns) and q["seg"].min() == 0
+    shown = views.with_set_ids(report, q)  # the table: the set's ids in seg's place
+    assert list(shown.columns) == ["seg_id" if c == "seg" else c for c in q.columns]
+    assert shown["seg_id"].tolist() == (q["seg"] + 1).tolist()  # a whole set: its ids are its lines
 
 
 def test_sources_follow_source_difficulty(report):
     frame = segments.sources(report)
     expected = ranking.source_difficulty(report)
-    assert frame["seg_id"].tolist() == expected["seg_id"].tolist()
-    assert list(frame.columns[:3]) == ["seg_id", "doc", "src"]
-    assert frame.set_index("seg_id").loc[3, "src"] == "es regnet"
+    assert frame["seg"].tolist() == expected["seg"].tolist()
+    assert list(frame.columns[:3]) == ["seg", "doc", "src"]
+    assert frame.set_index("seg").loc[2, "src"] == "es regnet"
 
 
 def test_source_view_has_every_system_sorted_by_any_score(report):
-    view = segments.source_view(report, 1)
+    view = segments.source_view(report, 0)  # the first segment, by its 0-based position
     assert sorted(view["system"]) == ["bad", "good", "loop"] and view["problem"].is_monotonic_decreasing
-    by_chrf = segments.source_view(report, 1, "chrf")
+    by_chrf = segments.source_view(report, 0, "chrf")
     assert by_chrf["chrf"].is_monotonic_increasing and by_chrf["system"].iloc[-1] == "good"
-    by_ter = segments.source_view(report, 1, "ter")  # lower is better: worst (highest TER) first
+    by_ter = segments.source_view(report, 0, "ter")  # lower is better: worst (highest TER) first
     assert by_ter["ter"].is_monotonic_decreasing
-    by_human = segments.source_view(report, 1, "human")
+    by_human = segments.source_view(report, 0, "human")
     assert by_human["system"].tolist() == ["bad", "good", "loop"]  # -10, 0, unrated last
     assert by_human.set_index("system").loc["bad", "hyp"] == "mat"
     assert segments.sort_keys(report) == ["problem", "human", "ter", "chrf", "otem", "bleu"]
-    with pytest.raises(ValueError, match="segment 9 does not exist"):
+    with pytest.raises(ValueError, match="no segment at position 9: the data has 4 segments"):
         segments.source_view(report, 9)
 
 
@@ -84,18 +88,18 @@ def test_document_scores_use_the_corpus_formula_per_document(report):
 def test_text_filter_is_a_regex_over_source_references_and_outputs(report):
     q = segments.queue(report)
     cats = segments.text_filter(report, q, r"ca+t")
-    assert sorted(cats["seg_id"].unique()) == [1]  # the references of segment 1 say cat: every system's row
+    assert sorted(cats["seg"].unique()) == [0]  # the references of segment 1 say cat: every system's row
     running = segments.text_filter(report, q, r"\brunning\b")  # reference B of segment 2
-    assert sorted(running["seg_id"].unique()) == [2] and len(running) == 3
+    assert sorted(running["seg"].unique()) == [1] and len(running) == 3
     loops = segments.text_filter(report, q, r"(cat ){3}")  # only loop's own output
-    assert loops[["system", "seg_id"]].values.tolist() == [["loop", 1]]
-    assert segments.text_filter(report, segments.sources(report), r"(cat ){3}")["seg_id"].tolist() == [1]
+    assert loops[["system", "seg"]].values.tolist() == [["loop", 0]]
+    assert segments.text_filter(report, segments.sources(report), r"(cat ){3}")["seg"].tolist() == [0]
     with pytest.raises(ValueError, match="not a valid regular expression"):
         segments.text_filter(report, q, "(unclosed")
 
 
 def test_segment_export_round_trips_every_text_and_reference(report):
-    frame = segments.segment_export(report)
+    frame = views.with_set_ids(report, segments.segment_export(report))  # as the downloads write it
     assert list(frame.columns[:7]) == ["seg_id", "doc", "src", "ref:A", "ref:B", "system", "hyp"]
     assert len(frame) == 12
     for back in (pd.read_csv(io.BytesIO(export.to_csv(frame)), keep_default_na=False),
@@ -115,7 +119,8 @@ def test_segment_export_to_excel_handles_the_cell_limit(report):
 
     long = "word " * 8000
     evalset = evalset_from_lists({"A": ["=1+1", "x"]}, {"s": [long, "-dash"]})
-    frame = segments.segment_export(evaluate(evalset, Options(metrics=("chrf",))))
+    scored = evaluate(evalset, Options(metrics=("chrf",)))
+    frame = views.with_set_ids(scored, segments.segment_export(scored))
     sheet = openpyxl.load_workbook(io.BytesIO(export.to_excel(frame))).active
     header = [c.value for c in sheet[1]]
     cells = {(r[header.index("seg_id")].value, name): r[header.index(name)] for r in sheet.iter_rows(min_row=2)

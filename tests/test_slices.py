@@ -276,10 +276,26 @@ def test_analyses_work_on_a_slice_unchanged(report):
     sliced = where(report, 'doc == "talk.2"')
     k, systems = sliced.evalset.n_segments, sliced.evalset.systems
     queue = ranking.worst_first(sliced)
-    assert len(queue) == k * len(systems) and queue["seg_id"].between(1, k).all()
+    assert len(queue) == k * len(systems) and queue["seg"].between(0, k - 1).all()  # positions in the slice
     table = segment_groups.bucket_scores(sliced, segment_groups.bucketing(sliced, "src_length"))
     assert table.groupby("system")["segments"].sum().eq(k).all()
     assert ngram_tables(sliced, orders=(1,)).systems == systems
+
+
+def test_the_queue_of_a_sliced_list_names_its_segments_by_their_ids_in_the_whole_set():
+    """``mtdiag.worst_first`` of ``mtdiag.score_slice``: each row's ``seg_id`` is its segment's line in the lists and
+    ``hyp`` that segment's output (the queue looked its outputs up by those ids as if they were positions: a slice
+    from the third line was a ValueError, "segment 1 is not in this data")."""
+    import mtdiag
+
+    refs = [["the cat sat on the mat", "a dog runs", "it rains today", "we eat bread", "good night"]]
+    hyps = {"A": ["the cat sat on the mat", "a dog runs fast", "rain", "we eat", "good night"],
+            "B": ["cat mat", "dog", "it rains today", "we eat bread", "night good"]}
+    part = mtdiag.score_slice(hyps, refs=refs, where="seg_id >= 3", metrics=("chrf", "ter"))
+    queue = mtdiag.worst_first(part, top=None)
+    assert sorted(queue["seg_id"].unique()) == [3, 4, 5] and len(queue) == 6
+    assert all(hyp == hyps[system][seg_id - 1] for system, seg_id, hyp in zip(queue["system"], queue["seg_id"],
+                                                                                queue["hyp"]))
 
 
 def test_slicing_reads_no_text_again(report, monkeypatch):

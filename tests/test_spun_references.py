@@ -128,7 +128,7 @@ def test_the_witnesses_are_weighed_by_how_good_they_look_elsewhere():
 
 
 def test_no_row_enters_the_first_screen_on_suspect_reference_alone():
-    ranked = pd.DataFrame({"system": list("abcd"), "seg_id": [1, 2, 3, 4],
+    ranked = pd.DataFrame({"system": list("abcd"), "seg": [0, 1, 2, 3],
                            "flags": ["suspect_reference", "over_translation,suspect_reference", "", "suspect_reference"]})
     screen = ranking.first_screen(ranked, rows=2, per_source=1)
     assert screen["system"].tolist() == ["b", "c", "a", "d"]

@@ -54,10 +54,10 @@ def test_problem_is_the_percentile_of_error_rate_times_length(report):
 
 def test_queue_contract(report):
     queue = ranking.worst_first(report, strict=True)
-    assert list(queue.columns[:4]) == ["system", "seg_id", "problem", "relative"]
+    assert list(queue.columns[:4]) == ["system", "seg", "problem", "relative"]  # seg: 0-based positions
     assert {"ter", "chrf", "otem", "bleu"} <= set(queue.columns)
-    assert len(queue) == 9 and set(queue["seg_id"]) == {1, 2, 3}
-    assert queue.iloc[0]["system"] == "loop" and queue.iloc[0]["seg_id"] == 1  # a repetition loop: critical
+    assert len(queue) == 9 and set(queue["seg"]) == {0, 1, 2}
+    assert queue.iloc[0]["system"] == "loop" and queue.iloc[0]["seg"] == 0  # a repetition loop: critical
     assert list(queue.columns[4:6]) == ["flags", "critical"]
     assert queue["critical"].tolist() == ["repetition"] + [""] * 8  # why the first row is out of problem order
     rest = queue.iloc[1:]
@@ -75,32 +75,32 @@ def test_a_short_segment_cannot_outrank_a_long_one_by_its_rate_alone():
     report = evaluate(evalset_from_lists({"A": refs}, hyps), Options(metrics=("ter", "chrf", "otem")))
     assert ranking.error_rate(report)[("a", 0)] > ranking.error_rate(report)[("a", 1)]  # the rate alone: short first
     queue = ranking.worst_first(report, strict=True)
-    assert (queue.iloc[0]["system"], queue.iloc[0]["seg_id"]) == ("a", 2)
+    assert (queue.iloc[0]["system"], queue.iloc[0]["seg"]) == ("a", 1)
 
 
 FILLER = [f"Satz Nummer {i} ist kurz und klar ." for i in range(8)]
 
 
 def test_first_screen_shows_one_pair_per_source_then_the_strict_order():
-    ranked = pd.DataFrame({"system": list("abcabcab"), "seg_id": [1, 1, 1, 2, 2, 3, 3, 4],
+    ranked = pd.DataFrame({"system": list("abcabcab"), "seg": [0, 0, 0, 1, 1, 2, 2, 3],
                            "problem": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]})
     screen = ranking.first_screen(ranked, rows=3, per_source=1)
-    assert list(zip(screen["system"], screen["seg_id"]))[:3] == [("a", 1), ("a", 2), ("c", 3)]
-    assert list(zip(screen["system"], screen["seg_id"]))[3:] == [("b", 1), ("c", 1), ("b", 2), ("a", 3), ("b", 4)]
+    assert list(zip(screen["system"], screen["seg"]))[:3] == [("a", 0), ("a", 1), ("c", 2)]
+    assert list(zip(screen["system"], screen["seg"]))[3:] == [("b", 0), ("c", 0), ("b", 1), ("a", 2), ("b", 3)]
     assert len(ranking.first_screen(ranked, rows=10)) == len(ranked)
 
 
 def test_default_queue_puts_distinct_sources_first(report):
     default, strict = ranking.worst_first(report), ranking.worst_first(report, strict=True)
-    assert default["seg_id"].head(3).nunique() == 3
-    assert sorted(map(tuple, default[["system", "seg_id"]].to_numpy())) == \
-        sorted(map(tuple, strict[["system", "seg_id"]].to_numpy()))
+    assert default["seg"].head(3).nunique() == 3
+    assert sorted(map(tuple, default[["system", "seg"]].to_numpy())) == \
+        sorted(map(tuple, strict[["system", "seg"]].to_numpy()))
 
 
 def test_sources_ranked_by_difficulty_and_spread(report):
     sources = ranking.source_difficulty(report)
-    assert list(sources.columns) == ["seg_id", "difficulty", "spread", "worst_system", "worst_problem"]
-    assert sources["seg_id"].iat[0] == 1 and sources["worst_system"].iat[0] in ("loop", "bad")
+    assert list(sources.columns) == ["seg", "difficulty", "spread", "worst_system", "worst_problem"]
+    assert sources["seg"].iat[0] == 0 and sources["worst_system"].iat[0] in ("loop", "bad")
     assert (np.diff(sources["difficulty"].to_numpy()) <= 1e-12).all()
 
 

@@ -200,7 +200,8 @@ def _first_words(report, chosen, *, fill_from_the_set: bool) -> pd.DataFrame:
 
 def test_a_view_names_the_segments_of_a_slice_by_their_ids_in_the_set():
     """Rendered on a slice, a view that names segments by position shows their ids in the whole set; one that
-    fills ``seg_id`` from ``EvalSet.seg_ids`` gets one line naming the table and the rule, not a raw IndexError."""
+    fills ``seg_id`` from ``EvalSet.seg_ids`` gets one line naming the table and the rule, not a raw IndexError
+    (:func:`test_a_view_that_fills_seg_id_itself_is_refused_on_the_whole_set_too`: on any report)."""
     from mtdiag.slices import slice_report
 
     right = View(name="first_words", title="First words", help="the first word of each output",
@@ -214,6 +215,26 @@ def test_a_view_names_the_segments_of_a_slice_by_their_ids_in_the_set():
         assert shown["seg_id"].tolist() == [5, 17, 40]
         first = whole.evalset.hyps[whole.evalset.systems[0]].astype(str).str.split().str[0]
         assert shown["word"].tolist() == [first.iat[4], first.iat[16], first.iat[39]]
-        with pytest.raises(ValueError, match=r"^table 'words': seg_id 5 is not a position of the report's 3 "
-                                             r"segments .* never fill seg_id from EvalSet.seg_ids$"):
+        with pytest.raises(ValueError, match=TRAP):
             views.REGISTRY["first_words_trap"].frames(sliced, {})
+
+
+TRAP = (r"^table 'words': a builder names segments by their 0-based position, as seg \(a column or an index level\), "
+        r"never as seg_id — the set's ids are added for you \(mtdiag\.views\.with_set_ids\)$")
+"""The one line a view that fills ``seg_id`` itself gets, on any report."""
+
+
+def test_a_view_that_fills_seg_id_itself_is_refused_on_the_whole_set_too():
+    """The trap shows on the first run on any data: a builder's ``seg_id`` filled from ``EvalSet.seg_ids`` (right
+    by chance on a whole set, whose ids are the positions from 1) is refused on the whole set as on a slice, in one
+    line naming the table and the rule — also as an index level."""
+    trap = View(name="first_words_trap", title="First words", help="the first word of each output",
+                tables=(Table("words", "First words", lambda r, c: _first_words(r, c, fill_from_the_set=True)),))
+    indexed = View(name="first_words_indexed", title="First words", help="the first word of each output",
+                   tables=(Table("words", "First words", lambda r, c: _first_words(
+                       r, c, fill_from_the_set=True).set_index("seg_id")),))
+    whole = evaluate(load_folder(DE))
+    with views.registered(trap), views.registered(indexed):
+        for name in ("first_words_trap", "first_words_indexed"):
+            with pytest.raises(ValueError, match=TRAP):
+                views.REGISTRY[name].frames(whole, {})

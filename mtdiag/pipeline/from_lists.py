@@ -54,7 +54,7 @@ class Scores:
         """The scores of a report (a slice's: its segments keep their ids in the whole set)."""
         from mtdiag.views import with_set_ids
 
-        return cls(report.corpus, with_set_ids(report, report.segments),
+        return cls(report.corpus, with_set_ids(report, report.segments, "the segment scores"),
                    {metric: signature.format() for metric, signature in report.signatures().items()}, report)
 
 
@@ -81,15 +81,15 @@ def worst_first(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
     that look better); columns ``system``, ``seg_id``, ``problem``, ``flags`` (the checks that fired), ``critical``, the
     segment's score by each metric and the output ``hyp``. ``top=None``: every pair."""
     from mtdiag.triage.ranking import worst_first as ranked
-    from mtdiag.views import positions
+    from mtdiag.views import with_set_ids
 
     report = _report(hyps, refs, src, lang_pair, options)
     queue = ranked(report)
-    queue = queue[["system", "seg_id", "problem", "flags", "critical", *(m for m in report.metrics if m in queue)]]
+    queue = queue[["system", "seg", "problem", "flags", "critical", *(m for m in report.metrics if m in queue)]]
     queue = (queue if top is None else queue.head(top)).reset_index(drop=True)
     outputs = report.evalset.hyps
-    at = positions(report, queue["seg_id"])
-    return queue.assign(hyp=[str(outputs[system].iat[p]) for system, p in zip(queue["system"], at)])
+    hyp = [str(outputs[system].iat[seg]) for system, seg in zip(queue["system"], queue["seg"])]
+    return with_set_ids(report, queue).assign(hyp=hyp)
 
 
 def error_spans(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,
@@ -105,7 +105,7 @@ def error_spans(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapp
 
     report = _report(hyps, refs, src, lang_pair, options)
     spans = predict_spans(report, DEFAULT_THRESHOLD if threshold is None else threshold)
-    return with_set_ids(report, spans).reset_index(drop=True)
+    return with_set_ids(report, spans, "the error spans").reset_index(drop=True)
 
 
 def score_slice(hyps: Mapping[str, Texts] | Scores, refs: Sequence[Texts] | Mapping[str, Texts] | None = None,

@@ -107,10 +107,10 @@ class Campaign:
 def campaign_segments(pairs: pd.DataFrame, top: int) -> list[int]:
     """The segments of the first ``top`` pairs, each once, in the order the queue first reaches them.
 
-    The segments are the 1-based ``seg_id`` of ``pairs``."""
+    The segments are the 0-based positions ``seg`` of ``pairs``."""
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
-    return list(dict.fromkeys(int(s) for s in pairs["seg_id"].head(top)))
+    return list(dict.fromkeys(int(s) for s in pairs["seg"].head(top)))
 
 
 def model_keys(systems: list[str]) -> dict[str, str]:
@@ -197,7 +197,7 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
                      strict: bool = False) -> Campaign:
     """A ``protocol`` (``esa``/``mqm``) Pearmut campaign of the first ``top`` pairs' segments for ``users`` annotators.
 
-    ``pairs``: ``system, seg_id`` (1-based positions in ``report``) in queue order (the Segments page's, as filtered;
+    ``pairs``: ``system, seg`` (0-based positions in ``report``) in queue order (the Segments page's, as filtered;
     default :func:`mtdiag.triage.ranking.worst_first` with ``strict``); mtdiag's spans pre-filled (module docstring):
     confidence ≥ ``threshold`` (None: the protocol's operating point, :func:`mtdiag.spans.protocol.protocol_spans`)."""
     if protocol not in PROTOCOLS:
@@ -213,10 +213,10 @@ def pearmut_campaign(report, pairs: pd.DataFrame | None = None, *, top: int = DE
     ref = evalset.ref_names[0] if evalset.ref_names and (with_reference or not has_source) else None
     positions = campaign_segments(pairs, top)
     predicted = protocol_spans(report, protocol) if threshold is None else predict_spans(report, threshold)
-    merged = merged_spans(predicted[predicted["seg"].isin(np.asarray(positions) - 1)])
+    merged = merged_spans(predicted[predicted["seg"].isin(positions)])
     by_output = merged.groupby(["system", "seg"], sort=False).indices
     columns = {c: merged[c].to_numpy() for c in ("start", "end", "severity", "kind", "confidence")}
-    segs = np.asarray(positions, dtype=np.int64) - 1
+    segs = np.asarray(positions, dtype=np.int64)
     sources = evalset.src.astype(str).to_numpy()[segs]
     references = evalset.refs[ref].astype(str).to_numpy()[segs] if ref is not None else None
     hyps = evalset.hyps.astype(str).to_numpy()[segs]

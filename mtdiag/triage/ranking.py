@@ -275,7 +275,8 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
                 strict: bool = False) -> pd.DataFrame:
     """Every (system, segment) pair worst first, with its problem score, the checks that fired and its segment scores.
 
-    Columns: ``system, seg_id`` (1-based), ``problem``, ``relative``, ``flags`` (the fired checks of
+    Columns: ``system, seg`` (0-based, the position in the report: a table names it by its id in the set,
+    :func:`mtdiag.views.with_set_ids`), ``problem``, ``relative``, ``flags`` (the fired checks of
     :mod:`mtdiag.triage.checks`, comma-joined, empty when none), ``critical`` (the fired *critical* checks,
     comma-joined, empty when none: why a row stands above rows of higher problem), every segment score, then one boolean
     column per check (``requested``: on-request checks and their options, e.g. ``{"mt_only_ngram": {"order": 2}}``).
@@ -294,7 +295,6 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
     table["_critical"] = table["critical"] != ""
     table = table.sort_values(["_critical", "problem", "relative", "_sys", "seg"],
                               ascending=[False, False, False, True, True], kind="stable", ignore_index=True)
-    table.insert(1, "seg_id", table.pop("seg") + 1)
     table = table.drop(columns=["_sys", "_critical"])
     return table if strict else first_screen(table)
 
@@ -302,12 +302,12 @@ def worst_first(report, metrics: Sequence[str] | None = None, *, requested: chec
 def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int = PER_SOURCE) -> pd.DataFrame:
     """``ranked`` (strict queue order) with its first ``rows`` rows holding at most ``per_source`` pairs per source.
 
-    A source is a ``seg_id``. The first rows of that many different sources in queue order come first, then every other
-    row in queue order. A row whose only flag is ``suspect_reference`` is never among the first: a doubt about the
-    reference is no finding about the output."""
+    A source is a ``seg`` (0-based position). The first rows of that many different sources in queue order come
+    first, then every other row in queue order. A row whose only flag is ``suspect_reference`` is never among the
+    first: a doubt about the reference is no finding about the output."""
     reference_only = ((ranked["flags"] == "suspect_reference").to_numpy() if "flags" in ranked.columns
                       else np.zeros(len(ranked), dtype=bool))
-    occurrence = ranked[~reference_only].groupby("seg_id", sort=False).cumcount().reindex(
+    occurrence = ranked[~reference_only].groupby("seg", sort=False).cumcount().reindex(
         ranked.index, fill_value=per_source).to_numpy()
     first = np.flatnonzero(occurrence < per_source)[:rows]
     rest = np.setdiff1d(np.arange(len(ranked)), first, assume_unique=True)
@@ -317,14 +317,15 @@ def first_screen(ranked: pd.DataFrame, rows: int = FIRST_SCREEN, per_source: int
 def source_difficulty(report, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The queue viewed as sources, hardest first.
 
-    Per segment ``seg_id``, ``difficulty`` (mean problem over systems: a hard source), ``spread`` (max − min problem
-    over systems: the systems disagree), ``worst_system`` and its ``worst_problem``."""
+    Per segment ``seg`` (0-based, as in :func:`worst_first`), ``difficulty`` (mean problem over systems: a hard
+    source), ``spread`` (max − min problem over systems: the systems disagree), ``worst_system`` and its
+    ``worst_problem``."""
     scores = problem_scores(report, metrics)["problem"].unstack("system")
     worst = scores.idxmax(axis=1)
-    frame = pd.DataFrame({"seg_id": scores.index + 1, "difficulty": scores.mean(axis=1).to_numpy(),
+    frame = pd.DataFrame({"seg": scores.index.to_numpy(), "difficulty": scores.mean(axis=1).to_numpy(),
                           "spread": (scores.max(axis=1) - scores.min(axis=1)).to_numpy(),
                           "worst_system": worst.to_numpy(), "worst_problem": scores.max(axis=1).to_numpy()})
-    return frame.sort_values(["difficulty", "spread", "seg_id"], ascending=[False, False, True], ignore_index=True)
+    return frame.sort_values(["difficulty", "spread", "seg"], ascending=[False, False, True], ignore_index=True)
 
 
 def top_weights(badness: np.ndarray, share: float = SHARE) -> np.ndarray:

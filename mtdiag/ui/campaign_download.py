@@ -58,17 +58,17 @@ def _made(key: str, rows: str, top: int, users: int, protocol: str, threshold: f
 
 
 def _digest(pairs: pd.DataFrame) -> str:
-    """The rows of ``pairs`` (``system, seg_id``) as a short digest: what a made campaign is kept under."""
-    hashed = pd.util.hash_pandas_object(pairs[["system", "seg_id"]], index=False).to_numpy()
+    """The rows of ``pairs`` (``system, seg``) as a short digest: what a made campaign is kept under."""
+    hashed = pd.util.hash_pandas_object(pairs[["system", "seg"]], index=False).to_numpy()
     return hashlib.sha256(hashed.tobytes()).hexdigest()[:32]
 
 
 def campaign_download(current: state.Current, pairs: pd.DataFrame, threshold: float, *, key: str) -> None:
     """Draw the campaign's options, the button that makes the campaign of ``pairs``, and its download.
 
-    The options: pairs of the queue, annotators, protocol, the reference shown. ``pairs``: ``system, seg_id``, the
-    queue as filtered, in its order; the spans pre-filled are those of confidence at least ``threshold`` (the
-    page's)."""
+    The options: pairs of the queue, annotators, protocol, the reference shown. ``pairs``: ``system, seg``, the
+    queue as filtered, in its order, each segment by its 0-based position; the spans pre-filled are those of
+    confidence at least ``threshold`` (the page's)."""
     st.markdown("**Annotate in Pearmut**")
     if not len(pairs):
         st.caption("No row matches these filters: there is nothing to annotate.")

@@ -15,8 +15,9 @@ name, so that a page's tables are all in its view.
 
 Every function takes a :class:`~mtdiag.scoring.evaluate.Report` — the whole test set's, or a slice's
 (:func:`mtdiag.slices.slice_report`: a slice is a report of its own) — and returns pandas frames; nothing here
-scores anything, imports Streamlit or writes HTML. Inside a report a segment is its 0-based position ``seg``;
-people see :attr:`mtdiag.core.evalset.EvalSet.seg_ids` (1-based, in a slice the segment's id in the whole set).
+scores anything, imports Streamlit or writes HTML. Inside a report a segment is its 0-based position ``seg``, and a
+builder names it so alone; people see :attr:`mtdiag.core.evalset.EvalSet.seg_ids` (1-based, in a slice the segment's
+id in the whole set), which :func:`with_set_ids` — the one writer of ``seg_id`` — puts in every table.
 """
 
 from __future__ import annotations

@@ -250,7 +250,8 @@ class Shown:
 class Table(Shown):
     """A named table of a view (:class:`Shown`): a pandas frame, its segments named by their ids in the set.
 
-    The ids are set by :func:`with_set_ids`."""
+    The ids are set by :func:`with_set_ids`: ``build`` names segments by 0-based position (``seg``) and never writes
+    ``seg_id``."""
 
     def make(self, report, chosen: Chosen, inputs: Chosen | None = None) -> pd.DataFrame | None:
         """``build`` on ``report``, its segments named by their ids in the set (:func:`with_set_ids`)."""

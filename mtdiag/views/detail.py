@@ -110,7 +110,8 @@ def segment_detail(report, system: str, seg: int, threshold: float = DEFAULT_THR
             hyp_spans += extra.hyp_spans
             legend += [k for k in extra.legend if k not in legend]
             tables |= extra.tables
-    tables = {name: replace(t, frame=with_set_ids(report, t.frame)) for name, t in tables.items()}
+    tables = {name: replace(t, frame=with_set_ids(report, t.frame, f"evidence table {name!r}"))
+              for name, t in tables.items()}
     return SegmentDetail(system=system, seg=seg, src=str(evalset.src.iat[seg]), hyp=side_tokens(report, system, seg),
                          refs={r: side_tokens(report, r, seg) for r in evalset.ref_names}, hyp_spans=hyp_spans,
                          ref_spans=ref_spans, legend=legend, tables=tables, facts=facts,

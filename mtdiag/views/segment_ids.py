@@ -12,22 +12,25 @@ def with_set_ids(report, frame: pd.DataFrame | None, table: str = "a table") -> 
     The id is :attr:`mtdiag.core.evalset.EvalSet.seg_ids`: the line of the files; in a slice, the segment's id in the
     whole set — never its place in the slice.
 
-    A view's builders name segments by position in the report: ``seg`` (0-based, a column or an index level),
-    ``seg_id`` (1-based), ``segments`` (a list of 0-based positions in each cell) and ``missed_in`` (0-based
-    positions joined by ``", "``). Each becomes the set's ids, ``seg`` under the name ``seg_id``. Every table of
-    every view passes here (:meth:`Table.make`), so the page, ``mtdiag view``, the report and the downloads name a
-    segment alike; :func:`positions` turns an id a page reads back into its position. A ``seg_id`` that is no
-    position of the report (an id of the set filled in by the builder, which differs from the position in a slice)
-    is a ``ValueError`` naming ``table`` and the rule, never an ``IndexError`` or another segment's id."""
+    The one rule: a view's builders name a segment by its 0-based position in the report alone — ``seg`` (a column
+    or an index level), ``segments`` (a list of positions in each cell) and ``missed_in`` (positions joined by
+    ``", "``) — and this function alone writes ``seg_id``: ``seg`` becomes the set's ids under the name ``seg_id``
+    in its place, the others the set's ids under their own names. A builder's frame that already has a ``seg_id``
+    (column or index level) is a ``ValueError`` naming ``table`` and the rule, on every report: filled from
+    ``EvalSet.seg_ids`` it is right by chance on a whole set and another segment's id on a slice, so it is refused
+    before it can be. Every table of every view passes here (:meth:`Table.make`), so the page, ``mtdiag view``,
+    the report and the downloads name a segment alike; :func:`positions` turns an id a page reads back into its
+    position."""
     if frame is None:
         return None
-    ids = report.evalset.seg_ids
     columns = set(frame.columns)
-    if not columns & {"seg", "seg_id", "segments", "missed_in"} and "seg" not in frame.index.names:
+    if "seg_id" in columns or "seg_id" in frame.index.names:
+        raise ValueError(f"{table}: a builder names segments by their 0-based position, as seg (a column or an index "
+                         f"level), never as seg_id — the set's ids are added for you (mtdiag.views.with_set_ids)")
+    if not columns & {"seg", "segments", "missed_in"} and "seg" not in frame.index.names:
         return frame
+    ids = report.evalset.seg_ids
     out = frame.copy()
-    if "seg_id" in columns:
-        out["seg_id"] = ids[_positions_from_one(out["seg_id"], len(ids), table)]
     if "seg" in columns:
         out["seg"] = ids[out["seg"].to_numpy(dtype=np.int64)]
         out = out.rename(columns={"seg": "seg_id"})
@@ -61,14 +64,3 @@ def position(report, seg_id: int) -> int:
     """The 0-based position of the segment with id ``seg_id`` (:func:`positions`)."""
     return int(positions(report, [seg_id])[0])
 
-
-def _positions_from_one(seg_id: pd.Series, n: int, table: str) -> np.ndarray:
-    """The 0-based positions of a builder's ``seg_id`` column (positions from 1), checked to be positions of the
-    report's ``n`` segments."""
-    values = seg_id.to_numpy(dtype=np.int64)
-    if len(values) and (values.min() < 1 or values.max() > n):
-        bad = int(values[(values < 1) | (values > n)][0])
-        raise ValueError(f"{table}: seg_id {bad} is not a position of the report's {n:,} segments — a view names "
-                         f"segments by position (seg from 0, seg_id from 1) and every table gets the set's ids from "
-                         f"them (mtdiag.views.with_set_ids): never fill seg_id from EvalSet.seg_ids")
-    return values - 1

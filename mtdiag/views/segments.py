@@ -2,9 +2,11 @@
 with every system, and the per-document scores (``docs/dashboard.md``).
 
 Everything is built on :func:`mtdiag.triage.ranking.worst_first` — the one ranking of (system, segment) pairs, the same
-order as ``mtdiag triage`` — so the page, the export and the command line agree. Segment numbers are 1-based
-(``seg_id``) in every frame of this module. Flag columns are the checks of :data:`mtdiag.triage.checks.REGISTRY` the
-ranking computed (:func:`mtdiag.triage.checks.flag_columns`), plus ``flags`` (the fired ones, comma-joined).
+order as ``mtdiag triage`` — so the page, the export and the command line agree. Every frame of this module names
+a segment by its 0-based position (``seg``), as every view's builders do; the tables show its id in the set
+(``seg_id``, :func:`mtdiag.views.with_set_ids`). Flag columns are the checks of
+:data:`mtdiag.triage.checks.REGISTRY` the ranking computed (:func:`mtdiag.triage.checks.flag_columns`), plus
+``flags`` (the fired ones, comma-joined).
 
 Texts are never cut here: the queue holds the full source and hypothesis; a table cell shows the first
 :data:`mtdiag.views.TABLE_TEXT` characters (:func:`mtdiag.views.for_table`), the export writes them whole (Excel's cell limit is handled by :func:`mtdiag.report.export.to_excel`).
@@ -46,7 +48,7 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     """Every (system, segment) pair worst first, with what a translator reads.
 
     The order is :func:`mtdiag.triage.ranking.worst_first`'s, one pair per source on the first screen unless ``strict``.
-    The columns: ``system, seg_id, doc`` (when the data has documents), ``src, hyp`` (full texts),
+    The columns: ``system, seg, doc`` (when the data has documents), ``src, hyp`` (full texts),
     ``problem, relative``, the flag columns, ``flags`` and ``critical`` (the critical checks that put the row ahead of
     rows of higher problem; empty when none), ``human`` (when loaded), then every segment score. ``requested``:
     on-request checks with their options (e.g. ``(("mt_only_ngram", (("order", 2),)),)``,
@@ -60,7 +62,7 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     human = human_scores(report)
     if human is None:
         return ranked
-    seg = ranked["seg_id"].to_numpy() - 1
+    seg = ranked["seg"].to_numpy()
     metrics = [c for c in score_columns(report) if c in ranked.columns]
     at = list(ranked.columns).index(metrics[0]) if metrics else len(ranked.columns)  # before the metric columns
     out = ranked.copy()
@@ -71,8 +73,8 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
 def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
     ranked = ranking.worst_first(report, requested=requested, strict=strict)
     evalset = report.evalset
-    seg = ranked["seg_id"].to_numpy() - 1
-    out = ranked[["system", "seg_id"]].copy()
+    seg = ranked["seg"].to_numpy()
+    out = ranked[["system", "seg"]].copy()
     if "doc" in evalset.segments.columns:
         out["doc"] = evalset.segments["doc"].astype(str).to_numpy()[seg]
     out["src"] = evalset.src.astype(str).to_numpy()[seg]
@@ -93,7 +95,7 @@ def _queue(report, requested: checks.Requested, strict: bool) -> pd.DataFrame:
 
 
 def queue_columns(report, columns: Sequence[str]) -> list[str]:
-    """The ``columns`` of a :func:`queue` frame as the Segments grid shows them, in its order.
+    """The ``columns`` of a :func:`queue` table as the Segments grid shows them, in its order.
 
     ``system, seg_id`` and then what a reader scans first — ``critical`` (why a row is ahead of rows with a higher
     problem score), ``flags`` (the checks that fired) and ``problem`` — then the texts ``src, hyp``, ``human``, every
@@ -114,12 +116,12 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     *Long* format — one row per (system, segment), in the queue's worst-first order — because a row is then one
     thing to read and judge (a source, its references, one output, that output's scores and flags) and
     filters/sorting in a spreadsheet work per output; a wide layout would need one hypothesis and one score column
-    per system × metric. Columns: ``seg_id`` (1-based), ``doc`` (when present), ``src``, one ``ref:NAME`` column per
-    reference, ``system``, ``hyp``, ``problem``, ``relative``, every flag, ``human`` (when loaded), every segment
-    score; full texts."""
+    per system × metric. Columns: ``seg`` (0-based; the view's ``export`` table shows the set's ``seg_id``), ``doc``
+    (when present), ``src``, one ``ref:NAME`` column per reference, ``system``, ``hyp``, ``problem``, ``relative``,
+    every flag, ``human`` (when loaded), every segment score; full texts."""
     rows = queue(report) if rows is None else rows
     evalset = report.evalset
-    seg = rows["seg_id"].to_numpy() - 1
+    seg = rows["seg"].to_numpy()
     out = rows.reset_index(drop=True)
     position = list(out.columns).index("src") + 1
     for i, ref in enumerate(evalset.ref_names):
@@ -132,11 +134,11 @@ def segment_export(report, rows: pd.DataFrame | None = None) -> pd.DataFrame:
 def sources(report) -> pd.DataFrame:
     """The queue viewed as sources, hardest first, with ``doc`` (when present), the full ``src`` and the references.
 
-    The sources are :func:`mtdiag.triage.ranking.source_difficulty`'s (``seg_id, difficulty, spread, worst_system,
+    The sources are :func:`mtdiag.triage.ranking.source_difficulty`'s (``seg, difficulty, spread, worst_system,
     worst_problem``); one ``ref:NAME`` per reference."""
     frame = ranking.source_difficulty(report)
     evalset = report.evalset
-    seg = frame["seg_id"].to_numpy() - 1
+    seg = frame["seg"].to_numpy()
     position = 1
     if "doc" in evalset.segments.columns:
         frame.insert(position, "doc", evalset.segments["doc"].astype(str).to_numpy()[seg])
@@ -147,15 +149,15 @@ def sources(report) -> pd.DataFrame:
     return frame
 
 
-def source_view(report, seg_id: int, sort_by: str = "problem") -> pd.DataFrame:
-    """One source with every system, sorted worst first by ``sort_by``; ``seg_id`` is 1-based.
+def source_view(report, seg: int, sort_by: str = "problem") -> pd.DataFrame:
+    """One source with every system, sorted worst first by ``sort_by``; ``seg`` is the 0-based position.
 
     Per system ``system, hyp, problem, relative``, the flag columns, ``human`` (when loaded) and every segment score;
     ``sort_by`` is ``problem``, ``human`` or a metric, direction-aware; ties in system order."""
     rows = queue(report, strict=True)
-    rows = rows[rows["seg_id"] == int(seg_id)].drop(columns=["seg_id", "src", *(["doc"] if "doc" in rows else [])])
+    rows = rows[rows["seg"] == int(seg)].drop(columns=["seg", "src", *(["doc"] if "doc" in rows else [])])
     if len(rows) == 0:
-        raise ValueError(f"segment {seg_id} does not exist: the data has {len(report.evalset.src)} segments")
+        raise ValueError(f"no segment at position {seg}: the data has {len(report.evalset.src)} segments")
     if sort_by not in rows.columns:
         raise ValueError(f"cannot sort by {sort_by!r}: choose problem, human or one of {', '.join(score_columns(report))}")
     if sort_by == "problem":
@@ -210,7 +212,7 @@ def text_filter(report, frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     sides = [evalset.src.astype(str).tolist(), *(evalset.refs[r].astype(str).tolist() for r in evalset.ref_names)]
     found = search.columns_matching(pattern, sides + [hyps[s].tolist() for s in hyps.columns])  # compiled once
     seg_hit = np.logical_or.reduce(found[:len(sides)])
-    seg = frame["seg_id"].to_numpy() - 1
+    seg = frame["seg"].to_numpy()
     hyp_hit = np.column_stack(found[len(sides):])
     if "system" in frame.columns:
         column = {s: i for i, s in enumerate(hyps.columns)}
@@ -266,7 +268,7 @@ def hardest_sources(report, chosen) -> pd.DataFrame:
     """The sources (:func:`sources`) by the chosen order, hardest first (ties: segment order).
 
     Only those in the chosen document whose texts match the chosen search."""
-    frame = sources(report).sort_values([chosen["sort_sources"], "seg_id"], ascending=[False, True], kind="stable")
+    frame = sources(report).sort_values([chosen["sort_sources"], "seg"], ascending=[False, True], kind="stable")
     return _kept(report, frame, chosen)
 
 

@@ -44,7 +44,7 @@ def served(tmp_path_factory):
     report = evaluate(small_set(), Options())
     queue = worst_first(report)
     # every predicted span pre-filled (the threshold given; by default ESA pre-fills only its operating point's few)
-    campaign = pearmut_campaign(report, queue[queue["seg_id"] == SEGMENT], top=len(queue), campaign_id="browser",
+    campaign = pearmut_campaign(report, queue[queue["seg"] == SEGMENT - 1], top=len(queue), campaign_id="browser",
                                 threshold=DEFAULT_THRESHOLD)
     path = root / "campaign.json"
     path.write_text(json.dumps(campaign.data, ensure_ascii=False), encoding="utf-8")

@@ -87,5 +87,5 @@ else:
     widgets.source_view(page, selected_seg, selected_system, key="seg_detail", threshold=threshold)
 with more:  # the queue as filtered, as a Pearmut campaign (drawn last: it needs the rows and the span threshold)
     rows = page.frame("queue") if view_as == "pairs" else page.frame("export")
-    pairs = rows[["system", "seg_id"]].assign(seg_id=[p + 1 for p in page.positions(rows["seg_id"])])  # positions
+    pairs = rows[["system"]].assign(seg=page.positions(rows["seg_id"]))  # the rows' segments by position
     campaign_download.campaign_download(page.current, pairs, page.chosen["span_threshold"], key="seg_pearmut")

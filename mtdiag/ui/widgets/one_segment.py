@@ -78,7 +78,7 @@ def source_view(page, seg: int, selected: str | None = None, *, key: str, thresh
     seg = int(seg)
     sort_by = select("Sort systems by", page.detail("sort_keys"), key=f"{key}_sort", format_func=sort_label,
                      help="worst first by this score (direction-aware)")
-    rows = page.detail("source", seg + 1, sort_by)
+    rows = page.detail("source", seg, sort_by)
     if selected in set(rows["system"]):
         rows = pd.concat([rows[rows["system"] == selected], rows[rows["system"] != selected]], ignore_index=True)
     else:
