@@ -60,3 +60,20 @@ def test_the_dashboard_draws_the_first_page_then_the_derived_metrics(monkeypatch
     assert len(derived) == 1 and derived[0] > 0  # derived once, after the first pass drew the page's tables
     assert pages[0] is False and pages[-1] is True  # the first pass without predicted MQM, the last with it
     assert "predicted_mqm" in table_with(at, "otem", "bleu").columns
+
+
+def test_what_a_page_keeps_on_the_context_is_the_completed_reports_after_completion():
+    """The first report and the report completed from it share one scoring context, so what a page keeps there
+    names the report's metrics: the Overview's significance and the queue computed on the first report (no
+    predicted MQM) are not handed to the completed one (it showed the significance without predicted MQM when the
+    first page drew before the derivation: an upload, or a folder not yet on disk)."""
+    from mtdiag.views import overview, segments
+
+    first = evaluate(load_folder(DE).without_judgements(), Options(), derive=False)
+    chosen = {"baseline": first.evalset.systems[0], "method": "bs", "samples": 200, "seed": 1}
+    assert "predicted_mqm" not in overview.baseline_significance(first, chosen).index.get_level_values("metric")
+    assert "predicted_mqm" not in segments.queue(first).columns
+    done = with_derived(first)
+    assert done.context is first.context
+    assert "predicted_mqm" in overview.baseline_significance(done, chosen).index.get_level_values("metric")
+    assert "predicted_mqm" in segments.queue(done).columns

@@ -225,7 +225,8 @@ def baseline_significance(report, chosen) -> pd.DataFrame | None:
         return None
     from mtdiag.analysis.significance import significance
 
-    key = ("overview", "significance", chosen["baseline"], chosen["method"], chosen["samples"], chosen["seed"])
+    key = ("overview", "significance", report.metrics, chosen["baseline"], chosen["method"], chosen["samples"],
+           chosen["seed"])  # the metrics too: a report completed with predicted MQM shares its first one's context
     return report.context.memo(key, lambda: significance(report, chosen["baseline"], chosen["method"],
                                                          chosen["samples"], chosen["seed"]))
 

@@ -57,7 +57,8 @@ def queue(report, requested: checks.Requested | None = None, strict: bool = Fals
     its human judgements join; the ``human`` column is the report's own, added after (a human file uploaded re-ranks
     nothing). Do not modify the frame."""
     requested = checks.freeze(requested)
-    ranked = report.context.memo(("segments", "queue", requested, bool(strict)),
+    # the report's metrics in the key: a report completed with predicted MQM shares its first one's context
+    ranked = report.context.memo(("segments", "queue", report.metrics, requested, bool(strict)),
                                  lambda: _queue(report, requested, bool(strict)))
     human = human_scores(report)
     if human is None:
