@@ -164,7 +164,7 @@ def queue_effect(evalset, share: float, seed: int) -> str | None:
     def placed(report) -> tuple[float, float]:
         queue = ranking.worst_first(report, strict=True)
         rank = np.arange(len(queue)) / len(queue)
-        mine = np.array([(s, g - 1) in damaged_pairs for s, g in zip(queue["system"], queue["seg_id"])])
+        mine = np.array([(s, g) in damaged_pairs for s, g in zip(queue["system"], queue["seg"])])
         top = int(0.1 * len(queue))
         return float(np.median(rank[mine])), float(mine[:top].mean())
 

@@ -122,7 +122,7 @@ def queue_section(report, protocol: str, judge: pd.DataFrame) -> dict:
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
     bad = (100.0 - rated["human"] if protocol == "esa" else -rated["human"]).to_numpy()
     queue = ranking.worst_first(report)
-    place = pd.Series(np.arange(len(queue)), index=pd.MultiIndex.from_arrays([queue["system"], queue["seg_id"] - 1]))
+    place = pd.Series(np.arange(len(queue)), index=pd.MultiIndex.from_arrays([queue["system"], queue["seg"]]))
     lifts = {"queue": ranking.lift(-place.reindex(index).to_numpy(float), bad)}
     for metric in report.metrics:
         info = metric_info(metric, report)

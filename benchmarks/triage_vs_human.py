@@ -185,7 +185,7 @@ def without_references(evalset):
 def positions(ranked: pd.DataFrame, rated: pd.DataFrame) -> np.ndarray:
     """Per row of ``rated``: its place in ``ranked`` (a queue), as a badness (the first row is the worst)."""
     place = pd.Series(np.arange(len(ranked)), index=pd.MultiIndex.from_arrays(
-        [ranked["system"], ranked["seg_id"] - 1]))
+        [ranked["system"], ranked["seg"]]))
     return -place.reindex(pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])).to_numpy(float)
 
 
@@ -206,7 +206,7 @@ def section(name: str, evalset, references: bool = True) -> tuple[str, dict]:
     figures = {"queue": lifts(positions(queue, rated), rated), "strict": lifts(positions(strict, rated), rated)}
     ordered = rated.assign(position=-positions(queue, rated)).sort_values("position")
     figures["major10"], figures["major50"] = ordered.head(10)["major"].mean(), ordered.head(50)["major"].mean()
-    figures["sources10"] = int(queue.head(10)["seg_id"].nunique())
+    figures["sources10"] = int(queue.head(10)["seg"].nunique())
     index = pd.MultiIndex.from_arrays([rated["system"], rated["seg"]])
     singles, badness = {}, {}
     for metric in dict.fromkeys([*report.metrics, *ranking.ranking_metrics(report)]):
@@ -412,7 +412,7 @@ def planted_broken(evalset, report) -> list[str]:
     flags = checks.flag_frame(broken)
     queue = ranking.worst_first(broken, strict=True)
     n = len(queue)
-    place = pd.Series(np.arange(n) / n, index=pd.MultiIndex.from_arrays([queue["system"], queue["seg_id"] - 1]))
+    place = pd.Series(np.arange(n) / n, index=pd.MultiIndex.from_arrays([queue["system"], queue["seg"]]))
     problem = ranking.problem_scores(broken)["problem"]
     alone = 1.0 - problem.rank(method="average", pct=True)  # the share of pairs the problem score puts above
     lines = [f"Planted broken outputs ({PLANTED} per critical check, outputs of 100+ characters):", "",
