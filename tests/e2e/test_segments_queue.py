@@ -21,7 +21,8 @@ DE = REPO / "sample_data" / "wmt21.en-de"
 @pytest.fixture(scope="module")
 def queues():
     report = evaluate(load_folder(DE))
-    return ranking.worst_first(report), ranking.worst_first(report, strict=True)
+    queues = ranking.worst_first(report), ranking.worst_first(report, strict=True)
+    return [q.assign(seg_id=report.evalset.seg_ids[q["seg"].to_numpy()]) for q in queues]  # the page's ids
 
 
 def test_segments_page_shows_the_queue_and_its_strict_order(streamlit_server, page, wait_for_app, queues):
