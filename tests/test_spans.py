@@ -20,7 +20,7 @@ from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predic
                           write_span_records)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
                                      lexical_confidence, phrase_severity)
-from mtdiag.core.offsets import span_characters, token_offsets
+from mtdiag.core.offsets import outputs_token_offsets, span_characters, token_offsets
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import WordSupport, word_support
 from mtdiag.core.tokenize import TokenizeOptions, tokenize_text
@@ -196,6 +196,26 @@ def test_token_offsets_are_characters_of_the_text_as_written(text, tokenizer, ex
     tokens = tokenize_text(text, TokenizeOptions(tokenizer))
     offsets = token_offsets(text, tokens, entities=tokenizer == "13a")
     assert [tuple(o) for o in offsets.tolist()] == expected
+
+
+OFFSET_TEXTS = ["Click <b>here</b> &amp; “go”… now", "Wait… 👍 “OK” — İstanbul", "a b c", "", "  ",
+                "我们都很喜欢猫。", "😀 我们喜欢猫", "x\u3000y\xa0z", "Hello, World!  Foo-bar 3.5%", "ÄÖÜ straße STRASSE",
+                "a\tb\nc", "Tom &amp; Jerry's “best” day", "The cat sat on the mat."]
+
+
+@pytest.mark.parametrize("tokenizer", ["13a", "intl", "zh", "none", "char"])
+@pytest.mark.parametrize("lowercase, typography", [(True, True), (False, False), (True, False)])
+def test_outputs_are_located_at_once_exactly_as_one_by_one(tokenizer, lowercase, typography):
+    options = TokenizeOptions(tokenizer, lowercase=lowercase, typography=typography)
+    tokens = [list(tokenize_text(text, options)) for text in OFFSET_TEXTS]
+    tokens[2], tokens[3], tokens[4] = ["a", "zz", "c"], [""], ["", "x"]  # a token not found, empty tokens
+    fold = {"lowercase": lowercase, "typography": typography, "entities": tokenizer == "13a"}
+    bounds = np.cumsum([0] + [len(t) for t in tokens])
+    at_once = outputs_token_offsets(OFFSET_TEXTS, [t for ts in tokens for t in ts], bounds, **fold)
+    one_by_one = np.concatenate([token_offsets(text, ts, **fold).reshape(len(ts), 2)
+                                 for text, ts in zip(OFFSET_TEXTS, tokens)])
+    assert at_once.tolist() == one_by_one.tolist()
+    assert (at_once[:, 0] >= 0).sum() > len(at_once) // 2  # most tokens are located
 
 
 def test_a_token_that_cannot_be_found_is_skipped_not_fatal():

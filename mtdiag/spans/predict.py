@@ -21,7 +21,7 @@ import pandas as pd
 from mtdiag.triage import checks
 from mtdiag.spans.confidence import (DEFAULT_THRESHOLD, check_confidence, check_severity, lexical_confidence,
                                      phrase_severity)
-from mtdiag.core.offsets import span_characters, token_offsets
+from mtdiag.core.offsets import outputs_token_offsets, span_characters
 from mtdiag.spans.phrases import phrases
 from mtdiag.spans.support import word_support
 
@@ -70,7 +70,8 @@ def _predicted(report, threshold: float, segments: tuple[int, ...] | None = None
 
 
 class TokenLocator:
-    """Token offsets of outputs in their text as written, each output located once per report."""
+    """Token offsets of outputs in their text as written: every output of a system located at once
+    (:func:`mtdiag.core.offsets.outputs_token_offsets`), the first time one of its ranges is asked for."""
 
     def __init__(self, report):
         self.report = report
@@ -78,15 +79,22 @@ class TokenLocator:
         self.fold = {"lowercase": options.lowercase, "typography": options.typography,
                      "entities": options.tokenize == "13a"}
         self.texts = {s: report.evalset.hyps[s].astype(str).tolist() for s in report.evalset.systems}
-        self.cache: dict[tuple[str, int], np.ndarray] = {}
+        self.offsets: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def system_offsets(self, system: str) -> tuple[np.ndarray, np.ndarray]:
+        """(``offsets``: (start, end) of every token of the system's outputs, ``bounds``: segment i's tokens are
+        ``offsets[bounds[i]:bounds[i + 1]]``)."""
+        if system not in self.offsets:
+            tokens = self.report.context.tokens
+            side = tokens.hyps[system]
+            self.offsets[system] = (outputs_token_offsets(self.texts[system], tokens.vocab[side.ids].tolist(),
+                                                          side.offsets, **self.fold), side.offsets)
+        return self.offsets[system]
 
     def characters(self, system: str, seg: int, first: int, last: int) -> tuple[int, int] | None:
         """The characters of tokens ``first``..``last`` (inclusive) of one output."""
-        key = (system, seg)
-        if key not in self.cache:
-            tokens = self.report.context.tokens.tokens(system, seg)
-            self.cache[key] = token_offsets(self.texts[system][seg], tokens, **self.fold)
-        offsets = self.cache[key]
+        offsets, bounds = self.system_offsets(system)
+        offsets = offsets[bounds[seg]:bounds[seg + 1]]
         if first >= len(offsets) or last < first:
             return None
         return span_characters(offsets, first, min(last, len(offsets) - 1))
@@ -95,14 +103,34 @@ class TokenLocator:
         """Token ranges with their characters: ``start``, ``end`` and ``text`` added.
 
         The ranges have ``system``, ``seg``, ``first``, ``last`` inclusive and any further columns; ranges whose tokens
-        cannot be located are left out."""
-        chars = [self.characters(s, int(g), int(a), int(b)) for s, g, a, b in
-                 tokens[["system", "seg", "first", "last"]].itertuples(index=False)]
-        located = np.array([c is not None for c in chars], dtype=bool)
-        found = [c for c in chars if c is not None]
+        cannot be located are left out. A range whose two end tokens were both located spans from the first's start
+        to the last's end (one lookup for all ranges of a system); the others are looked up one by one
+        (:func:`~mtdiag.core.offsets.span_characters`)."""
+        start = np.full(len(tokens), -1, dtype=np.int64)
+        end = np.full(len(tokens), -1, dtype=np.int64)
+        systems = tokens["system"].to_numpy()
+        for system in pd.unique(systems):
+            rows = np.flatnonzero(systems == system)
+            offsets, bounds = self.system_offsets(system)
+            seg = tokens["seg"].to_numpy(dtype=np.int64)[rows]
+            first = tokens["first"].to_numpy(dtype=np.int64)[rows]
+            last = tokens["last"].to_numpy(dtype=np.int64)[rows]
+            length = bounds[seg + 1] - bounds[seg]
+            inside = (first < length) & (last >= first)
+            a = bounds[seg] + first
+            b = bounds[seg] + np.minimum(last, length - 1)
+            both = inside & (offsets[np.where(inside, a, 0), 0] >= 0) & (offsets[np.where(inside, b, 0), 1] >= 0)
+            start[rows[both]] = offsets[a[both], 0]
+            end[rows[both]] = offsets[b[both], 1]
+            for row, g, f, l in zip(rows[inside & ~both], seg[inside & ~both], first[inside & ~both],
+                                    last[inside & ~both]):
+                found = self.characters(system, int(g), int(f), int(l))
+                if found is not None:
+                    start[row], end[row] = found
+        located = start >= 0
         frame = tokens[located].reset_index(drop=True)
-        frame["start"] = np.array([c[0] for c in found], dtype=np.int64)
-        frame["end"] = np.array([c[1] for c in found], dtype=np.int64)
+        frame["start"] = start[located]
+        frame["end"] = end[located]
         frame["text"] = [self.texts[s][int(g)][a:b] for s, g, a, b in
                          zip(frame["system"], frame["seg"], frame["start"], frame["end"])]
         return frame

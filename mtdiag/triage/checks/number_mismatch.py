@@ -166,6 +166,20 @@ def number_findings(report) -> dict[str, pd.DataFrame]:
     return report.context.memo(("checks", "numbers"), build)
 
 
+def _findings_of(report, system: str) -> dict[int, list[tuple[str, str]]]:
+    """One system's :func:`number_findings` by segment: ``{seg: [(kind, number), …]}`` in their order (so that
+    explaining one pair reads its own rows, not a filter over every row of the system)."""
+    def build():
+        findings = number_findings(report)[system]
+        by_seg: dict[int, list[tuple[str, str]]] = {}
+        for seg, kind, number in zip(findings["seg"].tolist(), findings["kind"].tolist(),
+                                     findings["number"].tolist()):
+            by_seg.setdefault(seg, []).append((kind, number))
+        return by_seg
+
+    return report.context.memo(("checks", "numbers", "by segment", system), build)
+
+
 class NumberMismatch(Check):
     """The ``number_mismatch`` check: a number of the source is missing or changed."""
     name = "number_mismatch"
@@ -181,12 +195,10 @@ class NumberMismatch(Check):
 
     def explain(self, report, system, seg):
         """Why ``number_mismatch`` fired on one pair: each number missing or unexpected, the unexpected ones marked."""
-        findings = number_findings(report)[system]
-        findings = findings[findings["seg"] == seg]
+        findings = _findings_of(report, system).get(int(seg), [])
         sentences = tuple(f"{number} of the source is missing from the output" if kind == "missing"
-                          else f"{number} {UNEXPECTED[basis(report)]}"
-                          for kind, number in zip(findings["kind"], findings["number"]))
-        changed = set(findings.loc[findings["kind"] == "changed", "number"])
+                          else f"{number} {UNEXPECTED[basis(report)]}" for kind, number in findings)
+        changed = {number for kind, number in findings if kind == "changed"}
         ctx = report.context
         ids = ctx.tokens.hyps[system].segment(seg)
         spans = tuple(Span(i, i + 1, "number", "number not in the source")
