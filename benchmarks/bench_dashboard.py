@@ -328,6 +328,7 @@ def measure_pages(browser, shots: Path | None, reruns: bool, name: str = DEV) ->
         for visit in ("first", "again"):
             for i, title in enumerate(titles[1:] + titles[:1], start=1):
                 cpu, browser_cpu = cpu_seconds(proc), browser_cpu_seconds()
+                print(f"bench_dashboard: {visit} visit of {title} …", file=sys.stderr, flush=True)
                 seconds = after(page, nav(page, title), title, timeout=300_000)
                 switches.append({"page": title, "visit": visit, "s": seconds, "cpu_s": cpu_seconds(proc) - cpu,
                                  "browser_cpu_s": browser_cpu_seconds() - browser_cpu})

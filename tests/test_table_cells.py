@@ -53,3 +53,14 @@ def test_a_table_of_two_scripts_draws_the_wide_cells_in_a_font_of_their_own():
     same_script = frame.assign(src=["Ein Satz.", "Noch einer."])
     assert widgets.wrapped(same_script, text, 68)[1] is not None
     assert isinstance(widgets.wrapped(same_script, text, 68)[1], pd.DataFrame)  # one script: no Styler needed
+
+
+def test_wide_characters_are_the_ranges_edges_included_and_nothing_beside_them():
+    from mtdiag.views.cells import WIDE, WIDE_RANGES, _wide_counts
+
+    edges = sorted({c for first, last in WIDE_RANGES for c in (first - 1, first, last, last + 1)})
+    counted = _wide_counts(pd.Series([chr(c) for c in edges] + ["".join(chr(c) for c in edges), ""]))
+    expected = [int(any(first <= c <= last for first, last in WIDE_RANGES)) for c in edges]
+    assert counted[:-2].tolist() == expected
+    assert counted[-2] == sum(expected) == 2 * len(WIDE_RANGES) and counted[-1] == 0
+    assert [bool(WIDE.match(chr(c))) for c in edges] == [bool(e) for e in expected]  # the regex says the same

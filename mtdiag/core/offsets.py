@@ -88,7 +88,7 @@ _SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint
 
 def _code_points(text: str) -> np.ndarray:
     """The code points of ``text``, one uint32 each."""
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def outputs_token_offsets(texts: Sequence[str], tokens: Sequence[str], bounds: np.ndarray, *,
