@@ -93,12 +93,12 @@ def _code_points(text: str) -> np.ndarray:
 
 def outputs_token_offsets(texts: Sequence[str], tokens: Sequence[str], bounds: np.ndarray, *,
                           lowercase: bool = True, typography: bool = True, entities: bool = False) -> np.ndarray:
-    """:func:`token_offsets` of many texts at once: ``offsets[k] = (start, end)`` of token k, where the tokens of text
-    i are ``tokens[bounds[i]:bounds[i + 1]]`` and the characters are those of text i.
+    """:func:`token_offsets` of many texts at once: ``offsets[k] = (start, end)``, the characters of token k.
 
-    Where the tokens of a text, joined, are its folded text without white space (nearly always: a tokeniser splits
-    and keeps every other character), token j starts at the folded text's position of its first non-space character
-    — exactly where :func:`token_offsets`' left-to-right search finds it, since a token holding no white space cannot
+    The tokens of text i are ``tokens[bounds[i]:bounds[i + 1]]``, and their characters are those of text i. Where
+    the tokens of a text, joined, are its folded text without white space (nearly always: a tokeniser splits and
+    keeps every other character), token j starts at the folded text's position of its first non-space character —
+    exactly where :func:`token_offsets`' left-to-right search finds it, since a token holding no white space cannot
     start on white space — so every token of those texts is placed by one vectorised pass over all of them. The
     other texts (a fold that changes a text's length, a decoded entity, a token the tokeniser rewrote) are located
     one by one by :func:`token_offsets`. The result is identical to calling it on each text."""

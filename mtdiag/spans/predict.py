@@ -70,8 +70,9 @@ def _predicted(report, threshold: float, segments: tuple[int, ...] | None = None
 
 
 class TokenLocator:
-    """Token offsets of outputs in their text as written: every output of a system located at once
-    (:func:`mtdiag.core.offsets.outputs_token_offsets`), the first time one of its ranges is asked for."""
+    """Token offsets of outputs in their text as written, every output of a system located at once.
+
+    By :func:`mtdiag.core.offsets.outputs_token_offsets`, the first time one of the system's ranges is asked for."""
 
     def __init__(self, report):
         self.report = report
@@ -82,8 +83,9 @@ class TokenLocator:
         self.offsets: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def system_offsets(self, system: str) -> tuple[np.ndarray, np.ndarray]:
-        """(``offsets``: (start, end) of every token of the system's outputs, ``bounds``: segment i's tokens are
-        ``offsets[bounds[i]:bounds[i + 1]]``)."""
+        """``(offsets, bounds)``: (start, end) of every token of the system's outputs, and where each output's are.
+
+        Segment i's tokens are ``offsets[bounds[i]:bounds[i + 1]]``."""
         if system not in self.offsets:
             tokens = self.report.context.tokens
             side = tokens.hyps[system]
