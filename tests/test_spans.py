@@ -16,6 +16,7 @@ from mtdiag.scoring.evaluate import Options, evaluate
 from mtdiag.core.evalset import evalset_from_lists
 from mtdiag.io import read_metric_spans, with_metric_spans
 from mtdiag.spans.judge import judged
+from mtdiag.spans.predict import locator
 from mtdiag.spans import (COUNT_COLUMNS, DEFAULT_THRESHOLD, SPAN_COLUMNS, predict_spans, severity_counts, span_records,
                           write_span_records)
 from mtdiag.spans.confidence import (CHECK_EVIDENCE, CRITICAL_EVIDENCE, LEXICAL_MODELS, check_confidence,
@@ -216,6 +217,15 @@ def test_outputs_are_located_at_once_exactly_as_one_by_one(tokenizer, lowercase,
                                  for text, ts in zip(OFFSET_TEXTS, tokens)])
     assert at_once.tolist() == one_by_one.tolist()
     assert (at_once[:, 0] >= 0).sum() > len(at_once) // 2  # most tokens are located
+
+
+def test_ranges_are_located_for_many_systems_at_once_and_a_system_without_tokens_gives_none():
+    report = _report({"ref": REF}, {**OUTPUTS, "E": [""]}, metrics=("chrf",))
+    ranges = pd.DataFrame({"system": ["C", "E", "B", "C"], "seg": [0, 0, 0, 0], "first": [2, 0, 6, 9],
+                           "last": [3, 0, 7, 9]})
+    found = locator(report).frame(ranges)
+    assert found[["system", "start", "end", "text"]].values.tolist() == [["C", 8, 17, "jumped on"],
+                                                                         ["B", 23, 29, "by the"]]
 
 
 def test_a_token_that_cannot_be_found_is_skipped_not_fatal():

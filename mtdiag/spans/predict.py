@@ -111,14 +111,15 @@ class TokenLocator:
         start = np.full(len(tokens), -1, dtype=np.int64)
         end = np.full(len(tokens), -1, dtype=np.int64)
         systems = tokens["system"].to_numpy()
+        segs, firsts, lasts = (tokens[column].to_numpy(dtype=np.int64) for column in ("seg", "first", "last"))
         for system in pd.unique(systems):
             rows = np.flatnonzero(systems == system)
             offsets, bounds = self.system_offsets(system)
-            seg = tokens["seg"].to_numpy(dtype=np.int64)[rows]
-            first = tokens["first"].to_numpy(dtype=np.int64)[rows]
-            last = tokens["last"].to_numpy(dtype=np.int64)[rows]
+            seg, first, last = segs[rows], firsts[rows], lasts[rows]
             length = bounds[seg + 1] - bounds[seg]
             inside = (first < length) & (last >= first)
+            if not inside.any():  # no range of this system names a token it has (its offsets may be empty)
+                continue
             a = bounds[seg] + first
             b = bounds[seg] + np.minimum(last, length - 1)
             both = inside & (offsets[np.where(inside, a, 0), 0] >= 0) & (offsets[np.where(inside, b, 0), 1] >= 0)
