@@ -29,6 +29,7 @@ outside a longest increasing subsequence of their reference positions."""
 from __future__ import annotations
 
 import bisect
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -54,33 +55,70 @@ NEVA_ABOVE_WAFT = (
     "the order; it is not an error flag.")
 
 
-def _unique_matches(hyp: pd.DataFrame, ref: pd.DataFrame, words: np.ndarray) -> pd.DataFrame:
-    """Words that occur exactly once in the output segment and once in the reference segment, with their
-    positions in both (``seg, id, pos_hyp, pos_ref``), ordered by segment and output position."""
-    def once(frame):
-        frame = frame[words[frame["id"].to_numpy()]]
-        return frame[~frame.duplicated(["seg", "id"], keep=False)]
+class Matches(NamedTuple):
+    """The words once in an output segment and once in a reference segment, ordered by ``key``.
 
-    return once(hyp).merge(once(ref), on=["seg", "id"], suffixes=("_hyp", "_ref")).sort_values(["seg", "pos_hyp"])
+    ``key`` = segment × vocabulary size + word id (unique), with the word's position in the output and in the
+    reference."""
+    key: np.ndarray
+    pos_hyp: np.ndarray
+    pos_ref: np.ndarray
 
 
-def _descent_pairs(matches: pd.DataFrame) -> pd.DataFrame:
+def _once(seg: np.ndarray, pos: np.ndarray, ids: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(key, pos)`` of the words that occur exactly once in their segment, ordered by key (see :class:`Matches`)."""
+    keep = words[ids]
+    key = seg[keep].astype(np.int64) * len(words) + ids[keep]
+    order = np.argsort(key, kind="stable")
+    key, pos = key[order], pos[keep][order]
+    repeated = np.zeros(len(key), dtype=bool)
+    same = key[1:] == key[:-1]
+    repeated[1:] |= same
+    repeated[:-1] |= same
+    return key[~repeated], pos[~repeated]
+
+
+def _matches(hyp: tuple[np.ndarray, np.ndarray], ref: tuple[np.ndarray, np.ndarray]) -> Matches:
+    """The words once in both the output's and the reference's segment: :func:`_once` of each, intersected."""
+    key, in_hyp, in_ref = np.intersect1d(hyp[0], ref[0], assume_unique=True, return_indices=True)
+    return Matches(key, hyp[1][in_hyp], ref[1][in_ref])
+
+
+def _output_order(matches: Matches, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``seg, id, pos_hyp, pos_ref`` of the matches in output order (by segment, then output position)."""
+    seg, ids = np.divmod(matches.key, width)
+    order = np.lexsort((matches.pos_hyp, seg))
+    return seg[order], ids[order], matches.pos_hyp[order], matches.pos_ref[order]
+
+
+def _descent_pairs(matches: Matches, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The descents of one reference's matches: ``seg, a, b`` — consecutive shared words (ids, output order) whose
     reference position goes back from ``a`` to ``b``."""
-    seg, ids = matches["seg"].to_numpy(), matches["id"].to_numpy()
-    back = np.flatnonzero((np.diff(matches["pos_ref"].to_numpy()) < 0) & (seg[1:] == seg[:-1])) + 1
-    return pd.DataFrame({"seg": seg[back], "a": ids[back - 1], "b": ids[back]})
+    seg, ids, _, pos_ref = _output_order(matches, width)
+    back = np.flatnonzero((np.diff(pos_ref) < 0) & (seg[1:] == seg[:-1])) + 1
+    return seg[back], ids[back - 1], ids[back]
 
 
-def _supported(descents: pd.DataFrame, matches: pd.DataFrame) -> np.ndarray:
+def _reference_position(matches: Matches, key: np.ndarray) -> np.ndarray:
+    """Per key: the word's position in the reference of ``matches``, −1 where it is not one of them."""
+    if not len(matches.key):
+        return np.full(len(key), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(matches.key, key), len(matches.key) - 1)
+    return np.where(matches.key[at] == key, matches.pos_ref[at], -1)
+
+
+def _supported(descents: tuple[np.ndarray, np.ndarray, np.ndarray], matches: Matches, width: int) -> np.ndarray:
     """Per descent: the reference of ``matches`` has both words (once each) with ``a`` before ``b``."""
-    pos = matches[["seg", "id", "pos_ref"]]
-    both = (descents.reset_index()
-            .merge(pos.rename(columns={"id": "a", "pos_ref": "pos_a"}), on=["seg", "a"])
-            .merge(pos.rename(columns={"id": "b", "pos_ref": "pos_b"}), on=["seg", "b"]))
-    supported = np.zeros(len(descents), dtype=bool)
-    supported[both.loc[both["pos_a"] < both["pos_b"], "index"].to_numpy()] = True
-    return supported
+    seg, a, b = descents
+    base = seg.astype(np.int64) * width
+    pos_a, pos_b = _reference_position(matches, base + a), _reference_position(matches, base + b)
+    return (pos_a >= 0) & (pos_b >= 0) & (pos_a < pos_b)
+
+
+def _side_once(side, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_once` of every segment of a tokenised side."""
+    tokens = token_frame(side)
+    return _once(tokens["seg"].to_numpy(), tokens["pos"].to_numpy(), tokens["id"].to_numpy(), words)
 
 
 def unsupported_descents(report) -> dict[str, np.ndarray]:
@@ -88,20 +126,21 @@ def unsupported_descents(report) -> dict[str, np.ndarray]:
     def build():
         ctx = report.context
         words = word_ids(report)
+        width = len(words)
         n = report.evalset.n_segments
-        refs = [token_frame(side) for side in ctx.tokens.refs.values()]
+        refs = [_side_once(side, words) for side in ctx.tokens.refs.values()]
         out = {}
         for system, side in ctx.tokens.hyps.items():
-            hyp = token_frame(side)
-            matches = [_unique_matches(hyp, ref, words) for ref in refs]
+            hyp = _side_once(side, words)
+            matches = [_matches(hyp, ref) for ref in refs]
             counts = np.zeros((len(refs), n), dtype=np.int64)
             for k, own in enumerate(matches):
-                descents = _descent_pairs(own)
-                supported = np.zeros(len(descents), dtype=bool)
+                descents = _descent_pairs(own, width)
+                supported = np.zeros(len(descents[0]), dtype=bool)
                 for j, other in enumerate(matches):
                     if j != k:
-                        supported |= _supported(descents, other)
-                counts[k] = np.bincount(descents["seg"].to_numpy()[~supported], minlength=n)
+                        supported |= _supported(descents, other, width)
+                counts[k] = np.bincount(descents[0][~supported], minlength=n)
             out[system] = counts
         return out
 
@@ -147,13 +186,16 @@ def moved_positions(report, system: str, seg: int) -> list[int]:
     They are the shared words outside a longest increasing subsequence of their positions in it."""
     ctx = report.context
     words = word_ids(report)
-    hyp = pd.DataFrame({"seg": 0, "id": ctx.tokens.hyps[system].segment(seg)})
-    hyp["pos"] = np.arange(len(hyp))
-    ref = pd.DataFrame({"seg": 0, "id": ctx.tokens.refs[moved_reference(report, system, seg)].segment(seg)})
-    ref["pos"] = np.arange(len(ref))
-    matches = _unique_matches(hyp, ref, words)
-    keep = _lis_members(matches["pos_ref"].tolist())
-    return [p for i, p in enumerate(matches["pos_hyp"].tolist()) if i not in keep]
+
+    def once(ids):
+        ids = np.asarray(ids)
+        return _once(np.zeros(len(ids), dtype=np.int64), np.arange(len(ids)), ids, words)
+
+    matches = _matches(once(ctx.tokens.hyps[system].segment(seg)),
+                       once(ctx.tokens.refs[moved_reference(report, system, seg)].segment(seg)))
+    _, _, pos_hyp, pos_ref = _output_order(matches, len(words))
+    keep = _lis_members(pos_ref.tolist())
+    return [p for i, p in enumerate(pos_hyp.tolist()) if i not in keep]
 
 
 class WordOrder(Check):
