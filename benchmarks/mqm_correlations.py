@@ -35,6 +35,11 @@ def _markdown(frame) -> str:
     return "\n".join(lines)
 
 
+def _signature(options) -> str:
+    """The tokenisation's signature fields as sacrebleu writes a signature (``tok:13a|case:lc|typo:norm``)."""
+    return "|".join(f"{field}:{value}" for field, value in options.signature_fields)
+
+
 def _section(pair: str) -> str:
     evalset = load_folder(DEV / pair)
     start = time.perf_counter()
@@ -47,7 +52,7 @@ def _section(pair: str) -> str:
         f"## {pair}",
         f"{evalset.n_segments} segments, {len(evalset.systems)} systems, references {', '.join(evalset.ref_names)}; "
         f"MQM-rated: {len(rated)} systems on {evalset.human['seg'].nunique()} segments. "
-        f"Tokeniser {report.options.tokenize_options.signature}; scoring took {seconds:.1f} s.",
+        f"Tokeniser {_signature(report.options.tokenize_options)}; scoring took {seconds:.1f} s.",
         "### Correlation with MQM (positive = agrees with the humans)",
         _markdown(agreement),
         "### MQM system ranking (mqm = −mean MQM score over rated segments; lower is better)",
