@@ -31,16 +31,17 @@ def test_the_dashboard_draws_the_first_page_then_the_derived_metrics(monkeypatch
     """An upload is scored without predicted MQM and without the checks; the page runs; then the checks run and
     predicted MQM is derived, once each, and the page is drawn again with it: one run of the script as AppTest sees
     it, two passes of the page. (The checks beside the metrics doubled the first page's wait: 2.2 → 4.5 s of
-    scoring on 10 systems of WMT21 en-de.)"""
+    scoring on 10 systems of WMT21 en-de.) Once complete, ``scipy.stats`` is imported in the background, once."""
     from mtdiag.ui import reports
 
-    scored, derived, pages, checked = [], [], [], []
+    scored, derived, pages, checked, warmed = [], [], [], [], []
     real_evaluate, real_derive, real_prepared = reports.evaluate, reports.with_derived, reports.prepared
     monkeypatch.setattr(reports, "evaluate", lambda *a, **k: scored.append((k.get("derive"), k.get("prepare")))
                         or real_evaluate(*a, **k))
     monkeypatch.setattr(reports, "prepared", lambda report: checked.append(len(pages)) or real_prepared(report))
     monkeypatch.setattr(reports, "with_derived", lambda report, *a, **k: (
         reports.underived(report) and derived.append(len(pages))) or real_derive(report, *a, **k))  # that derive
+    monkeypatch.setattr(reports, "warm_up_statistics", lambda: warmed.append(len(pages)))
     at = start()
     at.radio(key="data_mode").set_value("Upload files").run()
     at.file_uploader(key="up_refs").set_value(lines_file("ref.A.txt", de_lines("ref.A.txt")))
@@ -51,6 +52,8 @@ def test_the_dashboard_draws_the_first_page_then_the_derived_metrics(monkeypatch
                         lambda self, name, **k: pages.append("predicted_mqm" in self.report.metrics)
                         or real_frame(self, name, **k))
     scored.clear(), derived.clear(), checked.clear()  # the sample set the dashboard opened on (scored here unless read from disk)
+    reports._load_statistics().join(timeout=10)  # once per server: the sample set's completion (if it was scored here)
+    reports._load_statistics.clear(), warmed.clear()
     at.file_uploader(key="up_hyps").set_value([lines_file("a.txt", de_lines("newstest2021.en-de.UEdin.txt")),
                                                 lines_file("b.txt", de_lines("newstest2021.en-de.Online-W.txt"))])
     at.run()
@@ -60,6 +63,8 @@ def test_the_dashboard_draws_the_first_page_then_the_derived_metrics(monkeypatch
     assert len(derived) == 1 and derived[0] > 0  # derived once, after the first pass drew the page's tables
     assert pages[0] is False and pages[-1] is True  # the first pass without predicted MQM, the last with it
     assert "predicted_mqm" in table_with(at, "otem", "bleu").columns
+    reports._load_statistics().join(timeout=10)  # scipy.stats is imported in the background once it is complete
+    assert len(warmed) == 1 and warmed[0] > 0, warmed
 
 
 def test_what_a_page_keeps_on_the_context_is_the_completed_reports_after_completion():

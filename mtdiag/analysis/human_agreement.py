@@ -40,11 +40,11 @@ def format_score(value) -> str:
     return "" if value is None or pd.isna(value) else f"{float(value):.{SCORE_PLACES}f}"
 
 
-def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Pearson r and Kendall tau-b of two equally long samples; NaN when undefined (n < 2 or a constant side)."""
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan"), float("nan")
-    from scipy import stats  # imported here: scipy.stats takes ~0.5 s, which a dashboard start need not pay
+    from scipy import stats  # here: its import (0.5-1.2 s) is not for the command line or a first page to pay
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -104,10 +104,10 @@ def human_agreement(report: Report, human: pd.DataFrame | None = None, *,
     for metric in (m for m in report.metrics if metric_info(m, report).has_direction):  # a direction to agree with
         info = metric_info(metric, report)
         seg = segments[["human", metric]].dropna()
-        seg_r, seg_tau = _correlations(info.oriented(seg[metric]).to_numpy(), sign * seg["human"].to_numpy())
+        seg_r, seg_tau = correlations(info.oriented(seg[metric]).to_numpy(), sign * seg["human"].to_numpy())
         corpus = info.oriented(report.corpus[metric]).reindex(system_means.index)
         both = pd.concat([corpus, system_means], axis=1).dropna()
-        sys_r, sys_tau = _correlations(both.iloc[:, 0].to_numpy(), both.iloc[:, 1].to_numpy())
+        sys_r, sys_tau = correlations(both.iloc[:, 0].to_numpy(), both.iloc[:, 1].to_numpy())
         rows[metric] = [seg_r, seg_tau, sys_r, sys_tau, len(seg), len(both)]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(AGREEMENT_COLUMNS)).rename_axis("metric")
     return table.astype({"n_seg": "int64", "n_sys": "int64"})

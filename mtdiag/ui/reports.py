@@ -8,13 +8,14 @@ by its scheme (:func:`report_for`: nothing scored again). Every report lives in 
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 import streamlit as st
 
 from mtdiag.core import highlight
 from mtdiag.pipeline.inputs import (DEFAULT_WEIGHTS, ErrorWeights, Options, Report, evaluate, judged, prepared,
-                                    report_cache, underived, with_derived)
+                                    report_cache, underived, warm_up_statistics, with_derived)
 from mtdiag.ui.state import FIRST, Dataset, judged_key, report_key, report_store
 
 
@@ -101,7 +102,19 @@ def complete(data: Dataset, options: Options) -> bool:
     store.put(key, report)
     if data.origin == "folder" and report is not first:
         report_cache.save(report)
+    _load_statistics()
     return True
+
+
+@st.cache_resource(show_spinner=False)
+def _load_statistics() -> threading.Thread:
+    """Once per server, when a scored set is first complete: import ``scipy.stats`` in a background thread
+    (:func:`mtdiag.pipeline.inputs.warm_up_statistics`), so that the first visit of a page of human scores does not
+    wait 0.9-1.2 s for it. Not earlier: beside the scoring or the first page it would take their CPU; here the
+    page is drawn and only its redraw with the derived metrics runs beside it."""
+    thread = threading.Thread(target=warm_up_statistics, name="mtdiag-load-statistics", daemon=True)
+    thread.start()
+    return thread
 
 
 DERIVE_FAILED = "_mtdiag_derive_failed"  # session key: why the derived metrics were not computed (said once)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtdiag.analysis.human_agreement import human_agreement, human_ranking
+from mtdiag.analysis.human_agreement import correlations, human_agreement, human_ranking
 from mtdiag.metrics import metric_info
 from mtdiag.analysis.likeness import DEFAULT_QUEEN_METRICS, likeness_metrics, plain_words, report_orange_king, report_queen
 from mtdiag.spans import DEFAULT_THRESHOLD, predict_spans, severity_counts
@@ -94,18 +94,14 @@ def agreement(report) -> pd.DataFrame:
 
 def _length_row(report, segments: pd.DataFrame) -> dict:
     """The :data:`LENGTH_BASELINE` row: minus the output's characters against the human scores."""
-    from scipy import stats  # imported here, as mtdiag.analysis.human_agreement does (its import is slow)
-
     hyps = report.evalset.hyps
     index = segments.index
     length = -np.array([len(str(hyps.at[g, s])) for s, g in index], dtype=float)
     human = segments["human"].to_numpy(dtype=float)
     segs, systems = index.get_level_values("seg"), index.get_level_values("system")
     frame = pd.DataFrame({"system": systems, "length": length, "human": human}).groupby("system").mean()
-    correlate = lambda x, y: ((float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0]))  # noqa: E731
-                              if len(x) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0 else (float("nan"), float("nan")))
-    seg_r, seg_tau = correlate(length, human)
-    sys_r, sys_tau = correlate(frame["length"].to_numpy(), frame["human"].to_numpy())
+    seg_r, seg_tau = correlations(length, human)
+    sys_r, sys_tau = correlations(frame["length"].to_numpy(), frame["human"].to_numpy())
     low, high = system_accuracy_interval(segs, systems, length, human)
     return {"metric": LENGTH_BASELINE, "seg_accuracy": within_segment_accuracy(segs, length, human)[0],
             "sys_accuracy": pairwise_accuracy(frame["length"], frame["human"])[0], "sys_low": low, "sys_high": high,
