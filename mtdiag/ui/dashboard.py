@@ -50,6 +50,7 @@ def main() -> None:
     finally:  # the page is drawn (or stopped): now the metrics derived from the others, then the page again
         if current.pending and reports.complete(current.data, current.options):
             st.rerun()
+        reports.warm_up()  # drawn again with them: what other pages import, in the background
 
 
 if __name__ == "__main__":  # streamlit run mtdiag/ui/dashboard.py (mtdiag serve)

@@ -102,16 +102,29 @@ def complete(data: Dataset, options: Options) -> bool:
     store.put(key, report)
     if data.origin == "folder" and report is not first:
         report_cache.save(report)
-    _load_statistics()
+    st.session_state[WARM_UP] = True  # once the page is drawn again with them (:func:`warm_up`)
     return True
+
+
+WARM_UP = "_mtdiag_warm_up"  # session key: a report was completed; the run that draws it warms what pages import
+
+
+def warm_up() -> None:
+    """After the run that drew a completed report: import ``scipy.stats`` in the background, once per server.
+
+    :func:`_load_statistics` does it; only when :func:`complete` asked for it in this session."""
+    if st.session_state.pop(WARM_UP, False):
+        _load_statistics()
 
 
 @st.cache_resource(show_spinner=False)
 def _load_statistics() -> threading.Thread:
-    """Once per server, when a scored set is first complete: import ``scipy.stats`` in a background thread
-    (:func:`mtdiag.pipeline.inputs.warm_up_statistics`), so that the first visit of a page of human scores does not
-    wait 0.9-1.2 s for it. Not earlier: beside the scoring or the first page it would take their CPU; here the
-    page is drawn and only its redraw with the derived metrics runs beside it."""
+    """Once per server: import ``scipy.stats`` in a background thread.
+
+    :func:`mtdiag.pipeline.inputs.warm_up_statistics` does the import, so that the first visit of a page of human
+    scores does not wait 0.9-1.2 s for it. Not earlier than after a completed report's page is drawn: beside the
+    scoring, the first page or its redraw with the derived metrics it would take their CPU; a sample set that opens
+    from disk never waits for it."""
     thread = threading.Thread(target=warm_up_statistics, name="mtdiag-load-statistics", daemon=True)
     thread.start()
     return thread
