@@ -151,13 +151,16 @@ def prepared(report: Report) -> None:
     ``report`` is a report of the set without scores, on the context the scored report will have
     (:func:`mtdiag.scoring.evaluate.evaluate`'s ``prepare``, run while the metrics score). What is computed: the flags
     of the checks that read no metric (language detection, copied words, numbers, suspect references …; a check that
-    reads a metric is not active on a report without scores) and the words' support the predicted spans read."""
+    reads a metric is not active on a report without scores), the words' support the predicted spans read, and the
+    consensus the queue reads where no metric gives it (:func:`mtdiag.triage.ranking.prepare_views`)."""
     from mtdiag.spans.support import word_support
     from mtdiag.triage import checks
+    from mtdiag.triage.ranking import prepare_views
 
     for check in checks.active_checks(report):
         checks.fired(report, check)
     word_support(report)
+    prepare_views(report)
 
 
 def sliced(whole: Report, where: str | None, metrics: Sequence[str] | None = None, tags=None) -> Report:

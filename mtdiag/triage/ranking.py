@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.triage import checks
-from mtdiag.scoring.evaluate import missing_input
+from mtdiag.scoring.evaluate import default_metrics, missing_input
 from mtdiag.triage.checks.suspect_reference import reference_at_fault, suspect_references
 from mtdiag.triage.checks.tokens import reference_lengths
 from mtdiag.metrics import DerivedMetric, create_metric, metric_class, metric_info
@@ -116,19 +116,37 @@ def view_scores(report, metric: str) -> pd.Series:
     """The segment scores of one view over the report's pairs.
 
     The report's own column, or — for :data:`CONSENSUS` on a report that did not compute it (a set with references
-    computes it only on request) — consensus with its default options on the report's tokens (memoised per report)."""
+    computes it only on request) — :func:`computed_view`'s."""
     if metric in report.segments.columns:
         return report.segments[metric]
+    return computed_view(report, metric).reindex(report.segments.index)
 
+
+def computed_view(report, metric: str) -> pd.Series:
+    """A view's segment scores computed with its default options on the report's tokens, per (system, seg).
+
+    Memoised on the report's context, so that a report of the set without scores (:func:`prepare_views`) computes
+    them for the scored report on the same context."""
     def build():
         computed = create_metric(metric, report)
         ctx = report.context
         values = np.concatenate([computed.segment_scores(computed.statistics(ctx, s)) for s in report.evalset.systems])
         index = pd.MultiIndex.from_product([report.evalset.systems, range(report.evalset.n_segments)],
                                            names=["system", "seg"])
-        return pd.Series(values, index=index, name=metric).reindex(report.segments.index)
+        return pd.Series(values, index=index, name=metric)
 
     return report.context.memo(("triage", metric), build)
+
+
+def prepare_views(report) -> None:
+    """Compute the consensus view the queue reads when the scored report will not have it as a metric.
+
+    ``report`` is a report of the set without scores on the scored report's context
+    (:func:`mtdiag.pipeline.inputs.prepared`): computed there, beside the metrics, and not on the queue's first
+    call. A set with references scores consensus only on request; the queue reads it whenever the set allows it."""
+    metrics = report.options.metrics if report.options.metrics is not None else default_metrics(report.evalset)
+    if CONSENSUS not in metrics and missing_input(report.evalset, CONSENSUS) is None:
+        computed_view(report, CONSENSUS)
 
 
 def signals(report) -> str:
