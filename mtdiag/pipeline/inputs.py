@@ -209,13 +209,14 @@ def warm_up() -> None:
 def warm_up_statistics() -> None:
     """Import ``scipy.stats`` (0.9-1.2 s here), which the agreement with human scores reads, before a page needs it.
 
-    The dashboard calls it in the background once an upload's report is complete: the Human page's first visit
-    then does not pay for the import (:func:`mtdiag.analysis.human_agreement.correlations` imports it where it is
-    used, so that the command line and the first page never do)."""
+    The dashboard calls it in the background after the run that draws an upload's completed report: the Human
+    page's first visit then does not pay for the import (:func:`mtdiag.analysis.human_agreement.correlations`
+    imports it where it is used, so that the command line and the first page never do)."""
     import scipy.stats  # noqa: F401
 
 
 __all__ = ["DEFAULT_WEIGHTS", "MAX_CHARS", "METRICS", "NO_REFERENCE", "SCHEMES", "ErrorWeights", "EvalSet", "Execution",
            "ExpressionError", "Limits", "Options", "Report", "check", "check_metrics", "clear_caches", "error_weights",
            "evaluate", "fields", "flag_metrics", "judged", "prepared", "read_error_weights", "report", "report_cache",
-           "scoring", "sliced", "underived", "unscored_mask", "warm_up", "warm_up_statistics", "weighed", "with_derived", "with_human"]
+           "scoring", "sliced", "underived", "unscored_mask", "warm_up", "warm_up_statistics", "weighed",
+           "with_derived", "with_human"]
