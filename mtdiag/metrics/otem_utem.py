@@ -130,18 +130,14 @@ class OTEM(_OverUnder):
         """The over-matched n-grams of every segment (or of ``segments``).
 
         Columns: ``seg, order, ngram, hyp_count, ref_count, over``."""
-        frames = []
+        parts = []
         for n in range(1, self.order + 1):
             seg, keys, cc, rc, over = self.over_counts(ctx, system, n, segments)
             keep = over > 0
-            frames.append(
-                pd.DataFrame({
-                    "seg": seg[keep], "order": n,
-                    "ngram": _ngram_texts(ctx, n, keys[keep], self.order),
-                    "hyp_count": cc[keep], "ref_count": rc[keep], "over": over[keep],
-                })
-            )
-        return pd.concat(frames, ignore_index=True).sort_values(["seg", "order"], kind="stable", ignore_index=True)
+            parts.append({"seg": seg[keep], "order": np.full(int(keep.sum()), n, dtype=np.int64),
+                          "ngram": _ngram_texts(ctx, n, keys[keep], self.order), "hyp_count": cc[keep],
+                          "ref_count": rc[keep], "over": over[keep]})
+        return _sorted_frame(parts, ["seg", "order"])
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
         """The segment's over-matched n-grams, marked in the hypothesis (unigrams in the strong colour).
@@ -218,19 +214,17 @@ class UTEM(_OverUnder):
         """Under-matched reference n-grams of every segment (or of ``segments``).
 
         Columns: ``seg, ref, order, ngram, ref_count, hyp_count, under``."""
-        frames = []
+        parts = []
         for ref in ctx.tokens.refs:
             for n in range(1, self.order + 1):
                 seg, keys, rc, cc, under = self.under_counts(ctx, system, ref, n, segments)
                 keep = under > 0
-                frames.append(
-                    pd.DataFrame({
-                        "seg": seg[keep], "ref": ref, "order": n,
-                        "ngram": _ngram_texts(ctx, n, keys[keep], self.order),
-                        "ref_count": rc[keep], "hyp_count": cc[keep], "under": under[keep],
-                    })
-                )
-        return pd.concat(frames, ignore_index=True).sort_values(["seg", "ref", "order"], kind="stable", ignore_index=True)
+                kept = int(keep.sum())
+                parts.append({"seg": seg[keep], "ref": np.full(kept, ref, dtype=object),
+                              "order": np.full(kept, n, dtype=np.int64),
+                              "ngram": _ngram_texts(ctx, n, keys[keep], self.order), "ref_count": rc[keep],
+                              "hyp_count": cc[keep], "under": under[keep]})
+        return _sorted_frame(parts, ["seg", "ref", "order"])
 
     def segment_evidence(self, ctx: ScoringContext, system: str, seg: int) -> SegmentEvidence:
         """The segment's under-matched reference n-grams, marked in each reference up to :data:`HIGHLIGHT_MAX_ORDER`.
@@ -248,6 +242,15 @@ class UTEM(_OverUnder):
             ref_spans=ref_spans, legend=("under1", "under"),
             tables={"under": EvidenceTable("Under-matched n-grams", under,
                                            empty="No under-matched n-gram: every reference n-gram is covered.")})
+
+
+def _sorted_frame(parts: list[dict[str, np.ndarray]], by: list[str]) -> pd.DataFrame:
+    """The evidence rows of every order (and reference) in one frame, sorted by ``by``; stable, so the rows of a
+    segment keep the parts' order (one frame built from the joined columns, not one per part). The text columns
+    (``ngram``, ``ref``) have pandas' string dtype, also when empty."""
+    frame = pd.DataFrame({column: np.concatenate([part[column] for part in parts]) for column in parts[0]})
+    frame = frame.astype({column: str for column in ("ngram", "ref") if column in frame})
+    return frame.sort_values(by, kind="stable", ignore_index=True)
 
 
 def _positions(counts, segments: Sequence[int] | None) -> np.ndarray | slice:
