@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mtdiag.scoring.evaluate import Options, evaluate
@@ -91,6 +92,29 @@ def test_otem_utem_reproduce_peace_example():
     assert mp1["candidate1"] > mp1["candidate2"]
     assert report.corpus.loc["candidate1", "otem"] == 0.0
     assert report.corpus.loc["candidate2", "utem"] > report.corpus.loc["candidate1", "utem"]
+
+
+
+def test_one_segments_over_and_under_evidence_is_the_sets_rows_of_it_dtypes_included_also_when_empty():
+    """The OTEM/UTEM evidence of one segment (what a segment's page and the report's worst segments show) is the set's
+    evidence rows of that segment, column for column and dtype for dtype, and a segment with none keeps the columns'
+    dtypes (the text columns pandas' string dtype: an empty order once made them ``object``)."""
+    second = {"r1": "the cat sat on the mat .", "r2": "a cat sat on a mat .", "r3": "the cat is on the mat .",
+              "r4": "there is a cat on the mat ."}
+    evalset = evalset_from_lists({k: [v, second[k]] for k, v in PEACE_REFS.items()},
+                                 {"candidate1": [PEACE_CANDIDATES["candidate1"], "the the cat sat on the mat ."],
+                                  "candidate2": [PEACE_CANDIDATES["candidate2"], "the cat sat on the mat ."]})
+    report = evaluate(evalset, Options(metrics=("otem", "utem")))
+    for name in ("otem", "utem"):
+        metric = report.metric(name)
+        for system in PEACE_CANDIDATES:
+            whole = report.evidence(name, system)
+            for seg in (0, 1):
+                one = metric.evidence(report.context, system, segments=[seg])
+                pd.testing.assert_frame_equal(one, whole[whole["seg"] == seg].reset_index(drop=True))
+            none = metric.evidence(report.context, system, segments=[])
+            assert none.empty and none.dtypes.to_dict() == whole.dtypes.to_dict()
+    assert not metric.evidence(report.context, "candidate2", segments=[1]).empty  # "a", "there is" missing
 
 
 WORKED = json.loads(WORKED_NUMBERS.read_text(encoding="utf-8"))["cases"]
