@@ -2,7 +2,7 @@
 
 pycld2 gives the GIL back during each detection and takes it again when the text is read; beside a thread running
 Python code, each text then waits for the GIL up to Python's switch interval (5 ms by default).
-:func:`mtdiag.triage.checks.languages.quick_gil_handoff` shortens the interval while texts are detected. Rows: the
+:func:`mtdiag.core.gil.quick_gil_handoff` shortens the interval while texts are detected. Rows: the
 texts read alone; beside a busy thread with the default interval (on the first ``--busy-texts`` texts only: at 5 ms a
 text the whole set takes about a minute); beside a busy thread inside ``quick_gil_handoff``. Each row gives seconds
 and texts per second, and for the busy rows how far the busy thread got (loops per second) — the hand-off must not
@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import devdata  # noqa: E402
+from mtdiag.core import gil  # noqa: E402
 from mtdiag.triage.checks import languages  # noqa: E402
 
 
@@ -49,7 +50,7 @@ def timed(texts: list[str], busy: bool, handoff: bool) -> tuple[float, float]:
         time.sleep(0.05)
     start, before = time.perf_counter(), loops[0]
     if handoff:
-        with languages.quick_gil_handoff():
+        with gil.quick_gil_handoff():
             for text in texts:
                 languages.detect(text)
     else:
@@ -71,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
     texts = distinct_outputs(devdata.folder(args.set, args.data))
     print(f"{len(texts):,} distinct outputs of {args.set}; switch interval {sys.getswitchinterval() * 1e3:g} ms, "
-          f"during detection {languages.HANDOFF_S * 1e6:g} µs\n")
+          f"during detection {gil.HANDOFF_S * 1e6:g} µs\n")
     print("| how | texts | seconds | texts/s | busy thread, loops/s |\n|---|---|---|---|---|")
     for label, sample, busy, handoff in (("alone", texts, False, False),
                                          ("beside a busy thread, default interval", texts[:args.busy_texts], True,

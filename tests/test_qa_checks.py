@@ -202,26 +202,28 @@ def test_byte_offsets_become_character_offsets():
 def test_detection_shortens_the_switch_interval_while_any_thread_detects_and_restores_it():
     """CLD2 gives the GIL back at every text: beside a thread running Python each text waited up to 5 ms for it
     (9,793 texts: 0.15 s alone, 50 s beside a busy thread). While any thread detects, the interval is
-    :data:`languages.HANDOFF_S`; the last one out restores what was there, also after an error."""
+    :data:`mtdiag.core.gil.HANDOFF_S`; the last one out restores what was there, also after an error."""
     import sys
     import threading
+
+    from mtdiag.core import gil
 
     before = sys.getswitchinterval()
     inside, release = threading.Event(), threading.Event()
 
     def other():
-        with languages.quick_gil_handoff():
+        with gil.quick_gil_handoff():
             inside.set()
             release.wait(10)
 
     thread = threading.Thread(target=other)
     thread.start()
     inside.wait(10)
-    assert sys.getswitchinterval() == pytest.approx(languages.HANDOFF_S)
-    with pytest.raises(ZeroDivisionError), languages.quick_gil_handoff():
-        assert sys.getswitchinterval() == pytest.approx(languages.HANDOFF_S)
+    assert sys.getswitchinterval() == pytest.approx(gil.HANDOFF_S)
+    with pytest.raises(ZeroDivisionError), gil.quick_gil_handoff():
+        assert sys.getswitchinterval() == pytest.approx(gil.HANDOFF_S)
         1 / 0
-    assert sys.getswitchinterval() == pytest.approx(languages.HANDOFF_S)  # the other thread is still detecting
+    assert sys.getswitchinterval() == pytest.approx(gil.HANDOFF_S)  # the other thread is still detecting
     release.set()
     thread.join(10)
     assert sys.getswitchinterval() == before
@@ -232,7 +234,7 @@ def test_detection_shortens_the_switch_interval_while_any_thread_detects_and_res
         detections = languages.detect_all(["Guten Morgen, wie geht es Ihnen heute?"] * 3 + ["Good morning."])
     finally:
         languages.detect = real
-    assert seen == pytest.approx([languages.HANDOFF_S] * 2)  # each distinct text read once, with the short interval
+    assert seen == pytest.approx([gil.HANDOFF_S] * 2)  # each distinct text read once, with the short interval
     assert [d.language for d in detections][:3] == ["de"] * 3 and sys.getswitchinterval() == before
 
 

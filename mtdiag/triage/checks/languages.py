@@ -33,17 +33,15 @@ text (a Chinese character is three bytes, an emoji four)."""
 from __future__ import annotations
 
 import re
-import sys
-import threading
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import pycld2
 import stopwordsiso
 
+from mtdiag.core.gil import quick_gil_handoff
 from mtdiag.triage.checks.markup_mismatch import PROTECTED
 
 MIN_LETTER_BYTES = 30
@@ -126,46 +124,6 @@ def detect(text: str) -> Detection:
             return UNDETECTED
     return Detection(bool(reliable), normalise(top[0][1]), int(top[0][2]),
                      tuple((start, start + length, normalise(code)) for start, length, _, code in vectors))
-
-
-HANDOFF_S = 1e-5
-"""Python's thread switch interval while texts are detected one after another (:func:`quick_gil_handoff`)."""
-
-
-class _Handoff:
-    """The switch interval shortened while any thread detects, restored when the last one is done."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.users = 0
-        self.saved = sys.getswitchinterval()
-
-
-_HANDOFF = _Handoff()
-
-
-@contextmanager
-def quick_gil_handoff() -> Iterator[None]:
-    """Shorten Python's thread switch interval (to :data:`HANDOFF_S`) for the duration: CLD2 waits less for the GIL.
-
-    pycld2 releases the GIL during each detection, and takes it back when the text is read. When another thread runs
-    Python code meanwhile (the metrics scoring on the second thread, another session's page), the detecting thread
-    waits up to the switch interval (5 ms) for it at every text, which is 30 times the detection itself. Measured
-    on the 9,793 distinct outputs of WMT21 en-de: 0.15 s alone, 50 s beside a thread running Python, 0.9 s with this
-    interval. ``mtdiag triage`` on that set lost 1.2 s there. The interval is the process's: it is set when the first
-    thread enters and restored when the last one leaves."""
-    with _HANDOFF.lock:
-        if _HANDOFF.users == 0:
-            _HANDOFF.saved = sys.getswitchinterval()
-            sys.setswitchinterval(min(_HANDOFF.saved, HANDOFF_S))
-        _HANDOFF.users += 1
-    try:
-        yield
-    finally:
-        with _HANDOFF.lock:
-            _HANDOFF.users -= 1
-            if _HANDOFF.users == 0:
-                sys.setswitchinterval(_HANDOFF.saved)
 
 
 def detect_all(texts: Sequence[str]) -> list[Detection]:
