@@ -50,7 +50,7 @@ $(STAMP): $(RUN_STAMP) requirements-dev.txt
 
 # MALLOC_ARENA_MAX: as `mtdiag serve` sets it (docs/scaling.md, "Hostile uploads under load")
 run: $(RUN_STAMP)
-	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/streamlit run app.py --server.headless true \
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(VENV)/bin/python -m mtdiag.ui.serve run app.py --server.headless true \
 	  --server.address $(ADDRESS) $(if $(PORT),--server.port $(PORT)) --browser.gatherUsageStats false
 
 # chromium for the browser tests; the fonts in any case: the dashboard's users read Chinese and Japanese text, which

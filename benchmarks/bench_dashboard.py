@@ -111,10 +111,13 @@ def healthy(url: str) -> bool:
 
 
 def server_command(script: Path, port: int) -> list[str]:
-    """``streamlit run SCRIPT`` with the settings ``mtdiag serve`` passes (:data:`mtdiag.cli.serve.SETTINGS`)."""
+    """``streamlit run SCRIPT`` with the settings ``mtdiag serve`` passes (:data:`mtdiag.cli.serve.SETTINGS`); the
+    dashboard started as ``mtdiag serve`` and ``make run`` start it (:mod:`mtdiag.ui.serve`, which imports its
+    modules while the browser loads), any other script as a plain Streamlit app."""
     from mtdiag.cli.serve import SETTINGS
 
-    return [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+    entry = "mtdiag.ui.serve" if script == APP else "streamlit"
+    return [sys.executable, "-m", entry, "run", str(script), "--server.address", "127.0.0.1",
             "--server.port", str(port), "--server.fileWatcherType", "none",
             *(f"--{name}={value}" for name, value in SETTINGS.items())]
 

@@ -198,6 +198,7 @@ def test_serve_passes_the_workspace_to_the_app(monkeypatch, tmp_path):
     monkeypatch.setattr(subprocess, "call", lambda command: commands.append(command) or 0)
     assert cli.main(["serve", "--data", "d", "--workspace", str(tmp_path), "--port", "8600"]) == 0
     assert commands[0][-5:] == ["--", "--data", "d", "--workspace", str(tmp_path)]
+    assert commands[0][1:4] == ["-m", "mtdiag.ui.serve", "run"]  # Streamlit's command line, the imports started
 
 
 # ------------------------------------------------------------------------- damaged and read-only (issue 22)

@@ -1,5 +1,6 @@
 """``mtdiag serve``: the dashboard, served by Streamlit from the package's own entry script
-(:mod:`mtdiag.ui.dashboard`), so an installed package serves it without a checkout."""
+(:mod:`mtdiag.ui.dashboard`), so an installed package serves it without a checkout; Streamlit's command line is
+started through :mod:`mtdiag.ui.serve`, which imports the dashboard's modules while the browser loads."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def run(args) -> str:
 
     if not 0 < args.port < 65536:
         raise CliError(f"--port {args.port}: expected a port number 1-65535")
-    command = [sys.executable, "-m", "streamlit", "run", str(DASHBOARD), "--server.address", args.address,
+    command = [sys.executable, "-m", "mtdiag.ui.serve", "run", str(DASHBOARD), "--server.address", args.address,
                "--server.port", str(args.port), *(f"--{name}={value}" for name, value in SETTINGS.items())]
     app_arguments = (["--data", args.data] if args.data else []) + (["--workspace", args.workspace]
                                                                       if args.workspace else [])

@@ -88,12 +88,13 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="session")
 def streamlit_server():
-    """Start ``streamlit run app.py`` on a free loopback port; yield its base URL; stop it by PID."""
+    """Start ``python -m mtdiag.ui.serve run app.py`` (``make run``'s command) on a free loopback port; yield its base
+    URL; stop it by PID."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     log_path = ARTIFACTS / f"streamlit-server-{port}.log"
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "mtdiag.ui.serve", "run", "app.py",
         "--server.address", "127.0.0.1",
         "--server.port", str(port),
         "--server.headless", "true",

@@ -71,7 +71,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def _serve(workspace: Path, log_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+    cmd = [sys.executable, "-m", "mtdiag.ui.serve", "run", "app.py", "--server.address", "127.0.0.1",
            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--", "--workspace", str(workspace)]
     with open(log_path, "wb") as log:
