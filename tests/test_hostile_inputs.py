@@ -571,10 +571,11 @@ def test_serve_limits_the_allocators_arenas_unless_told_otherwise(monkeypatch):
 
 
 def _make_run(*extra: str) -> list[str]:
-    """The ``streamlit run`` command ``make run EXTRA`` would run (``make -n``), as words."""
+    """The Streamlit command ``make run EXTRA`` would run (``make -n``), as words: ``streamlit run app.py`` through
+    :mod:`mtdiag.ui.serve`."""
     printed = subprocess.run(["make", "-n", "run", *extra], cwd=Path(__file__).resolve().parents[1], check=True,
                              capture_output=True, text=True).stdout.replace("\\\n", " ")  # continued lines as one
-    return next(line for line in printed.splitlines() if "streamlit run" in line).split()
+    return next(line for line in printed.splitlines() if "-m mtdiag.ui.serve run app.py" in line).split()
 
 
 def test_make_run_listens_on_this_machine_only_unless_told_otherwise():

@@ -1,7 +1,7 @@
 """A saved run survives a real server restart (issue 15, Build 4), in Chromium on a closed network.
 
-Server 1 (``streamlit run app.py -- --workspace DIR``, as ``mtdiag serve --workspace DIR`` starts it) saves the
-sample set's run; it is stopped; server 2 starts on the same workspace with a test-only ``sitecustomize`` (on
+Server 1 (``python -m mtdiag.ui.serve run app.py -- --workspace DIR``, as ``mtdiag serve --workspace DIR`` starts
+it) saves the sample set's run; it is stopped; server 2 starts on the same workspace with a test-only ``sitecustomize`` (on
 ``PYTHONPATH``, nothing in the product) that counts every call of ``mtdiag.scoring.evaluate.evaluate`` into a file. Opening the
 run must show its systems and add no call: the only scoring in server 2 is the sample set it opens on.
 """
