@@ -27,12 +27,15 @@ import sys
 import threading
 import time
 
+from mtdiag.core.gil import quick_gil_handoff
+
 RUNTIME_WAIT_S = 60.0
 """How long the import thread waits for Streamlit's runtime before it gives up (the server failed to start)."""
 
 FIRST_PAGE_MODULES = ("mtdiag.ui.dashboard", "mtdiag.report.export", "pandas.io.formats.style")
 """What the dashboard's first run imports (its script and the Overview's; the rest comes with them), and what the
-Overview's figures and styled table import on first use (pandas' Styler compiles its HTML template on import)."""
+Overview's styled table imports on first use (pandas' Styler compiles its HTML template on import); plotly's
+figure classes are warmed by :func:`_draw_a_first_figure`."""
 
 
 def import_the_dashboard(poll_s: float = 0.02) -> None:
@@ -44,8 +47,6 @@ def import_the_dashboard(poll_s: float = 0.02) -> None:
         if time.monotonic() > deadline:
             return
         time.sleep(poll_s)
-    from mtdiag.core.gil import quick_gil_handoff
-
     try:
         with quick_gil_handoff():
             for name in FIRST_PAGE_MODULES:
