@@ -51,6 +51,23 @@ def test_matches_equal_the_definition_on_repeated_ngrams():
     assert index.rows(list(sides), 1).max() >= 5  # the count levels above 1 are exercised
 
 
+def test_matches_are_exact_on_long_runs_several_outputs_hold():
+    """A word held thousands of times by three of four outputs (different counts, one tie), in two segments: the
+    counts ranked per column give the definition's sums (no pass per count level)."""
+    runs = [[3000, 2000, 3000, 0], [1, 2500, 7, 2500]]
+    sides = {}
+    for i in range(4):
+        ids = np.concatenate([np.zeros(runs[0][i], np.int64), [1, 2], np.zeros(runs[1][i], np.int64)])
+        sides[("hyp", str(i))] = TokenSide(ids=ids, offsets=np.array([0, runs[0][i] + 1, len(ids)]))
+    index = NgramIndex(sides, 2)
+    for n in (1, 2):
+        expected = _brute_force(index.rows(list(sides), n).astype(np.int64), index.seg_start(n))
+        assert (matches_with_the_others(index, list(sides), n) == expected).all()
+    # by hand, order 1, segment 0 (the run, then token 1 once in each output): 3000 meets 2000 + 3000 + 0; token 1
+    # meets the other three outputs' once each
+    assert matches_with_the_others(index, list(sides), 1)[0, 0] == 2000 + 3000 + 3
+
+
 def test_computed_for_the_judge_not_reported():
     evalset = evalset_from_lists({"ref": ["the cat sat", "hello world"]},
                                  {"A": ["the cat sat", "hello there"], "B": ["a cat sat", "hello"],

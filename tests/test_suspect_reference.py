@@ -142,34 +142,36 @@ def test_modified_z_scores_fall_back_on_the_mean_deviation():
 
 
 def test_peer_agreement_equals_consensus_counting(ted):
-    from mtdiag.triage.checks.suspect_reference import _peer_matches
+    """The outputs' agreement counts, characters (chrF consensus's statistics) and words (the clipped matches on the
+    word index), equal :mod:`mtdiag.metrics.consensus`'s pairwise counting."""
+    from mtdiag.triage.checks.suspect_reference import _peer_statistics
     from mtdiag.metrics.consensus import _pairwise_matches
 
     report = evaluate(ted, CHRF)
-    index = report.context.char_ngrams(6)
     outputs = [("hyp", s) for s in ted.systems]
-    for n in (1, 4):
-        expected = _pairwise_matches([index.counts(o, n) for o in outputs], ted.n_segments)
-        for got, want in zip(_peer_matches(index, outputs, n), expected):
-            np.testing.assert_array_equal(got, want)
+    for kind, order, index in (("char", 6, report.context.char_ngrams(6)), ("word", 2, report.context.word_ngrams(2))):
+        stats = _peer_statistics(report, kind, order)
+        assert stats.shape == (len(outputs), ted.n_segments, 3 * order)
+        for n in range(1, order + 1):
+            expected = _pairwise_matches([index.counts(o, n) for o in outputs], ted.n_segments)
+            for stat, want in enumerate(expected):  # match, hyp, ref
+                np.testing.assert_array_equal(stats[..., stat * order + n - 1], want)
 
 
 def test_the_outputs_agreement_counts_clipped_matches_as_the_definition_does():
     """``Σ_{j≠s} min(c_s, c_j)`` per output and segment, counted by hand over every character n-gram of three
-    outputs — one with a run of 40 ``a`` (an n-gram held 40 times) and one repeating a word — against the ranked
-    computation of the n-gram table."""
+    outputs — one with a run of 40 ``a`` (an n-gram held 40 times) and one repeating a word — against the counts the
+    check reads (chrF consensus's, from the n-gram table)."""
     from collections import Counter
 
     from mtdiag.core.evalset import evalset_from_lists
-    from mtdiag.metrics import ScoringContext
-    from mtdiag.triage.checks.suspect_reference import _peer_matches
+    from mtdiag.triage.checks.suspect_reference import _peer_statistics
 
     hyps = {"x": ["a" * 40 + "b", "the cat the cat"], "y": ["aaab", "the cat"], "z": ["b", "a dog the cat cat"]}
-    evalset = evalset_from_lists({"ref": ["ab", "the cat"]}, hyps)
-    index = ScoringContext(evalset).char_ngrams(6)
-    outputs = [("hyp", s) for s in hyps]
+    report = evaluate(evalset_from_lists({"ref": ["ab", "the cat"]}, hyps), CHRF)
+    stats = _peer_statistics(report, "char", 6)
     for n in range(1, 7):
-        match, _, _ = _peer_matches(index, outputs, n)
+        match = stats[..., n - 1]
         for seg in range(2):
             grams = {s: Counter("".join(hyps[s][seg].split())[i:i + n]
                                 for i in range(max(len("".join(hyps[s][seg].split())) - n + 1, 0))) for s in hyps}
