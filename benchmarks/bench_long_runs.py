@@ -2,9 +2,9 @@
 one segment, a short reference): scoring with the default metrics, then the suspect-reference check, timed in one
 process for each N.
 
-The outputs' agreement with each other (chrF consensus, which the learned judge reads, and the check's word
-agreement: ``Σ_{j≠s} min(c_s, c_j)``, :func:`mtdiag.metrics.chrf_consensus.matches_with_the_others`) once took a
-pass over the table per count level — 50,000 passes for N = 50,000. docs/scaling.md ("The outputs' agreement counted
+The outputs' agreement with each other (chrF consensus, which the learned judge reads, consensus, and the check's
+agreement read from them: ``Σ_{j≠s} min(c_s, c_j)``, :func:`mtdiag.metrics.consensus.matches_with_the_others`) once
+took a pass over the table per count level — 50,000 passes for N = 50,000. docs/scaling.md ("The outputs' agreement counted
 once") has the figures before and after.
 
 Usage: ``python benchmarks/bench_long_runs.py [--runs N] [--sizes 1000,10000,50000]``; run it with ``PYTHONPATH``

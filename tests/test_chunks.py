@@ -178,7 +178,7 @@ def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_not
     """Scored whole on two threads, ``prepare`` runs on the calling thread with a report without scores on the same
     context while the metrics score: the flags it computes (the checks that read no metric) and the consensus the
     queue reads are the scored report's — computed once —, equal to those computed after scoring."""
-    from mtdiag.metrics.consensus import Consensus
+    from mtdiag.metrics import consensus
     from mtdiag.pipeline.inputs import prepared
     from mtdiag.triage import checks, ranking
     from mtdiag.triage.checks.wrong_language import WrongLanguage
@@ -188,10 +188,10 @@ def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_not
     seen, computed = [], []
     real = WrongLanguage.fires
     monkeypatch.setattr(WrongLanguage, "fires", lambda self, report: computed.append(report.metrics) or real(self, report))
-    agreed = []
-    real_consensus = Consensus.statistics
-    monkeypatch.setattr(Consensus, "statistics", lambda self, ctx, system: agreed.append(system)
-                        or real_consensus(self, ctx, system))
+    agreed = []  # the orders consensus counted (its statistics are built once per report and order)
+    real_matches = consensus.matches_with_the_others
+    monkeypatch.setattr(consensus, "matches_with_the_others", lambda index, sides, n: agreed.append(n)
+                        or real_matches(index, sides, n))
 
     def prepare(report):
         seen.append((report.metrics, report.segments.shape))
@@ -201,12 +201,12 @@ def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_not
     assert seen == [((), (len(evalset.systems) * evalset.n_segments, 0))] and computed == [()]
     flags = checks.flag_frame(warmed)
     assert computed == [()]  # the scored report reads what was prepared: not computed again
-    assert agreed == list(evalset.systems)  # consensus (not a metric here) prepared once per system …
-    consensus = ranking.view_scores(warmed, ranking.CONSENSUS)
-    assert agreed == list(evalset.systems)  # … and read by the queue, not computed again
+    assert agreed == [1, 2]  # consensus (not a metric here) prepared once, orders 1 and 2, for queue and checks …
+    agreement = ranking.view_scores(warmed, ranking.CONSENSUS)
+    assert agreed == [1, 2]  # … and read by the queue, not computed again
     cold = evaluate(evalset, options, execution=Execution(workers=2))
     assert checks.flag_frame(cold).equals(flags) and computed == [(), ("chrf", "otem", "ter")]
-    assert ranking.view_scores(cold, ranking.CONSENSUS).equals(consensus) and len(agreed) == 2 * len(evalset.systems)
+    assert ranking.view_scores(cold, ranking.CONSENSUS).equals(agreement) and agreed == [1, 2, 1, 2]
     assert warmed.segments.equals(cold.segments)
 
 

@@ -141,19 +141,22 @@ def test_modified_z_scores_fall_back_on_the_mean_deviation():
     assert np.isnan(modified_z_scores([np.nan, 1.0, 2.0, 3.0])[0])
 
 
-def test_peer_agreement_equals_consensus_counting(ted):
-    """The outputs' agreement counts, characters (chrF consensus's statistics) and words (the clipped matches on the
-    word index), equal :mod:`mtdiag.metrics.consensus`'s pairwise counting."""
+def test_peer_agreement_is_the_consensus_counts(ted):
+    """The outputs' agreement counts, characters (chrF consensus's statistics) and words (consensus's), are
+    ``match``, ``hyp`` and ``ref`` of :mod:`mtdiag.metrics.consensus` counted pair by pair from the n-gram tables."""
     from mtdiag.triage.checks.suspect_reference import _peer_statistics
-    from mtdiag.metrics.consensus import _pairwise_matches
 
     report = evaluate(ted, CHRF)
     outputs = [("hyp", s) for s in ted.systems]
+    k = len(outputs)
     for kind, order, index in (("char", 6, report.context.char_ngrams(6)), ("word", 2, report.context.word_ngrams(2))):
         stats = _peer_statistics(report, kind, order)
-        assert stats.shape == (len(outputs), ted.n_segments, 3 * order)
+        assert stats.shape == (k, ted.n_segments, 3 * order)
         for n in range(1, order + 1):
-            expected = _pairwise_matches([index.counts(o, n) for o in outputs], ted.n_segments)
+            rows = index.rows(outputs, n).astype(np.int64)
+            pairs = np.stack([sum(np.minimum(rows[s], rows[j]) for j in range(k) if j != s) for s in range(k)])
+            totals = index.segment_totals(outputs, n)
+            expected = (index.segment_sums(pairs, n), totals * (k - 1), totals.sum(axis=0) - totals)
             for stat, want in enumerate(expected):  # match, hyp, ref
                 np.testing.assert_array_equal(stats[..., stat * order + n - 1], want)
 

@@ -18,12 +18,8 @@ It is computed on request (``--metrics …,chrf_consensus``) and wherever the le
 and ESA read it, :attr:`mtdiag.metrics.base.DerivedMetric.reads`): as a metric its counts are made where chrF's are,
 on the same character n-gram index, slice by slice on a large set — not recounted on the whole set afterwards.
 
-Vectorised: ``Σ_{j≠s} min(c_s, c_j) = c_s>0 · (#{j ≠ s: c_j ≥ 1})`` wherever at most one output has the n-gram
-twice or more (most n-grams occur once) — one pass over the whole table —, and in the few columns where two or more
-outputs have it twice or more, each column's counts ranked: the count at rank r (ascending) meets the r lower counts
-and ``k − 1 − r`` counts at least its own, ``Σ_{j≠s} min(c_s, c_j) = Σ_{q<r} c_(q) + (k − 1 − r) · c_s`` — no loop
-over pairs of systems, nor over count levels (a run of one character or word held thousands of times by several
-outputs took a pass per level). The suspect-reference check counts the outputs' agreement with the same function.
+Vectorised: the clipped matches are :func:`mtdiag.metrics.consensus.matches_with_the_others` (consensus's
+counting, on the character index).
 """
 
 from __future__ import annotations
@@ -31,31 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
+from mtdiag.metrics.consensus import matches_with_the_others
 from mtdiag.metrics.standard import CHRF_ORDER, chrf_from_stats
-
-
-def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
-    """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` at order ``n``.
-
-    Over the order-``n`` n-grams of ``index`` (:class:`~mtdiag.metrics.ngram_index.NgramIndex`; module docstring) —
-    the presence count over the whole table, then the exact sums in the columns two sides have twice or more."""
-    rows = index.rows(sides, n)
-    present = rows > 0
-    others = present.sum(axis=0, dtype=np.int16) - 1  # #{j ≠ s: c_j ≥ 1}, for any s that has the n-gram
-    out = index.segment_sums(present * others, n)
-    columns = np.flatnonzero((rows >= 2).sum(axis=0, dtype=np.int16) >= 2)
-    if len(columns):
-        counts = rows[:, columns].astype(np.int64)
-        order = np.argsort(counts, axis=0, kind="stable")
-        ranked = np.take_along_axis(counts, order, axis=0)  # ascending: c_s at rank r meets r lower counts
-        exact = np.empty_like(counts)
-        np.put_along_axis(exact, order, np.cumsum(ranked, axis=0) - ranked
-                          + ranked * np.arange(len(sides) - 1, -1, -1, dtype=np.int64)[:, None], axis=0)
-        extra = exact - present[:, columns] * others[columns]
-        segment = np.searchsorted(index.seg_start(n), columns, side="right") - 1
-        first = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
-        out[:, segment[first]] += np.add.reduceat(extra, first, axis=1)
-    return out
 
 
 class ChrfConsensus(Metric):

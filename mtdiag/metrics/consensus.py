@@ -20,9 +20,13 @@ one row. It needs at least three systems: with two, each is the other's only pse
 same score. It is computed by default where there is no reference; with references it is there on request
 (``--metrics ...,consensus``), so that a set with references scores exactly as before.
 
-Vectorised: for one order, every system's (segment, n-gram) counts are stacked; within each (segment, n-gram)
-sorted by count, ``Σ_{j≠s} min(c_s, c_j)`` is the sum of the smaller counts before s plus ``c_s`` times the
-number after it — one lexsort and cumulative sums, no loop over pairs of systems.
+Vectorised: ``Σ_{j≠s} min(c_s, c_j) = c_s>0 · (#{j ≠ s: c_j ≥ 1})`` wherever at most one output has the n-gram
+twice or more (most n-grams occur once) — one pass over the whole table —, and in the few columns where two or more
+outputs have it twice or more, each column's counts ranked: the count at rank r (ascending) meets the r lower counts
+and ``k − 1 − r`` counts at least its own, ``Σ_{j≠s} min(c_s, c_j) = Σ_{q<r} c_(q) + (k − 1 − r) · c_s`` — no loop
+over pairs of systems, nor over count levels (a run of one character or word held thousands of times by several
+outputs took a pass per level). chrF consensus (:mod:`mtdiag.metrics.chrf_consensus`, on characters) and the
+suspect-reference check count with the same function.
 """
 
 from __future__ import annotations
@@ -36,29 +40,29 @@ from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, S
 _PAPER = "Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus n-gram expectations)"
 
 
-def _pairwise_matches(counts: list, n_segments: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For one order: per system (rows) and segment (columns), ``match``, ``hyp`` and ``ref`` of the module doc."""
-    k = len(counts)
-    keys = np.concatenate([c.keys for c in counts])
-    values = np.concatenate([c.counts for c in counts]).astype(np.int64)
-    system = np.repeat(np.arange(k), [len(c.keys) for c in counts])
-    seg = np.concatenate([c.seg for c in counts])
-    order = np.lexsort((values, keys))
-    keys, values, system, seg = keys[order], values[order], system[order], seg[order]
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    sizes = np.diff(np.concatenate([starts, [len(keys)]]))
-    group_start = np.repeat(starts, sizes)
-    rank = np.arange(len(keys)) - group_start
-    before = np.cumsum(values) - values  # sum of all earlier values (exclusive)
-    smaller = before - before[group_start]  # ... within the group: counts at or below this one, before it
-    later = np.repeat(sizes, sizes) - rank - 1
-    pair_min = smaller + values * later
-    match = np.zeros((k, n_segments), dtype=np.int64)
-    np.add.at(match, (system, seg), pair_min)
-    totals = np.stack([c.totals for c in counts]).astype(np.int64)
-    hyp = totals * (k - 1)
-    ref = totals.sum(axis=0, keepdims=True) - totals
-    return match, hyp, ref
+def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
+    """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` at order ``n``.
+
+    Over the order-``n`` n-grams of ``index`` (:class:`~mtdiag.metrics.ngram_index.NgramIndex`; the module
+    docstring's "Vectorised"): the presence count over the whole table, then the exact sums in the columns two sides
+    have twice or more."""
+    rows = index.rows(sides, n)
+    present = rows > 0
+    others = present.sum(axis=0, dtype=np.int16) - 1  # #{j ≠ s: c_j ≥ 1}, for any s that has the n-gram
+    out = index.segment_sums(present * others, n)
+    columns = np.flatnonzero((rows >= 2).sum(axis=0, dtype=np.int16) >= 2)
+    if len(columns):
+        counts = rows[:, columns].astype(np.int64)
+        order = np.argsort(counts, axis=0, kind="stable")
+        ranked = np.take_along_axis(counts, order, axis=0)  # ascending: c_s at rank r meets r lower counts
+        exact = np.empty_like(counts)
+        np.put_along_axis(exact, order, np.cumsum(ranked, axis=0) - ranked
+                          + ranked * np.arange(len(sides) - 1, -1, -1, dtype=np.int64)[:, None], axis=0)
+        extra = exact - present[:, columns] * others[columns]
+        segment = np.searchsorted(index.seg_start(n), columns, side="right") - 1
+        first = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
+        out[:, segment[first]] += np.add.reduceat(extra, first, axis=1)
+    return out
 
 
 def _f_score(stats: np.ndarray, order: int) -> np.ndarray:
@@ -128,12 +132,16 @@ class Consensus(Metric):
         return (("ref", "none"), ("pseudo", "other-systems"), *super().signature_fields(ctx))
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
-        """Every system's statistics at once (one lexsort per order), memoised per context and order."""
+        """Every system's statistics at once (:func:`matches_with_the_others` per order), memoised per order."""
         def build():
             index = ctx.word_ngrams(self.order)
             systems = ctx.evalset.systems
-            parts = [_pairwise_matches([index.counts(("hyp", s), n) for s in systems], ctx.evalset.n_segments)
-                     for n in range(1, self.order + 1)]
+            outputs = [("hyp", s) for s in systems]
+            parts = []
+            for n in range(1, self.order + 1):
+                totals = index.segment_totals(outputs, n)
+                parts.append((matches_with_the_others(index, outputs, n), totals * (len(systems) - 1),
+                              totals.sum(axis=0, keepdims=True) - totals))
             return {s: np.column_stack([p[kind][i] for kind in range(3) for p in parts])
                     for i, s in enumerate(systems)}
 

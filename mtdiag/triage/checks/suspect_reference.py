@@ -49,8 +49,8 @@ import pandas as pd
 
 from mtdiag.triage.checks import reference_words
 from mtdiag.triage.checks.base import Check, Finding, by_pair, modified_z_scores
-from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus, matches_with_the_others
-from mtdiag.metrics.consensus import _f_score
+from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
+from mtdiag.metrics.consensus import Consensus, _f_score
 
 Z = 3.5  # the modified z-score's conventional outlier cut-off (Iglewicz & Hoaglin 1993)
 BANDS = 10  # tenths of the set by output length (as the holistic proxy of docs/triage.md) ...
@@ -303,26 +303,20 @@ def _pooled(index, reference, outputs: list, n: int) -> tuple[np.ndarray, np.nda
 
 
 def _peer_statistics(report, kind: str, order: int) -> np.ndarray:
-    """Each output against the others, orders 1..``order``: ``(system, segment, [match, hyp, ref] per order)`` in
-    :func:`~mtdiag.metrics.consensus._f_score`'s layout (``match_1..match_order, hyp_1.., ref_1..``), the counts of
-    :mod:`mtdiag.metrics.consensus`.
+    """Each output against the others: ``(system, segment, [match, hyp, ref] per order)`` in
+    :func:`~mtdiag.metrics.consensus._f_score`'s layout (``match_1..match_order, hyp_1.., ref_1..``).
 
-    Characters (chrF's 6 orders): chrF consensus's statistics (:class:`~mtdiag.metrics.chrf_consensus.ChrfConsensus`,
-    the same counts in chrF's layout), computed once per report for the check and the learned judge, whichever asks
-    first. Words: the clipped matches ``Σ_{j≠s} min(c_s, c_j)`` of
-    :func:`~mtdiag.metrics.chrf_consensus.matches_with_the_others` on the report's word index."""
+    The statistics of the reference-free metrics, computed once per report for the check and the learned judge,
+    whichever asks first: words, consensus's (:class:`~mtdiag.metrics.consensus.Consensus` of ``order``); characters,
+    chrF consensus's (:class:`~mtdiag.metrics.chrf_consensus.ChrfConsensus`: the same counts on chrF's 6 orders, in
+    chrF's layout)."""
     ctx, systems = report.context, report.evalset.systems
-    if kind == "char" and order == CHRF_ORDER:
-        chrf = np.stack([ChrfConsensus().statistics(ctx, s) for s in systems])  # [hyp, ref, match] per order
-        return np.concatenate([chrf[..., 2::3], chrf[..., 0::3], chrf[..., 1::3]], axis=-1)
-    index = ctx.char_ngrams(order) if kind == "char" else ctx.word_ngrams(order)
-    outputs = [("hyp", s) for s in systems]
-    parts = []
-    for n in range(1, order + 1):
-        totals = index.segment_totals(outputs, n)
-        parts.append((matches_with_the_others(index, outputs, n), totals * (len(outputs) - 1),
-                      totals.sum(axis=0, keepdims=True) - totals))
-    return np.stack([part[stat] for stat in range(3) for part in parts], axis=-1)
+    if kind == "word":
+        return np.stack([Consensus(order=order).statistics(ctx, s) for s in systems])
+    if order != CHRF_ORDER:
+        raise ValueError(f"the outputs' character agreement is chrF consensus's, of {CHRF_ORDER} orders, not {order}")
+    chrf = np.stack([ChrfConsensus().statistics(ctx, s) for s in systems])  # [hyp, ref, match] per order
+    return np.concatenate([chrf[..., 2::3], chrf[..., 0::3], chrf[..., 1::3]], axis=-1)
 
 
 def _repeated_share(report, side) -> np.ndarray:
