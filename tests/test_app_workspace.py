@@ -13,6 +13,7 @@ import streamlit as st
 import mtdiag.scoring.evaluate
 import mtdiag.ui.reports as ui_reports
 import mtdiag.scoring.workspace
+from mtdiag.metrics.chrf_consensus import ChrfConsensus
 from mtdiag.metrics.consensus import Consensus
 from mtdiag.ui import runs
 from mtdiag.scoring.workspace import Workspace
@@ -39,9 +40,10 @@ def overview(at) -> pd.DataFrame:
 
 def refuse_scoring(monkeypatch) -> list[str]:
     """Make every way of scoring fail (the entry point wherever it was imported, and every metric's statistics but
-    consensus: the queue's consensus view, docs/triage.md, is not part of a report with references, so a saved run
-    does not hold it and the Segments page computes it from the run's outputs); returns the list the refusals are
-    recorded in (an exception inside Streamlit may be shown, not raised)."""
+    the reference-free ones: the queue's consensus view, docs/triage.md, and the outputs' agreement the
+    suspect-reference check reads — consensus's and chrF consensus's counts — are not part of a report with
+    references, so a saved run does not hold them and the Segments page computes them from the run's outputs);
+    returns the list the refusals are recorded in (an exception inside Streamlit may be shown, not raised)."""
     calls: list[str] = []
 
     def refuse(*args, **kwargs):
@@ -51,7 +53,7 @@ def refuse_scoring(monkeypatch) -> list[str]:
     for module in (mtdiag.scoring.evaluate, ui_reports, mtdiag.scoring.workspace):
         monkeypatch.setattr(module, "evaluate", refuse)
     for cls in _metric_classes():
-        if cls is not Consensus:
+        if cls not in (Consensus, ChrfConsensus):
             monkeypatch.setattr(cls, "statistics", refuse)
     return calls
 

@@ -227,6 +227,21 @@ def read_key(metric: Metric) -> tuple:
     return ("statistics read", metric.info.name, repr(sorted(metric.options.items())))
 
 
+def metric_statistics(report, metric: Metric) -> np.ndarray:
+    """The ``(system, segment, statistic)`` statistics of ``metric`` (an instance) on the report, as floats.
+
+    The report's own statistics when it computed that metric with these options, or those the scoring kept on its
+    context for the derived metrics (predicted MQM has the scoring compute what the judge reads:
+    :attr:`~mtdiag.metrics.base.DerivedMetric.reads`, :func:`read_key`), else computed on the report's context now
+    and kept there under the same key (the learned judge's features and the suspect-reference check read them)."""
+    systems = report.evalset.systems
+    name = metric.info.name
+    if name in report.metrics and report.metric(name).options == metric.options:
+        return np.stack([report.results[(name, s)].stats for s in systems]).astype(float)
+    kept = report.context.memo(read_key(metric), lambda: {s: metric.statistics(report.context, s) for s in systems})
+    return np.stack([kept[s] for s in systems]).astype(float)
+
+
 def _read_by_derived(evalset: EvalSet, options: Options, requested: dict[str, Metric],
                      scored: dict[str, Metric]) -> dict[str, Metric]:
     """The metrics the requested derived metrics read (:attr:`~mtdiag.metrics.DerivedMetric.reads`) that are not

@@ -33,6 +33,7 @@ import pandas as pd
 from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS
 from mtdiag.metrics.standard import CHRF, chrf_from_stats
+from mtdiag.scoring.evaluate import metric_statistics
 from mtdiag.spans.confidence import DEFAULT_THRESHOLD
 from mtdiag.spans.omissions import missing_reference_words
 from mtdiag.spans.phrases import word_flags
@@ -55,23 +56,6 @@ def judge_features(report) -> pd.DataFrame:
     return report.context.memo(("judge", "features"), lambda: _features(report))
 
 
-def report_statistics(report, metric) -> np.ndarray:
-    """The ``(system, segment, statistic)`` statistics of ``metric`` (an instance) on the report.
-
-    The report's own statistics when it computed that metric with these options, or those the scoring kept on its
-    context for the derived metrics (predicted MQM has the scoring compute what the judge reads:
-    :attr:`~mtdiag.metrics.base.DerivedMetric.reads`, :func:`mtdiag.scoring.evaluate.read_key`), else computed on the
-    report's context now."""
-    from mtdiag.scoring.evaluate import read_key
-
-    systems = report.evalset.systems
-    name = metric.info.name
-    if name in report.metrics and report.metric(name).options == metric.options:
-        return np.stack([report.results[(name, s)].stats for s in systems]).astype(float)
-    kept = report.context.memo(read_key(metric), lambda: {s: metric.statistics(report.context, s) for s in systems})
-    return np.stack([kept[s] for s in systems]).astype(float)
-
-
 def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
     """The character consensus ``(outputs, reference)`` of each output and of each segment's first reference.
 
@@ -85,10 +69,10 @@ def character_consensus(report) -> tuple[np.ndarray, np.ndarray]:
     outputs = np.full((len(systems), report.evalset.n_segments), np.nan)
     reference = np.full(report.evalset.n_segments, np.nan)
     if len(systems) >= MIN_SYSTEMS:
-        outputs = chrf_from_stats(report_statistics(report, ChrfConsensus()))
+        outputs = chrf_from_stats(metric_statistics(report, ChrfConsensus()))
     if report.evalset.has_references and len(systems) >= 2:
         if len(report.evalset.ref_names) == 1:
-            pooled = report_statistics(report, CHRF()).sum(axis=0).reshape(report.evalset.n_segments, -1, 3)
+            pooled = metric_statistics(report, CHRF()).sum(axis=0).reshape(report.evalset.n_segments, -1, 3)
             reference = chrf_from_stats(pooled[..., [1, 0, 2]].reshape(report.evalset.n_segments, -1))
         else:
             reference = _first_reference_consensus(report)
@@ -113,7 +97,7 @@ def _first_reference_consensus(report) -> np.ndarray:
 def _sentence_chrf(report) -> np.ndarray:
     """Sentence chrF of every output, ``(n_systems, n_segments)``, from chrF's statistics (the report's when it
     computed chrF with its defaults: the same numbers)."""
-    return chrf_from_stats(report_statistics(report, CHRF()))
+    return chrf_from_stats(metric_statistics(report, CHRF()))
 
 
 def _per_output(support, values: np.ndarray, n_systems: int, n_seg: int) -> np.ndarray:

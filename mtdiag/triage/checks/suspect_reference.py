@@ -51,6 +51,7 @@ from mtdiag.triage.checks import reference_words
 from mtdiag.triage.checks.base import Check, Finding, by_pair, modified_z_scores
 from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
 from mtdiag.metrics.consensus import Consensus, _f_score
+from mtdiag.scoring.evaluate import metric_statistics
 
 Z = 3.5  # the modified z-score's conventional outlier cut-off (Iglewicz & Hoaglin 1993)
 BANDS = 10  # tenths of the set by output length (as the holistic proxy of docs/triage.md) ...
@@ -306,16 +307,15 @@ def _peer_statistics(report, kind: str, order: int) -> np.ndarray:
     """Each output against the others: ``(system, segment, [match, hyp, ref] per order)`` in
     :func:`~mtdiag.metrics.consensus._f_score`'s layout (``match_1..match_order, hyp_1.., ref_1..``).
 
-    The statistics of the reference-free metrics, computed once per report for the check and the learned judge,
-    whichever asks first: words, consensus's (:class:`~mtdiag.metrics.consensus.Consensus` of ``order``); characters,
-    chrF consensus's (:class:`~mtdiag.metrics.chrf_consensus.ChrfConsensus`: the same counts on chrF's 6 orders, in
-    chrF's layout)."""
-    ctx, systems = report.context, report.evalset.systems
+    The statistics of the reference-free metrics as the report has them
+    (:func:`~mtdiag.scoring.evaluate.metric_statistics`: scored, kept for the learned judge, or computed once now):
+    words, consensus's (:class:`~mtdiag.metrics.consensus.Consensus` of ``order``); characters, chrF consensus's
+    (:class:`~mtdiag.metrics.chrf_consensus.ChrfConsensus`: the same counts on chrF's 6 orders, in chrF's layout)."""
     if kind == "word":
-        return np.stack([Consensus(order=order).statistics(ctx, s) for s in systems])
+        return metric_statistics(report, Consensus(order=order))
     if order != CHRF_ORDER:
         raise ValueError(f"the outputs' character agreement is chrF consensus's, of {CHRF_ORDER} orders, not {order}")
-    chrf = np.stack([ChrfConsensus().statistics(ctx, s) for s in systems])  # [hyp, ref, match] per order
+    chrf = metric_statistics(report, ChrfConsensus())  # [hyp, ref, match] per order
     return np.concatenate([chrf[..., 2::3], chrf[..., 0::3], chrf[..., 1::3]], axis=-1)
 
 
