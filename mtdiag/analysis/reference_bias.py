@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from mtdiag.analysis.significance.corrections import holm
+from mtdiag.core.tokenize import collapse_spaces
 
 NEAR_CHRF = 90.0  # chrF at least this: the output nearly equals the reference
 NEAR_TER = 10.0  # TER at most this (one edit in ten words)
@@ -75,11 +76,20 @@ def _near_copies(report) -> dict[str, pd.DataFrame]:
 
 
 def identical(report, ref: str) -> np.ndarray:
-    """(system, seg): the output has the same words as reference ``ref`` (white space aside)."""
+    """(system, seg): the output has the same words as reference ``ref`` (white space aside).
+
+    Each text's white space collapsed once per report (:func:`~mtdiag.core.tokenize.collapse_spaces`), not once per
+    reference and explained row."""
+    outputs, references = report.context.memo(("reference_bias", "collapsed"), lambda: _collapsed_texts(report))
+    return outputs == references[ref]
+
+
+def _collapsed_texts(report) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(the outputs' texts as ``(system, seg)``, per reference its texts), white space collapsed."""
     evalset = report.evalset
-    words = evalset.refs[ref].astype(str).str.split().str.join(" ").to_numpy()
-    return np.stack([evalset.hyps[s].astype(str).str.split().str.join(" ").to_numpy() == words
-                     for s in evalset.systems])
+    outputs = np.array([collapse_spaces(evalset.hyps[s]) for s in evalset.systems], dtype=object).reshape(
+        len(evalset.systems), evalset.n_segments)
+    return outputs, {ref: np.array(collapse_spaces(evalset.refs[ref]), dtype=object) for ref in evalset.ref_names}
 
 
 def _chrf_per_reference(report) -> dict[str, np.ndarray]:

@@ -235,6 +235,20 @@ def is_punctuation(token: str) -> bool:
     return all(unicodedata.category(ch).startswith("P") for ch in token)
 
 
+def collapse_spaces(texts: Iterable) -> list[str]:
+    """Each text with its white space collapsed to single spaces and trimmed: its words as ``str.split`` reads them.
+
+    The one way the checks compare texts "white space aside" (identical outputs, repeated sources, copies)."""
+    return [" ".join(str(text).split()) for text in texts]
+
+
+def characters_without_spaces(texts: Sequence) -> np.ndarray:
+    """Per text, its characters without white space (what chrF counts; a length that means the same in every script).
+
+    As :func:`mtdiag.metrics.ngram_index.char_sides` reads a text; floats, for ratios."""
+    return np.fromiter((len("".join(str(text).split())) for text in texts), dtype=float, count=len(texts))
+
+
 @dataclass(frozen=True)
 class TokenSide:
     """One column of texts (a reference or a system) as token ids: ``ids[offsets[i]:offsets[i+1]]`` is segment i."""

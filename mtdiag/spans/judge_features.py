@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.core.tokenize import characters_without_spaces
 from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
 from mtdiag.metrics.predicted_mqm import SEVERITY_WEIGHTS
 from mtdiag.metrics.standard import CHRF, chrf_from_stats
@@ -106,19 +107,14 @@ def _per_output(support, values: np.ndarray, n_systems: int, n_seg: int) -> np.n
     return np.bincount(flat, weights=values, minlength=n_systems * n_seg).reshape(n_systems, n_seg)
 
 
-def _characters(texts) -> np.ndarray:
-    """Characters without whitespace of each text (what chrF counts)."""
-    return np.fromiter((len("".join(str(t).split())) for t in texts), dtype=float, count=len(texts))
-
-
 def _lengths(report) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Characters without whitespace of the outputs ``(n_systems, n_seg)``, the references (mean, per segment;
     NaN without one) and the source (per segment; NaN without one)."""
     evalset = report.evalset
-    hyp = np.stack([_characters(evalset.hyps[s]) for s in evalset.systems])
-    refs = [_characters(evalset.refs[r]) for r in evalset.ref_names]
+    hyp = np.stack([characters_without_spaces(evalset.hyps[s]) for s in evalset.systems])
+    refs = [characters_without_spaces(evalset.refs[r]) for r in evalset.ref_names]
     ref = np.mean(refs, axis=0) if refs else np.full(hyp.shape[1], np.nan)
-    source = _characters(evalset.src) if evalset.src is not None else np.full(hyp.shape[1], np.nan)
+    source = characters_without_spaces(evalset.src) if evalset.src is not None else np.full(hyp.shape[1], np.nan)
     return hyp, ref, source
 
 

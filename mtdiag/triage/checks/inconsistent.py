@@ -9,14 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.core.tokenize import collapse_spaces
 from mtdiag.triage.checks.base import Check, Finding, by_pair
 
 QUOTED = 80  # characters of another translation quoted in the explanation
 
 
 def _collapsed(texts: pd.Series) -> pd.Series:
-    """White space collapsed and trimmed."""
-    return pd.Series([" ".join(t.split()) for t in texts.astype(str).tolist()], index=texts.index)
+    """White space collapsed and trimmed (:func:`~mtdiag.core.tokenize.collapse_spaces`), on the texts' index."""
+    return pd.Series(collapse_spaces(texts.tolist()), index=texts.index)
 
 
 def repeated_sources(report) -> pd.Series:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mtdiag.core.tokenize import collapse_spaces
 from mtdiag.triage.checks.base import Check, Finding, by_pair, character_spans
 from mtdiag.triage.checks.languages import declared_languages, same_language, source_language, target_language
 from mtdiag.triage.checks.untranslated import SCRIPTS, SYLLABIC
@@ -23,7 +24,7 @@ _WORD = rf"[^\W\d_{_SYLLABIC}]+"  # a run of letters of an alphabet
 def normalised(texts: pd.Series) -> pd.Series:
     """NFKC, lower-cased, white space collapsed and trimmed."""
     folded = texts.astype(str).str.normalize("NFKC").str.lower().tolist()
-    return pd.Series([" ".join(t.split()) for t in folded], index=texts.index)  # 2× faster than str.replace
+    return pd.Series(collapse_spaces(folded), index=texts.index)  # 2× faster than str.replace
 
 
 def copyable_sources(report) -> pd.Series:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtdiag.core.tokenize import characters_without_spaces
 from mtdiag.triage.checks import reference_words
 from mtdiag.triage.checks.base import Check, Finding, by_pair, modified_z_scores
 from mtdiag.metrics.chrf_consensus import CHRF_ORDER, ChrfConsensus
@@ -190,7 +191,7 @@ def _suspect_references(report) -> pd.DataFrame:
     chars = report.context.char_ngrams(CHAR_ORDER).sides  # every text without white space, as chrF reads it
     output_chars = np.median([chars[("hyp", s)].lengths for s in evalset.systems], axis=0).astype(float)
     has_source = bool(evalset.src.astype(str).str.strip().str.len().gt(0).any())
-    source_chars = _characters(evalset.src) if has_source else None
+    source_chars = characters_without_spaces(evalset.src) if has_source else None
     bands = _length_bands(output_chars)
     peers = len(evalset.systems) >= 2  # one output cannot vouch against its reference: no "unrelated" reason
     nothing = ({ref: np.full(evalset.n_segments, np.nan) for ref in evalset.ref_names}, np.full(evalset.n_segments,
@@ -237,12 +238,6 @@ def _worded(flags: pd.DataFrame | None, n: int) -> dict[str, np.ndarray]:
     for column in out:
         out[column][segs] = flags[column].to_numpy()
     return out
-
-
-def _characters(texts: pd.Series) -> np.ndarray:
-    """Characters of each text without white space (a length that means the same in every script), as
-    :func:`mtdiag.metrics.ngram_index.char_sides` counts them."""
-    return np.fromiter((len("".join(str(t).split())) for t in texts), dtype=float, count=len(texts))
 
 
 def _length_bands(lengths: np.ndarray) -> np.ndarray:
