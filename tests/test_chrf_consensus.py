@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from mtdiag.core.evalset import evalset_from_lists
-from mtdiag.metrics.chrf_consensus import ChrfConsensus, matches_with_the_others
+from mtdiag.metrics.chrf_consensus import ChrfConsensus
+from mtdiag.metrics.consensus import matches_with_the_others
 from mtdiag.metrics.ngram_index import NgramIndex
 from mtdiag.core.tokenize import TokenSide
 from mtdiag.scoring.evaluate import Options, default_metrics, evaluate

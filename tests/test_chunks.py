@@ -189,9 +189,9 @@ def test_what_reads_no_score_is_prepared_while_the_metrics_score_and_changes_not
     real = WrongLanguage.fires
     monkeypatch.setattr(WrongLanguage, "fires", lambda self, report: computed.append(report.metrics) or real(self, report))
     agreed = []  # the orders consensus counted (its statistics are built once per report and order)
-    real_matches = consensus.matches_with_the_others
-    monkeypatch.setattr(consensus, "matches_with_the_others", lambda index, sides, n: agreed.append(n)
-                        or real_matches(index, sides, n))
+    real_counts = consensus.against_the_others  # consensus's own (chrF consensus imports it: not counted here)
+    monkeypatch.setattr(consensus, "against_the_others", lambda index, sides, n: agreed.append(n)
+                        or real_counts(index, sides, n))
 
     def prepare(report):
         seen.append((report.metrics, report.segments.shape))

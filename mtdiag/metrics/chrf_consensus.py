@@ -18,8 +18,8 @@ It is computed on request (``--metrics …,chrf_consensus``) and wherever the le
 and ESA read it, :attr:`mtdiag.metrics.base.DerivedMetric.reads`): as a metric its counts are made where chrF's are,
 on the same character n-gram index, slice by slice on a large set — not recounted on the whole set afterwards.
 
-Vectorised: the clipped matches are :func:`mtdiag.metrics.consensus.matches_with_the_others` (consensus's
-counting, on the character index).
+Vectorised: the counts are :func:`mtdiag.metrics.consensus.against_the_others` (consensus's counting, on the
+character index).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtdiag.metrics.base import Metric, MetricInfo, ScoringContext
-from mtdiag.metrics.consensus import matches_with_the_others
+from mtdiag.metrics.consensus import against_the_others
 from mtdiag.metrics.standard import CHRF_ORDER, chrf_from_stats
 
 
@@ -47,16 +47,16 @@ class ChrfConsensus(Metric):
     stat_names = tuple(f"char{n}_{kind}" for n in range(1, CHRF_ORDER + 1) for kind in ("hyp", "ref", "match"))
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
-        """Every system's statistics at once (one pass per order and count level), memoised per context."""
+        """Every system's statistics at once (:func:`~mtdiag.metrics.consensus.against_the_others` per order, in
+        chrF's layout), memoised per context."""
         def build():
             index = ctx.char_ngrams(CHRF_ORDER)
             systems = ctx.evalset.systems
             hyps = [("hyp", s) for s in systems]
             columns = []
             for n in range(1, CHRF_ORDER + 1):
-                totals = index.segment_totals(hyps, n)
-                match = matches_with_the_others(index, hyps, n)
-                columns += [totals * (len(systems) - 1), totals.sum(axis=0, keepdims=True) - totals, match]
+                match, hyp, ref = against_the_others(index, hyps, n)
+                columns += [hyp, ref, match]
             stats = np.stack(columns, axis=-1)  # (system, segment, statistic)
             return {s: stats[i] for i, s in enumerate(systems)}
 

@@ -40,6 +40,15 @@ from mtdiag.metrics.base import EvidenceTable, Metric, MetricInfo, OptionSpec, S
 _PAPER = "Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus n-gram expectations)"
 
 
+def against_the_others(index, sides: list, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each side scored against the other sides pooled, at order ``n``: per side (rows) and segment (columns), its
+    matches with the others (:func:`matches_with_the_others`), its n-grams once per other side (precision's
+    denominator) and the others' n-grams (recall's) — the counts of both reference-free metrics, in one layout."""
+    totals = index.segment_totals(sides, n)
+    return (matches_with_the_others(index, sides, n), totals * (len(sides) - 1),
+            totals.sum(axis=0, keepdims=True) - totals)
+
+
 def matches_with_the_others(index, sides: list, n: int) -> np.ndarray:
     """Per side of ``sides`` (rows) and segment (columns): ``Σ_{j≠s} Σ_g min(c_s(g), c_j(g))`` at order ``n``.
 
@@ -132,16 +141,12 @@ class Consensus(Metric):
         return (("ref", "none"), ("pseudo", "other-systems"), *super().signature_fields(ctx))
 
     def _all_statistics(self, ctx: ScoringContext) -> dict[str, np.ndarray]:
-        """Every system's statistics at once (:func:`matches_with_the_others` per order), memoised per order."""
+        """Every system's statistics at once (:func:`against_the_others` per order), memoised per order."""
         def build():
             index = ctx.word_ngrams(self.order)
             systems = ctx.evalset.systems
             outputs = [("hyp", s) for s in systems]
-            parts = []
-            for n in range(1, self.order + 1):
-                totals = index.segment_totals(outputs, n)
-                parts.append((matches_with_the_others(index, outputs, n), totals * (len(systems) - 1),
-                              totals.sum(axis=0, keepdims=True) - totals))
+            parts = [against_the_others(index, outputs, n) for n in range(1, self.order + 1)]
             return {s: np.column_stack([p[kind][i] for kind in range(3) for p in parts])
                     for i, s in enumerate(systems)}
 
