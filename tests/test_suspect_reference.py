@@ -124,6 +124,24 @@ def test_the_flag_explains_itself_and_names_the_reference(ted, single):
     assert "Another reference still vouches" in text or not every_reference_suspect(report)[seg]
 
 
+@pytest.mark.parametrize("flood", ["loop", "letter"])
+def test_two_outputs_with_the_same_flood_do_not_make_the_reference_unrelated(ted, flood):
+    """Two systems write the same degenerate output (a three-word loop, or 3,000 × "a") on 5 % of the segments:
+    they agree with each other perfectly and swamp the pooled outputs, yet the reference is not called unrelated
+    there — the outputs' agreement is a median, and the sane outputs still agree with the reference (docs/triage.md,
+    "Outputs that vouch for each other")."""
+    evalset = ted.with_hyps(ted.hyps[ted.systems[:4]])
+    hyps = evalset.hyps.copy()
+    flooded = np.random.default_rng(7).choice(evalset.n_segments, 26, replace=False)
+    for seg in flooded:
+        words = str(hyps.iat[seg, 0]).split()[:3]
+        text = " ".join((words * 200)[:300]) if flood == "loop" else "a" * 3000
+        hyps.iat[seg, 0] = hyps.iat[seg, 1] = text
+    rows = suspect_references(evaluate(evalset.with_hyps(hyps), CHRF))
+    assert not rows[rows["seg"].isin(flooded)]["unrelated"].any()
+    assert rows["seg"].nunique() <= 0.03 * evalset.n_segments  # not flagging everywhere instead
+
+
 def test_a_clean_small_set_flags_nothing_and_no_reference_means_no_check():
     report = evaluate(load_folder(SAMPLE / "wmt21.en-de"), CHRF)
     assert suspect_segments(report).sum() <= 0.02 * report.evalset.n_segments
