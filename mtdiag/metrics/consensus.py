@@ -41,9 +41,11 @@ _PAPER = "Kumar & Byrne 2004 (MBR); DeNero et al. 2009 (consensus n-gram expecta
 
 
 def against_the_others(index, sides: list, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each side scored against the other sides pooled, at order ``n``: per side (rows) and segment (columns), its
-    matches with the others (:func:`matches_with_the_others`), its n-grams once per other side (precision's
-    denominator) and the others' n-grams (recall's) — the counts of both reference-free metrics, in one layout."""
+    """Each side scored against the other sides pooled, at order ``n``: (matches, own n-grams, the others' n-grams).
+
+    Per side (rows) and segment (columns): its matches with the others (:func:`matches_with_the_others`), its n-grams
+    once per other side (precision's denominator) and the others' n-grams (recall's) — the counts of both
+    reference-free metrics, in one layout."""
     totals = index.segment_totals(sides, n)
     return (matches_with_the_others(index, sides, n), totals * (len(sides) - 1),
             totals.sum(axis=0, keepdims=True) - totals)
